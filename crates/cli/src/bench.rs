@@ -1,0 +1,391 @@
+//! `mixgc bench`: the figures in the README, measured on this machine.
+//!
+//! * in memory: the garbler and evaluator cores on AES-128 repeated until ≥ 10 M ANDs
+//!   (tables garbled per block, then evaluated; hashing, tables and slots are all real);
+//! * end to end: two child processes (`mixgc bench-party`) over 127.0.0.1, from TCP connect
+//!   to output, base OT and input OTs included; peak RSS is each child's VmHWM.
+//!
+//! Every figure is the median of `--runs` runs.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mixgc_circuit::library;
+use mixgc_compile::CompiledCircuit;
+use mixgc_core::{new_rng, AnyHash, Block, HashKind};
+use mixgc_garble::{Evaluator, Garbler};
+use mixgc_session::{Reveal, SessionConfig, Terms};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::demo::AES_128;
+use crate::load::{from_circuit, load_text, Loaded};
+use crate::party::{execute, open, Connection, Role};
+use crate::summary::thousands;
+use crate::CliError;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Print one JSON object on stdout instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Runs per figure; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// AND gates in the throughput workloads (AES-128 blocks back to back).
+    #[arg(long, default_value_t = 10_000_000)]
+    ands: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+pub enum Workload {
+    /// AES-128 (key from the garbler, plaintext from the evaluator), repeated.
+    Aes128,
+    /// 32-bit millionaires' comparison.
+    Millionaires32,
+}
+
+#[derive(Args, Debug)]
+pub struct PartyArgs {
+    #[arg(long, value_enum)]
+    role: Role,
+    #[command(flatten)]
+    connection: Connection,
+    #[arg(long, value_enum)]
+    workload: Workload,
+    #[arg(long, default_value_t = 1)]
+    executions: usize,
+    #[arg(long, default_value = "tccr", value_parser = |s: &str| s.parse::<HashKind>())]
+    hash: HashKind,
+}
+
+/// What a bench party prints on stdout (one JSON line).
+#[derive(Serialize, Deserialize, Debug)]
+struct PartyReport {
+    elapsed_ns: u64,
+    base_ot_ns: u64,
+    ands: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    peak_rss_kib: u64,
+}
+
+fn workload(w: Workload) -> Result<Loaded, CliError> {
+    match w {
+        Workload::Aes128 => load_text(AES_128, "circuits/aes_128.txt"),
+        Workload::Millionaires32 => Ok(from_circuit(library::greater_than(32))),
+    }
+}
+
+pub fn party(args: PartyArgs) -> Result<(), CliError> {
+    let loaded = workload(args.workload)?;
+    let terms = Terms {
+        garbler_values: None,
+        reveal: Reveal::Both,
+    };
+    let (gv, ev) = terms.owners(loaded.compiled.input_widths())?;
+    let owned = if args.role == Role::Garbler { gv } else { ev };
+    let widths = loaded.compiled.input_widths().to_vec();
+    let mut rng = rand::thread_rng();
+    let mut random_inputs = |_| {
+        owned
+            .iter()
+            .map(|&v| (0..widths[v]).map(|_| rng.gen()).collect())
+            .collect()
+    };
+    let cfg = SessionConfig {
+        hash: args.hash,
+        ..SessionConfig::default()
+    };
+    let ch = open(&args.connection, cfg.timeout)?;
+    let r = execute(
+        ch,
+        args.role,
+        &cfg,
+        &loaded.compiled,
+        &terms,
+        args.executions,
+        &mut random_inputs,
+    )?;
+    let report = PartyReport {
+        elapsed_ns: r.elapsed.as_nanos() as u64,
+        base_ot_ns: r.base_ot.as_nanos() as u64,
+        ands: r.ands,
+        bytes_sent: r.bytes_sent,
+        bytes_received: r.bytes_received,
+        peak_rss_kib: peak_rss_kib(),
+    };
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
+
+/// Peak resident set of this process (VmHWM), in KiB; 0 where /proc is unavailable.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Runs a garbler and an evaluator as child processes and returns their reports.
+fn two_processes(
+    w: Workload,
+    executions: usize,
+    hash: HashKind,
+) -> Result<(PartyReport, PartyReport), CliError> {
+    let exe = std::env::current_exe()?;
+    let spawn = |role: &str, endpoint: [&str; 2]| {
+        Command::new(&exe)
+            .args(["bench-party", "--role", role, endpoint[0], endpoint[1]])
+            .args(["--workload", &format!("{w:?}").to_lowercase()])
+            .args([
+                "--executions",
+                &executions.to_string(),
+                "--hash",
+                &hash.to_string(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    };
+    let mut garbler = spawn("garbler", ["--listen", "127.0.0.1:0"])?;
+    let mut first = String::new();
+    BufReader::new(garbler.stderr.take().ok_or("no stderr")?).read_line(&mut first)?;
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .ok_or_else(|| format!("garbler said: {first}"))?;
+    let evaluator = spawn("evaluator", ["--connect", addr])?;
+    let parse = |out: std::process::Output, who: &str| -> Result<PartyReport, CliError> {
+        if !out.status.success() {
+            return Err(format!("{who} failed: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+        Ok(serde_json::from_slice(&out.stdout)?)
+    };
+    let e = parse(evaluator.wait_with_output()?, "evaluator")?;
+    let g = parse(garbler.wait_with_output()?, "garbler")?;
+    Ok((g, e))
+}
+
+/// In-memory garbling and evaluation of `blocks` AES-128 blocks; returns (garble, eval) ns/AND.
+fn in_memory(aes: &CompiledCircuit, blocks: usize, hash: HashKind) -> Result<(f64, f64), CliError> {
+    let mut rng = new_rng(None, 0);
+    let delta = Block::random(&mut rng).with_lsb_set();
+    let seed = Block::random(&mut rng);
+    let mut garbler = Garbler::new(AnyHash::new(hash, seed), delta);
+    let mut evaluator = Evaluator::new(AnyHash::new(hash, seed));
+    let mut tables = Vec::with_capacity(aes.num_ands() as usize * 2);
+    let (mut garble, mut eval) = (Duration::ZERO, Duration::ZERO);
+    for block in 0..blocks {
+        let bits: Vec<bool> = (0..aes.input_slots().len()).map(|_| rng.gen()).collect();
+        let zero: Vec<Block> = bits.iter().map(|_| Block::random(&mut rng)).collect();
+        let active: Vec<Block> = zero
+            .iter()
+            .zip(&bits)
+            .map(|(&z, &b)| z ^ delta.and_bit(b))
+            .collect();
+        let consts = [Block::random(&mut rng), Block::random(&mut rng)];
+        tables.clear();
+        let t = Instant::now();
+        garbler.start(aes, &zero, consts);
+        garbler.garble(aes, &mut tables, usize::MAX);
+        garble += t.elapsed();
+        let t = Instant::now();
+        evaluator.start(aes, &active, [consts[0], consts[1] ^ delta]);
+        evaluator.evaluate(aes, &tables);
+        eval += t.elapsed();
+        if block == 0 || block + 1 == blocks {
+            // Decode and compare with the plaintext engine: the timing is of a correct run.
+            let want = aes.eval_plain(&bits);
+            let zeros = garbler.output_zero_labels(aes);
+            let got: Vec<bool> = evaluator
+                .output_labels(aes)
+                .iter()
+                .zip(&zeros)
+                .map(|(l, z)| l.lsb() ^ z.lsb())
+                .collect();
+            if got != want {
+                return Err("in-memory garbling produced a wrong AES output".into());
+            }
+        }
+    }
+    let ands = (aes.num_ands() * blocks as u64) as f64;
+    Ok((
+        garble.as_nanos() as f64 / ands,
+        eval.as_nanos() as f64 / ands,
+    ))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// The figures of one gate hash.
+#[derive(Serialize, Default)]
+struct HashFigures {
+    garble_ns_per_and: f64,
+    eval_ns_per_and: f64,
+    e2e_ns_per_and: f64,
+    e2e_and_per_s: f64,
+    bytes_per_and: f64,
+    peak_rss_garbler_kib: u64,
+    peak_rss_evaluator_kib: u64,
+}
+
+fn measure_hash(
+    aes: &CompiledCircuit,
+    args: &BenchArgs,
+    hash: HashKind,
+) -> Result<HashFigures, CliError> {
+    let blocks = args.ands.div_ceil(aes.num_ands()).max(1) as usize;
+    let mut f = HashFigures::default();
+    let (mut g, mut e) = (Vec::new(), Vec::new());
+    for run in 0..args.runs {
+        eprintln!(
+            "bench [{hash}]: in-memory run {}/{} ({} ANDs)",
+            run + 1,
+            args.runs,
+            thousands(aes.num_ands() * blocks as u64)
+        );
+        let (gn, en) = in_memory(aes, blocks, hash)?;
+        g.push(gn);
+        e.push(en);
+    }
+    f.garble_ns_per_and = median(g);
+    f.eval_ns_per_and = median(e);
+    let (mut ns, mut bpa, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for run in 0..args.runs {
+        eprintln!(
+            "bench [{hash}]: end-to-end run {}/{} (two processes, 127.0.0.1)",
+            run + 1,
+            args.runs
+        );
+        let (gr, er) = two_processes(Workload::Aes128, blocks, hash)?;
+        let elapsed = gr.elapsed_ns.max(er.elapsed_ns) as f64;
+        ns.push(elapsed / gr.ands as f64);
+        bpa.push((gr.bytes_sent + er.bytes_sent) as f64 / gr.ands as f64);
+        rg.push(gr.peak_rss_kib as f64);
+        re.push(er.peak_rss_kib as f64);
+    }
+    f.e2e_ns_per_and = median(ns);
+    f.e2e_and_per_s = 1e9 / f.e2e_ns_per_and;
+    f.bytes_per_and = median(bpa);
+    f.peak_rss_garbler_kib = median(rg) as u64;
+    f.peak_rss_evaluator_kib = median(re) as u64;
+    Ok(f)
+}
+
+/// Median latency (ms, connect to output) and base-OT time of single executions.
+fn latency(w: Workload, runs: usize) -> Result<(f64, f64), CliError> {
+    let (mut ms, mut ot) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        eprintln!("bench: {w:?} latency run {}/{runs}", run + 1);
+        let (g, e) = two_processes(w, 1, HashKind::Tccr)?;
+        ms.push(g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6);
+        ot.push(g.base_ot_ns.max(e.base_ot_ns) as f64 / 1e6);
+    }
+    Ok((median(ms), median(ot)))
+}
+
+pub fn bench(args: BenchArgs) -> Result<(), CliError> {
+    if args.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
+    let tccr = measure_hash(&aes, &args, HashKind::Tccr)?;
+    let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed)?;
+    let (aes128_ms, base_ot_ms) = latency(Workload::Aes128, args.runs)?;
+    let (millionaires32_ms, _) = latency(Workload::Millionaires32, args.runs)?;
+    let mut json = serde_json::json!({
+        "machine": machine(),
+        "runs": args.runs,
+        "workload": format!("AES-128 x {} blocks", args.ands.div_ceil(aes.num_ands())),
+        "aes128_ms": aes128_ms,
+        "base_ot_ms": base_ot_ms,
+        "millionaires32_ms": millionaires32_ms,
+    });
+    let obj = json.as_object_mut().unwrap();
+    for (prefix, f) in [("", &tccr), ("rekeyed_", &rekeyed)] {
+        for (k, v) in serde_json::to_value(f)?.as_object().unwrap() {
+            obj.insert(format!("{prefix}{k}"), v.clone());
+        }
+    }
+    if args.json {
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "mixgc bench on {} (median of {} runs)",
+        machine(),
+        args.runs
+    );
+    println!("{:<34} {:>12} {:>12}", "", "tccr", "rekeyed");
+    let row = |name: &str, a: f64, b: f64, unit: &str| {
+        println!("{name:<34} {a:>9.1} {unit:<2} {b:>9.1} {unit:<2}")
+    };
+    row(
+        "garbling in memory (ns/AND)",
+        tccr.garble_ns_per_and,
+        rekeyed.garble_ns_per_and,
+        "",
+    );
+    row(
+        "evaluation in memory (ns/AND)",
+        tccr.eval_ns_per_and,
+        rekeyed.eval_ns_per_and,
+        "",
+    );
+    row(
+        "end to end, loopback (ns/AND)",
+        tccr.e2e_ns_per_and,
+        rekeyed.e2e_ns_per_and,
+        "",
+    );
+    row(
+        "end to end (M AND/s)",
+        tccr.e2e_and_per_s / 1e6,
+        rekeyed.e2e_and_per_s / 1e6,
+        "",
+    );
+    row(
+        "bytes/AND, both directions",
+        tccr.bytes_per_and,
+        rekeyed.bytes_per_and,
+        "",
+    );
+    row(
+        "peak RSS garbler (MiB)",
+        tccr.peak_rss_garbler_kib as f64 / 1024.0,
+        rekeyed.peak_rss_garbler_kib as f64 / 1024.0,
+        "",
+    );
+    row(
+        "peak RSS evaluator (MiB)",
+        tccr.peak_rss_evaluator_kib as f64 / 1024.0,
+        rekeyed.peak_rss_evaluator_kib as f64 / 1024.0,
+        "",
+    );
+    println!("AES-128, connect to output:        {aes128_ms:.2} ms (base OT {base_ot_ms:.2} ms)");
+    println!("millionaires 32-bit:               {millionaires32_ms:.2} ms");
+    Ok(())
+}
+
+/// CPU model and core count, for the record.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cpu}, {cores} cores")
+}

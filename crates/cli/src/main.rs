@@ -1,0 +1,56 @@
+//! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
+
+mod bench;
+mod demo;
+mod info;
+mod load;
+mod party;
+mod run;
+mod summary;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// An error a command reports to the user (one line, no backtrace).
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Parser)]
+#[command(name = "mixgc", version, about = "Two-party computation with garbled circuits (semi-honest)", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one party of a two-party computation on a Bristol circuit over TCP.
+    Run(run::RunArgs),
+    /// Run both parties in one process over loopback TCP and explain what happened.
+    Demo(demo::DemoArgs),
+    /// Print gate counts, AND depth and memory of a circuit.
+    Info(info::InfoArgs),
+    /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
+    Bench(bench::BenchArgs),
+    /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
+    #[command(hide = true)]
+    BenchParty(bench::PartyArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Demo(a) => demo::demo(a),
+        Command::Info(a) => info::info(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::BenchParty(a) => bench::party(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! One party's run over TCP: open the connection, set up the session, execute, report.
+
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use mixgc_compile::CompiledCircuit;
+use mixgc_core::HashKind;
+use mixgc_net::{Channel, TcpChannel};
+use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
+
+use crate::CliError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    Garbler,
+    Evaluator,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Garbler => "garbler",
+            Role::Evaluator => "evaluator",
+        }
+    }
+}
+
+/// How a party reaches its peer and what session settings it uses.
+#[derive(Args, Clone, Debug)]
+#[group(id = "endpoint", required = true, multiple = false)]
+pub struct Connection {
+    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7000; port 0 picks a free port, printed
+    /// as `listening on ADDR` on the first stderr line).
+    #[arg(long, value_name = "ADDR", group = "endpoint")]
+    pub listen: Option<String>,
+    /// Connect to the peer at ADDR, retrying for up to 10 s while it starts.
+    #[arg(long, value_name = "ADDR", group = "endpoint")]
+    pub connect: Option<String>,
+}
+
+/// Session options shared by the commands that talk to a peer.
+#[derive(Args, Clone, Debug)]
+pub struct SessionOptions {
+    /// Seconds to wait for a silent peer before giving up.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub timeout: u64,
+    /// Gate hash: fixed-key TCCR (default) or the re-keyed multi-instance hash.
+    #[arg(long, default_value = "tccr", value_parser = parse_hash)]
+    pub hash: HashKind,
+    /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
+    #[arg(long, value_name = "SEED")]
+    pub insecure_seed: Option<u64>,
+}
+
+fn parse_hash(s: &str) -> Result<HashKind, String> {
+    s.parse()
+}
+
+impl SessionOptions {
+    pub fn config(&self) -> SessionConfig {
+        if self.insecure_seed.is_some() {
+            eprintln!("WARNING: --insecure-seed makes Δ, labels and OT secrets predictable; use it only for tests");
+        }
+        SessionConfig {
+            hash: self.hash,
+            insecure_seed: self.insecure_seed,
+            timeout: self.timeout(),
+        }
+    }
+
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout.max(1))
+    }
+}
+
+/// Opens the TCP connection as the flags say.
+pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError> {
+    match (&conn.listen, &conn.connect) {
+        (Some(addr), _) => {
+            let (listener, local) = TcpChannel::bind(addr)?;
+            eprintln!("listening on {local}");
+            TcpChannel::accept(&listener, timeout)
+                .map_err(|e| format!("no peer connected: {e}").into())
+        }
+        (None, Some(addr)) => Ok(TcpChannel::connect(addr, timeout)?),
+        (None, None) => Err("give --listen ADDR or --connect ADDR".into()),
+    }
+}
+
+/// What one party's run produced and cost.
+pub struct Report {
+    pub role: Role,
+    pub outputs: Option<Vec<Vec<bool>>>,
+    pub ands: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// From the established connection to the outputs, base OT included.
+    pub elapsed: Duration,
+    pub base_ot: Duration,
+}
+
+/// Runs `role` on an open channel: session setup (hello, base OT), then `executions`
+/// executions of `circuit`, each with the inputs `inputs(i)`.
+pub fn execute<C: Channel>(
+    ch: C,
+    role: Role,
+    cfg: &SessionConfig,
+    circuit: &CompiledCircuit,
+    terms: &Terms,
+    executions: usize,
+    mut inputs: impl FnMut(usize) -> Vec<Vec<bool>>,
+) -> Result<Report, CliError> {
+    let start = Instant::now();
+    let mut outputs = None;
+    let mut ands = 0;
+    let (sent, received, base_ot) = match role {
+        Role::Garbler => {
+            let mut s = GarblerSession::setup(ch, cfg)?;
+            for i in 0..executions {
+                let o = s.execute(circuit, terms, &inputs(i))?;
+                ands += o.ands;
+                outputs = o.outputs;
+            }
+            (
+                s.channel().bytes_sent(),
+                s.channel().bytes_received(),
+                s.base_ot_time(),
+            )
+        }
+        Role::Evaluator => {
+            let mut s = EvaluatorSession::setup(ch, cfg)?;
+            for i in 0..executions {
+                let o = s.execute(circuit, terms, &inputs(i))?;
+                ands += o.ands;
+                outputs = o.outputs;
+            }
+            (
+                s.channel().bytes_sent(),
+                s.channel().bytes_received(),
+                s.base_ot_time(),
+            )
+        }
+    };
+    Ok(Report {
+        role,
+        outputs,
+        ands,
+        bytes_sent: sent,
+        bytes_received: received,
+        elapsed: start.elapsed(),
+        base_ot,
+    })
+}
+
+/// The input values `role` owns under `terms`.
+pub fn owned_values(role: Role, terms: &Terms, widths: &[u32]) -> Result<Vec<usize>, CliError> {
+    let (g, e) = terms.owners(widths)?;
+    Ok(if role == Role::Garbler { g } else { e })
+}
+
+pub fn default_terms(garbler_values: Option<usize>, reveal: Reveal) -> Terms {
+    Terms {
+        garbler_values,
+        reveal,
+    }
+}

@@ -1,0 +1,61 @@
+//! Human-readable figures.
+
+use crate::party::Report;
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 10 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 10 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 10 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+pub fn rate(per_second: f64) -> String {
+    match per_second {
+        r if r >= 1e9 => format!("{:.2} G", r / 1e9),
+        r if r >= 1e6 => format!("{:.1} M", r / 1e6),
+        r if r >= 1e3 => format!("{:.1} k", r / 1e3),
+        r => format!("{r:.0} "),
+    }
+}
+
+/// The one-line stderr summary of a run.
+pub fn line(r: &Report) -> String {
+    let secs = r.elapsed.as_secs_f64();
+    format!(
+        "{}: {} ANDs, sent {}, received {}, {:.2} ms (base OT {:.2} ms), {}AND/s",
+        r.role.name(),
+        thousands(r.ands),
+        bytes(r.bytes_sent),
+        bytes(r.bytes_received),
+        secs * 1e3,
+        r.base_ot.as_secs_f64() * 1e3,
+        rate(r.ands as f64 / secs.max(1e-9)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats() {
+        assert_eq!(super::thousands(6400), "6,400");
+        assert_eq!(super::thousands(12), "12");
+        assert_eq!(super::thousands(1_000_000), "1,000,000");
+        assert_eq!(super::bytes(1023), "1023 B");
+        assert_eq!(super::bytes(215 * 1024), "215.0 KiB");
+    }
+}

@@ -1,0 +1,18 @@
+//! The compile step every engine consumes: circuit IR → scheduled, slot-allocated
+//! instruction stream.
+//!
+//! 1. [`schedule`]: a topological list schedule that groups independent AND gates so
+//!    the garbler can hash 8+ blocks at a time, while keeping gates within a bounded
+//!    window of program order so memory stays bounded.
+//! 2. [`slots`]: liveness analysis and wire-slot allocation; working memory is the
+//!    maximum number of live wires × 16 bytes, not the circuit size.
+//! 3. [`stream`]: the compact instruction stream engines execute.
+
+mod info;
+mod schedule;
+mod slots;
+mod stream;
+
+pub use info::{circuit_info, CircuitInfo};
+pub use schedule::{Schedule, Step, MAX_AND_GROUP};
+pub use stream::{compile, CompiledCircuit, Instr, Op, NOT_SLOT};

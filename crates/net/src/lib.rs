@@ -1,0 +1,16 @@
+//! Transport between the two parties. Cores never touch sockets; the session layer moves
+//! their bytes through a [`Channel`]: TCP for real runs, in-memory for tests.
+
+mod channel;
+mod error;
+mod frame;
+mod memory;
+mod tcp;
+mod transcript;
+
+pub use channel::{Channel, ChannelExt};
+pub use error::NetError;
+pub use frame::{recv_frame, recv_frame_header, recv_frame_into, send_frame, Tag, MAX_FRAME_BYTES};
+pub use memory::{memory_pair, MemoryChannel};
+pub use tcp::{TcpChannel, CONNECT_RETRY};
+pub use transcript::TranscriptChannel;

@@ -1,0 +1,402 @@
+//! Base oblivious transfer over the Ristretto group, the seed of OT extension.
+//!
+//! The protocol is the "simplest OT" of Chou–Orlandi (LATINCRYPT 2015, ePrint 2015/267)
+//! with the key derivation `SECURITY-NOTES.md` prescribes, in a prime-order group:
+//!
+//! ```text
+//! sender:    y ← Z_ℓ fresh,  S = y·B                               ──S──►
+//! receiver:  x_i ← Z_ℓ,      R_i = c_i·S + x_i·B                  ◄──R_i──
+//! sender:    k_{i,b} = H(dom ‖ session ‖ i ‖ b ‖ S ‖ R_i ‖ y·(R_i − b·S))   b ∈ {0,1}
+//! receiver:  k_i     = H(dom ‖ session ‖ i ‖ c_i ‖ S ‖ R_i ‖ x_i·S)   (= k_{i,c_i})
+//! ```
+//!
+//! H is BLAKE3 in key-derivation mode with context `"mixgc/base-ot/v1"`, truncated to
+//! 128 bits; every field has a fixed length, so the encoding is unambiguous.
+//!
+//! Why the index `i`, the bit `b` and the transcript `S ‖ R_i` are inside H: in the 2025
+//! "NIL-CIRC" attack on a Chou–Orlandi variant, a receiver sent R = S/2, which makes
+//! y·R and y·(R − S) = −y·R related so that k₀ = k₁ under that variant's derivation; it
+//! then read Δ from the first correlated OT. Here the two keys hash different bits `b` (and
+//! different points), so they are unrelated random-oracle outputs whatever R is. Point
+//! validation (canonical encoding, not the identity) is done too, but does not by itself
+//! stop that attack.
+//!
+//! The receiver's choice bits are hidden perfectly (R_i is uniform for either bit); the
+//! sender's other key is hidden under CDH in the random-oracle model.
+
+use curve25519_dalek::constants::RISTRETTO_BASEPOINT_TABLE;
+use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoBasepointTable, RistrettoPoint};
+use curve25519_dalek::scalar::Scalar;
+use curve25519_dalek::traits::IsIdentity;
+use mixgc_core::{Block, Rng};
+use mixgc_net::Channel;
+use subtle::{Choice, ConditionallySelectable};
+use zeroize::Zeroize;
+
+use crate::OtError;
+
+/// BLAKE3 key-derivation context of the base-OT keys.
+const DOMAIN: &str = "mixgc/base-ot/v1";
+
+/// OTs per message of R_i points: the receiver flushes after each batch so the sender's
+/// scalar multiplications overlap with the receiver's.
+const BATCH: usize = 16;
+
+/// Bytes of a compressed Ristretto point.
+const POINT: usize = 32;
+
+/// Base-OT sender: returns the key pairs (k_{i,0}, k_{i,1}) for `count` OTs.
+///
+/// Sends S, then reads the receiver's `count` points R_i. Rejects an R_i that is not a
+/// canonical encoding or is the identity with [`OtError::InvalidPoint`]. `count == 0`
+/// exchanges no messages.
+pub fn send<C: Channel + ?Sized>(
+    ch: &mut C,
+    session: &[u8; 32],
+    count: usize,
+    rng: &mut Rng,
+) -> Result<Vec<(Block, Block)>, OtError> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let mut y = nonzero_scalar(rng);
+    let s = RISTRETTO_BASEPOINT_TABLE * &y;
+    let s_enc = s.compress();
+    // y·S once, so that y·(R_i − S) = y·R_i − y·S costs one variable-base multiplication.
+    let mut ys = y * s;
+    ch.send(s_enc.as_bytes())?;
+    ch.flush()?;
+
+    let prefix = KeyPrefix::new(session);
+    let mut keys = Vec::with_capacity(count);
+    let mut buf = [0u8; BATCH * POINT];
+    let mut i = 0;
+    let result = (|| {
+        while i < count {
+            let n = BATCH.min(count - i);
+            ch.recv(&mut buf[..n * POINT])?;
+            for enc in buf[..n * POINT].chunks_exact(POINT) {
+                let r_enc = CompressedRistretto(enc.try_into().expect("32-byte chunk"));
+                let r = decode(&r_enc)
+                    .map_err(|why| OtError::InvalidPoint(format!("the receiver's R_{i} {why}")))?;
+                let mut yr = y * r;
+                let mut yr_minus_ys = yr - ys;
+                let k0 = prefix.key(i, false, &s_enc, &r_enc, &yr.compress());
+                let k1 = prefix.key(i, true, &s_enc, &r_enc, &yr_minus_ys.compress());
+                yr.zeroize();
+                yr_minus_ys.zeroize();
+                keys.push((k0, k1));
+                i += 1;
+            }
+        }
+        Ok(())
+    })();
+    y.zeroize();
+    ys.zeroize();
+    result.map(|()| keys)
+}
+
+/// Base-OT receiver: returns k_{i,c_i} for each choice bit c_i.
+///
+/// Reads S, rejecting a non-canonical encoding or the identity with
+/// [`OtError::InvalidPoint`], then sends R_i = c_i·S + x_i·B. The selection between x_i·B
+/// and S + x_i·B is constant-time. Empty `choices` exchange no messages.
+pub fn receive<C: Channel + ?Sized>(
+    ch: &mut C,
+    session: &[u8; 32],
+    choices: &[bool],
+    rng: &mut Rng,
+) -> Result<Vec<Block>, OtError> {
+    if choices.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut s_bytes = [0u8; POINT];
+    ch.recv(&mut s_bytes)?;
+    let s_enc = CompressedRistretto(s_bytes);
+    let s = decode(&s_enc).map_err(|why| OtError::InvalidPoint(format!("the sender's S {why}")))?;
+
+    let mut xs: Vec<Scalar> = Vec::with_capacity(choices.len());
+    let mut r_encs: Vec<CompressedRistretto> = Vec::with_capacity(choices.len());
+    let mut buf = Vec::with_capacity(BATCH * POINT);
+    for batch in choices.chunks(BATCH) {
+        buf.clear();
+        for &c in batch {
+            let x = nonzero_scalar(rng);
+            let xb = RISTRETTO_BASEPOINT_TABLE * &x;
+            let r = RistrettoPoint::conditional_select(&xb, &(xb + s), Choice::from(c as u8));
+            let r_enc = r.compress();
+            buf.extend_from_slice(r_enc.as_bytes());
+            xs.push(x);
+            r_encs.push(r_enc);
+        }
+        ch.send(&buf)?;
+        ch.flush()?;
+    }
+
+    // x_i·S for every i through one precomputed table for S (fixed-base speed).
+    let s_table = RistrettoBasepointTable::create(&s);
+    let prefix = KeyPrefix::new(session);
+    let keys = choices
+        .iter()
+        .zip(&xs)
+        .zip(&r_encs)
+        .enumerate()
+        .map(|(i, ((&c, x), r_enc))| {
+            let mut xs_point = &s_table * x;
+            let k = prefix.key(i, c, &s_enc, r_enc, &xs_point.compress());
+            xs_point.zeroize();
+            k
+        })
+        .collect();
+    xs.zeroize();
+    Ok(keys)
+}
+
+/// Decompresses a point from the peer, rejecting non-canonical encodings and the identity;
+/// the error says why.
+fn decode(enc: &CompressedRistretto) -> Result<RistrettoPoint, &'static str> {
+    let p = enc
+        .decompress()
+        .ok_or("is not a canonical Ristretto encoding")?;
+    if p.is_identity() {
+        return Err("is the identity");
+    }
+    Ok(p)
+}
+
+/// A uniformly random nonzero scalar (zero has probability 2⁻²⁵², but costs nothing to
+/// exclude, and a zero y or x would make S or R_i the identity).
+fn nonzero_scalar(rng: &mut Rng) -> Scalar {
+    loop {
+        let x = Scalar::random(rng);
+        if x != Scalar::ZERO {
+            return x;
+        }
+    }
+}
+
+/// BLAKE3 in key-derivation mode with the domain and the session already absorbed.
+struct KeyPrefix(blake3::Hasher);
+
+impl KeyPrefix {
+    fn new(session: &[u8; 32]) -> Self {
+        let mut h = blake3::Hasher::new_derive_key(DOMAIN);
+        h.update(session);
+        KeyPrefix(h)
+    }
+
+    /// k = H(dom ‖ session ‖ i ‖ b ‖ S ‖ R_i ‖ P), truncated to 128 bits.
+    fn key(
+        &self,
+        i: usize,
+        b: bool,
+        s: &CompressedRistretto,
+        r: &CompressedRistretto,
+        p: &CompressedRistretto,
+    ) -> Block {
+        let mut h = self.0.clone();
+        h.update(&(i as u64).to_le_bytes());
+        h.update(&[b as u8]);
+        h.update(s.as_bytes());
+        h.update(r.as_bytes());
+        h.update(p.as_bytes());
+        let mut out = [0u8; 16];
+        h.finalize_xof().fill(&mut out);
+        Block(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mixgc_core::new_rng;
+    use mixgc_net::{memory_pair, ChannelExt, MemoryChannel};
+    use std::collections::HashSet;
+    use std::thread;
+
+    const SESSION: [u8; 32] = [7; 32];
+
+    fn run(count: usize, seed: Option<u64>) -> (Vec<(Block, Block)>, Vec<Block>, Vec<bool>) {
+        let (mut a, mut b) = memory_pair();
+        let mut crng = new_rng(seed, 99);
+        let choices: Vec<bool> = (0..count).map(|_| rand::Rng::gen(&mut crng)).collect();
+        let ch = choices.clone();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(seed, 1);
+            send(&mut a, &SESSION, count, &mut rng).unwrap()
+        });
+        let mut rng = new_rng(seed, 2);
+        let got = receive(&mut b, &SESSION, &ch, &mut rng).unwrap();
+        (t.join().unwrap(), got, choices)
+    }
+
+    #[test]
+    fn receiver_gets_the_chosen_key_only() {
+        for count in [1usize, 15, 16, 17, 128, 200] {
+            let (pairs, got, choices) = run(count, Some(5));
+            assert_eq!(pairs.len(), count);
+            for ((&(k0, k1), &k), &c) in pairs.iter().zip(&got).zip(&choices) {
+                assert_eq!(k, if c { k1 } else { k0 });
+                assert_ne!(k, if c { k0 } else { k1 });
+            }
+        }
+    }
+
+    #[test]
+    fn zero_count_sends_nothing() {
+        let (mut a, mut b) = memory_pair();
+        let mut rng = new_rng(Some(1), 0);
+        assert!(send(&mut a, &SESSION, 0, &mut rng).unwrap().is_empty());
+        assert!(receive(&mut b, &SESSION, &[], &mut rng).unwrap().is_empty());
+        assert_eq!(a.bytes_sent() + b.bytes_sent(), 0);
+    }
+
+    /// Every OT index gives a distinct key: no two of the 2·count keys are equal.
+    #[test]
+    fn every_key_is_distinct() {
+        let (pairs, _, _) = run(128, Some(11));
+        let all: HashSet<Block> = pairs.iter().flat_map(|&(k0, k1)| [k0, k1]).collect();
+        assert_eq!(all.len(), 256);
+    }
+
+    #[test]
+    fn seeded_runs_repeat_and_unseeded_runs_differ() {
+        assert_eq!(run(8, Some(3)).0, run(8, Some(3)).0);
+        let (p1, _, _) = run(8, None);
+        let (p2, _, _) = run(8, None);
+        let a: HashSet<Block> = p1.iter().flat_map(|&(k0, k1)| [k0, k1]).collect();
+        assert!(p2.iter().all(|(k0, k1)| !a.contains(k0) && !a.contains(k1)));
+    }
+
+    #[test]
+    fn session_separates_keys() {
+        let (mut a, mut b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            send(&mut a, &[1; 32], 4, &mut rng).unwrap()
+        });
+        let mut rng = new_rng(Some(1), 2);
+        let got = receive(&mut b, &[2; 32], &[false, true, false, true], &mut rng).unwrap();
+        let pairs = t.join().unwrap();
+        for (k, (k0, k1)) in got.iter().zip(&pairs) {
+            assert!(k != k0 && k != k1);
+        }
+    }
+
+    /// NIL-CIRC regression: a malicious receiver sends R = S/2 for every OT. Under a
+    /// derivation without the choice bit, y·R and y·(R − S) = −y·R would give k₀ = k₁.
+    /// Here the keys of each pair differ, no key repeats across indices, and k₀ ⊕ k₁ is
+    /// not a fixed correlation.
+    #[test]
+    fn receiver_sending_half_of_s_gets_unrelated_keys() {
+        let (mut a, mut b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(None, 1);
+            send(&mut a, &SESSION, 64, &mut rng).unwrap()
+        });
+        let mut s_bytes = [0u8; 32];
+        b.recv(&mut s_bytes).unwrap();
+        let s = CompressedRistretto(s_bytes).decompress().unwrap();
+        let half = Scalar::from(2u8).invert() * s;
+        assert_eq!(half + half, s);
+        let enc = half.compress();
+        for _ in 0..64 {
+            b.send(enc.as_bytes()).unwrap();
+        }
+        b.flush().unwrap();
+        let pairs = t.join().unwrap();
+        let keys: HashSet<Block> = pairs.iter().flat_map(|&(k0, k1)| [k0, k1]).collect();
+        assert_eq!(keys.len(), 128, "k0 = k1 or a key repeated across indices");
+        let diffs: HashSet<Block> = pairs.iter().map(|&(k0, k1)| k0 ^ k1).collect();
+        assert_eq!(diffs.len(), 64, "k0 ⊕ k1 repeats: a fixed correlation");
+        // The attacker's natural guesses for the points it cannot compute do not appear.
+        let prefix = KeyPrefix::new(&SESSION);
+        for (i, &(k0, k1)) in pairs.iter().enumerate() {
+            for b in [false, true] {
+                for p in [s, half, -half, RistrettoPoint::mul_base(&Scalar::ONE)] {
+                    let guess =
+                        prefix.key(i, b, &CompressedRistretto(s_bytes), &enc, &p.compress());
+                    assert!(guess != k0 && guess != k1);
+                }
+            }
+        }
+    }
+
+    fn expect_invalid_point<T: std::fmt::Debug>(r: Result<T, OtError>) {
+        match r {
+            Err(OtError::InvalidPoint(msg)) => {
+                assert!(
+                    msg.contains("identity") || msg.contains("canonical"),
+                    "{msg}"
+                )
+            }
+            other => panic!("expected InvalidPoint, got {other:?}"),
+        }
+    }
+
+    /// A non-canonical encoding (2²⁵⁵ − 1 is not a reduced field element; a negative
+    /// field element is rejected by Ristretto decoding too) and the identity.
+    fn bad_encodings() -> Vec<[u8; 32]> {
+        let mut negative = [0u8; 32];
+        negative[0] = 1; // s = 1 is "negative" (odd) and therefore not canonical
+        vec![[0xff; 32], negative, [0u8; 32]]
+    }
+
+    #[test]
+    fn receiver_rejects_invalid_or_identity_s() {
+        for bad in bad_encodings() {
+            let (mut a, mut b): (MemoryChannel, MemoryChannel) = memory_pair();
+            a.send(&bad).unwrap();
+            a.flush().unwrap();
+            let mut rng = new_rng(Some(1), 2);
+            expect_invalid_point(receive(&mut b, &SESSION, &[true, false], &mut rng));
+        }
+    }
+
+    #[test]
+    fn sender_rejects_invalid_or_identity_r() {
+        for bad in bad_encodings() {
+            let (mut a, mut b) = memory_pair();
+            let t = thread::spawn(move || {
+                let mut rng = new_rng(Some(1), 1);
+                send(&mut a, &SESSION, 3, &mut rng)
+            });
+            let _s = b.recv_blocks(2).unwrap();
+            // One honest-looking point, then the bad one.
+            let ok = RistrettoPoint::mul_base(&Scalar::from(5u8)).compress();
+            b.send(ok.as_bytes()).unwrap();
+            b.send(&bad).unwrap();
+            b.send(ok.as_bytes()).unwrap();
+            b.flush().unwrap();
+            expect_invalid_point(t.join().unwrap());
+        }
+    }
+
+    #[test]
+    fn disconnect_is_an_error_on_both_sides() {
+        // Receiver vanishes after reading S.
+        let (mut a, b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            send(&mut a, &SESSION, 128, &mut rng)
+        });
+        let mut b = b;
+        let mut s = [0u8; 32];
+        b.recv(&mut s).unwrap();
+        let ok = RistrettoPoint::mul_base(&Scalar::from(5u8)).compress();
+        b.send(ok.as_bytes()).unwrap();
+        b.send(&ok.as_bytes()[..16]).unwrap(); // half a point, then gone
+        b.flush().unwrap();
+        drop(b);
+        assert!(matches!(t.join().unwrap(), Err(OtError::Net(_))));
+
+        // Sender vanishes before S.
+        let (a, mut b) = memory_pair();
+        drop(a);
+        let mut rng = new_rng(Some(1), 2);
+        assert!(matches!(
+            receive(&mut b, &SESSION, &[true], &mut rng),
+            Err(OtError::Net(_))
+        ));
+    }
+}

@@ -1,0 +1,453 @@
+//! IKNP OT extension (Ishai–Kilian–Nissim–Petrank, "Extending Oblivious Transfers
+//! Efficiently", CRYPTO 2003, §3) with the optimisations of Asharov–Lindell–Schneider–Zohner
+//! ("More Efficient Oblivious Transfer and Extensions for Faster Secure Computation",
+//! CCS 2013, ePrint 2013/552): PRG-expanded base OTs (§5.1), correlated OT (§5.3, C-OT)
+//! and random OT (§5.4, R-OT). Semi-honest.
+//!
+//! With m OTs, receiver choices r ∈ {0,1}^m, κ = 128:
+//!
+//! ```text
+//! setup:    the extension sender picks s ∈ {0,1}^κ and, as base-OT *receiver* with choices
+//!           s_i, learns k_{i,s_i}; the extension receiver learns both k_{i,0}, k_{i,1}.
+//!           G_{i,b} = PRG(k_{i,b}), created once, never restarted.
+//! receiver: t^i = G_{i,0}(m),  u^i = t^i ⊕ G_{i,1}(m) ⊕ r        (columns, i < κ)  ──u──►
+//! sender:   q^i = G_{i,s_i}(m) ⊕ s_i·u^i = t^i ⊕ s_i·r
+//!           transposed into rows:   q_j = t_j ⊕ r_j·s                      (IKNP eq. (1))
+//! outputs:  sender  x_{j,0} = H(q_j, j),  x_{j,1} = H(q_j ⊕ s, j)
+//!           receiver x_{j,r_j} = H(t_j, j)
+//! C-OT:     sender W0_j = x_{j,0}, sends d_j = x_{j,0} ⊕ x_{j,1} ⊕ Δ               ◄──d──
+//!           receiver W_j = x_{j,r_j} ⊕ r_j·d_j = W0_j ⊕ r_j·Δ
+//! ```
+//!
+//! H is the tweakable circular-correlation-robust hash [`Tccr`] (Guo–Katz–Wang–Yu,
+//! ePrint 2019/074), H(x, i) = π(π(x) ⊕ i) ⊕ π(x). Its tweak is the *global* OT index j,
+//! counted from the setup and never restarted across calls, tagged in the high 64 bits
+//! (`"mixgc-ot"`) so it never equals a half-gates tweak 2g or 2g+1. The OT correlation s is
+//! independent of the garbling Δ, and Δ is only ever masked by TCCR outputs, as
+//! `SECURITY-NOTES.md` requires. There is one lane (no parallel OT streams), so no
+//! per-lane salt is needed.
+//!
+//! Counts that are not multiples of 128 are padded (choice bit 0) inside each matrix
+//! chunk; the padding rows are never hashed. Every call starts with a 16-byte header from
+//! the receiver (global index, count, kind) that the sender checks, so a mismatch between
+//! the parties is an error instead of silently wrong labels.
+
+use std::fmt;
+
+use mixgc_core::{Block, Rng, Tccr, TweakableHash};
+use mixgc_net::{Channel, ChannelExt};
+use zeroize::Zeroize;
+
+use crate::base;
+use crate::prg::Prg;
+use crate::transpose::columns_to_rows;
+use crate::OtError;
+
+/// κ: the number of base OTs, columns of the extension matrix, bits of s.
+const KAPPA: usize = 128;
+
+/// OTs per matrix chunk: bounds the working memory (2·128·CHUNK/8 bytes) and lets the
+/// sender process one chunk while the receiver produces the next.
+const CHUNK_ROWS: usize = 1 << 14;
+
+/// High 64 bits of every OT hash tweak: ASCII "mixgc-ot".
+const TWEAK_DOMAIN: u128 = (u64::from_be_bytes(*b"mixgc-ot") as u128) << 64;
+
+/// BLAKE3 context deriving the base-OT session of an extension from the caller's session.
+const SETUP_DOMAIN: &str = "mixgc/iknp-setup/v1";
+
+/// Header kinds.
+const KIND_CORRELATED: u8 = 1;
+const KIND_RANDOM: u8 = 2;
+
+/// Largest count a header can carry (56 bits).
+const MAX_COUNT: u64 = (1 << 56) - 1;
+
+#[inline]
+fn tweak(j: u64) -> Block {
+    Block::from_u128(TWEAK_DOMAIN | j as u128)
+}
+
+/// Sets `tweaks` to the tweaks of OTs `first .. first + n`.
+fn fill_tweaks(tweaks: &mut Vec<Block>, first: u64, n: usize) {
+    tweaks.clear();
+    tweaks.extend((0..n as u64).map(|k| tweak(first + k)));
+}
+
+fn base_session(session: &[u8; 32]) -> [u8; 32] {
+    blake3::derive_key(SETUP_DOMAIN, session)
+}
+
+/// The receiver's per-call header: global index (8 bytes), count (7 bytes), kind (1 byte).
+fn header(index: u64, count: usize, kind: u8) -> [u8; 16] {
+    let count = count as u64;
+    assert!(count <= MAX_COUNT, "too many OTs in one call");
+    let mut h = [0u8; 16];
+    h[..8].copy_from_slice(&index.to_le_bytes());
+    h[8..].copy_from_slice(&(count | (kind as u64) << 56).to_le_bytes());
+    h
+}
+
+fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        KIND_CORRELATED => "correlated",
+        KIND_RANDOM => "random",
+        _ => "unknown",
+    }
+}
+
+/// Rows of one matrix chunk and the bytes of each of its columns.
+fn chunk_shape(n: usize) -> (usize, usize) {
+    let padded = n.next_multiple_of(KAPPA);
+    (padded, padded / 8)
+}
+
+/// Garbler side of OT: the IKNP *sender*, which acts as base-OT receiver in the setup.
+pub struct OtSender {
+    /// The secret correlation s (bit i = base-OT choice i).
+    s: Block,
+    /// G_{i,s_i}, i < κ.
+    streams: Vec<Prg>,
+    /// Global index of the next OT (hash tweak).
+    index: u64,
+    hash: Tccr,
+    poisoned: bool,
+}
+
+impl fmt::Debug for OtSender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OtSender")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for OtSender {
+    fn drop(&mut self) {
+        self.s.0.zeroize();
+    }
+}
+
+impl OtSender {
+    /// Runs the κ = 128 base OTs (as their receiver, with random choices s) and seeds the
+    /// PRG streams. `session` must be the same on both sides and unique per session.
+    pub fn setup<C: Channel + ?Sized>(
+        ch: &mut C,
+        session: &[u8; 32],
+        rng: &mut Rng,
+    ) -> Result<OtSender, OtError> {
+        let s = Block::random(rng);
+        let bits = s.to_u128();
+        let choices: Vec<bool> = (0..KAPPA).map(|i| bits >> i & 1 == 1).collect();
+        let mut keys = base::receive(ch, &base_session(session), &choices, rng)?;
+        let streams = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Prg::new(k, i))
+            .collect();
+        for k in &mut keys {
+            k.0.zeroize();
+        }
+        Ok(OtSender {
+            s,
+            streams,
+            index: 0,
+            hash: Tccr::default(),
+            poisoned: false,
+        })
+    }
+
+    /// Correlated OT for garbled-circuit input labels (ALSZ C-OT): returns `count`
+    /// pseudorandom zero-labels W0_j; the receiver learns W0_j ⊕ c_j·`delta`. The sender
+    /// sends 16 bytes per OT (d_j), after reading the receiver's matrix (16 bytes per OT,
+    /// rounded up to 128 OTs per chunk). `count == 0` exchanges nothing.
+    pub fn send_correlated<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        delta: Block,
+        count: usize,
+    ) -> Result<Vec<Block>, OtError> {
+        self.guarded(|me| {
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            let (w0, mut d) = me.extend(ch, count, KIND_CORRELATED)?;
+            for (dj, &w) in d.iter_mut().zip(&w0) {
+                *dj ^= w ^ delta; // d_j = x_{j,0} ⊕ x_{j,1} ⊕ Δ
+            }
+            ch.send_blocks(&d)?;
+            ch.flush()?;
+            Ok(w0)
+        })
+    }
+
+    /// Random OT (ALSZ R-OT): returns `count` pairs (r0_j, r1_j); the receiver learns
+    /// r_{c_j, j}. Only the receiver sends (its matrix). `count == 0` exchanges nothing.
+    pub fn send_random<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        count: usize,
+    ) -> Result<Vec<(Block, Block)>, OtError> {
+        self.guarded(|me| {
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            let (x0, x1) = me.extend(ch, count, KIND_RANDOM)?;
+            Ok(x0.into_iter().zip(x1).collect())
+        })
+    }
+
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+    ) -> Result<T, OtError> {
+        if self.poisoned {
+            return Err(OtError::Poisoned);
+        }
+        let r = f(self);
+        self.poisoned = r.is_err();
+        r
+    }
+
+    /// One extension of `count` > 0 OTs: returns (H(q_j, j), H(q_j ⊕ s, j)).
+    fn extend<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        count: usize,
+        kind: u8,
+    ) -> Result<(Vec<Block>, Vec<Block>), OtError> {
+        let mut got = [0u8; 16];
+        ch.recv(&mut got)?;
+        let want = header(self.index, count, kind);
+        if got != want {
+            let index = u64::from_le_bytes(got[..8].try_into().expect("8 bytes"));
+            let word = u64::from_le_bytes(got[8..].try_into().expect("8 bytes"));
+            return Err(OtError::Desync(format!(
+                "the receiver asked for {} {} OTs at index {index}, the sender for {count} {} \
+                 OTs at index {}",
+                word & MAX_COUNT,
+                kind_name((word >> 56) as u8),
+                kind_name(kind),
+                self.index,
+            )));
+        }
+
+        let s_bits = self.s.to_u128();
+        let mut x0 = vec![Block::ZERO; count];
+        let mut x1 = vec![Block::ZERO; count];
+        let (mut q, mut u, mut rows, mut tweaks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut done = 0;
+        while done < count {
+            let n = CHUNK_ROWS.min(count - done);
+            let (padded, col_bytes) = chunk_shape(n);
+            u.resize(KAPPA * col_bytes, 0);
+            q.resize(KAPPA * col_bytes, 0);
+            ch.recv(&mut u)?;
+            for (i, (qc, uc)) in q
+                .chunks_exact_mut(col_bytes)
+                .zip(u.chunks_exact(col_bytes))
+                .enumerate()
+            {
+                // q^i = G_{i,s_i} ⊕ s_i·u^i, branch-free in the secret bit s_i.
+                self.streams[i].fill(qc);
+                let mask = 0u8.wrapping_sub((s_bits >> i & 1) as u8);
+                for (a, &b) in qc.iter_mut().zip(uc) {
+                    *a ^= b & mask;
+                }
+            }
+            rows.resize(padded, Block::ZERO);
+            columns_to_rows(&q, &mut rows);
+
+            let first = self.index + done as u64;
+            let (a, b) = (&mut x0[done..done + n], &mut x1[done..done + n]);
+            for ((a, b), &q) in a.iter_mut().zip(b.iter_mut()).zip(&rows) {
+                *a = q;
+                *b = q ^ self.s;
+            }
+            // `hash_many` consumes its tweaks as scratch: fill them for each call.
+            fill_tweaks(&mut tweaks, first, n);
+            self.hash.hash_many(a, &mut tweaks);
+            fill_tweaks(&mut tweaks, first, n);
+            self.hash.hash_many(b, &mut tweaks);
+            done += n;
+        }
+        q.zeroize();
+        zeroize_blocks(&mut rows);
+        self.index += count as u64;
+        Ok((x0, x1))
+    }
+}
+
+/// Evaluator side of OT: the IKNP *receiver*, which acts as base-OT sender in the setup.
+pub struct OtReceiver {
+    /// (G_{i,0}, G_{i,1}), i < κ.
+    streams: Vec<(Prg, Prg)>,
+    /// Global index of the next OT (hash tweak).
+    index: u64,
+    hash: Tccr,
+    poisoned: bool,
+}
+
+impl fmt::Debug for OtReceiver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OtReceiver")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OtReceiver {
+    /// Runs the κ = 128 base OTs (as their sender) and seeds the PRG streams.
+    /// `session` must be the same on both sides and unique per session.
+    pub fn setup<C: Channel + ?Sized>(
+        ch: &mut C,
+        session: &[u8; 32],
+        rng: &mut Rng,
+    ) -> Result<OtReceiver, OtError> {
+        let mut keys = base::send(ch, &base_session(session), KAPPA, rng)?;
+        let streams = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &(k0, k1))| (Prg::new(k0, i), Prg::new(k1, i)))
+            .collect();
+        for (k0, k1) in &mut keys {
+            k0.0.zeroize();
+            k1.0.zeroize();
+        }
+        Ok(OtReceiver {
+            streams,
+            index: 0,
+            hash: Tccr::default(),
+            poisoned: false,
+        })
+    }
+
+    /// Correlated OT: returns W0_j ⊕ c_j·Δ for each choice c_j, where the sender's
+    /// [`OtSender::send_correlated`] holds W0_j and Δ. Empty `choices` exchange nothing.
+    pub fn receive_correlated<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+    ) -> Result<Vec<Block>, OtError> {
+        self.guarded(|me| {
+            if choices.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut out = me.extend(ch, choices, KIND_CORRELATED)?;
+            let mut d = vec![Block::ZERO; CHUNK_ROWS.min(choices.len())];
+            for (oc, cc) in out.chunks_mut(CHUNK_ROWS).zip(choices.chunks(CHUNK_ROWS)) {
+                let d = &mut d[..oc.len()];
+                ch.recv(Block::slice_as_bytes_mut(d))?;
+                for ((o, &dj), &c) in oc.iter_mut().zip(d.iter()).zip(cc) {
+                    *o ^= dj.and_bit(c); // x_{j,c} ⊕ c·d_j
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Random OT: returns r_{c_j, j} for each choice c_j, where the sender's
+    /// [`OtSender::send_random`] holds (r0_j, r1_j). Empty `choices` exchange nothing.
+    pub fn receive_random<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+    ) -> Result<Vec<Block>, OtError> {
+        self.guarded(|me| {
+            if choices.is_empty() {
+                return Ok(Vec::new());
+            }
+            me.extend(ch, choices, KIND_RANDOM)
+        })
+    }
+
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
+    ) -> Result<T, OtError> {
+        if self.poisoned {
+            return Err(OtError::Poisoned);
+        }
+        let r = f(self);
+        self.poisoned = r.is_err();
+        r
+    }
+
+    /// One extension for non-empty `choices`: sends the header and u, returns H(t_j, j).
+    fn extend<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+        kind: u8,
+    ) -> Result<Vec<Block>, OtError> {
+        ch.send(&header(self.index, choices.len(), kind))?;
+        let mut out = vec![Block::ZERO; choices.len()];
+        let (mut t, mut u, mut r, mut rows, mut tweaks) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (chunk_no, chunk) in choices.chunks(CHUNK_ROWS).enumerate() {
+            let done = chunk_no * CHUNK_ROWS;
+            let n = chunk.len();
+            let (padded, col_bytes) = chunk_shape(n);
+            // r packed as a column; padding rows choose 0.
+            r.clear();
+            r.resize(col_bytes, 0u8);
+            for (j, &c) in chunk.iter().enumerate() {
+                r[j / 8] |= (c as u8) << (j % 8);
+            }
+            t.resize(KAPPA * col_bytes, 0);
+            u.resize(KAPPA * col_bytes, 0);
+            for ((tc, uc), (g0, g1)) in t
+                .chunks_exact_mut(col_bytes)
+                .zip(u.chunks_exact_mut(col_bytes))
+                .zip(self.streams.iter_mut())
+            {
+                g0.fill(tc); // t^i = G_{i,0}
+                g1.fill(uc);
+                for ((u, &t), &r) in uc.iter_mut().zip(tc.iter()).zip(&r) {
+                    *u ^= t ^ r; // u^i = t^i ⊕ G_{i,1} ⊕ r
+                }
+            }
+            ch.send(&u)?;
+
+            rows.resize(padded, Block::ZERO);
+            columns_to_rows(&t, &mut rows);
+            let o = &mut out[done..done + n];
+            o.copy_from_slice(&rows[..n]);
+            fill_tweaks(&mut tweaks, self.index + done as u64, n);
+            self.hash.hash_many(o, &mut tweaks);
+        }
+        ch.flush()?;
+        t.zeroize();
+        r.zeroize();
+        zeroize_blocks(&mut rows);
+        self.index += choices.len() as u64;
+        Ok(out)
+    }
+}
+
+fn zeroize_blocks(blocks: &mut [Block]) {
+    Block::slice_as_bytes_mut(blocks).zeroize();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_tweaks_stay_out_of_the_half_gates_range() {
+        let h = header(5, 1000, KIND_RANDOM);
+        assert_eq!(u64::from_le_bytes(h[..8].try_into().unwrap()), 5);
+        let w = u64::from_le_bytes(h[8..].try_into().unwrap());
+        assert_eq!((w & MAX_COUNT, (w >> 56) as u8), (1000, KIND_RANDOM));
+        assert_ne!(header(5, 1000, KIND_CORRELATED), h);
+        assert!(tweak(0).to_u128() >> 64 != 0);
+        assert_ne!(tweak(1), tweak(2));
+    }
+
+    #[test]
+    fn chunk_shape_pads_to_128() {
+        assert_eq!(chunk_shape(1), (128, 16));
+        assert_eq!(chunk_shape(128), (128, 16));
+        assert_eq!(chunk_shape(129), (256, 32));
+    }
+}

@@ -1,0 +1,32 @@
+//! The PRG G of IKNP: one ChaCha20 keystream per base-OT key.
+//!
+//! Each stream is created once, when the OT extension is set up, and only ever continues
+//! where it stopped: a restarted stream would reuse the pads of earlier OT columns and
+//! leak the receiver's choice bits (`SECURITY-NOTES.md`, "never restart the PRG streams").
+
+use mixgc_core::Block;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+/// BLAKE3 key-derivation context turning a 128-bit base-OT key into a ChaCha20 key.
+const DOMAIN: &str = "mixgc/iknp-prg/v1";
+
+/// A never-restarting keystream seeded by one base-OT key.
+pub(crate) struct Prg(ChaCha20Rng);
+
+impl Prg {
+    /// The stream G(k) for base-OT key `k`, the `column`-th of the extension matrix.
+    pub(crate) fn new(key: Block, column: usize) -> Prg {
+        let mut material = [0u8; 24];
+        material[..16].copy_from_slice(&key.0);
+        material[16..].copy_from_slice(&(column as u64).to_le_bytes());
+        Prg(ChaCha20Rng::from_seed(blake3::derive_key(
+            DOMAIN, &material,
+        )))
+    }
+
+    /// The next `out.len()` bytes of the stream.
+    pub(crate) fn fill(&mut self, out: &mut [u8]) {
+        self.0.fill_bytes(out);
+    }
+}

@@ -1,0 +1,162 @@
+use std::time::{Duration, Instant};
+
+use mixgc_compile::CompiledCircuit;
+use mixgc_core::{new_rng, AnyHash, Block};
+use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
+use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+use mixgc_ot::OtReceiver;
+use rand::RngCore;
+
+use crate::bits::{pack, split, unpack};
+use crate::handshake::{abort, agree_on_circuit, hello, Role};
+use crate::terms::check_inputs;
+use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
+
+/// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
+pub struct EvaluatorSession<C> {
+    ch: C,
+    ot: OtReceiver,
+    core: Evaluator<AnyHash>,
+    base_ot_time: Duration,
+    tables: Vec<Block>,
+}
+
+impl<C: Channel> EvaluatorSession<C> {
+    /// Says hello, agrees on the session id and runs the base OTs.
+    pub fn setup(mut ch: C, cfg: &SessionConfig) -> Result<Self, SessionError> {
+        let mut rng = new_rng(cfg.insecure_seed, 2);
+        let mut nonce = [0u8; 32];
+        rng.fill_bytes(&mut nonce);
+        let agreed = hello(&mut ch, Role::Evaluator, cfg.hash, nonce)?;
+        let start = Instant::now();
+        let ot = OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)?;
+        let base_ot_time = start.elapsed();
+        let core = Evaluator::new(AnyHash::new(cfg.hash, agreed.hash_seed));
+        Ok(EvaluatorSession {
+            ch,
+            ot,
+            core,
+            base_ot_time,
+            tables: Vec::new(),
+        })
+    }
+
+    /// Time spent in the base OTs during setup.
+    pub fn base_ot_time(&self) -> Duration {
+        self.base_ot_time
+    }
+
+    pub fn channel(&self) -> &C {
+        &self.ch
+    }
+
+    /// Evaluates `circuit` with the evaluator's `inputs` (one bit vector per value it owns,
+    /// least significant bit first), streaming tables from the garbler.
+    pub fn execute(
+        &mut self,
+        circuit: &CompiledCircuit,
+        terms: &Terms,
+        inputs: &[Vec<bool>],
+    ) -> Result<Outcome, SessionError> {
+        let result = self.execute_inner(circuit, terms, inputs);
+        if let Err(e @ SessionError::Input(_)) = &result {
+            abort(&mut self.ch, e);
+        }
+        result
+    }
+
+    fn execute_inner(
+        &mut self,
+        circuit: &CompiledCircuit,
+        terms: &Terms,
+        inputs: &[Vec<bool>],
+    ) -> Result<Outcome, SessionError> {
+        let (theirs, mine) = terms
+            .owners(circuit.input_widths())
+            .map_err(SessionError::Input)?;
+        check_inputs("evaluator", &mine, circuit.input_widths(), inputs)
+            .map_err(SessionError::Input)?;
+        agree_on_circuit(&mut self.ch, circuit, terms)?;
+
+        // Our input labels by correlated OT, theirs (and the constants) from a frame.
+        let choices: Vec<bool> = inputs.iter().flatten().copied().collect();
+        let mut ot_labels = self
+            .ot
+            .receive_correlated(&mut self.ch, &choices)?
+            .into_iter();
+        let their_bits: usize = theirs
+            .iter()
+            .map(|&v| circuit.input_widths()[v] as usize)
+            .sum();
+        let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, (their_bits + 2) * 16)?;
+        if frame.len() != (their_bits + 2) * 16 {
+            return Err(NetError::Protocol("garbler labels frame of wrong length".into()).into());
+        }
+        let mut garbler_labels = frame.chunks_exact(16).map(|c| Block(c.try_into().unwrap()));
+        let mut labels = Vec::with_capacity(circuit.input_slots().len());
+        for (v, &w) in circuit.input_widths().iter().enumerate() {
+            let source: &mut dyn Iterator<Item = Block> = if mine.contains(&v) {
+                &mut ot_labels
+            } else {
+                &mut garbler_labels
+            };
+            labels.extend(source.take(w as usize));
+        }
+        let consts = [
+            garbler_labels.next().unwrap(),
+            garbler_labels.next().unwrap(),
+        ];
+
+        // Evaluate frame by frame; each frame must hold whole AND groups.
+        let first_and = self.core_ands();
+        self.core.start(circuit, &labels, consts);
+        self.core.evaluate(circuit, &[]);
+        while !self.core.is_done(circuit) {
+            let len = recv_frame_header(&mut self.ch, Tag::Tables, TABLE_FRAME_BLOCKS * 16)?;
+            if len == 0 || len % (16 * BLOCKS_PER_AND) != 0 {
+                return Err(NetError::Protocol(format!(
+                    "table frame of {len} bytes is not whole AND gates"
+                ))
+                .into());
+            }
+            self.tables.resize(len / 16, Block::ZERO);
+            self.ch.recv(Block::slice_as_bytes_mut(&mut self.tables))?;
+            let used = self.core.evaluate(circuit, &self.tables);
+            if used != self.tables.len() {
+                return Err(
+                    NetError::Protocol("table frame does not end at an AND group".into()).into(),
+                );
+            }
+        }
+
+        let colours: Vec<bool> = self
+            .core
+            .output_labels(circuit)
+            .iter()
+            .map(|l| l.lsb())
+            .collect();
+        let n = colours.len();
+        let outputs = if terms.reveal.evaluator_learns() {
+            let d = recv_frame(&mut self.ch, Tag::OutputDecoding, n.div_ceil(8))?;
+            let d = unpack(&d, n).ok_or_else(|| {
+                NetError::Protocol(format!("output decoding of wrong length for {n} bits"))
+            })?;
+            let bits: Vec<bool> = colours.iter().zip(&d).map(|(c, d)| c ^ d).collect();
+            Some(split(&bits, circuit.output_widths()))
+        } else {
+            None
+        };
+        if terms.reveal.garbler_learns() {
+            send_frame(&mut self.ch, Tag::OutputColours, &pack(&colours))?;
+            self.ch.flush()?;
+        }
+        Ok(Outcome {
+            outputs,
+            ands: self.core_ands() - first_and,
+        })
+    }
+
+    fn core_ands(&self) -> u64 {
+        self.core.ands_evaluated()
+    }
+}

@@ -1,0 +1,264 @@
+//! The hello (once per connection) and the circuit header (once per execution). Both
+//! parties send theirs, then read the peer's and compare field by field, so a mismatch
+//! stops both sides with the same message naming what differs.
+
+use mixgc_compile::CompiledCircuit;
+use mixgc_core::{Block, HashKind};
+use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+
+use crate::{Reveal, SessionError, Terms};
+
+/// Version of the wire protocol; bump on any change to frames or their order.
+pub const PROTOCOL_VERSION: u16 = 1;
+const MAGIC: &[u8; 5] = b"MIXGC";
+const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
+/// Most input or output values a header may list.
+const MAX_VALUES: usize = 1 << 20;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Garbler = 1,
+    Evaluator = 2,
+}
+
+/// What the setup agreed: the session id (both nonces hashed) and the gate-hash seed.
+pub(crate) struct Agreed {
+    pub session_id: [u8; 32],
+    pub hash_seed: Block,
+}
+
+/// Exchanges hellos and derives the session id from both parties' nonces.
+pub(crate) fn hello<C: Channel>(
+    ch: &mut C,
+    role: Role,
+    hash: HashKind,
+    nonce: [u8; 32],
+) -> Result<Agreed, SessionError> {
+    let mut msg = Vec::with_capacity(HELLO_LEN);
+    msg.extend_from_slice(MAGIC);
+    msg.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
+    msg.push(role as u8);
+    msg.push(hash.code());
+    msg.extend_from_slice(&nonce);
+    send_frame(ch, Tag::Hello, &msg)?;
+    ch.flush()?;
+    let peer = recv_frame(ch, Tag::Hello, HELLO_LEN).map_err(|e| match e {
+        NetError::Protocol(_) => SessionError::Mismatch("the peer is not a mixgc party".into()),
+        e => e.into(),
+    })?;
+    if peer.len() != HELLO_LEN || &peer[..5] != MAGIC {
+        return Err(SessionError::Mismatch(
+            "the peer is not a mixgc party".into(),
+        ));
+    }
+    let peer_version = u16::from_le_bytes([peer[5], peer[6]]);
+    if peer_version != PROTOCOL_VERSION {
+        return Err(SessionError::Mismatch(format!(
+            "protocol version differs: ours {PROTOCOL_VERSION}, the peer's {peer_version}"
+        )));
+    }
+    if peer[7] == role as u8 {
+        let r = if role == Role::Garbler {
+            "garbler"
+        } else {
+            "evaluator"
+        };
+        return Err(SessionError::Mismatch(format!(
+            "both parties chose --role {r}"
+        )));
+    }
+    let peer_hash = HashKind::from_code(peer[8]).map_or("unknown".to_string(), |h| h.to_string());
+    if peer[8] != hash.code() {
+        return Err(SessionError::Mismatch(format!(
+            "gate hash differs: ours {hash}, the peer's {peer_hash}"
+        )));
+    }
+    let (g_nonce, e_nonce) = match role {
+        Role::Garbler => (&nonce[..], &peer[9..]),
+        Role::Evaluator => (&peer[9..], &nonce[..]),
+    };
+    let mut h = blake3::Hasher::new_derive_key("mixgc/session-id/v1");
+    h.update(g_nonce).update(e_nonce);
+    let session_id: [u8; 32] = h.finalize().into();
+    let seed = blake3::derive_key("mixgc/rekeyed-hash-seed/v1", &session_id);
+    Ok(Agreed {
+        session_id,
+        hash_seed: Block(seed[..16].try_into().unwrap()),
+    })
+}
+
+/// The per-execution header both parties compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Header {
+    digest: [u8; 32],
+    input_widths: Vec<u32>,
+    output_widths: Vec<u32>,
+    garbler_values: u32,
+    reveal: u8,
+}
+
+impl Header {
+    fn encode(&self) -> Vec<u8> {
+        let mut m = Vec::new();
+        m.extend_from_slice(&self.digest);
+        for list in [&self.input_widths, &self.output_widths] {
+            m.extend_from_slice(&(list.len() as u32).to_le_bytes());
+            list.iter()
+                .for_each(|w| m.extend_from_slice(&w.to_le_bytes()));
+        }
+        m.extend_from_slice(&self.garbler_values.to_le_bytes());
+        m.push(self.reveal);
+        m
+    }
+
+    fn decode(m: &[u8]) -> Option<Header> {
+        let mut r = Reader(m);
+        let digest = r.take(32)?.try_into().ok()?;
+        let mut lists = [Vec::new(), Vec::new()];
+        for list in &mut lists {
+            let n = r.u32()? as usize;
+            if n > MAX_VALUES {
+                return None;
+            }
+            for _ in 0..n {
+                list.push(r.u32()?);
+            }
+        }
+        let [input_widths, output_widths] = lists;
+        let garbler_values = r.u32()?;
+        let reveal = r.take(1)?[0];
+        r.0.is_empty().then_some(Header {
+            digest,
+            input_widths,
+            output_widths,
+            garbler_values,
+            reveal,
+        })
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+fn hex8(d: &[u8; 32]) -> String {
+    d[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Exchanges circuit headers and names every difference.
+pub(crate) fn agree_on_circuit<C: Channel>(
+    ch: &mut C,
+    circuit: &CompiledCircuit,
+    terms: &Terms,
+) -> Result<(), SessionError> {
+    let garbler_values = terms
+        .resolved_garbler_values(circuit.input_widths())
+        .map_err(SessionError::Input)?;
+    let ours = Header {
+        digest: circuit.digest(),
+        input_widths: circuit.input_widths().to_vec(),
+        output_widths: circuit.output_widths().to_vec(),
+        garbler_values: garbler_values as u32,
+        reveal: terms.reveal.code(),
+    };
+    send_frame(ch, Tag::CircuitHeader, &ours.encode())?;
+    ch.flush()?;
+    let max = 32 + 8 + 8 * MAX_VALUES + 5;
+    let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
+        .ok_or_else(|| NetError::Protocol("malformed circuit header".into()))?;
+    let mut diffs = Vec::new();
+    if ours.input_widths != peer.input_widths {
+        diffs.push(format!(
+            "input widths differ: ours {:?}, the peer's {:?}",
+            ours.input_widths, peer.input_widths
+        ));
+    }
+    if ours.output_widths != peer.output_widths {
+        diffs.push(format!(
+            "output widths differ: ours {:?}, the peer's {:?}",
+            ours.output_widths, peer.output_widths
+        ));
+    }
+    if ours.digest != peer.digest {
+        diffs.push(format!(
+            "circuit digest differs: ours {}…, the peer's {}… (the parties loaded different circuits)",
+            hex8(&ours.digest),
+            hex8(&peer.digest)
+        ));
+    }
+    if ours.garbler_values != peer.garbler_values {
+        diffs.push(format!(
+            "value ownership differs: ours says the garbler owns {} value(s), the peer's says {}",
+            ours.garbler_values, peer.garbler_values
+        ));
+    }
+    if ours.reveal != peer.reveal {
+        let name = |c| Reveal::from_code(c).map_or("unknown".to_string(), |r| r.to_string());
+        diffs.push(format!(
+            "reveal mode differs: ours {}, the peer's {}",
+            name(ours.reveal),
+            name(peer.reveal)
+        ));
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(SessionError::Mismatch(diffs.join("; ")))
+    }
+}
+
+/// Tells the peer why we stop (best effort: the connection may already be gone), then
+/// reads and discards whatever the peer still sends until it closes or goes silent.
+/// Closing at once could make the peer's next write fail (or a TCP reset discard our
+/// frame) before it reads the Abort, leaving it with "connection closed" instead of
+/// the reason.
+pub(crate) fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
+    let msg = err.to_string();
+    let cut = (0..=msg.len().min(4096))
+        .rev()
+        .find(|&i| msg.is_char_boundary(i))
+        .unwrap_or(0);
+    if send_frame(ch, Tag::Abort, &msg.as_bytes()[..cut])
+        .and_then(|()| ch.flush())
+        .is_err()
+    {
+        return;
+    }
+    let mut sink = [0u8; 4096];
+    while ch.recv(&mut sink).is_ok() {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_rejects_garbage() {
+        let h = Header {
+            digest: [7; 32],
+            input_widths: vec![128, 128],
+            output_widths: vec![128],
+            garbler_values: 1,
+            reveal: 0,
+        };
+        assert_eq!(Header::decode(&h.encode()), Some(h.clone()));
+        let enc = h.encode();
+        assert_eq!(Header::decode(&enc[..enc.len() - 1]), None);
+        let mut longer = enc.clone();
+        longer.push(0);
+        assert_eq!(Header::decode(&longer), None);
+        assert_eq!(Header::decode(&[0xff; 40]), None);
+    }
+}

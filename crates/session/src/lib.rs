@@ -1,0 +1,33 @@
+//! The two-party protocol (semi-honest garbled circuits), over any [`mixgc_net::Channel`].
+//!
+//! A session is set up once per connection ([`GarblerSession::setup`] /
+//! [`EvaluatorSession::setup`]: hello, base OTs) and can then execute several circuits.
+//! Each execution: both parties compare a circuit header (digest, widths, ownership,
+//! reveal); the evaluator gets its input labels by correlated OT; the garbler sends its
+//! input labels and streams garbled tables in frames of whole AND groups (the garbled
+//! circuit is never held whole); the outputs are revealed as agreed.
+
+mod bits;
+mod error;
+mod evaluator;
+mod garbler;
+mod handshake;
+mod terms;
+
+pub use error::SessionError;
+pub use evaluator::EvaluatorSession;
+pub use garbler::GarblerSession;
+pub use handshake::PROTOCOL_VERSION;
+pub use terms::{Reveal, SessionConfig, Terms};
+
+/// Garbled-table blocks per frame: 1 MiB frames.
+pub const TABLE_FRAME_BLOCKS: usize = (1 << 20) / 16;
+
+/// What one execution produced for this party.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The output values (bits, least significant first) if this party learns them.
+    pub outputs: Option<Vec<Vec<bool>>>,
+    /// AND gates garbled or evaluated in this execution.
+    pub ands: u64,
+}

@@ -1,0 +1,137 @@
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use mixgc_core::HashKind;
+
+/// Who learns the outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reveal {
+    #[default]
+    Both,
+    Garbler,
+    Evaluator,
+}
+
+impl Reveal {
+    pub fn garbler_learns(self) -> bool {
+        matches!(self, Reveal::Both | Reveal::Garbler)
+    }
+    pub fn evaluator_learns(self) -> bool {
+        matches!(self, Reveal::Both | Reveal::Evaluator)
+    }
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Reveal::Both => 0,
+            Reveal::Garbler => 1,
+            Reveal::Evaluator => 2,
+        }
+    }
+    pub(crate) fn from_code(c: u8) -> Option<Reveal> {
+        [Reveal::Both, Reveal::Garbler, Reveal::Evaluator]
+            .into_iter()
+            .find(|r| r.code() == c)
+    }
+}
+
+impl fmt::Display for Reveal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reveal::Both => "both",
+            Reveal::Garbler => "garbler",
+            Reveal::Evaluator => "evaluator",
+        })
+    }
+}
+
+impl FromStr for Reveal {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "both" => Ok(Reveal::Both),
+            "garbler" => Ok(Reveal::Garbler),
+            "evaluator" => Ok(Reveal::Evaluator),
+            _ => Err(format!(
+                "unknown reveal mode '{s}' (expected both, garbler or evaluator)"
+            )),
+        }
+    }
+}
+
+/// Settings of a session, fixed at setup; both parties must agree on `hash`.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    pub hash: HashKind,
+    /// Test-only: a seed that makes Δ, labels, nonces and OT secrets predictable, for
+    /// deterministic transcripts. `None` (the default) draws everything from the OS.
+    pub insecure_seed: Option<u64>,
+    /// How long to wait on a silent peer (applied by the channel; recorded here for reports).
+    pub timeout: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            hash: HashKind::Tccr,
+            insecure_seed: None,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// What the parties agree on for one execution, besides the circuit itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Terms {
+    /// How many input values (of nonzero width, in circuit order) the garbler owns;
+    /// `None` means ⌈n/2⌉. The evaluator owns the rest.
+    pub garbler_values: Option<usize>,
+    pub reveal: Reveal,
+}
+
+impl Terms {
+    /// Indices of the input values owned by (garbler, evaluator).
+    pub fn owners(&self, input_widths: &[u32]) -> Result<(Vec<usize>, Vec<usize>), String> {
+        let nonzero: Vec<usize> = (0..input_widths.len())
+            .filter(|&i| input_widths[i] > 0)
+            .collect();
+        let k = self.garbler_values.unwrap_or(nonzero.len().div_ceil(2));
+        if k > nonzero.len() {
+            return Err(format!(
+                "the garbler cannot own {k} values: the circuit has {} input value(s) of nonzero width",
+                nonzero.len()
+            ));
+        }
+        Ok((nonzero[..k].to_vec(), nonzero[k..].to_vec()))
+    }
+
+    pub(crate) fn resolved_garbler_values(&self, input_widths: &[u32]) -> Result<usize, String> {
+        self.owners(input_widths).map(|(g, _)| g.len())
+    }
+}
+
+/// Checks that `inputs` are one bit vector per owned value with the right widths.
+pub(crate) fn check_inputs(
+    who: &str,
+    owned: &[usize],
+    widths: &[u32],
+    inputs: &[Vec<bool>],
+) -> Result<(), String> {
+    if inputs.len() != owned.len() {
+        return Err(format!(
+            "the {who} owns {} input value(s) but was given {}",
+            owned.len(),
+            inputs.len()
+        ));
+    }
+    for (k, (&v, bits)) in owned.iter().zip(inputs).enumerate() {
+        if bits.len() != widths[v] as usize {
+            return Err(format!(
+                "the {who}'s input #{} (circuit value {v}) must be {} bits, got {}",
+                k + 1,
+                widths[v],
+                bits.len()
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,454 @@
+//! The two-party protocol end to end over in-memory channels and loopback TCP.
+
+use std::thread;
+
+use mixgc_circuit::{bristol, values, Circuit};
+use mixgc_compile::{compile, CompiledCircuit};
+use mixgc_core::HashKind;
+use mixgc_net::{memory_pair, Channel, MemoryChannel, NetError, TcpChannel, TranscriptChannel};
+use mixgc_session::{
+    EvaluatorSession, GarblerSession, Outcome, Reveal, SessionConfig, SessionError, Terms,
+};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+
+type Res = Result<Outcome, SessionError>;
+
+fn circuit(name: &str) -> Circuit {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits");
+    bristol::read_file(&dir.join(name)).unwrap()
+}
+
+/// Runs both parties on two threads over `pair`; returns (garbler, evaluator) results.
+fn run_pair<C: Channel + 'static>(
+    (gch, ech): (C, C),
+    cfg: [SessionConfig; 2],
+    circuits: [&CompiledCircuit; 2],
+    terms: [Terms; 2],
+    inputs: [Vec<Vec<bool>>; 2],
+) -> (Res, Res) {
+    let [gc, ec] = circuits;
+    let [gt, et] = terms;
+    let [gi, ei] = inputs;
+    let [gcfg, ecfg] = cfg;
+    thread::scope(|s| {
+        let e = s.spawn(move || {
+            EvaluatorSession::setup(ech, &ecfg).and_then(|mut e| e.execute(ec, &et, &ei))
+        });
+        let g = GarblerSession::setup(gch, &gcfg).and_then(|mut g| g.execute(gc, &gt, &gi));
+        (g, e.join().unwrap())
+    })
+}
+
+fn split_inputs(c: &CompiledCircuit, terms: &Terms, all: &[Vec<bool>]) -> [Vec<Vec<bool>>; 2] {
+    let (g, e) = terms.owners(c.input_widths()).unwrap();
+    [
+        g.iter().map(|&v| all[v].clone()).collect(),
+        e.iter().map(|&v| all[v].clone()).collect(),
+    ]
+}
+
+fn two_party(c: &Circuit, all: &[Vec<bool>], terms: Terms, hash: HashKind) -> (Res, Res) {
+    let compiled = compile(c);
+    let cfg = SessionConfig {
+        hash,
+        ..SessionConfig::default()
+    };
+    run_pair(
+        memory_pair(),
+        [cfg.clone(), cfg],
+        [&compiled, &compiled],
+        [terms; 2],
+        split_inputs(&compiled, &terms, all),
+    )
+}
+
+fn random_inputs(c: &Circuit, rng: &mut impl Rng) -> Vec<Vec<bool>> {
+    c.input_widths
+        .iter()
+        .map(|&w| (0..w).map(|_| rng.gen()).collect())
+        .collect()
+}
+
+#[test]
+fn aes_128_fips_197_in_process_and_over_tcp() {
+    let c = circuit("aes_128.txt");
+    let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
+    let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
+    let (g, e) = two_party(
+        &c,
+        &[key.clone(), pt.clone()],
+        Terms::default(),
+        HashKind::Tccr,
+    );
+    for r in [g.unwrap(), e.unwrap()] {
+        assert_eq!(
+            values::to_hex(&r.outputs.unwrap()[0]),
+            "69c4e0d86a7b0430d8cdb78070b4c55a"
+        );
+        assert_eq!(r.ands, 6400);
+    }
+
+    let compiled = compile(&c);
+    let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+    let timeout = std::time::Duration::from_secs(10);
+    let ech = thread::spawn(move || TcpChannel::connect(&addr.to_string(), timeout).unwrap());
+    let gch = TcpChannel::accept(&listener, timeout).unwrap();
+    let cfg = SessionConfig {
+        hash: HashKind::Rekeyed,
+        ..SessionConfig::default()
+    };
+    let (g, e) = run_pair(
+        (gch, ech.join().unwrap()),
+        [cfg.clone(), cfg],
+        [&compiled, &compiled],
+        [Terms::default(); 2],
+        [vec![key], vec![pt]],
+    );
+    for r in [g.unwrap(), e.unwrap()] {
+        assert_eq!(
+            values::to_hex(&r.outputs.unwrap()[0]),
+            "69c4e0d86a7b0430d8cdb78070b4c55a"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_circuit_matches_plaintext_through_2pc() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let c = bristol::read_file(&path).unwrap();
+        for _ in 0..2 {
+            let inputs = random_inputs(&c, &mut rng);
+            let want = c.eval_plain(&inputs).unwrap();
+            let (g, e) = two_party(&c, &inputs, Terms::default(), HashKind::Tccr);
+            assert_eq!(g.unwrap().outputs.unwrap(), want, "{}", path.display());
+            assert_eq!(e.unwrap().outputs.unwrap(), want, "{}", path.display());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn random_circuits_match_plaintext_through_2pc(seed: u64, gates in 1usize..300, widths in proptest::collection::vec(0u32..12, 1..5), k in 0usize..5) {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let c = Circuit::random(&mut rng, &widths, gates, 5);
+        let nonzero = widths.iter().filter(|&&w| w > 0).count();
+        let terms = Terms { garbler_values: Some(k.min(nonzero)), reveal: Reveal::Both };
+        let inputs = random_inputs(&c, &mut rng);
+        let want = c.eval_plain(&inputs).unwrap();
+        let (g, e) = two_party(&c, &inputs, terms, HashKind::Tccr);
+        prop_assert_eq!(g.unwrap().outputs.unwrap(), want.clone());
+        prop_assert_eq!(e.unwrap().outputs.unwrap(), want);
+    }
+}
+
+#[test]
+fn reveal_modes_give_outputs_only_to_who_learns() {
+    let c = circuit("adder64.txt");
+    let inputs = vec![
+        values::parse_hex("5", 64).unwrap(),
+        values::parse_hex("7", 64).unwrap(),
+    ];
+    let twelve = values::parse_hex("c", 64).unwrap();
+    for (reveal, g_learns, e_learns) in [
+        (Reveal::Garbler, true, false),
+        (Reveal::Evaluator, false, true),
+        (Reveal::Both, true, true),
+    ] {
+        let (g, e) = two_party(
+            &c,
+            &inputs,
+            Terms {
+                garbler_values: None,
+                reveal,
+            },
+            HashKind::Tccr,
+        );
+        let (g, e) = (g.unwrap(), e.unwrap());
+        assert_eq!(g.outputs.is_some(), g_learns);
+        assert_eq!(e.outputs.is_some(), e_learns);
+        for out in [g.outputs, e.outputs].into_iter().flatten() {
+            assert_eq!(out, vec![twelve.clone()]);
+        }
+    }
+}
+
+#[test]
+fn several_executions_share_one_session() {
+    let c = compile(&circuit("adder64.txt"));
+    let (gch, ech) = memory_pair();
+    let cfg = SessionConfig::default();
+    let t = Terms::default();
+    let e = thread::spawn({
+        let (c, cfg) = (c.clone(), cfg.clone());
+        move || {
+            let mut e = EvaluatorSession::setup(ech, &cfg).unwrap();
+            (1..=3u64)
+                .map(|i| {
+                    e.execute(&c, &t, &[values::parse_hex(&format!("{i}"), 64).unwrap()])
+                        .unwrap()
+                })
+                .collect::<Vec<_>>()
+        }
+    });
+    let mut g = GarblerSession::setup(gch, &cfg).unwrap();
+    for i in 1..=3u64 {
+        let out = g
+            .execute(&c, &t, &[values::parse_hex("64", 64).unwrap()])
+            .unwrap();
+        assert_eq!(
+            values::to_hex(&out.outputs.unwrap()[0]),
+            format!("{:016x}", 100 + i)
+        );
+    }
+    assert_eq!(e.join().unwrap().len(), 3);
+}
+
+/// Seeded runs produce a fixed transcript: a change to the wire format must change this
+/// digest on purpose. Unseeded runs never repeat.
+#[test]
+fn seeded_transcript_is_pinned() {
+    fn transcript(seed: Option<u64>) -> (String, String) {
+        let c = compile(&circuit("aes_128.txt"));
+        let (gch, ech) = memory_pair();
+        let cfg = SessionConfig {
+            insecure_seed: seed,
+            ..SessionConfig::default()
+        };
+        let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
+        let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
+        let e = thread::spawn({
+            let (c, cfg) = (c.clone(), cfg.clone());
+            move || {
+                let mut e = EvaluatorSession::setup(TranscriptChannel::new(ech), &cfg).unwrap();
+                e.execute(&c, &Terms::default(), &[pt]).unwrap();
+            }
+        });
+        let mut g = GarblerSession::setup(TranscriptChannel::new(gch), &cfg).unwrap();
+        g.execute(&c, &Terms::default(), &[key]).unwrap();
+        e.join().unwrap();
+        g.channel().digests()
+    }
+    let (sent, received) = transcript(Some(42));
+    assert_eq!(
+        (sent.clone(), received.clone()),
+        transcript(Some(42)),
+        "seeded runs must repeat"
+    );
+    assert_eq!(
+        sent, PINNED_GARBLER_SENT,
+        "garbler's transcript changed; update on purpose"
+    );
+    assert_eq!(
+        received, PINNED_EVALUATOR_SENT,
+        "evaluator's transcript changed; update on purpose"
+    );
+    let (u1, _) = transcript(None);
+    let (u2, _) = transcript(None);
+    assert_ne!(u1, u2, "unseeded runs must differ");
+}
+
+const PINNED_GARBLER_SENT: &str =
+    "6699cfdb45c58fbc17051d39aa50fa552f3aaf1ed85f8a814468b4c5442db2c2";
+const PINNED_EVALUATOR_SENT: &str =
+    "53dbda36007ec42ddcca85dbc10c9424dfceb6252b0c4e80186358d9d5e8688c";
+
+fn expect_mismatch(g: Res, e: Res, what: &str) {
+    for (who, r) in [("garbler", g), ("evaluator", e)] {
+        let msg = r.expect_err(who).to_string();
+        assert!(msg.contains(what), "{who}: {msg}");
+    }
+}
+
+#[test]
+fn mismatched_circuits_and_terms_stop_both_sides_naming_the_difference() {
+    let add = compile(&circuit("adder64.txt"));
+    let sub = compile(&circuit("sub64.txt"));
+    let aes = compile(&circuit("aes_128.txt"));
+    let cfg = SessionConfig::default();
+    let cfgs = || [cfg.clone(), cfg.clone()];
+    let x = vec![vec![false; 64]];
+    let t = Terms::default();
+
+    let (g, e) = run_pair(
+        memory_pair(),
+        cfgs(),
+        [&add, &sub],
+        [t, t],
+        [x.clone(), x.clone()],
+    );
+    expect_mismatch(g, e, "circuit digest differs");
+
+    let (g, e) = run_pair(
+        memory_pair(),
+        cfgs(),
+        [&add, &aes],
+        [t, t],
+        [x.clone(), vec![vec![false; 128]]],
+    );
+    expect_mismatch(g, e, "input widths differ");
+
+    let both = Terms {
+        reveal: Reveal::Both,
+        ..t
+    };
+    let garbler_only = Terms {
+        reveal: Reveal::Garbler,
+        ..t
+    };
+    let (g, e) = run_pair(
+        memory_pair(),
+        cfgs(),
+        [&add, &add],
+        [both, garbler_only],
+        [x.clone(), x.clone()],
+    );
+    expect_mismatch(g, e, "reveal mode differs");
+
+    let one = Terms {
+        garbler_values: Some(1),
+        ..t
+    };
+    let two = Terms {
+        garbler_values: Some(2),
+        ..t
+    };
+    let (g, e) = run_pair(
+        memory_pair(),
+        cfgs(),
+        [&add, &add],
+        [one, two],
+        [x.clone(), vec![]],
+    );
+    expect_mismatch(g, e, "value ownership differs");
+
+    let rekeyed = SessionConfig {
+        hash: HashKind::Rekeyed,
+        ..cfg.clone()
+    };
+    let (g, e) = run_pair(
+        memory_pair(),
+        [cfg.clone(), rekeyed],
+        [&add, &add],
+        [t, t],
+        [x.clone(), x.clone()],
+    );
+    expect_mismatch(g, e, "gate hash differs");
+}
+
+#[test]
+fn both_parties_with_the_same_role_are_told() {
+    let (a, b) = memory_pair();
+    let cfg = SessionConfig::default();
+    let t = thread::spawn({
+        let cfg = cfg.clone();
+        move || GarblerSession::setup(b, &cfg).err().unwrap().to_string()
+    });
+    let mine = GarblerSession::setup(a, &cfg).err().unwrap().to_string();
+    assert!(mine.contains("both parties chose --role garbler"), "{mine}");
+    assert!(t
+        .join()
+        .unwrap()
+        .contains("both parties chose --role garbler"));
+}
+
+#[test]
+fn wrong_input_width_is_reported_to_both_sides() {
+    let add = compile(&circuit("adder64.txt"));
+    let cfg = SessionConfig::default();
+    let (g, e) = run_pair(
+        memory_pair(),
+        [cfg.clone(), cfg],
+        [&add, &add],
+        [Terms::default(); 2],
+        [vec![vec![false; 63]], vec![vec![false; 64]]],
+    );
+    let g = g.unwrap_err().to_string();
+    assert!(g.contains("must be 64 bits, got 63"), "{g}");
+    let e = e.unwrap_err().to_string();
+    assert!(
+        e.contains("the peer stopped") && e.contains("must be 64 bits"),
+        "{e}"
+    );
+}
+
+/// A channel that closes itself after `budget` bytes have been sent: a peer that dies.
+struct Dying {
+    inner: MemoryChannel,
+    budget: usize,
+}
+
+impl Channel for Dying {
+    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+        if data.len() > self.budget {
+            self.inner.close();
+            return Err(NetError::Disconnected);
+        }
+        self.budget -= data.len();
+        self.inner.send(data)
+    }
+    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        self.inner.recv(buf)
+    }
+    fn flush(&mut self) -> Result<(), NetError> {
+        self.inner.flush()
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.inner.bytes_sent()
+    }
+    fn bytes_received(&self) -> u64 {
+        self.inner.bytes_received()
+    }
+}
+
+#[test]
+fn a_garbler_that_dies_mid_stream_gives_the_evaluator_an_error() {
+    let aes = compile(&circuit("aes_128.txt"));
+    for budget in [10, 5_000, 20_000, 150_000] {
+        let (g, e) = memory_pair();
+        let dying = Dying { inner: g, budget };
+        let cfg = SessionConfig::default();
+        let ev = thread::spawn({
+            let (aes, cfg) = (aes.clone(), cfg.clone());
+            move || {
+                EvaluatorSession::setup(e, &cfg)
+                    .and_then(|mut e| e.execute(&aes, &Terms::default(), &[vec![true; 128]]))
+            }
+        });
+        let g = GarblerSession::setup(dying, &cfg)
+            .and_then(|mut g| g.execute(&aes, &Terms::default(), &[vec![true; 128]]));
+        drop(g);
+        let err = ev.join().unwrap().unwrap_err().to_string();
+        assert!(
+            err.contains("closed the connection"),
+            "budget {budget}: {err}"
+        );
+    }
+}
+
+#[test]
+fn garbage_from_the_peer_is_an_error_not_a_panic() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for len in [1usize, 5, 41, 46, 1000, 100_000] {
+        let (mut bad, e) = memory_pair();
+        let junk: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        bad.send(&junk).unwrap();
+        bad.flush().unwrap();
+        drop(bad);
+        let err = EvaluatorSession::setup(e, &SessionConfig::default())
+            .err()
+            .expect("garbage accepted");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("not a mixgc party") || msg.contains("closed the connection"),
+            "{msg}"
+        );
+    }
+}
