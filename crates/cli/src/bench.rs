@@ -89,26 +89,20 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     let owned = if args.role == Role::Garbler { gv } else { ev };
     let widths = loaded.compiled.input_widths().to_vec();
     let mut rng = rand::thread_rng();
-    let mut random_inputs = |_| {
-        owned
-            .iter()
-            .map(|&v| (0..widths[v]).map(|_| rng.gen()).collect())
-            .collect()
-    };
+    let batch: Vec<Vec<Vec<bool>>> = (0..args.executions)
+        .map(|_| {
+            owned
+                .iter()
+                .map(|&v| (0..widths[v]).map(|_| rng.gen()).collect())
+                .collect()
+        })
+        .collect();
     let cfg = SessionConfig {
         hash: args.hash,
         ..SessionConfig::default()
     };
     let ch = open(&args.connection, cfg.timeout)?;
-    let r = execute(
-        ch,
-        args.role,
-        &cfg,
-        &loaded.compiled,
-        &terms,
-        args.executions,
-        &mut random_inputs,
-    )?;
+    let r = execute(ch, args.role, &cfg, &loaded.compiled, &terms, &batch)?;
     let report = PartyReport {
         elapsed_ns: r.elapsed.as_nanos() as u64,
         base_ot_ns: r.base_ot.as_nanos() as u64,
@@ -214,10 +208,7 @@ fn in_memory(aes: &CompiledCircuit, blocks: usize, hash: HashKind) -> Result<(f6
         }
     }
     let ands = (aes.num_ands() * blocks as u64) as f64;
-    Ok((
-        garble.as_nanos() as f64 / ands,
-        eval.as_nanos() as f64 / ands,
-    ))
+    Ok((garble.as_nanos() as f64 / ands, eval.as_nanos() as f64 / ands))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -237,11 +228,7 @@ struct HashFigures {
     peak_rss_evaluator_kib: u64,
 }
 
-fn measure_hash(
-    aes: &CompiledCircuit,
-    args: &BenchArgs,
-    hash: HashKind,
-) -> Result<HashFigures, CliError> {
+fn measure_hash(aes: &CompiledCircuit, args: &BenchArgs, hash: HashKind) -> Result<HashFigures, CliError> {
     let blocks = args.ands.div_ceil(aes.num_ands()).max(1) as usize;
     let mut f = HashFigures::default();
     let (mut g, mut e) = (Vec::new(), Vec::new());
@@ -319,15 +306,10 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         println!("{json}");
         return Ok(());
     }
-    println!(
-        "mixgc bench on {} (median of {} runs)",
-        machine(),
-        args.runs
-    );
+    println!("mixgc bench on {} (median of {} runs)", machine(), args.runs);
     println!("{:<34} {:>12} {:>12}", "", "tccr", "rekeyed");
-    let row = |name: &str, a: f64, b: f64, unit: &str| {
-        println!("{name:<34} {a:>9.1} {unit:<2} {b:>9.1} {unit:<2}")
-    };
+    let row =
+        |name: &str, a: f64, b: f64, unit: &str| println!("{name:<34} {a:>9.1} {unit:<2} {b:>9.1} {unit:<2}");
     row(
         "garbling in memory (ns/AND)",
         tccr.garble_ns_per_and,

@@ -23,22 +23,30 @@ const FIPS_CIPHERTEXT: &str = "69c4e0d86a7b0430d8cdb78070b4c55a";
 #[derive(Args, Debug)]
 pub struct DemoArgs {}
 
+/// `println!` that returns a closed stdout (e.g. `mixgc demo | head`) as an error
+/// instead of panicking; use in functions returning `Result<_, CliError>`.
+macro_rules! say {
+    ($($fmt:tt)*) => {
+        crate::write_stdout(&format!("{}\n", format_args!($($fmt)*)))?
+    };
+}
+
 pub fn demo(_: DemoArgs) -> Result<(), CliError> {
-    println!("mixgc demo: a garbler and an evaluator, two threads of this process, talking over");
-    println!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.\n");
+    say!("mixgc demo: a garbler and an evaluator, two threads of this process, talking over");
+    say!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.\n");
 
     let aes = load_text(AES_128, "circuits/aes_128.txt")?;
-    println!("[1] AES-128 on the FIPS-197 test vector");
-    println!("    garbler holds the key           {FIPS_KEY}");
-    println!("    evaluator holds the plaintext   {FIPS_PLAINTEXT}");
+    say!("[1] AES-128 on the FIPS-197 test vector");
+    say!("    garbler holds the key           {FIPS_KEY}");
+    say!("    evaluator holds the plaintext   {FIPS_PLAINTEXT}");
     let (g, e) = two_party(&aes, &[FIPS_KEY], &[FIPS_PLAINTEXT])?;
     let ct = values::to_hex(&e.outputs.clone().ok_or("evaluator learned nothing")?[0]);
     let ok = ct == FIPS_CIPHERTEXT;
-    println!(
+    say!(
         "    both learn the ciphertext       {ct}  {}",
         if ok { "(matches FIPS-197)" } else { "(WRONG)" }
     );
-    explain(&aes, &g, &e);
+    explain(&aes, &g, &e)?;
     if !ok {
         return Err("AES-128 gave the wrong ciphertext".into());
     }
@@ -46,12 +54,12 @@ pub fn demo(_: DemoArgs) -> Result<(), CliError> {
     let cmp = from_circuit(library::greater_than(64));
     let mut rng = rand::thread_rng();
     let (a, b): (u64, u64) = (rng.gen(), rng.gen());
-    println!("\n[2] Millionaires' problem, 64-bit: is the garbler richer than the evaluator?");
-    println!("    garbler's wealth (secret)       {a}");
-    println!("    evaluator's wealth (secret)     {b}");
+    say!("\n[2] Millionaires' problem, 64-bit: is the garbler richer than the evaluator?");
+    say!("    garbler's wealth (secret)       {a}");
+    say!("    evaluator's wealth (secret)     {b}");
     let (g, e) = two_party(&cmp, &[&format!("{a:x}")], &[&format!("{b:x}")])?;
     let richer = e.outputs.clone().ok_or("evaluator learned nothing")?[0][0];
-    println!(
+    say!(
         "    both learn one bit              {} ({})",
         richer as u8,
         if richer {
@@ -60,34 +68,33 @@ pub fn demo(_: DemoArgs) -> Result<(), CliError> {
             "the garbler is not richer"
         }
     );
-    explain(&cmp, &g, &e);
+    explain(&cmp, &g, &e)?;
     if richer != (a > b) {
         return Err("the comparison gave the wrong answer".into());
     }
-    println!(
-        "\nNeither party saw the other's input: the evaluator only ever held one random-looking"
-    );
-    println!("label per wire, and got its own input labels by oblivious transfer.");
+    say!("\nNeither party saw the other's input: the evaluator only ever held one random-looking");
+    say!("label per wire, and got its own input labels by oblivious transfer.");
     Ok(())
 }
 
-fn explain(c: &Loaded, g: &Report, e: &Report) {
+fn explain(c: &Loaded, g: &Report, e: &Report) -> Result<(), CliError> {
     let s = c.circuit.stats();
-    println!(
+    say!(
         "    cost: {} ANDs (2 ciphertexts, 32 B each), {} free XOR/NOT gates",
         thousands(s.ands as u64),
         thousands((s.xors + s.nots) as u64)
     );
-    println!(
+    say!(
         "          garbler sent {}, evaluator sent {}; {:.2} ms from connect to output",
         bytes(g.bytes_sent),
         bytes(e.bytes_sent),
         g.elapsed.max(e.elapsed).as_secs_f64() * 1e3
     );
-    println!(
+    say!(
         "          of which base OT (128 Ristretto OTs, once per session) {:.2} ms",
         g.base_ot.as_secs_f64() * 1e3
     );
+    Ok(())
 }
 
 /// Runs garbler and evaluator on loopback TCP with the given hex inputs, revealing to both.
@@ -114,17 +121,11 @@ pub fn two_party(
     thread::scope(|s| {
         let evaluator = s.spawn(|| -> Result<Report, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            execute(ch, Role::Evaluator, &cfg, &c.compiled, &terms, 1, |_| {
-                ein.clone()
-            })
+            execute(ch, Role::Evaluator, &cfg, &c.compiled, &terms, &[ein.clone()])
         });
         let garbler = TcpChannel::accept(&listener, cfg.timeout)
             .map_err(CliError::from)
-            .and_then(|ch| {
-                execute(ch, Role::Garbler, &cfg, &c.compiled, &terms, 1, |_| {
-                    gin.clone()
-                })
-            });
+            .and_then(|ch| execute(ch, Role::Garbler, &cfg, &c.compiled, &terms, &[gin.clone()]));
         let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
         Ok((garbler?, evaluator?))
     })

@@ -38,10 +38,7 @@ pub fn parse_inputs(
         Some(s) => s.split(',').map(str::trim).collect(),
     };
     if given.len() != owned.len() {
-        let w: Vec<String> = owned
-            .iter()
-            .map(|&v| format!("{} bits", widths[v]))
-            .collect();
+        let w: Vec<String> = owned.iter().map(|&v| format!("{} bits", widths[v])).collect();
         return Err(format!(
             "the {role} owns {} input value(s) ({}) but --input gave {}",
             owned.len(),
@@ -59,8 +56,7 @@ pub fn parse_inputs(
         .zip(given)
         .enumerate()
         .map(|(k, (&v, hex))| {
-            values::parse_hex(hex, widths[v])
-                .map_err(|e| format!("--input value #{}: {e}", k + 1).into())
+            values::parse_hex(hex, widths[v]).map_err(|e| format!("--input value #{}: {e}", k + 1).into())
         })
         .collect()
 }

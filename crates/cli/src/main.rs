@@ -8,6 +8,7 @@ mod party;
 mod run;
 mod summary;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,15 @@ enum Command {
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
+}
+
+/// Writes `text` to stdout and flushes it. A closed stdout (e.g. `| head`) is an error,
+/// not the panic `println!` would give.
+pub fn write_stdout(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}").into())
 }
 
 fn main() -> ExitCode {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use mixgc_compile::CompiledCircuit;
 use mixgc_core::HashKind;
-use mixgc_net::{Channel, TcpChannel};
+use mixgc_net::{Channel, NetError, TcpChannel};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
 
 use crate::CliError;
@@ -59,7 +59,9 @@ fn parse_hash(s: &str) -> Result<HashKind, String> {
 impl SessionOptions {
     pub fn config(&self) -> SessionConfig {
         if self.insecure_seed.is_some() {
-            eprintln!("WARNING: --insecure-seed makes Δ, labels and OT secrets predictable; use it only for tests");
+            eprintln!(
+                "WARNING: --insecure-seed makes Δ, labels and OT secrets predictable; use it only for tests"
+            );
         }
         SessionConfig {
             hash: self.hash,
@@ -77,10 +79,13 @@ impl SessionOptions {
 pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError> {
     match (&conn.listen, &conn.connect) {
         (Some(addr), _) => {
-            let (listener, local) = TcpChannel::bind(addr)?;
+            // NetError::Connect reads "could not reach the peer", wrong for a bind.
+            let (listener, local) = TcpChannel::bind(addr).map_err(|e| match e {
+                NetError::Connect { source, .. } => format!("cannot listen on {addr}: {source}"),
+                e => format!("cannot listen on {addr}: {e}"),
+            })?;
             eprintln!("listening on {local}");
-            TcpChannel::accept(&listener, timeout)
-                .map_err(|e| format!("no peer connected: {e}").into())
+            TcpChannel::accept(&listener, timeout).map_err(|e| format!("no peer connected: {e}").into())
         }
         (None, Some(addr)) => Ok(TcpChannel::connect(addr, timeout)?),
         (None, None) => Err("give --listen ADDR or --connect ADDR".into()),
@@ -90,6 +95,7 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError
 /// What one party's run produced and cost.
 pub struct Report {
     pub role: Role,
+    /// Outputs of the first (usually only) instance, if this party learns them.
     pub outputs: Option<Vec<Vec<bool>>>,
     pub ands: u64,
     pub bytes_sent: u64,
@@ -99,29 +105,23 @@ pub struct Report {
     pub base_ot: Duration,
 }
 
-/// Runs `role` on an open channel: session setup (hello, base OT), then `executions`
-/// executions of `circuit`, each with the inputs `inputs(i)`.
+/// Runs `role` on an open channel: session setup (hello, base OT), then one batch that
+/// executes `circuit` once per input set in `batch`.
 pub fn execute<C: Channel>(
     ch: C,
     role: Role,
     cfg: &SessionConfig,
     circuit: &CompiledCircuit,
     terms: &Terms,
-    executions: usize,
-    mut inputs: impl FnMut(usize) -> Vec<Vec<bool>>,
+    batch: &[Vec<Vec<bool>>],
 ) -> Result<Report, CliError> {
     let start = Instant::now();
-    let mut outputs = None;
-    let mut ands = 0;
-    let (sent, received, base_ot) = match role {
+    let (outcomes, sent, received, base_ot) = match role {
         Role::Garbler => {
             let mut s = GarblerSession::setup(ch, cfg)?;
-            for i in 0..executions {
-                let o = s.execute(circuit, terms, &inputs(i))?;
-                ands += o.ands;
-                outputs = o.outputs;
-            }
+            let o = s.execute_batch(circuit, terms, batch)?;
             (
+                o,
                 s.channel().bytes_sent(),
                 s.channel().bytes_received(),
                 s.base_ot_time(),
@@ -129,12 +129,9 @@ pub fn execute<C: Channel>(
         }
         Role::Evaluator => {
             let mut s = EvaluatorSession::setup(ch, cfg)?;
-            for i in 0..executions {
-                let o = s.execute(circuit, terms, &inputs(i))?;
-                ands += o.ands;
-                outputs = o.outputs;
-            }
+            let o = s.execute_batch(circuit, terms, batch)?;
             (
+                o,
                 s.channel().bytes_sent(),
                 s.channel().bytes_received(),
                 s.base_ot_time(),
@@ -143,8 +140,8 @@ pub fn execute<C: Channel>(
     };
     Ok(Report {
         role,
-        outputs,
-        ands,
+        ands: outcomes.iter().map(|o| o.ands).sum(),
+        outputs: outcomes.into_iter().next().and_then(|o| o.outputs),
         bytes_sent: sent,
         bytes_received: received,
         elapsed: start.elapsed(),

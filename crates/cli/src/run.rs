@@ -9,7 +9,7 @@ use mixgc_session::Reveal;
 use crate::load::{load_file, parse_inputs};
 use crate::party::{default_terms, execute, open, owned_values, Connection, Role, SessionOptions};
 use crate::summary;
-use crate::CliError;
+use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
 #[command(
@@ -50,15 +50,14 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, widths)?;
     let inputs = parse_inputs(args.role.name(), args.input.as_deref(), &owned, widths)?;
-    let cfg = args.session.config();
+    // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
+    // --insecure-seed warning that `config` prints comes after it.
     let ch = open(&args.connection, args.session.timeout())?;
-    let report = execute(ch, args.role, &cfg, &loaded.compiled, &terms, 1, |_| {
-        inputs.clone()
-    })?;
+    let cfg = args.session.config();
+    let report = execute(ch, args.role, &cfg, &loaded.compiled, &terms, &[inputs])?;
     if let Some(outputs) = &report.outputs {
-        for v in outputs {
-            println!("{}", values::to_hex(v));
-        }
+        let text: String = outputs.iter().map(|v| values::to_hex(v) + "\n").collect();
+        write_stdout(&text)?;
     }
     eprintln!("{}", summary::line(&report));
     Ok(())

@@ -88,11 +88,11 @@ impl<'c> ListScheduler<'c> {
         let input_bits = c.total_input_bits() as usize;
         let mut pending = vec![0u8; n];
         let mut starts = vec![0u32; wires + 1];
-        for g in 0..n {
+        for (g, pending) in pending.iter_mut().enumerate() {
             let (ins, k) = inputs_of(g);
             for &w in &ins[..k] {
                 starts[w as usize + 1] += 1;
-                pending[g] += (w as usize >= input_bits) as u8;
+                *pending += (w as usize >= input_bits) as u8;
             }
         }
         for w in 0..wires {
@@ -172,10 +172,7 @@ impl<'c> ListScheduler<'c> {
             }
             // The lowest unfinished gate reads only finished gates, so it is always ready
             // inside the window: a valid circuit never stalls here.
-            assert!(
-                !group.is_empty(),
-                "scheduler stalled: circuit was not validated"
-            );
+            assert!(!group.is_empty(), "scheduler stalled: circuit was not validated");
             for &g in &group {
                 self.complete(g as usize);
             }

@@ -116,12 +116,10 @@ impl CompiledCircuit {
                 Err(format!("{what} slot {s} >= {n}"))
             }
         };
-        if n <= NOT_SLOT {
+        if n == NOT_SLOT {
             return Err("no NOT slot".into());
         }
-        self.input_slots
-            .iter()
-            .try_for_each(|&s| in_range(s, "input"))?;
+        self.input_slots.iter().try_for_each(|&s| in_range(s, "input"))?;
         self.output_slots
             .iter()
             .try_for_each(|&s| in_range(s, "output"))?;
@@ -157,11 +155,7 @@ impl CompiledCircuit {
 
     /// Runs the stream on plaintext bits; the reference the garbled engines are tested against.
     pub fn eval_plain(&self, input_bits: &[bool]) -> Vec<bool> {
-        assert_eq!(
-            input_bits.len(),
-            self.input_slots.len(),
-            "one bit per input wire"
-        );
+        assert_eq!(input_bits.len(), self.input_slots.len(), "one bit per input wire");
         let mut slots = vec![false; self.num_slots as usize];
         slots[NOT_SLOT as usize] = true;
         for (&s, &v) in self.input_slots.iter().zip(input_bits) {
@@ -193,10 +187,7 @@ impl CompiledCircuit {
                 Op::Xor | Op::And => unreachable!("gate outside its run"),
             }
         }
-        self.output_slots
-            .iter()
-            .map(|&s| slots[s as usize])
-            .collect()
+        self.output_slots.iter().map(|&s| slots[s as usize]).collect()
     }
 }
 

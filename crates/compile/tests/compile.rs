@@ -58,11 +58,7 @@ fn shipped_circuits_compile_correctly() {
 fn aes_batches_ands_and_keeps_memory_small() {
     let c = bristol::read_file(&circuits_dir().join("aes_128.txt")).unwrap();
     let compiled = compile(&c);
-    let groups = compiled
-        .instrs()
-        .iter()
-        .filter(|i| i.op == Op::Ands)
-        .count() as f64;
+    let groups = compiled.instrs().iter().filter(|i| i.op == Op::Ands).count() as f64;
     let mean_group = compiled.num_ands() as f64 / groups;
     assert!(
         mean_group >= 8.0,
@@ -76,10 +72,7 @@ fn aes_batches_ands_and_keeps_memory_small() {
         "{} slots",
         info.compiled_slots
     );
-    assert!(
-        info.max_live_wires >= 256 + 128,
-        "inputs and outputs are live"
-    );
+    assert!(info.max_live_wires >= 256 + 128, "inputs and outputs are live");
 }
 
 /// Hand-checked liveness: inputs live from the start, outputs to the end, a gate's
@@ -93,8 +86,5 @@ fn max_live_wires_follows_the_definition() {
     let c = bristol::parse(text, "tiny").unwrap();
     let info = circuit_info(&c, &compile(&c));
     assert_eq!(info.max_live_wires, 2);
-    assert_eq!(
-        (info.gates, info.ands, info.xors, info.and_depth),
-        (2, 1, 1, 1)
-    );
+    assert_eq!((info.gates, info.ands, info.xors, info.and_depth), (2, 1, 1, 1));
 }

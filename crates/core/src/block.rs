@@ -85,9 +85,7 @@ impl Block {
     /// Views a mutable slice of blocks as bytes (for receiving in place).
     pub fn slice_as_bytes_mut(blocks: &mut [Block]) -> &mut [u8] {
         // SAFETY: as above; every byte pattern is a valid Block.
-        unsafe {
-            std::slice::from_raw_parts_mut(blocks.as_mut_ptr().cast::<u8>(), blocks.len() * 16)
-        }
+        unsafe { std::slice::from_raw_parts_mut(blocks.as_mut_ptr().cast::<u8>(), blocks.len() * 16) }
     }
 }
 

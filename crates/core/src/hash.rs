@@ -246,26 +246,15 @@ mod tests {
     fn tweaks_separate_outputs() {
         let h = Tccr::default();
         let x = Block::from_u128(42);
-        assert_ne!(
-            h.hash(x, Block::from_u128(0)),
-            h.hash(x, Block::from_u128(1))
-        );
+        assert_ne!(h.hash(x, Block::from_u128(0)), h.hash(x, Block::from_u128(1)));
     }
 
     #[test]
     fn rekeyed_is_the_documented_formula() {
         let seed = Block::from_u128(0xdead_beef);
         let h = Rekeyed::new(seed);
-        let xs = [
-            Block::from_u128(5),
-            Block::from_u128(6),
-            Block::from_u128(7),
-        ];
-        let ts = [
-            Block::from_u128(2),
-            Block::from_u128(2),
-            Block::from_u128(3),
-        ];
+        let xs = [Block::from_u128(5), Block::from_u128(6), Block::from_u128(7)];
+        let ts = [Block::from_u128(2), Block::from_u128(2), Block::from_u128(3)];
         let mut got = xs;
         h.hash_many(&mut got, &mut ts.clone());
         for k in 0..3 {

@@ -1,44 +1,64 @@
+//! Quick in-memory speed probe of the garbling cores on AES-128 (not a benchmark: see `mixgc bench`).
 use mixgc_circuit::bristol;
 use mixgc_compile::{compile, Op};
-use mixgc_core::{AnyHash, Block, HashKind};
+use mixgc_core::{AnyHash, Block, HashKind, TweakableHash};
 use mixgc_garble::{Evaluator, Garbler};
 use std::time::Instant;
-fn main() {
-    let c = compile(&bristol::read_file(std::path::Path::new("circuits/aes_128.txt")).unwrap());
-    let groups = c.instrs().iter().filter(|i| i.op == Op::Ands).count();
-    println!(
-        "ands {} groups {} mean {:.1} slots {}",
-        c.num_ands(),
-        groups,
-        c.num_ands() as f64 / groups as f64,
-        c.num_slots()
-    );
-    for hash in [HashKind::Tccr] {
-        let delta = Block::from_u128(0x1234567 | 1);
-        let mut g = Garbler::new(AnyHash::new(hash, Block::ZERO), delta);
-        let mut e = Evaluator::new(AnyHash::new(hash, Block::ZERO));
-        let zero: Vec<Block> = (0..256u128)
-            .map(|i| Block::from_u128(i * 77777 + 5))
-            .collect();
-        let mut tables = Vec::with_capacity(20000);
-        let reps = 1500;
-        let (mut tg, mut te) = (0f64, 0f64);
-        for _ in 0..reps {
-            tables.clear();
-            let t = Instant::now();
-            g.start(&c, &zero, [Block::ZERO, Block::ZERO]);
-            g.garble(&c, &mut tables, usize::MAX);
-            tg += t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            e.start(&c, &zero, [Block::ZERO, Block::ZERO]);
-            e.evaluate(&c, &tables);
-            te += t.elapsed().as_secs_f64();
-        }
-        let n = (c.num_ands() * reps) as f64;
-        println!(
-            "{hash}: garble {:.2} ns/AND eval {:.2} ns/AND",
-            tg * 1e9 / n,
-            te * 1e9 / n
-        );
+
+struct NoHash;
+impl TweakableHash for NoHash {
+    fn hash_many(&self, _: &mut [Block], _: &mut [Block]) {}
+}
+
+fn run<H: TweakableHash>(name: &str, c: &mixgc_compile::CompiledCircuit, g: H, e: H) {
+    let delta = Block::from_u128(0x1234567 | 1);
+    let mut g = Garbler::new(g, delta);
+    let mut e = Evaluator::new(e);
+    let zero: Vec<Block> = (0..c.input_slots().len() as u128)
+        .map(|i| Block::from_u128(i * 77777 + 5))
+        .collect();
+    let mut tables = Vec::with_capacity(20000);
+    let reps = 1500;
+    let (mut tg, mut te) = (0f64, 0f64);
+    for _ in 0..reps {
+        tables.clear();
+        let t = Instant::now();
+        g.start(c, &zero, [Block::ZERO, Block::ZERO]);
+        g.garble(c, &mut tables, usize::MAX);
+        tg += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        e.start(c, &zero, [Block::ZERO, Block::ZERO]);
+        e.evaluate(c, &tables);
+        te += t.elapsed().as_secs_f64();
     }
+    let n = (c.num_ands() * reps) as f64;
+    println!(
+        "{name}: garble {:.2} ns/AND eval {:.2} ns/AND",
+        tg * 1e9 / n,
+        te * 1e9 / n
+    );
+}
+
+fn main() {
+    let file = std::env::args().nth(1).unwrap_or("circuits/aes_128.txt".into());
+    let c = compile(&bristol::read_file(std::path::Path::new(&file)).unwrap());
+    let groups = c.instrs().iter().filter(|i| i.op == Op::Ands).count();
+    let runs = c.instrs().iter().filter(|i| i.op == Op::Xors).count();
+    let xors = c.instrs().iter().filter(|i| i.op == Op::Xor).count();
+    println!(
+        "{file}: ands {} xors/and {:.2} groups {} xor-runs {} slots {} instr KiB {}",
+        c.num_ands(),
+        xors as f64 / c.num_ands() as f64,
+        groups,
+        runs,
+        c.num_slots(),
+        c.instrs().len() * 16 / 1024
+    );
+    run(
+        "tccr",
+        &c,
+        AnyHash::new(HashKind::Tccr, Block::ZERO),
+        AnyHash::new(HashKind::Tccr, Block::ZERO),
+    );
+    run("no hash", &c, NoHash, NoHash);
 }

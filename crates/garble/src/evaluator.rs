@@ -38,12 +38,7 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// Starts evaluating `circuit` with the active labels of its input bits and of the
     /// constant-0 / constant-1 wires.
-    pub fn start(
-        &mut self,
-        circuit: &CompiledCircuit,
-        input_labels: &[Block],
-        const_labels: [Block; 2],
-    ) {
+    pub fn start(&mut self, circuit: &CompiledCircuit, input_labels: &[Block], const_labels: [Block; 2]) {
         assert_eq!(
             input_labels.len(),
             circuit.input_slots().len(),

@@ -28,10 +28,7 @@ pub struct Garbler<H> {
 impl<H: TweakableHash> Garbler<H> {
     /// A garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {
-        assert!(
-            delta.lsb(),
-            "free-XOR needs lsb(Δ) = 1 for point-and-permute"
-        );
+        assert!(delta.lsb(), "free-XOR needs lsb(Δ) = 1 for point-and-permute");
         Garbler {
             hash,
             delta,
@@ -78,12 +75,7 @@ impl<H: TweakableHash> Garbler<H> {
 
     /// Garbles until at least `min_blocks` table blocks have been appended to `tables` or the
     /// circuit ends; stops only between AND groups. Returns true when the circuit is done.
-    pub fn garble(
-        &mut self,
-        circuit: &CompiledCircuit,
-        tables: &mut Vec<Block>,
-        min_blocks: usize,
-    ) -> bool {
+    pub fn garble(&mut self, circuit: &CompiledCircuit, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
         let target = tables.len().saturating_add(min_blocks);
         let instrs = circuit.instrs();
         // With this, the circuit's invariant bounds every slot operand by `slots.len()`.

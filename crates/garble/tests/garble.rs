@@ -8,13 +8,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
 /// Garbles and evaluates `c` in memory with frames of `frame` blocks; returns decoded bits.
-fn garble_and_eval(
-    c: &CompiledCircuit,
-    bits: &[bool],
-    hash: HashKind,
-    frame: usize,
-    seed: u64,
-) -> Vec<bool> {
+fn garble_and_eval(c: &CompiledCircuit, bits: &[bool], hash: HashKind, frame: usize, seed: u64) -> Vec<bool> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let delta = Block::random(&mut rng).with_lsb_set();
     let hseed = Block::random(&mut rng);
@@ -52,10 +46,7 @@ fn garble_and_eval(
             "evaluator label is not a valid label"
         );
     }
-    out.iter()
-        .zip(&zeros)
-        .map(|(l, z)| l.lsb() ^ z.lsb())
-        .collect()
+    out.iter().zip(&zeros).map(|(l, z)| l.lsb() ^ z.lsb()).collect()
 }
 
 fn check(c: &Circuit, rng: &mut impl Rng, hash: HashKind) {
@@ -97,11 +88,7 @@ fn every_shipped_circuit_garbles_correctly() {
             seen += 1;
         }
     }
-    assert!(
-        seen >= 4,
-        "expected the shipped circuits in {}",
-        dir.display()
-    );
+    assert!(seen >= 4, "expected the shipped circuits in {}", dir.display());
 }
 
 /// SECURITY-NOTES regression: AND(x, x) and AND(x, ¬x). With one tweak for both halves the
@@ -132,12 +119,7 @@ fn and_of_a_wire_with_itself_or_its_negation_does_not_leak_delta() {
             // p_b·Δ ⊕ Δ: Δ itself in about half of such gates. With 2g and 2g+1 it is not.
             let a = zero[0] ^ delta.and_bit(x);
             for v in [tg, te, tg ^ te, tg ^ te ^ a, tg ^ a, te ^ a] {
-                assert_ne!(
-                    v,
-                    delta,
-                    "AND(x, {}x) leaks Δ",
-                    if negated { "¬" } else { "" }
-                );
+                assert_ne!(v, delta, "AND(x, {}x) leaks Δ", if negated { "¬" } else { "" });
                 assert_ne!(v, Block::ZERO);
             }
             let out = garble_and_eval(&compiled, &[x], HashKind::Tccr, usize::MAX, 3);
@@ -160,8 +142,5 @@ fn tweaks_continue_across_circuits() {
     g.start(&c, &zero, [Block::ZERO; 2]);
     g.garble(&c, &mut t2, usize::MAX);
     assert_eq!(g.ands_garbled(), 2);
-    assert_ne!(
-        t1, t2,
-        "same labels, different gate index: tables must differ"
-    );
+    assert_ne!(t1, t2, "same labels, different gate index: tables must differ");
 }

@@ -9,8 +9,7 @@ pub(crate) fn pack(bits: &[bool]) -> Vec<u8> {
 }
 
 pub(crate) fn unpack(bytes: &[u8], n: usize) -> Option<Vec<bool>> {
-    (bytes.len() == n.div_ceil(8))
-        .then(|| (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1).collect())
+    (bytes.len() == n.div_ceil(8)).then(|| (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1).collect())
 }
 
 /// Splits a flat bit vector into values of the given widths.
@@ -24,6 +23,11 @@ pub(crate) fn split(bits: &[bool], widths: &[u32]) -> Vec<Vec<bool>> {
             head.to_vec()
         })
         .collect()
+}
+
+/// Splits `items` into `n` consecutive slices of `each` items (empty slices when `each` is 0).
+pub(crate) fn per_instance<T>(items: &[T], each: usize, n: usize) -> impl Iterator<Item = &[T]> {
+    (0..n).map(move |i| &items[i * each..(i + 1) * each])
 }
 
 #[cfg(test)]

@@ -1,15 +1,15 @@
 use std::time::{Duration, Instant};
 
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::{CompiledCircuit, MAX_AND_GROUP};
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
-use mixgc_garble::Garbler;
-use mixgc_net::{recv_frame, send_frame, Channel, Tag};
+use mixgc_garble::{Garbler, BLOCKS_PER_AND};
+use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
 
-use crate::bits::{pack, split, unpack};
+use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort, agree_on_circuit, hello, Role};
-use crate::terms::check_inputs;
+use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
@@ -34,13 +34,14 @@ impl<C: Channel> GarblerSession<C> {
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
         let core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
+        let tables = Vec::with_capacity(TABLE_FRAME_BLOCKS);
         Ok(GarblerSession {
             ch,
             rng,
             ot,
             core,
             base_ot_time,
-            tables: Vec::with_capacity(TABLE_FRAME_BLOCKS),
+            tables,
         })
     }
 
@@ -53,15 +54,29 @@ impl<C: Channel> GarblerSession<C> {
         &self.ch
     }
 
-    /// Garbles `circuit` with the garbler's `inputs` (one bit vector per value it owns,
-    /// least significant bit first) and streams it to the evaluator.
+    /// Garbles `circuit` once with the garbler's `inputs` (one bit vector per value it
+    /// owns, least significant bit first) and streams it to the evaluator.
     pub fn execute(
         &mut self,
         circuit: &CompiledCircuit,
         terms: &Terms,
         inputs: &[Vec<bool>],
     ) -> Result<Outcome, SessionError> {
-        let result = self.execute_inner(circuit, terms, inputs);
+        let mut all = self.execute_batch(circuit, terms, std::slice::from_ref(&inputs.to_vec()))?;
+        Ok(all.pop().expect("one instance"))
+    }
+
+    /// Runs `circuit` on every input set of `batch`, back to back in one stream: one header,
+    /// one OT extension for all the evaluator's input bits, then each instance's labels and
+    /// tables, with outputs revealed at the end. Nobody waits on a round trip between
+    /// instances, so garbling, transfer and evaluation overlap.
+    pub fn execute_batch(
+        &mut self,
+        circuit: &CompiledCircuit,
+        terms: &Terms,
+        batch: &[Vec<Vec<bool>>],
+    ) -> Result<Vec<Outcome>, SessionError> {
+        let result = self.execute_inner(circuit, terms, batch);
         if let Err(e @ SessionError::Input(_)) = &result {
             abort(&mut self.ch, e);
         }
@@ -72,25 +87,71 @@ impl<C: Channel> GarblerSession<C> {
         &mut self,
         circuit: &CompiledCircuit,
         terms: &Terms,
-        inputs: &[Vec<bool>],
-    ) -> Result<Outcome, SessionError> {
-        let (mine, theirs) = terms
-            .owners(circuit.input_widths())
-            .map_err(SessionError::Input)?;
-        check_inputs("garbler", &mine, circuit.input_widths(), inputs)
-            .map_err(SessionError::Input)?;
-        agree_on_circuit(&mut self.ch, circuit, terms)?;
+        batch: &[Vec<Vec<bool>>],
+    ) -> Result<Vec<Outcome>, SessionError> {
+        let widths = circuit.input_widths();
+        let (mine, theirs) = terms.owners(widths).map_err(SessionError::Input)?;
+        check_batch("garbler", &mine, widths, batch).map_err(SessionError::Input)?;
+        agree_on_circuit(&mut self.ch, circuit, terms, batch.len())?;
 
-        // Zero-labels of every input bit: the evaluator's from correlated OT, ours fresh.
+        // Zero-labels of the evaluator's input bits for every instance, by correlated OT.
         let delta = self.core.delta();
-        let their_bits: usize = theirs
-            .iter()
-            .map(|&v| circuit.input_widths()[v] as usize)
-            .sum();
-        let mut ot_labels = self
+        let their_bits: usize = theirs.iter().map(|&v| widths[v] as usize).sum();
+        let ot_labels = self
             .ot
-            .send_correlated(&mut self.ch, delta, their_bits)?
-            .into_iter();
+            .send_correlated(&mut self.ch, delta, their_bits * batch.len())?;
+
+        let mut decodings = Vec::with_capacity(batch.len());
+        let mut outcomes = Vec::with_capacity(batch.len());
+        for (inputs, ot_labels) in batch
+            .iter()
+            .zip(per_instance(&ot_labels, their_bits, batch.len()))
+        {
+            let first_and = self.core.ands_garbled();
+            self.garble_instance(circuit, &mine, inputs, ot_labels)?;
+            // Output decoding: d = lsb(zero-label); value = lsb(active label) ⊕ d.
+            let decoding: Vec<bool> = self
+                .core
+                .output_zero_labels(circuit)
+                .iter()
+                .map(|l| l.lsb())
+                .collect();
+            if terms.reveal.evaluator_learns() {
+                send_frame(&mut self.ch, Tag::OutputDecoding, &pack(&decoding))?;
+            }
+            decodings.push(decoding);
+            outcomes.push(Outcome {
+                outputs: None,
+                ands: self.core.ands_garbled() - first_and,
+            });
+        }
+        self.ch.flush()?;
+
+        if terms.reveal.garbler_learns() {
+            let n = decodings.iter().map(Vec::len).sum::<usize>();
+            let colours = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
+            let colours = unpack(&colours, n)
+                .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+            let per = per_instance(&colours, n / batch.len(), batch.len());
+            for ((outcome, decoding), c) in outcomes.iter_mut().zip(&decodings).zip(per) {
+                let bits: Vec<bool> = c.iter().zip(decoding).map(|(c, d)| c ^ d).collect();
+                outcome.outputs = Some(split(&bits, circuit.output_widths()));
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Sends one instance's garbler input labels (and the constants' labels), then streams
+    /// its garbled tables in frames of whole AND groups.
+    fn garble_instance(
+        &mut self,
+        circuit: &CompiledCircuit,
+        mine: &[usize],
+        inputs: &[Vec<bool>],
+        ot_labels: &[Block],
+    ) -> Result<(), SessionError> {
+        let delta = self.core.delta();
+        let mut ot_labels = ot_labels.iter().copied();
         let mut zero_labels = Vec::with_capacity(circuit.input_slots().len());
         let mut active = Vec::new();
         let mut my_values = inputs.iter();
@@ -107,59 +168,20 @@ impl<C: Channel> GarblerSession<C> {
         }
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
         active.extend([consts[0], consts[1] ^ delta]);
-        send_frame(
-            &mut self.ch,
-            Tag::GarblerLabels,
-            Block::slice_as_bytes(&active),
-        )?;
+        send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
 
-        // Stream the garbled tables in frames of whole AND groups.
-        let first_and = self.core.ands_garbled();
+        // A frame may overshoot the request by one AND group; keep it within the limit.
+        let request = TABLE_FRAME_BLOCKS - BLOCKS_PER_AND * MAX_AND_GROUP;
         self.core.start(circuit, &zero_labels, consts);
         loop {
             self.tables.clear();
-            let done = self
-                .core
-                .garble(circuit, &mut self.tables, TABLE_FRAME_BLOCKS);
+            let done = self.core.garble(circuit, &mut self.tables, request);
             if !self.tables.is_empty() {
-                send_frame(
-                    &mut self.ch,
-                    Tag::Tables,
-                    Block::slice_as_bytes(&self.tables),
-                )?;
+                send_frame(&mut self.ch, Tag::Tables, Block::slice_as_bytes(&self.tables))?;
             }
             if done {
-                break;
+                return Ok(());
             }
         }
-
-        // Output decoding: d = lsb(zero-label); value = lsb(active label) ⊕ d.
-        let decoding: Vec<bool> = self
-            .core
-            .output_zero_labels(circuit)
-            .iter()
-            .map(|l| l.lsb())
-            .collect();
-        if terms.reveal.evaluator_learns() {
-            send_frame(&mut self.ch, Tag::OutputDecoding, &pack(&decoding))?;
-        }
-        self.ch.flush()?;
-        let outputs = if terms.reveal.garbler_learns() {
-            let n = decoding.len();
-            let colours = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
-            let colours = unpack(&colours, n).ok_or_else(|| {
-                mixgc_net::NetError::Protocol(format!(
-                    "output colours of wrong length for {n} output bits"
-                ))
-            })?;
-            let bits: Vec<bool> = colours.iter().zip(&decoding).map(|(c, d)| c ^ d).collect();
-            Some(split(&bits, circuit.output_widths()))
-        } else {
-            None
-        };
-        Ok(Outcome {
-            outputs,
-            ands: self.core.ands_garbled() - first_and,
-        })
     }
 }

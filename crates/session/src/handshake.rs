@@ -47,9 +47,7 @@ pub(crate) fn hello<C: Channel>(
         e => e.into(),
     })?;
     if peer.len() != HELLO_LEN || &peer[..5] != MAGIC {
-        return Err(SessionError::Mismatch(
-            "the peer is not a mixgc party".into(),
-        ));
+        return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
     let peer_version = u16::from_le_bytes([peer[5], peer[6]]);
     if peer_version != PROTOCOL_VERSION {
@@ -63,9 +61,7 @@ pub(crate) fn hello<C: Channel>(
         } else {
             "evaluator"
         };
-        return Err(SessionError::Mismatch(format!(
-            "both parties chose --role {r}"
-        )));
+        return Err(SessionError::Mismatch(format!("both parties chose --role {r}")));
     }
     let peer_hash = HashKind::from_code(peer[8]).map_or("unknown".to_string(), |h| h.to_string());
     if peer[8] != hash.code() {
@@ -95,6 +91,7 @@ struct Header {
     output_widths: Vec<u32>,
     garbler_values: u32,
     reveal: u8,
+    instances: u32,
 }
 
 impl Header {
@@ -103,11 +100,11 @@ impl Header {
         m.extend_from_slice(&self.digest);
         for list in [&self.input_widths, &self.output_widths] {
             m.extend_from_slice(&(list.len() as u32).to_le_bytes());
-            list.iter()
-                .for_each(|w| m.extend_from_slice(&w.to_le_bytes()));
+            list.iter().for_each(|w| m.extend_from_slice(&w.to_le_bytes()));
         }
         m.extend_from_slice(&self.garbler_values.to_le_bytes());
         m.push(self.reveal);
+        m.extend_from_slice(&self.instances.to_le_bytes());
         m
     }
 
@@ -127,12 +124,14 @@ impl Header {
         let [input_widths, output_widths] = lists;
         let garbler_values = r.u32()?;
         let reveal = r.take(1)?[0];
+        let instances = r.u32()?;
         r.0.is_empty().then_some(Header {
             digest,
             input_widths,
             output_widths,
             garbler_values,
             reveal,
+            instances,
         })
     }
 }
@@ -157,11 +156,13 @@ fn hex8(d: &[u8; 32]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Exchanges circuit headers and names every difference.
+/// Exchanges circuit headers (for a batch of `instances` executions) and names every
+/// difference.
 pub(crate) fn agree_on_circuit<C: Channel>(
     ch: &mut C,
     circuit: &CompiledCircuit,
     terms: &Terms,
+    instances: usize,
 ) -> Result<(), SessionError> {
     let garbler_values = terms
         .resolved_garbler_values(circuit.input_widths())
@@ -172,10 +173,11 @@ pub(crate) fn agree_on_circuit<C: Channel>(
         output_widths: circuit.output_widths().to_vec(),
         garbler_values: garbler_values as u32,
         reveal: terms.reveal.code(),
+        instances: u32::try_from(instances).map_err(|_| SessionError::Input("batch too large".into()))?,
     };
     send_frame(ch, Tag::CircuitHeader, &ours.encode())?;
     ch.flush()?;
-    let max = 32 + 8 + 8 * MAX_VALUES + 5;
+    let max = 32 + 8 + 8 * MAX_VALUES + 9;
     let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
         .ok_or_else(|| NetError::Protocol("malformed circuit header".into()))?;
     let mut diffs = Vec::new();
@@ -210,6 +212,12 @@ pub(crate) fn agree_on_circuit<C: Channel>(
             "reveal mode differs: ours {}, the peer's {}",
             name(ours.reveal),
             name(peer.reveal)
+        ));
+    }
+    if ours.instances != peer.instances {
+        diffs.push(format!(
+            "batch size differs: ours {}, the peer's {}",
+            ours.instances, peer.instances
         ));
     }
     if diffs.is_empty() {
@@ -252,6 +260,7 @@ mod tests {
             output_widths: vec![128],
             garbler_values: 1,
             reveal: 0,
+            instances: 3,
         };
         assert_eq!(Header::decode(&h.encode()), Some(h.clone()));
         let enc = h.encode();

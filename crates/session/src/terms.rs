@@ -91,9 +91,7 @@ pub struct Terms {
 impl Terms {
     /// Indices of the input values owned by (garbler, evaluator).
     pub fn owners(&self, input_widths: &[u32]) -> Result<(Vec<usize>, Vec<usize>), String> {
-        let nonzero: Vec<usize> = (0..input_widths.len())
-            .filter(|&i| input_widths[i] > 0)
-            .collect();
+        let nonzero: Vec<usize> = (0..input_widths.len()).filter(|&i| input_widths[i] > 0).collect();
         let k = self.garbler_values.unwrap_or(nonzero.len().div_ceil(2));
         if k > nonzero.len() {
             return Err(format!(
@@ -107,6 +105,28 @@ impl Terms {
     pub(crate) fn resolved_garbler_values(&self, input_widths: &[u32]) -> Result<usize, String> {
         self.owners(input_widths).map(|(g, _)| g.len())
     }
+}
+
+/// Checks every instance of a batch with [`check_inputs`]; errors name the instance.
+pub(crate) fn check_batch(
+    who: &str,
+    owned: &[usize],
+    widths: &[u32],
+    batch: &[Vec<Vec<bool>>],
+) -> Result<(), String> {
+    if batch.is_empty() {
+        return Err("a batch needs at least one input set".into());
+    }
+    for (i, inputs) in batch.iter().enumerate() {
+        check_inputs(who, owned, widths, inputs).map_err(|e| {
+            if batch.len() > 1 {
+                format!("instance {i}: {e}")
+            } else {
+                e
+            }
+        })?;
+    }
+    Ok(())
 }
 
 /// Checks that `inputs` are one bit vector per owned value with the right widths.
