@@ -22,21 +22,13 @@ pub enum CircuitError {
     InputsExceedWires { bits: u64, num_wires: u32 },
     /// A gate names a wire id `>= num_wires`.
     #[error("gate {gate}: wire {wire} is out of range (the circuit has {num_wires} wires)")]
-    WireOutOfRange {
-        gate: usize,
-        wire: u32,
-        num_wires: u32,
-    },
+    WireOutOfRange { gate: usize, wire: u32, num_wires: u32 },
     /// A gate writes one of the circuit's input wires.
     #[error("gate {gate}: writes wire {wire}, which is a circuit input")]
     WritesInput { gate: usize, wire: u32 },
     /// Two gates write the same wire.
     #[error("gate {gate}: writes wire {wire}, which gate {first} already writes")]
-    WrittenTwice {
-        gate: usize,
-        wire: u32,
-        first: usize,
-    },
+    WrittenTwice { gate: usize, wire: u32, first: usize },
     /// A gate reads a wire that nothing defines.
     #[error("gate {gate}: reads wire {wire}, which is neither an input nor written by any gate")]
     UndefinedWire { gate: usize, wire: u32 },
@@ -45,21 +37,13 @@ pub enum CircuitError {
         "gate {gate}: reads wire {wire} before gate {writer} writes it \
          (gates must be in topological order)"
     )]
-    NotTopological {
-        gate: usize,
-        wire: u32,
-        writer: usize,
-    },
+    NotTopological { gate: usize, wire: u32, writer: usize },
     /// A `Const` gate whose constant is not 0 or 1.
     #[error("gate {gate}: a constant must be 0 or 1, found {value}")]
     BadConstant { gate: usize, value: u32 },
     /// An output wire id `>= num_wires`.
     #[error("output bit {index}: wire {wire} is out of range (the circuit has {num_wires} wires)")]
-    OutputOutOfRange {
-        index: usize,
-        wire: u32,
-        num_wires: u32,
-    },
+    OutputOutOfRange { index: usize, wire: u32, num_wires: u32 },
     /// An output wire that is neither an input nor written by a gate.
     #[error("output bit {index}: wire {wire} is neither an input nor written by any gate")]
     UndefinedOutput { index: usize, wire: u32 },
@@ -71,11 +55,7 @@ pub enum CircuitError {
     InputCount { expected: usize, got: usize },
     /// [`Circuit::eval_plain`](crate::Circuit::eval_plain) got a value of the wrong width.
     #[error("input value {value}: expected {expected} bits, got {got}")]
-    InputWidth {
-        value: usize,
-        expected: u32,
-        got: usize,
-    },
+    InputWidth { value: usize, expected: u32, got: usize },
 }
 
 impl CircuitError {
@@ -134,9 +114,7 @@ pub enum ValueError {
     #[error("empty value: expected hex digits")]
     Empty,
     /// A character that is not a hex digit.
-    #[error(
-        "invalid hex digit {ch:?} at position {position} (expected 0-9, a-f or A-F, no 0x prefix)"
-    )]
+    #[error("invalid hex digit {ch:?} at position {position} (expected 0-9, a-f or A-F, no 0x prefix)")]
     BadChar { ch: char, position: usize },
     /// The value is at least `2^width`.
     #[error("value {value} does not fit in {width} bits")]

@@ -58,11 +58,7 @@ fn crlf_tabs_and_extra_blank_lines_are_fine() {
 fn header_errors() {
     bad("", 1, "ends before the header");
     bad("\n\n  \n", 3, "ends before the header");
-    bad(
-        "abc def\n",
-        1,
-        "expected gate count (a number), found \"abc\"",
-    );
+    bad("abc def\n", 1, "expected gate count (a number), found \"abc\"");
     bad("2 4 5\n2 1 1\n1 1\n", 1, "found 3 fields");
     bad("2\n2 1 1\n1 1\n", 1, "found 1 fields");
     bad(
@@ -104,11 +100,7 @@ fn missing_lines() {
 
 #[test]
 fn truncated_and_overlong_gate_lists() {
-    bad(
-        &nand_with("2 1 0 1 2 AND\n"),
-        5,
-        "ends after 1 of the 2 gates",
-    );
+    bad(&nand_with("2 1 0 1 2 AND\n"), 5, "ends after 1 of the 2 gates");
     bad(&nand_with(""), 4, "ends after 0 of the 2 gates");
     bad(
         &nand_with("2 1 0 1 2 AND\n1 1 2 3 INV\n1 1 3 3 INV\n"),
@@ -254,11 +246,7 @@ fn legacy_errors() {
         5,
         "more gates than the 1",
     );
-    bad(
-        "2 4\n1 1 1\n\n2 1 0 1 2 XOR\n",
-        4,
-        "ends after 1 of the 2 gates",
-    );
+    bad("2 4\n1 1 1\n\n2 1 0 1 2 XOR\n", 4, "ends after 1 of the 2 gates");
     let e = bristol::parse_as("1 3\n1 2\n1 1\n", "bad.txt", Format::Legacy).unwrap_err();
     check(
         &e,
@@ -268,10 +256,7 @@ fn legacy_errors() {
     // Zero-width second input is kept.
     let c = bristol::parse("1 2\n1 0 1\n\n1 1 0 1 INV\n", "ok.txt").unwrap();
     assert_eq!(c.input_widths, vec![1, 0]);
-    assert_eq!(
-        c.eval_plain(&[vec![true], vec![]]).unwrap(),
-        vec![vec![false]]
-    );
+    assert_eq!(c.eval_plain(&[vec![true], vec![]]).unwrap(), vec![vec![false]]);
 }
 
 #[test]
@@ -281,11 +266,7 @@ fn garbage_and_binary_text() {
         1,
         "expected the header `ngates nwires`, found 1 fields",
     );
-    bad(
-        "2 4\n\u{fffd}\u{fffd}\n",
-        2,
-        "expected number of input values",
-    );
+    bad("2 4\n\u{fffd}\u{fffd}\n", 2, "expected number of input values");
     let long = "9".repeat(100);
     let e = err(&format!("{long} 4\n"));
     assert!(e.reason.len() < 150, "{e}");
@@ -310,10 +291,7 @@ fn read_file_reports_io_and_encoding_errors_with_the_path() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(e.line, 3, "{e}");
     assert!(e.to_string().contains("not UTF-8"), "{e}");
-    assert!(
-        e.to_string().starts_with(&path.display().to_string()),
-        "{e}"
-    );
+    assert!(e.to_string().starts_with(&path.display().to_string()), "{e}");
 }
 
 #[test]
@@ -327,18 +305,13 @@ fn mand_expands_to_ands() {
         (vec![0, 2], vec![1, 3], vec![4, 5])
     );
     // value 0 = wires 0,1 ; value 1 = wires 2,3.
-    let out = c
-        .eval_plain(&[vec![true, true], vec![true, false]])
-        .unwrap();
+    let out = c.eval_plain(&[vec![true, true], vec![true, false]]).unwrap();
     assert_eq!(out, vec![vec![true, false]]);
 }
 
 #[test]
 fn detect_decides_ambiguous_headers_with_line_3() {
-    assert_eq!(
-        bristol::detect("1 4\n2 1 1\n1 1\n\n"),
-        Some(Format::Fashion)
-    );
+    assert_eq!(bristol::detect("1 4\n2 1 1\n1 1\n\n"), Some(Format::Fashion));
     assert_eq!(
         bristol::detect("1 3\n2 1 1\n2 1 0 1 2 XOR\n"),
         Some(Format::Legacy)

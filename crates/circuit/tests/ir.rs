@@ -52,14 +52,9 @@ fn eval_checks_inputs() {
     let c = sample();
     assert_eq!(
         c.eval_plain(&[vec![true, true]]),
-        Err(CircuitError::InputCount {
-            expected: 2,
-            got: 1
-        })
+        Err(CircuitError::InputCount { expected: 2, got: 1 })
     );
-    let e = c
-        .eval_plain(&[vec![true, true], vec![true, false]])
-        .unwrap_err();
+    let e = c.eval_plain(&[vec![true, true], vec![true, false]]).unwrap_err();
     assert_eq!(
         e,
         CircuitError::InputWidth {
@@ -197,9 +192,7 @@ fn unary_gates_ignore_b_and_sparse_wire_ids_work() {
     let out = c.eval_plain(&[vec![true, true], vec![false]]).unwrap();
     assert_eq!(
         out,
-        sample()
-            .eval_plain(&[vec![true, true], vec![false]])
-            .unwrap()
+        sample().eval_plain(&[vec![true, true], vec![false]]).unwrap()
     );
     assert_eq!(c.stats(), sample().stats());
 }

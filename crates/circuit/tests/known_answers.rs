@@ -74,15 +74,7 @@ fn every_shipped_file_parses_and_validates() {
             4033,
             63,
         ),
-        (
-            "neg64.txt",
-            Format::Fashion,
-            vec![64],
-            vec![64],
-            190,
-            62,
-            62,
-        ),
+        ("neg64.txt", Format::Fashion, vec![64], vec![64], 190, 62, 62),
         (
             "sha256.txt",
             Format::Fashion,
@@ -92,15 +84,7 @@ fn every_shipped_file_parses_and_validates() {
             22573,
             1607,
         ),
-        (
-            "sub64.txt",
-            Format::Fashion,
-            vec![64, 64],
-            vec![64],
-            439,
-            63,
-            63,
-        ),
+        ("sub64.txt", Format::Fashion, vec![64, 64], vec![64], 439, 63, 63),
         (
             "udivide64.txt",
             Format::Fashion,
@@ -110,15 +94,7 @@ fn every_shipped_file_parses_and_validates() {
             4285,
             2204,
         ),
-        (
-            "zero_equal.txt",
-            Format::Fashion,
-            vec![64],
-            vec![1],
-            127,
-            63,
-            6,
-        ),
+        ("zero_equal.txt", Format::Fashion, vec![64], vec![1], 127, 63, 6),
     ];
     let mut found = 0;
     for entry in std::fs::read_dir(circuits_dir()).unwrap() {
@@ -137,11 +113,7 @@ fn every_shipped_file_parses_and_validates() {
         assert_eq!(c.input_widths, inputs, "{name}");
         assert_eq!(c.output_widths, outputs, "{name}");
         let s = c.stats();
-        assert_eq!(
-            (s.gates, s.ands, s.and_depth),
-            (gates, ands, depth),
-            "{name}"
-        );
+        assert_eq!((s.gates, s.ands, s.and_depth), (gates, ands, depth), "{name}");
         // Outputs are the last wires, in order.
         let total: u32 = c.output_widths.iter().sum();
         let last: Vec<u32> = (c.num_wires - total..c.num_wires).collect();
@@ -215,16 +187,7 @@ fn eval2(c: &mixgc_circuit::Circuit, a: u64, b: u64) -> u64 {
 }
 
 fn samples(seed: u64) -> Vec<(u64, u64)> {
-    let edges = [
-        0,
-        1,
-        2,
-        7,
-        u64::MAX,
-        i64::MAX as u64,
-        i64::MIN as u64,
-        1 << 32,
-    ];
+    let edges = [0, 1, 2, 7, u64::MAX, i64::MAX as u64, i64::MIN as u64, 1 << 32];
     let mut v: Vec<(u64, u64)> = edges
         .iter()
         .flat_map(|&a| edges.iter().map(move |&b| (a, b)))

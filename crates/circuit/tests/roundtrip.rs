@@ -32,10 +32,7 @@ fn legacy(c: &Circuit) -> String {
 /// The outputs are the last wires, in order, as both formats require.
 fn outputs_are_last_wires(c: &Circuit) -> bool {
     let n = c.output_wires.len() as u32;
-    c.output_wires
-        .iter()
-        .copied()
-        .eq(c.num_wires - n..c.num_wires)
+    c.output_wires.iter().copied().eq(c.num_wires - n..c.num_wires)
 }
 
 proptest! {

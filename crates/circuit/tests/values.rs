@@ -14,18 +14,9 @@ fn bits_are_least_significant_first() {
 
 #[test]
 fn either_case_and_leading_zeros() {
-    assert_eq!(
-        parse_hex("aBcD", 16).unwrap(),
-        parse_hex("ABCD", 16).unwrap()
-    );
-    assert_eq!(
-        parse_hex("abcd", 16).unwrap(),
-        parse_hex("0000abcd", 16).unwrap()
-    );
-    assert_eq!(
-        parse_hex("0000000000000000000000001", 1).unwrap(),
-        vec![true]
-    );
+    assert_eq!(parse_hex("aBcD", 16).unwrap(), parse_hex("ABCD", 16).unwrap());
+    assert_eq!(parse_hex("abcd", 16).unwrap(), parse_hex("0000abcd", 16).unwrap());
+    assert_eq!(parse_hex("0000000000000000000000001", 1).unwrap(), vec![true]);
     assert_eq!(to_hex(&parse_hex("DEADBEEF", 32).unwrap()), "deadbeef");
 }
 
@@ -52,20 +43,11 @@ fn too_large() {
 #[test]
 fn bad_characters_are_named() {
     let e = parse_hex("12g4", 16).unwrap_err();
-    assert_eq!(
-        e,
-        ValueError::BadChar {
-            ch: 'g',
-            position: 2
-        }
-    );
+    assert_eq!(e, ValueError::BadChar { ch: 'g', position: 2 });
     assert!(e.to_string().contains("'g'"), "{e}");
     assert!(matches!(
         parse_hex("0x10", 16),
-        Err(ValueError::BadChar {
-            ch: 'x',
-            position: 1
-        })
+        Err(ValueError::BadChar { ch: 'x', position: 1 })
     ));
     assert!(matches!(
         parse_hex(" 1", 16),
@@ -74,8 +56,7 @@ fn bad_characters_are_named() {
     assert!(matches!(
         parse_hex("1é", 16),
         Err(ValueError::BadChar {
-            ch: 'é',
-            position: 1
+            ch: 'é', position: 1
         })
     ));
 }

@@ -40,11 +40,7 @@ impl Tag {
     }
 }
 
-pub fn send_frame<C: Channel + ?Sized>(
-    ch: &mut C,
-    tag: Tag,
-    payload: &[u8],
-) -> Result<(), NetError> {
+pub fn send_frame<C: Channel + ?Sized>(ch: &mut C, tag: Tag, payload: &[u8]) -> Result<(), NetError> {
     assert!(payload.len() <= MAX_FRAME_BYTES, "frame payload too large");
     let mut header = [0u8; 5];
     header[0] = tag as u8;
@@ -55,11 +51,7 @@ pub fn send_frame<C: Channel + ?Sized>(
 
 /// Receives a frame with tag `tag` and a payload of at most `max_len` bytes.
 /// An `Abort` frame from the peer becomes `NetError::Protocol` carrying its message.
-pub fn recv_frame<C: Channel + ?Sized>(
-    ch: &mut C,
-    tag: Tag,
-    max_len: usize,
-) -> Result<Vec<u8>, NetError> {
+pub fn recv_frame<C: Channel + ?Sized>(ch: &mut C, tag: Tag, max_len: usize) -> Result<Vec<u8>, NetError> {
     let mut payload = Vec::new();
     recv_frame_into(ch, tag, max_len, &mut payload)?;
     Ok(payload)
@@ -131,17 +123,10 @@ mod tests {
         // skip the payload of the rejected frame
         let mut skip = [0u8; 100];
         b2.recv(&mut skip).unwrap();
-        let e = recv_frame(&mut b2, Tag::Tables, 10)
-            .unwrap_err()
-            .to_string();
+        let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
         assert!(e.contains("exceeds the limit"), "{e}");
         b2.recv(&mut skip).unwrap();
-        let e = recv_frame(&mut b2, Tag::Tables, 10)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("the peer stopped: circuit digest differs"),
-            "{e}"
-        );
+        let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
+        assert!(e.contains("the peer stopped: circuit digest differs"), "{e}");
     }
 }

@@ -25,10 +25,7 @@ pub struct MemoryChannel {
 pub fn memory_pair() -> (MemoryChannel, MemoryChannel) {
     let (tx_a, rx_b) = sync_channel(QUEUE);
     let (tx_b, rx_a) = sync_channel(QUEUE);
-    (
-        MemoryChannel::new(tx_a, rx_a),
-        MemoryChannel::new(tx_b, rx_b),
-    )
+    (MemoryChannel::new(tx_a, rx_a), MemoryChannel::new(tx_b, rx_b))
 }
 
 impl MemoryChannel {

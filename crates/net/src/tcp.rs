@@ -71,12 +71,8 @@ impl TcpChannel {
 
     fn from_stream(stream: TcpStream, timeout: Duration) -> Result<TcpChannel, NetError> {
         stream.set_nodelay(true).map_err(NetError::Io)?;
-        stream
-            .set_read_timeout(Some(timeout))
-            .map_err(NetError::Io)?;
-        stream
-            .set_write_timeout(Some(timeout))
-            .map_err(NetError::Io)?;
+        stream.set_read_timeout(Some(timeout)).map_err(NetError::Io)?;
+        stream.set_write_timeout(Some(timeout)).map_err(NetError::Io)?;
         let reader = BufReader::with_capacity(BUFFER, stream.try_clone().map_err(NetError::Io)?);
         let writer = BufWriter::with_capacity(BUFFER, stream);
         Ok(TcpChannel {
@@ -90,12 +86,9 @@ impl TcpChannel {
 }
 
 fn resolve(addr: &str) -> std::io::Result<SocketAddr> {
-    addr.to_socket_addrs()?.next().ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "address resolves to nothing",
-        )
-    })
+    addr.to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "address resolves to nothing"))
 }
 
 impl Channel for TcpChannel {

@@ -66,9 +66,6 @@ fn main() {
         rots.push(end - correlated);
     }
     println!("iknp_setup_ms={:.3}", median(setups).as_secs_f64() * 1e3);
-    println!(
-        "correlated_ot_1e6_ms={:.3}",
-        median(cots).as_secs_f64() * 1e3
-    );
+    println!("correlated_ot_1e6_ms={:.3}", median(cots).as_secs_f64() * 1e3);
     println!("random_ot_1e6_ms={:.3}", median(rots).as_secs_f64() * 1e3);
 }

@@ -155,9 +155,7 @@ pub fn receive<C: Channel + ?Sized>(
 /// Decompresses a point from the peer, rejecting non-canonical encodings and the identity;
 /// the error says why.
 fn decode(enc: &CompressedRistretto) -> Result<RistrettoPoint, &'static str> {
-    let p = enc
-        .decompress()
-        .ok_or("is not a canonical Ristretto encoding")?;
+    let p = enc.decompress().ok_or("is not a canonical Ristretto encoding")?;
     if p.is_identity() {
         return Err("is the identity");
     }
@@ -314,8 +312,7 @@ mod tests {
         for (i, &(k0, k1)) in pairs.iter().enumerate() {
             for b in [false, true] {
                 for p in [s, half, -half, RistrettoPoint::mul_base(&Scalar::ONE)] {
-                    let guess =
-                        prefix.key(i, b, &CompressedRistretto(s_bytes), &enc, &p.compress());
+                    let guess = prefix.key(i, b, &CompressedRistretto(s_bytes), &enc, &p.compress());
                     assert!(guess != k0 && guess != k1);
                 }
             }
@@ -325,10 +322,7 @@ mod tests {
     fn expect_invalid_point<T: std::fmt::Debug>(r: Result<T, OtError>) {
         match r {
             Err(OtError::InvalidPoint(msg)) => {
-                assert!(
-                    msg.contains("identity") || msg.contains("canonical"),
-                    "{msg}"
-                )
+                assert!(msg.contains("identity") || msg.contains("canonical"), "{msg}")
             }
             other => panic!("expected InvalidPoint, got {other:?}"),
         }

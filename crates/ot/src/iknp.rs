@@ -140,11 +140,7 @@ impl OtSender {
         let bits = s.to_u128();
         let choices: Vec<bool> = (0..KAPPA).map(|i| bits >> i & 1 == 1).collect();
         let mut keys = base::receive(ch, &base_session(session), &choices, rng)?;
-        let streams = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| Prg::new(k, i))
-            .collect();
+        let streams = keys.iter().enumerate().map(|(i, &k)| Prg::new(k, i)).collect();
         for k in &mut keys {
             k.0.zeroize();
         }
@@ -197,10 +193,7 @@ impl OtSender {
         })
     }
 
-    fn guarded<T>(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
-    ) -> Result<T, OtError> {
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, OtError>) -> Result<T, OtError> {
         if self.poisoned {
             return Err(OtError::Poisoned);
         }
@@ -361,10 +354,7 @@ impl OtReceiver {
         })
     }
 
-    fn guarded<T>(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, OtError>,
-    ) -> Result<T, OtError> {
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, OtError>) -> Result<T, OtError> {
         if self.poisoned {
             return Err(OtError::Poisoned);
         }

@@ -20,9 +20,7 @@ impl Prg {
         let mut material = [0u8; 24];
         material[..16].copy_from_slice(&key.0);
         material[16..].copy_from_slice(&(column as u64).to_le_bytes());
-        Prg(ChaCha20Rng::from_seed(blake3::derive_key(
-            DOMAIN, &material,
-        )))
+        Prg(ChaCha20Rng::from_seed(blake3::derive_key(DOMAIN, &material)))
     }
 
     /// The next `out.len()` bytes of the stream.

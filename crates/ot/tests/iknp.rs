@@ -206,14 +206,8 @@ fn seeded_transcript_is_fixed() {
     }
     let first = run();
     assert_eq!(first, run());
-    assert_eq!(
-        first.0, PINNED_SENDER,
-        "OT wire format changed (sender side)"
-    );
-    assert_eq!(
-        first.1, PINNED_RECEIVER,
-        "OT wire format changed (receiver side)"
-    );
+    assert_eq!(first.0, PINNED_SENDER, "OT wire format changed (sender side)");
+    assert_eq!(first.1, PINNED_RECEIVER, "OT wire format changed (receiver side)");
 }
 
 const PINNED_SENDER: &str = "f2d2549f0486812d9d3a4986d86b33c96ac434ce95326f1486ff2534ebcac517";
@@ -251,10 +245,7 @@ fn mismatched_calls_are_errors_not_wrong_labels() {
         Err(OtError::Desync(m)) => m,
         other => panic!("expected Desync, got {other:?}"),
     };
-    assert!(
-        msg.contains("correlated") && msg.contains("random"),
-        "{msg}"
-    );
+    assert!(msg.contains("correlated") && msg.contains("random"), "{msg}");
     assert!(got.is_err());
 }
 

@@ -55,8 +55,8 @@ pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), St
             show(name)
         ));
     }
-    let op = Op::from_name(name)
-        .ok_or_else(|| format!("unknown gate type {} (expected {TYPES})", show(name)))?;
+    let op =
+        Op::from_name(name).ok_or_else(|| format!("unknown gate type {} (expected {TYPES})", show(name)))?;
     if fields.len() < 2 {
         return Err(format!(
             "a gate needs `nin nout inputs.. outputs.. {}`, found {} fields",
@@ -105,18 +105,8 @@ pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), St
         c.out.push(out);
     };
     match op {
-        Op::Xor => push(
-            GateKind::Xor,
-            wire(wires[0])?,
-            wire(wires[1])?,
-            wire(wires[2])?,
-        ),
-        Op::And => push(
-            GateKind::And,
-            wire(wires[0])?,
-            wire(wires[1])?,
-            wire(wires[2])?,
-        ),
+        Op::Xor => push(GateKind::Xor, wire(wires[0])?, wire(wires[1])?, wire(wires[2])?),
+        Op::And => push(GateKind::And, wire(wires[0])?, wire(wires[1])?, wire(wires[2])?),
         Op::Inv => push(GateKind::Not, wire(wires[0])?, 0, wire(wires[1])?),
         Op::Eqw => push(GateKind::Copy, wire(wires[0])?, 0, wire(wires[1])?),
         Op::Eq => {

@@ -26,8 +26,7 @@ pub fn parse(text: &str, source: &str) -> Result<Circuit, ParseError> {
         lines.next_tokens(&mut toks);
         lines.next_tokens(&mut toks);
         let line2_fields = toks.len();
-        let line3_numeric =
-            lines.next_tokens(&mut toks).is_some() && toks.iter().all(|t| is_number(t));
+        let line3_numeric = lines.next_tokens(&mut toks).is_some() && toks.iter().all(|t| is_number(t));
         if line2_fields == 3 && !line3_numeric {
             Format::Legacy
         } else {
@@ -51,8 +50,7 @@ pub fn parse_as(text: &str, source: &str, format: Format) -> Result<Circuit, Par
 /// not UTF-8 are reported as [`ParseError`]s naming the path.
 pub fn read_file(path: &Path) -> Result<Circuit, ParseError> {
     let file = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| ParseError::new(&file, 0, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| ParseError::new(&file, 0, format!("cannot read: {e}")))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         let valid = &bytes[..e.valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -152,10 +150,7 @@ impl<'a> Parser<'a> {
                 CircuitError::OutputOutOfRange { .. } | CircuitError::UndefinedOutput { .. } => {
                     h.outputs_line
                 }
-                _ => e
-                    .gate()
-                    .and_then(|g| gate_lines.get(g).copied())
-                    .unwrap_or(1),
+                _ => e.gate().and_then(|g| gate_lines.get(g).copied()).unwrap_or(1),
             };
             self.err(line, e.to_string())
         })?;

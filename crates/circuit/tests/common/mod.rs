@@ -23,9 +23,7 @@ pub fn bits(x: u64, width: usize) -> Vec<bool> {
 /// The integer with these bits (least significant first, at most 64).
 pub fn num(bits: &[bool]) -> u64 {
     assert!(bits.len() <= 64);
-    bits.iter()
-        .rev()
-        .fold(0, |acc, &b| (acc << 1) | u64::from(b))
+    bits.iter().rev().fold(0, |acc, &b| (acc << 1) | u64::from(b))
 }
 
 /// `v` with its bit order reversed.
