@@ -116,7 +116,7 @@ impl TweakableHash for Rekeyed {
             while end < xs.len() && tweaks[end] == tweak {
                 end += 1;
             }
-            let aes = Aes128Enc::new(&(self.seed ^ tweak).0.into());
+            let aes = Aes128Enc::new(&(self.seed ^ tweak).to_bytes().into());
             for k in start..end {
                 xs[k] = sigma(xs[k]);
                 tweaks[k] = xs[k]; // keep σ(x) for the final XOR
@@ -222,7 +222,7 @@ mod tests {
         let aes = Aes128::new(&FIXED_KEY.into());
         let mut one = aes::Block::from([7u8; 16]);
         aes.encrypt_block(&mut one);
-        assert_eq!(pi(Block([7u8; 16])).0, <[u8; 16]>::from(one));
+        assert_eq!(pi(Block::from_bytes([7u8; 16])).to_bytes(), <[u8; 16]>::from(one));
     }
 
     #[test]
@@ -258,11 +258,11 @@ mod tests {
         let mut got = xs;
         h.hash_many(&mut got, &mut ts.clone());
         for k in 0..3 {
-            let aes = Aes128::new(&(seed ^ ts[k]).0.into());
+            let aes = Aes128::new(&(seed ^ ts[k]).to_bytes().into());
             let s = sigma(xs[k]);
-            let mut b = aes::Block::from(s.0);
+            let mut b = aes::Block::from(s.to_bytes());
             aes.encrypt_block(&mut b);
-            assert_eq!(got[k], Block(b.into()) ^ s);
+            assert_eq!(got[k], Block::from_bytes(b.into()) ^ s);
         }
     }
 

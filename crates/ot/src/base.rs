@@ -200,7 +200,7 @@ impl KeyPrefix {
         h.update(p.as_bytes());
         let mut out = [0u8; 16];
         h.finalize_xof().fill(&mut out);
-        Block(out)
+        Block::from_bytes(out)
     }
 }
 

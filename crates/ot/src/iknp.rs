@@ -124,7 +124,7 @@ impl fmt::Debug for OtSender {
 
 impl Drop for OtSender {
     fn drop(&mut self) {
-        self.s.0.zeroize();
+        self.s.as_bytes_mut().zeroize();
     }
 }
 
@@ -142,7 +142,7 @@ impl OtSender {
         let mut keys = base::receive(ch, &base_session(session), &choices, rng)?;
         let streams = keys.iter().enumerate().map(|(i, &k)| Prg::new(k, i)).collect();
         for k in &mut keys {
-            k.0.zeroize();
+            k.as_bytes_mut().zeroize();
         }
         Ok(OtSender {
             s,
@@ -304,8 +304,8 @@ impl OtReceiver {
             .map(|(i, &(k0, k1))| (Prg::new(k0, i), Prg::new(k1, i)))
             .collect();
         for (k0, k1) in &mut keys {
-            k0.0.zeroize();
-            k1.0.zeroize();
+            k0.as_bytes_mut().zeroize();
+            k1.as_bytes_mut().zeroize();
         }
         Ok(OtReceiver {
             streams,

@@ -18,7 +18,7 @@ impl Prg {
     /// The stream G(k) for base-OT key `k`, the `column`-th of the extension matrix.
     pub(crate) fn new(key: Block, column: usize) -> Prg {
         let mut material = [0u8; 24];
-        material[..16].copy_from_slice(&key.0);
+        material[..16].copy_from_slice(&key.to_bytes());
         material[16..].copy_from_slice(&(column as u64).to_le_bytes());
         Prg(ChaCha20Rng::from_seed(blake3::derive_key(DOMAIN, &material)))
     }

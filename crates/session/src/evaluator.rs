@@ -139,7 +139,9 @@ impl<C: Channel> EvaluatorSession<C> {
         if frame.len() != expected {
             return Err(NetError::Protocol("garbler labels frame of wrong length".into()).into());
         }
-        let mut garbler_labels = frame.chunks_exact(16).map(|c| Block(c.try_into().unwrap()));
+        let mut garbler_labels = frame
+            .chunks_exact(16)
+            .map(|c| Block::from_bytes(c.try_into().unwrap()));
         let mut ot_labels = ot_labels.iter().copied();
         let mut labels = Vec::with_capacity(circuit.input_slots().len());
         for (v, &w) in widths.iter().enumerate() {

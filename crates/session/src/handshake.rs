@@ -79,7 +79,7 @@ pub(crate) fn hello<C: Channel>(
     let seed = blake3::derive_key("mixgc/rekeyed-hash-seed/v1", &session_id);
     Ok(Agreed {
         session_id,
-        hash_seed: Block(seed[..16].try_into().unwrap()),
+        hash_seed: Block::from_bytes(seed[..16].try_into().unwrap()),
     })
 }
 
