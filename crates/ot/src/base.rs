@@ -6,12 +6,18 @@
 //! ```text
 //! sender:    y ← Z_ℓ fresh,  S = y·B                               ──S──►
 //! receiver:  x_i ← Z_ℓ,      R_i = c_i·S + x_i·B                  ◄──R_i──
-//! sender:    k_{i,b} = H(dom ‖ session ‖ i ‖ b ‖ S ‖ R_i ‖ y·(R_i − b·S))   b ∈ {0,1}
-//! receiver:  k_i     = H(dom ‖ session ‖ i ‖ c_i ‖ S ‖ R_i ‖ x_i·S)   (= k_{i,c_i})
+//! sender:    k_{i,b} = H(dom ‖ session ‖ i ‖ b ‖ S ‖ R_i ‖ enc(2·y·(R_i − b·S)))   b ∈ {0,1}
+//! receiver:  k_i     = H(dom ‖ session ‖ i ‖ c_i ‖ S ‖ R_i ‖ enc(2·x_i·S))   (= k_{i,c_i})
 //! ```
 //!
-//! H is BLAKE3 in key-derivation mode with context `"mixgc/base-ot/v1"`, truncated to
-//! 128 bits; every field has a fixed length, so the encoding is unambiguous.
+//! H is BLAKE3 in key-derivation mode with context `"mixgc/base-ot/v2"`, truncated to
+//! 128 bits; every field has a fixed length, so the encoding is unambiguous. The shared
+//! point P enters as the Ristretto encoding of 2·P: doubling is a bijection of the
+//! prime-order group, so this names P exactly as enc(P) would, and it lets both sides
+//! encode a whole batch with one field inversion (`double_and_compress_batch`, ~1 µs a
+//! point instead of ~5 µs). The batch inversion needs nonzero points: y, x_i ≠ 0 and the
+//! sender rejects R_i ∈ {identity, S}, so y·R_i, y·(R_i − S) and x_i·S never vanish. An
+//! honest receiver sends R_i = S with probability ≈ 2⁻²⁵².
 //!
 //! Why the index `i`, the bit `b` and the transcript `S ‖ R_i` are inside H: in the 2025
 //! "NIL-CIRC" attack on a Chou–Orlandi variant, a receiver sent R = S/2, which makes
@@ -36,7 +42,7 @@ use zeroize::Zeroize;
 use crate::OtError;
 
 /// BLAKE3 key-derivation context of the base-OT keys.
-const DOMAIN: &str = "mixgc/base-ot/v1";
+const DOMAIN: &str = "mixgc/base-ot/v2";
 
 /// OTs per message of R_i points: the receiver flushes after each batch so the sender's
 /// scalar multiplications overlap with the receiver's.
@@ -75,16 +81,29 @@ pub fn send<C: Channel + ?Sized>(
         while i < count {
             let n = BATCH.min(count - i);
             ch.recv(&mut buf[..n * POINT])?;
+            let mut r_encs = Vec::with_capacity(n);
+            // Shared points of the batch, [y·R_i, y·R_i − y·S] per OT, encoded together.
+            let mut shared = Vec::with_capacity(2 * n);
             for enc in buf[..n * POINT].chunks_exact(POINT) {
                 let r_enc = CompressedRistretto(enc.try_into().expect("32-byte chunk"));
-                let r = decode(&r_enc)
-                    .map_err(|why| OtError::InvalidPoint(format!("the receiver's R_{i} {why}")))?;
-                let mut yr = y * r;
-                let mut yr_minus_ys = yr - ys;
-                let k0 = prefix.key(i, false, &s_enc, &r_enc, &yr.compress());
-                let k1 = prefix.key(i, true, &s_enc, &r_enc, &yr_minus_ys.compress());
-                yr.zeroize();
-                yr_minus_ys.zeroize();
+                let r = decode(&r_enc).map_err(|why| {
+                    OtError::InvalidPoint(format!("the receiver's R_{} {why}", i + r_encs.len()))
+                })?;
+                if r_enc == s_enc {
+                    return Err(OtError::InvalidPoint(format!(
+                        "the receiver's R_{} equals S",
+                        i + r_encs.len()
+                    )));
+                }
+                let yr = y * r;
+                shared.extend([yr, yr - ys]);
+                r_encs.push(r_enc);
+            }
+            let encoded = RistrettoPoint::double_and_compress_batch(&shared);
+            shared.zeroize();
+            for (r_enc, pair) in r_encs.iter().zip(encoded.chunks_exact(2)) {
+                let k0 = prefix.key(i, false, &s_enc, r_enc, &pair[0]);
+                let k1 = prefix.key(i, true, &s_enc, r_enc, &pair[1]);
                 keys.push((k0, k1));
                 i += 1;
             }
@@ -133,20 +152,19 @@ pub fn receive<C: Channel + ?Sized>(
         ch.flush()?;
     }
 
-    // x_i·S for every i through one precomputed table for S (fixed-base speed).
+    // x_i·S for every i through one precomputed table for S (fixed-base speed), encoded
+    // as enc(2·x_i·S) in one batch.
     let s_table = RistrettoBasepointTable::create(&s);
+    let mut shared: Vec<RistrettoPoint> = xs.iter().map(|x| &s_table * x).collect();
+    let encoded = RistrettoPoint::double_and_compress_batch(&shared);
+    shared.zeroize();
     let prefix = KeyPrefix::new(session);
     let keys = choices
         .iter()
-        .zip(&xs)
         .zip(&r_encs)
+        .zip(&encoded)
         .enumerate()
-        .map(|(i, ((&c, x), r_enc))| {
-            let mut xs_point = &s_table * x;
-            let k = prefix.key(i, c, &s_enc, r_enc, &xs_point.compress());
-            xs_point.zeroize();
-            k
-        })
+        .map(|(i, ((&c, r_enc), p))| prefix.key(i, c, &s_enc, r_enc, p))
         .collect();
     xs.zeroize();
     Ok(keys)
@@ -345,6 +363,26 @@ mod tests {
             let mut rng = new_rng(Some(1), 2);
             expect_invalid_point(receive(&mut b, &SESSION, &[true, false], &mut rng));
         }
+    }
+
+    /// R_i = S would make y·(R_i − S) the identity (and break the batched encoding):
+    /// the sender refuses it instead of deriving a key from a known point.
+    #[test]
+    fn sender_rejects_r_equal_to_s() {
+        let (mut a, mut b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            send(&mut a, &SESSION, 1, &mut rng)
+        });
+        let mut s = [0u8; 32];
+        b.recv(&mut s).unwrap();
+        b.send(&s).unwrap();
+        b.flush().unwrap();
+        let err = t.join().unwrap().unwrap_err();
+        assert!(
+            matches!(&err, OtError::InvalidPoint(m) if m.contains("equals S")),
+            "{err}"
+        );
     }
 
     #[test]

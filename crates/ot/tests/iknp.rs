@@ -210,8 +210,8 @@ fn seeded_transcript_is_fixed() {
     assert_eq!(first.1, PINNED_RECEIVER, "OT wire format changed (receiver side)");
 }
 
-const PINNED_SENDER: &str = "f2d2549f0486812d9d3a4986d86b33c96ac434ce95326f1486ff2534ebcac517";
-const PINNED_RECEIVER: &str = "1400ee4dd9ec051f4614b828adadf4f3acf079d0b50075af744690cd728a5def";
+const PINNED_SENDER: &str = "85902cbbe5977883570dd78d9a8d1fa082de950b1f6048d30db90fbd07f9d06d";
+const PINNED_RECEIVER: &str = "a073925b5197f86c218b620c910d2a8f4363497de52d208d7a34e441386c8a40";
 
 #[test]
 fn mismatched_calls_are_errors_not_wrong_labels() {

@@ -247,8 +247,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "d3a979563274ba5e29cbf67ec26e1d846ccfcb84008e5467579c22bee0d465bf";
-const PINNED_EVALUATOR_SENT: &str = "e26e635e123a16a3a622126ac77036c286908b7005f5b79925c52fa79ecce330";
+const PINNED_GARBLER_SENT: &str = "4bae2690fd5a0ba9cdf5fc5bd643743fa6fd9f35eb148f254d0338c5198b104e";
+const PINNED_EVALUATOR_SENT: &str = "5626a3338356a1c53d3004a4c183838f52bba0066916d61173d3bb5410a31fa1";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
