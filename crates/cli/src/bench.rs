@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use mixgc_circuit::library;
 use mixgc_compile::CompiledCircuit;
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
@@ -24,7 +25,7 @@ use crate::demo::AES_128;
 use crate::load::{from_circuit, load_text, Loaded};
 use crate::party::{execute, open, Connection, Role};
 use crate::summary::thousands;
-use crate::CliError;
+use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -111,7 +112,7 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         bytes_received: r.bytes_received,
         peak_rss_kib: peak_rss_kib(),
     };
-    println!("{}", serde_json::to_string(&report)?);
+    write_stdout(&format!("{}\n", serde_json::to_string(&report)?))?;
     Ok(())
 }
 
@@ -228,18 +229,33 @@ struct HashFigures {
     peak_rss_evaluator_kib: u64,
 }
 
-fn measure_hash(aes: &CompiledCircuit, args: &BenchArgs, hash: HashKind) -> Result<HashFigures, CliError> {
+/// The bench's progress bar on stderr (drawn only when stderr is a terminal).
+fn progress(steps: u64) -> ProgressBar {
+    let bar = ProgressBar::new(steps);
+    let style =
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed:>4} {msg}").expect("valid template");
+    bar.set_style(style);
+    bar
+}
+
+fn measure_hash(
+    aes: &CompiledCircuit,
+    args: &BenchArgs,
+    hash: HashKind,
+    bar: &ProgressBar,
+) -> Result<HashFigures, CliError> {
     let blocks = args.ands.div_ceil(aes.num_ands()).max(1) as usize;
     let mut f = HashFigures::default();
     let (mut g, mut e) = (Vec::new(), Vec::new());
     for run in 0..args.runs {
-        eprintln!(
-            "bench [{hash}]: in-memory run {}/{} ({} ANDs)",
+        bar.set_message(format!(
+            "{hash}: in-memory run {}/{} ({} ANDs)",
             run + 1,
             args.runs,
             thousands(aes.num_ands() * blocks as u64)
-        );
+        ));
         let (gn, en) = in_memory(aes, blocks, hash)?;
+        bar.inc(1);
         g.push(gn);
         e.push(en);
     }
@@ -247,12 +263,13 @@ fn measure_hash(aes: &CompiledCircuit, args: &BenchArgs, hash: HashKind) -> Resu
     f.eval_ns_per_and = median(e);
     let (mut ns, mut bpa, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..args.runs {
-        eprintln!(
-            "bench [{hash}]: end-to-end run {}/{} (two processes, 127.0.0.1)",
+        bar.set_message(format!(
+            "{hash}: end-to-end run {}/{} (two processes)",
             run + 1,
             args.runs
-        );
+        ));
         let (gr, er) = two_processes(Workload::Aes128, blocks, hash)?;
+        bar.inc(1);
         let elapsed = gr.elapsed_ns.max(er.elapsed_ns) as f64;
         ns.push(elapsed / gr.ands as f64);
         bpa.push((gr.bytes_sent + er.bytes_sent) as f64 / gr.ands as f64);
@@ -268,11 +285,12 @@ fn measure_hash(aes: &CompiledCircuit, args: &BenchArgs, hash: HashKind) -> Resu
 }
 
 /// Median latency (ms, connect to output) and base-OT time of single executions.
-fn latency(w: Workload, runs: usize) -> Result<(f64, f64), CliError> {
+fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<(f64, f64), CliError> {
     let (mut ms, mut ot) = (Vec::new(), Vec::new());
     for run in 0..runs {
-        eprintln!("bench: {w:?} latency run {}/{runs}", run + 1);
+        bar.set_message(format!("{w:?} latency run {}/{runs}", run + 1));
         let (g, e) = two_processes(w, 1, HashKind::Tccr)?;
+        bar.inc(1);
         ms.push(g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6);
         ot.push(g.base_ot_ns.max(e.base_ot_ns) as f64 / 1e6);
     }
@@ -284,10 +302,12 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         return Err("--runs must be at least 1".into());
     }
     let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
-    let tccr = measure_hash(&aes, &args, HashKind::Tccr)?;
-    let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed)?;
-    let (aes128_ms, base_ot_ms) = latency(Workload::Aes128, args.runs)?;
-    let (millionaires32_ms, _) = latency(Workload::Millionaires32, args.runs)?;
+    let bar = progress(6 * args.runs as u64);
+    let tccr = measure_hash(&aes, &args, HashKind::Tccr, &bar)?;
+    let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed, &bar)?;
+    let (aes128_ms, base_ot_ms) = latency(Workload::Aes128, args.runs, &bar)?;
+    let (millionaires32_ms, _) = latency(Workload::Millionaires32, args.runs, &bar)?;
+    bar.finish_and_clear();
     let mut json = serde_json::json!({
         "machine": machine(),
         "runs": args.runs,
@@ -303,58 +323,53 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         }
     }
     if args.json {
-        println!("{json}");
-        return Ok(());
+        return write_stdout(&format!("{json}\n"));
     }
-    println!("mixgc bench on {} (median of {} runs)", machine(), args.runs);
-    println!("{:<34} {:>12} {:>12}", "", "tccr", "rekeyed");
-    let row =
-        |name: &str, a: f64, b: f64, unit: &str| println!("{name:<34} {a:>9.1} {unit:<2} {b:>9.1} {unit:<2}");
-    row(
-        "garbling in memory (ns/AND)",
-        tccr.garble_ns_per_and,
-        rekeyed.garble_ns_per_and,
-        "",
-    );
-    row(
-        "evaluation in memory (ns/AND)",
-        tccr.eval_ns_per_and,
-        rekeyed.eval_ns_per_and,
-        "",
-    );
-    row(
-        "end to end, loopback (ns/AND)",
-        tccr.e2e_ns_per_and,
-        rekeyed.e2e_ns_per_and,
-        "",
-    );
-    row(
-        "end to end (M AND/s)",
-        tccr.e2e_and_per_s / 1e6,
-        rekeyed.e2e_and_per_s / 1e6,
-        "",
-    );
-    row(
-        "bytes/AND, both directions",
-        tccr.bytes_per_and,
-        rekeyed.bytes_per_and,
-        "",
-    );
-    row(
-        "peak RSS garbler (MiB)",
-        tccr.peak_rss_garbler_kib as f64 / 1024.0,
-        rekeyed.peak_rss_garbler_kib as f64 / 1024.0,
-        "",
-    );
-    row(
-        "peak RSS evaluator (MiB)",
-        tccr.peak_rss_evaluator_kib as f64 / 1024.0,
-        rekeyed.peak_rss_evaluator_kib as f64 / 1024.0,
-        "",
-    );
-    println!("AES-128, connect to output:        {aes128_ms:.2} ms (base OT {base_ot_ms:.2} ms)");
-    println!("millionaires 32-bit:               {millionaires32_ms:.2} ms");
-    Ok(())
+    let mut out = format!("mixgc bench on {} (median of {} runs)\n", machine(), args.runs);
+    out += &format!("{:<34} {:>9} {:>9}\n", "", "tccr", "rekeyed");
+    let rows: [(&str, f64, f64); 7] = [
+        (
+            "garbling in memory (ns/AND)",
+            tccr.garble_ns_per_and,
+            rekeyed.garble_ns_per_and,
+        ),
+        (
+            "evaluation in memory (ns/AND)",
+            tccr.eval_ns_per_and,
+            rekeyed.eval_ns_per_and,
+        ),
+        (
+            "end to end, loopback (ns/AND)",
+            tccr.e2e_ns_per_and,
+            rekeyed.e2e_ns_per_and,
+        ),
+        (
+            "end to end (M AND/s)",
+            tccr.e2e_and_per_s / 1e6,
+            rekeyed.e2e_and_per_s / 1e6,
+        ),
+        (
+            "bytes/AND, both directions",
+            tccr.bytes_per_and,
+            rekeyed.bytes_per_and,
+        ),
+        (
+            "peak RSS garbler (MiB)",
+            tccr.peak_rss_garbler_kib as f64 / 1024.0,
+            rekeyed.peak_rss_garbler_kib as f64 / 1024.0,
+        ),
+        (
+            "peak RSS evaluator (MiB)",
+            tccr.peak_rss_evaluator_kib as f64 / 1024.0,
+            rekeyed.peak_rss_evaluator_kib as f64 / 1024.0,
+        ),
+    ];
+    for (name, a, b) in rows {
+        out += &format!("{name:<34} {a:>9.1} {b:>9.1}\n");
+    }
+    out += &format!("AES-128, connect to output:        {aes128_ms:.2} ms (base OT {base_ot_ms:.2} ms)\n");
+    out += &format!("millionaires 32-bit:               {millionaires32_ms:.2} ms\n");
+    write_stdout(&out)
 }
 
 /// CPU model and core count, for the record.

@@ -121,11 +121,27 @@ pub fn two_party(
     thread::scope(|s| {
         let evaluator = s.spawn(|| -> Result<Report, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            execute(ch, Role::Evaluator, &cfg, &c.compiled, &terms, &[ein.clone()])
+            execute(
+                ch,
+                Role::Evaluator,
+                &cfg,
+                &c.compiled,
+                &terms,
+                std::slice::from_ref(&ein),
+            )
         });
         let garbler = TcpChannel::accept(&listener, cfg.timeout)
             .map_err(CliError::from)
-            .and_then(|ch| execute(ch, Role::Garbler, &cfg, &c.compiled, &terms, &[gin.clone()]));
+            .and_then(|ch| {
+                execute(
+                    ch,
+                    Role::Garbler,
+                    &cfg,
+                    &c.compiled,
+                    &terms,
+                    std::slice::from_ref(&gin),
+                )
+            });
         let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
         Ok((garbler?, evaluator?))
     })

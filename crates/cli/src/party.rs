@@ -85,7 +85,14 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError
                 e => format!("cannot listen on {addr}: {e}"),
             })?;
             eprintln!("listening on {local}");
-            TcpChannel::accept(&listener, timeout).map_err(|e| format!("no peer connected: {e}").into())
+            TcpChannel::accept(&listener, timeout).map_err(|e| {
+                match e {
+                    // NetError::Timeout reads "the peer sent nothing": no peer is there yet.
+                    NetError::Timeout(t) => format!("no peer connected within {t:?} (timeout)"),
+                    e => format!("no peer connected: {e}"),
+                }
+                .into()
+            })
         }
         (None, Some(addr)) => Ok(TcpChannel::connect(addr, timeout)?),
         (None, None) => Err("give --listen ADDR or --connect ADDR".into()),
