@@ -15,4 +15,4 @@ mod stream;
 
 pub use info::{circuit_info, CircuitInfo};
 pub use schedule::{Schedule, Step, MAX_AND_GROUP};
-pub use stream::{compile, CompiledCircuit, Instr, Op, NOT_SLOT};
+pub use stream::{compile, CompiledCircuit, Gate, Run, RunKind, NOT_SLOT};

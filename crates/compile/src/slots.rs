@@ -3,7 +3,7 @@
 use mixgc_circuit::{Circuit, GateKind};
 
 use crate::schedule::{Schedule, Step};
-use crate::stream::{Instr, Op, NOT_SLOT};
+use crate::stream::{Gate, Run, RunKind, NOT_SLOT};
 
 /// `last_use` value of a wire nobody reads.
 const NEVER: u32 = u32::MAX - 1;
@@ -12,7 +12,8 @@ const FOREVER: u32 = u32::MAX;
 
 /// The result of allocating slots: the instruction stream and where values live.
 pub(crate) struct Allocation {
-    pub instrs: Vec<Instr>,
+    pub runs: Vec<Run>,
+    pub gates: Vec<Gate>,
     pub num_slots: u32,
     pub input_slots: Vec<u32>,
     pub output_slots: Vec<u32>,
@@ -56,40 +57,21 @@ pub(crate) fn allocate(c: &Circuit, s: &Schedule) -> Allocation {
         })
     };
 
-    let mut instrs: Vec<Instr> = Vec::with_capacity(s.steps.len() + s.steps.len() / 4);
-    // Index of the header of the XOR run being extended, if the last step was a free XOR.
-    let mut open_run: Option<usize> = None;
+    let mut stream = Stream::default();
     for (i, step) in s.steps.iter().enumerate() {
         let i = i as u32;
-        match step {
-            Step::Free(g) if c.kind[*g as usize] != GateKind::Const => {
-                let header = *open_run.get_or_insert_with(|| {
-                    instrs.push(Instr {
-                        op: Op::Xors,
-                        a: 0,
-                        b: 0,
-                        out: 0,
-                    });
-                    instrs.len() - 1
-                });
-                instrs[header].a += 1;
+        let (kind, gates) = match step {
+            Step::Free(g) if c.kind[*g as usize] == GateKind::Const => {
+                (RunKind::Const, std::slice::from_ref(g))
             }
-            _ => open_run = None,
-        }
-        let first = instrs.len();
-        match step {
-            Step::Free(g) => instrs.push(instr_for(c, canon, &slot_of, *g as usize)),
-            Step::Ands(group) => {
-                instrs.push(Instr {
-                    op: Op::Ands,
-                    a: group.len() as u32,
-                    b: 0,
-                    out: 0,
-                });
-                for &g in group {
-                    instrs.push(instr_for(c, canon, &slot_of, g as usize));
-                }
-            }
+            Step::Free(g) => (RunKind::Xor, std::slice::from_ref(g)),
+            Step::Ands(group) => (RunKind::And, group.as_slice()),
+        };
+        // One AND group is one run; consecutive free gates of a kind share a run.
+        let first = stream.gates.len();
+        stream.open_run(kind, kind == RunKind::And);
+        for &g in gates {
+            stream.push(gate_for(c, canon, &slot_of, g as usize));
         }
         // Release inputs whose last use is this step (each wire once), then give outputs
         // slots, then release outputs nobody reads.
@@ -100,22 +82,13 @@ pub(crate) fn allocate(c: &Circuit, s: &Schedule) -> Allocation {
                 slot_of[w] = u32::MAX;
             }
         });
-        let outs = match step {
-            Step::Free(g) => std::slice::from_ref(g),
-            Step::Ands(group) => group.as_slice(),
-        };
-        let body = if matches!(step, Step::Ands(_)) {
-            first + 1
-        } else {
-            first
-        };
-        for (k, &g) in outs.iter().enumerate() {
+        for (k, &g) in gates.iter().enumerate() {
             let w = c.out[g as usize] as usize;
             let slot = alloc(&mut free);
             slot_of[w] = slot;
-            instrs[body + k].out = slot;
+            stream.gates[first + k].out = slot;
         }
-        for &g in outs {
+        for &g in gates {
             let w = c.out[g as usize] as usize;
             if last_use[w] == NEVER {
                 free.push(slot_of[w]);
@@ -129,37 +102,52 @@ pub(crate) fn allocate(c: &Circuit, s: &Schedule) -> Allocation {
         .map(|&w| slot_of[canon[w as usize] as usize])
         .collect();
     Allocation {
-        instrs,
+        runs: stream.runs,
+        gates: stream.gates,
         num_slots,
         input_slots,
         output_slots,
     }
 }
 
-/// The instruction for gate `g`, with input slots filled in (output slot set later).
-fn instr_for(c: &Circuit, canon: &[u32], slot_of: &[u32], g: usize) -> Instr {
+/// Runs and gates under construction.
+#[derive(Default)]
+struct Stream {
+    runs: Vec<Run>,
+    gates: Vec<Gate>,
+}
+
+impl Stream {
+    /// Makes the last run one of `kind` that can take another gate: a new run if the last
+    /// one is of another kind or `fresh` is asked for.
+    fn open_run(&mut self, kind: RunKind, fresh: bool) {
+        match self.runs.last() {
+            Some(r) if r.kind == kind && !fresh => {}
+            _ => self.runs.push(Run { kind, len: 0 }),
+        }
+    }
+
+    fn push(&mut self, g: Gate) {
+        self.gates.push(g);
+        self.runs.last_mut().expect("open_run first").len += 1;
+    }
+}
+
+/// The gate `g` with its input slots filled in (the output slot is set after allocation).
+fn gate_for(c: &Circuit, canon: &[u32], slot_of: &[u32], g: usize) -> Gate {
     let slot = |w: u32| slot_of[canon[w as usize] as usize];
     match c.kind[g] {
-        GateKind::Xor => Instr {
-            op: Op::Xor,
+        GateKind::Xor | GateKind::And => Gate {
             a: slot(c.a[g]),
             b: slot(c.b[g]),
             out: 0,
         },
-        GateKind::And => Instr {
-            op: Op::And,
-            a: slot(c.a[g]),
-            b: slot(c.b[g]),
-            out: 0,
-        },
-        GateKind::Not => Instr {
-            op: Op::Xor,
+        GateKind::Not => Gate {
             a: slot(c.a[g]),
             b: NOT_SLOT,
             out: 0,
         },
-        GateKind::Const => Instr {
-            op: Op::Const,
+        GateKind::Const => Gate {
             a: c.a[g],
             b: 0,
             out: 0,

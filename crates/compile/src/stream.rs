@@ -1,53 +1,57 @@
-//! The compiled instruction stream: what garbler, evaluator and plaintext engines execute.
+//! The compiled stream: what garbler, evaluator and plaintext engines execute.
+//!
+//! Gates are 12-byte slot triples in execution order; a short list of runs says how they
+//! group: runs of free XORs, single AND groups, runs of constants. Engines branch once
+//! per run instead of once per gate (a per-gate `match` mispredicts on nearly every gate
+//! of a real circuit), and the gate array stays dense (AES-128's fits in L2).
 
 use mixgc_circuit::Circuit;
 
 use crate::schedule::Schedule;
 use crate::slots::allocate;
+use crate::MAX_AND_GROUP;
 
-/// An instruction opcode. Operands are slot indices, except where noted.
-///
-/// The stream alternates runs of free gates and groups of AND gates, each under a header
-/// giving its length, so engines branch once per run instead of once per gate (a
-/// per-gate `match` mispredicts on nearly every gate of a real circuit).
+/// What the gates of a run compute. Operands are slot indices, except where noted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Op {
-    /// Header of a run of `a` [`Op::Xor`] instructions that follow it, executed in order.
-    Xors,
-    /// slot[out] = slot[a] ⊕ slot[b]; appears only inside an `Xors` run. NOT gates are
-    /// XORs with [`NOT_SLOT`].
+pub enum RunKind {
+    /// slot[out] = slot[a] ⊕ slot[b], gate after gate in order. NOT gates are XORs with
+    /// [`NOT_SLOT`].
     Xor,
-    /// Header of a group of `a` independent [`Op::And`] instructions that follow it.
-    /// All inputs of the group are read before any output is written.
-    Ands,
-    /// slot[out] = slot[a] ∧ slot[b]; appears only inside an `Ands` group.
+    /// slot[out] = slot[a] ∧ slot[b] for up to [`MAX_AND_GROUP`] independent gates: all
+    /// inputs of the run are read before any output is written.
     And,
-    /// slot[out] = the constant `a` (0 or 1; `a` is a value, not a slot).
+    /// slot[out] = the constant `a` (0 or 1; `a` is a value, not a slot; `b` unused).
     Const,
+}
+
+/// `len` consecutive gates of one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub kind: RunKind,
+    pub len: u32,
+}
+
+/// One gate: input slots `a`, `b` and output slot `out`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Gate {
+    pub a: u32,
+    pub b: u32,
+    pub out: u32,
 }
 
 /// The slot that turns XOR into NOT: it holds the label of the constant 1 under free-XOR
 /// (Δ for the garbler, 0 for the evaluator, `true` in plaintext), so ¬x = x ⊕ slot[0].
 pub const NOT_SLOT: u32 = 0;
 
-/// One instruction: 16 bytes, no pointers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct Instr {
-    pub op: Op,
-    pub a: u32,
-    pub b: u32,
-    pub out: u32,
-}
-
-/// A circuit compiled for execution: instructions over a fixed set of wire slots.
+/// A circuit compiled for execution: gates over a fixed set of wire slots.
 ///
 /// Invariant (relied on by the engines' unchecked slot accesses): every slot operand,
-/// input slot and output slot is `< num_slots`, `num_slots > NOT_SLOT`, every run header's
-/// count fits in the stream, and gates appear only inside runs of their kind. Only
-/// [`compile`] builds values of this type, and it upholds the invariant by construction
-/// ([`CompiledCircuit::check`] verifies it in tests).
+/// input slot and output slot is `< num_slots`, `num_slots > NOT_SLOT`, the runs' lengths
+/// add up to the number of gates, AND runs hold 1..=[`MAX_AND_GROUP`] gates and constant
+/// gates have `a ∈ {0, 1}`. Only [`compile`] builds values of this type, and it upholds the
+/// invariant by construction ([`CompiledCircuit::check`] verifies it in tests).
 #[derive(Clone, Debug)]
 pub struct CompiledCircuit {
     input_widths: Vec<u32>,
@@ -56,7 +60,8 @@ pub struct CompiledCircuit {
     num_slots: u32,
     input_slots: Vec<u32>,
     output_slots: Vec<u32>,
-    instrs: Vec<Instr>,
+    runs: Vec<Run>,
+    gates: Vec<Gate>,
     num_ands: u64,
 }
 
@@ -92,9 +97,14 @@ impl CompiledCircuit {
         &self.output_slots
     }
 
-    /// The instruction stream.
-    pub fn instrs(&self) -> &[Instr] {
-        &self.instrs
+    /// The runs, in execution order; run `i` covers the next `runs[i].len` gates.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// All gates in execution order.
+    pub fn gates(&self) -> &[Gate] {
+        &self.gates
     }
 
     pub fn num_ands(&self) -> u64 {
@@ -123,32 +133,30 @@ impl CompiledCircuit {
         self.output_slots
             .iter()
             .try_for_each(|&s| in_range(s, "output"))?;
-        let mut pc = 0;
-        while pc < self.instrs.len() {
-            let i = self.instrs[pc];
-            pc += 1;
-            let entry = match i.op {
-                Op::Xors => Op::Xor,
-                Op::Ands => Op::And,
-                Op::Const if i.a <= 1 => {
-                    in_range(i.out, "const output")?;
-                    continue;
-                }
-                _ => return Err(format!("instruction {} ({:?}) outside a run", pc - 1, i.op)),
-            };
-            let run = self
-                .instrs
-                .get(pc..pc + i.a as usize)
-                .ok_or("run past the end of the stream")?;
-            for g in run {
-                if g.op != entry {
-                    return Err(format!("{:?} inside a {:?} run", g.op, i.op));
-                }
-                in_range(g.a, "operand")?;
-                in_range(g.b, "operand")?;
-                in_range(g.out, "output")?;
+        let total: u64 = self.runs.iter().map(|r| r.len as u64).sum();
+        if total != self.gates.len() as u64 {
+            return Err(format!(
+                "runs cover {total} gates, the stream has {}",
+                self.gates.len()
+            ));
+        }
+        let mut next = 0;
+        for (i, run) in self.runs.iter().enumerate() {
+            if run.kind == RunKind::And && !(1..=MAX_AND_GROUP as u32).contains(&run.len) {
+                return Err(format!("AND run {i} has {} gates", run.len));
             }
-            pc += run.len();
+            for g in &self.gates[next..next + run.len as usize] {
+                in_range(g.out, "output")?;
+                match run.kind {
+                    RunKind::Const if g.a > 1 => return Err(format!("constant {} in run {i}", g.a)),
+                    RunKind::Const => {}
+                    RunKind::Xor | RunKind::And => {
+                        in_range(g.a, "operand")?;
+                        in_range(g.b, "operand")?;
+                    }
+                }
+            }
+            next += run.len as usize;
         }
         Ok(())
     }
@@ -161,30 +169,26 @@ impl CompiledCircuit {
         for (&s, &v) in self.input_slots.iter().zip(input_bits) {
             slots[s as usize] = v;
         }
-        let mut pc = 0;
-        while pc < self.instrs.len() {
-            let i = self.instrs[pc];
-            pc += 1;
-            match i.op {
-                Op::Xors => {
-                    for g in &self.instrs[pc..pc + i.a as usize] {
+        let mut next = 0;
+        for run in &self.runs {
+            let gates = &self.gates[next..next + run.len as usize];
+            next += gates.len();
+            match run.kind {
+                RunKind::Xor => {
+                    for g in gates {
                         slots[g.out as usize] = slots[g.a as usize] ^ slots[g.b as usize];
                     }
-                    pc += i.a as usize;
                 }
-                Op::Ands => {
-                    let group = &self.instrs[pc..pc + i.a as usize];
-                    let vals: Vec<bool> = group
+                RunKind::And => {
+                    let vals: Vec<bool> = gates
                         .iter()
                         .map(|g| slots[g.a as usize] & slots[g.b as usize])
                         .collect();
-                    for (g, v) in group.iter().zip(vals) {
+                    for (g, v) in gates.iter().zip(vals) {
                         slots[g.out as usize] = v;
                     }
-                    pc += i.a as usize;
                 }
-                Op::Const => slots[i.out as usize] = i.a == 1,
-                Op::Xor | Op::And => unreachable!("gate outside its run"),
+                RunKind::Const => gates.iter().for_each(|g| slots[g.out as usize] = g.a == 1),
             }
         }
         self.output_slots.iter().map(|&s| slots[s as usize]).collect()
@@ -202,7 +206,13 @@ pub fn compile(c: &Circuit) -> CompiledCircuit {
         num_slots: a.num_slots,
         input_slots: a.input_slots,
         output_slots: a.output_slots,
-        num_ands: a.instrs.iter().filter(|i| i.op == Op::And).count() as u64,
-        instrs: a.instrs,
+        num_ands: a
+            .runs
+            .iter()
+            .filter(|r| r.kind == RunKind::And)
+            .map(|r| r.len as u64)
+            .sum(),
+        runs: a.runs,
+        gates: a.gates,
     }
 }

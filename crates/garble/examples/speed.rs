@@ -1,6 +1,6 @@
 //! Quick in-memory speed probe of the garbling cores on AES-128 (not a benchmark: see `mixgc bench`).
 use mixgc_circuit::bristol;
-use mixgc_compile::{compile, Op};
+use mixgc_compile::{compile, RunKind};
 use mixgc_core::{AnyHash, Block, HashKind, TweakableHash};
 use mixgc_garble::{Evaluator, Garbler};
 use std::time::Instant;
@@ -42,17 +42,22 @@ fn run<H: TweakableHash>(name: &str, c: &mixgc_compile::CompiledCircuit, g: H, e
 fn main() {
     let file = std::env::args().nth(1).unwrap_or("circuits/aes_128.txt".into());
     let c = compile(&bristol::read_file(std::path::Path::new(&file)).unwrap());
-    let groups = c.instrs().iter().filter(|i| i.op == Op::Ands).count();
-    let runs = c.instrs().iter().filter(|i| i.op == Op::Xors).count();
-    let xors = c.instrs().iter().filter(|i| i.op == Op::Xor).count();
+    let groups = c.runs().iter().filter(|r| r.kind == RunKind::And).count();
+    let runs = c.runs().iter().filter(|r| r.kind == RunKind::Xor).count();
+    let xors: u32 = c
+        .runs()
+        .iter()
+        .filter(|r| r.kind == RunKind::Xor)
+        .map(|r| r.len)
+        .sum();
     println!(
-        "{file}: ands {} xors/and {:.2} groups {} xor-runs {} slots {} instr KiB {}",
+        "{file}: ands {} xors/and {:.2} groups {} xor-runs {} slots {} gate KiB {}",
         c.num_ands(),
         xors as f64 / c.num_ands() as f64,
         groups,
         runs,
         c.num_slots(),
-        c.instrs().len() * 16 / 1024
+        c.gates().len() * 12 / 1024
     );
     run(
         "tccr",

@@ -1,9 +1,9 @@
-use mixgc_compile::{CompiledCircuit, Instr, Op};
+use mixgc_compile::{CompiledCircuit, Gate, RunKind};
 use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::half_gate_tweaks;
 use crate::BLOCKS_PER_AND;
-use crate::{read, write, xor_run};
+use crate::{free_run, read, write};
 
 use mixgc_compile::MAX_AND_GROUP;
 
@@ -17,7 +17,9 @@ pub struct Evaluator<H> {
     slots: Vec<Block>,
     const_labels: [Block; 2],
     next_and: u64,
-    pc: usize,
+    /// Position in the stream: the next run, and the index of its first gate.
+    run: usize,
+    gate: usize,
     /// Hash inputs and tweaks of one AND group (kept here so nothing is zeroed per group).
     hashes: [Block; MAX_HASHES],
     tweaks: [Block; MAX_HASHES],
@@ -30,7 +32,8 @@ impl<H: TweakableHash> Evaluator<H> {
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
             next_and: 0,
-            pc: 0,
+            run: 0,
+            gate: 0,
             hashes: [Block::ZERO; MAX_HASHES],
             tweaks: [Block::ZERO; MAX_HASHES],
         }
@@ -51,7 +54,7 @@ impl<H: TweakableHash> Evaluator<H> {
             self.slots[s as usize] = l;
         }
         self.const_labels = const_labels;
-        self.pc = 0;
+        (self.run, self.gate) = (0, 0);
     }
 
     /// Global index of the next AND gate (the number evaluated so far in this session).
@@ -61,14 +64,14 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// True once every instruction has run.
     pub fn is_done(&self, circuit: &CompiledCircuit) -> bool {
-        self.pc == circuit.instrs().len()
+        self.run == circuit.runs().len()
     }
 
     /// Evaluates as far as the given table blocks allow; returns how many blocks it used.
     /// It stops at the first AND group whose tables are not (all) in `tables`, so frames
     /// must hold whole groups — the garbler cuts them that way.
     pub fn evaluate(&mut self, circuit: &CompiledCircuit, tables: &[Block]) -> usize {
-        let instrs = circuit.instrs();
+        let (runs, gates) = (circuit.runs(), circuit.gates());
         // With this, the circuit's invariant bounds every slot operand by `slots.len()`.
         assert_eq!(
             self.slots.len(),
@@ -76,30 +79,22 @@ impl<H: TweakableHash> Evaluator<H> {
             "evaluate() called with another circuit than start()"
         );
         let mut used = 0;
-        while self.pc < instrs.len() {
-            let i = instrs[self.pc];
-            match i.op {
-                Op::Xors => {
-                    let n = i.a as usize;
-                    // SAFETY: operands < num_slots == slots.len() (asserted above).
-                    unsafe { xor_run(&mut self.slots, &instrs[self.pc + 1..self.pc + 1 + n]) };
-                    self.pc += n;
+        while self.run < runs.len() {
+            let run = runs[self.run];
+            let run_gates = &gates[self.gate..self.gate + run.len as usize];
+            if run.kind == RunKind::And {
+                let need = run_gates.len() * BLOCKS_PER_AND;
+                if tables.len() - used < need {
+                    return used;
                 }
-                Op::Const => self.slots[i.out as usize] = self.const_labels[i.a as usize],
-                Op::Ands => {
-                    let n = i.a as usize;
-                    let need = n * BLOCKS_PER_AND;
-                    if tables.len() - used < need {
-                        return used;
-                    }
-                    let group = &instrs[self.pc + 1..self.pc + 1 + n];
-                    self.evaluate_group(group, &tables[used..used + need]);
-                    used += need;
-                    self.pc += n;
-                }
-                Op::Xor | Op::And => unreachable!("gate outside its run"),
+                self.evaluate_group(run_gates, &tables[used..used + need]);
+                used += need;
+            } else {
+                // SAFETY: operands < num_slots == slots.len() (asserted above).
+                unsafe { free_run(&mut self.slots, &self.const_labels, run.kind, run_gates) };
             }
-            self.pc += 1;
+            self.run += 1;
+            self.gate += run_gates.len();
         }
         used
     }
@@ -107,7 +102,7 @@ impl<H: TweakableHash> Evaluator<H> {
     /// Half-gates evaluation (ZRE15 Fig. 2): C = H(A,j) ⊕ s_a·T_G ⊕ H(B,j') ⊕ s_b·(T_E ⊕ A),
     /// s_a = lsb(A), s_b = lsb(B).
     #[inline]
-    fn evaluate_group(&mut self, group: &[Instr], tables: &[Block]) {
+    fn evaluate_group(&mut self, group: &[Gate], tables: &[Block]) {
         let n = group.len();
         let Evaluator {
             hash,

@@ -1,8 +1,8 @@
-use mixgc_compile::{CompiledCircuit, Instr, Op, NOT_SLOT};
+use mixgc_compile::{CompiledCircuit, Gate, RunKind, NOT_SLOT};
 use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::half_gate_tweaks;
-use crate::{read, write, xor_run};
+use crate::{free_run, read, write};
 
 use mixgc_compile::MAX_AND_GROUP;
 
@@ -19,7 +19,9 @@ pub struct Garbler<H> {
     const_labels: [Block; 2],
     /// Global index of the next AND gate; never reset within a session.
     next_and: u64,
-    pc: usize,
+    /// Position in the stream: the next run, and the index of its first gate.
+    run: usize,
+    gate: usize,
     /// Hash inputs and tweaks of one AND group (kept here so nothing is zeroed per group).
     hashes: [Block; MAX_HASHES],
     tweaks: [Block; MAX_HASHES],
@@ -35,7 +37,8 @@ impl<H: TweakableHash> Garbler<H> {
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
             next_and: 0,
-            pc: 0,
+            run: 0,
+            gate: 0,
             hashes: [Block::ZERO; MAX_HASHES],
             tweaks: [Block::ZERO; MAX_HASHES],
         }
@@ -70,40 +73,33 @@ impl<H: TweakableHash> Garbler<H> {
             self.slots[s as usize] = l;
         }
         self.const_labels = const_labels;
-        self.pc = 0;
+        (self.run, self.gate) = (0, 0);
     }
 
     /// Garbles until at least `min_blocks` table blocks have been appended to `tables` or the
     /// circuit ends; stops only between AND groups. Returns true when the circuit is done.
     pub fn garble(&mut self, circuit: &CompiledCircuit, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
         let target = tables.len().saturating_add(min_blocks);
-        let instrs = circuit.instrs();
+        let (runs, gates) = (circuit.runs(), circuit.gates());
         // With this, the circuit's invariant bounds every slot operand by `slots.len()`.
         assert_eq!(
             self.slots.len(),
             circuit.num_slots() as usize,
             "garble() called with another circuit than start()"
         );
-        while self.pc < instrs.len() {
-            let i = instrs[self.pc];
-            self.pc += 1;
-            match i.op {
-                Op::Xors => {
-                    let n = i.a as usize;
-                    // SAFETY: operands < num_slots == slots.len() (asserted above).
-                    unsafe { xor_run(&mut self.slots, &instrs[self.pc..self.pc + n]) };
-                    self.pc += n;
+        while self.run < runs.len() {
+            let run = runs[self.run];
+            let run_gates = &gates[self.gate..self.gate + run.len as usize];
+            self.run += 1;
+            self.gate += run_gates.len();
+            if run.kind == RunKind::And {
+                self.garble_group(run_gates, tables);
+                if tables.len() >= target {
+                    return self.run == runs.len();
                 }
-                Op::Const => self.slots[i.out as usize] = self.const_labels[i.a as usize],
-                Op::Ands => {
-                    let n = i.a as usize;
-                    self.garble_group(&instrs[self.pc..self.pc + n], tables);
-                    self.pc += n;
-                    if tables.len() >= target {
-                        return self.pc == instrs.len();
-                    }
-                }
-                Op::Xor | Op::And => unreachable!("gate outside its run"),
+            } else {
+                // SAFETY: operands < num_slots == slots.len() (asserted above).
+                unsafe { free_run(&mut self.slots, &self.const_labels, run.kind, run_gates) };
             }
         }
         true
@@ -114,7 +110,7 @@ impl<H: TweakableHash> Garbler<H> {
     /// T_E = H(B⁰,j') ⊕ H(B¹,j') ⊕ A⁰,    W_E⁰ = H(B⁰,j') ⊕ p_b·(T_E ⊕ A⁰),
     /// C⁰ = W_G⁰ ⊕ W_E⁰; (T_G, T_E) is sent.
     #[inline]
-    fn garble_group(&mut self, group: &[Instr], tables: &mut Vec<Block>) {
+    fn garble_group(&mut self, group: &[Gate], tables: &mut Vec<Block>) {
         let n = group.len();
         let Garbler {
             hash,

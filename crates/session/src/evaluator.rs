@@ -8,7 +8,7 @@ use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
-use crate::handshake::{abort, agree_on_circuit, hello, Role};
+use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
 
@@ -71,10 +71,7 @@ impl<C: Channel> EvaluatorSession<C> {
         batch: &[Vec<Vec<bool>>],
     ) -> Result<Vec<Outcome>, SessionError> {
         let result = self.execute_inner(circuit, terms, batch);
-        if let Err(e @ SessionError::Input(_)) = &result {
-            abort(&mut self.ch, e);
-        }
-        result
+        abort_on_bad_input(&mut self.ch, result)
     }
 
     fn execute_inner(

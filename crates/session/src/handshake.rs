@@ -227,12 +227,24 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     }
 }
 
+/// Passes `result` through; if it is a local input error, first tells the peer (who is
+/// waiting for our next message) why we stop.
+pub(crate) fn abort_on_bad_input<C: Channel, T>(
+    ch: &mut C,
+    result: Result<T, SessionError>,
+) -> Result<T, SessionError> {
+    if let Err(e @ SessionError::Input(_)) = &result {
+        abort(ch, e);
+    }
+    result
+}
+
 /// Tells the peer why we stop (best effort: the connection may already be gone), then
 /// reads and discards whatever the peer still sends until it closes or goes silent.
 /// Closing at once could make the peer's next write fail (or a TCP reset discard our
 /// frame) before it reads the Abort, leaving it with "connection closed" instead of
 /// the reason.
-pub(crate) fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
+fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
     let msg = err.to_string();
     let cut = (0..=msg.len().min(4096))
         .rev()
