@@ -1,0 +1,36 @@
+/// Who supplies an input value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    Garbler,
+    Evaluator,
+}
+
+/// Why a program could not run on a backend.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ProgramError {
+    #[error("input #{index} of the {owner:?} must be {expected} bits, got {got}")]
+    InputWidth { index: usize, owner: Owner, expected: u32, got: usize },
+    #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
+    MissingInput { index: usize, owner: Owner },
+}
+
+/// What a program runs on: Boolean gates over wires, inputs and outputs.
+///
+/// `Wire` is a cheap handle (a `bool` in plaintext, a wire id in the recorder). Free gates
+/// (XOR, NOT, constants) cost nothing under free-XOR; each AND costs two ciphertexts.
+pub trait Backend {
+    type Wire: Copy + std::fmt::Debug;
+
+    fn xor(&mut self, a: Self::Wire, b: Self::Wire) -> Self::Wire;
+    fn and(&mut self, a: Self::Wire, b: Self::Wire) -> Self::Wire;
+    fn not(&mut self, a: Self::Wire) -> Self::Wire;
+    fn constant(&mut self, value: bool) -> Self::Wire;
+
+    /// A new input value of `width` bits supplied by `owner`. `value` (least significant bit
+    /// first) is the owner's secret: backends that compute on values need it, others ignore it.
+    fn input(&mut self, owner: Owner, width: u32, value: Option<&[bool]>) -> Result<Vec<Self::Wire>, ProgramError>;
+
+    /// Marks `wires` as one output value. Returns its bits where the backend knows them
+    /// (plaintext), `None` otherwise.
+    fn output(&mut self, wires: &[Self::Wire]) -> Option<Vec<bool>>;
+}

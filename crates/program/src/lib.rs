@@ -1,0 +1,21 @@
+//! The program interface: write a function once against a [`Backend`], and the same code
+//! runs in plaintext ([`Plain`], the reference answer), as a recorder that emits mixgc's
+//! circuit IR and Bristol files ([`Recorder`]), or as a cost counter ([`Counter`]).
+//!
+//! Gadgets ([`gadgets`]) are AND-minimal circuits over slices of wires (least significant
+//! bit first), generic over the backend, so each is written once and tested everywhere.
+//!
+//! Status: two-party execution of a program currently goes through the recorder (program →
+//! IR → compiled stream → session). Garbling a program gate by gate, with memory bounded by
+//! its live values, is the next step of the program-interface issue.
+
+mod backend;
+mod count;
+pub mod gadgets;
+mod plain;
+mod record;
+
+pub use backend::{Backend, Owner, ProgramError};
+pub use count::{Cost, Counter};
+pub use plain::Plain;
+pub use record::{Recorded, Recorder};

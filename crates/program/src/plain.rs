@@ -1,0 +1,38 @@
+use crate::{Backend, Owner, ProgramError};
+
+/// Runs a program on cleartext bits: the reference every other backend is checked against.
+#[derive(Debug, Default)]
+pub struct Plain {
+    inputs: usize,
+}
+
+impl Backend for Plain {
+    type Wire = bool;
+
+    fn xor(&mut self, a: bool, b: bool) -> bool {
+        a ^ b
+    }
+    fn and(&mut self, a: bool, b: bool) -> bool {
+        a & b
+    }
+    fn not(&mut self, a: bool) -> bool {
+        !a
+    }
+    fn constant(&mut self, value: bool) -> bool {
+        value
+    }
+
+    fn input(&mut self, owner: Owner, width: u32, value: Option<&[bool]>) -> Result<Vec<bool>, ProgramError> {
+        let index = self.inputs;
+        self.inputs += 1;
+        let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
+        if value.len() != width as usize {
+            return Err(ProgramError::InputWidth { index, owner, expected: width, got: value.len() });
+        }
+        Ok(value.to_vec())
+    }
+
+    fn output(&mut self, wires: &[bool]) -> Option<Vec<bool>> {
+        Some(wires.to_vec())
+    }
+}
