@@ -9,7 +9,12 @@ pub enum Owner {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ProgramError {
     #[error("input #{index} of the {owner:?} must be {expected} bits, got {got}")]
-    InputWidth { index: usize, owner: Owner, expected: u32, got: usize },
+    InputWidth {
+        index: usize,
+        owner: Owner,
+        expected: u32,
+        got: usize,
+    },
     #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
     MissingInput { index: usize, owner: Owner },
 }
@@ -28,9 +33,18 @@ pub trait Backend {
 
     /// A new input value of `width` bits supplied by `owner`. `value` (least significant bit
     /// first) is the owner's secret: backends that compute on values need it, others ignore it.
-    fn input(&mut self, owner: Owner, width: u32, value: Option<&[bool]>) -> Result<Vec<Self::Wire>, ProgramError>;
+    fn input(
+        &mut self,
+        owner: Owner,
+        width: u32,
+        value: Option<&[bool]>,
+    ) -> Result<Vec<Self::Wire>, ProgramError>;
 
     /// Marks `wires` as one output value. Returns its bits where the backend knows them
     /// (plaintext), `None` otherwise.
     fn output(&mut self, wires: &[Self::Wire]) -> Option<Vec<bool>>;
+
+    /// The program no longer needs `wires` (their value was dropped). A streaming garbler
+    /// frees their label slots here; backends that keep everything ignore it.
+    fn release(&mut self, _wires: &[Self::Wire]) {}
 }

@@ -14,8 +14,10 @@ mod count;
 pub mod gadgets;
 mod plain;
 mod record;
+mod value;
 
 pub use backend::{Backend, Owner, ProgramError};
 pub use count::{Cost, Counter};
 pub use plain::Plain;
 pub use record::{Recorded, Recorder};
+pub use value::{to_i128, to_u128, Bit, Ctx, SInt, Selectable, UInt};
