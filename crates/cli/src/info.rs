@@ -50,7 +50,7 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     add!(s, "  gates            {}", thousands(i.gates));
     add!(
         s,
-        "  ANDs             {}  ({} bytes of garbled tables)",
+        "  ANDs             {}  ({} of garbled tables)",
         thousands(i.ands),
         bytes(i.ands * 32)
     );

@@ -4,6 +4,7 @@ mod bench;
 mod demo;
 mod info;
 mod load;
+mod ops;
 mod party;
 mod run;
 mod summary;
@@ -31,6 +32,10 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),
+    /// Write a library op's circuit as a Bristol Fashion file.
+    Export(ops::ExportArgs),
+    /// List the library ops; `--table` prints their AND counts.
+    Ops(ops::OpsArgs),
     /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
     Bench(bench::BenchArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
@@ -54,6 +59,8 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::demo(a),
         Command::Info(a) => info::info(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Export(a) => ops::export(a),
+        Command::Ops(a) => ops::ops(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {

@@ -12,6 +12,7 @@
 mod backend;
 mod count;
 pub mod gadgets;
+pub mod library;
 mod plain;
 mod record;
 mod value;

@@ -27,7 +27,12 @@ impl Backend for Plain {
         self.inputs += 1;
         let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
         if value.len() != width as usize {
-            return Err(ProgramError::InputWidth { index, owner, expected: width, got: value.len() });
+            return Err(ProgramError::InputWidth {
+                index,
+                owner,
+                expected: width,
+                got: value.len(),
+            });
         }
         Ok(value.to_vec())
     }

@@ -43,7 +43,8 @@ impl Recorder {
 
     /// The circuit, with inputs renumbered first (garbler's values, then evaluator's).
     pub fn finish(self) -> Recorded {
-        let mut order: Vec<&(Owner, Vec<u32>)> = self.inputs.iter().filter(|(o, _)| *o == Owner::Garbler).collect();
+        let mut order: Vec<&(Owner, Vec<u32>)> =
+            self.inputs.iter().filter(|(o, _)| *o == Owner::Garbler).collect();
         let garbler_values = order.len();
         order.extend(self.inputs.iter().filter(|(o, _)| *o == Owner::Evaluator));
 
@@ -65,13 +66,32 @@ impl Recorder {
             input_widths: order.iter().map(|(_, w)| w.len() as u32).collect(),
             output_widths: self.outputs.iter().map(|o| o.len() as u32).collect(),
             output_wires: self.outputs.iter().flatten().map(map).collect(),
-            a: self.kind.iter().zip(&self.a).map(|(k, a)| if *k == GateKind::Const { *a } else { map(a) }).collect(),
-            b: self.kind.iter().zip(&self.b).map(|(k, b)| if *k == GateKind::Xor || *k == GateKind::And { map(b) } else { 0 }).collect(),
+            a: self
+                .kind
+                .iter()
+                .zip(&self.a)
+                .map(|(k, a)| if *k == GateKind::Const { *a } else { map(a) })
+                .collect(),
+            b: self
+                .kind
+                .iter()
+                .zip(&self.b)
+                .map(|(k, b)| {
+                    if *k == GateKind::Xor || *k == GateKind::And {
+                        map(b)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
             out: self.out.iter().map(map).collect(),
             kind: self.kind,
         };
         debug_assert_eq!(circuit.validate(), Ok(()));
-        Recorded { circuit, garbler_values }
+        Recorded {
+            circuit,
+            garbler_values,
+        }
     }
 }
 

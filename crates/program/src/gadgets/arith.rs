@@ -2,35 +2,49 @@
 
 use crate::Backend;
 
-/// Full adder chain from carry-in `c`: returns (sum, carry-out). One AND per bit
+/// Full adder chain from carry-in `c` (`None` for a known zero, which saves the gates of
+/// bit 0): returns (sum, carry-out). One AND per bit
 /// (c' = c ⊕ ((x ⊕ c) ∧ (y ⊕ c)), Kolesnikov–Schneider's free-XOR adder).
-fn ripple<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire], mut c: B::Wire, want_carry: bool) -> (Vec<B::Wire>, B::Wire) {
+fn ripple<B: Backend>(
+    b: &mut B,
+    x: &[B::Wire],
+    y: &[B::Wire],
+    carry_in: Option<B::Wire>,
+    want_carry: bool,
+) -> (Vec<B::Wire>, Option<B::Wire>) {
     assert_eq!(x.len(), y.len(), "operands must have equal widths");
     let mut sum = Vec::with_capacity(x.len());
+    let mut carry = carry_in;
     for i in 0..x.len() {
-        let xc = b.xor(x[i], c);
-        let s = b.xor(xc, y[i]);
-        sum.push(s);
-        if i + 1 < x.len() || want_carry {
-            let yc = b.xor(y[i], c);
-            let t = b.and(xc, yc);
-            c = b.xor(c, t);
-        }
+        let last = i + 1 == x.len() && !want_carry;
+        carry = match carry {
+            None => {
+                sum.push(b.xor(x[i], y[i]));
+                (!last).then(|| b.and(x[i], y[i]))
+            }
+            Some(c) => {
+                let xc = b.xor(x[i], c);
+                sum.push(b.xor(xc, y[i]));
+                (!last).then(|| {
+                    let yc = b.xor(y[i], c);
+                    let t = b.and(xc, yc);
+                    b.xor(c, t)
+                })
+            }
+        };
     }
-    (sum, c)
+    (sum, carry)
 }
 
 /// x + y mod 2^w: w − 1 ANDs (the top carry is never computed).
 pub fn add<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
-    let zero = b.constant(false);
-    ripple(b, x, y, zero, false).0
+    ripple(b, x, y, None, false).0
 }
 
 /// x + y as w + 1 bits (sum and carry-out): w ANDs.
 pub fn add_with_carry<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
-    let zero = b.constant(false);
-    let (mut sum, carry) = ripple(b, x, y, zero, true);
-    sum.push(carry);
+    let (mut sum, carry) = ripple(b, x, y, None, true);
+    sum.push(carry.unwrap_or_else(|| b.constant(false)));
     sum
 }
 
@@ -38,7 +52,7 @@ pub fn add_with_carry<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Ve
 pub fn sub<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
     let not_y: Vec<B::Wire> = y.iter().map(|&v| b.not(v)).collect();
     let one = b.constant(true);
-    ripple(b, x, &not_y, one, false).0
+    ripple(b, x, &not_y, Some(one), false).0
 }
 
 /// −x mod 2^w: w − 1 ANDs.
@@ -65,10 +79,18 @@ mod tests {
             for _ in 0..20 {
                 let (x, y) = (wrap(rng.gen(), w), wrap(rng.gen(), w));
                 let (v, width, ands) = check2!(add, x, y, w);
-                assert_eq!((v, width, ands), (wrap(x.wrapping_add(y), w), w, w as u64 - 1), "add w={w}");
+                assert_eq!(
+                    (v, width, ands),
+                    (wrap(x.wrapping_add(y), w), w, w as u64 - 1),
+                    "add w={w}"
+                );
                 let (v, width, ands) = check2!(add_with_carry, x, y, w);
                 let full = if w == 128 { x.wrapping_add(y) } else { x + y };
-                assert_eq!((wrap(v, w), width, ands), (wrap(full, w), w + 1, w as u64), "add_with_carry w={w}");
+                assert_eq!(
+                    (wrap(v, w), width, ands),
+                    (wrap(full, w), w + 1, w as u64),
+                    "add_with_carry w={w}"
+                );
                 if w < 128 {
                     assert_eq!(v, x + y);
                 }

@@ -18,7 +18,10 @@ pub fn eq<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
     }
     // Balanced tree: AND depth ⌈log2 w⌉.
     while same.len() > 1 {
-        let next: Vec<B::Wire> = same.chunks(2).map(|p| if p.len() == 2 { b.and(p[0], p[1]) } else { p[0] }).collect();
+        let next: Vec<B::Wire> = same
+            .chunks(2)
+            .map(|p| if p.len() == 2 { b.and(p[0], p[1]) } else { p[0] })
+            .collect();
         same = next;
     }
     same
@@ -89,17 +92,34 @@ mod tests {
     fn comparisons_and_mux_match_native_with_minimal_ands() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(2);
         for w in WIDTHS {
-            let mut cases: Vec<(u128, u128)> = (0..20).map(|_| (wrap(rng.gen(), w), wrap(rng.gen(), w))).collect();
+            let mut cases: Vec<(u128, u128)> = (0..20)
+                .map(|_| (wrap(rng.gen(), w), wrap(rng.gen(), w)))
+                .collect();
             let top = if w == 128 { u128::MAX } else { (1u128 << w) - 1 };
-            cases.extend([(0, 0), (top, top), (0, top), (top, 0), (1 & top, 0), (top >> 1, (top >> 1) + 1)]);
+            cases.extend([
+                (0, 0),
+                (top, top),
+                (0, top),
+                (top, 0),
+                (1 & top, 0),
+                (top >> 1, (top >> 1) + 1),
+            ]);
             for &(x, y) in &cases {
                 let y = wrap(y, w);
                 let (v, width, ands) = check2!(eq, x, y, w);
                 assert_eq!((v, width, ands), ((x == y) as u128, 1, w as u64 - 1), "eq w={w}");
                 let (v, _, ands) = check2!(lt_unsigned, x, y, w);
-                assert_eq!((v, ands), ((x < y) as u128, w as u64), "lt_unsigned w={w} {x} {y}");
+                assert_eq!(
+                    (v, ands),
+                    ((x < y) as u128, w as u64),
+                    "lt_unsigned w={w} {x} {y}"
+                );
                 let (v, _, ands) = check2!(lt_signed, x, y, w);
-                assert_eq!((v, ands), ((signed(x, w) < signed(y, w)) as u128, w as u64), "lt_signed w={w}");
+                assert_eq!(
+                    (v, ands),
+                    ((signed(x, w) < signed(y, w)) as u128, w as u64),
+                    "lt_signed w={w}"
+                );
                 let (v, _, ands) = check2!(mux_test, x, y, w);
                 let want = if y & 1 == 1 { wrap(!x, w) } else { x };
                 assert_eq!((v, ands), (want, w as u64), "mux w={w}");

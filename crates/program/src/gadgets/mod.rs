@@ -52,7 +52,11 @@ pub(crate) mod testing {
     }
 
     pub fn value(bits: &[bool]) -> u128 {
-        bits.iter().take(128).enumerate().map(|(i, &b)| (b as u128) << i).sum()
+        bits.iter()
+            .take(128)
+            .enumerate()
+            .map(|(i, &b)| (b as u128) << i)
+            .sum()
     }
 
     /// `check2!(gadget, x, y, w)` runs the two-operand `gadget` on `w`-bit `x`, `y` on all
@@ -73,12 +77,20 @@ pub(crate) mod testing {
             r.output(&out);
             let rec = r.finish();
             let replay = rec.circuit.eval_plain(&[bits(x, w), bits(y, w)]).unwrap();
-            assert_eq!(replay, vec![plain.clone()], "recorded circuit disagrees with plaintext");
+            assert_eq!(
+                replay,
+                vec![plain.clone()],
+                "recorded circuit disagrees with plaintext"
+            );
             let mut c = Counter::default();
             let xs = c.input(Owner::Garbler, w as u32, None).unwrap();
             let ys = c.input(Owner::Evaluator, w as u32, None).unwrap();
             $gadget(&mut c, &xs, &ys);
-            assert_eq!(c.cost().ands, rec.circuit.stats().ands as u64, "counter and recorder disagree");
+            assert_eq!(
+                c.cost().ands,
+                rec.circuit.stats().ands as u64,
+                "counter and recorder disagree"
+            );
             (value(&plain), plain.len(), c.cost().ands)
         }};
     }

@@ -1,0 +1,139 @@
+//! `mixgc export` and `mixgc ops`: the circuit library as Bristol files and as a gate-count
+//! table.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use mixgc_circuit::bristol;
+use mixgc_program::library::{self, OPS};
+use serde::Serialize;
+
+use crate::summary::thousands;
+use crate::{write_stdout, CliError};
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Inputs are in the natural order of the op, the garbler's operand first; \
+each value uses the Bristol Fashion convention (wire 0 = least significant bit). `mixgc ops` \
+lists the ops. The file runs with `mixgc run --circuit FILE`."
+)]
+pub struct ExportArgs {
+    /// Library op to export (see `mixgc ops`).
+    name: String,
+    /// Operand width in bits.
+    #[arg(long, default_value_t = 32)]
+    width: u32,
+    /// Size for ops that take one (matrix side, string length, number of values).
+    #[arg(long)]
+    size: Option<usize>,
+    /// Where to write the Bristol Fashion file.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+pub fn export(args: ExportArgs) -> Result<(), CliError> {
+    let recorded = library::record(&args.name, args.width, args.size)?;
+    let c = &recorded.circuit;
+    let file =
+        std::fs::File::create(&args.out).map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    bristol::write_fashion(c, std::io::BufWriter::new(file))
+        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    let s = c.stats();
+    eprintln!(
+        "wrote {}: {} gates, {} ANDs, inputs {:?} bits, outputs {:?} bits",
+        args.out.display(),
+        thousands(s.gates as u64),
+        thousands(s.ands as u64),
+        c.input_widths,
+        c.output_widths
+    );
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct OpsArgs {
+    /// Print AND counts per op at widths 8, 16, 32 and 64 next to TinyGarble's Table 3.1.
+    #[arg(long)]
+    table: bool,
+    /// Print the table as one JSON array.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Widths of the gate-count table.
+pub const TABLE_WIDTHS: [u32; 4] = [8, 16, 32, 64];
+
+/// TinyGarble2 thesis Table 3.1 benchmarks: (benchmark, op, width, size, TinyGarble's ANDs).
+pub const TINYGARBLE: &[(&str, &str, u32, Option<usize>, u64)] = &[
+    ("Sum-1024", "add", 1024, None, 1023),
+    ("Compare-1024 (equality)", "eq", 1024, None, 1023),
+];
+
+#[derive(Serialize)]
+struct Row {
+    op: &'static str,
+    width: u32,
+    size: Option<usize>,
+    ands: u64,
+    xors: u64,
+    nots: u64,
+    and_depth: u32,
+}
+
+fn rows() -> Result<Vec<Row>, CliError> {
+    let mut rows = Vec::new();
+    for info in OPS {
+        let widths: &[u32] = if info.has_width { &TABLE_WIDTHS } else { &[0] };
+        for &w in widths {
+            let c = library::cost(info.name, w, None)?;
+            rows.push(Row {
+                op: info.name,
+                width: w,
+                size: info.default_size,
+                ands: c.ands,
+                xors: c.xors,
+                nots: c.nots,
+                and_depth: c.and_depth,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+pub fn ops(args: OpsArgs) -> Result<(), CliError> {
+    if args.json {
+        return write_stdout(&format!("{}\n", serde_json::to_string(&rows()?)?));
+    }
+    let mut out = String::new();
+    if !args.table {
+        for info in OPS {
+            out += &format!("{:<14} {}\n", info.name, info.about);
+        }
+        out += "\n`mixgc ops --table` prints AND counts; `mixgc export NAME --out FILE` writes one.\n";
+        return write_stdout(&out);
+    }
+    out += &format!(
+        "{:<14} {:>10} {:>10} {:>10} {:>10}   (ANDs at width w)\n",
+        "op", "w=8", "w=16", "w=32", "w=64"
+    );
+    let rows = rows()?;
+    for info in OPS {
+        let cells: Vec<String> = rows
+            .iter()
+            .filter(|r| r.op == info.name)
+            .map(|r| thousands(r.ands))
+            .collect();
+        out += &format!("{:<14}", info.name);
+        for c in cells {
+            out += &format!(" {c:>10}");
+        }
+        out += "\n";
+    }
+    out += "\nTinyGarble2 thesis Table 3.1, same benchmark:\n";
+    out += &format!("{:<26} {:>12} {:>12}\n", "benchmark", "TinyGarble", "mixgc");
+    for &(bench, op, w, size, theirs) in TINYGARBLE {
+        let ours = library::cost(op, w, size)?.ands;
+        out += &format!("{bench:<26} {:>12} {:>12}\n", thousands(theirs), thousands(ours));
+    }
+    write_stdout(&out)
+}

@@ -1,0 +1,133 @@
+//! Named library ops as whole circuits: what `mixgc export` writes, `mixgc ops` counts and
+//! the examples run.
+//!
+//! Every op declares its inputs in its natural order, the garbler's operands first (the
+//! first ⌈n/2⌉ input values, as `mixgc run` assigns them), with the Bristol Fashion value
+//! convention (wire 0 = least significant bit). Arithmetic ops are unsigned on w-bit
+//! operands unless stated.
+
+use crate::gadgets;
+use crate::{Backend, Cost, Counter, Owner, ProgramError, Recorded, Recorder};
+
+/// A library op that can be exported or counted.
+#[derive(Clone, Copy, Debug)]
+pub struct OpInfo {
+    pub name: &'static str,
+    /// Inputs and outputs, in words.
+    pub about: &'static str,
+    /// Whether `--width` applies (fixed-width ops like `aes128` ignore it).
+    pub has_width: bool,
+    /// Whether `--size` applies, and its default.
+    pub default_size: Option<usize>,
+}
+
+/// Every op `mixgc export` knows, in the order `mixgc ops` lists them.
+pub const OPS: &[OpInfo] = &[
+    OpInfo {
+        name: "add",
+        about: "x + y mod 2^w",
+        has_width: true,
+        default_size: None,
+    },
+    OpInfo {
+        name: "sub",
+        about: "x - y mod 2^w",
+        has_width: true,
+        default_size: None,
+    },
+    OpInfo {
+        name: "lt",
+        about: "[x < y], one bit",
+        has_width: true,
+        default_size: None,
+    },
+    OpInfo {
+        name: "eq",
+        about: "[x = y], one bit",
+        has_width: true,
+        default_size: None,
+    },
+];
+
+/// Why an op could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LibraryError {
+    #[error("unknown op '{name}'; known ops: {known}")]
+    UnknownOp { name: String, known: String },
+    #[error("op '{name}' needs a width between 1 and {max} bits, got {width}")]
+    BadWidth { name: String, width: u32, max: u32 },
+    #[error("op '{name}' needs a size of at least 1")]
+    BadSize { name: String },
+    #[error(transparent)]
+    Program(#[from] ProgramError),
+}
+
+/// Widest operand `--width` accepts.
+pub const MAX_WIDTH: u32 = 4096;
+
+/// Looks up an op by name.
+pub fn op(name: &str) -> Result<&'static OpInfo, LibraryError> {
+    OPS.iter()
+        .find(|o| o.name == name)
+        .ok_or_else(|| LibraryError::UnknownOp {
+            name: name.to_string(),
+            known: OPS.iter().map(|o| o.name).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// Builds op `name` on `b`: its inputs (garbler's first), the computation, its outputs.
+pub fn build<B: Backend>(b: &mut B, name: &str, width: u32, size: Option<usize>) -> Result<(), LibraryError> {
+    let info = op(name)?;
+    if info.has_width && !(1..=MAX_WIDTH).contains(&width) {
+        return Err(LibraryError::BadWidth {
+            name: name.into(),
+            width,
+            max: MAX_WIDTH,
+        });
+    }
+    let size = size.or(info.default_size).unwrap_or(0);
+    if info.default_size.is_some() && size == 0 {
+        return Err(LibraryError::BadSize { name: name.into() });
+    }
+    let two = |b: &mut B| -> Result<(Vec<B::Wire>, Vec<B::Wire>), ProgramError> {
+        Ok((
+            b.input(Owner::Garbler, width, None)?,
+            b.input(Owner::Evaluator, width, None)?,
+        ))
+    };
+    let out = match name {
+        "add" => {
+            let (x, y) = two(b)?;
+            gadgets::add(b, &x, &y)
+        }
+        "sub" => {
+            let (x, y) = two(b)?;
+            gadgets::sub(b, &x, &y)
+        }
+        "lt" => {
+            let (x, y) = two(b)?;
+            gadgets::lt_unsigned(b, &x, &y)
+        }
+        "eq" => {
+            let (x, y) = two(b)?;
+            gadgets::eq(b, &x, &y)
+        }
+        _ => unreachable!("every name in OPS is built above"),
+    };
+    b.output(&out);
+    Ok(())
+}
+
+/// The circuit of op `name`.
+pub fn record(name: &str, width: u32, size: Option<usize>) -> Result<Recorded, LibraryError> {
+    let mut r = Recorder::default();
+    build(&mut r, name, width, size)?;
+    Ok(r.finish())
+}
+
+/// The cost of op `name`.
+pub fn cost(name: &str, width: u32, size: Option<usize>) -> Result<Cost, LibraryError> {
+    let mut c = Counter::default();
+    build(&mut c, name, width, size)?;
+    Ok(c.cost())
+}
