@@ -89,33 +89,35 @@ pub fn build<B: Backend>(b: &mut B, name: &str, width: u32, size: Option<usize>)
     if info.default_size.is_some() && size == 0 {
         return Err(LibraryError::BadSize { name: name.into() });
     }
-    let two = |b: &mut B| -> Result<(Vec<B::Wire>, Vec<B::Wire>), ProgramError> {
-        Ok((
-            b.input(Owner::Garbler, width, None)?,
-            b.input(Owner::Evaluator, width, None)?,
-        ))
-    };
     let out = match name {
         "add" => {
-            let (x, y) = two(b)?;
+            let [x, y] = pair(b, width)?;
             gadgets::add(b, &x, &y)
         }
         "sub" => {
-            let (x, y) = two(b)?;
+            let [x, y] = pair(b, width)?;
             gadgets::sub(b, &x, &y)
         }
         "lt" => {
-            let (x, y) = two(b)?;
+            let [x, y] = pair(b, width)?;
             gadgets::lt_unsigned(b, &x, &y)
         }
         "eq" => {
-            let (x, y) = two(b)?;
+            let [x, y] = pair(b, width)?;
             gadgets::eq(b, &x, &y)
         }
         _ => unreachable!("every name in OPS is built above"),
     };
     b.output(&out);
     Ok(())
+}
+
+/// Two `width`-bit operands: the garbler's, then the evaluator's.
+fn pair<B: Backend>(b: &mut B, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramError> {
+    Ok([
+        b.input(Owner::Garbler, width, None)?,
+        b.input(Owner::Evaluator, width, None)?,
+    ])
 }
 
 /// The circuit of op `name`.
