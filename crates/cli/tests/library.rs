@@ -15,9 +15,12 @@ fn export(tag: &str, name: &str, width: u32) -> String {
     path
 }
 
+/// The function an exported op computes on w-bit operands.
+type Reference = fn(u128, u128, u32) -> u128;
+
 #[test]
 fn exported_ops_reimport_and_compute_the_documented_function() {
-    let cases: [(&str, fn(u128, u128, u32) -> u128); 4] = [
+    let cases: [(&str, Reference); 4] = [
         ("add", |x, y, w| (x + y) & ((1 << w) - 1)),
         ("sub", |x, y, w| x.wrapping_sub(y) & ((1 << w) - 1)),
         ("lt", |x, y, _| (x < y) as u128),
