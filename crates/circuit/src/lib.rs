@@ -25,7 +25,6 @@ mod validate;
 mod writers;
 
 pub mod bristol;
-pub mod library;
 pub mod values;
 
 pub use error::{CircuitError, ParseError, ValueError};

@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mixgc_circuit::library;
 use mixgc_compile::CompiledCircuit;
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
+use mixgc_program::library;
 use mixgc_session::{Reveal, SessionConfig, Terms};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::demo::AES_128;
+use crate::example::random_values;
 use crate::load::{from_circuit, load_text, Loaded};
 use crate::party::{execute, open, Connection, Role};
 use crate::summary::thousands;
@@ -76,7 +77,9 @@ struct PartyReport {
 fn workload(w: Workload) -> Result<Loaded, CliError> {
     match w {
         Workload::Aes128 => load_text(AES_128, "circuits/aes_128.txt"),
-        Workload::Millionaires32 => Ok(from_circuit(library::greater_than(32))),
+        Workload::Millionaires32 => Ok(from_circuit(
+            library::record("millionaires", Some(32), None)?.circuit,
+        )),
     }
 }
 
@@ -89,14 +92,8 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     let (gv, ev) = terms.owners(loaded.compiled.input_widths())?;
     let owned = if args.role == Role::Garbler { gv } else { ev };
     let widths = loaded.compiled.input_widths().to_vec();
-    let mut rng = rand::thread_rng();
     let batch: Vec<Vec<Vec<bool>>> = (0..args.executions)
-        .map(|_| {
-            owned
-                .iter()
-                .map(|&v| (0..widths[v]).map(|_| rng.gen()).collect())
-                .collect()
-        })
+        .map(|_| random_values(&owned, &widths))
         .collect();
     let cfg = SessionConfig {
         hash: args.hash,

@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod example;
 mod info;
 mod load;
 mod ops;
@@ -32,6 +33,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),
+    /// Run one party of a library example (millionaires, auction, ...) over TCP.
+    Example(example::ExampleArgs),
     /// Write a library op's circuit as a Bristol Fashion file.
     Export(ops::ExportArgs),
     /// List the library ops; `--table` prints their AND counts.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::demo(a),
         Command::Info(a) => info::info(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Example(a) => example::example(a),
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
         Command::BenchParty(a) => bench::party(a),

@@ -20,9 +20,9 @@ lists the ops. The file runs with `mixgc run --circuit FILE`."
 pub struct ExportArgs {
     /// Library op to export (see `mixgc ops`).
     name: String,
-    /// Operand width in bits.
-    #[arg(long, default_value_t = 32)]
-    width: u32,
+    /// Operand width in bits (default: the op's, see `mixgc ops`).
+    #[arg(long)]
+    width: Option<u32>,
     /// Size for ops that take one (matrix side, string length, number of values).
     #[arg(long)]
     size: Option<usize>,
@@ -83,12 +83,15 @@ struct Row {
 fn rows() -> Result<Vec<Row>, CliError> {
     let mut rows = Vec::new();
     for info in OPS {
-        let widths: &[u32] = if info.has_width { &TABLE_WIDTHS } else { &[0] };
-        for &w in widths {
+        let widths: Vec<Option<u32>> = match info.default_width {
+            Some(_) => TABLE_WIDTHS.iter().map(|&w| Some(w)).collect(),
+            None => vec![None],
+        };
+        for w in widths {
             let c = library::cost(info.name, w, None)?;
             rows.push(Row {
                 op: info.name,
-                width: w,
+                width: w.unwrap_or(0),
                 size: info.default_size,
                 ands: c.ands,
                 xors: c.xors,
@@ -132,7 +135,7 @@ pub fn ops(args: OpsArgs) -> Result<(), CliError> {
     out += "\nTinyGarble2 thesis Table 3.1, same benchmark:\n";
     out += &format!("{:<26} {:>12} {:>12}\n", "benchmark", "TinyGarble", "mixgc");
     for &(bench, op, w, size, theirs) in TINYGARBLE {
-        let ours = library::cost(op, w, size)?.ands;
+        let ours = library::cost(op, Some(w), size)?.ands;
         out += &format!("{bench:<26} {:>12} {:>12}\n", thousands(theirs), thousands(ours));
     }
     write_stdout(&out)

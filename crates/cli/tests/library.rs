@@ -92,3 +92,47 @@ fn unknown_ops_and_bad_widths_are_clear_errors() {
     run1(&["export", "add", "--width", "0", "--out", &out]).assert_error("width 0", &["width between 1"]);
     run1(&["export", "add", "--out", "/nonexistent-dir/x.txt"]).assert_error("bad path", &["cannot write"]);
 }
+
+#[test]
+fn examples_run_between_two_processes_like_the_exported_circuit() {
+    // auction: garbler bids 0x500, evaluator 0x4ff -> garbler wins, price 0x500 (32-bit default).
+    let g = ["example", "auction", "--role", "garbler", "--input", "500"];
+    let e = ["example", "auction", "--role", "evaluator", "--input", "4ff"];
+    let (go, eo) = pair(&g, &e);
+    go.assert_ok("garbler");
+    eo.assert_ok("evaluator");
+    assert_eq!(go.stdout, "1\n00000500\n");
+    assert_eq!(eo.stdout, "1\n00000500\n");
+
+    // An input left out is random and shown on stderr (after the listener's first line).
+    let g = [
+        "example",
+        "millionaires",
+        "--role",
+        "garbler",
+        "--input",
+        "8000000000000000",
+    ];
+    let e = ["example", "millionaires", "--role", "evaluator"];
+    let (go, eo) = pair(&g, &e);
+    go.assert_ok("garbler");
+    eo.assert_ok("evaluator");
+    assert!(go.stderr.starts_with("listening on "), "{}", go.stderr);
+    let shown = eo
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("evaluator input (random): "))
+        .expect("echoed input");
+    let theirs = u64::from_str_radix(shown, 16).unwrap();
+    let want = (0x8000_0000_0000_0000u64 > theirs) as u8;
+    assert_eq!(eo.stdout, format!("{want}\n"));
+    assert_eq!(go.stdout, eo.stdout);
+}
+
+#[test]
+fn demo_of_a_library_example_checks_itself_against_plaintext() {
+    let out = run1(&["demo", "auction"]);
+    out.assert_ok("demo auction");
+    assert!(out.stdout.contains("(= plaintext evaluation)"), "{}", out.stdout);
+    run1(&["demo", "nonsense"]).assert_error("unknown example", &["unknown op 'nonsense'"]);
+}

@@ -15,39 +15,45 @@ pub struct OpInfo {
     pub name: &'static str,
     /// Inputs and outputs, in words.
     pub about: &'static str,
-    /// Whether `--width` applies (fixed-width ops like `aes128` ignore it).
-    pub has_width: bool,
+    /// Default operand width; `None` for fixed-width ops (like `aes128`), which ignore `--width`.
+    pub default_width: Option<u32>,
     /// Whether `--size` applies, and its default.
     pub default_size: Option<usize>,
 }
 
 /// Every op `mixgc export` knows, in the order `mixgc ops` lists them.
 pub const OPS: &[OpInfo] = &[
-    OpInfo {
-        name: "add",
-        about: "x + y mod 2^w",
-        has_width: true,
-        default_size: None,
-    },
-    OpInfo {
-        name: "sub",
-        about: "x - y mod 2^w",
-        has_width: true,
-        default_size: None,
-    },
-    OpInfo {
-        name: "lt",
-        about: "[x < y], one bit",
-        has_width: true,
-        default_size: None,
-    },
-    OpInfo {
-        name: "eq",
-        about: "[x = y], one bit",
-        has_width: true,
-        default_size: None,
-    },
+    op_info("add", "x + y mod 2^w", Some(32), None),
+    op_info("sub", "x - y mod 2^w", Some(32), None),
+    op_info("lt", "[x < y], one bit", Some(32), None),
+    op_info("eq", "[x = y], one bit", Some(32), None),
+    op_info(
+        "millionaires",
+        "example: [garbler's wealth > evaluator's wealth], one bit",
+        Some(64),
+        None,
+    ),
+    op_info(
+        "auction",
+        "example: sealed bids; outputs [garbler wins] (ties go to the garbler) and the winning bid",
+        Some(32),
+        None,
+    ),
 ];
+
+const fn op_info(
+    name: &'static str,
+    about: &'static str,
+    default_width: Option<u32>,
+    default_size: Option<usize>,
+) -> OpInfo {
+    OpInfo {
+        name,
+        about,
+        default_width,
+        default_size,
+    }
+}
 
 /// Why an op could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -76,9 +82,16 @@ pub fn op(name: &str) -> Result<&'static OpInfo, LibraryError> {
 }
 
 /// Builds op `name` on `b`: its inputs (garbler's first), the computation, its outputs.
-pub fn build<B: Backend>(b: &mut B, name: &str, width: u32, size: Option<usize>) -> Result<(), LibraryError> {
+/// `width` `None` takes the op's default.
+pub fn build<B: Backend>(
+    b: &mut B,
+    name: &str,
+    width: Option<u32>,
+    size: Option<usize>,
+) -> Result<(), LibraryError> {
     let info = op(name)?;
-    if info.has_width && !(1..=MAX_WIDTH).contains(&width) {
+    let width = width.or(info.default_width).unwrap_or(0);
+    if info.default_width.is_some() && !(1..=MAX_WIDTH).contains(&width) {
         return Err(LibraryError::BadWidth {
             name: name.into(),
             width,
@@ -89,26 +102,40 @@ pub fn build<B: Backend>(b: &mut B, name: &str, width: u32, size: Option<usize>)
     if info.default_size.is_some() && size == 0 {
         return Err(LibraryError::BadSize { name: name.into() });
     }
-    let out = match name {
+    let outputs = match name {
         "add" => {
             let [x, y] = pair(b, width)?;
-            gadgets::add(b, &x, &y)
+            vec![gadgets::add(b, &x, &y)]
         }
         "sub" => {
             let [x, y] = pair(b, width)?;
-            gadgets::sub(b, &x, &y)
+            vec![gadgets::sub(b, &x, &y)]
         }
         "lt" => {
             let [x, y] = pair(b, width)?;
-            gadgets::lt_unsigned(b, &x, &y)
+            vec![gadgets::lt_unsigned(b, &x, &y)]
         }
         "eq" => {
             let [x, y] = pair(b, width)?;
-            gadgets::eq(b, &x, &y)
+            vec![gadgets::eq(b, &x, &y)]
+        }
+        "millionaires" => {
+            let [x, y] = pair(b, width)?;
+            vec![gadgets::lt_unsigned(b, &y, &x)]
+        }
+        "auction" => {
+            // The garbler wins unless the evaluator bid strictly more: 2w ANDs.
+            let [x, y] = pair(b, width)?;
+            let evaluator_wins = gadgets::lt_unsigned(b, &x, &y)[0];
+            let garbler_wins = b.not(evaluator_wins);
+            let price = gadgets::mux(b, evaluator_wins, &x, &y);
+            vec![vec![garbler_wins], price]
         }
         _ => unreachable!("every name in OPS is built above"),
     };
-    b.output(&out);
+    for out in &outputs {
+        b.output(out);
+    }
     Ok(())
 }
 
@@ -121,14 +148,14 @@ fn pair<B: Backend>(b: &mut B, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramE
 }
 
 /// The circuit of op `name`.
-pub fn record(name: &str, width: u32, size: Option<usize>) -> Result<Recorded, LibraryError> {
+pub fn record(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Recorded, LibraryError> {
     let mut r = Recorder::default();
     build(&mut r, name, width, size)?;
     Ok(r.finish())
 }
 
 /// The cost of op `name`.
-pub fn cost(name: &str, width: u32, size: Option<usize>) -> Result<Cost, LibraryError> {
+pub fn cost(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Cost, LibraryError> {
     let mut c = Counter::default();
     build(&mut c, name, width, size)?;
     Ok(c.cost())
