@@ -107,6 +107,23 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
 mod tests {
     use super::*;
     use crate::memory_pair;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary bytes from a peer give a frame within the limit or an error: never a
+        /// panic, never a read past the limit.
+        #[test]
+        fn random_bytes_never_panic_the_frame_reader(bytes in proptest::collection::vec(any::<u8>(), 0..64), limit in 0usize..32) {
+            let (mut a, mut b) = memory_pair();
+            a.send(&bytes).unwrap();
+            a.flush().unwrap();
+            drop(a);
+            if let Ok(payload) = recv_frame(&mut b, Tag::Tables, limit) {
+                prop_assert!(payload.len() <= limit);
+                prop_assert_eq!(bytes[0], Tag::Tables as u8);
+            }
+        }
+    }
 
     #[test]
     fn frames_round_trip_and_reject_wrong_tags_and_sizes() {

@@ -263,6 +263,26 @@ fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever a peer sends as a circuit header, decoding returns a header or `None`.
+        #[test]
+        fn header_decoding_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = Header::decode(&bytes);
+        }
+
+        /// A valid header with random trailing or missing bytes is rejected, never misread.
+        #[test]
+        fn truncated_or_extended_headers_are_rejected(cut in 1usize..40, extra in proptest::collection::vec(any::<u8>(), 1..8)) {
+            let h = Header { digest: [1; 32], input_widths: vec![8, 8], output_widths: vec![8], garbler_values: 1, reveal: 0, instances: 1 };
+            let enc = h.encode();
+            prop_assert_eq!(Header::decode(&enc[..enc.len().saturating_sub(cut)]), None);
+            let mut longer = enc.clone();
+            longer.extend(extra);
+            prop_assert_eq!(Header::decode(&longer), None);
+        }
+    }
 
     #[test]
     fn header_round_trips_and_rejects_garbage() {
