@@ -67,6 +67,27 @@ pub const TABLE_WIDTHS: [u32; 4] = [8, 16, 32, 64];
 pub const TINYGARBLE: &[(&str, &str, u32, Option<usize>, u64)] = &[
     ("Sum-1024", "add", 1024, None, 1023),
     ("Compare-1024 (equality)", "eq", 1024, None, 1023),
+    ("AES-128", "aes128", 128, None, 6400),
+];
+
+/// Other published reference points: (benchmark, op, width, size, their ANDs, source).
+pub const OTHERS: &[(&str, &str, u32, Option<usize>, u64, &str)] = &[
+    (
+        "SHA-256 compression",
+        "sha256",
+        0,
+        None,
+        22573,
+        "Bristol sha256.txt",
+    ),
+    (
+        "EDT-256 (edit distance)",
+        "edit-distance",
+        0,
+        Some(256),
+        2_730_000,
+        "MEG, non-XOR gates",
+    ),
 ];
 
 #[derive(Serialize)]
@@ -137,6 +158,15 @@ pub fn ops(args: OpsArgs) -> Result<(), CliError> {
     for &(bench, op, w, size, theirs) in TINYGARBLE {
         let ours = library::cost(op, Some(w), size)?.ands;
         out += &format!("{bench:<26} {:>12} {:>12}\n", thousands(theirs), thousands(ours));
+    }
+    out += "\nOther reference circuits:\n";
+    for &(bench, op, _, size, theirs, source) in OTHERS {
+        let ours = library::cost(op, None, size)?.ands;
+        out += &format!(
+            "{bench:<26} {:>12} {:>12}   ({source})\n",
+            thousands(theirs),
+            thousands(ours)
+        );
     }
     write_stdout(&out)
 }

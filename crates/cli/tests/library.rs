@@ -60,6 +60,21 @@ fn an_exported_op_runs_between_two_processes() {
 }
 
 #[test]
+fn exported_aes128_gives_the_fips_197_ciphertext_between_two_processes() {
+    let path = export("fips", "aes128", 128);
+    let (g, e) = garbler_listens(
+        &path,
+        &["--input", "000102030405060708090a0b0c0d0e0f"],
+        &["--input", "00112233445566778899aabbccddeeff"],
+    );
+    g.assert_ok("garbler");
+    e.assert_ok("evaluator");
+    assert_eq!(e.stdout, "69c4e0d86a7b0430d8cdb78070b4c55a\n");
+    assert_eq!(g.stdout, e.stdout);
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
 fn ops_table_is_pinned() {
     let out = run1(&["ops", "--table"]);
     out.assert_ok("ops --table");
@@ -70,6 +85,9 @@ fn ops_table_is_pinned() {
         "lt                      8         16         32         64",
         "eq                      7         15         31         63",
         "Sum-1024                          1,023        1,023",
+        "AES-128                           6,400        6,400",
+        "SHA-256 compression              22,573       22,573",
+        "EDT-256 (edit distance)       2,730,000      720,126",
     ] {
         assert!(out.stdout.contains(line), "missing `{line}` in\n{}", out.stdout);
     }

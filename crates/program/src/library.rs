@@ -34,6 +34,24 @@ pub const OPS: &[OpInfo] = &[
         None,
     ),
     op_info(
+        "aes128",
+        "AES-128 with key schedule: key (garbler), plaintext (evaluator)",
+        None,
+        None,
+    ),
+    op_info(
+        "sha256",
+        "SHA-256 compression: 512-bit block, 256-bit state (see circuits/README.md)",
+        None,
+        None,
+    ),
+    op_info(
+        "edit-distance",
+        "Levenshtein distance of two strings of N bytes, one 8-bit value per symbol, first string first",
+        None,
+        Some(16),
+    ),
+    op_info(
         "auction",
         "example: sealed bids; outputs [garbler wins] (ties go to the garbler) and the winning bid",
         Some(32),
@@ -131,6 +149,21 @@ pub fn build<B: Backend>(
             let price = gadgets::mux(b, evaluator_wins, &x, &y);
             vec![vec![garbler_wins], price]
         }
+        "aes128" => {
+            let key = b.input(Owner::Garbler, 128, None)?;
+            let plaintext = b.input(Owner::Evaluator, 128, None)?;
+            vec![gadgets::aes::aes128(b, &key, &plaintext)]
+        }
+        "sha256" => {
+            let block = b.input(Owner::Garbler, 512, None)?;
+            let state = b.input(Owner::Evaluator, 256, None)?;
+            vec![gadgets::sha256::sha256_compress(b, &block, &state)]
+        }
+        "edit-distance" => {
+            let s = symbols(b, Owner::Garbler, size)?;
+            let t = symbols(b, Owner::Evaluator, size)?;
+            vec![gadgets::edit::edit_distance(b, &s, &t)]
+        }
         _ => unreachable!("every name in OPS is built above"),
     };
     for out in &outputs {
@@ -145,6 +178,11 @@ fn pair<B: Backend>(b: &mut B, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramE
         b.input(Owner::Garbler, width, None)?,
         b.input(Owner::Evaluator, width, None)?,
     ])
+}
+
+/// `n` 8-bit symbol inputs of `owner`.
+fn symbols<B: Backend>(b: &mut B, owner: Owner, n: usize) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
+    (0..n).map(|_| b.input(owner, 8, None)).collect()
 }
 
 /// The circuit of op `name`.
