@@ -1,41 +1,29 @@
-use mixgc_compile::{CompiledCircuit, Gate, RunKind};
+use mixgc_compile::{CompiledCircuit, Gate, RunKind, MAX_AND_GROUP};
 use mixgc_core::{Block, TweakableHash};
 
-use crate::tweak::half_gate_tweaks;
+use crate::half_gates::HalfGateEvaluator;
 use crate::BLOCKS_PER_AND;
 use crate::{free_run, read, write};
 
-use mixgc_compile::MAX_AND_GROUP;
-
-/// Most ANDs per group, times the 2 hashes each AND needs when evaluating.
-const MAX_HASHES: usize = MAX_AND_GROUP * 2;
-
-/// Evaluator core: the active label of every live wire, the global AND counter and the
-/// position in the instruction stream.
+/// Evaluator core: the half-gates evaluator (hash, global AND index), the active label of
+/// every live wire and the position in the stream.
 pub struct Evaluator<H> {
-    hash: H,
+    gates: HalfGateEvaluator<H>,
     slots: Vec<Block>,
     const_labels: [Block; 2],
-    next_and: u64,
     /// Position in the stream: the next run, and the index of its first gate.
     run: usize,
     gate: usize,
-    /// Hash inputs and tweaks of one AND group (kept here so nothing is zeroed per group).
-    hashes: [Block; MAX_HASHES],
-    tweaks: [Block; MAX_HASHES],
 }
 
 impl<H: TweakableHash> Evaluator<H> {
     pub fn new(hash: H) -> Self {
         Evaluator {
-            hash,
+            gates: HalfGateEvaluator::new(hash),
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
-            next_and: 0,
             run: 0,
             gate: 0,
-            hashes: [Block::ZERO; MAX_HASHES],
-            tweaks: [Block::ZERO; MAX_HASHES],
         }
     }
 
@@ -59,7 +47,7 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// Global index of the next AND gate (the number evaluated so far in this session).
     pub fn ands_evaluated(&self) -> u64 {
-        self.next_and
+        self.gates.ands_evaluated()
     }
 
     /// True once every instruction has run.
@@ -99,39 +87,22 @@ impl<H: TweakableHash> Evaluator<H> {
         used
     }
 
-    /// Half-gates evaluation (ZRE15 Fig. 2): C = H(A,j) ⊕ s_a·T_G ⊕ H(B,j') ⊕ s_b·(T_E ⊕ A),
-    /// s_a = lsb(A), s_b = lsb(B).
+    /// Evaluates one AND group: gathers the input labels (all read before any output is
+    /// written, as outputs may reuse input slots), evaluates, scatters the outputs.
     #[inline]
     fn evaluate_group(&mut self, group: &[Gate], tables: &[Block]) {
         let n = group.len();
-        let Evaluator {
-            hash,
-            slots,
-            hashes,
-            tweaks,
-            next_and,
-            ..
-        } = self;
-        let (h, t) = (&mut hashes[..2 * n], &mut tweaks[..2 * n]);
-        // Inputs are read before any output is written (outputs may reuse input slots).
-        let mut ab = [(Block::ZERO, Block::ZERO); MAX_AND_GROUP];
+        let mut inputs = [(Block::ZERO, Block::ZERO); MAX_AND_GROUP];
         for (k, g) in group.iter().enumerate() {
             // SAFETY: operands < num_slots == slots.len() (asserted in `evaluate`).
-            let (a, b) = unsafe { (read(slots, g.a), read(slots, g.b)) };
-            let (j, j1) = half_gate_tweaks(*next_and + k as u64);
-            ab[k] = (a, b);
-            h[2 * k..2 * k + 2].copy_from_slice(&[a, b]);
-            t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
+            inputs[k] = unsafe { (read(&self.slots, g.a), read(&self.slots, g.b)) };
         }
-        hash.hash_many(h, t);
-        for (k, g) in group.iter().enumerate() {
-            let (a, b) = ab[k];
-            let (tg, te) = (tables[2 * k], tables[2 * k + 1]);
-            let c = h[2 * k] ^ tg.and_bit(a.lsb()) ^ h[2 * k + 1] ^ (te ^ a).and_bit(b.lsb());
+        let mut outputs = [Block::ZERO; MAX_AND_GROUP];
+        self.gates.evaluate(&inputs[..n], tables, &mut outputs[..n]);
+        for (g, &c) in group.iter().zip(&outputs[..n]) {
             // SAFETY: as above.
-            unsafe { write(slots, g.out, c) };
+            unsafe { write(&mut self.slots, g.out, c) };
         }
-        *next_and += n as u64;
     }
 
     /// Active labels of the output bits; valid once [`Evaluator::is_done`].

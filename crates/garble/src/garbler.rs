@@ -1,56 +1,40 @@
-use mixgc_compile::{CompiledCircuit, Gate, RunKind, NOT_SLOT};
+use mixgc_compile::{CompiledCircuit, Gate, RunKind, MAX_AND_GROUP, NOT_SLOT};
 use mixgc_core::{Block, TweakableHash};
 
-use crate::tweak::half_gate_tweaks;
+use crate::half_gates::HalfGateGarbler;
 use crate::{free_run, read, write};
 
-use mixgc_compile::MAX_AND_GROUP;
-
-/// Most ANDs per group (from the compiler), times the 4 hashes each AND needs.
-const MAX_HASHES: usize = MAX_AND_GROUP * 4;
-
-/// Garbler core: holds Δ, the wire slots (zero-labels) of the circuit in progress, the
-/// global AND counter and the position in the instruction stream.
+/// Garbler core: the half-gates garbler (Δ, hash, global AND index), the wire slots
+/// (zero-labels) of the circuit in progress and the position in the stream.
 pub struct Garbler<H> {
-    hash: H,
-    delta: Block,
+    gates: HalfGateGarbler<H>,
     slots: Vec<Block>,
     /// Zero-labels of the constant-0 and constant-1 wires of the current circuit.
     const_labels: [Block; 2],
-    /// Global index of the next AND gate; never reset within a session.
-    next_and: u64,
     /// Position in the stream: the next run, and the index of its first gate.
     run: usize,
     gate: usize,
-    /// Hash inputs and tweaks of one AND group (kept here so nothing is zeroed per group).
-    hashes: [Block; MAX_HASHES],
-    tweaks: [Block; MAX_HASHES],
 }
 
 impl<H: TweakableHash> Garbler<H> {
     /// A garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {
-        assert!(delta.lsb(), "free-XOR needs lsb(Δ) = 1 for point-and-permute");
         Garbler {
-            hash,
-            delta,
+            gates: HalfGateGarbler::new(hash, delta),
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
-            next_and: 0,
             run: 0,
             gate: 0,
-            hashes: [Block::ZERO; MAX_HASHES],
-            tweaks: [Block::ZERO; MAX_HASHES],
         }
     }
 
     pub fn delta(&self) -> Block {
-        self.delta
+        self.gates.delta()
     }
 
     /// Global index of the next AND gate (the number garbled so far in this session).
     pub fn ands_garbled(&self) -> u64 {
-        self.next_and
+        self.gates.ands_garbled()
     }
 
     /// Starts garbling `circuit` with the given zero-labels of its input bits and of the
@@ -68,7 +52,7 @@ impl<H: TweakableHash> Garbler<H> {
         );
         self.slots.clear();
         self.slots.resize(circuit.num_slots() as usize, Block::ZERO);
-        self.slots[NOT_SLOT as usize] = self.delta; // ¬x = x ⊕ Δ under free-XOR
+        self.slots[NOT_SLOT as usize] = self.delta(); // ¬x = x ⊕ Δ under free-XOR
         for (&s, &l) in circuit.input_slots().iter().zip(input_zero_labels) {
             self.slots[s as usize] = l;
         }
@@ -105,52 +89,22 @@ impl<H: TweakableHash> Garbler<H> {
         true
     }
 
-    /// Half-gates garbling of independent ANDs (ZRE15 Fig. 2; SECURITY-NOTES):
-    /// T_G = H(A⁰,j) ⊕ H(A¹,j) ⊕ p_b·Δ,  W_G⁰ = H(A⁰,j) ⊕ p_a·T_G,
-    /// T_E = H(B⁰,j') ⊕ H(B¹,j') ⊕ A⁰,    W_E⁰ = H(B⁰,j') ⊕ p_b·(T_E ⊕ A⁰),
-    /// C⁰ = W_G⁰ ⊕ W_E⁰; (T_G, T_E) is sent.
+    /// Garbles one AND group: gathers the input zero-labels (all read before any output
+    /// is written, as outputs may reuse input slots), garbles, scatters the outputs.
     #[inline]
     fn garble_group(&mut self, group: &[Gate], tables: &mut Vec<Block>) {
         let n = group.len();
-        let Garbler {
-            hash,
-            delta,
-            slots,
-            hashes,
-            tweaks,
-            next_and,
-            ..
-        } = self;
-        let delta = *delta;
-        let (h, t) = (&mut hashes[..4 * n], &mut tweaks[..4 * n]);
-        // Inputs are read before any output is written (outputs may reuse input slots).
-        let mut a0s = [Block::ZERO; MAX_AND_GROUP];
-        let mut pbs = [false; MAX_AND_GROUP];
+        let mut inputs = [(Block::ZERO, Block::ZERO); MAX_AND_GROUP];
         for (k, g) in group.iter().enumerate() {
             // SAFETY: operands < num_slots == slots.len() (asserted in `garble`).
-            let (a0, b0) = unsafe { (read(slots, g.a), read(slots, g.b)) };
-            let (j, j1) = half_gate_tweaks(*next_and + k as u64);
-            h[4 * k..4 * k + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
-            t[4 * k..4 * k + 4].copy_from_slice(&[j, j, j1, j1]);
-            a0s[k] = a0;
-            pbs[k] = b0.lsb();
+            inputs[k] = unsafe { (read(&self.slots, g.a), read(&self.slots, g.b)) };
         }
-        hash.hash_many(h, t);
-        let mut rows = [Block::ZERO; 2 * MAX_AND_GROUP];
-        for (k, g) in group.iter().enumerate() {
-            let (a0, pa, pb) = (a0s[k], a0s[k].lsb(), pbs[k]);
-            let (ha0, ha1, hb0, hb1) = (h[4 * k], h[4 * k + 1], h[4 * k + 2], h[4 * k + 3]);
-            let tg = ha0 ^ ha1 ^ delta.and_bit(pb);
-            let wg = ha0 ^ tg.and_bit(pa);
-            let te = hb0 ^ hb1 ^ a0;
-            let we = hb0 ^ (te ^ a0).and_bit(pb);
-            rows[2 * k] = tg;
-            rows[2 * k + 1] = te;
+        let mut outputs = [Block::ZERO; MAX_AND_GROUP];
+        self.gates.garble(&inputs[..n], &mut outputs[..n], tables);
+        for (g, &c) in group.iter().zip(&outputs[..n]) {
             // SAFETY: as above.
-            unsafe { write(slots, g.out, wg ^ we) };
+            unsafe { write(&mut self.slots, g.out, c) };
         }
-        tables.extend_from_slice(&rows[..2 * n]);
-        *next_and += n as u64;
     }
 
     /// Zero-labels of the output bits; valid once [`Garbler::garble`] returned true.

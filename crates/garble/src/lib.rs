@@ -12,10 +12,12 @@ use mixgc_core::Block;
 
 mod evaluator;
 mod garbler;
+mod half_gates;
 mod tweak;
 
 pub use evaluator::Evaluator;
 pub use garbler::Garbler;
+pub use half_gates::{HalfGateEvaluator, HalfGateGarbler};
 
 /// Executes a run of free gates: XORs (NOT is XOR with [`mixgc_compile::NOT_SLOT`]) or
 /// constants (the label of constant `a` is `const_labels[a]`). Identical for garbler and
