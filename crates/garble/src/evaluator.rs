@@ -45,6 +45,12 @@ impl<H: TweakableHash> Evaluator<H> {
         (self.run, self.gate) = (0, 0);
     }
 
+    /// The half-gates evaluator, for evaluating gates outside a compiled stream (programs)
+    /// with the same never-restarting AND index.
+    pub fn half_gates(&mut self) -> &mut HalfGateEvaluator<H> {
+        &mut self.gates
+    }
+
     /// Global index of the next AND gate (the number evaluated so far in this session).
     pub fn ands_evaluated(&self) -> u64 {
         self.gates.ands_evaluated()

@@ -37,6 +37,12 @@ impl<H: TweakableHash> Garbler<H> {
         self.gates.ands_garbled()
     }
 
+    /// The half-gates garbler, for garbling gates outside a compiled stream (programs)
+    /// under the same Δ and the same never-restarting AND index.
+    pub fn half_gates(&mut self) -> &mut HalfGateGarbler<H> {
+        &mut self.gates
+    }
+
     /// Starts garbling `circuit` with the given zero-labels of its input bits and of the
     /// constant-0 / constant-1 wires.
     pub fn start(

@@ -18,7 +18,7 @@ pub enum Tag {
     Tables = 5,
     OutputDecoding = 6,
     OutputColours = 7,
-    OutputValues = 8,
+    ProgramHeader = 8,
 }
 
 impl Tag {
@@ -31,7 +31,7 @@ impl Tag {
             Tag::Tables,
             Tag::OutputDecoding,
             Tag::OutputColours,
-            Tag::OutputValues,
+            Tag::ProgramHeader,
         ];
         match ALL.iter().find(|t| **t as u8 == code) {
             Some(t) => format!("{t:?}"),

@@ -17,6 +17,9 @@ pub enum ProgramError {
     },
     #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
     MissingInput { index: usize, owner: Owner },
+    /// A two-party backend failed: the peer disconnected, disagreed or misbehaved.
+    #[error("{0}")]
+    Peer(String),
 }
 
 /// What a program runs on: Boolean gates over wires, inputs and outputs.
@@ -40,9 +43,10 @@ pub trait Backend {
         value: Option<&[bool]>,
     ) -> Result<Vec<Self::Wire>, ProgramError>;
 
-    /// Marks `wires` as one output value. Returns its bits where the backend knows them
-    /// (plaintext), `None` otherwise.
-    fn output(&mut self, wires: &[Self::Wire]) -> Option<Vec<bool>>;
+    /// Marks `wires` as one output value. Returns its bits where this party learns them
+    /// (always in plaintext), `None` otherwise. Two-party backends reveal here, so this is
+    /// where a failure of the peer (or of an earlier gate's network traffic) is reported.
+    fn output(&mut self, wires: &[Self::Wire]) -> Result<Option<Vec<bool>>, ProgramError>;
 
     /// The program no longer needs `wires` (their value was dropped). A streaming garbler
     /// frees their label slots here; backends that keep everything ignore it.

@@ -59,8 +59,8 @@ impl Backend for Counter {
         Ok(vec![0; width as usize])
     }
 
-    fn output(&mut self, wires: &[u32]) -> Option<Vec<bool>> {
+    fn output(&mut self, wires: &[u32]) -> Result<Option<Vec<bool>>, ProgramError> {
         self.cost.output_bits += wires.len() as u64;
-        None
+        Ok(None)
     }
 }

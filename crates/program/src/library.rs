@@ -167,7 +167,7 @@ pub fn build<B: Backend>(
         _ => unreachable!("every name in OPS is built above"),
     };
     for out in &outputs {
-        b.output(out);
+        b.output(out)?;
     }
     Ok(())
 }

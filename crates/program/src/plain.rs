@@ -37,7 +37,7 @@ impl Backend for Plain {
         Ok(value.to_vec())
     }
 
-    fn output(&mut self, wires: &[bool]) -> Option<Vec<bool>> {
-        Some(wires.to_vec())
+    fn output(&mut self, wires: &[bool]) -> Result<Option<Vec<bool>>, ProgramError> {
+        Ok(Some(wires.to_vec()))
     }
 }

@@ -122,8 +122,8 @@ impl Backend for Recorder {
         Ok(wires)
     }
 
-    fn output(&mut self, wires: &[u32]) -> Option<Vec<bool>> {
+    fn output(&mut self, wires: &[u32]) -> Result<Option<Vec<bool>>, ProgramError> {
         self.outputs.push(wires.to_vec());
-        None
+        Ok(None)
     }
 }

@@ -115,8 +115,8 @@ impl<B: Backend> Bits<B> {
         self.ctx.wrap(out)
     }
 
-    /// Marks this value as an output; returns its bits where the backend knows them.
-    fn reveal(&self) -> Option<Vec<bool>> {
+    /// Marks this value as an output; returns its bits where this party learns them.
+    fn reveal(&self) -> Result<Option<Vec<bool>>, ProgramError> {
         self.ctx.with(|b| b.output(&self.wires))
     }
 }
@@ -149,8 +149,9 @@ macro_rules! common {
             }
 
             /// Marks this value as an output of the program. The plaintext backend returns
-            /// its bits; two-party backends reveal it as the session's terms say.
-            pub fn reveal(&self) -> Option<Vec<bool>> {
+            /// its bits; two-party backends reveal it as the agreed terms say, `None` to a
+            /// party that does not learn it.
+            pub fn reveal(&self) -> Result<Option<Vec<bool>>, ProgramError> {
                 self.0.reveal()
             }
 
@@ -304,8 +305,8 @@ impl<B: Backend> Bit<B> {
     }
 
     /// Marks this bit as an output (see [`UInt::reveal`]).
-    pub fn reveal(&self) -> Option<bool> {
-        self.0.reveal().map(|v| v[0])
+    pub fn reveal(&self) -> Result<Option<bool>, ProgramError> {
+        Ok(self.0.reveal()?.map(|v| v[0]))
     }
 
     /// `if self { yes } else { no }` without branching: w ANDs. The values are extended

@@ -14,9 +14,9 @@ use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
 pub struct EvaluatorSession<C> {
-    ch: C,
-    ot: OtReceiver,
-    core: Evaluator<AnyHash>,
+    pub(crate) ch: C,
+    pub(crate) ot: OtReceiver,
+    pub(crate) core: Evaluator<AnyHash>,
     base_ot_time: Duration,
     tables: Vec<Block>,
 }

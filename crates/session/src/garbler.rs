@@ -14,10 +14,10 @@ use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
 pub struct GarblerSession<C> {
-    ch: C,
-    rng: Rng,
-    ot: OtSender,
-    core: Garbler<AnyHash>,
+    pub(crate) ch: C,
+    pub(crate) rng: Rng,
+    pub(crate) ot: OtSender,
+    pub(crate) core: Garbler<AnyHash>,
     base_ot_time: Duration,
     tables: Vec<Block>,
 }

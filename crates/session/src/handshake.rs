@@ -227,6 +227,41 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     }
 }
 
+/// Exchanges the name of a program run and its reveal mode, and names any difference.
+pub(crate) fn agree_on_program<C: Channel>(
+    ch: &mut C,
+    program: &str,
+    reveal: Reveal,
+) -> Result<(), SessionError> {
+    let mut ours = blake3::hash(program.as_bytes()).as_bytes().to_vec();
+    ours.push(reveal.code());
+    send_frame(ch, Tag::ProgramHeader, &ours)?;
+    ch.flush()?;
+    let peer = recv_frame(ch, Tag::ProgramHeader, 33)?;
+    if peer.len() != 33 {
+        return Err(NetError::Protocol("malformed program header".into()).into());
+    }
+    let mut diffs = Vec::new();
+    if peer[..32] != ours[..32] {
+        diffs.push(format!(
+            "program differs: ours is '{program}', the peer's is another"
+        ));
+    }
+    if peer[32] != ours[32] {
+        let name = |c| Reveal::from_code(c).map_or("unknown".to_string(), |r| r.to_string());
+        diffs.push(format!(
+            "reveal mode differs: ours {}, the peer's {}",
+            name(ours[32]),
+            name(peer[32])
+        ));
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(SessionError::Mismatch(diffs.join("; ")))
+    }
+}
+
 /// Passes `result` through; if it is a local input error, first tells the peer (who is
 /// waiting for our next message) why we stop.
 pub(crate) fn abort_on_bad_input<C: Channel, T>(

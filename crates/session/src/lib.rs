@@ -12,12 +12,14 @@ mod error;
 mod evaluator;
 mod garbler;
 mod handshake;
+mod program;
 mod terms;
 
 pub use error::SessionError;
 pub use evaluator::EvaluatorSession;
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
+pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{Reveal, SessionConfig, Terms};
 
 /// Garbled-table blocks per frame: 1 MiB frames.

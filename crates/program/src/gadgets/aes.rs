@@ -347,7 +347,7 @@ mod tests {
         let k = r.input(Owner::Garbler, 128, None).unwrap();
         let x = r.input(Owner::Evaluator, 128, None).unwrap();
         let out = aes128(&mut r, &k, &x);
-        r.output(&out);
+        r.output(&out).unwrap();
         let recorded = r.finish().circuit;
         assert_eq!(recorded.stats().ands, 6400);
 

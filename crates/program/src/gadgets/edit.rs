@@ -258,7 +258,7 @@ mod tests {
             .map(|_| r.input(Owner::Evaluator, 8, None).unwrap())
             .collect();
         let out = edit_distance(&mut r, &ss, &ts);
-        r.output(&out);
+        r.output(&out).unwrap();
         let circuit = r.finish().circuit;
         let inputs: Vec<Vec<bool>> = s.iter().chain(t).map(|&x| byte_bits(x)).collect();
         assert_eq!(

@@ -74,7 +74,7 @@ pub(crate) mod testing {
             let xs = r.input(Owner::Garbler, w as u32, None).unwrap();
             let ys = r.input(Owner::Evaluator, w as u32, None).unwrap();
             let out = $gadget(&mut r, &xs, &ys);
-            r.output(&out);
+            r.output(&out).unwrap();
             let rec = r.finish();
             let replay = rec.circuit.eval_plain(&[bits(x, w), bits(y, w)]).unwrap();
             assert_eq!(

@@ -224,7 +224,7 @@ mod tests {
         let x = r.input(Owner::Garbler, 512, None).unwrap();
         let s = r.input(Owner::Evaluator, 256, None).unwrap();
         let out = sha256_compress(&mut r, &x, &s);
-        r.output(&out);
+        r.output(&out).unwrap();
         let recorded = r.finish().circuit;
         assert_eq!(recorded.stats().ands, 22_573);
 

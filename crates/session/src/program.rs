@@ -1,0 +1,350 @@
+//! Two-party execution of programs gate by gate: the garbler and the evaluator each run
+//! the same program (see `mixgc_program`) on a backend whose wires are labels.
+//!
+//! Nothing is compiled or stored: each AND is garbled the moment the program asks for it
+//! and its two rows go out in ≤ 1 MiB frames; the evaluator reads them as its copy of the
+//! program reaches the same gate. Memory is the labels the program keeps alive (16 bytes
+//! a bit), plus one frame. Both parties must run the same program with the same inputs'
+//! widths: they check a program name and reveal mode at the start, and any divergence
+//! shows up as a frame out of place, which stops both sides.
+//!
+//! Inputs and outputs are synchronisation points: the garbler flushes its pending rows,
+//! then sends its input labels (garbler inputs), runs correlated OT (evaluator inputs), or
+//! sends decoding bits and reads colour bits (outputs), as the reveal mode says.
+
+use mixgc_core::Block;
+use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+use mixgc_program::{Backend, Owner, ProgramError};
+
+use crate::bits::{pack, unpack};
+use crate::handshake::agree_on_program;
+use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError, TABLE_FRAME_BLOCKS};
+
+fn peer(e: impl std::fmt::Display) -> ProgramError {
+    ProgramError::Peer(e.to_string())
+}
+
+fn check_value(
+    index: usize,
+    owner: Owner,
+    width: u32,
+    value: Option<&[bool]>,
+) -> Result<&[bool], ProgramError> {
+    let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
+    if value.len() != width as usize {
+        return Err(ProgramError::InputWidth {
+            index,
+            owner,
+            expected: width,
+            got: value.len(),
+        });
+    }
+    Ok(value)
+}
+
+/// The garbler's backend for one program run; see the module docs.
+pub struct ProgramGarbler<'s, C: Channel> {
+    s: &'s mut GarblerSession<C>,
+    reveal: Reveal,
+    /// Zero-labels of the constants 0 and 1.
+    consts: [Block; 2],
+    /// Rows not sent yet.
+    rows: Vec<Block>,
+    /// The first network failure; later gates do nothing and the next input or output
+    /// reports it.
+    error: Option<String>,
+    inputs: usize,
+}
+
+impl<C: Channel> GarblerSession<C> {
+    /// Starts a program run named `program` (both parties pass the same name and reveal
+    /// mode). The AND index and Δ continue from the session, so tweaks never repeat.
+    pub fn program(&mut self, program: &str, reveal: Reveal) -> Result<ProgramGarbler<'_, C>, SessionError> {
+        agree_on_program(&mut self.ch, program, reveal)?;
+        let delta = self.core.delta();
+        let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
+        let active = [consts[0], consts[1] ^ delta];
+        send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
+        let rows = Vec::with_capacity(TABLE_FRAME_BLOCKS);
+        Ok(ProgramGarbler {
+            s: self,
+            reveal,
+            consts,
+            rows,
+            error: None,
+            inputs: 0,
+        })
+    }
+}
+
+impl<C: Channel> ProgramGarbler<'_, C> {
+    /// Sends the pending rows and everything buffered; reports any earlier failure.
+    fn sync(&mut self) -> Result<(), ProgramError> {
+        if let Some(e) = &self.error {
+            return Err(ProgramError::Peer(e.clone()));
+        }
+        let sent = self.send_rows().and_then(|()| self.s.ch.flush());
+        sent.map_err(peer)
+    }
+
+    fn send_rows(&mut self) -> Result<(), NetError> {
+        if !self.rows.is_empty() {
+            send_frame(&mut self.s.ch, Tag::Tables, Block::slice_as_bytes(&self.rows))?;
+            self.rows.clear();
+        }
+        Ok(())
+    }
+
+    /// Ends the run: sends what is pending. Returns the ANDs garbled in the session so far.
+    pub fn finish(mut self) -> Result<u64, ProgramError> {
+        self.sync()?;
+        Ok(self.s.core.ands_garbled())
+    }
+}
+
+impl<C: Channel> Drop for ProgramGarbler<'_, C> {
+    /// Rows of ANDs after the last output still belong to the evaluator's run.
+    fn drop(&mut self) {
+        if self.error.is_none() {
+            let _ = self.send_rows().and_then(|()| self.s.ch.flush());
+        }
+    }
+}
+
+impl<C: Channel> Backend for ProgramGarbler<'_, C> {
+    type Wire = Block;
+
+    fn xor(&mut self, a: Block, b: Block) -> Block {
+        a ^ b
+    }
+
+    fn and(&mut self, a: Block, b: Block) -> Block {
+        let mut out = [Block::ZERO];
+        self.s
+            .core
+            .half_gates()
+            .garble(&[(a, b)], &mut out, &mut self.rows);
+        if self.rows.len() >= TABLE_FRAME_BLOCKS && self.error.is_none() {
+            if let Err(e) = self.send_rows() {
+                self.error = Some(e.to_string());
+            }
+        }
+        out[0]
+    }
+
+    fn not(&mut self, a: Block) -> Block {
+        a ^ self.s.core.delta()
+    }
+
+    fn constant(&mut self, value: bool) -> Block {
+        self.consts[value as usize]
+    }
+
+    fn input(
+        &mut self,
+        owner: Owner,
+        width: u32,
+        value: Option<&[bool]>,
+    ) -> Result<Vec<Block>, ProgramError> {
+        let index = self.inputs;
+        self.inputs += 1;
+        self.sync()?;
+        let delta = self.s.core.delta();
+        match owner {
+            Owner::Garbler => {
+                let value = check_value(index, owner, width, value)?;
+                let zero: Vec<Block> = (0..width).map(|_| Block::random(&mut self.s.rng)).collect();
+                let active: Vec<Block> = zero
+                    .iter()
+                    .zip(value)
+                    .map(|(&z, &v)| z ^ delta.and_bit(v))
+                    .collect();
+                send_frame(&mut self.s.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))
+                    .map_err(peer)?;
+                Ok(zero)
+            }
+            Owner::Evaluator => self
+                .s
+                .ot
+                .send_correlated(&mut self.s.ch, delta, width as usize)
+                .map_err(peer),
+        }
+    }
+
+    fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.sync()?;
+        let decoding: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
+        if self.reveal.evaluator_learns() {
+            send_frame(&mut self.s.ch, Tag::OutputDecoding, &pack(&decoding)).map_err(peer)?;
+            self.s.ch.flush().map_err(peer)?;
+        }
+        if !self.reveal.garbler_learns() {
+            return Ok(None);
+        }
+        let n = decoding.len();
+        let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, n.div_ceil(8)).map_err(peer)?;
+        let colours = unpack(&colours, n).ok_or_else(|| peer("output colours of the wrong length"))?;
+        Ok(Some(colours.iter().zip(&decoding).map(|(c, d)| c ^ d).collect()))
+    }
+}
+
+/// The evaluator's backend for one program run; see the module docs.
+pub struct ProgramEvaluator<'s, C: Channel> {
+    s: &'s mut EvaluatorSession<C>,
+    reveal: Reveal,
+    /// Active labels of the constants 0 and 1.
+    consts: [Block; 2],
+    /// The current frame of rows and how far the program has used it.
+    rows: Vec<Block>,
+    used: usize,
+    error: Option<String>,
+    inputs: usize,
+}
+
+impl<C: Channel> EvaluatorSession<C> {
+    /// Starts a program run named `program` (see [`GarblerSession::program`]).
+    pub fn program(
+        &mut self,
+        program: &str,
+        reveal: Reveal,
+    ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
+        agree_on_program(&mut self.ch, program, reveal)?;
+        let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
+        if frame.len() != 32 {
+            return Err(NetError::Protocol("constant labels frame of the wrong length".into()).into());
+        }
+        let consts = [
+            Block::from_bytes(frame[..16].try_into().unwrap()),
+            Block::from_bytes(frame[16..].try_into().unwrap()),
+        ];
+        Ok(ProgramEvaluator {
+            s: self,
+            reveal,
+            consts,
+            rows: Vec::new(),
+            used: 0,
+            error: None,
+            inputs: 0,
+        })
+    }
+}
+
+impl<C: Channel> ProgramEvaluator<'_, C> {
+    /// At an input or output every row sent so far must have been used: otherwise the two
+    /// programs took different paths.
+    fn sync(&mut self) -> Result<(), ProgramError> {
+        if let Some(e) = &self.error {
+            return Err(ProgramError::Peer(e.clone()));
+        }
+        if self.used != self.rows.len() {
+            return Err(peer(
+                "the parties' programs diverged (garbled rows left over at an input or output)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The next two rows, reading a frame when the current one is used up.
+    fn next_rows(&mut self) -> Result<[Block; 2], NetError> {
+        if self.used == self.rows.len() {
+            let len = recv_frame_header(&mut self.s.ch, Tag::Tables, TABLE_FRAME_BLOCKS * 16)?;
+            if len == 0 || len % 32 != 0 {
+                return Err(NetError::Protocol(format!(
+                    "table frame of {len} bytes is not whole AND gates"
+                )));
+            }
+            self.rows.resize(len / 16, Block::ZERO);
+            self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
+            self.used = 0;
+        }
+        self.used += 2;
+        Ok([self.rows[self.used - 2], self.rows[self.used - 1]])
+    }
+
+    /// Ends the run, checking that every row the garbler sent was used. Returns the ANDs
+    /// evaluated in the session so far.
+    pub fn finish(mut self) -> Result<u64, ProgramError> {
+        self.sync()?;
+        Ok(self.s.core.ands_evaluated())
+    }
+}
+
+impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
+    type Wire = Block;
+
+    fn xor(&mut self, a: Block, b: Block) -> Block {
+        a ^ b
+    }
+
+    fn and(&mut self, a: Block, b: Block) -> Block {
+        if self.error.is_some() {
+            return Block::ZERO;
+        }
+        match self.next_rows() {
+            Ok(rows) => {
+                let mut out = [Block::ZERO];
+                self.s.core.half_gates().evaluate(&[(a, b)], &rows, &mut out);
+                out[0]
+            }
+            Err(e) => {
+                self.error = Some(e.to_string());
+                Block::ZERO
+            }
+        }
+    }
+
+    /// Under free-XOR the evaluator's ¬x is x's own label.
+    fn not(&mut self, a: Block) -> Block {
+        a
+    }
+
+    fn constant(&mut self, value: bool) -> Block {
+        self.consts[value as usize]
+    }
+
+    fn input(
+        &mut self,
+        owner: Owner,
+        width: u32,
+        value: Option<&[bool]>,
+    ) -> Result<Vec<Block>, ProgramError> {
+        let index = self.inputs;
+        self.inputs += 1;
+        self.sync()?;
+        match owner {
+            Owner::Garbler => {
+                let frame =
+                    recv_frame(&mut self.s.ch, Tag::GarblerLabels, width as usize * 16).map_err(peer)?;
+                if frame.len() != width as usize * 16 {
+                    return Err(peer(format!("the garbler's input #{index} has the wrong width")));
+                }
+                Ok(frame
+                    .chunks_exact(16)
+                    .map(|c| Block::from_bytes(c.try_into().unwrap()))
+                    .collect())
+            }
+            Owner::Evaluator => {
+                let value = check_value(index, owner, width, value)?;
+                self.s.ot.receive_correlated(&mut self.s.ch, value).map_err(peer)
+            }
+        }
+    }
+
+    fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.sync()?;
+        let colours: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
+        let n = colours.len();
+        let learned = if self.reveal.evaluator_learns() {
+            let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
+            let d = unpack(&d, n).ok_or_else(|| peer("output decoding of the wrong length"))?;
+            Some(colours.iter().zip(&d).map(|(c, d)| c ^ d).collect())
+        } else {
+            None
+        };
+        if self.reveal.garbler_learns() {
+            send_frame(&mut self.s.ch, Tag::OutputColours, &pack(&colours)).map_err(peer)?;
+            self.s.ch.flush().map_err(peer)?;
+        }
+        Ok(learned)
+    }
+}

@@ -1,0 +1,282 @@
+//! Programs run between two parties gate by gate (and, recorded, as circuits).
+
+use std::thread;
+
+use mixgc_compile::compile;
+use mixgc_net::{memory_pair, MemoryChannel};
+use mixgc_program::gadgets::{aes::aes128, edit::edit_distance};
+use mixgc_program::{Backend, Ctx, Owner, Plain, ProgramError, Recorder};
+use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
+use rand::{Rng, SeedableRng};
+
+/// Yao's millionaires: is the garbler richer? Written once for every backend.
+fn millionaires<B: Backend>(
+    ctx: &Ctx<B>,
+    a: Option<u128>,
+    b: Option<u128>,
+) -> Result<Option<bool>, ProgramError> {
+    let x = ctx.input_uint(Owner::Garbler, 64, a)?;
+    let y = ctx.input_uint(Owner::Evaluator, 64, b)?;
+    x.greater_than(&y).reveal()
+}
+
+type G<'a> = mixgc_session::ProgramGarbler<'a, MemoryChannel>;
+type E<'a> = mixgc_session::ProgramEvaluator<'a, MemoryChannel>;
+
+/// Runs `g` as the garbler and `e` as the evaluator of program `name` over memory channels.
+fn run<RG: Send, RE: Send>(
+    names: [&str; 2],
+    reveal: [Reveal; 2],
+    g: impl FnOnce(&Ctx<G<'_>>) -> Result<RG, ProgramError> + Send,
+    e: impl FnOnce(&Ctx<E<'_>>) -> Result<RE, ProgramError> + Send,
+) -> (Result<RG, String>, Result<RE, String>) {
+    let (gch, ech) = memory_pair();
+    let cfg = SessionConfig::default();
+    thread::scope(|s| {
+        let ev = s.spawn(|| -> Result<RE, String> {
+            let mut session = EvaluatorSession::setup(ech, &cfg).map_err(|e| e.to_string())?;
+            let backend = session.program(names[1], reveal[1]).map_err(|e| e.to_string())?;
+            let ctx = Ctx::new(backend);
+            let r = e(&ctx).map_err(|e| e.to_string())?;
+            ctx.into_inner()
+                .expect("values dropped")
+                .finish()
+                .map_err(|e| e.to_string())?;
+            Ok(r)
+        });
+        let ga = (|| -> Result<RG, String> {
+            let mut session = GarblerSession::setup(gch, &cfg).map_err(|e| e.to_string())?;
+            let backend = session.program(names[0], reveal[0]).map_err(|e| e.to_string())?;
+            let ctx = Ctx::new(backend);
+            let r = g(&ctx).map_err(|e| e.to_string())?;
+            ctx.into_inner()
+                .expect("values dropped")
+                .finish()
+                .map_err(|e| e.to_string())?;
+            Ok(r)
+        })();
+        (ga, ev.join().unwrap())
+    })
+}
+
+#[test]
+fn millionaires_streams_between_the_parties() {
+    assert_eq!(
+        millionaires(&Ctx::new(Plain::default()), Some(2), Some(1)).unwrap(),
+        Some(true)
+    );
+    for (a, b) in [(10u128, 3u128), (3, 10), (7, 7), (u64::MAX as u128, 0)] {
+        let (g, e) = run(
+            ["millionaires"; 2],
+            [Reveal::Both; 2],
+            |ctx| millionaires(ctx, Some(a), None),
+            |ctx| millionaires(ctx, None, Some(b)),
+        );
+        assert_eq!(g.unwrap(), Some(a > b));
+        assert_eq!(e.unwrap(), Some(a > b));
+    }
+}
+
+#[test]
+fn reveal_modes_are_honoured() {
+    for (reveal, g_learns, e_learns) in [
+        (Reveal::Garbler, true, false),
+        (Reveal::Evaluator, false, true),
+        (Reveal::Both, true, true),
+    ] {
+        let (g, e) = run(
+            ["m"; 2],
+            [reveal; 2],
+            |ctx| millionaires(ctx, Some(5), None),
+            |ctx| millionaires(ctx, None, Some(4)),
+        );
+        assert_eq!(g.unwrap(), g_learns.then_some(true));
+        assert_eq!(e.unwrap(), e_learns.then_some(true));
+    }
+}
+
+fn hex_bits(h: &str) -> Vec<bool> {
+    mixgc_circuit::values::parse_hex(h, 128).unwrap()
+}
+
+#[test]
+fn aes_128_streams_gate_by_gate_and_matches_fips_197() {
+    fn program<B: Backend>(
+        ctx: &Ctx<B>,
+        key: Option<&[bool]>,
+        pt: Option<&[bool]>,
+    ) -> Result<Option<Vec<bool>>, ProgramError> {
+        ctx.with(|b| {
+            let k = b.input(Owner::Garbler, 128, key)?;
+            let p = b.input(Owner::Evaluator, 128, pt)?;
+            let c = aes128(b, &k, &p);
+            b.output(&c)
+        })
+    }
+    let key = hex_bits("000102030405060708090a0b0c0d0e0f");
+    let pt = hex_bits("00112233445566778899aabbccddeeff");
+    let (g, e) = run(
+        ["aes128"; 2],
+        [Reveal::Both; 2],
+        |ctx| program(ctx, Some(&key), None),
+        |ctx| program(ctx, None, Some(&pt)),
+    );
+    let want = hex_bits("69c4e0d86a7b0430d8cdb78070b4c55a");
+    assert_eq!(g.unwrap(), Some(want.clone()));
+    assert_eq!(e.unwrap(), Some(want));
+}
+
+#[test]
+fn edit_distance_streams_and_matches_plaintext() {
+    fn program<B: Backend>(
+        ctx: &Ctx<B>,
+        s: &[u8],
+        t: &[u8],
+        mine: [bool; 2],
+    ) -> Result<Option<Vec<bool>>, ProgramError> {
+        ctx.with(|b| {
+            let bits = |v: u8| (0..8).map(|i| v >> i & 1 == 1).collect::<Vec<_>>();
+            let mut take = |owner, text: &[u8], known: bool| -> Result<Vec<Vec<B::Wire>>, ProgramError> {
+                text.iter()
+                    .map(|&c| b.input(owner, 8, known.then(|| bits(c)).as_deref()))
+                    .collect()
+            };
+            let x = take(Owner::Garbler, s, mine[0])?;
+            let y = take(Owner::Evaluator, t, mine[1])?;
+            let d = edit_distance(b, &x, &y);
+            b.output(&d)
+        })
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    for _ in 0..5 {
+        let s: Vec<u8> = (0..rng.gen_range(0..14))
+            .map(|_| rng.gen_range(b'a'..b'e'))
+            .collect();
+        let t: Vec<u8> = (0..s.len()).map(|_| rng.gen_range(b'a'..b'e')).collect();
+        let plain = program(&Ctx::new(Plain::default()), &s, &t, [true, true])
+            .unwrap()
+            .unwrap();
+        let (g, e) = run(
+            ["edit"; 2],
+            [Reveal::Both; 2],
+            |ctx| program(ctx, &s, &t, [true, false]),
+            |ctx| program(ctx, &s, &t, [false, true]),
+        );
+        assert_eq!(g.unwrap(), Some(plain.clone()));
+        assert_eq!(e.unwrap(), Some(plain));
+    }
+}
+
+#[test]
+fn circuits_and_programs_share_a_session_and_its_and_index() {
+    // The recorded program as a circuit, then the same program streamed: both correct, and
+    // the evaluator's AND index continues (tweaks never repeat under one Δ).
+    let recorder = Ctx::new(Recorder::default());
+    millionaires(&recorder, None, None).unwrap();
+    let recorded = recorder.into_inner().unwrap().finish();
+    let compiled = compile(&recorded.circuit);
+    let terms = Terms {
+        garbler_values: Some(recorded.garbler_values),
+        reveal: Reveal::Both,
+    };
+    let bits = |v: u128| (0..64).map(|i| v >> i & 1 == 1).collect::<Vec<bool>>();
+    let (gch, ech) = memory_pair();
+    let cfg = SessionConfig::default();
+    let (g, e) = thread::scope(|s| {
+        let e = s.spawn(|| {
+            let mut session = EvaluatorSession::setup(ech, &cfg).unwrap();
+            let first = session.execute(&compiled, &terms, &[bits(9)]).unwrap();
+            let ctx = Ctx::new(session.program("m", Reveal::Both).unwrap());
+            let second = millionaires(&ctx, None, Some(12)).unwrap();
+            let ands = ctx.into_inner().unwrap().finish().unwrap();
+            (first.outputs, second, ands)
+        });
+        let mut session = GarblerSession::setup(gch, &cfg).unwrap();
+        let first = session.execute(&compiled, &terms, &[bits(10)]).unwrap();
+        let ctx = Ctx::new(session.program("m", Reveal::Both).unwrap());
+        let second = millionaires(&ctx, Some(11), None).unwrap();
+        let ands = ctx.into_inner().unwrap().finish().unwrap();
+        ((first.outputs, second, ands), e.join().unwrap())
+    });
+    assert_eq!(g.0, Some(vec![vec![true]]));
+    assert_eq!(g.1, Some(false));
+    assert_eq!((g.2, e.2), (128, 128), "64 ANDs per run, one index across both");
+    assert_eq!(e.0, g.0);
+    assert_eq!(e.1, g.1);
+}
+
+#[test]
+fn different_programs_or_reveal_modes_stop_both_sides() {
+    let (g, e) = run(
+        ["alpha", "beta"],
+        [Reveal::Both; 2],
+        |ctx| millionaires(ctx, Some(1), None),
+        |ctx| millionaires(ctx, None, Some(2)),
+    );
+    for r in [g.map(|_| ()), e.map(|_| ())] {
+        assert!(r.unwrap_err().contains("program differs"));
+    }
+    let (g, e) = run(
+        ["m"; 2],
+        [Reveal::Both, Reveal::Garbler],
+        |ctx| millionaires(ctx, Some(1), None),
+        |ctx| millionaires(ctx, None, Some(2)),
+    );
+    for r in [g.map(|_| ()), e.map(|_| ())] {
+        assert!(r.unwrap_err().contains("reveal mode differs"));
+    }
+}
+
+#[test]
+fn diverging_programs_are_detected() {
+    // The garbler computes one more comparison than the evaluator before the output.
+    let (_, e) = run(
+        ["m"; 2],
+        [Reveal::Evaluator; 2],
+        |ctx| {
+            let x = ctx.input_uint(Owner::Garbler, 8, Some(3))?;
+            let y = ctx.input_uint(Owner::Evaluator, 8, None)?;
+            let _extra = x.less_than(&y);
+            x.greater_than(&y).reveal()
+        },
+        |ctx| millionaires_8(ctx),
+    );
+    let err = e.unwrap_err();
+    assert!(err.contains("diverged") || err.contains("expected"), "{err}");
+}
+
+fn millionaires_8<B: Backend>(ctx: &Ctx<B>) -> Result<Option<bool>, ProgramError> {
+    let x = ctx.input_uint(Owner::Garbler, 8, None)?;
+    let y = ctx.input_uint(Owner::Evaluator, 8, Some(4))?;
+    x.greater_than(&y).reveal()
+}
+
+#[test]
+fn a_garbler_that_disappears_mid_program_is_an_error_not_a_hang() {
+    let (gch, mut ech) = memory_pair();
+    ech.set_timeout(std::time::Duration::from_secs(5));
+    let cfg = SessionConfig::default();
+    let result = thread::scope(|s| {
+        let e = s.spawn(|| -> Result<Option<Vec<bool>>, String> {
+            let mut session = EvaluatorSession::setup(ech, &cfg).map_err(|e| e.to_string())?;
+            let ctx = Ctx::new(session.program("aes", Reveal::Both).map_err(|e| e.to_string())?);
+            ctx.with(|b| {
+                let k = b.input(Owner::Garbler, 128, None)?;
+                let p = b.input(Owner::Evaluator, 128, Some(&[true; 128]))?;
+                let c = aes128(b, &k, &p);
+                b.output(&c)
+            })
+            .map_err(|e| e.to_string())
+        });
+        // The garbler sends its key labels, then vanishes before garbling anything.
+        let mut session = GarblerSession::setup(gch, &cfg).unwrap();
+        let mut backend = session.program("aes", Reveal::Both).unwrap();
+        backend.input(Owner::Garbler, 128, Some(&[false; 128])).unwrap();
+        backend.input(Owner::Evaluator, 128, None).unwrap();
+        drop(backend);
+        drop(session);
+        e.join().unwrap()
+    });
+    let err = result.unwrap_err();
+    assert!(err.contains("closed the connection"), "{err}");
+}
