@@ -9,7 +9,7 @@ use mixgc_program::library;
 use mixgc_session::{Reveal, SessionConfig, Terms};
 use rand::Rng;
 
-use crate::example::random_values;
+use crate::example::{random_values, LibraryRun};
 use crate::load::{from_circuit, load_text, Loaded};
 use crate::party::{execute, Report, Role};
 use crate::summary::{bytes, thousands};
@@ -96,42 +96,52 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// One library example between two threads on random inputs, checked against plaintext.
+/// One library example between two threads on random inputs, run gate by gate and
+/// checked against the plaintext backend.
 fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(), CliError> {
-    let c = from_circuit(library::record(name, width, size)?.circuit);
-    let widths = c.compiled.input_widths().to_vec();
-    let (gv, ev) = Terms::default().owners(&widths)?;
-    let hex = |owned: &[usize]| -> Vec<String> {
-        random_values(owned, &widths)
-            .iter()
-            .map(|v| values::to_hex(v))
-            .collect()
-    };
-    let (gin, ein) = (hex(&gv), hex(&ev));
-    say!("mixgc demo {name}: garbler and evaluator on two threads over TCP on 127.0.0.1");
-    say!("    garbler's inputs (random)       {}", gin.join(","));
-    say!("    evaluator's inputs (random)     {}", ein.join(","));
-    let (gs, es): (Vec<&str>, Vec<&str>) = (
-        gin.iter().map(String::as_str).collect(),
-        ein.iter().map(String::as_str).collect(),
-    );
-    let (g, e) = two_party(&c, &gs, &es)?;
+    let op = LibraryRun::new(name, width, size)?;
+    let (gv, widths) = op.owned(Role::Garbler);
+    let (ev, _) = op.owned(Role::Evaluator);
+    let (gin, ein) = (random_values(&gv, &widths), random_values(&ev, &widths));
+    let hex = |v: &[Vec<bool>]| v.iter().map(|x| values::to_hex(x)).collect::<Vec<_>>().join(",");
+    say!("mixgc demo {name}: garbler and evaluator on two threads over TCP on 127.0.0.1,");
+    say!("the program garbled and evaluated gate by gate");
+    say!("    garbler's inputs (random)       {}", hex(&gin));
+    say!("    evaluator's inputs (random)     {}", hex(&ein));
+    let cfg = SessionConfig::default();
+    let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
+    let (g, e) = thread::scope(|s| -> Result<(Report, Report), CliError> {
+        let evaluator = s.spawn(|| -> Result<Report, CliError> {
+            let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
+            op.run(ch, Role::Evaluator, &cfg, ein.clone())
+        });
+        let garbler = TcpChannel::accept(&listener, cfg.timeout)
+            .map_err(CliError::from)
+            .and_then(|ch| op.run(ch, Role::Garbler, &cfg, gin.clone()));
+        let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
+        Ok((garbler?, evaluator?))
+    })?;
+    let plain = op.plain(gin, ein)?;
     let outputs = e.outputs.clone().ok_or("evaluator learned nothing")?;
-    let all: Vec<Vec<bool>> = gin
-        .iter()
-        .chain(&ein)
-        .zip(&widths)
-        .map(|(h, &w)| values::parse_hex(h, w))
-        .collect::<Result<_, _>>()?;
-    let plain = c.circuit.eval_plain(&all)?;
-    let shown: Vec<String> = outputs.iter().map(|v| values::to_hex(v)).collect();
     let ok = outputs == plain && g.outputs.as_ref() == Some(&plain);
     say!(
         "    both learn                      {}  {}",
-        shown.join(","),
+        hex(&outputs),
         if ok { "(= plaintext evaluation)" } else { "(WRONG)" }
     );
-    explain(&c, &g, &e)?;
+    let cost = library::cost(name, width, size)?;
+    say!(
+        "    cost: {} ANDs (2 ciphertexts, 32 B each), {} free XOR/NOT gates",
+        thousands(cost.ands),
+        thousands(cost.xors + cost.nots)
+    );
+    say!(
+        "          garbler sent {}, evaluator sent {}; {:.2} ms from connect to output (base OT {:.2} ms)",
+        bytes(g.bytes_sent),
+        bytes(e.bytes_sent),
+        g.elapsed.max(e.elapsed).as_secs_f64() * 1e3,
+        g.base_ot.as_secs_f64() * 1e3
+    );
     if !ok {
         return Err(format!("{name}: the two-party result differs from plaintext").into());
     }

@@ -1,15 +1,19 @@
-//! `mixgc example`: one party of a library example, run exactly like `mixgc run` on the
-//! circuit `mixgc export NAME` writes.
+//! `mixgc example`: one party of a library example, with the inputs and outputs of
+//! `mixgc run` on the circuit `mixgc export NAME` writes, executed gate by gate (memory is
+//! the program's live labels, never the circuit).
+
+use std::time::Instant;
 
 use clap::Args;
 use mixgc_circuit::values;
-use mixgc_program::library;
-use mixgc_session::Reveal;
+use mixgc_net::Channel;
+use mixgc_program::library::{self, Supply};
+use mixgc_program::Owner;
+use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 use rand::Rng;
 
-use crate::load::{from_circuit, parse_inputs};
-use crate::party::{default_terms, owned_values, Connection, Role, SessionOptions};
-use crate::run::run_party;
+use crate::load::parse_inputs;
+use crate::party::{open, print_report, Connection, Report, Role, SessionOptions};
 use crate::CliError;
 
 #[derive(Args, Debug)]
@@ -41,30 +45,129 @@ pub struct ExampleArgs {
 }
 
 pub fn example(args: ExampleArgs) -> Result<(), CliError> {
-    let recorded = library::record(&args.name, args.width, args.size)?;
-    let loaded = from_circuit(recorded.circuit);
-    let terms = default_terms(None, Reveal::Both);
-    let widths = loaded.compiled.input_widths();
-    let owned = owned_values(args.role, &terms, widths)?;
-    debug_assert_eq!(terms.owners(widths)?.0.len(), recorded.garbler_values);
+    let op = LibraryRun::new(&args.name, args.width, args.size)?;
+    let (owned, widths) = op.owned(args.role);
     let (inputs, note) = match args.input.as_deref() {
-        Some(hex) => (parse_inputs(args.role.name(), Some(hex), &owned, widths)?, None),
+        Some(hex) => (parse_inputs(args.role.name(), Some(hex), &owned, &widths)?, None),
         None => {
-            let inputs = random_values(&owned, widths);
+            let inputs = random_values(&owned, &widths);
             let shown: Vec<String> = inputs.iter().map(|v| values::to_hex(v)).collect();
-            let note = format!("{} input (random): {}", args.role.name(), shown.join(","));
-            (inputs, Some(note))
+            (
+                inputs,
+                Some(format!(
+                    "{} input (random): {}",
+                    args.role.name(),
+                    shown.join(",")
+                )),
+            )
         }
     };
-    run_party(
-        &loaded,
-        args.role,
-        &terms,
-        inputs,
-        &args.connection,
-        &args.session,
-        note,
-    )
+    // Connect first: a listener's first stderr line must be `listening on ADDR`.
+    let ch = open(&args.connection, args.session.timeout())?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    let report = op.run(ch, args.role, &args.session.config(), inputs)?;
+    print_report(&report)
+}
+
+/// A library op ready to run between two parties.
+pub struct LibraryRun {
+    name: String,
+    width: Option<u32>,
+    size: Option<usize>,
+    /// Owner and width of each input value, in order.
+    inputs: Vec<(Owner, u32)>,
+}
+
+impl LibraryRun {
+    pub fn new(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Self, CliError> {
+        let shape = library::shape(name, width, size)?;
+        Ok(LibraryRun {
+            name: name.into(),
+            width,
+            size,
+            inputs: shape.inputs().to_vec(),
+        })
+    }
+
+    /// The input values `role` owns (indices) and every input's width.
+    pub fn owned(&self, role: Role) -> (Vec<usize>, Vec<u32>) {
+        let owner = role.owner();
+        let owned = (0..self.inputs.len())
+            .filter(|&i| self.inputs[i].0 == owner)
+            .collect();
+        (owned, self.inputs.iter().map(|&(_, w)| w).collect())
+    }
+
+    /// Runs `role` with its `inputs` over `ch`: session setup, then the op gate by gate.
+    pub fn run<C: Channel>(
+        &self,
+        ch: C,
+        role: Role,
+        cfg: &SessionConfig,
+        inputs: Vec<Vec<bool>>,
+    ) -> Result<Report, CliError> {
+        let start = Instant::now();
+        let run_name = library::run_name(&self.name, self.width, self.size)?;
+        let mut supply = Supply::of(role.owner(), inputs);
+        let (name, width, size) = (self.name.as_str(), self.width, self.size);
+        let (learned, ands, sent, received, base_ot) = match role {
+            Role::Garbler => {
+                let mut s = GarblerSession::setup(ch, cfg)?;
+                let mut backend = s.program(&run_name, Reveal::Both)?;
+                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+                let ands = backend.finish()?;
+                (
+                    learned,
+                    ands,
+                    s.channel().bytes_sent(),
+                    s.channel().bytes_received(),
+                    s.base_ot_time(),
+                )
+            }
+            Role::Evaluator => {
+                let mut s = EvaluatorSession::setup(ch, cfg)?;
+                let mut backend = s.program(&run_name, Reveal::Both)?;
+                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+                let ands = backend.finish()?;
+                (
+                    learned,
+                    ands,
+                    s.channel().bytes_sent(),
+                    s.channel().bytes_received(),
+                    s.base_ot_time(),
+                )
+            }
+        };
+        let outputs = learned.into_iter().collect::<Option<Vec<_>>>();
+        Ok(Report {
+            role,
+            outputs,
+            ands,
+            bytes_sent: sent,
+            bytes_received: received,
+            elapsed: start.elapsed(),
+            base_ot,
+        })
+    }
+
+    /// The op on the plaintext backend: the reference answer.
+    pub fn plain(
+        &self,
+        garbler: Vec<Vec<bool>>,
+        evaluator: Vec<Vec<bool>>,
+    ) -> Result<Vec<Vec<bool>>, CliError> {
+        let mut p = mixgc_program::Plain::default();
+        let out = library::build(
+            &mut p,
+            &self.name,
+            self.width,
+            self.size,
+            &mut Supply::both(garbler, evaluator),
+        )?;
+        Ok(out.into_iter().flatten().collect())
+    }
 }
 
 /// Uniformly random values for the `owned` input values.

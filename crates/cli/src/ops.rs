@@ -63,27 +63,76 @@ pub struct OpsArgs {
 /// Widths of the gate-count table.
 pub const TABLE_WIDTHS: [u32; 4] = [8, 16, 32, 64];
 
-/// TinyGarble2 thesis Table 3.1 benchmarks: (benchmark, op, width, size, TinyGarble's ANDs).
-pub const TINYGARBLE: &[(&str, &str, u32, Option<usize>, u64)] = &[
-    ("Sum-1024", "add", 1024, None, 1023),
-    ("Compare-1024 (equality)", "eq", 1024, None, 1023),
-    ("AES-128", "aes128", 128, None, 6400),
-];
+/// A published AND count to compare with.
+pub struct Reference {
+    pub benchmark: &'static str,
+    pub op: &'static str,
+    pub width: Option<u32>,
+    pub size: Option<usize>,
+    pub theirs: u64,
+    pub source: &'static str,
+}
 
-/// Other published reference points: (benchmark, op, width, size, their ANDs, source).
-pub const OTHERS: &[(&str, &str, u32, Option<usize>, u64, &str)] = &[
-    (
+const fn reference(
+    benchmark: &'static str,
+    op: &'static str,
+    width: Option<u32>,
+    size: Option<usize>,
+    theirs: u64,
+    source: &'static str,
+) -> Reference {
+    Reference {
+        benchmark,
+        op,
+        width,
+        size,
+        theirs,
+        source,
+    }
+}
+
+/// TinyGarble2 thesis Table 3.1 and other published circuits, with mixgc's op of the same
+/// function and size.
+pub const REFERENCES: &[Reference] = &[
+    reference("Sum-1024", "add", Some(1024), None, 1023, "TinyGarble2 Table 3.1"),
+    reference(
+        "Compare-1024 (equality)",
+        "eq",
+        Some(1024),
+        None,
+        1023,
+        "TinyGarble2 Table 3.1",
+    ),
+    reference(
+        "Hamming-160",
+        "hamming",
+        Some(160),
+        None,
+        159,
+        "TinyGarble2 Table 3.1",
+    ),
+    reference("Mult-32", "mul", Some(32), None, 993, "TinyGarble2 Table 3.1"),
+    reference(
+        "MatrixMult 5x5, 32-bit",
+        "matmul",
+        Some(32),
+        Some(5),
+        127_225,
+        "TinyGarble2 Table 3.1",
+    ),
+    reference("AES-128", "aes128", None, None, 6400, "TinyGarble2 Table 3.1"),
+    reference(
         "SHA-256 compression",
         "sha256",
-        0,
         None,
-        22573,
+        None,
+        22_573,
         "Bristol sha256.txt",
     ),
-    (
+    reference(
         "EDT-256 (edit distance)",
         "edit-distance",
-        0,
+        None,
         Some(256),
         2_730_000,
         "MEG, non-XOR gates",
@@ -153,19 +202,18 @@ pub fn ops(args: OpsArgs) -> Result<(), CliError> {
         }
         out += "\n";
     }
-    out += "\nTinyGarble2 thesis Table 3.1, same benchmark:\n";
-    out += &format!("{:<26} {:>12} {:>12}\n", "benchmark", "TinyGarble", "mixgc");
-    for &(bench, op, w, size, theirs) in TINYGARBLE {
-        let ours = library::cost(op, Some(w), size)?.ands;
-        out += &format!("{bench:<26} {:>12} {:>12}\n", thousands(theirs), thousands(ours));
-    }
-    out += "\nOther reference circuits:\n";
-    for &(bench, op, _, size, theirs, source) in OTHERS {
-        let ours = library::cost(op, None, size)?.ands;
+    out += &format!(
+        "\n{:<26} {:>12} {:>12}   source\n",
+        "reference", "theirs", "mixgc"
+    );
+    for r in REFERENCES {
+        let ours = library::cost(r.op, r.width, r.size)?.ands;
         out += &format!(
-            "{bench:<26} {:>12} {:>12}   ({source})\n",
-            thousands(theirs),
-            thousands(ours)
+            "{:<26} {:>12} {:>12}   {}\n",
+            r.benchmark,
+            thousands(r.theirs),
+            thousands(ours),
+            r.source
         );
     }
     write_stdout(&out)

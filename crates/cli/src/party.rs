@@ -17,6 +17,14 @@ pub enum Role {
 }
 
 impl Role {
+    /// The program interface's name for this party.
+    pub fn owner(self) -> mixgc_program::Owner {
+        match self {
+            Role::Garbler => mixgc_program::Owner::Garbler,
+            Role::Evaluator => mixgc_program::Owner::Evaluator,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Role::Garbler => "garbler",
@@ -154,6 +162,20 @@ pub fn execute<C: Channel>(
         elapsed: start.elapsed(),
         base_ot,
     })
+}
+
+/// Prints each output value this party learned on stdout (⌈width/4⌉ hex digits a line)
+/// and the one-line summary on stderr.
+pub fn print_report(report: &Report) -> Result<(), CliError> {
+    if let Some(outputs) = &report.outputs {
+        let text: String = outputs
+            .iter()
+            .map(|v| mixgc_circuit::values::to_hex(v) + "\n")
+            .collect();
+        crate::write_stdout(&text)?;
+    }
+    eprintln!("{}", crate::summary::line(report));
+    Ok(())
 }
 
 /// The input values `role` owns under `terms`.

@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_circuit::values;
-use mixgc_session::{Reveal, Terms};
+use mixgc_session::Reveal;
 
-use crate::load::{load_file, parse_inputs, Loaded};
-use crate::party::{default_terms, execute, open, owned_values, Connection, Role, SessionOptions};
-use crate::summary;
-use crate::{write_stdout, CliError};
+use crate::load::{load_file, parse_inputs};
+use crate::party::{
+    default_terms, execute, open, owned_values, print_report, Connection, Role, SessionOptions,
+};
+use crate::CliError;
 
 #[derive(Args, Debug)]
 #[command(
@@ -50,41 +50,10 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, widths)?;
     let inputs = parse_inputs(args.role.name(), args.input.as_deref(), &owned, widths)?;
-    run_party(
-        &loaded,
-        args.role,
-        &terms,
-        inputs,
-        &args.connection,
-        &args.session,
-        None,
-    )
-}
-
-/// Connects, runs one party on `loaded` with `inputs`, prints each output value this party
-/// learns on stdout and the summary on stderr (shared by `run` and `example`). `note` goes
-/// to stderr once connected.
-pub fn run_party(
-    loaded: &Loaded,
-    role: Role,
-    terms: &Terms,
-    inputs: Vec<Vec<bool>>,
-    connection: &Connection,
-    session: &SessionOptions,
-    note: Option<String>,
-) -> Result<(), CliError> {
     // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
-    // --insecure-seed warning that `config` prints (and any note) comes after it.
-    let ch = open(connection, session.timeout())?;
-    if let Some(note) = note {
-        eprintln!("{note}");
-    }
-    let cfg = session.config();
-    let report = execute(ch, role, &cfg, &loaded.compiled, terms, &[inputs])?;
-    if let Some(outputs) = &report.outputs {
-        let text: String = outputs.iter().map(|v| values::to_hex(v) + "\n").collect();
-        write_stdout(&text)?;
-    }
-    eprintln!("{}", summary::line(&report));
-    Ok(())
+    // --insecure-seed warning that `config` prints comes after it.
+    let ch = open(&args.connection, args.session.timeout())?;
+    let cfg = args.session.config();
+    let report = execute(ch, args.role, &cfg, &loaded.compiled, &terms, &[inputs])?;
+    print_report(&report)
 }

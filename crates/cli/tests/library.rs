@@ -82,12 +82,21 @@ fn ops_table_is_pinned() {
     for line in [
         "add                     7         15         31         63",
         "sub                     7         15         31         63",
+        "mul                    50        180        680      2,640",
+        "div                    77        285      1,085      4,221",
+        "sqrt                   18         70        270      1,054",
         "lt                      8         16         32         64",
         "eq                      7         15         31         63",
-        "Sum-1024                          1,023        1,023",
-        "AES-128                           6,400        6,400",
-        "SHA-256 compression              22,573       22,573",
-        "EDT-256 (edit distance)       2,730,000      720,126",
+        "hamming                 7         15         31         63",
+        "relu                    7         15         31         63",
+        "matmul             56,300    193,500    707,900  2,696,700",
+        "Sum-1024                          1,023        1,023   TinyGarble2 Table 3.1",
+        "Hamming-160                         159          158   TinyGarble2 Table 3.1",
+        "Mult-32                             993          680   TinyGarble2 Table 3.1",
+        "MatrixMult 5x5, 32-bit          127,225       88,100   TinyGarble2 Table 3.1",
+        "AES-128                           6,400        6,400   TinyGarble2 Table 3.1",
+        "SHA-256 compression              22,573       22,573   Bristol sha256.txt",
+        "EDT-256 (edit distance)       2,730,000      720,126   MEG, non-XOR gates",
     ] {
         assert!(out.stdout.contains(line), "missing `{line}` in\n{}", out.stdout);
     }
@@ -145,6 +154,68 @@ fn examples_run_between_two_processes_like_the_exported_circuit() {
     let want = (0x8000_0000_0000_0000u64 > theirs) as u8;
     assert_eq!(eo.stdout, format!("{want}\n"));
     assert_eq!(go.stdout, eo.stdout);
+}
+
+#[test]
+fn puf_auth_and_matmul_examples_run_between_two_processes() {
+    // 10 differing bits of 128 with the default threshold 16: accepted.
+    let g = [
+        "example",
+        "puf-auth",
+        "--role",
+        "garbler",
+        "--input",
+        "0123456789abcdef0123456789abcdef",
+    ];
+    let e = [
+        "example",
+        "puf-auth",
+        "--role",
+        "evaluator",
+        "--input",
+        "0123456789abcdef0123456789abc210",
+    ];
+    let (go, eo) = pair(&g, &e);
+    go.assert_ok("garbler");
+    assert_eq!((go.stdout.as_str(), eo.stdout.as_str()), ("1\n", "1\n"));
+    // 2x2 8-bit: [[1,2],[3,4]] x [[5,6],[7,8]] = [[19,22],[43,50]].
+    let g = [
+        "example", "matmul", "--size", "2", "--width", "8", "--role", "garbler", "--input", "1,2,3,4",
+    ];
+    let e = [
+        "example",
+        "matmul",
+        "--size",
+        "2",
+        "--width",
+        "8",
+        "--role",
+        "evaluator",
+        "--input",
+        "5,6,7,8",
+    ];
+    let (go, eo) = pair(&g, &e);
+    go.assert_ok("garbler");
+    eo.assert_ok("evaluator");
+    assert_eq!(eo.stdout, "13\n16\n2b\n32\n");
+    assert_eq!(go.stdout, eo.stdout);
+    // Parties that disagree on the size stop with a message.
+    let g = [
+        "example", "matmul", "--size", "2", "--width", "8", "--role", "garbler",
+    ];
+    let e = [
+        "example",
+        "matmul",
+        "--size",
+        "3",
+        "--width",
+        "8",
+        "--role",
+        "evaluator",
+    ];
+    let (go, eo) = pair(&g, &e);
+    go.assert_error("garbler", &["program differs"]);
+    eo.assert_error("evaluator", &["program differs"]);
 }
 
 #[test]

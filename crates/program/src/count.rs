@@ -21,11 +21,23 @@ pub struct Cost {
 #[derive(Debug, Default)]
 pub struct Counter {
     cost: Cost,
+    inputs: Vec<(Owner, u32)>,
+    outputs: Vec<u32>,
 }
 
 impl Counter {
     pub fn cost(&self) -> Cost {
         self.cost
+    }
+
+    /// Owner and width of each input value, in the order the program declared them.
+    pub fn inputs(&self) -> &[(Owner, u32)] {
+        &self.inputs
+    }
+
+    /// Width of each output value.
+    pub fn outputs(&self) -> &[u32] {
+        &self.outputs
     }
 }
 
@@ -52,6 +64,7 @@ impl Backend for Counter {
     }
 
     fn input(&mut self, owner: Owner, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
+        self.inputs.push((owner, width));
         match owner {
             Owner::Garbler => self.cost.garbler_input_bits += width as u64,
             Owner::Evaluator => self.cost.evaluator_input_bits += width as u64,
@@ -61,6 +74,7 @@ impl Backend for Counter {
 
     fn output(&mut self, wires: &[u32]) -> Result<Option<Vec<bool>>, ProgramError> {
         self.cost.output_bits += wires.len() as u64;
+        self.outputs.push(wires.len() as u32);
         Ok(None)
     }
 }

@@ -6,6 +6,8 @@
 //! convention (wire 0 = least significant bit). Arithmetic ops are unsigned on w-bit
 //! operands unless stated.
 
+use std::collections::VecDeque;
+
 use crate::gadgets;
 use crate::{Backend, Cost, Counter, Owner, ProgramError, Recorded, Recorder};
 
@@ -25,14 +27,28 @@ pub struct OpInfo {
 pub const OPS: &[OpInfo] = &[
     op_info("add", "x + y mod 2^w", Some(32), None),
     op_info("sub", "x - y mod 2^w", Some(32), None),
+    op_info("mul", "x * y mod 2^w (Booth radix-4)", Some(32), None),
+    op_info(
+        "div",
+        "x / y, the quotient (y = 0 gives all ones)",
+        Some(32),
+        None,
+    ),
+    op_info(
+        "sqrt",
+        "floor(sqrt(x)) of the garbler's x, ceil(w/2) bits",
+        Some(32),
+        None,
+    ),
     op_info("lt", "[x < y], one bit", Some(32), None),
     op_info("eq", "[x = y], one bit", Some(32), None),
     op_info(
-        "millionaires",
-        "example: [garbler's wealth > evaluator's wealth], one bit",
-        Some(64),
+        "hamming",
+        "Hamming distance of x and y, ceil(log2(w+1)) bits",
+        Some(32),
         None,
     ),
+    op_info("relu", "max(x, 0) of the garbler's signed x", Some(32), None),
     op_info(
         "aes128",
         "AES-128 with key schedule: key (garbler), plaintext (evaluator)",
@@ -52,10 +68,28 @@ pub const OPS: &[OpInfo] = &[
         Some(16),
     ),
     op_info(
+        "matmul",
+        "N x N times N x N matrix product mod 2^w, one value per element, row-major, first matrix first",
+        Some(64),
+        Some(10),
+    ),
+    op_info(
+        "millionaires",
+        "example: [garbler's wealth > evaluator's wealth], one bit",
+        Some(64),
+        None,
+    ),
+    op_info(
         "auction",
         "example: sealed bids; outputs [garbler wins] (ties go to the garbler) and the winning bid",
         Some(32),
         None,
+    ),
+    op_info(
+        "puf-auth",
+        "example: [Hamming distance of enrolled and fresh w-bit PUF responses <= N], one bit",
+        Some(128),
+        Some(16),
     ),
 ];
 
@@ -99,14 +133,16 @@ pub fn op(name: &str) -> Result<&'static OpInfo, LibraryError> {
         })
 }
 
-/// Builds op `name` on `b`: its inputs (garbler's first), the computation, its outputs.
-/// `width` `None` takes the op's default.
+/// Builds op `name` on `b`: its inputs (garbler's first, values from `supply`), the
+/// computation, its outputs. `width` `None` takes the op's default. Returns each output
+/// value where this party learns it.
 pub fn build<B: Backend>(
     b: &mut B,
     name: &str,
     width: Option<u32>,
     size: Option<usize>,
-) -> Result<(), LibraryError> {
+    supply: &mut Supply,
+) -> Result<Vec<Option<Vec<bool>>>, LibraryError> {
     let info = op(name)?;
     let width = width.or(info.default_width).unwrap_or(0);
     if info.default_width.is_some() && !(1..=MAX_WIDTH).contains(&width) {
@@ -122,79 +158,206 @@ pub fn build<B: Backend>(
     }
     let outputs = match name {
         "add" => {
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             vec![gadgets::add(b, &x, &y)]
         }
         "sub" => {
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             vec![gadgets::sub(b, &x, &y)]
         }
+        "mul" => {
+            let [x, y] = pair(b, supply, width)?;
+            vec![gadgets::mul::mul(b, &x, &y)]
+        }
+        "div" => {
+            let [x, y] = pair(b, supply, width)?;
+            vec![gadgets::div::div_unsigned(b, &x, &y)]
+        }
+        "sqrt" => {
+            let x = input(b, supply, Owner::Garbler, width)?;
+            vec![gadgets::sqrt::sqrt(b, &x)]
+        }
+        "hamming" => {
+            let [x, y] = pair(b, supply, width)?;
+            vec![gadgets::bits::hamming(b, &x, &y)]
+        }
+        "relu" => {
+            let x = input(b, supply, Owner::Garbler, width)?;
+            vec![gadgets::select::relu(b, &x)]
+        }
+        "matmul" => matmul(b, supply, width, size)?,
+        "puf-auth" => {
+            // Accept when the responses differ in at most `size` of their `width` bits.
+            let [x, y] = pair(b, supply, width)?;
+            let d = gadgets::bits::hamming(b, &x, &y);
+            if size + 1 >= 1 << d.len() {
+                vec![vec![b.constant(true)]]
+            } else {
+                let bound: Vec<B::Wire> = (0..d.len())
+                    .map(|i| b.constant((size + 1) >> i & 1 == 1))
+                    .collect();
+                vec![gadgets::lt_unsigned(b, &d, &bound)]
+            }
+        }
         "lt" => {
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             vec![gadgets::lt_unsigned(b, &x, &y)]
         }
         "eq" => {
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             vec![gadgets::eq(b, &x, &y)]
         }
         "millionaires" => {
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             vec![gadgets::lt_unsigned(b, &y, &x)]
         }
         "auction" => {
             // The garbler wins unless the evaluator bid strictly more: 2w ANDs.
-            let [x, y] = pair(b, width)?;
+            let [x, y] = pair(b, supply, width)?;
             let evaluator_wins = gadgets::lt_unsigned(b, &x, &y)[0];
             let garbler_wins = b.not(evaluator_wins);
             let price = gadgets::mux(b, evaluator_wins, &x, &y);
             vec![vec![garbler_wins], price]
         }
         "aes128" => {
-            let key = b.input(Owner::Garbler, 128, None)?;
-            let plaintext = b.input(Owner::Evaluator, 128, None)?;
+            let key = input(b, supply, Owner::Garbler, 128)?;
+            let plaintext = input(b, supply, Owner::Evaluator, 128)?;
             vec![gadgets::aes::aes128(b, &key, &plaintext)]
         }
         "sha256" => {
-            let block = b.input(Owner::Garbler, 512, None)?;
-            let state = b.input(Owner::Evaluator, 256, None)?;
+            let block = input(b, supply, Owner::Garbler, 512)?;
+            let state = input(b, supply, Owner::Evaluator, 256)?;
             vec![gadgets::sha256::sha256_compress(b, &block, &state)]
         }
         "edit-distance" => {
-            let s = symbols(b, Owner::Garbler, size)?;
-            let t = symbols(b, Owner::Evaluator, size)?;
+            let s = symbols(b, supply, Owner::Garbler, size)?;
+            let t = symbols(b, supply, Owner::Evaluator, size)?;
             vec![gadgets::edit::edit_distance(b, &s, &t)]
         }
         _ => unreachable!("every name in OPS is built above"),
     };
+    let mut learned = Vec::with_capacity(outputs.len());
     for out in &outputs {
-        b.output(out)?;
+        learned.push(b.output(out)?);
     }
-    Ok(())
+    Ok(learned)
+}
+
+/// The input values a party supplies to a library op: its own, in the op's order; inputs
+/// of the other party (and all inputs on the recorder and counter) get none.
+#[derive(Clone, Debug, Default)]
+pub struct Supply {
+    garbler: VecDeque<Vec<bool>>,
+    evaluator: VecDeque<Vec<bool>>,
+}
+
+impl Supply {
+    /// Values of both parties (plaintext runs).
+    pub fn both(garbler: Vec<Vec<bool>>, evaluator: Vec<Vec<bool>>) -> Supply {
+        Supply {
+            garbler: garbler.into(),
+            evaluator: evaluator.into(),
+        }
+    }
+
+    /// The values of one party.
+    pub fn of(owner: Owner, values: Vec<Vec<bool>>) -> Supply {
+        match owner {
+            Owner::Garbler => Supply::both(values, Vec::new()),
+            Owner::Evaluator => Supply::both(Vec::new(), values),
+        }
+    }
+
+    fn next(&mut self, owner: Owner) -> Option<Vec<bool>> {
+        match owner {
+            Owner::Garbler => self.garbler.pop_front(),
+            Owner::Evaluator => self.evaluator.pop_front(),
+        }
+    }
+}
+
+/// The next input of `owner`, with its value if `supply` has it.
+fn input<B: Backend>(
+    b: &mut B,
+    supply: &mut Supply,
+    owner: Owner,
+    width: u32,
+) -> Result<Vec<B::Wire>, ProgramError> {
+    b.input(owner, width, supply.next(owner).as_deref())
 }
 
 /// Two `width`-bit operands: the garbler's, then the evaluator's.
-fn pair<B: Backend>(b: &mut B, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramError> {
+fn pair<B: Backend>(b: &mut B, supply: &mut Supply, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramError> {
     Ok([
-        b.input(Owner::Garbler, width, None)?,
-        b.input(Owner::Evaluator, width, None)?,
+        input(b, supply, Owner::Garbler, width)?,
+        input(b, supply, Owner::Evaluator, width)?,
     ])
 }
 
 /// `n` 8-bit symbol inputs of `owner`.
-fn symbols<B: Backend>(b: &mut B, owner: Owner, n: usize) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
-    (0..n).map(|_| b.input(owner, 8, None)).collect()
+fn symbols<B: Backend>(
+    b: &mut B,
+    supply: &mut Supply,
+    owner: Owner,
+    n: usize,
+) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
+    (0..n).map(|_| input(b, supply, owner, 8)).collect()
+}
+
+/// N×N matrix product mod 2^w: the garbler's matrix A times the evaluator's B, each
+/// element its own input value (row-major, A first); N² outputs, row-major. N³ products
+/// and N²(N − 1) additions.
+fn matmul<B: Backend>(
+    b: &mut B,
+    supply: &mut Supply,
+    width: u32,
+    n: usize,
+) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
+    let a: Vec<Vec<B::Wire>> = (0..n * n)
+        .map(|_| input(b, supply, Owner::Garbler, width))
+        .collect::<Result<_, _>>()?;
+    let m: Vec<Vec<B::Wire>> = (0..n * n)
+        .map(|_| input(b, supply, Owner::Evaluator, width))
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(n * n);
+    for i in 0..n {
+        for j in 0..n {
+            let mut acc = gadgets::mul::mul(b, &a[i * n], &m[j]);
+            for k in 1..n {
+                let p = gadgets::mul::mul(b, &a[i * n + k], &m[k * n + j]);
+                acc = gadgets::add(b, &acc, &p);
+            }
+            out.push(acc);
+        }
+    }
+    Ok(out)
 }
 
 /// The circuit of op `name`.
 pub fn record(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Recorded, LibraryError> {
     let mut r = Recorder::default();
-    build(&mut r, name, width, size)?;
+    build(&mut r, name, width, size, &mut Supply::default())?;
     Ok(r.finish())
+}
+
+/// Op `name` run on the counter: its cost and the owners and widths of its inputs and
+/// outputs, in constant memory.
+pub fn shape(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Counter, LibraryError> {
+    let mut c = Counter::default();
+    build(&mut c, name, width, size, &mut Supply::default())?;
+    Ok(c)
 }
 
 /// The cost of op `name`.
 pub fn cost(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Cost, LibraryError> {
-    let mut c = Counter::default();
-    build(&mut c, name, width, size)?;
-    Ok(c.cost())
+    Ok(shape(name, width, size)?.cost())
+}
+
+/// A name both parties of a two-party run of op `name` derive from the same arguments,
+/// so a run where they disagree on the op, width or size stops at the start.
+pub fn run_name(name: &str, width: Option<u32>, size: Option<usize>) -> Result<String, LibraryError> {
+    let info = op(name)?;
+    let w = width.or(info.default_width);
+    let n = size.or(info.default_size);
+    Ok(format!("mixgc library op {name} width {w:?} size {n:?}"))
 }

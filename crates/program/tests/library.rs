@@ -1,0 +1,156 @@
+//! Every library op computes its documented function (plaintext backend vs native Rust),
+//! its recorded circuit agrees, and its input/output shape is as documented.
+
+use mixgc_program::library::{self, Supply, OPS};
+use mixgc_program::Plain;
+use rand::{Rng, SeedableRng};
+
+fn bits(v: u128, w: u32) -> Vec<bool> {
+    (0..w).map(|i| i < 128 && v >> i & 1 == 1).collect()
+}
+
+fn val(b: &[bool]) -> u128 {
+    b.iter()
+        .take(128)
+        .enumerate()
+        .map(|(i, &x)| (x as u128) << i)
+        .sum()
+}
+
+fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1 << w) - 1
+    }
+}
+
+/// Runs op `name` in plaintext on the given values (garbler's, evaluator's); also checks the
+/// recorded circuit gives the same outputs.
+fn run(name: &str, w: Option<u32>, n: Option<usize>, g: Vec<Vec<bool>>, e: Vec<Vec<bool>>) -> Vec<Vec<bool>> {
+    let mut p = Plain::default();
+    let out: Vec<Vec<bool>> = library::build(&mut p, name, w, n, &mut Supply::both(g.clone(), e.clone()))
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
+    let rec = library::record(name, w, n).unwrap();
+    let inputs: Vec<Vec<bool>> = g.into_iter().chain(e).collect();
+    assert_eq!(
+        rec.circuit.eval_plain(&inputs).unwrap(),
+        out,
+        "{name}: recorded circuit disagrees"
+    );
+    out
+}
+
+#[test]
+fn two_operand_ops_match_native_arithmetic() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    for w in [1u32, 7, 8, 31, 64] {
+        let m = mask(w);
+        for _ in 0..10 {
+            let (x, y) = (rng.gen::<u128>() & m, rng.gen::<u128>() & m);
+            let check = |name: &str, want: u128| {
+                let out = run(name, Some(w), None, vec![bits(x, w)], vec![bits(y, w)]);
+                assert_eq!(val(&out[0]), want, "{name} w={w} x={x:x} y={y:x}");
+            };
+            check("add", x.wrapping_add(y) & m);
+            check("sub", x.wrapping_sub(y) & m);
+            check("mul", x.wrapping_mul(y) & m);
+            check("div", x.checked_div(y).unwrap_or(m));
+            check("lt", (x < y) as u128);
+            check("eq", (x == y) as u128);
+            check("hamming", (x ^ y).count_ones() as u128);
+            check("millionaires", (x > y) as u128);
+        }
+    }
+}
+
+#[test]
+fn one_operand_ops_match_native_arithmetic() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+    for w in [2u32, 8, 31, 64] {
+        for _ in 0..10 {
+            let x = rng.gen::<u128>() & mask(w);
+            let out = run("sqrt", Some(w), None, vec![bits(x, w)], vec![]);
+            assert_eq!(out[0].len() as u32, w.div_ceil(2));
+            let r = val(&out[0]);
+            assert!(r * r <= x && (r + 1) * (r + 1) > x, "sqrt({x}) = {r}");
+            let out = run("relu", Some(w), None, vec![bits(x, w)], vec![]);
+            let negative = x >> (w - 1) & 1 == 1;
+            assert_eq!(val(&out[0]), if negative { 0 } else { x }, "relu w={w}");
+        }
+    }
+}
+
+#[test]
+fn examples_compute_what_they_say() {
+    // auction: [garbler wins], winning bid; ties go to the garbler.
+    for (x, y) in [(5u128, 3u128), (3, 5), (4, 4)] {
+        let out = run("auction", Some(16), None, vec![bits(x, 16)], vec![bits(y, 16)]);
+        assert_eq!((val(&out[0]), val(&out[1])), ((x >= y) as u128, x.max(y)));
+    }
+    // puf-auth: accept iff at most N of the w bits differ.
+    for (d, n) in [(0u32, 3usize), (3, 3), (4, 3), (20, 16), (17, 16)] {
+        let x = 0x0123_4567_89ab_cdef_0f1e_2d3c_4b5a_6978u128;
+        let y = x ^ ((1u128 << d) - 1);
+        let out = run(
+            "puf-auth",
+            Some(128),
+            Some(n),
+            vec![bits(x, 128)],
+            vec![bits(y, 128)],
+        );
+        assert_eq!(out[0], vec![d as usize <= n], "distance {d}, threshold {n}");
+    }
+    // matmul: C = A·B mod 2^w, row-major.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let (n, w) = (3usize, 16u32);
+    let a: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
+    let b: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
+    let out = run(
+        "matmul",
+        Some(w),
+        Some(n),
+        a.iter().map(|&v| bits(v, w)).collect(),
+        b.iter().map(|&v| bits(v, w)).collect(),
+    );
+    for i in 0..n {
+        for j in 0..n {
+            let want = (0..n).fold(0u128, |s, k| {
+                s.wrapping_add(a[i * n + k].wrapping_mul(b[k * n + j]))
+            }) & mask(w);
+            assert_eq!(val(&out[i * n + j]), want, "C[{i}][{j}]");
+        }
+    }
+}
+
+#[test]
+fn every_op_declares_garbler_inputs_first_and_rejects_bad_arguments() {
+    for op in OPS {
+        let shape = library::shape(op.name, None, Some(3)).unwrap();
+        let owners: Vec<_> = shape.inputs().iter().map(|(o, _)| *o).collect();
+        let first_evaluator = owners
+            .iter()
+            .position(|o| *o == mixgc_program::Owner::Evaluator)
+            .unwrap_or(owners.len());
+        assert!(
+            owners[first_evaluator..]
+                .iter()
+                .all(|o| *o == mixgc_program::Owner::Evaluator),
+            "{}",
+            op.name
+        );
+        // The default ownership of `mixgc run` (the first ⌈n/2⌉ values) is the op's.
+        assert_eq!(
+            first_evaluator,
+            owners.len().div_ceil(2),
+            "{}: garbler owns the first half",
+            op.name
+        );
+    }
+    assert!(library::record("nope", None, None).is_err());
+    assert!(library::record("add", Some(0), None).is_err());
+    assert!(library::record("matmul", None, Some(0)).is_err());
+}
