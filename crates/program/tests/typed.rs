@@ -75,6 +75,9 @@ fn unsigned_operators_match_native_arithmetic() {
             assert_eq!(val(&a + &b), wrap(x.wrapping_add(y), w));
             assert_eq!(val(&a - &b), wrap(x.wrapping_sub(y), w));
             assert_eq!(val(-&a), wrap(x.wrapping_neg(), w));
+            assert_eq!(val(&a * &b), wrap(x.wrapping_mul(y), w));
+            assert_eq!(val(&a / &b), x.checked_div(y).unwrap_or(wrap(u128::MAX, w)));
+            assert_eq!(val(&a % &b), x.checked_rem(y).unwrap_or(x));
             assert_eq!(val(&a ^ &b), x ^ y);
             assert_eq!(val(&a & &b), x & y);
             assert_eq!(val(&a | &b), x | y);
