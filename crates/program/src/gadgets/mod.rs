@@ -10,6 +10,7 @@ mod compare;
 
 pub mod aes;
 pub mod bits;
+pub mod circuit;
 pub mod div;
 pub mod edit;
 pub mod mul;
