@@ -22,9 +22,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::demo::AES_128;
-use crate::example::random_values;
+use crate::example::{random_values, LibraryRun};
 use crate::load::{from_circuit, load_text, Loaded};
-use crate::party::{execute, open, Connection, Role};
+use crate::party::{execute, open, owned_values, Connection, Role};
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
 
@@ -39,6 +39,108 @@ pub struct BenchArgs {
     /// AND gates in the throughput workloads (AES-128 blocks back to back).
     #[arg(long, default_value_t = 10_000_000)]
     ands: u64,
+    /// Instead: library ops through two-party runs of programs (per-op time at 64 bits,
+    /// 10x10 64-bit matrix product time and memory).
+    #[arg(long)]
+    ops: bool,
+}
+
+/// The library ops `--ops` measures: (op, width, size).
+const OP_WORKLOADS: [(&str, u32, Option<usize>); 6] = [
+    ("add", 64, None),
+    ("mul", 64, None),
+    ("div", 64, None),
+    ("sqrt", 64, None),
+    ("hamming", 64, None),
+    ("matmul", 64, Some(10)),
+];
+
+/// One `--ops` record.
+#[derive(Serialize)]
+struct OpFigures {
+    op: &'static str,
+    width: u32,
+    size: Option<usize>,
+    ands: u64,
+    /// Connect to output, both parties, median.
+    total_ms: f64,
+    /// The same without the base OTs of the session setup.
+    online_ms: f64,
+    bytes: u64,
+    peak_rss_garbler_kib: u64,
+    peak_rss_evaluator_kib: u64,
+}
+
+/// Library ops as programs between two processes (gate by gate, `mixgc example`'s path).
+fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
+    let bar = progress((OP_WORKLOADS.len() * args.runs) as u64);
+    let mut records = Vec::new();
+    for (op, width, size) in OP_WORKLOADS {
+        let mut party_args = vec![
+            "--op".to_string(),
+            op.to_string(),
+            "--width".into(),
+            width.to_string(),
+        ];
+        if let Some(n) = size {
+            party_args.extend(["--size".to_string(), n.to_string()]);
+        }
+        let (mut total, mut online, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut last = None;
+        for run in 0..args.runs {
+            bar.set_message(format!("{op} run {}/{}", run + 1, args.runs));
+            let (g, e) = two_processes(&party_args)?;
+            let elapsed = g.elapsed_ns.max(e.elapsed_ns) as f64;
+            total.push(elapsed / 1e6);
+            online.push((elapsed - g.base_ot_ns.max(e.base_ot_ns) as f64) / 1e6);
+            rg.push(g.peak_rss_kib as f64);
+            re.push(e.peak_rss_kib as f64);
+            last = Some((g.ands, g.bytes_sent + e.bytes_sent));
+            bar.inc(1);
+        }
+        let (ands, bytes) = last.unwrap_or_default();
+        records.push(OpFigures {
+            op,
+            width,
+            size,
+            ands,
+            total_ms: median(total),
+            online_ms: median(online),
+            bytes,
+            peak_rss_garbler_kib: median(rg) as u64,
+            peak_rss_evaluator_kib: median(re) as u64,
+        });
+    }
+    bar.finish_and_clear();
+    if args.json {
+        return write_stdout(&format!("{}\n", serde_json::to_string(&records)?));
+    }
+    let mut out = format!(
+        "mixgc bench --ops on {} (median of {} runs, two processes over 127.0.0.1)\n",
+        machine(),
+        args.runs
+    );
+    out += &format!(
+        "{:<16} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n",
+        "op", "ANDs", "total ms", "online ms", "bytes", "RSS g (KiB)", "RSS e (KiB)"
+    );
+    for r in &records {
+        let name = match r.size {
+            Some(n) => format!("{} {n}x{n}/{}", r.op, r.width),
+            None => format!("{}/{}", r.op, r.width),
+        };
+        out += &format!(
+            "{name:<16} {:>10} {:>10.2} {:>10.2} {:>10} {:>12} {:>12}\n",
+            thousands(r.ands),
+            r.total_ms,
+            r.online_ms,
+            thousands(r.bytes),
+            thousands(r.peak_rss_garbler_kib),
+            thousands(r.peak_rss_evaluator_kib)
+        );
+    }
+    out += "total: TCP connect to output, base OT included; online: without the base OTs.\n";
+    write_stdout(&out)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -55,8 +157,16 @@ pub struct PartyArgs {
     role: Role,
     #[command(flatten)]
     connection: Connection,
-    #[arg(long, value_enum)]
-    workload: Workload,
+    /// A built-in circuit workload (run as a compiled circuit)...
+    #[arg(long, value_enum, required_unless_present = "op")]
+    workload: Option<Workload>,
+    /// ...or a library op (run gate by gate as a program).
+    #[arg(long, conflicts_with = "workload")]
+    op: Option<String>,
+    #[arg(long)]
+    width: Option<u32>,
+    #[arg(long)]
+    size: Option<usize>,
     #[arg(long, default_value_t = 1)]
     executions: usize,
     #[arg(long, default_value = "tccr", value_parser = |s: &str| s.parse::<HashKind>())]
@@ -84,23 +194,33 @@ fn workload(w: Workload) -> Result<Loaded, CliError> {
 }
 
 pub fn party(args: PartyArgs) -> Result<(), CliError> {
-    let loaded = workload(args.workload)?;
-    let terms = Terms {
-        garbler_values: None,
-        reveal: Reveal::Both,
-    };
-    let (gv, ev) = terms.owners(loaded.compiled.input_widths())?;
-    let owned = if args.role == Role::Garbler { gv } else { ev };
-    let widths = loaded.compiled.input_widths().to_vec();
-    let batch: Vec<Vec<Vec<bool>>> = (0..args.executions)
-        .map(|_| random_values(&owned, &widths))
-        .collect();
     let cfg = SessionConfig {
         hash: args.hash,
         ..SessionConfig::default()
     };
-    let ch = open(&args.connection, cfg.timeout)?;
-    let r = execute(ch, args.role, &cfg, &loaded.compiled, &terms, &batch)?;
+    let r = match (&args.op, args.workload) {
+        (Some(op), _) => {
+            let op = LibraryRun::new(op, args.width, args.size)?;
+            let (owned, widths) = op.owned(args.role);
+            let ch = open(&args.connection, cfg.timeout)?;
+            op.run(ch, args.role, &cfg, random_values(&owned, &widths))?
+        }
+        (None, Some(w)) => {
+            let loaded = workload(w)?;
+            let terms = Terms {
+                garbler_values: None,
+                reveal: Reveal::Both,
+            };
+            let owned = owned_values(args.role, &terms, loaded.compiled.input_widths())?;
+            let widths = loaded.compiled.input_widths().to_vec();
+            let batch: Vec<Vec<Vec<bool>>> = (0..args.executions)
+                .map(|_| random_values(&owned, &widths))
+                .collect();
+            let ch = open(&args.connection, cfg.timeout)?;
+            execute(ch, args.role, &cfg, &loaded.compiled, &terms, &batch)?
+        }
+        (None, None) => return Err("give --workload or --op".into()),
+    };
     let report = PartyReport {
         elapsed_ns: r.elapsed.as_nanos() as u64,
         base_ot_ns: r.base_ot.as_nanos() as u64,
@@ -109,8 +229,7 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         bytes_received: r.bytes_received,
         peak_rss_kib: peak_rss_kib(),
     };
-    write_stdout(&format!("{}\n", serde_json::to_string(&report)?))?;
-    Ok(())
+    write_stdout(&format!("{}\n", serde_json::to_string(&report)?))
 }
 
 /// Peak resident set of this process (VmHWM), in KiB; 0 where /proc is unavailable.
@@ -123,23 +242,14 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs a garbler and an evaluator as child processes and returns their reports.
-fn two_processes(
-    w: Workload,
-    executions: usize,
-    hash: HashKind,
-) -> Result<(PartyReport, PartyReport), CliError> {
+/// Runs `mixgc bench-party ARGS` as a garbler and an evaluator in two child processes over
+/// 127.0.0.1 and returns their reports.
+fn two_processes(args: &[String]) -> Result<(PartyReport, PartyReport), CliError> {
     let exe = std::env::current_exe()?;
     let spawn = |role: &str, endpoint: [&str; 2]| {
         Command::new(&exe)
             .args(["bench-party", "--role", role, endpoint[0], endpoint[1]])
-            .args(["--workload", &format!("{w:?}").to_lowercase()])
-            .args([
-                "--executions",
-                &executions.to_string(),
-                "--hash",
-                &hash.to_string(),
-            ])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -161,6 +271,21 @@ fn two_processes(
     let e = parse(evaluator.wait_with_output()?, "evaluator")?;
     let g = parse(garbler.wait_with_output()?, "garbler")?;
     Ok((g, e))
+}
+
+/// `bench-party` arguments for a circuit workload.
+fn workload_args(w: Workload, executions: usize, hash: HashKind) -> Vec<String> {
+    let w = format!("{w:?}").to_lowercase();
+    [
+        "--workload",
+        &w,
+        "--executions",
+        &executions.to_string(),
+        "--hash",
+        &hash.to_string(),
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 /// In-memory garbling and evaluation of `blocks` AES-128 blocks; returns (garble, eval) ns/AND.
@@ -265,7 +390,7 @@ fn measure_hash(
             run + 1,
             args.runs
         ));
-        let (gr, er) = two_processes(Workload::Aes128, blocks, hash)?;
+        let (gr, er) = two_processes(&workload_args(Workload::Aes128, blocks, hash))?;
         bar.inc(1);
         let elapsed = gr.elapsed_ns.max(er.elapsed_ns) as f64;
         ns.push(elapsed / gr.ands as f64);
@@ -286,7 +411,7 @@ fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<(f64, f64), Cl
     let (mut ms, mut ot) = (Vec::new(), Vec::new());
     for run in 0..runs {
         bar.set_message(format!("{w:?} latency run {}/{runs}", run + 1));
-        let (g, e) = two_processes(w, 1, HashKind::Tccr)?;
+        let (g, e) = two_processes(&workload_args(w, 1, HashKind::Tccr))?;
         bar.inc(1);
         ms.push(g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6);
         ot.push(g.base_ot_ns.max(e.base_ot_ns) as f64 / 1e6);
@@ -297,6 +422,9 @@ fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<(f64, f64), Cl
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
+    }
+    if args.ops {
+        return bench_ops(&args);
     }
     let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
     let bar = progress(6 * args.runs as u64);
