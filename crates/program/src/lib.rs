@@ -11,14 +11,18 @@
 
 mod backend;
 mod count;
+pub mod fixed;
 pub mod gadgets;
 pub mod library;
 mod plain;
 mod record;
+pub mod tensor;
 mod value;
 
 pub use backend::{Backend, Owner, ProgramError};
 pub use count::{Cost, Counter};
+pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use plain::Plain;
 pub use record::{Recorded, Recorder};
+pub use tensor::{Element, Tensor, TensorError, MAX_DIMS};
 pub use value::{to_i128, to_u128, Bit, Ctx, SInt, Selectable, UInt};

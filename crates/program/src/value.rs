@@ -413,6 +413,16 @@ impl<B: Backend> SInt<B> {
     pub fn as_unsigned(&self) -> UInt<B> {
         UInt(self.0.clone())
     }
+
+    /// The context this value belongs to (for typed wrappers in this crate, e.g. `Fixed`).
+    pub(crate) fn ctx(&self) -> &Ctx<B> {
+        &self.0.ctx
+    }
+
+    /// A signed value over `wires` (least significant bit first) computed by a gadget.
+    pub(crate) fn from_wires(ctx: &Ctx<B>, wires: Vec<B::Wire>) -> Self {
+        SInt(ctx.wrap(wires))
+    }
 }
 
 /// Cleartext value of revealed bits, for host code (least significant bit first).

@@ -109,7 +109,7 @@ mod tests {
         let sum = call_circuit(&mut p, &adder, &[a.clone(), b]).unwrap().remove(0);
         assert_eq!(crate::gadgets::testing::value(&sum), 42);
         assert_eq!(crate::gadgets::lt_unsigned(&mut p, &a, &sum), vec![true]);
-        let err = call_circuit(&mut p, &adder, &[a.clone()]).unwrap_err();
+        let err = call_circuit(&mut p, &adder, std::slice::from_ref(&a)).unwrap_err();
         assert!(err.to_string().contains("2"), "{err}");
         let short = a[..63].to_vec();
         assert!(call_circuit(&mut p, &adder, &[a, short]).is_err());
