@@ -6,10 +6,15 @@ use crate::{Channel, NetError};
 
 /// How long `connect` keeps retrying while the peer starts up.
 pub const CONNECT_RETRY: Duration = Duration::from_secs(10);
-/// Socket buffers: large, so garbled-table frames go out in few system calls.
-const BUFFER: usize = 1 << 20;
+/// Send buffer: large, so many small messages go out in few system calls (a frame at least
+/// this large is written straight through).
+const SEND_BUFFER: usize = 1 << 20;
+/// Receive buffer: small messages are read ahead; a frame's large payload mostly bypasses it
+/// and lands straight in the caller's buffer (a 1 MiB read-ahead cost a second copy of
+/// every garbled table).
+const RECV_BUFFER: usize = 64 << 10;
 
-/// A TCP connection to the peer: `TCP_NODELAY`, 1 MiB buffers, a read timeout that turns
+/// A TCP connection to the peer: `TCP_NODELAY`, buffered I/O, a read timeout that turns
 /// a silent peer into an error instead of a hang.
 pub struct TcpChannel {
     reader: BufReader<TcpStream>,
@@ -80,8 +85,8 @@ impl TcpChannel {
         stream.set_nodelay(true).map_err(NetError::Io)?;
         stream.set_read_timeout(Some(timeout)).map_err(NetError::Io)?;
         stream.set_write_timeout(Some(timeout)).map_err(NetError::Io)?;
-        let reader = BufReader::with_capacity(BUFFER, stream.try_clone().map_err(NetError::Io)?);
-        let writer = BufWriter::with_capacity(BUFFER, stream);
+        let reader = BufReader::with_capacity(RECV_BUFFER, stream.try_clone().map_err(NetError::Io)?);
+        let writer = BufWriter::with_capacity(SEND_BUFFER, stream);
         Ok(TcpChannel {
             reader,
             writer,

@@ -31,6 +31,13 @@ pub trait Backend {
 
     fn xor(&mut self, a: Self::Wire, b: Self::Wire) -> Self::Wire;
     fn and(&mut self, a: Self::Wire, b: Self::Wire) -> Self::Wire;
+
+    /// Independent ANDs at once (no output feeds another input of the same call). Two-party
+    /// backends hash them as one batch, which keeps AES-NI busy; the default runs them one
+    /// by one.
+    fn and_many(&mut self, pairs: &[(Self::Wire, Self::Wire)]) -> Vec<Self::Wire> {
+        pairs.iter().map(|&(a, b)| self.and(a, b)).collect()
+    }
     fn not(&mut self, a: Self::Wire) -> Self::Wire;
     fn constant(&mut self, value: bool) -> Self::Wire;
 

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::gadgets;
-use crate::{Backend, Cost, Counter, Owner, ProgramError, Recorded, Recorder};
+use crate::{Backend, Cost, Counter, Lanes, Owner, ProgramError, Recorded, Recorder, MAX_LANES};
 
 /// A library op that can be exported or counted.
 #[derive(Clone, Copy, Debug)]
@@ -306,7 +306,9 @@ fn symbols<B: Backend>(
 
 /// N×N matrix product mod 2^w: the garbler's matrix A times the evaluator's B, each
 /// element its own input value (row-major, A first); N² outputs, row-major. N³ products
-/// and N²(N − 1) additions.
+/// and N²(N − 1) additions. The cells of C are computed on SIMD [`Lanes`], 16 at a time,
+/// so a two-party backend hashes the ANDs of 16 products together; the AND count is that of
+/// N³ separate products.
 fn matmul<B: Backend>(
     b: &mut B,
     supply: &mut Supply,
@@ -319,16 +321,23 @@ fn matmul<B: Backend>(
     let m: Vec<Vec<B::Wire>> = (0..n * n)
         .map(|_| input(b, supply, Owner::Evaluator, width))
         .collect::<Result<_, _>>()?;
+    // Lanes over the cells of C, MAX_LANES at a time: lane l of a tile computes
+    // C[i][j] = Σ_k A[i][k]·B[k][j] for its own (i, j).
     let mut out = Vec::with_capacity(n * n);
-    for i in 0..n {
-        for j in 0..n {
-            let mut acc = gadgets::mul::mul(b, &a[i * n], &m[j]);
-            for k in 1..n {
-                let p = gadgets::mul::mul(b, &a[i * n + k], &m[k * n + j]);
-                acc = gadgets::add(b, &acc, &p);
-            }
-            out.push(acc);
+    for tile in (0..n * n).collect::<Vec<_>>().chunks(MAX_LANES) {
+        let mut lanes = Lanes::new(b, tile.len());
+        let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
+        for k in 0..n {
+            let rows: Vec<&[B::Wire]> = tile.iter().map(|&c| a[(c / n) * n + k].as_slice()).collect();
+            let cols: Vec<&[B::Wire]> = tile.iter().map(|&c| m[k * n + c % n].as_slice()).collect();
+            let (x, y) = (lanes.pack(&rows), lanes.pack(&cols));
+            let p = gadgets::mul::mul(&mut lanes, &x, &y);
+            acc = Some(match acc {
+                None => p,
+                Some(s) => gadgets::add(&mut lanes, &s, &p),
+            });
         }
+        out.extend(lanes.unpack(&acc.expect("n >= 1")));
     }
     Ok(out)
 }

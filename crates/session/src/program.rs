@@ -12,6 +12,7 @@
 //! then sends its input labels (garbler inputs), runs correlated OT (evaluator inputs), or
 //! sends decoding bits and reads colour bits (outputs), as the reveal mode says.
 
+use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
 use mixgc_program::{Backend, Owner, ProgramError};
@@ -119,17 +120,22 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
     }
 
     fn and(&mut self, a: Block, b: Block) -> Block {
-        let mut out = [Block::ZERO];
-        self.s
-            .core
-            .half_gates()
-            .garble(&[(a, b)], &mut out, &mut self.rows);
-        if self.rows.len() >= TABLE_FRAME_BLOCKS && self.error.is_none() {
-            if let Err(e) = self.send_rows() {
-                self.error = Some(e.to_string());
+        self.and_many(&[(a, b)])[0]
+    }
+
+    /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch; a frame holds whole batches.
+    fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
+        let mut out = vec![Block::ZERO; pairs.len()];
+        for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
+            self.s.core.half_gates().garble(ins, outs, &mut self.rows);
+            // Send before the next batch could overflow the frame limit.
+            if self.rows.len() + 2 * MAX_AND_GROUP > TABLE_FRAME_BLOCKS && self.error.is_none() {
+                if let Err(e) = self.send_rows() {
+                    self.error = Some(e.to_string());
+                }
             }
         }
-        out[0]
+        out
     }
 
     fn not(&mut self, a: Block) -> Block {
@@ -244,8 +250,9 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         Ok(())
     }
 
-    /// The next two rows, reading a frame when the current one is used up.
-    fn next_rows(&mut self) -> Result<[Block; 2], NetError> {
+    /// The rows of the next `n` ANDs, reading a frame when the current one is used up
+    /// (frames hold whole batches, so a batch never spans two frames).
+    fn next_rows(&mut self, n: usize) -> Result<&[Block], NetError> {
         if self.used == self.rows.len() {
             let len = recv_frame_header(&mut self.s.ch, Tag::Tables, TABLE_FRAME_BLOCKS * 16)?;
             if len == 0 || len % 32 != 0 {
@@ -257,8 +264,13 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
             self.used = 0;
         }
-        self.used += 2;
-        Ok([self.rows[self.used - 2], self.rows[self.used - 1]])
+        if self.used + 2 * n > self.rows.len() {
+            return Err(NetError::Protocol(
+                "the parties' programs diverged (a batch of ANDs spans frames)".into(),
+            ));
+        }
+        self.used += 2 * n;
+        Ok(&self.rows[self.used - 2 * n..self.used])
     }
 
     /// Ends the run, checking that every row the garbler sent was used. Returns the ANDs
@@ -277,20 +289,30 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     }
 
     fn and(&mut self, a: Block, b: Block) -> Block {
-        if self.error.is_some() {
-            return Block::ZERO;
-        }
-        match self.next_rows() {
-            Ok(rows) => {
-                let mut out = [Block::ZERO];
-                self.s.core.half_gates().evaluate(&[(a, b)], &rows, &mut out);
-                out[0]
+        self.and_many(&[(a, b)])[0]
+    }
+
+    /// Evaluates the same batches the garbler garbled (up to [`MAX_AND_GROUP`] ANDs each).
+    fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
+        let mut out = vec![Block::ZERO; pairs.len()];
+        for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
+            if self.error.is_some() {
+                break;
             }
-            Err(e) => {
-                self.error = Some(e.to_string());
-                Block::ZERO
+            let mut rows = [Block::ZERO; 2 * MAX_AND_GROUP];
+            match self.next_rows(ins.len()) {
+                Ok(r) => rows[..r.len()].copy_from_slice(r),
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    break;
+                }
             }
+            self.s
+                .core
+                .half_gates()
+                .evaluate(ins, &rows[..2 * ins.len()], outs);
         }
+        out
     }
 
     /// Under free-XOR the evaluator's ¬x is x's own label.

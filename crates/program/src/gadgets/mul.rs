@@ -48,18 +48,23 @@ pub(crate) fn add_into<B: Backend>(
     for (j, slot) in acc.iter_mut().enumerate() {
         let last = j + 1 == n;
         let p = v.get(j).copied().flatten();
-        let live: Vec<B::Wire> = [*slot, p, c].into_iter().flatten().collect();
-        match live[..] {
-            [] => c = None,
-            [s] => {
+        // The known-nonzero operands among (slot, p, c), packed to the front, without
+        // allocating (this loop runs for every bit of every partial product).
+        let mut live = [None; 3];
+        for (k, w) in [*slot, p, c].into_iter().flatten().enumerate() {
+            live[k] = Some(w);
+        }
+        match live {
+            [None, ..] => c = None,
+            [Some(s), None, _] => {
                 *slot = Some(s);
                 c = None;
             }
-            [u, v] => {
+            [Some(u), Some(v), None] => {
                 *slot = Some(b.xor(u, v));
                 c = if last { None } else { Some(b.and(u, v)) };
             }
-            [u, v, cc] => {
+            [Some(u), Some(v), Some(cc)] => {
                 let uc = b.xor(u, cc);
                 *slot = Some(b.xor(uc, v));
                 c = if last {
@@ -70,7 +75,6 @@ pub(crate) fn add_into<B: Backend>(
                     Some(b.xor(cc, t))
                 };
             }
-            _ => unreachable!(),
         }
     }
 }
