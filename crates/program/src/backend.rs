@@ -5,6 +5,14 @@ pub enum Owner {
     Evaluator,
 }
 
+/// Who learns an output value of a two-party run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Audience {
+    Garbler,
+    Evaluator,
+    Both,
+}
+
 /// Why a program could not run on a backend.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ProgramError {
@@ -54,6 +62,13 @@ pub trait Backend {
     /// (always in plaintext), `None` otherwise. Two-party backends reveal here, so this is
     /// where a failure of the peer (or of an earlier gate's network traffic) is reported.
     fn output(&mut self, wires: &[Self::Wire]) -> Result<Option<Vec<bool>>, ProgramError>;
+
+    /// Like [`Backend::output`], revealing the value only to `to` on two-party backends
+    /// (both parties' programs name the same audience). Backends without parties ignore it.
+    fn output_to(&mut self, wires: &[Self::Wire], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        let _ = to;
+        self.output(wires)
+    }
 
     /// The program no longer needs `wires` (their value was dropped). A streaming garbler
     /// frees their label slots here; backends that keep everything ignore it.

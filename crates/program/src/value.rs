@@ -11,7 +11,7 @@ use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Su
 use std::rc::Rc;
 
 use crate::gadgets;
-use crate::{Backend, Owner, ProgramError};
+use crate::{Audience, Backend, Owner, ProgramError};
 
 /// The backend a program runs on, shared by all its values.
 pub struct Ctx<B: Backend>(Rc<RefCell<B>>);
@@ -119,6 +119,10 @@ impl<B: Backend> Bits<B> {
     fn reveal(&self) -> Result<Option<Vec<bool>>, ProgramError> {
         self.ctx.with(|b| b.output(&self.wires))
     }
+
+    fn reveal_to(&self, to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.ctx.with(|b| b.output_to(&self.wires, to))
+    }
 }
 
 /// One secret bit.
@@ -153,6 +157,11 @@ macro_rules! common {
             /// party that does not learn it.
             pub fn reveal(&self) -> Result<Option<Vec<bool>>, ProgramError> {
                 self.0.reveal()
+            }
+
+            /// Reveals this value only to `to` (`None` to the other party).
+            pub fn reveal_to(&self, to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+                self.0.reveal_to(to)
             }
 
             /// This value resized to `width` bits by the extension rule of its type
@@ -344,6 +353,11 @@ impl<B: Backend> Bit<B> {
     /// Marks this bit as an output (see [`UInt::reveal`]).
     pub fn reveal(&self) -> Result<Option<bool>, ProgramError> {
         Ok(self.0.reveal()?.map(|v| v[0]))
+    }
+
+    /// Reveals this bit only to `to` (`None` to the other party).
+    pub fn reveal_to(&self, to: Audience) -> Result<Option<bool>, ProgramError> {
+        Ok(self.0.reveal_to(to)?.map(|v| v[0]))
     }
 
     /// `if self { yes } else { no }` without branching: w ANDs. The values are extended

@@ -15,11 +15,28 @@
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
-use mixgc_program::{Backend, Owner, ProgramError};
+use mixgc_program::{Audience, Backend, Owner, ProgramError};
 
 use crate::bits::{pack, unpack};
 use crate::handshake::agree_on_program;
 use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError, TABLE_FRAME_BLOCKS};
+
+/// The audience of the run's default reveal mode, and back.
+fn audience(r: Reveal) -> Audience {
+    match r {
+        Reveal::Both => Audience::Both,
+        Reveal::Garbler => Audience::Garbler,
+        Reveal::Evaluator => Audience::Evaluator,
+    }
+}
+
+fn reveal(a: Audience) -> Reveal {
+    match a {
+        Audience::Both => Reveal::Both,
+        Audience::Garbler => Reveal::Garbler,
+        Audience::Evaluator => Reveal::Evaluator,
+    }
+}
 
 fn peer(e: impl std::fmt::Display) -> ProgramError {
     ProgramError::Peer(e.to_string())
@@ -178,13 +195,19 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
+        let to = audience(self.reveal);
+        self.output_to(wires, to)
+    }
+
+    fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        let reveal = reveal(to);
         self.sync()?;
         let decoding: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
-        if self.reveal.evaluator_learns() {
+        if reveal.evaluator_learns() {
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &pack(&decoding)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
-        if !self.reveal.garbler_learns() {
+        if !reveal.garbler_learns() {
             return Ok(None);
         }
         let n = decoding.len();
@@ -353,17 +376,23 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
+        let to = audience(self.reveal);
+        self.output_to(wires, to)
+    }
+
+    fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        let reveal = reveal(to);
         self.sync()?;
         let colours: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
         let n = colours.len();
-        let learned = if self.reveal.evaluator_learns() {
+        let learned = if reveal.evaluator_learns() {
             let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
             let d = unpack(&d, n).ok_or_else(|| peer("output decoding of the wrong length"))?;
             Some(colours.iter().zip(&d).map(|(c, d)| c ^ d).collect())
         } else {
             None
         };
-        if self.reveal.garbler_learns() {
+        if reveal.garbler_learns() {
             send_frame(&mut self.s.ch, Tag::OutputColours, &pack(&colours)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }

@@ -414,3 +414,28 @@ fn fixed_point_and_tensors_match_plaintext_through_2pc() {
     assert_eq!(g.unwrap(), plain);
     assert_eq!(e.unwrap(), plain);
 }
+
+/// Each output can go to its own audience: one to the garbler, one to the evaluator, one
+/// to both, in a single run.
+#[test]
+fn outputs_reveal_to_their_own_audience() {
+    use mixgc_program::Audience;
+    type Seen = (Option<bool>, Option<bool>, Option<bool>);
+    fn program<B: Backend>(ctx: &Ctx<B>, a: Option<u128>, b: Option<u128>) -> Result<Seen, ProgramError> {
+        let x = ctx.input_uint(Owner::Garbler, 16, a)?;
+        let y = ctx.input_uint(Owner::Evaluator, 16, b)?;
+        Ok((
+            x.less_than(&y).reveal_to(Audience::Garbler)?,
+            x.equals(&y).reveal_to(Audience::Evaluator)?,
+            y.less_than(&x).reveal_to(Audience::Both)?,
+        ))
+    }
+    let (g, e) = run(
+        ["aud"; 2],
+        [Reveal::Both; 2],
+        |ctx| program(ctx, Some(3), None),
+        |ctx| program(ctx, None, Some(9)),
+    );
+    assert_eq!(g.unwrap(), (Some(true), None, Some(false)));
+    assert_eq!(e.unwrap(), (None, Some(false), Some(false)));
+}
