@@ -305,10 +305,14 @@ fn symbols<B: Backend>(
 }
 
 /// N×N matrix product mod 2^w: the garbler's matrix A times the evaluator's B, each
-/// element its own input value (row-major, A first); N² outputs, row-major. N³ products
-/// and N²(N − 1) additions. The cells of C are computed on SIMD [`Lanes`], 16 at a time,
-/// so a two-party backend hashes the ANDs of 16 products together; the AND count is that of
-/// N³ separate products.
+/// element its own input value (row-major, A first); N² outputs, row-major.
+///
+/// Winograd's inner product (IEEE Trans. Computers 1968): for each cell,
+/// Σ_k a_k·b_k = Σ_l (a_{2l} + b_{2l+1})·(a_{2l+1} + b_{2l}) − ξ − η with
+/// ξ = Σ_l a_{2l}·a_{2l+1} (one per row of A) and η = Σ_l b_{2l}·b_{2l+1} (one per column
+/// of B), plus a_{N−1}·b_{N−1} when N is odd. It holds in any commutative ring, so exactly
+/// mod 2^w, and needs ⌊N/2⌋·N² + 2·⌊N/2⌋·N (+ N² for odd N) products instead of N³.
+/// Products run on SIMD [`Lanes`], 16 at a time, which a two-party backend hashes together.
 fn matmul<B: Backend>(
     b: &mut B,
     supply: &mut Supply,
@@ -321,25 +325,91 @@ fn matmul<B: Backend>(
     let m: Vec<Vec<B::Wire>> = (0..n * n)
         .map(|_| input(b, supply, Owner::Evaluator, width))
         .collect::<Result<_, _>>()?;
-    // Lanes over the cells of C, MAX_LANES at a time: lane l of a tile computes
-    // C[i][j] = Σ_k A[i][k]·B[k][j] for its own (i, j).
+    let (at, bt) = (
+        |i: usize, k: usize| a[i * n + k].as_slice(),
+        |k: usize, j: usize| m[k * n + j].as_slice(),
+    );
+    let pairs = n / 2;
+    let xi = lane_sums(b, n, pairs, |i, l| [at(i, 2 * l), at(i, 2 * l + 1)]);
+    let eta = lane_sums(b, n, pairs, |j, l| [bt(2 * l, j), bt(2 * l + 1, j)]);
     let mut out = Vec::with_capacity(n * n);
     for tile in (0..n * n).collect::<Vec<_>>().chunks(MAX_LANES) {
         let mut lanes = Lanes::new(b, tile.len());
+        let (row, col) = (|c: usize| c / n, |c: usize| c % n);
         let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
-        for k in 0..n {
-            let rows: Vec<&[B::Wire]> = tile.iter().map(|&c| a[(c / n) * n + k].as_slice()).collect();
-            let cols: Vec<&[B::Wire]> = tile.iter().map(|&c| m[k * n + c % n].as_slice()).collect();
-            let (x, y) = (lanes.pack(&rows), lanes.pack(&cols));
-            let p = gadgets::mul::mul(&mut lanes, &x, &y);
-            acc = Some(match acc {
-                None => p,
-                Some(s) => gadgets::add(&mut lanes, &s, &p),
-            });
+        for l in 0..pairs {
+            let x0 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l)));
+            let x1 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l + 1)));
+            let y0 = lanes.pack(&gather(tile, |c| bt(2 * l, col(c))));
+            let y1 = lanes.pack(&gather(tile, |c| bt(2 * l + 1, col(c))));
+            let u = gadgets::add(&mut lanes, &x0, &y1);
+            let v = gadgets::add(&mut lanes, &x1, &y0);
+            let p = gadgets::mul::mul(&mut lanes, &u, &v);
+            acc = Some(accumulate(&mut lanes, acc, p));
         }
-        out.extend(lanes.unpack(&acc.expect("n >= 1")));
+        if n % 2 == 1 {
+            let x = lanes.pack(&gather(tile, |c| at(row(c), n - 1)));
+            let y = lanes.pack(&gather(tile, |c| bt(n - 1, col(c))));
+            let p = gadgets::mul::mul(&mut lanes, &x, &y);
+            acc = Some(accumulate(&mut lanes, acc, p));
+        }
+        let mut sum = acc.expect("n >= 1");
+        if let (Some(xi), Some(eta)) = (&xi, &eta) {
+            let x = lanes.pack(&gather(tile, |c| xi[row(c)].as_slice()));
+            let y = lanes.pack(&gather(tile, |c| eta[col(c)].as_slice()));
+            sum = gadgets::sub(&mut lanes, &sum, &x);
+            sum = gadgets::sub(&mut lanes, &sum, &y);
+        }
+        out.extend(lanes.unpack(&sum));
     }
     Ok(out)
+}
+
+/// `f` of each index of a lane tile.
+fn gather<'v, W>(tile: &[usize], f: impl Fn(usize) -> &'v [W]) -> Vec<&'v [W]> {
+    tile.iter().map(|&c| f(c)).collect()
+}
+
+/// `acc + p` on lanes (`p` alone for the first term).
+fn accumulate<B: Backend>(
+    lanes: &mut Lanes<B>,
+    acc: Option<Vec<[B::Wire; MAX_LANES]>>,
+    p: Vec<[B::Wire; MAX_LANES]>,
+) -> Vec<[B::Wire; MAX_LANES]> {
+    match acc {
+        None => p,
+        Some(s) => gadgets::add(lanes, &s, &p),
+    }
+}
+
+/// For each of `count` indices, Σ_{l < terms} u·v where `[u, v] = factors(index, l)`,
+/// computed on lanes (16 indices at a time); `None` when there are no terms.
+fn lane_sums<'v, B: Backend>(
+    b: &mut B,
+    count: usize,
+    terms: usize,
+    factors: impl Fn(usize, usize) -> [&'v [B::Wire]; 2],
+) -> Option<Vec<Vec<B::Wire>>>
+where
+    B::Wire: 'v,
+{
+    if terms == 0 {
+        return None;
+    }
+    let mut sums = Vec::with_capacity(count);
+    for tile in (0..count).collect::<Vec<_>>().chunks(MAX_LANES) {
+        let mut lanes = Lanes::new(b, tile.len());
+        let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
+        for l in 0..terms {
+            let (us, vs): (Vec<&[B::Wire]>, Vec<&[B::Wire]>) =
+                tile.iter().map(|&i| (factors(i, l)[0], factors(i, l)[1])).unzip();
+            let (u, v) = (lanes.pack(&us), lanes.pack(&vs));
+            let p = gadgets::mul::mul(&mut lanes, &u, &v);
+            acc = Some(accumulate(&mut lanes, acc, p));
+        }
+        sums.extend(lanes.unpack(&acc.expect("terms >= 1")));
+    }
+    Some(sums)
 }
 
 /// The circuit of op `name`.

@@ -104,24 +104,26 @@ fn examples_compute_what_they_say() {
         );
         assert_eq!(out[0], vec![d as usize <= n], "distance {d}, threshold {n}");
     }
-    // matmul: C = A·B mod 2^w, row-major.
+    // matmul: C = A·B mod 2^w, row-major, for odd and even N (Winograd's pairing differs).
     let mut rng = rand::rngs::StdRng::seed_from_u64(23);
-    let (n, w) = (3usize, 16u32);
-    let a: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
-    let b: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
-    let out = run(
-        "matmul",
-        Some(w),
-        Some(n),
-        a.iter().map(|&v| bits(v, w)).collect(),
-        b.iter().map(|&v| bits(v, w)).collect(),
-    );
-    for i in 0..n {
-        for j in 0..n {
-            let want = (0..n).fold(0u128, |s, k| {
-                s.wrapping_add(a[i * n + k].wrapping_mul(b[k * n + j]))
-            }) & mask(w);
-            assert_eq!(val(&out[i * n + j]), want, "C[{i}][{j}]");
+    for n in [1usize, 2, 3, 4, 5, 6] {
+        let w = 16u32;
+        let a: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
+        let b: Vec<u128> = (0..n * n).map(|_| rng.gen::<u128>() & mask(w)).collect();
+        let out = run(
+            "matmul",
+            Some(w),
+            Some(n),
+            a.iter().map(|&v| bits(v, w)).collect(),
+            b.iter().map(|&v| bits(v, w)).collect(),
+        );
+        for i in 0..n {
+            for j in 0..n {
+                let want = (0..n).fold(0u128, |s, k| {
+                    s.wrapping_add(a[i * n + k].wrapping_mul(b[k * n + j]))
+                }) & mask(w);
+                assert_eq!(val(&out[i * n + j]), want, "N={n}: C[{i}][{j}]");
+            }
         }
     }
 }
