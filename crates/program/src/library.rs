@@ -401,8 +401,8 @@ where
         let mut lanes = Lanes::new(b, tile.len());
         let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
         for l in 0..terms {
-            let (us, vs): (Vec<&[B::Wire]>, Vec<&[B::Wire]>) =
-                tile.iter().map(|&i| (factors(i, l)[0], factors(i, l)[1])).unzip();
+            let us = gather(tile, |i| factors(i, l)[0]);
+            let vs = gather(tile, |i| factors(i, l)[1]);
             let (u, v) = (lanes.pack(&us), lanes.pack(&vs));
             let p = gadgets::mul::mul(&mut lanes, &u, &v);
             acc = Some(accumulate(&mut lanes, acc, p));
