@@ -30,6 +30,26 @@ pub enum ProgramError {
     Peer(String),
 }
 
+/// The value of input #`index` of `owner`, checked: present and `width` bits. For backends
+/// that compute on the party's own values.
+pub fn checked_input(
+    index: usize,
+    owner: Owner,
+    width: u32,
+    value: Option<&[bool]>,
+) -> Result<&[bool], ProgramError> {
+    let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
+    if value.len() != width as usize {
+        return Err(ProgramError::InputWidth {
+            index,
+            owner,
+            expected: width,
+            got: value.len(),
+        });
+    }
+    Ok(value)
+}
+
 /// What a program runs on: Boolean gates over wires, inputs and outputs.
 ///
 /// `Wire` is a cheap handle (a `bool` in plaintext, a wire id in the recorder). Free gates

@@ -20,7 +20,7 @@ mod record;
 pub mod tensor;
 mod value;
 
-pub use backend::{Audience, Backend, Owner, ProgramError};
+pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
 pub use count::{Cost, Counter};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};

@@ -1,4 +1,4 @@
-use crate::{Backend, Owner, ProgramError};
+use crate::{checked_input, Backend, Owner, ProgramError};
 
 /// Runs a program on cleartext bits: the reference every other backend is checked against.
 #[derive(Debug, Default)]
@@ -25,16 +25,7 @@ impl Backend for Plain {
     fn input(&mut self, owner: Owner, width: u32, value: Option<&[bool]>) -> Result<Vec<bool>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
-        let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
-        if value.len() != width as usize {
-            return Err(ProgramError::InputWidth {
-                index,
-                owner,
-                expected: width,
-                got: value.len(),
-            });
-        }
-        Ok(value.to_vec())
+        Ok(checked_input(index, owner, width, value)?.to_vec())
     }
 
     fn output(&mut self, wires: &[bool]) -> Result<Option<Vec<bool>>, ProgramError> {

@@ -15,7 +15,7 @@
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
-use mixgc_program::{Audience, Backend, Owner, ProgramError};
+use mixgc_program::{checked_input, Audience, Backend, Owner, ProgramError};
 
 use crate::bits::{pack, unpack};
 use crate::handshake::agree_on_program;
@@ -40,24 +40,6 @@ fn reveal(a: Audience) -> Reveal {
 
 fn peer(e: impl std::fmt::Display) -> ProgramError {
     ProgramError::Peer(e.to_string())
-}
-
-fn check_value(
-    index: usize,
-    owner: Owner,
-    width: u32,
-    value: Option<&[bool]>,
-) -> Result<&[bool], ProgramError> {
-    let value = value.ok_or(ProgramError::MissingInput { index, owner })?;
-    if value.len() != width as usize {
-        return Err(ProgramError::InputWidth {
-            index,
-            owner,
-            expected: width,
-            got: value.len(),
-        });
-    }
-    Ok(value)
 }
 
 /// The garbler's backend for one program run; see the module docs.
@@ -175,7 +157,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         let delta = self.s.core.delta();
         match owner {
             Owner::Garbler => {
-                let value = check_value(index, owner, width, value)?;
+                let value = checked_input(index, owner, width, value)?;
                 let zero: Vec<Block> = (0..width).map(|_| Block::random(&mut self.s.rng)).collect();
                 let active: Vec<Block> = zero
                     .iter()
@@ -369,7 +351,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
                     .collect())
             }
             Owner::Evaluator => {
-                let value = check_value(index, owner, width, value)?;
+                let value = checked_input(index, owner, width, value)?;
                 self.s.ot.receive_correlated(&mut self.s.ch, value).map_err(peer)
             }
         }
