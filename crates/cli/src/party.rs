@@ -55,6 +55,10 @@ pub struct SessionOptions {
     /// Gate hash: fixed-key TCCR (default) or the re-keyed multi-instance hash.
     #[arg(long, default_value = "tccr", value_parser = parse_hash)]
     pub hash: HashKind,
+    /// Target size of garbled-table frames in bytes, reached after a slow start from 64 KiB
+    /// (64 KiB to 16 MiB; the garbler's setting is used).
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub batch_bytes: usize,
     /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
     #[arg(long, value_name = "SEED")]
     pub insecure_seed: Option<u64>,
@@ -75,6 +79,7 @@ impl SessionOptions {
             hash: self.hash,
             insecure_seed: self.insecure_seed,
             timeout: self.timeout(),
+            batch_bytes: self.batch_bytes,
         }
     }
 

@@ -8,9 +8,10 @@ use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
+use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::terms::check_batch;
-use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
+use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
 pub struct EvaluatorSession<C> {
@@ -154,7 +155,7 @@ impl<C: Channel> EvaluatorSession<C> {
         self.core.start(circuit, &labels, consts);
         self.core.evaluate(circuit, &[]);
         while !self.core.is_done(circuit) {
-            let len = recv_frame_header(&mut self.ch, Tag::Tables, TABLE_FRAME_BLOCKS * 16)?;
+            let len = recv_frame_header(&mut self.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 || len % (16 * BLOCKS_PER_AND) != 0 {
                 return Err(
                     NetError::Protocol(format!("table frame of {len} bytes is not whole AND gates")).into(),

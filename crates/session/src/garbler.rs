@@ -1,16 +1,17 @@
 use std::time::{Duration, Instant};
 
-use mixgc_compile::{CompiledCircuit, MAX_AND_GROUP};
+use mixgc_compile::CompiledCircuit;
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
-use mixgc_garble::{Garbler, BLOCKS_PER_AND};
+use mixgc_garble::Garbler;
 use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
+use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::terms::check_batch;
-use crate::{Outcome, SessionConfig, SessionError, Terms, TABLE_FRAME_BLOCKS};
+use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
 pub struct GarblerSession<C> {
@@ -20,11 +21,19 @@ pub struct GarblerSession<C> {
     pub(crate) core: Garbler<AnyHash>,
     base_ot_time: Duration,
     tables: Vec<Block>,
+    /// Target size of table frames (see [`SessionConfig::batch_bytes`]).
+    pub(crate) batch_bytes: usize,
 }
 
 impl<C: Channel> GarblerSession<C> {
     /// Says hello, agrees on the session id and runs the base OTs.
     pub fn setup(mut ch: C, cfg: &SessionConfig) -> Result<Self, SessionError> {
+        if !(FIRST_FRAME_BYTES..=MAX_TABLE_FRAME_BYTES).contains(&cfg.batch_bytes) {
+            return Err(SessionError::Input(format!(
+                "the batch size must be between {FIRST_FRAME_BYTES} and {MAX_TABLE_FRAME_BYTES} bytes, got {}",
+                cfg.batch_bytes
+            )));
+        }
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
@@ -34,7 +43,7 @@ impl<C: Channel> GarblerSession<C> {
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
         let core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
-        let tables = Vec::with_capacity(TABLE_FRAME_BLOCKS);
+        let tables = Vec::new();
         Ok(GarblerSession {
             ch,
             rng,
@@ -42,6 +51,7 @@ impl<C: Channel> GarblerSession<C> {
             core,
             base_ot_time,
             tables,
+            batch_bytes: cfg.batch_bytes,
         })
     }
 
@@ -98,6 +108,7 @@ impl<C: Channel> GarblerSession<C> {
             .ot
             .send_correlated(&mut self.ch, delta, their_bits * batch.len())?;
 
+        let mut frames = FrameSchedule::new(self.batch_bytes);
         let mut decodings = Vec::with_capacity(batch.len());
         let mut outcomes = Vec::with_capacity(batch.len());
         for (inputs, ot_labels) in batch
@@ -105,7 +116,7 @@ impl<C: Channel> GarblerSession<C> {
             .zip(per_instance(&ot_labels, their_bits, batch.len()))
         {
             let first_and = self.core.ands_garbled();
-            self.garble_instance(circuit, &mine, inputs, ot_labels)?;
+            self.garble_instance(circuit, &mine, inputs, ot_labels, &mut frames)?;
             // Output decoding: d = lsb(zero-label); value = lsb(active label) ⊕ d.
             let decoding: Vec<bool> = self
                 .core
@@ -139,13 +150,14 @@ impl<C: Channel> GarblerSession<C> {
     }
 
     /// Sends one instance's garbler input labels (and the constants' labels), then streams
-    /// its garbled tables in frames of whole AND groups.
+    /// its garbled tables in frames of whole AND groups, sized by `frames`.
     fn garble_instance(
         &mut self,
         circuit: &CompiledCircuit,
         mine: &[usize],
         inputs: &[Vec<bool>],
         ot_labels: &[Block],
+        frames: &mut FrameSchedule,
     ) -> Result<(), SessionError> {
         let delta = self.core.delta();
         let mut ot_labels = ot_labels.iter().copied();
@@ -167,14 +179,13 @@ impl<C: Channel> GarblerSession<C> {
         active.extend([consts[0], consts[1] ^ delta]);
         send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
 
-        // A frame may overshoot the request by one AND group; keep it within the limit.
-        let request = TABLE_FRAME_BLOCKS - BLOCKS_PER_AND * MAX_AND_GROUP;
         self.core.start(circuit, &zero_labels, consts);
         loop {
             self.tables.clear();
-            let done = self.core.garble(circuit, &mut self.tables, request);
+            let done = self.core.garble(circuit, &mut self.tables, frames.request());
             if !self.tables.is_empty() {
                 send_frame(&mut self.ch, Tag::Tables, Block::slice_as_bytes(&self.tables))?;
+                frames.advance();
             }
             if done {
                 return Ok(());

@@ -10,6 +10,7 @@
 mod bits;
 mod error;
 mod evaluator;
+mod frames;
 mod garbler;
 mod handshake;
 mod program;
@@ -17,13 +18,11 @@ mod terms;
 
 pub use error::SessionError;
 pub use evaluator::EvaluatorSession;
+pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{Reveal, SessionConfig, Terms};
-
-/// Garbled-table blocks per frame: 1 MiB frames.
-pub const TABLE_FRAME_BLOCKS: usize = (1 << 20) / 16;
 
 /// What one execution produced for this party.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,8 +18,9 @@ use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Ta
 use mixgc_program::{checked_input, Audience, Backend, Owner, ProgramError};
 
 use crate::bits::{pack, unpack};
+use crate::frames::{FrameSchedule, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::agree_on_program;
-use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError, TABLE_FRAME_BLOCKS};
+use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError};
 
 /// The audience of the run's default reveal mode, and back.
 fn audience(r: Reveal) -> Audience {
@@ -48,8 +49,9 @@ pub struct ProgramGarbler<'s, C: Channel> {
     reveal: Reveal,
     /// Zero-labels of the constants 0 and 1.
     consts: [Block; 2],
-    /// Rows not sent yet.
+    /// Rows not sent yet, and the sizes of the frames they go out in.
     rows: Vec<Block>,
+    frames: FrameSchedule,
     /// The first network failure; later gates do nothing and the next input or output
     /// reports it.
     error: Option<String>,
@@ -65,12 +67,14 @@ impl<C: Channel> GarblerSession<C> {
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
         let active = [consts[0], consts[1] ^ delta];
         send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
-        let rows = Vec::with_capacity(TABLE_FRAME_BLOCKS);
+        let frames = FrameSchedule::new(self.batch_bytes);
+        let rows = Vec::with_capacity(frames.blocks());
         Ok(ProgramGarbler {
             s: self,
             reveal,
             consts,
             rows,
+            frames,
             error: None,
             inputs: 0,
         })
@@ -91,6 +95,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
         if !self.rows.is_empty() {
             send_frame(&mut self.s.ch, Tag::Tables, Block::slice_as_bytes(&self.rows))?;
             self.rows.clear();
+            self.frames.advance();
         }
         Ok(())
     }
@@ -128,7 +133,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
             self.s.core.half_gates().garble(ins, outs, &mut self.rows);
             // Send before the next batch could overflow the frame limit.
-            if self.rows.len() + 2 * MAX_AND_GROUP > TABLE_FRAME_BLOCKS && self.error.is_none() {
+            if self.rows.len() + 2 * MAX_AND_GROUP > self.frames.blocks() && self.error.is_none() {
                 if let Err(e) = self.send_rows() {
                     self.error = Some(e.to_string());
                 }
@@ -259,7 +264,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     /// (frames hold whole batches, so a batch never spans two frames).
     fn next_rows(&mut self, n: usize) -> Result<&[Block], NetError> {
         if self.used == self.rows.len() {
-            let len = recv_frame_header(&mut self.s.ch, Tag::Tables, TABLE_FRAME_BLOCKS * 16)?;
+            let len = recv_frame_header(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 || len % 32 != 0 {
                 return Err(NetError::Protocol(format!(
                     "table frame of {len} bytes is not whole AND gates"

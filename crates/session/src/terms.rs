@@ -67,6 +67,9 @@ pub struct SessionConfig {
     pub insecure_seed: Option<u64>,
     /// How long to wait on a silent peer (applied by the channel; recorded here for reports).
     pub timeout: Duration,
+    /// Target size of garbled-table frames, reached after a slow start from 64 KiB
+    /// (64 KiB to 16 MiB; the garbler's setting decides).
+    pub batch_bytes: usize,
 }
 
 impl Default for SessionConfig {
@@ -75,6 +78,7 @@ impl Default for SessionConfig {
             hash: HashKind::Tccr,
             insecure_seed: None,
             timeout: Duration::from_secs(30),
+            batch_bytes: 1 << 20,
         }
     }
 }

@@ -1,0 +1,71 @@
+//! Sizes of garbled-table frames (MEG, §III): slow start, so the evaluator can begin as soon
+//! as the first rows exist, then large frames, so system calls and headers stay rare.
+
+use mixgc_compile::MAX_AND_GROUP;
+use mixgc_garble::BLOCKS_PER_AND;
+
+/// The first frame of a stream: 64 KiB of rows.
+pub const FIRST_FRAME_BYTES: usize = 64 << 10;
+/// The largest target a session may ask for (and so the largest frame an evaluator accepts).
+pub const MAX_TABLE_FRAME_BYTES: usize = 16 << 20;
+
+/// Frame sizes of one stream: 64 KiB, doubling up to the target. They depend on nothing but
+/// this schedule, so transcripts are the same whatever the timing.
+pub(crate) struct FrameSchedule {
+    next: usize,
+    target: usize,
+}
+
+impl FrameSchedule {
+    /// A schedule towards `target_bytes` (already checked to be within the limits).
+    pub(crate) fn new(target_bytes: usize) -> Self {
+        FrameSchedule {
+            next: FIRST_FRAME_BYTES.min(target_bytes),
+            target: target_bytes,
+        }
+    }
+
+    /// Table blocks the next frame may hold.
+    pub(crate) fn blocks(&self) -> usize {
+        self.next / 16
+    }
+
+    /// Rows to ask a garbler core for so that, overshooting by at most one AND group, the
+    /// frame still fits in [`FrameSchedule::blocks`].
+    pub(crate) fn request(&self) -> usize {
+        self.blocks() - BLOCKS_PER_AND * MAX_AND_GROUP
+    }
+
+    /// A frame went out: the next may be twice as large, up to the target.
+    pub(crate) fn advance(&mut self) {
+        self.next = (self.next * 2).min(self.target);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_doubles_to_the_target() {
+        let mut s = FrameSchedule::new(1 << 20);
+        let mut sizes = Vec::new();
+        for _ in 0..7 {
+            sizes.push(s.blocks() * 16);
+            s.advance();
+        }
+        assert_eq!(
+            sizes,
+            [
+                64 << 10,
+                128 << 10,
+                256 << 10,
+                512 << 10,
+                1 << 20,
+                1 << 20,
+                1 << 20
+            ]
+        );
+        assert_eq!(FrameSchedule::new(64 << 10).blocks() * 16, 64 << 10);
+    }
+}
