@@ -1,6 +1,7 @@
 //! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
 
 mod bench;
+mod compile;
 mod demo;
 mod example;
 mod info;
@@ -31,6 +32,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
+    /// Report levels, ILP, spent wires and memory of a circuit under a gate schedule (HAAC).
+    Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),
     /// Run one party of a library example (millionaires, auction, ...) over TCP.
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Demo(a) => demo::demo(a),
         Command::Info(a) => info::info(a),
+        Command::Compile(a) => compile::compile(a),
         Command::Bench(a) => bench::bench(a),
         Command::Example(a) => example::example(a),
         Command::Export(a) => ops::export(a),

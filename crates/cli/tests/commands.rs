@@ -177,3 +177,25 @@ fn help_texts() {
         "{none:#?}"
     );
 }
+
+#[test]
+fn compile_report_gives_haac_columns_per_schedule() {
+    let aes = circuit("aes_128.txt");
+    let out = run1(&["compile", &aes, "--schedule", "full", "--window", "64", "--json"]);
+    out.assert_ok("compile --json");
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (r["levels"].as_u64(), r["gates"].as_u64(), r["wires"].as_u64()),
+        (Some(308), Some(36663), Some(36919))
+    );
+    assert_eq!(r["schedule"], "full");
+    assert!(r["spent_wire_percent"].as_f64().unwrap() < 10.0);
+    let human = run1(&["compile", &aes, "--report"]);
+    human.assert_ok("compile --report");
+    assert!(
+        human.stdout.contains("ILP") && human.stdout.contains("spent wires"),
+        "{}",
+        human.stdout
+    );
+    run1(&["compile", &aes]).assert_error("no report", &["--report"]);
+}

@@ -9,10 +9,12 @@
 //! 3. [`stream`]: the compact instruction stream engines execute.
 
 mod info;
+mod report;
 mod schedule;
 mod slots;
 mod stream;
 
 pub use info::{circuit_info, CircuitInfo};
+pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
 pub use schedule::{Schedule, Step, MAX_AND_GROUP};
 pub use stream::{compile, CompiledCircuit, Gate, Run, RunKind, NOT_SLOT};

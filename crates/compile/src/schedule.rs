@@ -32,8 +32,14 @@ pub struct Schedule {
 impl Schedule {
     /// Program order: every gate alone, in file order (used for `max_live_wires`).
     pub fn program_order(c: &Circuit) -> Schedule {
+        Schedule::in_order(c, 0..c.num_gates() as u32)
+    }
+
+    /// Every gate alone, in the given order (which must be topological).
+    pub fn in_order(c: &Circuit, order: impl IntoIterator<Item = u32>) -> Schedule {
         let canon = canonical_wires(c);
-        let steps = (0..c.num_gates() as u32)
+        let steps = order
+            .into_iter()
             .filter(|&g| c.kind[g as usize] != GateKind::Copy)
             .map(|g| {
                 if c.kind[g as usize] == GateKind::And {
@@ -182,7 +188,7 @@ impl<'c> ListScheduler<'c> {
 }
 
 /// Resolves EQW copies: `canon[w]` is the wire that really carries `w`'s value.
-fn canonical_wires(c: &Circuit) -> Vec<u32> {
+pub(crate) fn canonical_wires(c: &Circuit) -> Vec<u32> {
     let mut canon: Vec<u32> = (0..c.num_wires).collect();
     for g in 0..c.num_gates() {
         if c.kind[g] == GateKind::Copy {
