@@ -111,7 +111,7 @@ pub fn hamming<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gadgets::testing::{check2, wrap, WIDTHS};
+    use crate::gadgets::testing::{check2, signed, wrap, WIDTHS};
     use crate::{Counter, Owner};
     use rand::{Rng, SeedableRng};
 
@@ -147,14 +147,6 @@ mod tests {
     by!(sar200, 200, 2);
     by!(rotl200, 200, 3);
     by!(rotr200, 200, 4);
-
-    fn signed(v: u128, w: usize) -> i128 {
-        if w < 128 && v >> (w - 1) & 1 == 1 {
-            (v as i128) - (1i128 << w)
-        } else {
-            v as i128
-        }
-    }
 
     fn rot_left(x: u128, k: usize, w: usize) -> u128 {
         let k = k % w;

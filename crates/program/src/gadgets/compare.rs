@@ -69,18 +69,8 @@ pub fn mux<B: Backend>(b: &mut B, s: B::Wire, x: &[B::Wire], y: &[B::Wire]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gadgets::testing::{check2, wrap, WIDTHS};
+    use crate::gadgets::testing::{check2, signed, wrap, WIDTHS};
     use rand::{Rng, SeedableRng};
-
-    fn signed(v: u128, w: usize) -> i128 {
-        if w == 128 {
-            v as i128
-        } else if v >> (w - 1) & 1 == 1 {
-            v as i128 - (1i128 << w)
-        } else {
-            v as i128
-        }
-    }
 
     /// mux with the selector taken from y's bit 0 and the data from x and ¬x.
     fn mux_test<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {

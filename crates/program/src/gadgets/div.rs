@@ -140,16 +140,8 @@ pub fn rem_signed<B: Backend>(b: &mut B, n: &[B::Wire], d: &[B::Wire]) -> Vec<B:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gadgets::testing::{check2, wrap, WIDTHS};
+    use crate::gadgets::testing::{check2, signed, wrap, WIDTHS};
     use rand::{Rng, SeedableRng};
-
-    fn signed(v: u128, w: usize) -> i128 {
-        if w < 128 && v >> (w - 1) & 1 == 1 {
-            (v as i128) - (1i128 << w)
-        } else {
-            v as i128
-        }
-    }
 
     fn q_unsigned<B: Backend>(b: &mut B, n: &[B::Wire], d: &[B::Wire]) -> Vec<B::Wire> {
         div_rem_unsigned(b, n, d).0

@@ -100,6 +100,15 @@ pub(crate) mod testing {
     /// Widths every gadget is tested at.
     pub const WIDTHS: [usize; 10] = [1, 7, 8, 16, 31, 32, 63, 64, 65, 128];
 
+    /// The two's-complement value of the `w`-bit pattern `v`.
+    pub fn signed(v: u128, w: usize) -> i128 {
+        if w < 128 && w > 0 && v >> (w - 1) & 1 == 1 {
+            (v as i128) - (1i128 << w)
+        } else {
+            v as i128
+        }
+    }
+
     /// `v` reduced to `w` bits.
     pub fn wrap(v: u128, w: usize) -> u128 {
         if w >= 128 {

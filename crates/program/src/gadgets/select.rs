@@ -166,17 +166,9 @@ pub fn relu<B: Backend>(b: &mut B, x: &[B::Wire]) -> Vec<B::Wire> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gadgets::testing::{bits, check2, value, wrap, WIDTHS};
+    use crate::gadgets::testing::{bits, check2, signed, value, wrap, WIDTHS};
     use crate::{Counter, Owner, Plain, Recorder};
     use rand::{Rng, SeedableRng};
-
-    fn signed(v: u128, w: usize) -> i128 {
-        if w < 128 && v >> (w - 1) & 1 == 1 {
-            (v as i128) - (1i128 << w)
-        } else {
-            v as i128
-        }
-    }
 
     fn abs2<B: Backend>(b: &mut B, x: &[B::Wire], _: &[B::Wire]) -> Vec<B::Wire> {
         abs(b, x)
