@@ -366,19 +366,35 @@ fn wrong_input_width_is_reported_to_both_sides() {
     );
 }
 
-/// A channel that closes itself after `budget` bytes have been sent: a peer that dies.
-struct Dying {
+/// The garbler's end of a memory channel, tapped: it records every 5-byte write (frame
+/// headers: `send_frame` writes the header, then the payload) and, like a peer that
+/// dies, closes itself once `budget` bytes have been sent.
+struct Tap {
     inner: MemoryChannel,
     budget: usize,
+    headers: Vec<[u8; 5]>,
 }
 
-impl Channel for Dying {
+impl Tap {
+    fn new(inner: MemoryChannel, budget: usize) -> Self {
+        Tap {
+            inner,
+            budget,
+            headers: Vec::new(),
+        }
+    }
+}
+
+impl Channel for Tap {
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
         if data.len() > self.budget {
             self.inner.close();
             return Err(NetError::Disconnected);
         }
         self.budget -= data.len();
+        if let Ok(h) = <[u8; 5]>::try_from(data) {
+            self.headers.push(h);
+        }
         self.inner.send(data)
     }
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
@@ -400,7 +416,7 @@ fn a_garbler_that_dies_mid_stream_gives_the_evaluator_an_error() {
     let aes = compile(&circuit("aes_128.txt"));
     for budget in [10, 5_000, 20_000, 150_000] {
         let (g, e) = memory_pair();
-        let dying = Dying { inner: g, budget };
+        let dying = Tap::new(g, budget);
         let cfg = SessionConfig::default();
         let ev = thread::spawn({
             let (aes, cfg) = (aes.clone(), cfg.clone());
@@ -501,33 +517,6 @@ fn table_frames_stay_within_the_limit_on_large_circuits() {
     }
 }
 
-/// Records the garbler's writes: `send_frame` writes a 5-byte header, then the payload.
-struct Spy {
-    inner: MemoryChannel,
-    headers: Vec<[u8; 5]>,
-}
-
-impl Channel for Spy {
-    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        if let Ok(h) = <[u8; 5]>::try_from(data) {
-            self.headers.push(h);
-        }
-        self.inner.send(data)
-    }
-    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.inner.recv(buf)
-    }
-    fn flush(&mut self) -> Result<(), NetError> {
-        self.inner.flush()
-    }
-    fn bytes_sent(&self) -> u64 {
-        self.inner.bytes_sent()
-    }
-    fn bytes_received(&self) -> u64 {
-        self.inner.bytes_received()
-    }
-}
-
 /// Garbled tables go out with a slow start (64 KiB, doubling) up to the configured batch
 /// size, never above it.
 #[test]
@@ -539,10 +528,7 @@ fn table_frames_slow_start_up_to_the_batch_size() {
     let gb: Vec<_> = sets.iter().map(|s| vec![s[0].clone()]).collect();
     let eb: Vec<_> = sets.iter().map(|s| vec![s[1].clone()]).collect();
     let (gch, ech) = memory_pair();
-    let spy = Spy {
-        inner: gch,
-        headers: Vec::new(),
-    };
+    let spy = Tap::new(gch, usize::MAX);
     let cfg = SessionConfig {
         batch_bytes: 256 << 10,
         ..SessionConfig::default()
