@@ -4,6 +4,29 @@ use crate::writers::Writers;
 use crate::{Circuit, CircuitError, GateKind};
 
 impl Circuit {
+    /// Validates the circuit and checks that `widths` (one per input value, in order) are
+    /// its input widths: what every evaluation of it (plaintext or as a function inside a
+    /// program) needs before it reads a wire.
+    pub fn check_inputs(&self, widths: impl ExactSizeIterator<Item = usize>) -> Result<(), CircuitError> {
+        self.validate()?;
+        if widths.len() != self.input_widths.len() {
+            return Err(CircuitError::InputCount {
+                expected: self.input_widths.len(),
+                got: widths.len(),
+            });
+        }
+        for (value, (got, &width)) in widths.zip(&self.input_widths).enumerate() {
+            if got as u64 != u64::from(width) {
+                return Err(CircuitError::InputWidth {
+                    value,
+                    expected: width,
+                    got,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Evaluates the circuit in the clear.
     ///
     /// `inputs` holds one `Vec<bool>` per input value, least significant bit first, with
@@ -11,23 +34,7 @@ impl Circuit {
     /// significant bit first. The circuit is [validated](Circuit::validate) first, so a
     /// malformed circuit gives an error rather than a panic.
     pub fn eval_plain(&self, inputs: &[Vec<bool>]) -> Result<Vec<Vec<bool>>, CircuitError> {
-        self.validate()?;
-        if inputs.len() != self.input_widths.len() {
-            return Err(CircuitError::InputCount {
-                expected: self.input_widths.len(),
-                got: inputs.len(),
-            });
-        }
-        for (value, (bits, &width)) in inputs.iter().zip(&self.input_widths).enumerate() {
-            if bits.len() as u64 != u64::from(width) {
-                return Err(CircuitError::InputWidth {
-                    value,
-                    expected: width,
-                    got: bits.len(),
-                });
-            }
-        }
-
+        self.check_inputs(inputs.iter().map(Vec::len))?;
         let input_bits: Vec<bool> = inputs.iter().flatten().copied().collect();
         let base = input_bits.len() as u32;
         let writers = Writers::build(self, base);

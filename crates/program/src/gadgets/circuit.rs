@@ -14,22 +14,7 @@ pub fn call_circuit<B: Backend>(
     circuit: &Circuit,
     inputs: &[Vec<B::Wire>],
 ) -> Result<Vec<Vec<B::Wire>>, CircuitError> {
-    circuit.validate()?;
-    if inputs.len() != circuit.input_widths.len() {
-        return Err(CircuitError::InputCount {
-            expected: circuit.input_widths.len(),
-            got: inputs.len(),
-        });
-    }
-    for (value, (x, &w)) in inputs.iter().zip(&circuit.input_widths).enumerate() {
-        if x.len() != w as usize {
-            return Err(CircuitError::InputWidth {
-                value,
-                expected: w,
-                got: x.len(),
-            });
-        }
-    }
+    circuit.check_inputs(inputs.iter().map(Vec::len))?;
     let mut wires: Vec<Option<B::Wire>> = vec![None; circuit.num_wires as usize];
     for (slot, &w) in wires.iter_mut().zip(inputs.iter().flatten()) {
         *slot = Some(w);
