@@ -118,6 +118,10 @@ fn unknown_ops_and_bad_widths_are_clear_errors() {
         .assert_error("unknown op", &["unknown op 'frobnicate'", "add"]);
     run1(&["export", "add", "--width", "0", "--out", &out]).assert_error("width 0", &["width between 1"]);
     run1(&["export", "add", "--out", "/nonexistent-dir/x.txt"]).assert_error("bad path", &["cannot write"]);
+    run1(&["export", "matmul", "--size", "100000", "--out", &out])
+        .assert_error("huge size", &["size between 1 and 1024"]);
+    run1(&["export", "edit-distance", "--size", "0", "--out", &out])
+        .assert_error("zero size", &["size between 1"]);
 }
 
 #[test]

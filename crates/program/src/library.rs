@@ -114,14 +114,17 @@ pub enum LibraryError {
     UnknownOp { name: String, known: String },
     #[error("op '{name}' needs a width between 1 and {max} bits, got {width}")]
     BadWidth { name: String, width: u32, max: u32 },
-    #[error("op '{name}' needs a size of at least 1")]
-    BadSize { name: String },
+    #[error("op '{name}' needs a size between 1 and {max}, got {size}")]
+    BadSize { name: String, size: usize, max: usize },
     #[error(transparent)]
     Program(#[from] ProgramError),
 }
 
 /// Widest operand `--width` accepts.
 pub const MAX_WIDTH: u32 = 4096;
+/// Largest `--size` (matrix side, string length, threshold) accepted, so a typo cannot ask
+/// for a circuit that exhausts memory when recorded.
+pub const MAX_SIZE: usize = 1024;
 
 /// Looks up an op by name.
 pub fn op(name: &str) -> Result<&'static OpInfo, LibraryError> {
@@ -153,8 +156,12 @@ pub fn build<B: Backend>(
         });
     }
     let size = size.or(info.default_size).unwrap_or(0);
-    if info.default_size.is_some() && size == 0 {
-        return Err(LibraryError::BadSize { name: name.into() });
+    if info.default_size.is_some() && !(1..=MAX_SIZE).contains(&size) {
+        return Err(LibraryError::BadSize {
+            name: name.into(),
+            size,
+            max: MAX_SIZE,
+        });
     }
     let outputs = match name {
         "add" => {
