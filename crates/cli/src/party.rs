@@ -59,6 +59,10 @@ pub struct SessionOptions {
     /// (64 KiB to 16 MiB; the garbler's setting is used).
     #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
     pub batch_bytes: usize,
+    /// Garble, send, receive and evaluate on one thread, without the dedicated I/O thread
+    /// and its bounded queue (for comparison; the default overlaps compute and transfer).
+    #[arg(long)]
+    pub single_threaded: bool,
     /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
     #[arg(long, value_name = "SEED")]
     pub insecure_seed: Option<u64>,
@@ -80,6 +84,7 @@ impl SessionOptions {
             insecure_seed: self.insecure_seed,
             timeout: self.timeout(),
             batch_bytes: self.batch_bytes,
+            io_thread: !self.single_threaded,
         }
     }
 

@@ -17,4 +17,7 @@ mod stream;
 pub use info::{circuit_info, CircuitInfo};
 pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
 pub use schedule::{Schedule, Step, MAX_AND_GROUP};
-pub use stream::{compile, CompiledCircuit, Gate, Run, RunKind, NOT_SLOT};
+pub use stream::{
+    compile, eval_stream_plain, Chunk, CompiledCircuit, Gate, GateStream, InMemory, Run, RunKind,
+    StreamError, StreamHasher, StreamHeader, NOT_SLOT,
+};

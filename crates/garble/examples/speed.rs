@@ -24,11 +24,11 @@ fn run<H: TweakableHash>(name: &str, c: &mixgc_compile::CompiledCircuit, g: H, e
         tables.clear();
         let t = Instant::now();
         g.start(c, &zero, [Block::ZERO, Block::ZERO]);
-        g.garble(c, &mut tables, usize::MAX);
+        g.garble(c.body(), &mut tables, usize::MAX);
         tg += t.elapsed().as_secs_f64();
         let t = Instant::now();
         e.start(c, &zero, [Block::ZERO, Block::ZERO]);
-        e.evaluate(c, &tables);
+        e.evaluate(c.body(), &tables);
         te += t.elapsed().as_secs_f64();
     }
     let n = (c.num_ands() * reps) as f64;

@@ -1,4 +1,4 @@
-use mixgc_compile::{CompiledCircuit, Gate, RunKind, MAX_AND_GROUP};
+use mixgc_compile::{Chunk, Gate, RunKind, StreamHeader, MAX_AND_GROUP};
 use mixgc_core::{Block, TweakableHash};
 
 use crate::half_gates::HalfGateEvaluator;
@@ -29,7 +29,7 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// Starts evaluating `circuit` with the active labels of its input bits and of the
     /// constant-0 / constant-1 wires.
-    pub fn start(&mut self, circuit: &CompiledCircuit, input_labels: &[Block], const_labels: [Block; 2]) {
+    pub fn start(&mut self, circuit: &StreamHeader, input_labels: &[Block], const_labels: [Block; 2]) {
         assert_eq!(
             input_labels.len(),
             circuit.input_slots().len(),
@@ -56,41 +56,39 @@ impl<H: TweakableHash> Evaluator<H> {
         self.gates.ands_evaluated()
     }
 
-    /// True once every instruction has run.
-    pub fn is_done(&self, circuit: &CompiledCircuit) -> bool {
-        self.run == circuit.runs().len()
-    }
-
-    /// Evaluates as far as the given table blocks allow; returns how many blocks it used.
-    /// It stops at the first AND group whose tables are not (all) in `tables`, so frames
-    /// must hold whole groups — the garbler cuts them that way.
-    pub fn evaluate(&mut self, circuit: &CompiledCircuit, tables: &[Block]) -> usize {
-        let (runs, gates) = (circuit.runs(), circuit.gates());
-        // With this, the circuit's invariant bounds every slot operand by `slots.len()`.
+    /// Evaluates `chunk` as far as the given table blocks allow. Returns how many blocks it
+    /// used and whether the chunk is done (the next call starts on the next chunk). It stops
+    /// at the first AND group whose tables are not all in `tables`.
+    pub fn evaluate(&mut self, chunk: &Chunk, tables: &[Block]) -> (usize, bool) {
+        let (runs, gates) = (chunk.runs(), chunk.gates());
+        // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
         assert_eq!(
             self.slots.len(),
-            circuit.num_slots() as usize,
+            chunk.num_slots() as usize,
             "evaluate() called with another circuit than start()"
         );
         let mut used = 0;
         while self.run < runs.len() {
             let run = runs[self.run];
-            let run_gates = &gates[self.gate..self.gate + run.len as usize];
-            if run.kind == RunKind::And {
-                let need = run_gates.len() * BLOCKS_PER_AND;
-                if tables.len() - used < need {
-                    return used;
+            let run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            match run.kind {
+                RunKind::And => {
+                    let need = run_gates.len() * BLOCKS_PER_AND;
+                    if tables.len() - used < need {
+                        return (used, false);
+                    }
+                    self.evaluate_group(run_gates, &tables[used..used + need]);
+                    used += need;
                 }
-                self.evaluate_group(run_gates, &tables[used..used + need]);
-                used += need;
-            } else {
+                RunKind::Parallel => {}
                 // SAFETY: operands < num_slots == slots.len() (asserted above).
-                unsafe { free_run(&mut self.slots, &self.const_labels, run.kind, run_gates) };
+                kind => unsafe { free_run(&mut self.slots, &self.const_labels, kind, run_gates) },
             }
             self.run += 1;
             self.gate += run_gates.len();
         }
-        used
+        (self.run, self.gate) = (0, 0);
+        (used, true)
     }
 
     /// Evaluates one AND group: gathers the input labels (all read before any output is
@@ -111,8 +109,9 @@ impl<H: TweakableHash> Evaluator<H> {
         }
     }
 
-    /// Active labels of the output bits; valid once [`Evaluator::is_done`].
-    pub fn output_labels(&self, circuit: &CompiledCircuit) -> Vec<Block> {
+    /// Active labels of the output bits; valid once [`Evaluator::evaluate`] finished the
+    /// last chunk.
+    pub fn output_labels(&self, circuit: &StreamHeader) -> Vec<Block> {
         circuit
             .output_slots()
             .iter()

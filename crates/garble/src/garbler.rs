@@ -1,4 +1,4 @@
-use mixgc_compile::{CompiledCircuit, Gate, RunKind, MAX_AND_GROUP, NOT_SLOT};
+use mixgc_compile::{Chunk, Gate, RunKind, StreamHeader, MAX_AND_GROUP, NOT_SLOT};
 use mixgc_core::{Block, TweakableHash};
 
 use crate::half_gates::HalfGateGarbler;
@@ -11,7 +11,7 @@ pub struct Garbler<H> {
     slots: Vec<Block>,
     /// Zero-labels of the constant-0 and constant-1 wires of the current circuit.
     const_labels: [Block; 2],
-    /// Position in the stream: the next run, and the index of its first gate.
+    /// Position in the current chunk: the next run, and the index of its first gate.
     run: usize,
     gate: usize,
 }
@@ -45,12 +45,7 @@ impl<H: TweakableHash> Garbler<H> {
 
     /// Starts garbling `circuit` with the given zero-labels of its input bits and of the
     /// constant-0 / constant-1 wires.
-    pub fn start(
-        &mut self,
-        circuit: &CompiledCircuit,
-        input_zero_labels: &[Block],
-        const_labels: [Block; 2],
-    ) {
+    pub fn start(&mut self, circuit: &StreamHeader, input_zero_labels: &[Block], const_labels: [Block; 2]) {
         assert_eq!(
             input_zero_labels.len(),
             circuit.input_slots().len(),
@@ -66,32 +61,36 @@ impl<H: TweakableHash> Garbler<H> {
         (self.run, self.gate) = (0, 0);
     }
 
-    /// Garbles until at least `min_blocks` table blocks have been appended to `tables` or the
-    /// circuit ends; stops only between AND groups. Returns true when the circuit is done.
-    pub fn garble(&mut self, circuit: &CompiledCircuit, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
+    /// Garbles `chunk` until at least `min_blocks` table blocks have been appended to
+    /// `tables` or the chunk ends; stops only between AND groups. Returns true when the
+    /// chunk is done (the next call starts on the next chunk of the stream).
+    pub fn garble(&mut self, chunk: &Chunk, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
         let target = tables.len().saturating_add(min_blocks);
-        let (runs, gates) = (circuit.runs(), circuit.gates());
-        // With this, the circuit's invariant bounds every slot operand by `slots.len()`.
+        let (runs, gates) = (chunk.runs(), chunk.gates());
+        // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
         assert_eq!(
             self.slots.len(),
-            circuit.num_slots() as usize,
+            chunk.num_slots() as usize,
             "garble() called with another circuit than start()"
         );
         while self.run < runs.len() {
             let run = runs[self.run];
-            let run_gates = &gates[self.gate..self.gate + run.len as usize];
+            let run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
             self.run += 1;
             self.gate += run_gates.len();
-            if run.kind == RunKind::And {
-                self.garble_group(run_gates, tables);
-                if tables.len() >= target {
-                    return self.run == runs.len();
+            match run.kind {
+                RunKind::And => {
+                    self.garble_group(run_gates, tables);
+                    if tables.len() >= target && self.run < runs.len() {
+                        return false;
+                    }
                 }
-            } else {
+                RunKind::Parallel => {}
                 // SAFETY: operands < num_slots == slots.len() (asserted above).
-                unsafe { free_run(&mut self.slots, &self.const_labels, run.kind, run_gates) };
+                kind => unsafe { free_run(&mut self.slots, &self.const_labels, kind, run_gates) },
             }
         }
+        (self.run, self.gate) = (0, 0);
         true
     }
 
@@ -113,8 +112,8 @@ impl<H: TweakableHash> Garbler<H> {
         }
     }
 
-    /// Zero-labels of the output bits; valid once [`Garbler::garble`] returned true.
-    pub fn output_zero_labels(&self, circuit: &CompiledCircuit) -> Vec<Block> {
+    /// Zero-labels of the output bits; valid once [`Garbler::garble`] finished the last chunk.
+    pub fn output_zero_labels(&self, circuit: &StreamHeader) -> Vec<Block> {
         circuit
             .output_slots()
             .iter()

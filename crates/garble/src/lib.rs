@@ -25,7 +25,7 @@ pub use half_gates::{HalfGateEvaluator, HalfGateGarbler};
 ///
 /// # Safety
 /// Every slot operand of `gates` must be `< slots.len()`. Engines guarantee it by taking
-/// `gates` from a [`mixgc_compile::CompiledCircuit`] (whose invariant bounds every operand
+/// `gates` from a [`mixgc_compile::Chunk`] (whose invariant bounds every operand
 /// by `num_slots`) and checking `slots.len() == num_slots`.
 #[inline]
 unsafe fn free_run(slots: &mut [Block], const_labels: &[Block; 2], kind: RunKind, gates: &[Gate]) {
@@ -44,7 +44,7 @@ unsafe fn free_run(slots: &mut [Block], const_labels: &[Block; 2], kind: RunKind
                 slots[g.out as usize] = const_labels[g.a as usize & 1];
             }
         }
-        RunKind::And => unreachable!("AND runs are garbled, not free"),
+        RunKind::And | RunKind::Parallel => unreachable!("not a run of free gates"),
     }
 }
 

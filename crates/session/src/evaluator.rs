@@ -1,15 +1,15 @@
 use std::time::{Duration, Instant};
 
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+use mixgc_net::{send_frame, Channel, NetError, Tag};
 use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
-use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
+use crate::pipe::{stream_failed, with_reader, Direct, EvaluatorPlan, Inbox};
 use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
@@ -19,7 +19,8 @@ pub struct EvaluatorSession<C> {
     pub(crate) ot: OtReceiver,
     pub(crate) core: Evaluator<AnyHash>,
     base_ot_time: Duration,
-    tables: Vec<Block>,
+    /// Receive through an I/O thread (see [`SessionConfig::io_thread`]).
+    io_thread: bool,
 }
 
 impl<C: Channel> EvaluatorSession<C> {
@@ -38,7 +39,7 @@ impl<C: Channel> EvaluatorSession<C> {
             ot,
             core,
             base_ot_time,
-            tables: Vec::new(),
+            io_thread: cfg.io_thread,
         })
     }
 
@@ -71,79 +72,114 @@ impl<C: Channel> EvaluatorSession<C> {
         terms: &Terms,
         batch: &[Vec<Vec<bool>>],
     ) -> Result<Vec<Outcome>, SessionError> {
+        self.execute_stream(&mut circuit.stream(), terms, batch)
+    }
+
+    /// [`EvaluatorSession::execute_batch`] on any [`GateStream`] (see
+    /// [`crate::GarblerSession::execute_stream`]).
+    pub fn execute_stream(
+        &mut self,
+        circuit: &mut dyn GateStream,
+        terms: &Terms,
+        batch: &[Vec<Vec<bool>>],
+    ) -> Result<Vec<Outcome>, SessionError> {
         let result = self.execute_inner(circuit, terms, batch);
         abort_on_bad_input(&mut self.ch, result)
     }
 
     fn execute_inner(
         &mut self,
-        circuit: &CompiledCircuit,
+        circuit: &mut dyn GateStream,
         terms: &Terms,
         batch: &[Vec<Vec<bool>>],
     ) -> Result<Vec<Outcome>, SessionError> {
-        let widths = circuit.input_widths();
+        let header = circuit.header().clone();
+        let widths = header.input_widths();
         let (_, mine) = terms.owners(widths).map_err(SessionError::Input)?;
         check_batch("evaluator", &mine, widths, batch).map_err(SessionError::Input)?;
-        agree_on_circuit(&mut self.ch, circuit, terms, batch.len())?;
+        agree_on_circuit(&mut self.ch, &header, terms, batch.len())?;
 
         // Our input labels for every instance by correlated OT.
         let my_bits: usize = mine.iter().map(|&v| widths[v] as usize).sum();
         let choices: Vec<bool> = batch.iter().flatten().flatten().copied().collect();
         let ot_labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 
-        let mut outcomes = Vec::with_capacity(batch.len());
-        let mut colours = Vec::new();
-        for ot_labels in per_instance(&ot_labels, my_bits, batch.len()) {
-            let first_and = self.core.ands_evaluated();
-            self.evaluate_instance(circuit, &mine, ot_labels)?;
-            let c: Vec<bool> = self.core.output_labels(circuit).iter().map(|l| l.lsb()).collect();
-            let outputs = if terms.reveal.evaluator_learns() {
-                let n = c.len();
-                let d = recv_frame(&mut self.ch, Tag::OutputDecoding, n.div_ceil(8))?;
-                let d = unpack(&d, n).ok_or_else(|| {
-                    NetError::Protocol(format!("output decoding of wrong length for {n} bits"))
-                })?;
-                let bits: Vec<bool> = c.iter().zip(&d).map(|(c, d)| c ^ d).collect();
-                Some(split(&bits, circuit.output_widths()))
-            } else {
-                None
-            };
-            colours.extend(c);
-            outcomes.push(Outcome {
-                outputs,
-                ands: self.core.ands_evaluated() - first_and,
-            });
-        }
+        let outputs = header.output_slots().len();
+        let plan = EvaluatorPlan {
+            instances: batch.len(),
+            labels_bytes: (header.input_slots().len() - my_bits + 2) * 16,
+            table_blocks: header.num_ands() as usize * BLOCKS_PER_AND,
+            decoding_bytes: terms.reveal.evaluator_learns().then_some(outputs.div_ceil(8)),
+        };
+        let mut consumer = Consumer {
+            core: &mut self.core,
+            circuit,
+            header: &header,
+            mine: &mine,
+            plan,
+        };
+        let mut evaluate_all = |inbox: &mut dyn Inbox| {
+            let mut results = Vec::with_capacity(batch.len());
+            for ot_labels in per_instance(&ot_labels, my_bits, batch.len()) {
+                let first_and = consumer.core.ands_evaluated();
+                consumer.instance(ot_labels, inbox)?;
+                let c: Vec<bool> = consumer
+                    .core
+                    .output_labels(&header)
+                    .iter()
+                    .map(|l| l.lsb())
+                    .collect();
+                let outputs = match plan.decoding_bytes {
+                    Some(len) => {
+                        let d = unpack(&inbox.recv(Tag::OutputDecoding, len)?, c.len())
+                            .ok_or_else(|| NetError::Protocol("output decoding of wrong length".into()))?;
+                        let bits: Vec<bool> = c.iter().zip(&d).map(|(c, d)| c ^ d).collect();
+                        Some(split(&bits, header.output_widths()))
+                    }
+                    None => None,
+                };
+                let ands = consumer.core.ands_evaluated() - first_and;
+                results.push((c, Outcome { outputs, ands }));
+            }
+            Ok(results)
+        };
+        let results = if self.io_thread {
+            with_reader(&mut self.ch, plan, |inbox| evaluate_all(inbox))?
+        } else {
+            evaluate_all(&mut Direct::new(&mut self.ch))?
+        };
+
         // Colours go back only at the end, so the garbler never stops streaming to read them.
         if terms.reveal.garbler_learns() {
+            let colours: Vec<bool> = results.iter().flat_map(|(c, _)| c.iter().copied()).collect();
             send_frame(&mut self.ch, Tag::OutputColours, &pack(&colours))?;
             self.ch.flush()?;
         }
-        Ok(outcomes)
+        Ok(results.into_iter().map(|(_, o)| o).collect())
     }
+}
 
-    /// Receives one instance's garbler labels and evaluates it frame by frame; each frame
-    /// must hold whole AND groups.
-    fn evaluate_instance(
-        &mut self,
-        circuit: &CompiledCircuit,
-        mine: &[usize],
-        ot_labels: &[Block],
-    ) -> Result<(), SessionError> {
-        let widths = circuit.input_widths();
-        let their_bits = widths.iter().sum::<u32>() as usize - ot_labels.len();
-        let expected = (their_bits + 2) * 16;
-        let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, expected)?;
-        if frame.len() != expected {
-            return Err(NetError::Protocol("garbler labels frame of wrong length".into()).into());
-        }
+/// Evaluates the instances of one batch from the frames of an [`Inbox`].
+struct Consumer<'a> {
+    core: &'a mut Evaluator<AnyHash>,
+    circuit: &'a mut dyn GateStream,
+    header: &'a StreamHeader,
+    mine: &'a [usize],
+    plan: EvaluatorPlan,
+}
+
+impl Consumer<'_> {
+    /// Receives one instance's garbler labels, then evaluates it chunk by chunk as table
+    /// frames arrive (a frame may end inside an AND group; the rest waits for the next).
+    fn instance(&mut self, ot_labels: &[Block], inbox: &mut dyn Inbox) -> Result<(), SessionError> {
+        let frame = inbox.recv(Tag::GarblerLabels, self.plan.labels_bytes)?;
         let mut garbler_labels = frame
             .chunks_exact(16)
             .map(|c| Block::from_bytes(c.try_into().unwrap()));
         let mut ot_labels = ot_labels.iter().copied();
-        let mut labels = Vec::with_capacity(circuit.input_slots().len());
-        for (v, &w) in widths.iter().enumerate() {
-            let source: &mut dyn Iterator<Item = Block> = if mine.contains(&v) {
+        let mut labels = Vec::with_capacity(self.header.input_slots().len());
+        for (v, &w) in self.header.input_widths().iter().enumerate() {
+            let source: &mut dyn Iterator<Item = Block> = if self.mine.contains(&v) {
                 &mut ot_labels
             } else {
                 &mut garbler_labels
@@ -152,20 +188,36 @@ impl<C: Channel> EvaluatorSession<C> {
         }
         let consts = [garbler_labels.next().unwrap(), garbler_labels.next().unwrap()];
 
-        self.core.start(circuit, &labels, consts);
-        self.core.evaluate(circuit, &[]);
-        while !self.core.is_done(circuit) {
-            let len = recv_frame_header(&mut self.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
-            if len == 0 || len % (16 * BLOCKS_PER_AND) != 0 {
-                return Err(
-                    NetError::Protocol(format!("table frame of {len} bytes is not whole AND gates")).into(),
-                );
+        self.core.start(self.header, &labels, consts);
+        let mut left = self.plan.table_blocks;
+        let mut pending: Vec<Block> = Vec::new();
+        self.circuit.rewind().map_err(stream_failed)?;
+        while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
+            loop {
+                let (used, done) = self.core.evaluate(chunk, &pending);
+                pending.drain(..used);
+                if done {
+                    break;
+                }
+                if left == 0 {
+                    return Err(stream_failed(StreamError::Malformed(
+                        "the stream has more AND gates than its header says".into(),
+                    )));
+                }
+                let tables = inbox.recv_tables(left)?;
+                left -= tables.len();
+                if pending.is_empty() {
+                    inbox.recycle(std::mem::replace(&mut pending, tables));
+                } else {
+                    pending.extend_from_slice(&tables);
+                    inbox.recycle(tables);
+                }
             }
-            self.tables.resize(len / 16, Block::ZERO);
-            self.ch.recv(Block::slice_as_bytes_mut(&mut self.tables))?;
-            if self.core.evaluate(circuit, &self.tables) != self.tables.len() {
-                return Err(NetError::Protocol("table frame does not end at an AND group".into()).into());
-            }
+        }
+        if left != 0 || !pending.is_empty() {
+            return Err(stream_failed(StreamError::Malformed(
+                "the stream has fewer AND gates than its header says".into(),
+            )));
         }
         Ok(())
     }

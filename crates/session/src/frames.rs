@@ -1,16 +1,15 @@
 //! Sizes of garbled-table frames (MEG, §III): slow start, so the evaluator can begin as soon
 //! as the first rows exist, then large frames, so system calls and headers stay rare.
 
-use mixgc_compile::MAX_AND_GROUP;
-use mixgc_garble::BLOCKS_PER_AND;
-
 /// The first frame of a stream: 64 KiB of rows.
 pub const FIRST_FRAME_BYTES: usize = 64 << 10;
 /// The largest target a session may ask for (and so the largest frame an evaluator accepts).
 pub const MAX_TABLE_FRAME_BYTES: usize = 16 << 20;
 
-/// Frame sizes of one stream: 64 KiB, doubling up to the target. They depend on nothing but
-/// this schedule, so transcripts are the same whatever the timing.
+/// Frame sizes of one batch: 64 KiB, doubling up to the target; each instance's last frame
+/// holds what is left of its tables. Frames are cut by size alone (a frame may end inside
+/// an AND group), so transcripts are the same whatever the timing, the chunking of the
+/// stream or the number of threads.
 pub(crate) struct FrameSchedule {
     next: usize,
     target: usize,
@@ -28,12 +27,6 @@ impl FrameSchedule {
     /// Table blocks the next frame may hold.
     pub(crate) fn blocks(&self) -> usize {
         self.next / 16
-    }
-
-    /// Rows to ask a garbler core for so that, overshooting by at most one AND group, the
-    /// frame still fits in [`FrameSchedule::blocks`].
-    pub(crate) fn request(&self) -> usize {
-        self.blocks() - BLOCKS_PER_AND * MAX_AND_GROUP
     }
 
     /// A frame went out: the next may be twice as large, up to the target.

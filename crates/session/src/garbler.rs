@@ -1,15 +1,16 @@
 use std::time::{Duration, Instant};
 
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
 use mixgc_garble::Garbler;
-use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, Channel, NetError, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
+use crate::pipe::{stream_failed, with_writer, Direct, Outbox};
 use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
@@ -20,9 +21,10 @@ pub struct GarblerSession<C> {
     pub(crate) ot: OtSender,
     pub(crate) core: Garbler<AnyHash>,
     base_ot_time: Duration,
-    tables: Vec<Block>,
     /// Target size of table frames (see [`SessionConfig::batch_bytes`]).
     pub(crate) batch_bytes: usize,
+    /// Send through an I/O thread (see [`SessionConfig::io_thread`]).
+    io_thread: bool,
 }
 
 impl<C: Channel> GarblerSession<C> {
@@ -43,15 +45,14 @@ impl<C: Channel> GarblerSession<C> {
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
         let core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
-        let tables = Vec::new();
         Ok(GarblerSession {
             ch,
             rng,
             ot,
             core,
             base_ot_time,
-            tables,
             batch_bytes: cfg.batch_bytes,
+            io_thread: cfg.io_thread,
         })
     }
 
@@ -86,20 +87,32 @@ impl<C: Channel> GarblerSession<C> {
         terms: &Terms,
         batch: &[Vec<Vec<bool>>],
     ) -> Result<Vec<Outcome>, SessionError> {
+        self.execute_stream(&mut circuit.stream(), terms, batch)
+    }
+
+    /// [`GarblerSession::execute_batch`] on any [`GateStream`], e.g. a compiled stream read
+    /// from disk chunk by chunk: memory holds one chunk, never the whole circuit.
+    pub fn execute_stream(
+        &mut self,
+        circuit: &mut dyn GateStream,
+        terms: &Terms,
+        batch: &[Vec<Vec<bool>>],
+    ) -> Result<Vec<Outcome>, SessionError> {
         let result = self.execute_inner(circuit, terms, batch);
         abort_on_bad_input(&mut self.ch, result)
     }
 
     fn execute_inner(
         &mut self,
-        circuit: &CompiledCircuit,
+        circuit: &mut dyn GateStream,
         terms: &Terms,
         batch: &[Vec<Vec<bool>>],
     ) -> Result<Vec<Outcome>, SessionError> {
-        let widths = circuit.input_widths();
+        let header = circuit.header().clone();
+        let widths = header.input_widths();
         let (mine, theirs) = terms.owners(widths).map_err(SessionError::Input)?;
         check_batch("garbler", &mine, widths, batch).map_err(SessionError::Input)?;
-        agree_on_circuit(&mut self.ch, circuit, terms, batch.len())?;
+        agree_on_circuit(&mut self.ch, &header, terms, batch.len())?;
 
         // Zero-labels of the evaluator's input bits for every instance, by correlated OT.
         let delta = self.core.delta();
@@ -108,66 +121,89 @@ impl<C: Channel> GarblerSession<C> {
             .ot
             .send_correlated(&mut self.ch, delta, their_bits * batch.len())?;
 
-        let mut frames = FrameSchedule::new(self.batch_bytes);
-        let mut decodings = Vec::with_capacity(batch.len());
-        let mut outcomes = Vec::with_capacity(batch.len());
-        for (inputs, ot_labels) in batch
-            .iter()
-            .zip(per_instance(&ot_labels, their_bits, batch.len()))
-        {
-            let first_and = self.core.ands_garbled();
-            self.garble_instance(circuit, &mine, inputs, ot_labels, &mut frames)?;
-            // Output decoding: d = lsb(zero-label); value = lsb(active label) ⊕ d.
-            let decoding: Vec<bool> = self
-                .core
-                .output_zero_labels(circuit)
+        let mut producer = Producer {
+            core: &mut self.core,
+            rng: &mut self.rng,
+            circuit,
+            header: &header,
+            mine: &mine,
+            frames: FrameSchedule::new(self.batch_bytes),
+        };
+        let mut stream_all = |out: &mut dyn Outbox| {
+            let mut decodings = Vec::with_capacity(batch.len());
+            for (inputs, ot_labels) in batch
                 .iter()
-                .map(|l| l.lsb())
-                .collect();
-            if terms.reveal.evaluator_learns() {
-                send_frame(&mut self.ch, Tag::OutputDecoding, &pack(&decoding))?;
+                .zip(per_instance(&ot_labels, their_bits, batch.len()))
+            {
+                let first_and = producer.core.ands_garbled();
+                let decoding = producer.instance(inputs, ot_labels, out)?;
+                if terms.reveal.evaluator_learns() {
+                    out.send(Tag::OutputDecoding, pack(&decoding))?;
+                }
+                decodings.push((decoding, producer.core.ands_garbled() - first_and));
             }
-            decodings.push(decoding);
-            outcomes.push(Outcome {
-                outputs: None,
-                ands: self.core.ands_garbled() - first_and,
-            });
-        }
-        self.ch.flush()?;
+            Ok(decodings)
+        };
+        let decodings = if self.io_thread {
+            with_writer(&mut self.ch, |q| stream_all(q))?
+        } else {
+            let d = stream_all(&mut Direct::new(&mut self.ch))?;
+            self.ch.flush()?;
+            d
+        };
 
+        let mut outcomes: Vec<Outcome> = decodings
+            .iter()
+            .map(|(_, ands)| Outcome {
+                outputs: None,
+                ands: *ands,
+            })
+            .collect();
         if terms.reveal.garbler_learns() {
-            let n = decodings.iter().map(Vec::len).sum::<usize>();
+            let n = decodings.iter().map(|(d, _)| d.len()).sum::<usize>();
             let colours = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
             let colours = unpack(&colours, n)
                 .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
             let per = per_instance(&colours, n / batch.len(), batch.len());
-            for ((outcome, decoding), c) in outcomes.iter_mut().zip(&decodings).zip(per) {
+            for ((outcome, (decoding, _)), c) in outcomes.iter_mut().zip(&decodings).zip(per) {
                 let bits: Vec<bool> = c.iter().zip(decoding).map(|(c, d)| c ^ d).collect();
-                outcome.outputs = Some(split(&bits, circuit.output_widths()));
+                outcome.outputs = Some(split(&bits, header.output_widths()));
             }
         }
         Ok(outcomes)
     }
+}
 
-    /// Sends one instance's garbler input labels (and the constants' labels), then streams
-    /// its garbled tables in frames of whole AND groups, sized by `frames`.
-    fn garble_instance(
+/// Garbles the instances of one batch and cuts their tables into frames.
+struct Producer<'a> {
+    core: &'a mut Garbler<AnyHash>,
+    rng: &'a mut Rng,
+    circuit: &'a mut dyn GateStream,
+    header: &'a StreamHeader,
+    mine: &'a [usize],
+    frames: FrameSchedule,
+}
+
+impl Producer<'_> {
+    /// Sends one instance's garbler input labels (and the constants' labels), then its
+    /// garbled tables in frames of exactly the sizes of the frame schedule (the last frame
+    /// of an instance holds what is left), chunk after chunk of the stream. Returns the
+    /// output decoding bits.
+    fn instance(
         &mut self,
-        circuit: &CompiledCircuit,
-        mine: &[usize],
         inputs: &[Vec<bool>],
         ot_labels: &[Block],
-        frames: &mut FrameSchedule,
-    ) -> Result<(), SessionError> {
+        out: &mut dyn Outbox,
+    ) -> Result<Vec<bool>, SessionError> {
         let delta = self.core.delta();
         let mut ot_labels = ot_labels.iter().copied();
-        let mut zero_labels = Vec::with_capacity(circuit.input_slots().len());
+        let mut zero_labels = Vec::with_capacity(self.header.input_slots().len());
         let mut active = Vec::new();
         let mut my_values = inputs.iter();
-        for (v, &w) in circuit.input_widths().iter().enumerate() {
-            if mine.contains(&v) {
+        for (v, &w) in self.header.input_widths().iter().enumerate() {
+            if self.mine.contains(&v) {
                 for &bit in my_values.next().expect("checked") {
-                    let w0 = Block::random(&mut self.rng);
+                    let w0 = Block::random(self.rng);
                     zero_labels.push(w0);
                     active.push(w0 ^ delta.and_bit(bit));
                 }
@@ -175,21 +211,42 @@ impl<C: Channel> GarblerSession<C> {
                 zero_labels.extend(ot_labels.by_ref().take(w as usize));
             }
         }
-        let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
+        let consts = [Block::random(self.rng), Block::random(self.rng)];
         active.extend([consts[0], consts[1] ^ delta]);
-        send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
+        out.send(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
 
-        self.core.start(circuit, &zero_labels, consts);
-        loop {
-            self.tables.clear();
-            let done = self.core.garble(circuit, &mut self.tables, frames.request());
-            if !self.tables.is_empty() {
-                send_frame(&mut self.ch, Tag::Tables, Block::slice_as_bytes(&self.tables))?;
-                frames.advance();
-            }
-            if done {
-                return Ok(());
+        self.core.start(self.header, &zero_labels, consts);
+        let mut left = self.header.num_ands() as usize * mixgc_garble::BLOCKS_PER_AND;
+        let mut pending = Vec::new();
+        self.circuit.rewind().map_err(stream_failed)?;
+        while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
+            loop {
+                let wanted = self.frames.blocks().min(left).saturating_sub(pending.len());
+                let done = self.core.garble(chunk, &mut pending, wanted);
+                while left > 0 && pending.len() >= self.frames.blocks().min(left) {
+                    let frame = self.frames.blocks().min(left);
+                    let mut rest = out.spare();
+                    rest.extend_from_slice(&pending[frame..]);
+                    pending.truncate(frame);
+                    out.send_tables(std::mem::replace(&mut pending, rest))?;
+                    left -= frame;
+                    self.frames.advance();
+                }
+                if done {
+                    break;
+                }
             }
         }
+        if left != 0 || !pending.is_empty() {
+            return Err(stream_failed(StreamError::Malformed(
+                "the stream's AND gates do not match its header".into(),
+            )));
+        }
+        Ok(self
+            .core
+            .output_zero_labels(self.header)
+            .iter()
+            .map(|l| l.lsb())
+            .collect())
     }
 }

@@ -2,14 +2,14 @@
 //! parties send theirs, then read the peer's and compare field by field, so a mismatch
 //! stops both sides with the same message naming what differs.
 
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
 use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
 
 use crate::{Reveal, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames or their order.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 /// Most input or output values a header may list.
@@ -87,6 +87,7 @@ pub(crate) fn hello<C: Channel>(
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Header {
     digest: [u8; 32],
+    stream_digest: [u8; 32],
     input_widths: Vec<u32>,
     output_widths: Vec<u32>,
     garbler_values: u32,
@@ -98,6 +99,7 @@ impl Header {
     fn encode(&self) -> Vec<u8> {
         let mut m = Vec::new();
         m.extend_from_slice(&self.digest);
+        m.extend_from_slice(&self.stream_digest);
         for list in [&self.input_widths, &self.output_widths] {
             m.extend_from_slice(&(list.len() as u32).to_le_bytes());
             list.iter().for_each(|w| m.extend_from_slice(&w.to_le_bytes()));
@@ -111,6 +113,7 @@ impl Header {
     fn decode(m: &[u8]) -> Option<Header> {
         let mut r = Reader(m);
         let digest = r.take(32)?.try_into().ok()?;
+        let stream_digest = r.take(32)?.try_into().ok()?;
         let mut lists = [Vec::new(), Vec::new()];
         for list in &mut lists {
             let n = r.u32()? as usize;
@@ -127,6 +130,7 @@ impl Header {
         let instances = r.u32()?;
         r.0.is_empty().then_some(Header {
             digest,
+            stream_digest,
             input_widths,
             output_widths,
             garbler_values,
@@ -160,7 +164,7 @@ fn hex8(d: &[u8; 32]) -> String {
 /// difference.
 pub(crate) fn agree_on_circuit<C: Channel>(
     ch: &mut C,
-    circuit: &CompiledCircuit,
+    circuit: &StreamHeader,
     terms: &Terms,
     instances: usize,
 ) -> Result<(), SessionError> {
@@ -169,6 +173,7 @@ pub(crate) fn agree_on_circuit<C: Channel>(
         .map_err(SessionError::Input)?;
     let ours = Header {
         digest: circuit.digest(),
+        stream_digest: circuit.stream_digest(),
         input_widths: circuit.input_widths().to_vec(),
         output_widths: circuit.output_widths().to_vec(),
         garbler_values: garbler_values as u32,
@@ -177,7 +182,7 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     };
     send_frame(ch, Tag::CircuitHeader, &ours.encode())?;
     ch.flush()?;
-    let max = 32 + 8 + 8 * MAX_VALUES + 9;
+    let max = 64 + 8 + 8 * MAX_VALUES + 9;
     let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
         .ok_or_else(|| NetError::Protocol("malformed circuit header".into()))?;
     let mut diffs = Vec::new();
@@ -198,6 +203,13 @@ pub(crate) fn agree_on_circuit<C: Channel>(
             "circuit digest differs: ours {}…, the peer's {}… (the parties loaded different circuits)",
             hex8(&ours.digest),
             hex8(&peer.digest)
+        ));
+    }
+    if ours.digest == peer.digest && ours.stream_digest != peer.stream_digest {
+        diffs.push(format!(
+            "compiled stream differs: ours {}…, the peer's {}… (the same circuit compiled with another schedule or window)",
+            hex8(&ours.stream_digest),
+            hex8(&peer.stream_digest)
         ));
     }
     if ours.garbler_values != peer.garbler_values {
@@ -310,7 +322,7 @@ mod tests {
         /// A valid header with random trailing or missing bytes is rejected, never misread.
         #[test]
         fn truncated_or_extended_headers_are_rejected(cut in 1usize..40, extra in proptest::collection::vec(any::<u8>(), 1..8)) {
-            let h = Header { digest: [1; 32], input_widths: vec![8, 8], output_widths: vec![8], garbler_values: 1, reveal: 0, instances: 1 };
+            let h = Header { digest: [1; 32], stream_digest: [2; 32], input_widths: vec![8, 8], output_widths: vec![8], garbler_values: 1, reveal: 0, instances: 1 };
             let enc = h.encode();
             prop_assert_eq!(Header::decode(&enc[..enc.len().saturating_sub(cut)]), None);
             let mut longer = enc.clone();
@@ -323,6 +335,7 @@ mod tests {
     fn header_round_trips_and_rejects_garbage() {
         let h = Header {
             digest: [7; 32],
+            stream_digest: [9; 32],
             input_widths: vec![128, 128],
             output_widths: vec![128],
             garbler_values: 1,

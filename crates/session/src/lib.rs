@@ -13,6 +13,7 @@ mod evaluator;
 mod frames;
 mod garbler;
 mod handshake;
+mod pipe;
 mod program;
 mod terms;
 
@@ -21,6 +22,7 @@ pub use evaluator::EvaluatorSession;
 pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
+pub use pipe::QUEUE_FRAMES;
 pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{Reveal, SessionConfig, Terms};
 

@@ -70,6 +70,9 @@ pub struct SessionConfig {
     /// Target size of garbled-table frames, reached after a slow start from 64 KiB
     /// (64 KiB to 16 MiB; the garbler's setting decides).
     pub batch_bytes: usize,
+    /// Move table frames through a dedicated I/O thread with a bounded queue, so compute
+    /// and transfer overlap (`false`: everything on the calling thread, for comparison).
+    pub io_thread: bool,
 }
 
 impl Default for SessionConfig {
@@ -79,6 +82,7 @@ impl Default for SessionConfig {
             insecure_seed: None,
             timeout: Duration::from_secs(30),
             batch_bytes: 1 << 20,
+            io_thread: true,
         }
     }
 }

@@ -1,0 +1,300 @@
+//! Moving a batch's frames between the compute core and the channel (MEG §III): either
+//! directly on the compute thread, or through a dedicated I/O thread and a bounded queue,
+//! so garbling (or evaluating) overlaps with sending (or receiving).
+//!
+//! The queue holds at most [`QUEUE_FRAMES`] frames, so a slow peer slows the producer
+//! (backpressure) instead of growing memory; spent table buffers travel back for reuse.
+//!
+//! Shutdown: the I/O thread stops as soon as the queue closes or the channel fails. When
+//! the I/O thread fails first (peer gone), the compute side sees the closed queue and
+//! reports the I/O thread's error. The evaluator's reader knows every frame the batch will
+//! bring (see [`EvaluatorPlan`]) and checks each one, so its compute side has nothing left
+//! to fail on and never waits on a reader blocked in `recv`.
+
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+
+use mixgc_core::Block;
+use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+
+use crate::frames::MAX_TABLE_FRAME_BYTES;
+use crate::SessionError;
+
+/// Frames a queue holds between the compute thread and the I/O thread.
+pub const QUEUE_FRAMES: usize = 4;
+
+/// One frame on its way between the compute core and the channel.
+pub(crate) enum Frame {
+    Bytes(Tag, Vec<u8>),
+    Tables(Vec<Block>),
+}
+
+/// Where the garbler's frames go.
+pub(crate) trait Outbox {
+    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError>;
+    /// Sends `blocks` as one table frame.
+    fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError>;
+    /// An empty buffer to fill next (a spent one when there is one).
+    fn spare(&mut self) -> Vec<Block>;
+}
+
+/// Where the evaluator's frames come from.
+pub(crate) trait Inbox {
+    /// A frame with `tag` and exactly `len` payload bytes.
+    fn recv(&mut self, tag: Tag, len: usize) -> Result<Vec<u8>, SessionError>;
+    /// A table frame of 1..=`max_blocks` whole blocks.
+    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError>;
+    /// Gives a spent table buffer back for reuse.
+    fn recycle(&mut self, buf: Vec<Block>);
+}
+
+/// Frames straight to and from the channel, on the calling thread.
+pub(crate) struct Direct<'c, C> {
+    ch: &'c mut C,
+    spare: Vec<Block>,
+    /// Buffers given back from another thread (a reader thread's consumer).
+    returns: Option<Receiver<Vec<Block>>>,
+}
+
+impl<'c, C: Channel> Direct<'c, C> {
+    pub(crate) fn new(ch: &'c mut C) -> Self {
+        Direct {
+            ch,
+            spare: Vec::new(),
+            returns: None,
+        }
+    }
+}
+
+impl<C: Channel> Outbox for Direct<'_, C> {
+    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
+        Ok(send_frame(self.ch, tag, &payload)?)
+    }
+
+    fn send_tables(&mut self, mut blocks: Vec<Block>) -> Result<(), SessionError> {
+        send_frame(self.ch, Tag::Tables, Block::slice_as_bytes(&blocks))?;
+        blocks.clear();
+        self.spare = blocks;
+        Ok(())
+    }
+
+    fn spare(&mut self) -> Vec<Block> {
+        std::mem::take(&mut self.spare)
+    }
+}
+
+impl<C: Channel> Inbox for Direct<'_, C> {
+    fn recv(&mut self, tag: Tag, len: usize) -> Result<Vec<u8>, SessionError> {
+        let frame = recv_frame(self.ch, tag, len)?;
+        if frame.len() != len {
+            return Err(NetError::Protocol(format!(
+                "{tag:?} frame of {} bytes, expected {len}",
+                frame.len()
+            ))
+            .into());
+        }
+        Ok(frame)
+    }
+
+    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
+        let limit = (max_blocks * 16).min(MAX_TABLE_FRAME_BYTES);
+        let len = recv_frame_header(self.ch, Tag::Tables, limit)?;
+        if len == 0 || len % 16 != 0 {
+            return Err(NetError::Protocol(format!("table frame of {len} bytes is not whole blocks")).into());
+        }
+        let mut buf = std::mem::take(&mut self.spare);
+        if let Some(returned) = self.returns.as_ref().and_then(|r| r.try_recv().ok()) {
+            buf = returned;
+        }
+        buf.clear();
+        buf.resize(len / 16, Block::ZERO);
+        self.ch.recv(Block::slice_as_bytes_mut(&mut buf))?;
+        Ok(buf)
+    }
+
+    fn recycle(&mut self, buf: Vec<Block>) {
+        self.spare = buf;
+    }
+}
+
+/// The compute side of a garbler's I/O thread.
+pub(crate) struct Queued {
+    frames: SyncSender<Frame>,
+    spare: Receiver<Vec<Block>>,
+}
+
+impl Outbox for Queued {
+    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
+        self.frames
+            .send(Frame::Bytes(tag, payload))
+            .map_err(|_| writer_gone())
+    }
+
+    fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError> {
+        self.frames.send(Frame::Tables(blocks)).map_err(|_| writer_gone())
+    }
+
+    fn spare(&mut self) -> Vec<Block> {
+        self.spare.try_recv().unwrap_or_default()
+    }
+}
+
+fn writer_gone() -> SessionError {
+    NetError::Protocol("the I/O thread stopped".into()).into()
+}
+
+/// Runs `produce` with an [`Outbox`] served by an I/O thread that owns `ch` meanwhile,
+/// then flushes. An error of the I/O thread wins over the compute side's "queue closed".
+pub(crate) fn with_writer<C: Channel, T>(
+    ch: &mut C,
+    produce: impl FnOnce(&mut Queued) -> Result<T, SessionError>,
+) -> Result<T, SessionError> {
+    std::thread::scope(|s| {
+        let (tx, rx) = sync_channel::<Frame>(QUEUE_FRAMES);
+        let (spare_tx, spare_rx) = channel();
+        let writer = s.spawn(move || write_frames(ch, rx, spare_tx));
+        let mut outbox = Queued {
+            frames: tx,
+            spare: spare_rx,
+        };
+        let produced = produce(&mut outbox);
+        drop(outbox);
+        let written = writer.join().expect("the I/O thread panicked");
+        match (produced, written) {
+            (Ok(v), Ok(())) => Ok(v),
+            (Err(_), Err(e)) | (Ok(_), Err(e)) => Err(e),
+            (Err(e), Ok(())) => Err(e),
+        }
+    })
+}
+
+fn write_frames<C: Channel>(
+    ch: &mut C,
+    rx: Receiver<Frame>,
+    spare: Sender<Vec<Block>>,
+) -> Result<(), SessionError> {
+    for frame in rx {
+        match frame {
+            Frame::Bytes(tag, payload) => send_frame(ch, tag, &payload)?,
+            Frame::Tables(mut blocks) => {
+                send_frame(ch, Tag::Tables, Block::slice_as_bytes(&blocks))?;
+                blocks.clear();
+                let _ = spare.send(blocks);
+            }
+        }
+    }
+    Ok(ch.flush()?)
+}
+
+/// Every frame the garbler sends the evaluator in one batch, in order.
+#[derive(Clone, Copy)]
+pub(crate) struct EvaluatorPlan {
+    pub instances: usize,
+    /// Bytes of each instance's garbler-labels frame.
+    pub labels_bytes: usize,
+    /// Table blocks of each instance (cut into frames by the garbler).
+    pub table_blocks: usize,
+    /// Bytes of each instance's output-decoding frame, if the evaluator learns outputs.
+    pub decoding_bytes: Option<usize>,
+}
+
+impl EvaluatorPlan {
+    /// Receives the whole batch from `inbox` in order, handing each frame to `deliver`;
+    /// stops early (with `Ok`) when `deliver` returns false.
+    fn read(
+        &self,
+        inbox: &mut impl Inbox,
+        mut deliver: impl FnMut(Frame) -> bool,
+    ) -> Result<(), SessionError> {
+        for _ in 0..self.instances {
+            if !deliver(Frame::Bytes(
+                Tag::GarblerLabels,
+                inbox.recv(Tag::GarblerLabels, self.labels_bytes)?,
+            )) {
+                return Ok(());
+            }
+            let mut left = self.table_blocks;
+            while left > 0 {
+                let tables = inbox.recv_tables(left)?;
+                left -= tables.len();
+                if !deliver(Frame::Tables(tables)) {
+                    return Ok(());
+                }
+            }
+            if let Some(len) = self.decoding_bytes {
+                if !deliver(Frame::Bytes(
+                    Tag::OutputDecoding,
+                    inbox.recv(Tag::OutputDecoding, len)?,
+                )) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The compute side of an evaluator's reader thread: frames arrive already checked
+/// against the plan.
+pub(crate) struct Prefetched {
+    frames: Receiver<Result<Frame, SessionError>>,
+    spare: Sender<Vec<Block>>,
+}
+
+impl Prefetched {
+    fn next(&mut self) -> Result<Frame, SessionError> {
+        self.frames
+            .recv()
+            .unwrap_or_else(|_| Err(NetError::Protocol("the I/O thread stopped".into()).into()))
+    }
+}
+
+impl Inbox for Prefetched {
+    fn recv(&mut self, tag: Tag, _len: usize) -> Result<Vec<u8>, SessionError> {
+        match self.next()? {
+            Frame::Bytes(t, payload) if t == tag => Ok(payload),
+            _ => unreachable!("the reader follows the same plan"),
+        }
+    }
+
+    fn recv_tables(&mut self, _max_blocks: usize) -> Result<Vec<Block>, SessionError> {
+        match self.next()? {
+            Frame::Tables(blocks) => Ok(blocks),
+            Frame::Bytes(..) => unreachable!("the reader follows the same plan"),
+        }
+    }
+
+    fn recycle(&mut self, buf: Vec<Block>) {
+        let _ = self.spare.send(buf);
+    }
+}
+
+/// Runs `consume` with an [`Inbox`] fed by a reader thread that owns `ch` meanwhile and
+/// reads exactly the frames of `plan`.
+pub(crate) fn with_reader<C: Channel, T>(
+    ch: &mut C,
+    plan: EvaluatorPlan,
+    consume: impl FnOnce(&mut Prefetched) -> Result<T, SessionError>,
+) -> Result<T, SessionError> {
+    std::thread::scope(|s| {
+        let (tx, rx) = sync_channel(QUEUE_FRAMES);
+        let (spare_tx, spare_rx) = channel::<Vec<Block>>();
+        s.spawn(move || {
+            let mut direct = Direct::new(ch);
+            direct.returns = Some(spare_rx);
+            let read = plan.read(&mut direct, |frame| tx.send(Ok(frame)).is_ok());
+            if let Err(e) = read {
+                let _ = tx.send(Err(e));
+            }
+        });
+        let mut inbox = Prefetched {
+            frames: rx,
+            spare: spare_tx,
+        };
+        consume(&mut inbox)
+    })
+}
+
+/// A compiled stream that could not be read or does not add up.
+pub(crate) fn stream_failed(e: mixgc_compile::StreamError) -> SessionError {
+    SessionError::Input(format!("reading the compiled stream: {e}"))
+}
