@@ -18,6 +18,6 @@ pub use info::{circuit_info, CircuitInfo};
 pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
 pub use schedule::{Schedule, Step, MAX_AND_GROUP};
 pub use stream::{
-    compile, eval_stream_plain, Chunk, CompiledCircuit, Gate, GateStream, InMemory, Run, RunKind,
-    StreamError, StreamHasher, StreamHeader, NOT_SLOT,
+    compile, compile_with, eval_stream_plain, Chunk, CompiledCircuit, Gate, GateStream, InMemory, Layout,
+    Run, RunKind, StreamError, StreamHasher, StreamHeader, NOT_SLOT,
 };

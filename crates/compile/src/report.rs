@@ -44,7 +44,7 @@ pub struct ScheduleReport {
 }
 
 /// Dependence level of every gate: 1 + the deepest of its inputs (circuit inputs are 0).
-fn gate_levels(c: &Circuit, canon: &[u32]) -> Vec<u32> {
+pub(crate) fn gate_levels(c: &Circuit, canon: &[u32]) -> Vec<u32> {
     let mut wire_level = vec![0u32; c.num_wires as usize];
     let mut levels = vec![0u32; c.num_gates()];
     for g in 0..c.num_gates() {
@@ -62,7 +62,7 @@ fn gate_levels(c: &Circuit, canon: &[u32]) -> Vec<u32> {
 }
 
 /// The gate order of `reorder` with the given window.
-fn order(c: &Circuit, levels: &[u32], reorder: Reorder, window: usize) -> Vec<u32> {
+pub(crate) fn order(c: &Circuit, levels: &[u32], reorder: Reorder, window: usize) -> Vec<u32> {
     let mut gates: Vec<u32> = (0..c.num_gates() as u32).collect();
     match reorder {
         Reorder::Program => {}

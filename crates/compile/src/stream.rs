@@ -7,7 +7,8 @@
 
 use mixgc_circuit::Circuit;
 
-use crate::schedule::Schedule;
+use crate::report::{gate_levels, order, Reorder};
+use crate::schedule::{canonical_wires, Schedule};
 use crate::slots::allocate;
 use crate::MAX_AND_GROUP;
 
@@ -493,9 +494,32 @@ impl StreamHasher {
     }
 }
 
+/// The gate order a stream is compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The batched list schedule: independent ANDs in groups, a bounded look-ahead (the
+    /// fastest on one thread; the default).
+    Batched,
+    /// One of HAAC §4.2's orders, with its window in wires.
+    Reordered(Reorder, usize),
+}
+
 /// Compiles a validated circuit with the batched schedule.
 pub fn compile(c: &Circuit) -> CompiledCircuit {
-    let schedule = Schedule::batched(c);
+    compile_with(c, Layout::Batched)
+}
+
+/// Compiles a validated circuit in the given gate order, then allocates slots (renaming
+/// every wire to a slot of the live set, so spent wires free their slot at once).
+pub fn compile_with(c: &Circuit, layout: Layout) -> CompiledCircuit {
+    let schedule = match layout {
+        Layout::Batched => Schedule::batched(c),
+        Layout::Reordered(reorder, window) => {
+            let canon = canonical_wires(c);
+            let levels = gate_levels(c, &canon);
+            Schedule::in_order(c, order(c, &levels, reorder, window))
+        }
+    };
     let a = allocate(c, &schedule);
     let body = Chunk::trusted(a.num_slots, a.runs, a.gates);
     let mut header = StreamHeader {

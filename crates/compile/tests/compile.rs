@@ -1,7 +1,7 @@
 //! The compiled stream computes what the circuit computes, in bounded slots.
 
 use mixgc_circuit::{bristol, Circuit};
-use mixgc_compile::{circuit_info, compile, RunKind};
+use mixgc_compile::{circuit_info, compile, compile_with, Layout, Reorder, RunKind};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -9,8 +9,25 @@ fn circuits_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits")
 }
 
+/// Every layout a stream can be compiled with.
+fn layouts() -> [Layout; 5] {
+    [
+        Layout::Batched,
+        Layout::Reordered(Reorder::Program, 64),
+        Layout::Reordered(Reorder::Full, 64),
+        Layout::Reordered(Reorder::Segment, 8),
+        Layout::Reordered(Reorder::Segment, 64),
+    ]
+}
+
 fn check_against_ir(c: &Circuit, rng: &mut impl Rng) {
-    let compiled = compile(c);
+    for layout in layouts() {
+        check_layout(c, layout, rng);
+    }
+}
+
+fn check_layout(c: &Circuit, layout: Layout, rng: &mut impl Rng) {
+    let compiled = compile_with(c, layout);
     let inputs: Vec<Vec<bool>> = c
         .input_widths
         .iter()
@@ -18,10 +35,13 @@ fn check_against_ir(c: &Circuit, rng: &mut impl Rng) {
         .collect();
     let want: Vec<bool> = c.eval_plain(&inputs).unwrap().concat();
     let got = compiled.eval_plain(&inputs.concat());
-    assert_eq!(got, want);
+    assert_eq!(got, want, "{layout:?}");
     // The type invariant the engines rely on holds (slots in range, AND runs of
     // 1..=MAX_AND_GROUP gates, runs covering every gate).
     compiled.check().unwrap();
+    if layout == Layout::Batched {
+        assert_eq!(compiled.stream_digest(), compile(c).stream_digest());
+    }
 }
 
 proptest! {
