@@ -18,8 +18,14 @@ pub struct Evaluator<H> {
 
 impl<H: TweakableHash> Evaluator<H> {
     pub fn new(hash: H) -> Self {
+        Evaluator::starting_at(hash, 0)
+    }
+
+    /// An evaluator whose first AND gate has global index `next_and` (see
+    /// [`HalfGateEvaluator::starting_at`]).
+    pub fn starting_at(hash: H, next_and: u64) -> Self {
         Evaluator {
-            gates: HalfGateEvaluator::new(hash),
+            gates: HalfGateEvaluator::starting_at(hash, next_and),
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
             run: 0,

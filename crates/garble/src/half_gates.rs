@@ -102,6 +102,15 @@ impl<H: TweakableHash> HalfGateEvaluator<H> {
         }
     }
 
+    /// An evaluator whose next AND gate has global index `next_and` (to evaluate, later, a
+    /// garbling made at that point of a session).
+    pub fn starting_at(hash: H, next_and: u64) -> Self {
+        HalfGateEvaluator {
+            next_and,
+            ..HalfGateEvaluator::new(hash)
+        }
+    }
+
     /// Global index of the next AND gate (the number evaluated so far).
     pub fn ands_evaluated(&self) -> u64 {
         self.next_and

@@ -19,11 +19,17 @@ pub enum Tag {
     OutputDecoding = 6,
     OutputColours = 7,
     ProgramHeader = 8,
+    /// Offline phase: the id of a garbling made ahead of time.
+    Preprocessed = 9,
+    /// Online phase: the evaluator asks for the input labels of a stored garbling.
+    OnlineRequest = 10,
+    /// Online phase: corrections that turn the evaluator's random-OT labels into its inputs' labels.
+    LabelCorrections = 11,
 }
 
 impl Tag {
     fn name(code: u8) -> String {
-        const ALL: [Tag; 8] = [
+        const ALL: [Tag; 11] = [
             Tag::Hello,
             Tag::Abort,
             Tag::CircuitHeader,
@@ -32,6 +38,9 @@ impl Tag {
             Tag::OutputDecoding,
             Tag::OutputColours,
             Tag::ProgramHeader,
+            Tag::Preprocessed,
+            Tag::OnlineRequest,
+            Tag::LabelCorrections,
         ];
         match ALL.iter().find(|t| **t as u8 == code) {
             Some(t) => format!("{t:?}"),

@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
-use mixgc_core::{new_rng, AnyHash, Block};
+use mixgc_core::{new_rng, AnyHash, Block, HashKind, Rng};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
 use mixgc_net::{send_frame, Channel, NetError, Tag};
 use mixgc_ot::OtReceiver;
@@ -9,7 +9,7 @@ use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
-use crate::pipe::{stream_failed, with_reader, Direct, EvaluatorPlan, Inbox};
+use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
 use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
@@ -21,6 +21,9 @@ pub struct EvaluatorSession<C> {
     base_ot_time: Duration,
     /// Receive through an I/O thread (see [`SessionConfig::io_thread`]).
     io_thread: bool,
+    /// The gate hash and its per-session seed (kept for preprocessed garblings).
+    pub(crate) hash: (HashKind, Block),
+    pub(crate) rng: Rng,
 }
 
 impl<C: Channel> EvaluatorSession<C> {
@@ -40,6 +43,8 @@ impl<C: Channel> EvaluatorSession<C> {
             core,
             base_ot_time,
             io_thread: cfg.io_thread,
+            hash: (cfg.hash, agreed.hash_seed),
+            rng,
         })
     }
 
@@ -118,7 +123,7 @@ impl<C: Channel> EvaluatorSession<C> {
             mine: &mine,
             plan,
         };
-        let mut evaluate_all = |inbox: &mut dyn Inbox| {
+        let evaluate_all = |inbox: &mut dyn Inbox| {
             let mut results = Vec::with_capacity(batch.len());
             for ot_labels in per_instance(&ot_labels, my_bits, batch.len()) {
                 let first_and = consumer.core.ands_evaluated();
@@ -143,11 +148,7 @@ impl<C: Channel> EvaluatorSession<C> {
             }
             Ok(results)
         };
-        let results = if self.io_thread {
-            with_reader(&mut self.ch, plan, |inbox| evaluate_all(inbox))?
-        } else {
-            evaluate_all(&mut Direct::new(&mut self.ch))?
-        };
+        let results = receive_all(&mut self.ch, self.io_thread, plan, evaluate_all)?;
 
         // Colours go back only at the end, so the garbler never stops streaming to read them.
         if terms.reveal.garbler_learns() {
@@ -160,18 +161,22 @@ impl<C: Channel> EvaluatorSession<C> {
 }
 
 /// Evaluates the instances of one batch from the frames of an [`Inbox`].
-struct Consumer<'a> {
-    core: &'a mut Evaluator<AnyHash>,
-    circuit: &'a mut dyn GateStream,
-    header: &'a StreamHeader,
-    mine: &'a [usize],
-    plan: EvaluatorPlan,
+pub(crate) struct Consumer<'a> {
+    pub(crate) core: &'a mut Evaluator<AnyHash>,
+    pub(crate) circuit: &'a mut dyn GateStream,
+    pub(crate) header: &'a StreamHeader,
+    pub(crate) mine: &'a [usize],
+    pub(crate) plan: EvaluatorPlan,
 }
 
 impl Consumer<'_> {
     /// Receives one instance's garbler labels, then evaluates it chunk by chunk as table
     /// frames arrive (a frame may end inside an AND group; the rest waits for the next).
-    fn instance(&mut self, ot_labels: &[Block], inbox: &mut dyn Inbox) -> Result<(), SessionError> {
+    pub(crate) fn instance(
+        &mut self,
+        ot_labels: &[Block],
+        inbox: &mut dyn Inbox,
+    ) -> Result<(), SessionError> {
         let frame = inbox.recv(Tag::GarblerLabels, self.plan.labels_bytes)?;
         let mut garbler_labels = frame
             .chunks_exact(16)

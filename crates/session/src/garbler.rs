@@ -10,7 +10,7 @@ use rand::RngCore;
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
-use crate::pipe::{stream_failed, with_writer, Direct, Outbox};
+use crate::pipe::{send_all, stream_failed, Outbox};
 use crate::terms::check_batch;
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
@@ -24,7 +24,7 @@ pub struct GarblerSession<C> {
     /// Target size of table frames (see [`SessionConfig::batch_bytes`]).
     pub(crate) batch_bytes: usize,
     /// Send through an I/O thread (see [`SessionConfig::io_thread`]).
-    io_thread: bool,
+    pub(crate) io_thread: bool,
 }
 
 impl<C: Channel> GarblerSession<C> {
@@ -129,7 +129,7 @@ impl<C: Channel> GarblerSession<C> {
             mine: &mine,
             frames: FrameSchedule::new(self.batch_bytes),
         };
-        let mut stream_all = |out: &mut dyn Outbox| {
+        let stream_all = |out: &mut dyn Outbox| {
             let mut decodings = Vec::with_capacity(batch.len());
             for (inputs, ot_labels) in batch
                 .iter()
@@ -144,13 +144,7 @@ impl<C: Channel> GarblerSession<C> {
             }
             Ok(decodings)
         };
-        let decodings = if self.io_thread {
-            with_writer(&mut self.ch, |q| stream_all(q))?
-        } else {
-            let d = stream_all(&mut Direct::new(&mut self.ch))?;
-            self.ch.flush()?;
-            d
-        };
+        let decodings = send_all(&mut self.ch, self.io_thread, stream_all)?;
 
         let mut outcomes: Vec<Outcome> = decodings
             .iter()
@@ -175,20 +169,18 @@ impl<C: Channel> GarblerSession<C> {
 }
 
 /// Garbles the instances of one batch and cuts their tables into frames.
-struct Producer<'a> {
-    core: &'a mut Garbler<AnyHash>,
-    rng: &'a mut Rng,
-    circuit: &'a mut dyn GateStream,
-    header: &'a StreamHeader,
-    mine: &'a [usize],
-    frames: FrameSchedule,
+pub(crate) struct Producer<'a> {
+    pub(crate) core: &'a mut Garbler<AnyHash>,
+    pub(crate) rng: &'a mut Rng,
+    pub(crate) circuit: &'a mut dyn GateStream,
+    pub(crate) header: &'a StreamHeader,
+    pub(crate) mine: &'a [usize],
+    pub(crate) frames: FrameSchedule,
 }
 
 impl Producer<'_> {
-    /// Sends one instance's garbler input labels (and the constants' labels), then its
-    /// garbled tables in frames of exactly the sizes of the frame schedule (the last frame
-    /// of an instance holds what is left), chunk after chunk of the stream. Returns the
-    /// output decoding bits.
+    /// Sends one instance's garbler input labels (and the constants' labels), then garbles
+    /// it ([`Producer::garble`]). Returns the output decoding bits.
     fn instance(
         &mut self,
         inputs: &[Vec<bool>],
@@ -214,8 +206,20 @@ impl Producer<'_> {
         let consts = [Block::random(self.rng), Block::random(self.rng)];
         active.extend([consts[0], consts[1] ^ delta]);
         out.send(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
+        self.garble(&zero_labels, consts, out)
+    }
 
-        self.core.start(self.header, &zero_labels, consts);
+    /// Garbles the stream once with the given zero-labels of the input bits and constants,
+    /// sending its tables in frames of exactly the sizes of the frame schedule (the last
+    /// frame of an instance holds what is left), chunk after chunk. Returns the output
+    /// decoding bits.
+    pub(crate) fn garble(
+        &mut self,
+        zero_labels: &[Block],
+        consts: [Block; 2],
+        out: &mut dyn Outbox,
+    ) -> Result<Vec<bool>, SessionError> {
+        self.core.start(self.header, zero_labels, consts);
         let mut left = self.header.num_ands() as usize * mixgc_garble::BLOCKS_PER_AND;
         let mut pending = Vec::new();
         self.circuit.rewind().map_err(stream_failed)?;

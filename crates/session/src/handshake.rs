@@ -6,6 +6,7 @@ use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
 use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
 
+use crate::codec::Reader;
 use crate::{Reveal, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames or their order.
@@ -140,23 +141,7 @@ impl Header {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-}
-
-fn hex8(d: &[u8; 32]) -> String {
+pub(crate) fn hex8(d: &[u8; 32]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -291,7 +276,7 @@ pub(crate) fn abort_on_bad_input<C: Channel, T>(
 /// Closing at once could make the peer's next write fail (or a TCP reset discard our
 /// frame) before it reads the Abort, leaving it with "connection closed" instead of
 /// the reason.
-fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
+pub(crate) fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
     let msg = err.to_string();
     let cut = (0..=msg.len().min(4096))
         .rev()

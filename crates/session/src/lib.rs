@@ -8,12 +8,14 @@
 //! circuit is never held whole); the outputs are revealed as agreed.
 
 mod bits;
+mod codec;
 mod error;
 mod evaluator;
 mod frames;
 mod garbler;
 mod handshake;
 mod pipe;
+mod prep;
 mod program;
 mod terms;
 
@@ -23,6 +25,7 @@ pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use pipe::QUEUE_FRAMES;
+pub use prep::{evaluator_online, garbler_online, EvaluatorPrep, GarblerPrep};
 pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{Reveal, SessionConfig, Terms};
 

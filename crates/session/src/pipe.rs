@@ -142,9 +142,40 @@ fn writer_gone() -> SessionError {
     NetError::Protocol("the I/O thread stopped".into()).into()
 }
 
+/// Runs `produce` with an [`Outbox`]: through an I/O thread if `io_thread`, else directly
+/// on the calling thread; everything is flushed when it returns.
+pub(crate) fn send_all<C: Channel, T>(
+    ch: &mut C,
+    io_thread: bool,
+    produce: impl FnOnce(&mut dyn Outbox) -> Result<T, SessionError>,
+) -> Result<T, SessionError> {
+    if io_thread {
+        with_writer(ch, |q| produce(q))
+    } else {
+        let v = produce(&mut Direct::new(ch))?;
+        ch.flush()?;
+        Ok(v)
+    }
+}
+
+/// Runs `consume` with an [`Inbox`] for the frames of `plan`: fed by a reader thread if
+/// `io_thread`, else read directly on the calling thread.
+pub(crate) fn receive_all<C: Channel, T>(
+    ch: &mut C,
+    io_thread: bool,
+    plan: EvaluatorPlan,
+    consume: impl FnOnce(&mut dyn Inbox) -> Result<T, SessionError>,
+) -> Result<T, SessionError> {
+    if io_thread {
+        with_reader(ch, plan, |inbox| consume(inbox))
+    } else {
+        consume(&mut Direct::new(ch))
+    }
+}
+
 /// Runs `produce` with an [`Outbox`] served by an I/O thread that owns `ch` meanwhile,
 /// then flushes. An error of the I/O thread wins over the compute side's "queue closed".
-pub(crate) fn with_writer<C: Channel, T>(
+fn with_writer<C: Channel, T>(
     ch: &mut C,
     produce: impl FnOnce(&mut Queued) -> Result<T, SessionError>,
 ) -> Result<T, SessionError> {
@@ -270,7 +301,7 @@ impl Inbox for Prefetched {
 
 /// Runs `consume` with an [`Inbox`] fed by a reader thread that owns `ch` meanwhile and
 /// reads exactly the frames of `plan`.
-pub(crate) fn with_reader<C: Channel, T>(
+fn with_reader<C: Channel, T>(
     ch: &mut C,
     plan: EvaluatorPlan,
     consume: impl FnOnce(&mut Prefetched) -> Result<T, SessionError>,

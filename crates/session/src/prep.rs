@@ -1,0 +1,594 @@
+//! Preprocessing mode (ABLE §5.2.2, "preprocessing GC"): the circuit is garbled and the OTs
+//! run ahead of time, and the garbled tables are stored on the evaluator's side. When the
+//! inputs arrive, only input labels travel and the evaluator evaluates from storage.
+//!
+//! Offline ([`GarblerSession::preprocess`] / [`EvaluatorSession::preprocess`], on a normal
+//! session): the garbler draws fresh zero-labels `A` for every input bit and garbles with
+//! them; the evaluator runs correlated OT with *random* choice bits `r` and receives
+//! `K_r = K⁰ ⊕ r·Δ`; the tables (and the evaluator's output decoding) go to the evaluator's
+//! store. The garbler keeps `A ⊕ K⁰` for the evaluator's bits.
+//!
+//! Online ([`garbler_online`] / [`evaluator_online`], on a fresh connection without base
+//! OT): the evaluator sends `d = x ⊕ r` (Beaver's derandomization of a precomputed OT);
+//! the garbler answers with its own bits' labels `A ⊕ x·Δ`, the constants' labels, and
+//! corrections `c = (A ⊕ K⁰) ⊕ d·Δ`, so that `K_r ⊕ c = A ⊕ (r ⊕ d)·Δ = A ⊕ x·Δ`: the
+//! evaluator learns exactly one label per input bit. That is one round trip.
+//!
+//! A garbling's input labels may be released once only: with the labels of two input sets
+//! the evaluator could learn both labels of a wire and so Δ. [`GarblerPrep`] is consumed by
+//! [`garbler_online`], and each preprocessed garbling has a random id the evaluator must
+//! name; a store that outlives its use (a file) must be destroyed before the labels leave
+//! (the CLI renames the garbler's state file before it answers).
+
+use std::io::{Read, Write};
+
+use mixgc_compile::{GateStream, StreamHeader};
+use mixgc_core::{AnyHash, Block, HashKind};
+use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
+use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+use rand::{Rng as _, RngCore};
+
+use crate::bits::{pack, split, unpack};
+use crate::codec::{Reader, Writer};
+use crate::evaluator::Consumer;
+use crate::frames::FrameSchedule;
+use crate::garbler::Producer;
+use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
+use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
+use crate::terms::check_inputs;
+use crate::{EvaluatorSession, GarblerSession, Outcome, Reveal, SessionError, Terms, PROTOCOL_VERSION};
+
+/// What the garbler keeps of a garbling made ahead of time. Secret: it holds Δ.
+pub struct GarblerPrep {
+    id: [u8; 32],
+    stream_digest: [u8; 32],
+    input_widths: Vec<u32>,
+    output_widths: Vec<u32>,
+    garbler_values: u32,
+    reveal: Reveal,
+    delta: Block,
+    /// Zero-labels of the garbler's input bits, in circuit order.
+    own_zero: Vec<Block>,
+    /// `A ⊕ K⁰` for each of the evaluator's input bits.
+    their_masks: Vec<Block>,
+    /// Zero-labels of the constant-0 and constant-1 wires.
+    consts: [Block; 2],
+    /// lsb of each output zero-label.
+    decoding: Vec<bool>,
+}
+
+/// What the evaluator keeps of a garbling made ahead of time (besides the tables, which
+/// went to the store given to [`EvaluatorSession::preprocess`]).
+pub struct EvaluatorPrep {
+    id: [u8; 32],
+    stream_digest: [u8; 32],
+    input_widths: Vec<u32>,
+    garbler_values: u32,
+    reveal: Reveal,
+    hash: HashKind,
+    hash_seed: Block,
+    /// Global index of the garbling's first AND gate.
+    first_and: u64,
+    num_ands: u64,
+    /// Random OT choice bits and the labels they selected.
+    choices: Vec<bool>,
+    labels: Vec<Block>,
+    /// Output decoding, if the evaluator learns the outputs.
+    decoding: Option<Vec<bool>>,
+}
+
+const GARBLER_MAGIC: &[u8; 8] = b"MIXGCPG1";
+const EVALUATOR_MAGIC: &[u8; 8] = b"MIXGCPE1";
+
+impl GarblerPrep {
+    /// The id both parties name this garbling by.
+    pub fn id(&self) -> [u8; 32] {
+        self.id
+    }
+
+    /// The encoding a garbler stores between the phases.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.bytes(GARBLER_MAGIC)
+            .bytes(&self.id)
+            .bytes(&self.stream_digest)
+            .u32s(&self.input_widths)
+            .u32s(&self.output_widths)
+            .u32(self.garbler_values)
+            .u32(self.reveal.code() as u32)
+            .blocks(&[self.delta])
+            .blocks(&self.own_zero)
+            .blocks(&self.their_masks)
+            .blocks(&self.consts)
+            .bits(&self.decoding);
+        w.0
+    }
+
+    pub fn from_bytes(b: &[u8]) -> Result<GarblerPrep, String> {
+        let bad = || "not a mixgc garbler preprocessing state (or a corrupted one)".to_string();
+        let mut r = Reader(b);
+        if r.take(8) != Some(&GARBLER_MAGIC[..]) {
+            return Err(bad());
+        }
+        let prep = (|| {
+            let id = r.array()?;
+            let stream_digest = r.array()?;
+            let input_widths = r.u32s(MAX_VALUES)?;
+            let output_widths = r.u32s(MAX_VALUES)?;
+            let garbler_values = r.u32()?;
+            let reveal = Reveal::from_code(u8::try_from(r.u32()?).ok()?)?;
+            let delta = *r.blocks()?.first()?;
+            let own_zero = r.blocks()?;
+            let their_masks = r.blocks()?;
+            let consts = r.blocks()?.try_into().ok()?;
+            let decoding = r.bits()?;
+            Some(GarblerPrep {
+                id,
+                stream_digest,
+                input_widths,
+                output_widths,
+                garbler_values,
+                reveal,
+                delta,
+                own_zero,
+                their_masks,
+                consts,
+                decoding,
+            })
+        })()
+        .ok_or_else(bad)?;
+        let bits = |w: &[u32]| w.iter().map(|&w| w as usize).sum::<usize>();
+        let consistent = r.0.is_empty()
+            && prep.delta.lsb()
+            && prep.own_zero.len() + prep.their_masks.len() == bits(&prep.input_widths)
+            && prep.decoding.len() == bits(&prep.output_widths);
+        consistent.then_some(prep).ok_or_else(bad)
+    }
+}
+
+impl EvaluatorPrep {
+    /// The id both parties name this garbling by.
+    pub fn id(&self) -> [u8; 32] {
+        self.id
+    }
+
+    /// Bytes of garbled tables the store holds.
+    pub fn table_bytes(&self) -> u64 {
+        self.num_ands * BLOCKS_PER_AND as u64 * 16
+    }
+
+    /// The encoding an evaluator stores next to the tables.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.bytes(EVALUATOR_MAGIC)
+            .bytes(&self.id)
+            .bytes(&self.stream_digest)
+            .u32s(&self.input_widths)
+            .u32(self.garbler_values)
+            .u32(self.reveal.code() as u32)
+            .u32(self.hash.code() as u32)
+            .blocks(&[self.hash_seed])
+            .u64(self.first_and)
+            .u64(self.num_ands)
+            .bits(&self.choices)
+            .blocks(&self.labels);
+        match &self.decoding {
+            Some(d) => w.u32(1).bits(d),
+            None => w.u32(0),
+        };
+        w.0
+    }
+
+    pub fn from_bytes(b: &[u8]) -> Result<EvaluatorPrep, String> {
+        let bad = || "not a mixgc evaluator preprocessing store (or a corrupted one)".to_string();
+        let mut r = Reader(b);
+        if r.take(8) != Some(&EVALUATOR_MAGIC[..]) {
+            return Err(bad());
+        }
+        let prep = (|| {
+            Some(EvaluatorPrep {
+                id: r.array()?,
+                stream_digest: r.array()?,
+                input_widths: r.u32s(MAX_VALUES)?,
+                garbler_values: r.u32()?,
+                reveal: Reveal::from_code(u8::try_from(r.u32()?).ok()?)?,
+                hash: HashKind::from_code(u8::try_from(r.u32()?).ok()?)?,
+                hash_seed: *r.blocks()?.first()?,
+                first_and: r.u64()?,
+                num_ands: r.u64()?,
+                choices: r.bits()?,
+                labels: r.blocks()?,
+                decoding: match r.u32()? {
+                    0 => None,
+                    1 => Some(r.bits()?),
+                    _ => return None,
+                },
+            })
+        })()
+        .ok_or_else(bad)?;
+        let consistent = r.0.is_empty() && prep.choices.len() == prep.labels.len();
+        consistent.then_some(prep).ok_or_else(bad)
+    }
+
+    fn terms(&self) -> Terms {
+        Terms {
+            garbler_values: Some(self.garbler_values as usize),
+            reveal: self.reveal,
+        }
+    }
+}
+
+/// Most input or output values a stored state may list.
+const MAX_VALUES: usize = 1 << 20;
+
+impl<C: Channel> GarblerSession<C> {
+    /// Offline phase: garbles `circuit` once with fresh input labels, runs the OTs for the
+    /// evaluator's input bits (random choices) and streams the tables to the evaluator.
+    /// Returns what the garbler must keep, secretly, for [`garbler_online`].
+    pub fn preprocess(
+        &mut self,
+        circuit: &mut dyn GateStream,
+        terms: &Terms,
+    ) -> Result<GarblerPrep, SessionError> {
+        let result = self.preprocess_inner(circuit, terms);
+        abort_on_bad_input(&mut self.ch, result)
+    }
+
+    fn preprocess_inner(
+        &mut self,
+        circuit: &mut dyn GateStream,
+        terms: &Terms,
+    ) -> Result<GarblerPrep, SessionError> {
+        let header = circuit.header().clone();
+        let widths = header.input_widths();
+        let (mine, theirs) = terms.owners(widths).map_err(SessionError::Input)?;
+        agree_on_circuit(&mut self.ch, &header, terms, 1)?;
+        let mut id = [0u8; 32];
+        self.rng.fill_bytes(&mut id);
+        send_frame(&mut self.ch, Tag::Preprocessed, &id)?;
+        self.ch.flush()?;
+
+        let delta = self.core.delta();
+        let their_bits: usize = theirs.iter().map(|&v| widths[v] as usize).sum();
+        let ot_zero = self.ot.send_correlated(&mut self.ch, delta, their_bits)?;
+        let zero: Vec<Block> = (0..header.input_slots().len())
+            .map(|_| Block::random(&mut self.rng))
+            .collect();
+        let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
+
+        let mut producer = Producer {
+            core: &mut self.core,
+            rng: &mut self.rng,
+            circuit,
+            header: &header,
+            mine: &mine,
+            frames: FrameSchedule::new(self.batch_bytes),
+        };
+        let learns = terms.reveal.evaluator_learns();
+        let decoding = send_all(&mut self.ch, self.io_thread, |out| {
+            let decoding = producer.garble(&zero, consts, out)?;
+            if learns {
+                out.send(Tag::OutputDecoding, pack(&decoding))?;
+            }
+            Ok(decoding)
+        })?;
+
+        let (mut own_zero, mut their_masks) = (Vec::new(), Vec::new());
+        let mut ot_zero = ot_zero.iter();
+        let mut labels = zero.iter();
+        for (v, &w) in widths.iter().enumerate() {
+            for a in labels.by_ref().take(w as usize) {
+                if mine.contains(&v) {
+                    own_zero.push(*a);
+                } else {
+                    their_masks.push(*a ^ *ot_zero.next().expect("one OT per evaluator bit"));
+                }
+            }
+        }
+        Ok(GarblerPrep {
+            id,
+            stream_digest: header.stream_digest(),
+            input_widths: widths.to_vec(),
+            output_widths: header.output_widths().to_vec(),
+            garbler_values: mine.len() as u32,
+            reveal: terms.reveal,
+            delta,
+            own_zero,
+            their_masks,
+            consts,
+            decoding,
+        })
+    }
+}
+
+impl<C: Channel> EvaluatorSession<C> {
+    /// Offline phase: receives a garbling of `circuit` made ahead of time; its tables are
+    /// written to `store` as they arrive (memory stays one frame). Returns what the
+    /// evaluator keeps for [`evaluator_online`].
+    pub fn preprocess(
+        &mut self,
+        circuit: &StreamHeader,
+        terms: &Terms,
+        store: &mut dyn Write,
+    ) -> Result<EvaluatorPrep, SessionError> {
+        let result = self.preprocess_inner(circuit, terms, store);
+        abort_on_bad_input(&mut self.ch, result)
+    }
+
+    fn preprocess_inner(
+        &mut self,
+        header: &StreamHeader,
+        terms: &Terms,
+        store: &mut dyn Write,
+    ) -> Result<EvaluatorPrep, SessionError> {
+        let widths = header.input_widths();
+        let (garbler_owned, mine) = terms.owners(widths).map_err(SessionError::Input)?;
+        agree_on_circuit(&mut self.ch, header, terms, 1)?;
+        let id: [u8; 32] = recv_frame(&mut self.ch, Tag::Preprocessed, 32)?
+            .try_into()
+            .map_err(|_| NetError::Protocol("malformed preprocessing id".into()))?;
+        let my_bits: usize = mine.iter().map(|&v| widths[v] as usize).sum();
+        let choices: Vec<bool> = (0..my_bits).map(|_| self.rng.gen()).collect();
+        let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
+
+        let mut inbox = Direct::new(&mut self.ch);
+        let mut left = header.num_ands() as usize * BLOCKS_PER_AND;
+        while left > 0 {
+            let tables = inbox.recv_tables(left)?;
+            left -= tables.len();
+            store
+                .write_all(Block::slice_as_bytes(&tables))
+                .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
+            inbox.recycle(tables);
+        }
+        let outputs = header.output_slots().len();
+        let decoding = match terms.reveal.evaluator_learns() {
+            true => Some(
+                unpack(&inbox.recv(Tag::OutputDecoding, outputs.div_ceil(8))?, outputs)
+                    .expect("length checked"),
+            ),
+            false => None,
+        };
+        store
+            .flush()
+            .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
+
+        // The garbler's AND index moved past this garbling; ours follows, so the session's
+        // tweaks stay in step for later executions.
+        let (hash, hash_seed) = self.hash;
+        let first_and = self.core.ands_evaluated();
+        self.core = Evaluator::starting_at(AnyHash::new(hash, hash_seed), first_and + header.num_ands());
+        Ok(EvaluatorPrep {
+            id,
+            stream_digest: header.stream_digest(),
+            input_widths: widths.to_vec(),
+            garbler_values: garbler_owned.len() as u32,
+            reveal: terms.reveal,
+            hash,
+            hash_seed,
+            first_and,
+            num_ands: header.num_ands(),
+            choices,
+            labels,
+            decoding,
+        })
+    }
+}
+
+/// The evaluator's online request: version, garbling id, stream digest, `d = x ⊕ r`.
+fn encode_request(id: &[u8; 32], stream_digest: &[u8; 32], d: &[bool]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.bytes(&PROTOCOL_VERSION.to_le_bytes())
+        .bytes(id)
+        .bytes(stream_digest)
+        .bits(d);
+    w.0
+}
+
+/// Online phase, garbler side, on a fresh connection: answers the evaluator's request for
+/// `prep` with the labels of `inputs` (the garbler's values, as in
+/// [`GarblerSession::execute`]). Consumes `prep`: its labels are released at most once.
+pub fn garbler_online<C: Channel>(
+    ch: &mut C,
+    prep: GarblerPrep,
+    inputs: &[Vec<bool>],
+) -> Result<Outcome, SessionError> {
+    let result = garbler_online_inner(ch, &prep, inputs);
+    if let Err(e @ (SessionError::Input(_) | SessionError::Mismatch(_))) = &result {
+        abort(ch, e);
+    }
+    result
+}
+
+fn garbler_online_inner<C: Channel>(
+    ch: &mut C,
+    prep: &GarblerPrep,
+    inputs: &[Vec<bool>],
+) -> Result<Outcome, SessionError> {
+    let terms = Terms {
+        garbler_values: Some(prep.garbler_values as usize),
+        reveal: prep.reveal,
+    };
+    let (mine, _) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
+    check_inputs("garbler", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
+    let their_bits = prep.their_masks.len();
+    let max = 2 + 64 + 8 + their_bits.div_ceil(8);
+    let request = recv_frame(ch, Tag::OnlineRequest, max)?;
+    let mut r = Reader(&request);
+    let malformed = || NetError::Protocol("malformed online request".into());
+    let version = u16::from_le_bytes(r.array().ok_or_else(malformed)?);
+    if version != PROTOCOL_VERSION {
+        return Err(SessionError::Mismatch(format!(
+            "protocol version differs: ours {PROTOCOL_VERSION}, the peer's {version}"
+        )));
+    }
+    let id: [u8; 32] = r.array().ok_or_else(malformed)?;
+    let digest: [u8; 32] = r.array().ok_or_else(malformed)?;
+    if id != prep.id {
+        return Err(SessionError::Mismatch(format!(
+            "preprocessed garbling differs: ours {}…, the evaluator holds {}…",
+            hex8(&prep.id),
+            hex8(&id)
+        )));
+    }
+    if digest != prep.stream_digest {
+        return Err(SessionError::Mismatch(
+            "compiled stream differs from the one preprocessed".into(),
+        ));
+    }
+    let d = r
+        .bits()
+        .filter(|d| d.len() == their_bits && r.0.is_empty())
+        .ok_or_else(malformed)?;
+
+    let delta = prep.delta;
+    let own_bits = inputs.iter().flatten();
+    let mut labels: Vec<Block> = prep
+        .own_zero
+        .iter()
+        .zip(own_bits)
+        .map(|(&a, &x)| a ^ delta.and_bit(x))
+        .collect();
+    labels.extend([prep.consts[0], prep.consts[1] ^ delta]);
+    let corrections: Vec<Block> = prep
+        .their_masks
+        .iter()
+        .zip(&d)
+        .map(|(&m, &d)| m ^ delta.and_bit(d))
+        .collect();
+    send_frame(ch, Tag::GarblerLabels, Block::slice_as_bytes(&labels))?;
+    send_frame(ch, Tag::LabelCorrections, Block::slice_as_bytes(&corrections))?;
+    ch.flush()?;
+
+    let outputs = if prep.reveal.garbler_learns() {
+        let n = prep.decoding.len();
+        let colours = recv_frame(ch, Tag::OutputColours, n.div_ceil(8))?;
+        let colours = unpack(&colours, n)
+            .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+        let bits: Vec<bool> = colours.iter().zip(&prep.decoding).map(|(c, d)| c ^ d).collect();
+        Some(split(&bits, &prep.output_widths))
+    } else {
+        None
+    };
+    Ok(Outcome { outputs, ands: 0 })
+}
+
+/// Online phase, evaluator side, on a fresh connection: sends its masked inputs, receives
+/// the labels and evaluates `circuit` with the tables read from `tables` (the store
+/// written by [`EvaluatorSession::preprocess`]).
+pub fn evaluator_online<C: Channel>(
+    ch: &mut C,
+    prep: &EvaluatorPrep,
+    circuit: &mut dyn GateStream,
+    tables: &mut dyn Read,
+    inputs: &[Vec<bool>],
+) -> Result<Outcome, SessionError> {
+    let result = evaluator_online_inner(ch, prep, circuit, tables, inputs);
+    abort_on_bad_input(ch, result)
+}
+
+fn evaluator_online_inner<C: Channel>(
+    ch: &mut C,
+    prep: &EvaluatorPrep,
+    circuit: &mut dyn GateStream,
+    tables: &mut dyn Read,
+    inputs: &[Vec<bool>],
+) -> Result<Outcome, SessionError> {
+    let header = circuit.header().clone();
+    if header.stream_digest() != prep.stream_digest || header.input_widths() != prep.input_widths {
+        return Err(SessionError::Input(
+            "the circuit is not the one this store was preprocessed for".into(),
+        ));
+    }
+    let terms = prep.terms();
+    let (_, mine) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
+    check_inputs("evaluator", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
+    let d: Vec<bool> = inputs
+        .iter()
+        .flatten()
+        .zip(&prep.choices)
+        .map(|(x, r)| x ^ r)
+        .collect();
+    send_frame(
+        ch,
+        Tag::OnlineRequest,
+        &encode_request(&prep.id, &prep.stream_digest, &d),
+    )?;
+    ch.flush()?;
+
+    let my_bits = prep.labels.len();
+    let labels_bytes = (header.input_slots().len() - my_bits + 2) * 16;
+    let garbler_labels = Direct::new(&mut *ch).recv(Tag::GarblerLabels, labels_bytes)?;
+    let corrections = Direct::new(&mut *ch).recv(Tag::LabelCorrections, my_bits * 16)?;
+    let my_labels: Vec<Block> = corrections
+        .chunks_exact(16)
+        .zip(&prep.labels)
+        .map(|(c, &k)| k ^ Block::from_bytes(c.try_into().unwrap()))
+        .collect();
+
+    let mut core = Evaluator::starting_at(AnyHash::new(prep.hash, prep.hash_seed), prep.first_and);
+    let mut consumer = Consumer {
+        core: &mut core,
+        circuit,
+        header: &header,
+        mine: &mine,
+        plan: EvaluatorPlan {
+            instances: 1,
+            labels_bytes,
+            table_blocks: prep.num_ands as usize * BLOCKS_PER_AND,
+            decoding_bytes: None,
+        },
+    };
+    let mut stored = Stored {
+        labels: Some(garbler_labels),
+        tables,
+        spare: Vec::new(),
+    };
+    consumer.instance(&my_labels, &mut stored)?;
+    let colours: Vec<bool> = core.output_labels(&header).iter().map(|l| l.lsb()).collect();
+    if prep.reveal.garbler_learns() {
+        send_frame(ch, Tag::OutputColours, &pack(&colours))?;
+        ch.flush()?;
+    }
+    let outputs = prep.decoding.as_ref().map(|d| {
+        let bits: Vec<bool> = colours.iter().zip(d).map(|(c, d)| c ^ d).collect();
+        split(&bits, header.output_widths())
+    });
+    Ok(Outcome {
+        outputs,
+        ands: prep.num_ands,
+    })
+}
+
+/// Table frames served from storage (the garbler-labels frame from memory).
+struct Stored<'r> {
+    labels: Option<Vec<u8>>,
+    tables: &'r mut dyn Read,
+    spare: Vec<Block>,
+}
+
+/// Blocks read from storage at a time.
+const STORED_READ_BLOCKS: usize = 1 << 16;
+
+impl Inbox for Stored<'_> {
+    fn recv(&mut self, tag: Tag, _len: usize) -> Result<Vec<u8>, SessionError> {
+        match (tag, self.labels.take()) {
+            (Tag::GarblerLabels, Some(labels)) => Ok(labels),
+            _ => Err(NetError::Protocol(format!("no {tag:?} frame in a preprocessed garbling")).into()),
+        }
+    }
+
+    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
+        let mut buf = std::mem::take(&mut self.spare);
+        buf.clear();
+        buf.resize(max_blocks.min(STORED_READ_BLOCKS), Block::ZERO);
+        self.tables
+            .read_exact(Block::slice_as_bytes_mut(&mut buf))
+            .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;
+        Ok(buf)
+    }
+
+    fn recycle(&mut self, buf: Vec<Block>) {
+        self.spare = buf;
+    }
+}
