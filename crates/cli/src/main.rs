@@ -8,6 +8,7 @@ mod info;
 mod load;
 mod ops;
 mod party;
+mod prep;
 mod run;
 mod summary;
 
@@ -32,6 +33,10 @@ enum Command {
     Run(run::RunArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
+    /// Preprocessing mode, offline: garble and run the OTs before the inputs are known.
+    Preprocess(prep::PreprocessArgs),
+    /// Preprocessing mode, online: send only input labels and evaluate from storage.
+    Online(prep::OnlineArgs),
     /// Report levels, ILP, spent wires and memory of a circuit under a gate schedule (HAAC).
     Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit.
@@ -63,6 +68,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Demo(a) => demo::demo(a),
+        Command::Preprocess(a) => prep::preprocess(a),
+        Command::Online(a) => prep::online(a),
         Command::Info(a) => info::info(a),
         Command::Compile(a) => compile::compile(a),
         Command::Bench(a) => bench::bench(a),

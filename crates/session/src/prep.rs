@@ -86,6 +86,19 @@ impl GarblerPrep {
         self.id
     }
 
+    /// Width in bits of each input value of the garbled circuit.
+    pub fn input_widths(&self) -> &[u32] {
+        &self.input_widths
+    }
+
+    /// Who owns which input and who learns the outputs, as preprocessed.
+    pub fn terms(&self) -> Terms {
+        Terms {
+            garbler_values: Some(self.garbler_values as usize),
+            reveal: self.reveal,
+        }
+    }
+
     /// The encoding a garbler stores between the phases.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
@@ -152,6 +165,11 @@ impl EvaluatorPrep {
         self.id
     }
 
+    /// Width in bits of each input value of the garbled circuit.
+    pub fn input_widths(&self) -> &[u32] {
+        &self.input_widths
+    }
+
     /// Bytes of garbled tables the store holds.
     pub fn table_bytes(&self) -> u64 {
         self.num_ands * BLOCKS_PER_AND as u64 * 16
@@ -210,7 +228,8 @@ impl EvaluatorPrep {
         consistent.then_some(prep).ok_or_else(bad)
     }
 
-    fn terms(&self) -> Terms {
+    /// Who owns which input and who learns the outputs, as preprocessed.
+    pub fn terms(&self) -> Terms {
         Terms {
             garbler_values: Some(self.garbler_values as usize),
             reveal: self.reveal,
@@ -405,10 +424,7 @@ fn garbler_online_inner<C: Channel>(
     prep: &GarblerPrep,
     inputs: &[Vec<bool>],
 ) -> Result<Outcome, SessionError> {
-    let terms = Terms {
-        garbler_values: Some(prep.garbler_values as usize),
-        reveal: prep.reveal,
-    };
+    let terms = prep.terms();
     let (mine, _) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
     check_inputs("garbler", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
     let their_bits = prep.their_masks.len();

@@ -1,0 +1,272 @@
+//! `mixgc preprocess` and `mixgc online`: preprocessing mode (ABLE §5.2.2). Offline, the
+//! circuit is garbled and the OTs run; the evaluator stores the tables. Online, only input
+//! labels travel (one round trip) and the evaluator evaluates from its store.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use mixgc_net::Channel;
+use mixgc_session::{
+    evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Reveal,
+};
+
+use crate::load::{load_file, parse_inputs};
+use crate::party::{default_terms, open, owned_values, Connection, Role, SessionOptions};
+use crate::run::parse_reveal;
+use crate::summary::{bytes, thousands};
+use crate::{write_stdout, CliError};
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Offline phase of preprocessing mode. The garbler writes its secret state \
+to --state (it holds Δ: keep it private; it is created with mode 0600); the evaluator writes the \
+garbled tables and its OT results to --state. Neither file may exist yet. Then run `mixgc online` \
+with the same --state when the inputs are known. Example:\n  mixgc preprocess --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --state g.prep\n  mixgc preprocess --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep"
+)]
+pub struct PreprocessArgs {
+    /// Circuit file.
+    #[arg(long, value_name = "FILE")]
+    circuit: PathBuf,
+    #[arg(long, value_enum)]
+    role: Role,
+    #[command(flatten)]
+    connection: Connection,
+    /// Where to store this party's side of the garbling (must not exist).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// Who will learn the outputs.
+    #[arg(long, default_value = "both", value_parser = parse_reveal)]
+    reveal: Reveal,
+    /// Number of input values the garbler owns (default ⌈n/2⌉).
+    #[arg(long, value_name = "K")]
+    garbler_values: Option<usize>,
+    #[command(flatten)]
+    session: SessionOptions,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Online phase of preprocessing mode, on a fresh connection (no base OT): \
+the evaluator sends its inputs masked by the preprocessed OT choices, the garbler answers with \
+input labels, the evaluator evaluates from its store. A garbling is used once: the garbler \
+destroys its state file before it releases any label, so a second `online` with the same state \
+is refused (preprocess again). Reports the online latency (connection to outputs). Example:\n  mixgc online --role garbler --listen 127.0.0.1:7000 --state g.prep --input 000102030405060708090a0b0c0d0e0f\n  mixgc online --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep --input 00112233445566778899aabbccddeeff"
+)]
+pub struct OnlineArgs {
+    /// Circuit file (the evaluator's; the garbler needs only its state).
+    #[arg(long, value_name = "FILE")]
+    circuit: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    role: Role,
+    #[command(flatten)]
+    connection: Connection,
+    /// This party's state from `mixgc preprocess`.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// This party's input values in circuit order, hex without 0x.
+    #[arg(long, value_name = "HEX[,HEX...]")]
+    input: Option<String>,
+    /// Seconds to wait for a silent peer.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    timeout: u64,
+}
+
+/// Marks the start and end of an evaluator's store: tables, then its state, its length, and
+/// this magic again.
+const STORE_MAGIC: &[u8; 8] = b"MIXGCST1";
+
+pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
+    let loaded = load_file(&args.circuit)?;
+    let terms = default_terms(args.garbler_values, args.reveal);
+    terms.owners(loaded.compiled.input_widths())?;
+    let mut file = create_new(&args.state)?;
+    let ch = open(&args.connection, args.session.timeout())?;
+    let cfg = args.session.config();
+    let start = Instant::now();
+    let (id, stored, sent, received) = match args.role {
+        Role::Garbler => {
+            let mut s = GarblerSession::setup(ch, &cfg)?;
+            let prep = s.preprocess(&mut loaded.compiled.stream(), &terms)?;
+            let state = prep.to_bytes();
+            file.write_all(&state).and_then(|()| file.sync_all())?;
+            let (sent, received) = ch_bytes(s.channel());
+            (prep.id(), state.len() as u64, sent, received)
+        }
+        Role::Evaluator => {
+            let mut s = EvaluatorSession::setup(ch, &cfg)?;
+            let mut w = BufWriter::new(&mut file);
+            w.write_all(STORE_MAGIC)?;
+            let prep = s.preprocess(&loaded.compiled, &terms, &mut w)?;
+            let state = prep.to_bytes();
+            w.write_all(&state)?;
+            w.write_all(&(state.len() as u64).to_le_bytes())?;
+            w.write_all(STORE_MAGIC)?;
+            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            let (sent, received) = ch_bytes(s.channel());
+            (prep.id(), prep.table_bytes(), sent, received)
+        }
+    };
+    eprintln!(
+        "{}: preprocessed garbling {} of {} ANDs, stored {} in {}, sent {}, received {}, {:.2} ms",
+        args.role.name(),
+        hex8(&id),
+        thousands(loaded.compiled.num_ands()),
+        bytes(stored),
+        args.state.display(),
+        bytes(sent),
+        bytes(received),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+pub fn online(args: OnlineArgs) -> Result<(), CliError> {
+    let timeout = std::time::Duration::from_secs(args.timeout.max(1));
+    let connection = &args.connection;
+    let (outcome, latency, sent, received) = match args.role {
+        Role::Garbler => {
+            let prep = claim_garbler_state(&args.state)?;
+            let inputs = party_inputs(
+                Role::Garbler,
+                prep.input_widths(),
+                &prep.terms(),
+                args.input.as_deref(),
+            )?;
+            let mut ch = open(connection, timeout)?;
+            let start = Instant::now();
+            let outcome = garbler_online(&mut ch, prep, &inputs)?;
+            let (sent, received) = ch_bytes(&ch);
+            (outcome, start.elapsed(), sent, received)
+        }
+        Role::Evaluator => {
+            let path = args
+                .circuit
+                .as_ref()
+                .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
+            let loaded = load_file(path)?;
+            let (prep, mut tables) = open_store(&args.state)?;
+            let inputs = party_inputs(
+                Role::Evaluator,
+                prep.input_widths(),
+                &prep.terms(),
+                args.input.as_deref(),
+            )?;
+            let mut ch = open(connection, timeout)?;
+            let start = Instant::now();
+            let outcome = evaluator_online(
+                &mut ch,
+                &prep,
+                &mut loaded.compiled.stream(),
+                &mut tables,
+                &inputs,
+            )?;
+            let (sent, received) = ch_bytes(&ch);
+            (outcome, start.elapsed(), sent, received)
+        }
+    };
+    if let Some(outputs) = &outcome.outputs {
+        let text: String = outputs
+            .iter()
+            .map(|v| mixgc_circuit::values::to_hex(v) + "\n")
+            .collect();
+        write_stdout(&text)?;
+    }
+    eprintln!(
+        "{}: online {:.3} ms (connection to outputs), {} ANDs evaluated from storage, sent {}, received {}",
+        args.role.name(),
+        latency.as_secs_f64() * 1e3,
+        thousands(outcome.ands),
+        bytes(sent),
+        bytes(received)
+    );
+    Ok(())
+}
+
+fn ch_bytes(ch: &impl Channel) -> (u64, u64) {
+    (ch.bytes_sent(), ch.bytes_received())
+}
+
+/// Parses this party's `--input` against the widths and ownership of the preprocessed
+/// garbling.
+fn party_inputs(
+    role: Role,
+    widths: &[u32],
+    terms: &mixgc_session::Terms,
+    input: Option<&str>,
+) -> Result<Vec<Vec<bool>>, CliError> {
+    let owned = owned_values(role, terms, widths)?;
+    parse_inputs(role.name(), input, &owned, widths)
+}
+
+/// Creates `path` for writing, refusing to overwrite (a state file holds a single-use
+/// garbling), readable by the owner only.
+fn create_new(path: &Path) -> Result<File, CliError> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            format!("{} already exists: give a new --state file", path.display()).into()
+        }
+        _ => format!("cannot create {}: {e}", path.display()).into(),
+    })
+}
+
+/// Loads the garbler's state and destroys the file before any label can leave: it is
+/// renamed (atomic, so of two concurrent `online` runs only one gets it), read, and deleted.
+fn claim_garbler_state(path: &Path) -> Result<GarblerPrep, CliError> {
+    let claimed = path.with_extension(format!("claimed-{}", std::process::id()));
+    fs::rename(path, &claimed).map_err(|e| {
+        format!(
+            "cannot claim {}: {e} (a preprocessed garbling is used once; preprocess again)",
+            path.display()
+        )
+    })?;
+    let bytes = fs::read(&claimed);
+    fs::remove_file(&claimed)
+        .map_err(|e| format!("cannot delete the claimed state {}: {e}", claimed.display()))?;
+    Ok(GarblerPrep::from_bytes(&bytes?)?)
+}
+
+/// Opens an evaluator's store: reads its state from the end, returns a reader positioned
+/// at the tables and limited to them.
+fn open_store(path: &Path) -> Result<(EvaluatorPrep, impl Read), CliError> {
+    let corrupt = || {
+        format!(
+            "{} is not a mixgc evaluator store (or is truncated)",
+            path.display()
+        )
+    };
+    let mut file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let len = file.metadata()?.len();
+    if len < 32 {
+        return Err(corrupt().into());
+    }
+    let mut tail = [0u8; 16];
+    file.seek(SeekFrom::End(-16))?;
+    file.read_exact(&mut tail)?;
+    let state_len = u64::from_le_bytes(tail[..8].try_into().unwrap());
+    if &tail[8..] != STORE_MAGIC || state_len > len - 32 {
+        return Err(corrupt().into());
+    }
+    let mut state = vec![0u8; state_len as usize];
+    file.seek(SeekFrom::Start(len - 16 - state_len))?;
+    file.read_exact(&mut state)?;
+    let prep = EvaluatorPrep::from_bytes(&state)?;
+    let tables_len = len - 16 - state_len - 8;
+    let mut head = [0u8; 8];
+    file.seek(SeekFrom::Start(0))?;
+    file.read_exact(&mut head)?;
+    if &head != STORE_MAGIC || tables_len != prep.table_bytes() {
+        return Err(corrupt().into());
+    }
+    Ok((prep, BufReader::with_capacity(1 << 20, file.take(tables_len))))
+}
+
+fn hex8(id: &[u8; 32]) -> String {
+    id[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
