@@ -127,6 +127,7 @@ pub(super) fn memory(args: &BenchArgs) -> Result<(), CliError> {
             r.peak_rss_evaluator_kib as f64 / 1024.0
         );
     }
-    out += "RSS: each party's peak resident set (VmHWM), the process's code and libraries included.\n";
+    out += "RSS: each party's peak resident set (VmHWM), the process's code and libraries included.\n\
+seconds: session setup to output, base OT included; the whole-circuit runs record and compile first (not counted).\n";
     write_stdout(&out)
 }
