@@ -3,9 +3,15 @@
 //! * in memory: the garbler and evaluator cores on AES-128 repeated until ≥ 10 M ANDs
 //!   (tables garbled per block, then evaluated; hashing, tables and slots are all real);
 //! * end to end: two child processes (`mixgc bench-party`) over 127.0.0.1, from TCP connect
-//!   to output, base OT and input OTs included; peak RSS is each child's VmHWM.
+//!   to output, base OT and input OTs included; peak RSS is each child's VmHWM;
+//! * `--sweep` ([`sweep`]): end-to-end throughput over frame sizes × pipelined or not, on
+//!   loopback TCP and on emulated links;
+//! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit.
 //!
 //! Every figure is the median of `--runs` runs.
+
+mod memory;
+mod sweep;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -13,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::library;
@@ -24,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::demo::AES_128;
 use crate::example::{random_values, LibraryRun};
 use crate::load::{from_circuit, load_text, Loaded};
-use crate::party::{execute, open, owned_values, Connection, Role};
+use crate::party::{execute, open, owned_values, Connection, Report, Role, SessionOptions};
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
 
@@ -36,13 +42,37 @@ pub struct BenchArgs {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// AND gates in the throughput workloads (AES-128 blocks back to back).
-    #[arg(long, default_value_t = 10_000_000)]
-    ands: u64,
+    /// AND gates in the throughput workloads (AES-128 blocks back to back) [default:
+    /// 10,000,000; 2,000,000 with --sweep].
+    #[arg(long)]
+    ands: Option<u64>,
     /// Instead: library ops through two-party runs of programs (per-op time at 64 bits,
     /// 10x10 64-bit matrix product time and memory).
-    #[arg(long)]
+    #[arg(long, group = "mode")]
     ops: bool,
+    /// Instead: end-to-end AES-128 throughput for frame sizes 64 KiB..16 MiB, pipelined (I/O
+    /// thread) or single-threaded, over loopback TCP and emulated 1 Gbps / 1 ms and
+    /// 10 Gbps / 0.1 ms links.
+    #[arg(long, group = "mode")]
+    sweep: bool,
+    /// Instead: peak RSS of both parties for EDT-256 streamed as a program and as a whole
+    /// circuit in memory, and for a chain of AES-128 encryptions (≥ 10^8 ANDs, run once).
+    #[arg(long, group = "mode")]
+    memory: bool,
+    /// With --memory: ANDs of the AES chain (rounded up to whole encryptions of 6,400 ANDs).
+    #[arg(long, default_value_t = 100_000_000, requires = "memory", value_name = "N")]
+    chain_ands: u64,
+    /// With --memory: string length of the edit-distance workload.
+    #[arg(long, default_value_t = 256, requires = "memory", value_name = "N")]
+    edit_size: usize,
+}
+
+/// ANDs of the default throughput workload.
+const DEFAULT_ANDS: u64 = 10_000_000;
+
+/// AES-128 blocks (at least one) that make about `ands` ANDs.
+fn aes_blocks(aes: &CompiledCircuit, ands: u64) -> usize {
+    ands.div_ceil(aes.num_ands()).max(1) as usize
 }
 
 /// The library ops `--ops` measures: (op, width, size).
@@ -167,10 +197,14 @@ pub struct PartyArgs {
     width: Option<u32>,
     #[arg(long)]
     size: Option<usize>,
+    /// With --op: record the op as a whole circuit, compile it and run it from memory
+    /// (instead of streaming the program gate by gate).
+    #[arg(long, requires = "op")]
+    whole_circuit: bool,
     #[arg(long, default_value_t = 1)]
     executions: usize,
-    #[arg(long, default_value = "tccr", value_parser = |s: &str| s.parse::<HashKind>())]
-    hash: HashKind,
+    #[command(flatten)]
+    session: SessionOptions,
 }
 
 /// What a bench party prints on stdout (one JSON line).
@@ -194,11 +228,19 @@ fn workload(w: Workload) -> Result<Loaded, CliError> {
 }
 
 pub fn party(args: PartyArgs) -> Result<(), CliError> {
-    let cfg = SessionConfig {
-        hash: args.hash,
-        ..SessionConfig::default()
-    };
+    let cfg = args.session.config();
     let r = match (&args.op, args.workload) {
+        (Some(op), _) if args.whole_circuit => {
+            let recorded = library::record(op, args.width, args.size)?;
+            let terms = Terms {
+                garbler_values: Some(recorded.garbler_values),
+                reveal: Reveal::Both,
+            };
+            // The whole circuit in memory: compiled, then executed from memory.
+            let compiled = compile(&recorded.circuit);
+            drop(recorded);
+            run_compiled(&args, &cfg, &compiled, &terms)?
+        }
         (Some(op), _) => {
             let op = LibraryRun::new(op, args.width, args.size)?;
             let (owned, widths) = op.owned(args.role);
@@ -206,18 +248,11 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
             op.run(ch, args.role, &cfg, random_values(&owned, &widths))?
         }
         (None, Some(w)) => {
-            let loaded = workload(w)?;
             let terms = Terms {
                 garbler_values: None,
                 reveal: Reveal::Both,
             };
-            let owned = owned_values(args.role, &terms, loaded.compiled.input_widths())?;
-            let widths = loaded.compiled.input_widths().to_vec();
-            let batch: Vec<Vec<Vec<bool>>> = (0..args.executions)
-                .map(|_| random_values(&owned, &widths))
-                .collect();
-            let ch = open(&args.connection, cfg.timeout)?;
-            execute(ch, args.role, &cfg, &loaded.compiled, &terms, &batch)?
+            run_compiled(&args, &cfg, &workload(w)?.compiled, &terms)?
         }
         (None, None) => return Err("give --workload or --op".into()),
     };
@@ -230,6 +265,30 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         peak_rss_kib: peak_rss_kib(),
     };
     write_stdout(&format!("{}\n", serde_json::to_string(&report)?))
+}
+
+/// Runs `circuit` `--executions` times in one batch on random inputs, over the connection.
+fn run_compiled(
+    args: &PartyArgs,
+    cfg: &SessionConfig,
+    circuit: &CompiledCircuit,
+    terms: &Terms,
+) -> Result<Report, CliError> {
+    let batch = random_batch(args.role, terms, circuit, args.executions)?;
+    let ch = open(&args.connection, cfg.timeout)?;
+    execute(ch, args.role, cfg, circuit, terms, &batch)
+}
+
+/// `executions` random input sets of the values `role` owns in `circuit` under `terms`.
+fn random_batch(
+    role: Role,
+    terms: &Terms,
+    circuit: &CompiledCircuit,
+    executions: usize,
+) -> Result<Vec<Vec<Vec<bool>>>, CliError> {
+    let widths = circuit.input_widths();
+    let owned = owned_values(role, terms, widths)?;
+    Ok((0..executions).map(|_| random_values(&owned, widths)).collect())
 }
 
 /// Peak resident set of this process (VmHWM), in KiB; 0 where /proc is unavailable.
@@ -366,7 +425,7 @@ fn measure_hash(
     hash: HashKind,
     bar: &ProgressBar,
 ) -> Result<HashFigures, CliError> {
-    let blocks = args.ands.div_ceil(aes.num_ands()).max(1) as usize;
+    let blocks = aes_blocks(aes, args.ands.unwrap_or(DEFAULT_ANDS));
     let mut f = HashFigures::default();
     let (mut g, mut e) = (Vec::new(), Vec::new());
     for run in 0..args.runs {
@@ -426,6 +485,12 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     if args.ops {
         return bench_ops(&args);
     }
+    if args.sweep {
+        return sweep::sweep(&args);
+    }
+    if args.memory {
+        return memory::memory(&args);
+    }
     let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
     let bar = progress(6 * args.runs as u64);
     let tccr = measure_hash(&aes, &args, HashKind::Tccr, &bar)?;
@@ -436,7 +501,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     let mut json = serde_json::json!({
         "machine": machine(),
         "runs": args.runs,
-        "workload": format!("AES-128 x {} blocks", args.ands.div_ceil(aes.num_ands())),
+        "workload": format!("AES-128 x {} blocks", aes_blocks(&aes, args.ands.unwrap_or(DEFAULT_ANDS))),
         "aes128_ms": aes128_ms,
         "base_ot_ms": base_ot_ms,
         "millionaires32_ms": millionaires32_ms,

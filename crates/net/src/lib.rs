@@ -1,9 +1,11 @@
 //! Transport between the two parties. Cores never touch sockets; the session layer moves
-//! their bytes through a [`Channel`]: TCP for real runs, in-memory for tests.
+//! their bytes through a [`Channel`]: TCP for real runs, in-memory for tests,
+//! an emulated link (rate and latency) for measurements.
 
 mod channel;
 mod error;
 mod frame;
+mod link;
 mod memory;
 mod tcp;
 mod transcript;
@@ -11,6 +13,7 @@ mod transcript;
 pub use channel::{Channel, ChannelExt};
 pub use error::NetError;
 pub use frame::{recv_frame, recv_frame_header, recv_frame_into, send_frame, Tag, MAX_FRAME_BYTES};
+pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, MemoryChannel};
 pub use tcp::{TcpChannel, CONNECT_RETRY};
 pub use transcript::TranscriptChannel;

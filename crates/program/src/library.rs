@@ -56,6 +56,12 @@ pub const OPS: &[OpInfo] = &[
         None,
     ),
     op_info(
+        "aes-chain",
+        "AES-128 applied N times, x <- AES_k(x), 6,400 ANDs each: key (garbler), x (evaluator)",
+        None,
+        Some(2),
+    ),
+    op_info(
         "sha256",
         "SHA-256 compression: 512-bit block, 256-bit state (see circuits/README.md)",
         None,
@@ -125,6 +131,17 @@ pub const MAX_WIDTH: u32 = 4096;
 /// Largest `--size` (matrix side, string length, threshold) accepted, so a typo cannot ask
 /// for a circuit that exhausts memory when recorded.
 pub const MAX_SIZE: usize = 1024;
+/// Largest `--size` of `aes-chain` (encryptions, ≈ 6.7·10^9 ANDs): a two-party run streams
+/// the chain gate by gate, so its length costs time, not memory (recording it does not).
+pub const MAX_CHAIN: usize = 1 << 20;
+
+/// Largest `--size` op `name` accepts.
+fn max_size(name: &str) -> usize {
+    match name {
+        "aes-chain" => MAX_CHAIN,
+        _ => MAX_SIZE,
+    }
+}
 
 /// Looks up an op by name.
 pub fn op(name: &str) -> Result<&'static OpInfo, LibraryError> {
@@ -156,11 +173,12 @@ pub fn build<B: Backend>(
         });
     }
     let size = size.or(info.default_size).unwrap_or(0);
-    if info.default_size.is_some() && !(1..=MAX_SIZE).contains(&size) {
+    let max = max_size(name);
+    if info.default_size.is_some() && !(1..=max).contains(&size) {
         return Err(LibraryError::BadSize {
             name: name.into(),
             size,
-            max: MAX_SIZE,
+            max,
         });
     }
     let outputs = match name {
@@ -230,6 +248,15 @@ pub fn build<B: Backend>(
             let key = input(b, supply, Owner::Garbler, 128)?;
             let plaintext = input(b, supply, Owner::Evaluator, 128)?;
             vec![gadgets::aes::aes128(b, &key, &plaintext)]
+        }
+        "aes-chain" => {
+            // A chain of dependent encryptions: ≥ 10^8 ANDs in constant memory when streamed.
+            let key = input(b, supply, Owner::Garbler, 128)?;
+            let mut x = input(b, supply, Owner::Evaluator, 128)?;
+            for _ in 0..size {
+                x = gadgets::aes::aes128(b, &key, &x);
+            }
+            vec![x]
         }
         "sha256" => {
             let block = input(b, supply, Owner::Garbler, 512)?;

@@ -187,3 +187,34 @@ fn every_exported_op_reimports_and_evaluates_equal() {
         }
     }
 }
+
+/// `aes-chain` of N is the AES gadget applied N times (x ← AES_k(x)); its first link is the
+/// FIPS-197 known answer; its size has its own cap (it streams, so lengths beyond
+/// `MAX_SIZE` are the point) and a clear error beyond it.
+#[test]
+fn aes_chain_is_aes_applied_repeatedly() {
+    use mixgc_program::{gadgets, Backend, Owner};
+    let key = 0x0001_0203_0405_0607_0809_0a0b_0c0d_0e0fu128;
+    let x = 0x0011_2233_4455_6677_8899_aabb_ccdd_eeffu128;
+    let chain = |n: usize| {
+        val(&run(
+            "aes-chain",
+            None,
+            Some(n),
+            vec![bits(key, 128)],
+            vec![bits(x, 128)],
+        )[0])
+    };
+    assert_eq!(chain(1), 0x69c4_e0d8_6a7b_0430_d8cd_b780_70b4_c55a);
+    let mut p = Plain::default();
+    let k = p.input(Owner::Garbler, 128, Some(&bits(key, 128))).unwrap();
+    let mut y = p.input(Owner::Evaluator, 128, Some(&bits(x, 128))).unwrap();
+    for n in 1..=3 {
+        y = gadgets::aes::aes128(&mut p, &k, &y);
+        assert_eq!(chain(n), val(&y), "chain of {n}");
+    }
+    assert_eq!(library::cost("aes-chain", None, Some(3)).unwrap().ands, 3 * 6_400);
+    let err = library::shape("aes-chain", None, Some(library::MAX_CHAIN + 1)).unwrap_err();
+    assert!(err.to_string().contains(&library::MAX_CHAIN.to_string()), "{err}");
+    assert!(library::shape("aes-chain", None, Some(0)).is_err());
+}
