@@ -1,0 +1,182 @@
+//! `mixgc preprocess` / `mixgc online`: two real processes for each phase, FIPS-197 AES,
+//! single use of a garbling, and the errors a user can run into.
+
+mod common;
+
+use common::*;
+
+const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
+const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";
+const FIPS_CIPHERTEXT: &str = "69c4e0d86a7b0430d8cdb78070b4c55a";
+
+struct Dir(std::path::PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("mixgc-prep-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn preprocess(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
+    pair(
+        &[
+            "preprocess",
+            "--circuit",
+            aes,
+            "--role",
+            "garbler",
+            "--state",
+            g_state,
+        ],
+        &[
+            "preprocess",
+            "--circuit",
+            aes,
+            "--role",
+            "evaluator",
+            "--state",
+            e_state,
+        ],
+    )
+}
+
+fn online(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
+    pair(
+        &[
+            "online", "--role", "garbler", "--state", g_state, "--input", FIPS_KEY,
+        ],
+        &[
+            "online",
+            "--circuit",
+            aes,
+            "--role",
+            "evaluator",
+            "--state",
+            e_state,
+            "--input",
+            FIPS_PLAINTEXT,
+        ],
+    )
+}
+
+#[test]
+fn aes_offline_then_online_gives_fips_197_once() {
+    let dir = Dir::new("aes");
+    let (aes, g_state, e_state) = (circuit("aes_128.txt"), dir.file("g.prep"), dir.file("e.prep"));
+    let (g, e) = preprocess(&aes, &g_state, &e_state);
+    g.assert_ok("garbler offline");
+    e.assert_ok("evaluator offline");
+    assert!(
+        e.stderr.contains("6,400 ANDs") && e.stderr.contains("stored 200.0 KiB"),
+        "{e:#?}"
+    );
+
+    let (g, e) = online(&aes, &g_state, &e_state);
+    for (who, out) in [("garbler", &g), ("evaluator", &e)] {
+        out.assert_ok(who);
+        assert_eq!(out.stdout, format!("{FIPS_CIPHERTEXT}\n"), "{who}: {out:#?}");
+        assert!(out.stderr.contains("online"), "{who}: {out:#?}");
+    }
+    // Online, only labels travel: no garbled tables (6,400 ANDs would be 200 KiB).
+    assert!(e.stderr.contains("received 4138 B"), "{e:#?}");
+
+    // The garbler's state is gone: a second online phase is refused before anything leaves.
+    run1(&[
+        "online",
+        "--role",
+        "garbler",
+        "--state",
+        &g_state,
+        "--listen",
+        "127.0.0.1:0",
+        "--input",
+        FIPS_KEY,
+    ])
+    .assert_error("reused state", &["cannot claim", "used once"]);
+}
+
+#[test]
+fn state_files_are_never_overwritten_and_bad_stores_are_named() {
+    let dir = Dir::new("errors");
+    let aes = circuit("aes_128.txt");
+    let existing = dir.file("exists");
+    std::fs::write(&existing, b"precious").unwrap();
+    run1(&[
+        "preprocess",
+        "--circuit",
+        &aes,
+        "--role",
+        "garbler",
+        "--state",
+        &existing,
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .assert_error("existing state", &["already exists"]);
+    assert_eq!(std::fs::read(&existing).unwrap(), b"precious");
+
+    run1(&[
+        "online",
+        "--circuit",
+        &aes,
+        "--role",
+        "evaluator",
+        "--state",
+        &existing,
+        "--connect",
+        "127.0.0.1:9",
+        "--input",
+        FIPS_PLAINTEXT,
+    ])
+    .assert_error("garbage store", &["not a mixgc evaluator store"]);
+    run1(&[
+        "online",
+        "--role",
+        "evaluator",
+        "--state",
+        &existing,
+        "--connect",
+        "127.0.0.1:9",
+    ])
+    .assert_error("missing circuit", &["needs --circuit"]);
+}
+
+#[test]
+fn online_with_another_circuit_is_refused_on_both_sides() {
+    let dir = Dir::new("other");
+    let (aes, g_state, e_state) = (circuit("aes_128.txt"), dir.file("g.prep"), dir.file("e.prep"));
+    let (g, e) = preprocess(&aes, &g_state, &e_state);
+    g.assert_ok("garbler offline");
+    e.assert_ok("evaluator offline");
+    let sha = circuit("sha256.txt");
+    let (g, e) = pair(
+        &[
+            "online", "--role", "garbler", "--state", &g_state, "--input", FIPS_KEY,
+        ],
+        &[
+            "online",
+            "--circuit",
+            &sha,
+            "--role",
+            "evaluator",
+            "--state",
+            &e_state,
+            "--input",
+            FIPS_PLAINTEXT,
+        ],
+    );
+    e.assert_error("evaluator", &["not the one this store was preprocessed for"]);
+    g.assert_error("garbler", &["not the one this store was preprocessed for"]);
+}
