@@ -6,11 +6,13 @@
 //!   to output, base OT and input OTs included; peak RSS is each child's VmHWM;
 //! * `--sweep` ([`sweep`]): end-to-end throughput over frame sizes × pipelined or not, on
 //!   loopback TCP and on emulated links;
-//! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit.
+//! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit;
+//! * `--preprocess` ([`prep`]): preprocessing mode's offline time and online latency.
 //!
 //! Every figure is the median of `--runs` runs.
 
 mod memory;
+mod prep;
 mod sweep;
 
 use std::io::{BufRead, BufReader};
@@ -59,6 +61,10 @@ pub struct BenchArgs {
     /// circuit in memory, and for a chain of AES-128 encryptions (≥ 10^8 ANDs, run once).
     #[arg(long, group = "mode")]
     memory: bool,
+    /// Instead: preprocessing mode on AES-128, the offline phase and the online latency
+    /// (masked inputs, labels, evaluation from the stored tables) timed separately.
+    #[arg(long, group = "mode")]
+    preprocess: bool,
     /// With --memory: ANDs of the AES chain (rounded up to whole encryptions of 6,400 ANDs).
     #[arg(long, default_value_t = 100_000_000, requires = "memory", value_name = "N")]
     chain_ands: u64,
@@ -490,6 +496,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.memory {
         return memory::memory(&args);
+    }
+    if args.preprocess {
+        return prep::preprocess(&args);
     }
     let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
     let bar = progress(6 * args.runs as u64);

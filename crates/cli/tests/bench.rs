@@ -1,4 +1,4 @@
-//! `mixgc bench --sweep` and `--memory` at tiny sizes: the JSON they print has the documented
+//! `mixgc bench --sweep`, `--memory` and `--preprocess` at tiny sizes: the JSON they print has the documented
 //! shape and sane values; the `aes-chain` op they stream runs between two processes.
 
 mod common;
@@ -108,6 +108,22 @@ fn memory_reports_both_parties_for_each_workload() {
     assert!(records[1]["workload"].as_str().unwrap().contains("whole circuit"));
     assert_eq!(records[2]["ands"], 12_800, "two encryptions of 6,400 ANDs");
     assert_eq!(records[2]["runs"], 1);
+}
+
+#[test]
+fn preprocess_reports_offline_and_online_separately() {
+    let out = bench(&["bench", "--preprocess", "--runs", "1", "--json"]);
+    out.assert_ok("bench --preprocess");
+    let v = json(&out);
+    assert_eq!(v["ands"], 6400);
+    assert_eq!(v["table_bytes"], 6400 * 32);
+    let offline = positive(&v["offline_ms"], "offline_ms");
+    let online = positive(&v["online_evaluator_ms"], "online_evaluator_ms");
+    positive(&v["online_garbler_ms"], "online_garbler_ms");
+    assert!(online < offline, "online {online} ms, offline {offline} ms");
+    // Online only labels travel: no 200 KiB of tables.
+    let bytes = positive(&v["online_bytes"], "online_bytes");
+    assert!(bytes < 8192.0, "{bytes} online bytes");
 }
 
 #[test]
