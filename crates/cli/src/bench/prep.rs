@@ -81,7 +81,7 @@ pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
         let ((g_ms, g_out), (e_ms, e_out, bytes)) = over_tcp(
             |mut ch| {
                 let start = Instant::now();
-                let out = garbler_online(&mut ch, g_prep, &[key.clone()])?;
+                let out = garbler_online(&mut ch, g_prep, std::slice::from_ref(&key))?;
                 Ok((start.elapsed(), out))
             },
             |mut ch| {
@@ -91,7 +91,7 @@ pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
                     &e_prep,
                     &mut aes.stream(),
                     &mut Cursor::new(&store),
-                    &[pt.clone()],
+                    std::slice::from_ref(&pt),
                 )?;
                 let bytes = mixgc_net::Channel::bytes_sent(&ch) + mixgc_net::Channel::bytes_received(&ch);
                 Ok((start.elapsed(), out, bytes))
