@@ -40,14 +40,25 @@ pub fn export(args: ExportArgs) -> Result<(), CliError> {
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
     let s = c.stats();
     eprintln!(
-        "wrote {}: {} gates, {} ANDs, inputs {:?} bits, outputs {:?} bits",
+        "wrote {}: {} gates, {} ANDs, inputs {}, outputs {}",
         args.out.display(),
         thousands(s.gates as u64),
         thousands(s.ands as u64),
-        c.input_widths,
-        c.output_widths
+        widths(&c.input_widths),
+        widths(&c.output_widths)
     );
     Ok(())
+}
+
+/// Value widths for a summary: `[8, 8, 16] bits`, or `512 × 8 bits` when all are equal and
+/// there are many.
+fn widths(w: &[u32]) -> String {
+    match w {
+        [first, rest @ ..] if rest.len() >= 4 && rest.iter().all(|x| x == first) => {
+            format!("{} × {first} bits", w.len())
+        }
+        _ => format!("{w:?} bits"),
+    }
 }
 
 #[derive(Args, Debug)]
