@@ -489,6 +489,12 @@ impl StreamHasher {
         }
     }
 
+    /// Feeds runs and gates already in `chunk`'s encoding (kind byte and length of each run,
+    /// then its gates' `a`, `b`, `out`; all little-endian): the body of a stream file.
+    pub(crate) fn encoded(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
     pub fn finish(&self) -> [u8; 32] {
         *self.0.finalize().as_bytes()
     }
