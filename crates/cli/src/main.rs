@@ -6,6 +6,7 @@ mod demo;
 mod example;
 mod info;
 mod load;
+mod memory;
 mod ops;
 mod party;
 mod run;
@@ -28,11 +29,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one party of a two-party computation on a Bristol circuit over TCP.
+    /// Run one party of a two-party computation on a Bristol circuit or compiled stream over TCP.
     Run(run::RunArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
-    /// Report levels, ILP, spent wires and memory of a circuit under a gate schedule (HAAC).
+    /// Compile a circuit to a stream file, or report its levels, ILP and memory under a schedule (HAAC).
     Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),

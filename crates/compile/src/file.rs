@@ -36,6 +36,10 @@ const IO_BUFFER: usize = 64 << 10;
 /// Gates decoded per read from the buffer.
 const SCRATCH_GATES: usize = 4096;
 
+/// Body bytes handed to BLAKE3 at once: small updates would keep it off its SIMD path
+/// (the digest then costs more than reading the file).
+const HASH_BATCH: usize = 16 << 10;
+
 /// Writes `c` in the compiled-stream format (magic, version, header, header checksum,
 /// runs with their gates, end marker).
 pub fn write_stream(c: &CompiledCircuit, w: &mut impl Write) -> io::Result<()> {
@@ -169,7 +173,10 @@ impl HeaderReader<'_> {
         let at = self.src.pos;
         let n = self.u64(what)?;
         if n > (self.src.len - self.src.pos) / 4 {
-            return Err(self.src.corrupt(at, format!("{n} {what} do not fit in the file")));
+            return Err(self.src.corrupt(
+                at,
+                format!("{n} {what} do not fit in the rest of the file (truncated or corrupt)"),
+            ));
         }
         let mut v = Vec::with_capacity(n as usize);
         for _ in 0..n {
@@ -191,6 +198,8 @@ struct Pending {
 /// Where a pass over the body stands.
 struct Pass {
     hasher: StreamHasher,
+    /// Body bytes read but not yet hashed (fewer than [`HASH_BATCH`]).
+    unhashed: Vec<u8>,
     gates: u64,
     ands: u64,
     /// Runs of the current parallel block whose headers are still to come.
@@ -204,6 +213,7 @@ impl Pass {
     fn new(header: &StreamHeader) -> Pass {
         Pass {
             hasher: StreamHasher::new(header),
+            unhashed: Vec::with_capacity(HASH_BATCH),
             gates: 0,
             ands: 0,
             block_left: 0,
@@ -211,10 +221,34 @@ impl Pass {
             done: false,
         }
     }
+
+    /// Feeds body bytes to the digest, in batches.
+    fn hash(&mut self, bytes: &[u8]) {
+        if bytes.len() >= HASH_BATCH {
+            self.flush_hash();
+            self.hasher.encoded(bytes);
+        } else {
+            self.unhashed.extend_from_slice(bytes);
+            if self.unhashed.len() >= HASH_BATCH {
+                self.flush_hash();
+            }
+        }
+    }
+
+    fn flush_hash(&mut self) {
+        self.hasher.encoded(&self.unhashed);
+        self.unhashed.clear();
+    }
+
+    /// The digest of everything hashed so far.
+    fn digest(&mut self) -> [u8; 32] {
+        self.flush_hash();
+        self.hasher.finish()
+    }
 }
 
 /// A compiled-stream file read chunk by chunk as a [`GateStream`]: memory is the header,
-/// a 64 KiB read buffer and one chunk, never the whole stream.
+/// one chunk and small buffers ([`StreamFile::buffer_bytes`]), never the whole stream.
 ///
 /// Chunks hold whole AND runs and at most [`CHUNK_GATES`] gates; long XOR and constant
 /// runs are cut (their gates run in order, so a cut changes nothing), and a parallel block
@@ -270,11 +304,15 @@ impl StreamFile {
     }
 
     /// The most memory this reader holds besides the header, in bytes: its read buffer,
-    /// one chunk (12 bytes a gate, 8 a run) and its decoding scratch.
+    /// one chunk (12 bytes a gate, up to the chunk size or the stream's gates; 8 bytes a
+    /// run, up to the chunk size), its decoding scratch and the bytes waiting for the
+    /// digest.
     pub fn buffer_bytes(&self) -> u64 {
-        (IO_BUFFER
-            + self.chunk_gates * (GATE_BYTES + std::mem::size_of::<Run>())
-            + SCRATCH_GATES * GATE_BYTES) as u64
+        let gates = self.header.num_gates.min(self.chunk_gates as u64);
+        let runs = self.chunk_gates as u64;
+        (IO_BUFFER + SCRATCH_GATES * GATE_BYTES + HASH_BATCH) as u64
+            + gates * GATE_BYTES as u64
+            + runs * std::mem::size_of::<Run>() as u64
     }
 
     /// Reads the next record header: a run (becomes pending), a parallel marker (returns
@@ -289,8 +327,8 @@ impl StreamFile {
         let kind = RunKind::from_code(code)
             .ok_or_else(|| self.src.corrupt(at, format!("unknown run kind {code}")))?;
         let len_bytes = self.src.array::<4>("a run header")?;
-        self.pass.hasher.encoded(&[code]);
-        self.pass.hasher.encoded(&len_bytes);
+        self.pass.hash(&[code]);
+        self.pass.hash(&len_bytes);
         let len = u32::from_le_bytes(len_bytes);
         let p = &mut self.pass;
         match kind {
@@ -330,6 +368,7 @@ impl StreamFile {
     /// At the end marker (at byte `at`): the counts and the digest must match the header,
     /// and nothing may follow.
     fn finish(&mut self, at: u64) -> Result<(), StreamError> {
+        let digest = self.pass.digest();
         let (p, h) = (&self.pass, &self.header);
         if p.block_left > 0 {
             return Err(self.src.corrupt(at, "the stream ends inside a parallel block"));
@@ -343,7 +382,7 @@ impl StreamFile {
                 ),
             ));
         }
-        if p.hasher.finish() != h.stream_digest {
+        if digest != h.stream_digest {
             return Err(self.src.corrupt(
                 at,
                 "the stream digest does not match the header's (runs or gates were altered)",
@@ -365,7 +404,7 @@ impl StreamFile {
             let k = left.min(SCRATCH_GATES);
             scratch.resize(k * GATE_BYTES, 0);
             self.src.read(&mut scratch, "the gates of a run")?;
-            self.pass.hasher.encoded(&scratch);
+            self.pass.hash(&scratch);
             out.extend(scratch.chunks_exact(GATE_BYTES).map(|g| {
                 let word = |i: usize| u32::from_le_bytes([g[i], g[i + 1], g[i + 2], g[i + 3]]);
                 Gate {
@@ -380,10 +419,13 @@ impl StreamFile {
         Ok(())
     }
 
-    /// The runs and gates of the next chunk (none once the end marker has been read).
+    /// The runs and gates of the next chunk (none once the end marker has been read), in
+    /// the buffers of the last chunk.
     fn fill(&mut self) -> Result<(Vec<Run>, Vec<Gate>), StreamError> {
         let cap = self.chunk_gates;
-        let (mut runs, mut gates) = (Vec::new(), Vec::new());
+        let (mut runs, mut gates) = std::mem::take(&mut self.chunk).into_parts();
+        runs.clear();
+        gates.clear();
         // The marker of the part of the current parallel block that is in this chunk.
         let mut marker: Option<usize> = None;
         // Room for a marker and a run.
@@ -497,8 +539,6 @@ impl GateStream for StreamFile {
     }
 
     fn next_chunk(&mut self) -> Result<Option<&Chunk>, StreamError> {
-        // Free the last chunk before reading the next: one chunk in memory at a time.
-        self.chunk = Chunk::default();
         let start = self.src.pos;
         let (runs, gates) = self.fill()?;
         if runs.is_empty() {

@@ -198,6 +198,11 @@ impl Chunk {
         chunk
     }
 
+    /// The runs and gates back, to reuse their buffers for the next chunk.
+    pub(crate) fn into_parts(self) -> (Vec<Run>, Vec<Gate>) {
+        (self.runs, self.gates)
+    }
+
     /// The number of slots every operand is bounded by.
     pub fn num_slots(&self) -> u32 {
         self.num_slots
