@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use mixgc_compile::{compile_with, save, schedule_report, Layout, Reorder, DEFAULT_WINDOW};
+use mixgc_compile::{compile_with, is_stream_file, save, schedule_report, Layout, Reorder, DEFAULT_WINDOW};
 
 use crate::load::load_file;
 use crate::summary::{bytes, thousands};
@@ -89,6 +89,13 @@ pub fn compile(args: CompileArgs) -> Result<(), CliError> {
             return Err("--report analyses the program, full and segment orders: give --schedule".into())
         }
     };
+    if is_stream_file(&args.file).unwrap_or(false) {
+        return Err(format!(
+            "{} is already a compiled stream (`mixgc info` describes it); compile its Bristol circuit",
+            args.file.display()
+        )
+        .into());
+    }
     let loaded = load_file(&args.file)?;
     if let Some(out) = &args.out {
         let layout = schedule

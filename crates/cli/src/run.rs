@@ -51,7 +51,9 @@ schedule, so its peer may run the Bristol file or a stream file compiled with --
 Memory (--memory-limit), estimated before connecting: wire slots (16 B each) + input labels \
 (16 B an input bit) + frame buffers, plus, for a Bristol file run whole in memory, the circuit IR \
 (13 B a gate) and the compiled stream (12 B a gate, 8 B a run), or, for a stream file, its header \
-and one chunk with the read buffer (under 2 MiB). {SESSION_FRAMES_HELP}\n\n\
+and one chunk with the read buffer (under 2 MiB). {SESSION_FRAMES_HELP} A Bristol file also \
+needs, while it is parsed and compiled, its whole text and the scheduler's tables: the process's \
+peak can be a few times the estimate (a stream file has no such step).\n\n\
 Example:\n  mixgc run --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --input 000102030405060708090a0b0c0d0e0f\n  \
 mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --input 00112233445566778899aabbccddeeff"
     )

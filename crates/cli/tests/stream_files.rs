@@ -272,6 +272,14 @@ fn info_describes_a_stream_file() {
 }
 
 #[test]
+fn compile_refuses_a_stream_file() {
+    let dir = TempDir::new("recompile");
+    let file = compile_to(&dir, "adder64.txt", "adder.mgcs", &[]);
+    run1(&["compile", &file, "--out", &dir.file("again.mgcs")])
+        .assert_error("recompile", &["already a compiled stream"]);
+}
+
+#[test]
 fn compile_needs_something_to_do_and_a_reorder_for_reports() {
     run1(&["compile", &circuit("adder64.txt")]).assert_error("nothing", &["--out"]);
     run1(&[
