@@ -1,15 +1,16 @@
-//! `mixgc compile --report`: HAAC Table 2's view of a circuit under a gate schedule.
+//! `mixgc compile`: write a circuit's compiled stream to a file (`--out`), or report HAAC
+//! Table 2's view of it under a gate schedule (`--report`).
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use mixgc_compile::{schedule_report, Reorder, DEFAULT_WINDOW};
+use mixgc_compile::{compile_with, is_stream_file, save, schedule_report, Layout, Reorder, DEFAULT_WINDOW};
 
 use crate::load::load_file;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ScheduleArg {
     /// File order.
     Program,
@@ -17,25 +18,39 @@ enum ScheduleArg {
     Full,
     /// Segments of half the window, each sorted by level.
     Segment,
+    /// Independent ANDs grouped, a bounded look-ahead (what `mixgc run` compiles a Bristol
+    /// file with; the fastest on one thread).
+    Batched,
 }
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Columns as in HAAC Table 2: dependence levels over all gates, wires, gates, \
-AND share, ILP (gates per level), spent wires (gate outputs whose every read lies within WINDOW \
-gates of the producer, so they never leave a WINDOW-wire buffer), then the maximum live wires and \
-label memory of that order. Saving compiled streams comes with the streaming work."
+    after_help = "With --out, the circuit is compiled (default schedule: batched) and its stream \
+written to OUT (format: docs/compiled-stream.md); `mixgc run --circuit OUT` then reads it chunk by \
+chunk, so a party holds its wire slots and one chunk, never the whole circuit. Both parties must run \
+the same stream: the same schedule and window (a Bristol file runs with the batched schedule). \
+A one-line summary goes to stderr.\n\n\
+With --report (default schedule: program), columns as in HAAC Table 2: dependence levels over all \
+gates, wires, gates, AND share, ILP (gates per level), spent wires (gate outputs whose every read \
+lies within WINDOW gates of the producer, so they never leave a WINDOW-wire buffer), then the maximum \
+live wires and label memory of that order.\n\nExamples:\n  \
+mixgc compile circuits/aes_128.txt --out aes.mgcs\n  \
+mixgc compile circuits/aes_128.txt --schedule full --window 64 --report"
 )]
 pub struct CompileArgs {
     /// Circuit file (Bristol Fashion or the older Bristol Format).
     file: PathBuf,
-    /// Gate order to analyse.
-    #[arg(long, value_enum, default_value = "program")]
-    schedule: ScheduleArg,
-    /// Window in wires (HAAC's 2 MB window holds 131,072 labels).
+    /// Gate order (default: batched with --out, program with --report).
+    #[arg(long, value_enum)]
+    schedule: Option<ScheduleArg>,
+    /// Window in wires for the full and segment orders (HAAC's 2 MB window holds 131,072
+    /// labels).
     #[arg(long, default_value_t = DEFAULT_WINDOW)]
     window: usize,
-    /// Print the report (the only output for now).
+    /// Write the compiled stream to OUT.
+    #[arg(long, value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// Print the report.
     #[arg(long)]
     report: bool,
     /// Print the report as one JSON object.
@@ -43,17 +58,70 @@ pub struct CompileArgs {
     json: bool,
 }
 
+impl ScheduleArg {
+    /// HAAC's order this schedule is, if it is one.
+    fn reorder(self) -> Option<Reorder> {
+        match self {
+            ScheduleArg::Program => Some(Reorder::Program),
+            ScheduleArg::Full => Some(Reorder::Full),
+            ScheduleArg::Segment => Some(Reorder::Segment),
+            ScheduleArg::Batched => None,
+        }
+    }
+}
+
 pub fn compile(args: CompileArgs) -> Result<(), CliError> {
-    if !args.report && !args.json {
-        return Err("nothing to do: give --report (or --json)".into());
+    let report = args.report || args.json;
+    if !report && args.out.is_none() {
+        return Err("nothing to do: give --out OUT (or --report / --json)".into());
+    }
+    let default = if args.out.is_some() {
+        ScheduleArg::Batched
+    } else {
+        ScheduleArg::Program
+    };
+    let schedule = args.schedule.unwrap_or(default);
+    let window = args.window.max(1);
+    let report_order = match (report, schedule.reorder()) {
+        (false, _) => None,
+        (true, Some(r)) => Some(r),
+        (true, None) => {
+            return Err("--report analyses the program, full and segment orders: give --schedule".into())
+        }
+    };
+    if is_stream_file(&args.file).unwrap_or(false) {
+        return Err(format!(
+            "{} is already a compiled stream (`mixgc info` describes it); compile its Bristol circuit",
+            args.file.display()
+        )
+        .into());
     }
     let loaded = load_file(&args.file)?;
-    let reorder = match args.schedule {
-        ScheduleArg::Program => Reorder::Program,
-        ScheduleArg::Full => Reorder::Full,
-        ScheduleArg::Segment => Reorder::Segment,
+    if let Some(out) = &args.out {
+        let layout = schedule
+            .reorder()
+            .map_or(Layout::Batched, |r| Layout::Reordered(r, window));
+        let compiled = compile_with(&loaded.circuit, layout);
+        save(&compiled, out)?;
+        let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+        let digest: String = compiled.stream_digest()[..4]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        eprintln!(
+            "wrote {}: {} gates, {} ANDs, {} slots ({} working set), {}, stream digest {digest}…",
+            out.display(),
+            thousands(compiled.num_gates()),
+            thousands(compiled.num_ands()),
+            thousands(compiled.num_slots() as u64),
+            bytes(compiled.working_set_bytes()),
+            bytes(size)
+        );
+    }
+    let Some(reorder) = report_order else {
+        return Ok(());
     };
-    let r = schedule_report(&loaded.circuit, reorder, args.window.max(1));
+    let r = schedule_report(&loaded.circuit, reorder, window);
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&r)?));
     }

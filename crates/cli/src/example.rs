@@ -13,13 +13,20 @@ use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 use rand::Rng;
 
 use crate::load::parse_inputs;
+use crate::memory::{Estimate, MemoryLimit, LABEL_BYTES};
 use crate::party::{open, print_report, Connection, Report, Role, SessionOptions};
 use crate::CliError;
 
 #[derive(Args, Debug)]
 #[command(
     after_help = "Inputs, outputs and flags are those of `mixgc run` on the circuit \
-`mixgc export NAME` writes; input values left out are drawn at random and shown on stderr. \
+`mixgc export NAME` writes; input values left out are drawn at random and shown on stderr.\n\n\
+Memory (--memory-limit), estimated before connecting by running the op on the cost counter: \
+the most wires alive at once × 16 B (every wire the op's gadgets create counts until the end, \
+so this is an upper bound) + one frame buffer of --batch-bytes (a program run sends and receives \
+one table frame at a time; the evaluator's frames have the garbler's size). Over the limit, the \
+run is refused before connecting; when only the frame buffer is in the way, --batch-bytes is \
+lowered (not below 64 KiB) and a note says so.\n\n\
 Examples:\n  mixgc example millionaires --role garbler --listen 127.0.0.1:7000 --input 2540be400\n  \
 mixgc example millionaires --role evaluator --connect 127.0.0.1:7000"
 )]
@@ -42,6 +49,8 @@ pub struct ExampleArgs {
     width: Option<u32>,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    memory: MemoryLimit,
 }
 
 pub fn example(args: ExampleArgs) -> Result<(), CliError> {
@@ -62,12 +71,19 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
             )
         }
     };
+    let estimate = Estimate::new(1).with("live wire labels", op.peak_live_wires * LABEL_BYTES);
+    let advice = "give a smaller --size or --width, or raise the limit";
+    let fit = args
+        .memory
+        .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
     let ch = open(&args.connection, args.session.timeout())?;
-    if let Some(note) = note {
+    let mut cfg = args.session.config();
+    for note in [note, fit.note].into_iter().flatten() {
         eprintln!("{note}");
     }
-    let report = op.run(ch, args.role, &args.session.config(), inputs)?;
+    cfg.batch_bytes = fit.batch_bytes;
+    let report = op.run(ch, args.role, &cfg, inputs)?;
     print_report(&report)
 }
 
@@ -78,6 +94,8 @@ pub struct LibraryRun {
     size: Option<usize>,
     /// Owner and width of each input value, in order.
     inputs: Vec<(Owner, u32)>,
+    /// The most wires alive at once on the cost counter (see [`mixgc_program::Counter`]).
+    pub peak_live_wires: u64,
 }
 
 impl LibraryRun {
@@ -88,6 +106,7 @@ impl LibraryRun {
             width,
             size,
             inputs: shape.inputs().to_vec(),
+            peak_live_wires: shape.peak_live_wires(),
         })
     }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_compile::circuit_info;
+use mixgc_compile::{circuit_info, is_stream_file, GateStream, StreamFile, FORMAT_VERSION};
 
 use crate::load::load_file;
 use crate::summary::{bytes, thousands};
@@ -11,7 +11,8 @@ use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Circuit file (Bristol Fashion or the older Bristol Format).
+    /// Circuit file (Bristol Fashion or the older Bristol Format), or a compiled-stream file
+    /// (its header is described).
     file: PathBuf,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -25,7 +26,92 @@ macro_rules! add {
     };
 }
 
+/// What the header of a compiled-stream file says.
+#[derive(serde::Serialize)]
+struct StreamInfo {
+    format: &'static str,
+    version: u32,
+    file_bytes: u64,
+    inputs: Vec<u32>,
+    outputs: Vec<u32>,
+    gates: u64,
+    ands: u64,
+    slots: u32,
+    working_set_bytes: u64,
+    circuit_digest: String,
+    stream_digest: String,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn list(v: &[u32]) -> String {
+    v.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Describes a compiled-stream file from its header (the body is not read).
+fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
+    let f = StreamFile::open(&args.file)?;
+    let h = f.header();
+    let i = StreamInfo {
+        format: "compiled-stream",
+        version: FORMAT_VERSION,
+        file_bytes: f.file_len(),
+        inputs: h.input_widths().to_vec(),
+        outputs: h.output_widths().to_vec(),
+        gates: h.num_gates(),
+        ands: h.num_ands(),
+        slots: h.num_slots(),
+        working_set_bytes: h.working_set_bytes(),
+        circuit_digest: hex(&h.digest()),
+        stream_digest: hex(&h.stream_digest()),
+    };
+    if args.json {
+        return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));
+    }
+    let mut s = String::new();
+    add!(
+        s,
+        "{} (compiled stream, format version {}, {})",
+        args.file.display(),
+        i.version,
+        bytes(i.file_bytes)
+    );
+    add!(
+        s,
+        "  inputs           {} value(s): {} bits",
+        i.inputs.len(),
+        list(&i.inputs)
+    );
+    add!(
+        s,
+        "  outputs          {} value(s): {} bits",
+        i.outputs.len(),
+        list(&i.outputs)
+    );
+    add!(s, "  gates            {}", thousands(i.gates));
+    add!(
+        s,
+        "  ANDs             {}  ({} of garbled tables)",
+        thousands(i.ands),
+        bytes(i.ands * 32)
+    );
+    add!(
+        s,
+        "  working set      {} slots × 16 B = {}",
+        thousands(i.slots as u64),
+        bytes(i.working_set_bytes)
+    );
+    add!(s, "  circuit digest   {}", i.circuit_digest);
+    add!(s, "  stream digest    {}", i.stream_digest);
+    write_stdout(&s)
+}
+
 pub fn info(args: InfoArgs) -> Result<(), CliError> {
+    if is_stream_file(&args.file).unwrap_or(false) {
+        return stream_info(&args);
+    }
     let loaded = load_file(&args.file)?;
     let i = circuit_info(&loaded.circuit, &loaded.compiled);
     if args.json {
@@ -33,7 +119,6 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     }
     // Built whole, then written once: a closed stdout is an error, not a panic.
     let mut s = String::new();
-    let list = |v: &[u32]| v.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(", ");
     add!(s, "{}", args.file.display());
     add!(
         s,

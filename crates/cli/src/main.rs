@@ -6,6 +6,7 @@ mod demo;
 mod example;
 mod info;
 mod load;
+mod memory;
 mod ops;
 mod party;
 mod prep;
@@ -29,7 +30,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one party of a two-party computation on a Bristol circuit over TCP.
+    /// Run one party of a two-party computation on a Bristol circuit or compiled stream over TCP.
     Run(run::RunArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
@@ -37,7 +38,7 @@ enum Command {
     Preprocess(prep::PreprocessArgs),
     /// Preprocessing mode, online: send only input labels and evaluate from storage.
     Online(prep::OnlineArgs),
-    /// Report levels, ILP, spent wires and memory of a circuit under a gate schedule (HAAC).
+    /// Compile a circuit to a stream file, or report its levels, ILP and memory under a schedule (HAAC).
     Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),

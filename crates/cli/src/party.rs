@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use mixgc_compile::CompiledCircuit;
+use mixgc_compile::{CompiledCircuit, GateStream};
 use mixgc_core::HashKind;
 use mixgc_net::{Channel, NetError, TcpChannel};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
@@ -140,11 +140,23 @@ pub fn execute<C: Channel>(
     terms: &Terms,
     batch: &[Vec<Vec<bool>>],
 ) -> Result<Report, CliError> {
+    execute_stream(ch, role, cfg, &mut circuit.stream(), terms, batch)
+}
+
+/// [`execute`] on any [`GateStream`], e.g. a compiled-stream file read chunk by chunk.
+pub fn execute_stream<C: Channel>(
+    ch: C,
+    role: Role,
+    cfg: &SessionConfig,
+    circuit: &mut dyn GateStream,
+    terms: &Terms,
+    batch: &[Vec<Vec<bool>>],
+) -> Result<Report, CliError> {
     let start = Instant::now();
     let (outcomes, sent, received, base_ot) = match role {
         Role::Garbler => {
             let mut s = GarblerSession::setup(ch, cfg)?;
-            let o = s.execute_batch(circuit, terms, batch)?;
+            let o = s.execute_stream(circuit, terms, batch)?;
             (
                 o,
                 s.channel().bytes_sent(),
@@ -154,7 +166,7 @@ pub fn execute<C: Channel>(
         }
         Role::Evaluator => {
             let mut s = EvaluatorSession::setup(ch, cfg)?;
-            let o = s.execute_batch(circuit, terms, batch)?;
+            let o = s.execute_stream(circuit, terms, batch)?;
             (
                 o,
                 s.channel().bytes_sent(),

@@ -13,7 +13,7 @@ use mixgc_session::{
     evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Reveal,
 };
 
-use crate::load::{load_file, parse_inputs};
+use crate::load::{parse_inputs, Runnable};
 use crate::party::{default_terms, open, owned_values, Connection, Role, SessionOptions};
 use crate::run::parse_reveal;
 use crate::summary::{bytes, thousands};
@@ -79,9 +79,10 @@ pub struct OnlineArgs {
 const STORE_MAGIC: &[u8; 8] = b"MIXGCST1";
 
 pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
-    let loaded = load_file(&args.circuit)?;
+    let mut circuit = Runnable::open(&args.circuit)?;
+    let header = circuit.header().clone();
     let terms = default_terms(args.garbler_values, args.reveal);
-    terms.owners(loaded.compiled.input_widths())?;
+    terms.owners(header.input_widths())?;
     let mut file = create_new(&args.state)?;
     let ch = open(&args.connection, args.session.timeout())?;
     let cfg = args.session.config();
@@ -89,7 +90,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
     let (id, stored, sent, received) = match args.role {
         Role::Garbler => {
             let mut s = GarblerSession::setup(ch, &cfg)?;
-            let prep = s.preprocess(&mut loaded.compiled.stream(), &terms)?;
+            let prep = circuit.with_stream(|stream| s.preprocess(stream, &terms))?;
             let state = prep.to_bytes();
             file.write_all(&state).and_then(|()| file.sync_all())?;
             let (sent, received) = ch_bytes(s.channel());
@@ -99,7 +100,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
             let mut s = EvaluatorSession::setup(ch, &cfg)?;
             let mut w = BufWriter::new(&mut file);
             w.write_all(STORE_MAGIC)?;
-            let prep = s.preprocess(&loaded.compiled, &terms, &mut w)?;
+            let prep = s.preprocess(&header, &terms, &mut w)?;
             let state = prep.to_bytes();
             w.write_all(&state)?;
             w.write_all(&(state.len() as u64).to_le_bytes())?;
@@ -113,7 +114,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
         "{}: preprocessed garbling {} of {} ANDs, stored {} in {}, sent {}, received {}, {:.2} ms",
         args.role.name(),
         hex8(&id),
-        thousands(loaded.compiled.num_ands()),
+        thousands(header.num_ands()),
         bytes(stored),
         args.state.display(),
         bytes(sent),
@@ -146,7 +147,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
                 .circuit
                 .as_ref()
                 .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
-            let loaded = load_file(path)?;
+            let mut circuit = Runnable::open(path)?;
             let (prep, mut tables) = open_store(&args.state)?;
             let inputs = party_inputs(
                 Role::Evaluator,
@@ -156,13 +157,8 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             )?;
             let mut ch = open(connection, timeout)?;
             let start = Instant::now();
-            let outcome = evaluator_online(
-                &mut ch,
-                &prep,
-                &mut loaded.compiled.stream(),
-                &mut tables,
-                &inputs,
-            )?;
+            let outcome = circuit
+                .with_stream(|stream| evaluator_online(&mut ch, &prep, stream, &mut tables, &inputs))?;
             let (sent, received) = ch_bytes(&ch);
             (outcome, start.elapsed(), sent, received)
         }

@@ -7,13 +7,16 @@
 //! 2. [`slots`]: liveness analysis and wire-slot allocation; working memory is the
 //!    maximum number of live wires × 16 bytes, not the circuit size.
 //! 3. [`stream`]: the compact instruction stream engines execute.
+//! 4. [`file`]: that stream on disk, read back in bounded chunks.
 
+mod file;
 mod info;
 mod report;
 mod schedule;
 mod slots;
 mod stream;
 
+pub use file::{is_stream_file, save, write_stream, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC};
 pub use info::{circuit_info, CircuitInfo};
 pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
 pub use schedule::{Schedule, Step, MAX_AND_GROUP};

@@ -198,6 +198,11 @@ impl Chunk {
         chunk
     }
 
+    /// The runs and gates back, to reuse their buffers for the next chunk.
+    pub(crate) fn into_parts(self) -> (Vec<Run>, Vec<Gate>) {
+        (self.runs, self.gates)
+    }
+
     /// The number of slots every operand is bounded by.
     pub fn num_slots(&self) -> u32 {
         self.num_slots
@@ -487,6 +492,12 @@ impl StreamHasher {
             }
             next += run.kind.gates_in(run.len);
         }
+    }
+
+    /// Feeds runs and gates already in `chunk`'s encoding (kind byte and length of each run,
+    /// then its gates' `a`, `b`, `out`; all little-endian): the body of a stream file.
+    pub(crate) fn encoded(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
     }
 
     pub fn finish(&self) -> [u8; 32] {
