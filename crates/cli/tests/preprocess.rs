@@ -180,3 +180,27 @@ fn online_with_another_circuit_is_refused_on_both_sides() {
     e.assert_error("evaluator", &["not the one this store was preprocessed for"]);
     g.assert_error("garbler", &["not the one this store was preprocessed for"]);
 }
+
+#[test]
+fn a_compiled_stream_file_preprocesses_and_runs_online() {
+    let dir = Dir::new("stream");
+    let stream = dir.file("aes.mgcs");
+    run1(&[
+        "compile",
+        &circuit("aes_128.txt"),
+        "--schedule",
+        "segment",
+        "--out",
+        &stream,
+    ])
+    .assert_ok("compile");
+    let (g_state, e_state) = (dir.file("g.prep"), dir.file("e.prep"));
+    let (g, e) = preprocess(&stream, &g_state, &e_state);
+    g.assert_ok("garbler offline");
+    e.assert_ok("evaluator offline");
+    let (g, e) = online(&stream, &g_state, &e_state);
+    for (who, out) in [("garbler", &g), ("evaluator", &e)] {
+        out.assert_ok(who);
+        assert_eq!(out.stdout, format!("{FIPS_CIPHERTEXT}\n"), "{who}: {out:#?}");
+    }
+}
