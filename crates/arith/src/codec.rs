@@ -98,6 +98,11 @@ impl<'a> TableReader<'a> {
         }
     }
 
+    /// Reads the next row as a label mod m.
+    pub fn next_label(&mut self, m: Modulus) -> Result<Label, ArithError> {
+        self.rows(m, 1)?.get(0)
+    }
+
     /// Takes the next `count` rows mod m; decodes none of them yet.
     pub(crate) fn rows(&mut self, m: Modulus, count: usize) -> Result<Rows<'a>, ArithError> {
         let row_bytes = label_bytes(m);
