@@ -8,6 +8,7 @@ mod info;
 mod load;
 mod ops;
 mod party;
+mod primes;
 mod run;
 mod summary;
 
@@ -44,6 +45,8 @@ enum Command {
     Ops(ops::OpsArgs),
     /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
     Bench(bench::BenchArgs),
+    /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
+    Primes(primes::PrimesArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Example(a) => example::example(a),
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
+        Command::Primes(a) => primes::primes(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {
