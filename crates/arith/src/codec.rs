@@ -32,8 +32,7 @@ pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
     let m = label.modulus();
     let (mut acc, mut acc_bits) = (0u128, 0u32);
     for chunk in label.digits().chunks(m.group_len()) {
-        let group = chunk.iter().rev().fold(0u128, |v, &d| v * m.value() + d as u128);
-        acc |= group << acc_bits;
+        acc |= (m.join_group(chunk) as u128) << acc_bits;
         acc_bits += group_bits(m, chunk.len());
         while acc_bits >= 8 {
             out.push(acc as u8);
@@ -58,16 +57,13 @@ fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
             acc |= (*byte as u128) << acc_bits;
             acc_bits += 8;
         }
-        let mut group = acc & ((1u128 << bits) - 1);
+        let group = acc & ((1u128 << bits) - 1);
         acc >>= bits;
         acc_bits -= bits;
         if group >= m.group_modulus(count) {
             return Err(ArithError::MalformedTable("digit group out of range"));
         }
-        for _ in 0..count {
-            digits.push((group % m.value()) as u64);
-            group /= m.value();
-        }
+        m.split_group(group as u64, count, &mut digits);
     }
     if acc != 0 || input.next().is_some() {
         return Err(ArithError::MalformedTable("nonzero padding"));

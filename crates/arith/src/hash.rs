@@ -8,8 +8,9 @@
 //!
 //! Input (fixed-length header, so the encoding is injective): domain tag (1 byte), gate
 //! index (8 bytes LE), input modulus and output modulus (9 bytes each: kind, value LE),
-//! then the ℓ input digits as 8-byte LE words. The colour digit is part of the input, so
-//! the rows of one gate (one per colour) never share a hash input.
+//! then the input label packed as a table row ([`crate::codec`]: canonical, about
+//! ℓ·log2 p bits, so one 64-byte BLAKE3 block for every odd prime and for 2 and 4). The colour digit is
+//! part of the input, so the rows of one gate (one per colour) never share a hash input.
 //!
 //! Reduction: the output label is produced in groups of j = [`Modulus::group_len`] digits
 //! (M = q^j ≤ 2^64). Each group reads 16 fresh XOF bytes r ∈ [0, 2^128) and takes r mod M
@@ -19,7 +20,11 @@
 //! Each group reads 128 ≥ j·log2 q + 64 bits, so a label reads at least ℓ·log2 q + 64
 //! bits, as SECURITY-NOTES requires.
 
+use crate::codec::{label_bytes, write_label};
 use crate::{Label, Modulus};
+
+/// Bytes before the label in a hash input: domain, gate, two modulus tags.
+const HEADER_BYTES: usize = 1 + 8 + 9 + 9;
 
 /// What a hash call is for; part of every tweak, so no two gadgets (or the two halves of
 /// a product) ever hash under the same tweak.
@@ -70,26 +75,23 @@ impl ArithHash {
 
     /// H(input, tweak) ∈ Z_out^ℓ(out).
     pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
-        let mut hasher = blake3::Hasher::new_keyed(&self.key);
-        hasher.update(&[tweak.domain as u8]);
-        hasher.update(&tweak.gate.to_le_bytes());
-        hasher.update(&modulus_tag(input.modulus()));
-        hasher.update(&modulus_tag(out));
-        for d in input.digits() {
-            hasher.update(&d.to_le_bytes());
-        }
-        let mut xof = hasher.finalize_xof();
+        let mut message = Vec::with_capacity(HEADER_BYTES + label_bytes(input.modulus()));
+        message.push(tweak.domain as u8);
+        message.extend_from_slice(&tweak.gate.to_le_bytes());
+        message.extend_from_slice(&modulus_tag(input.modulus()));
+        message.extend_from_slice(&modulus_tag(out));
+        write_label(input, &mut message);
+        let mut xof = blake3::Hasher::new_keyed(&self.key)
+            .update(&message)
+            .finalize_xof();
         let (len, j) = (out.label_len(), out.group_len());
+        let mut random = vec![0u8; 16 * len.div_ceil(j)];
+        xof.fill(&mut random);
         let mut digits = Vec::with_capacity(len);
-        while digits.len() < len {
-            let mut r = [0u8; 16];
-            xof.fill(&mut r);
-            let count = j.min(len - digits.len());
-            let mut group = u128::from_le_bytes(r) % out.group_modulus(j);
-            for _ in 0..count {
-                digits.push((group % out.value()) as u64);
-                group /= out.value();
-            }
+        for r in random.chunks_exact(16) {
+            let r = u128::from_le_bytes(r.try_into().expect("16-byte chunk"));
+            let group = r % out.group_modulus(j);
+            out.split_group(group as u64, j.min(len - digits.len()), &mut digits);
         }
         Label::from_reduced(out, digits)
     }

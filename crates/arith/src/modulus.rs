@@ -146,15 +146,61 @@ impl Modulus {
         (0..j).fold(1u128, |acc, _| acc * self.value())
     }
 
+    /// Appends the `count` base-m digits of `group` (< m^count ≤ 2^64), least significant
+    /// first.
+    pub(crate) fn split_group(self, mut group: u64, count: usize, digits: &mut Vec<u64>) {
+        for _ in 0..count {
+            match self.0 {
+                Kind::PowerOfTwo(k) => {
+                    digits.push(group & Modulus::mask(k));
+                    group = group.checked_shr(k).unwrap_or(0);
+                }
+                Kind::OddPrime(p) => {
+                    digits.push(group % p);
+                    group /= p;
+                }
+            }
+        }
+    }
+
+    /// The number Σ digits[i]·m^i (< m^len ≤ 2^64): the inverse of [`Modulus::split_group`].
+    pub(crate) fn join_group(self, digits: &[u64]) -> u64 {
+        digits.iter().rev().fold(0u64, |v, &d| match self.0 {
+            Kind::PowerOfTwo(k) => v.checked_shl(k).unwrap_or(0) | d,
+            Kind::OddPrime(p) => v * p + d,
+        })
+    }
+
     /// Reduces `v` into Z_m.
     #[inline]
     pub(crate) fn reduce(self, v: u128) -> u64 {
         (v % self.value()) as u64
     }
 
+    /// 2^k − 1, the digit mask of a power-of-two modulus.
+    #[inline]
+    fn mask(k: u32) -> u64 {
+        u64::MAX >> (64 - k)
+    }
+
+    // The digit operations below run once per label digit in every gadget, so they avoid
+    // 128-bit division: odd primes are below 2^16 (products fit in a u64), powers of two
+    // are masks.
+
     #[inline]
     pub(crate) fn add(self, a: u64, b: u64) -> u64 {
-        self.reduce(a as u128 + b as u128)
+        debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_add(b) & Modulus::mask(k),
+            Kind::OddPrime(p) => {
+                let s = a + b;
+                if s >= p {
+                    s - p
+                } else {
+                    s
+                }
+            }
+        }
     }
 
     #[inline]
@@ -164,17 +210,25 @@ impl Modulus {
 
     #[inline]
     pub(crate) fn neg(self, a: u64) -> u64 {
-        self.reduce(self.value() - a as u128)
+        debug_assert!((a as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_neg() & Modulus::mask(k),
+            Kind::OddPrime(p) => (p - a) % p,
+        }
     }
 
     #[inline]
     pub(crate) fn mul(self, a: u64, b: u64) -> u64 {
-        self.reduce(a as u128 * b as u128)
+        debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_mul(b) & Modulus::mask(k),
+            Kind::OddPrime(p) => a * b % p,
+        }
     }
 
     /// a^e mod m by square-and-multiply (0^0 = 1).
     pub(crate) fn pow(self, a: u64, mut e: u64) -> u64 {
-        let (mut base, mut acc) = (a, self.reduce(1));
+        let (mut base, mut acc) = (self.reduce(a as u128), self.reduce(1));
         while e > 0 {
             if e & 1 == 1 {
                 acc = self.mul(acc, base);

@@ -382,4 +382,12 @@ fn seeded_garbling_is_deterministic() {
     assert_eq!(garble(1), garble(1));
     let (key, rows) = garble(2);
     assert_ne!((key, &rows), (garble(1).0, &garble(1).1));
+    // Pinned: a change to the hash, the row packing or the gadgets must change this on
+    // purpose, never by accident.
+    let (_, rows) = garble(1);
+    assert_eq!(rows.len(), 3 * 6 * 17);
+    assert_eq!(
+        blake3::hash(&rows).to_hex().as_str(),
+        "f562650e827765126081eb2ac7e702052eaaf747be413a4a33aa5d996bcc210d"
+    );
 }
