@@ -1,4 +1,5 @@
 use crate::modulus::Modulus;
+use crate::primes::{MAX_WIDTH, MIN_WIDTH};
 
 /// Why an arithmetic-garbling call failed. Bad moduli, labels, function tables, values and
 /// garbled tables are all reported as values; nothing in this crate panics on them.
@@ -41,7 +42,7 @@ pub enum ArithError {
         got: usize,
     },
     /// A gate whose garbled table would have more rows than a projection allows.
-    #[error("a gate on Z_{0} needs too many rows: inputs of projections and products are limited to moduli up to {1}")]
+    #[error("a gate on Z_{0} needs too many rows: gate inputs are limited to moduli up to {1}")]
     TooManyRows(Modulus, u64),
     /// The garbled-table bytes ended before the gate's rows did.
     #[error("garbled table truncated: needed {needed} more bytes, {left} left")]
@@ -64,6 +65,6 @@ pub enum ArithError {
     #[error("bundles over different prime sets cannot be combined")]
     BundleMismatch,
     /// A bit width outside the range prime selection supports.
-    #[error("bit width {0} is out of range: prime selection supports {min}..={max}", min = crate::primes::MIN_WIDTH, max = crate::primes::MAX_WIDTH)]
+    #[error("bit width {0} is out of range: prime selection supports {MIN_WIDTH}..={MAX_WIDTH}")]
     WidthOutOfRange(u32),
 }
