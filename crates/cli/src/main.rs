@@ -10,6 +10,7 @@ mod memory;
 mod ops;
 mod party;
 mod prep;
+mod primes;
 mod run;
 mod summary;
 
@@ -50,6 +51,8 @@ enum Command {
     Ops(ops::OpsArgs),
     /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
     Bench(bench::BenchArgs),
+    /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
+    Primes(primes::PrimesArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Example(a) => example::example(a),
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
+        Command::Primes(a) => primes::primes(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {

@@ -1,0 +1,206 @@
+//! Garbled-table rows on the wire: labels packed close to ℓ·log2 m bits.
+//!
+//! A label's digits are cut into groups of j = [`Modulus::group_len`] digits (the last group
+//! may be shorter); a group of j' digits is the number Σ d_i·m^i < m^j' ≤ 2^64, written in
+//! ⌈log2 m^j'⌉ bits, least significant bit first. Each label starts on a byte boundary.
+//! A mod-3 label (82 digits) takes 17 bytes instead of the 21 of 2-bit digits; power-of-two
+//! digits pack exactly (a mod-2 label is 16 bytes, like a Block).
+//!
+//! Decoding refuses groups ≥ m^j' and nonzero padding bits, so every byte string decodes to
+//! at most one label and malformed tables are errors, never wrong labels.
+
+use crate::{ArithError, Label, Modulus};
+
+/// Bits of a group of `digits` digits mod m: ⌈log2 m^digits⌉.
+fn group_bits(m: Modulus, digits: usize) -> u32 {
+    u128::BITS - (m.group_modulus(digits) - 1).leading_zeros()
+}
+
+/// The digit count of each group of a label mod m.
+fn group_sizes(m: Modulus) -> impl Iterator<Item = usize> {
+    let (len, j) = (m.label_len(), m.group_len());
+    (0..len.div_ceil(j)).map(move |g| j.min(len - g * j))
+}
+
+/// Bytes of one packed label mod m (one garbled-table row).
+pub fn label_bytes(m: Modulus) -> usize {
+    (group_sizes(m).map(|n| group_bits(m, n) as usize).sum::<usize>()).div_ceil(8)
+}
+
+/// Appends `label`, packed, to `out`.
+pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
+    let m = label.modulus();
+    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    for chunk in label.digits().chunks(m.group_len()) {
+        acc |= (m.join_group(chunk) as u128) << acc_bits;
+        acc_bits += group_bits(m, chunk.len());
+        while acc_bits >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            acc_bits -= 8;
+        }
+    }
+    if acc_bits > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// Unpacks one label mod m from exactly [`label_bytes`]`(m)` bytes.
+fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
+    let mut digits = Vec::with_capacity(m.label_len());
+    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    let mut input = bytes.iter();
+    for count in group_sizes(m) {
+        let bits = group_bits(m, count);
+        while acc_bits < bits {
+            let byte = input.next().ok_or(ArithError::MalformedTable("row too short"))?;
+            acc |= (*byte as u128) << acc_bits;
+            acc_bits += 8;
+        }
+        let group = acc & ((1u128 << bits) - 1);
+        acc >>= bits;
+        acc_bits -= bits;
+        if group >= m.group_modulus(count) {
+            return Err(ArithError::MalformedTable("digit group out of range"));
+        }
+        m.split_group(group as u64, count, &mut digits);
+    }
+    if acc != 0 || input.next().is_some() {
+        return Err(ArithError::MalformedTable("nonzero padding"));
+    }
+    Ok(Label::from_reduced(m, digits))
+}
+
+/// Reads garbled-table rows in order from a byte buffer (the evaluator's side).
+pub struct TableReader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> TableReader<'a> {
+    pub fn new(bytes: &'a [u8]) -> TableReader<'a> {
+        TableReader { bytes }
+    }
+
+    /// Bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Errors if bytes are left over (the peer sent more than the gates consumed).
+    pub fn finish(self) -> Result<(), ArithError> {
+        match self.bytes.len() {
+            0 => Ok(()),
+            n => Err(ArithError::TrailingTable(n)),
+        }
+    }
+
+    /// Reads the next row as a label mod m.
+    pub fn next_label(&mut self, m: Modulus) -> Result<Label, ArithError> {
+        self.rows(m, 1)?.get(0)
+    }
+
+    /// Takes the next `count` rows mod m; decodes none of them yet.
+    pub(crate) fn rows(&mut self, m: Modulus, count: usize) -> Result<Rows<'a>, ArithError> {
+        let row_bytes = label_bytes(m);
+        let needed = row_bytes * count;
+        if needed > self.bytes.len() {
+            return Err(ArithError::TruncatedTable {
+                needed,
+                left: self.bytes.len(),
+            });
+        }
+        let (taken, rest) = self.bytes.split_at(needed);
+        self.bytes = rest;
+        Ok(Rows {
+            modulus: m,
+            row_bytes,
+            bytes: taken,
+        })
+    }
+}
+
+/// The rows of one gate half: the evaluator decodes only the row its colour selects.
+pub(crate) struct Rows<'a> {
+    modulus: Modulus,
+    row_bytes: usize,
+    bytes: &'a [u8],
+}
+
+impl Rows<'_> {
+    /// Row `i` (0-based; callers pass colour − 1 of a row-reduced table).
+    pub(crate) fn get(&self, i: usize) -> Result<Label, ArithError> {
+        let start = i * self.row_bytes;
+        let row = self
+            .bytes
+            .get(start..start + self.row_bytes)
+            .ok_or(ArithError::MalformedTable("row index beyond the gate"))?;
+        read_label(self.modulus, row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+
+    use super::*;
+
+    #[test]
+    fn sizes_are_near_the_information_bound() {
+        let bytes = |m: u64| label_bytes(Modulus::new(m).unwrap());
+        assert_eq!(bytes(2), 16);
+        assert_eq!(bytes(3), 17);
+        assert_eq!(bytes(5), 17);
+        assert_eq!(bytes(251), 18);
+        assert_eq!(bytes(1 << 16), 256);
+        assert_eq!(label_bytes(Modulus::power_of_two(64).unwrap()), 1024);
+        for p in [3u64, 5, 7, 11, 13, 101, 251, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let bound = (m.label_len() as f64 * (p as f64).log2() / 8.0).ceil() as usize;
+            assert!(
+                label_bytes(m) <= bound + 1,
+                "p = {p}: {} vs {bound}",
+                label_bytes(m)
+            );
+        }
+    }
+
+    #[test]
+    fn round_trip_and_malformed_rows() {
+        let mut rng = new_rng(Some(4), 0);
+        for m in [2u64, 3, 5, 7, 13, 251, 65_521, 8, 1 << 20] {
+            let m = Modulus::new(m).unwrap();
+            let labels: Vec<Label> = (0..5).map(|_| Label::random(m, &mut rng)).collect();
+            let mut bytes = Vec::new();
+            labels.iter().for_each(|l| write_label(l, &mut bytes));
+            assert_eq!(bytes.len(), 5 * label_bytes(m));
+            let mut reader = TableReader::new(&bytes);
+            let rows = reader.rows(m, 5).unwrap();
+            for (i, label) in labels.iter().enumerate() {
+                assert_eq!(&rows.get(i).unwrap(), label);
+            }
+            assert!(rows.get(5).is_err());
+            reader.finish().unwrap();
+            assert!(matches!(
+                TableReader::new(&bytes[1..]).rows(m, 5),
+                Err(ArithError::TruncatedTable { .. })
+            ));
+        }
+        // All-ones bytes: a mod-3 group of 3^40 − 1 < 2^64 − 1 is out of range.
+        let m = Modulus::new(3).unwrap();
+        let ones = vec![0xff; label_bytes(m)];
+        let mut reader = TableReader::new(&ones);
+        assert!(matches!(
+            reader.rows(m, 1).unwrap().get(0),
+            Err(ArithError::MalformedTable(_))
+        ));
+        // Nonzero padding after the last group (132 bits used of 136).
+        let mut bytes = Vec::new();
+        write_label(&Label::zero(m), &mut bytes);
+        *bytes.last_mut().unwrap() |= 0x80;
+        assert!(TableReader::new(&bytes).rows(m, 1).unwrap().get(0).is_err());
+        assert_eq!(
+            TableReader::new(&[0; 3]).finish(),
+            Err(ArithError::TrailingTable(3))
+        );
+    }
+}

@@ -1,0 +1,344 @@
+//! CRT bundles: a value in Z_N, N a product of distinct primes, as one wire per prime
+//! (the residue number system of BMR16 §6 and ABLE §2.2). Addition, subtraction, negation
+//! and public multiplication are free per wire; a product costs Σ 2(p_i − 1) rows; public
+//! exponentiation Σ (p_i − 1). The mod-2 wire of a bundle is a Boolean (free-XOR) wire.
+
+use crate::codec::TableReader;
+use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
+
+/// A set of distinct primes, ascending, with product N < 2^128.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PrimeSet {
+    primes: Vec<u64>,
+    moduli: Vec<Modulus>,
+    product: u128,
+}
+
+impl PrimeSet {
+    /// The set of `primes` (any order); refuses an empty set, repeats, non-primes and
+    /// products of 2^128 or more.
+    pub fn new(primes: &[u64]) -> Result<PrimeSet, ArithError> {
+        let invalid = |why: String| Err(ArithError::InvalidPrimeSet(why));
+        let mut sorted = primes.to_vec();
+        sorted.sort_unstable();
+        if sorted.is_empty() {
+            return invalid("no primes".into());
+        }
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return invalid(format!("{} appears twice", w[0]));
+        }
+        let mut moduli = Vec::with_capacity(sorted.len());
+        let mut product = 1u128;
+        for &p in &sorted {
+            let m = match Modulus::new(p) {
+                Ok(m) if p == 2 || p % 2 == 1 => m,
+                Ok(_) => return invalid(format!("{p} is not prime")),
+                Err(e) => return invalid(e.to_string()),
+            };
+            moduli.push(m);
+            product = match product.checked_mul(p as u128) {
+                Some(n) => n,
+                None => return invalid("the product needs more than 128 bits".into()),
+            };
+        }
+        Ok(PrimeSet {
+            primes: sorted,
+            moduli,
+            product,
+        })
+    }
+
+    /// The primes, ascending.
+    pub fn primes(&self) -> &[u64] {
+        &self.primes
+    }
+
+    /// The wire modulus of each prime.
+    pub fn moduli(&self) -> &[Modulus] {
+        &self.moduli
+    }
+
+    /// N, the product of the primes.
+    pub fn product(&self) -> u128 {
+        self.product
+    }
+
+    /// The sum of the primes (the garbling cost measure of ABLE §3.1).
+    pub fn sum(&self) -> u64 {
+        self.primes.iter().sum()
+    }
+
+    /// The residues of x ∈ Z_N.
+    pub fn encode(&self, x: u128) -> Result<Vec<u64>, ArithError> {
+        if x >= self.product {
+            return Err(ArithError::InvalidPrimeSet(format!(
+                "{x} is not below the product {}",
+                self.product
+            )));
+        }
+        Ok(self.primes.iter().map(|&p| (x % p as u128) as u64).collect())
+    }
+
+    /// The x ∈ Z_N with these residues (Garner's mixed-radix algorithm: every partial sum
+    /// stays below N, so nothing overflows 128 bits).
+    pub fn decode(&self, residues: &[u64]) -> Result<u128, ArithError> {
+        if residues.len() != self.primes.len() {
+            return Err(ArithError::InvalidPrimeSet(format!(
+                "{} residues for {} primes",
+                residues.len(),
+                self.primes.len()
+            )));
+        }
+        let (mut x, mut radix) = (0u128, 1u128);
+        for ((&p, &m), &r) in self.primes.iter().zip(&self.moduli).zip(residues) {
+            if r >= p {
+                return Err(ArithError::OutOfRange {
+                    what: "residue",
+                    value: r as u128,
+                    modulus: m,
+                });
+            }
+            // x + v·radix ≡ r (mod p): v = (r − x)·radix⁻¹ mod p (radix is coprime to p).
+            let radix_mod = m.reduce(radix);
+            let inverse = m.inverse(radix_mod).unwrap_or(1);
+            let v = m.mul(m.sub(r, m.reduce(x)), inverse);
+            x += v as u128 * radix;
+            radix *= p as u128;
+        }
+        Ok(x)
+    }
+}
+
+/// A value in Z_N as one label per prime of its [`PrimeSet`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CrtBundle {
+    set: PrimeSet,
+    wires: Vec<Label>,
+}
+
+impl CrtBundle {
+    /// The bundle of `wires`, one per prime of `set`, in the set's order.
+    pub fn new(set: &PrimeSet, wires: Vec<Label>) -> Result<CrtBundle, ArithError> {
+        if wires.len() != set.moduli.len() {
+            return Err(ArithError::InvalidPrimeSet(format!(
+                "{} wires for {} primes",
+                wires.len(),
+                set.moduli.len()
+            )));
+        }
+        if let Some((w, &m)) = wires.iter().zip(&set.moduli).find(|(w, &m)| w.modulus() != m) {
+            return Err(ArithError::ModulusMismatch(w.modulus(), m));
+        }
+        Ok(CrtBundle {
+            set: set.clone(),
+            wires,
+        })
+    }
+
+    pub fn set(&self) -> &PrimeSet {
+        &self.set
+    }
+
+    pub fn wires(&self) -> &[Label] {
+        &self.wires
+    }
+
+    /// Wire by wire, `f(self_i, other_i)`, for two bundles over the same set.
+    fn zip_with(
+        &self,
+        other: &CrtBundle,
+        mut f: impl FnMut(&Label, &Label) -> Result<Label, ArithError>,
+    ) -> Result<CrtBundle, ArithError> {
+        if other.set != self.set {
+            return Err(ArithError::BundleMismatch);
+        }
+        let wires = self
+            .wires
+            .iter()
+            .zip(&other.wires)
+            .map(|(a, b)| f(a, b))
+            .collect::<Result<_, _>>()?;
+        Ok(CrtBundle {
+            set: self.set.clone(),
+            wires,
+        })
+    }
+
+    /// Wire by wire, `f(p_i, self_i)`.
+    fn map(&self, f: impl FnMut((&u64, &Label)) -> Label) -> CrtBundle {
+        CrtBundle {
+            set: self.set.clone(),
+            wires: self.set.primes.iter().zip(&self.wires).map(f).collect(),
+        }
+    }
+
+    /// self + other in Z_N (free).
+    pub fn add(&self, other: &CrtBundle) -> Result<CrtBundle, ArithError> {
+        self.zip_with(other, Label::add)
+    }
+
+    /// self − other in Z_N (free).
+    pub fn sub(&self, other: &CrtBundle) -> Result<CrtBundle, ArithError> {
+        self.zip_with(other, Label::sub)
+    }
+
+    /// −self in Z_N (free).
+    pub fn neg(&self) -> CrtBundle {
+        self.map(|(_, w)| w.neg())
+    }
+
+    /// c·self in Z_N for a public c (free).
+    pub fn scale(&self, c: u128) -> CrtBundle {
+        self.map(|(&p, w)| w.scale((c % p as u128) as u64))
+    }
+}
+
+impl ArithGarbler {
+    /// The zero-labels of a new input bundle over `set`.
+    pub fn new_bundle(&mut self, set: &PrimeSet) -> CrtBundle {
+        let wires = set.moduli.iter().map(|&m| self.new_wire(m)).collect();
+        CrtBundle {
+            set: set.clone(),
+            wires,
+        }
+    }
+
+    /// The labels of x ∈ Z_N on the bundle with zero-labels `zero`.
+    pub fn encode_bundle(&mut self, zero: &CrtBundle, x: u128) -> Result<CrtBundle, ArithError> {
+        let residues = zero.set.encode(x)?;
+        let wires = zero
+            .wires
+            .iter()
+            .zip(residues)
+            .map(|(w, r)| self.encode(w, r))
+            .collect::<Result<_, _>>()?;
+        Ok(CrtBundle {
+            set: zero.set.clone(),
+            wires,
+        })
+    }
+
+    /// The decoding information of each wire ([`ArithGarbler::decoding`]).
+    pub fn bundle_decoding(zero: &CrtBundle) -> Vec<u64> {
+        zero.wires.iter().map(ArithGarbler::decoding).collect()
+    }
+
+    /// a·b in Z_N: one product gate per prime (Σ 2(p_i − 1) rows).
+    pub fn mul_bundle(
+        &mut self,
+        a0: &CrtBundle,
+        b0: &CrtBundle,
+        rows: &mut Vec<u8>,
+    ) -> Result<CrtBundle, ArithError> {
+        a0.zip_with(b0, |a, b| self.mul(a, b, rows))
+    }
+
+    /// x^e in Z_N for a public e: one projection per prime (Σ (p_i − 1) rows).
+    pub fn pow_bundle(
+        &mut self,
+        a0: &CrtBundle,
+        e: u64,
+        rows: &mut Vec<u8>,
+    ) -> Result<CrtBundle, ArithError> {
+        let wires = a0
+            .wires
+            .iter()
+            .map(|w| self.pow(w, e, rows))
+            .collect::<Result<_, _>>()?;
+        Ok(CrtBundle {
+            set: a0.set.clone(),
+            wires,
+        })
+    }
+}
+
+impl ArithEvaluator {
+    /// Evaluates [`ArithGarbler::mul_bundle`].
+    pub fn mul_bundle(
+        &mut self,
+        a: &CrtBundle,
+        b: &CrtBundle,
+        tables: &mut TableReader,
+    ) -> Result<CrtBundle, ArithError> {
+        a.zip_with(b, |x, y| self.mul(x, y, tables))
+    }
+
+    /// Evaluates a projection on every wire of `a` that keeps each wire's modulus, such as
+    /// [`ArithGarbler::pow_bundle`].
+    pub fn project_bundle(
+        &mut self,
+        a: &CrtBundle,
+        tables: &mut TableReader,
+    ) -> Result<CrtBundle, ArithError> {
+        let wires = a
+            .wires
+            .iter()
+            .map(|w| self.project(w, w.modulus(), tables))
+            .collect::<Result<_, _>>()?;
+        Ok(CrtBundle {
+            set: a.set.clone(),
+            wires,
+        })
+    }
+
+    /// The value in Z_N of the bundle `bundle`, from [`ArithGarbler::bundle_decoding`].
+    pub fn decode_bundle(bundle: &CrtBundle, decoding: &[u64]) -> Result<u128, ArithError> {
+        if decoding.len() != bundle.wires.len() {
+            return Err(ArithError::InvalidPrimeSet(format!(
+                "{} decodings for {} wires",
+                decoding.len(),
+                bundle.wires.len()
+            )));
+        }
+        let residues: Vec<u64> = bundle
+            .wires
+            .iter()
+            .zip(decoding)
+            .map(|(w, &d)| ArithEvaluator::decode(w, d))
+            .collect();
+        bundle.set.decode(&residues)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prime_sets_are_validated() {
+        assert_eq!(PrimeSet::new(&[5, 2, 3]).unwrap().primes(), [2, 3, 5]);
+        for bad in [&[][..], &[2, 3, 3], &[2, 4], &[3, 9], &[1, 3], &[65_537]] {
+            assert!(
+                matches!(PrimeSet::new(bad), Err(ArithError::InvalidPrimeSet(_))),
+                "{bad:?}"
+            );
+        }
+        // 29 primes from 2 to 109: product above 2^128.
+        let many: Vec<u64> = (2..110).filter(|&n| crate::primes::is_prime(n)).collect();
+        assert!(PrimeSet::new(&many).is_err());
+    }
+
+    #[test]
+    fn crt_round_trips() {
+        let set = PrimeSet::new(&[2, 3, 5, 7, 11, 13, 17, 19, 23, 31, 41]).unwrap();
+        let n = set.product();
+        for x in [0, 1, 2, 12_345, n / 2, n - 1]
+            .into_iter()
+            .chain((0..200).map(|i| i * 7_919_993 % n))
+        {
+            assert_eq!(set.decode(&set.encode(x).unwrap()).unwrap(), x);
+        }
+        assert!(set.encode(n).is_err());
+        assert!(set.decode(&[0; 3]).is_err());
+        let mut residues = set.encode(5).unwrap();
+        residues[1] = 3;
+        assert!(matches!(
+            set.decode(&residues),
+            Err(ArithError::OutOfRange { .. })
+        ));
+        // The largest product supported: the first 26 primes (127.45 bits).
+        let wide = crate::primes::first_primes(127).unwrap();
+        let top = wide.product() - 1;
+        assert_eq!(wide.decode(&wide.encode(top).unwrap()).unwrap(), top);
+    }
+}

@@ -1,0 +1,102 @@
+//! Evaluator side of the arithmetic gadgets, sans-IO: active labels and garbled-table
+//! bytes in, active labels out. Calls must follow the garbler's order (same gate indices).
+
+use crate::codec::TableReader;
+use crate::garbler::table_size;
+use crate::hash::{ArithHash, Domain, Tweak};
+use crate::{ArithError, Label, Modulus};
+
+/// The evaluator: the session hash and the global gate index.
+pub struct ArithEvaluator {
+    hash: ArithHash,
+    next_gate: u64,
+}
+
+impl ArithEvaluator {
+    /// An evaluator for the session whose garbler announced `session_key`
+    /// ([`crate::ArithGarbler::session_key`]).
+    pub fn new(session_key: [u8; 32]) -> ArithEvaluator {
+        ArithEvaluator {
+            hash: ArithHash::new(session_key),
+            next_gate: 0,
+        }
+    }
+
+    /// Gated calls so far (the next gate's index).
+    pub fn gates_evaluated(&self) -> u64 {
+        self.next_gate
+    }
+
+    /// The value on a wire, from its active label and the garbler's
+    /// [`crate::ArithGarbler::decoding`]: colour(W^x) − colour(W^0) = x.
+    pub fn decode(label: &Label, decoding: u64) -> u64 {
+        let m = label.modulus();
+        m.sub(label.colour(), m.reduce(decoding as u128))
+    }
+
+    /// A projection gate (or public exponentiation) on active label `a`, with output
+    /// modulus `out`; reads its p − 1 rows from `tables`.
+    pub fn project(
+        &mut self,
+        a: &Label,
+        out: Modulus,
+        tables: &mut TableReader,
+    ) -> Result<Label, ArithError> {
+        let size = table_size(a.modulus())?;
+        let tweak = Tweak {
+            domain: Domain::Projection,
+            gate: self.take_gate(),
+        };
+        self.evaluate_projection(a, size, out, tweak, tables)
+    }
+
+    /// The product of active labels `a` and `b` (same modulus m; may be one wire); reads
+    /// 2(m − 1) rows. See [`crate::ArithGarbler::mul`] for the construction.
+    pub fn mul(&mut self, a: &Label, b: &Label, tables: &mut TableReader) -> Result<Label, ArithError> {
+        let m = a.modulus();
+        if b.modulus() != m {
+            return Err(ArithError::ModulusMismatch(m, b.modulus()));
+        }
+        let size = table_size(m)?;
+        let gate = self.take_gate();
+        let garbler_half = Tweak {
+            domain: Domain::MulGarblerHalf,
+            gate,
+        };
+        let g = self.evaluate_projection(a, size, m, garbler_half, tables)?;
+        let evaluator_half = Tweak {
+            domain: Domain::MulEvaluatorHalf,
+            gate,
+        };
+        let rows = tables.rows(m, size as usize - 1)?;
+        let beta = b.colour();
+        let mut e = self.hash.hash(b, evaluator_half, m).plus_scaled(a, beta);
+        if beta != 0 {
+            e = e.plus_scaled(&rows.get(beta as usize - 1)?, 1);
+        }
+        Ok(g.plus_scaled(&e, 1))
+    }
+
+    fn take_gate(&mut self) -> u64 {
+        let gate = self.next_gate;
+        self.next_gate += 1;
+        gate
+    }
+
+    /// C = H(A, t) + T[colour(A)], with T[0] = 0 (row reduction).
+    fn evaluate_projection(
+        &self,
+        a: &Label,
+        size: u64,
+        out: Modulus,
+        tweak: Tweak,
+        tables: &mut TableReader,
+    ) -> Result<Label, ArithError> {
+        let rows = tables.rows(out, size as usize - 1)?;
+        let h = self.hash.hash(a, tweak, out);
+        match a.colour() {
+            0 => Ok(h),
+            c => Ok(h.plus_scaled(&rows.get(c as usize - 1)?, 1)),
+        }
+    }
+}

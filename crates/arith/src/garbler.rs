@@ -1,0 +1,232 @@
+//! Garbler side of the arithmetic gadgets, sans-IO: zero-labels in, zero-labels and
+//! garbled-table bytes out (the session layer moves the bytes).
+//!
+//! Gadgets (BMR16 "Garbling gadgets", Ball–Malkin–Rosulek CCS 2016; ABLE §2.2):
+//! - projection Z_p → Z_q of any function φ, row-reduced to p − 1 rows ([`Self::project`]);
+//! - public exponentiation x ↦ x^e, a projection Z_p → Z_p ([`Self::pow`]);
+//! - product of two mod-p wires by the generalized half gate, 2(p − 1) rows ([`Self::mul`]).
+//!
+//! Every gated call takes the next global gate index g; its hashes use the tweak
+//! (domain, g), and the two halves of a product use different domains, so x·x (both
+//! inputs from one wire) never hashes one label twice under one tweak (SECURITY-NOTES).
+
+use std::collections::BTreeMap;
+
+use mixgc_core::{Block, Rng};
+use rand::RngCore;
+
+use crate::codec::write_label;
+use crate::hash::{ArithHash, Domain, Tweak};
+use crate::{ArithError, Label, Modulus};
+
+/// The largest input modulus of a projection or a product (their tables have m − 1 rows
+/// per half).
+pub const MAX_ROWS_MODULUS: u64 = 1 << 16;
+
+/// The number of values of `m` when it is small enough to index a garbled table.
+pub(crate) fn table_size(m: Modulus) -> Result<u64, ArithError> {
+    match m.value_u64() {
+        Some(v) if v <= MAX_ROWS_MODULUS => Ok(v),
+        _ => Err(ArithError::TooManyRows(m, MAX_ROWS_MODULUS)),
+    }
+}
+
+/// The garbler: its Δ per modulus, the session hash and the global gate index.
+pub struct ArithGarbler {
+    rng: Rng,
+    hash: ArithHash,
+    session_key: [u8; 32],
+    deltas: BTreeMap<Modulus, Label>,
+    next_gate: u64,
+}
+
+impl ArithGarbler {
+    /// A garbler whose mod-2 offset is the Boolean free-XOR `boolean_delta` (so Boolean
+    /// and arithmetic gadgets share wires); the other Δ_m are drawn from `rng` when first
+    /// used, as is the session's hash key.
+    pub fn new(mut rng: Rng, boolean_delta: Block) -> Result<ArithGarbler, ArithError> {
+        if !boolean_delta.lsb() {
+            return Err(ArithError::BooleanDeltaColour);
+        }
+        let mut session_key = [0u8; 32];
+        rng.fill_bytes(&mut session_key);
+        let deltas = BTreeMap::from([(Modulus::BOOLEAN, Label::from_block(boolean_delta))]);
+        Ok(ArithGarbler {
+            rng,
+            hash: ArithHash::new(session_key),
+            session_key,
+            deltas,
+            next_gate: 0,
+        })
+    }
+
+    /// The hash key the evaluator needs ([`crate::ArithEvaluator::new`]); public.
+    pub fn session_key(&self) -> [u8; 32] {
+        self.session_key
+    }
+
+    /// Gated calls so far (the next gate's index).
+    pub fn gates_garbled(&self) -> u64 {
+        self.next_gate
+    }
+
+    /// Δ_m, drawn on first use.
+    pub fn delta(&mut self, m: Modulus) -> Label {
+        let rng = &mut self.rng;
+        self.deltas
+            .entry(m)
+            .or_insert_with(|| Label::random_delta(m, rng))
+            .clone()
+    }
+
+    /// The zero-label W^0 of a new input wire mod m.
+    pub fn new_wire(&mut self, m: Modulus) -> Label {
+        Label::random(m, &mut self.rng)
+    }
+
+    /// The label W^x = W^0 + x·Δ of value `x` on the wire with zero-label `zero`.
+    pub fn encode(&mut self, zero: &Label, x: u64) -> Result<Label, ArithError> {
+        let m = zero.modulus();
+        if x as u128 >= m.value() {
+            return Err(ArithError::OutOfRange {
+                what: "value",
+                value: x as u128,
+                modulus: m,
+            });
+        }
+        Ok(zero.plus_scaled(&self.delta(m), x))
+    }
+
+    /// What the evaluator needs to decode the wire with zero-label `zero`: its colour.
+    /// Revealing it reveals the wire's value and nothing else.
+    pub fn decoding(zero: &Label) -> u64 {
+        zero.colour()
+    }
+
+    /// Projection gate: the wire with zero-label `a0` (mod p ≤ [`MAX_ROWS_MODULUS`]) to a
+    /// new wire mod `out` carrying `table[x]` (entries in Z_out; the table stays the
+    /// garbler's secret). Appends p − 1 rows to `rows` and returns the output zero-label.
+    pub fn project(
+        &mut self,
+        a0: &Label,
+        out: Modulus,
+        table: &[u64],
+        rows: &mut Vec<u8>,
+    ) -> Result<Label, ArithError> {
+        let m = a0.modulus();
+        let size = table_size(m)?;
+        if table.len() as u64 != size {
+            return Err(ArithError::TableLength {
+                modulus: m,
+                expected: size as usize,
+                got: table.len(),
+            });
+        }
+        if let Some(&v) = table.iter().find(|&&v| v as u128 >= out.value()) {
+            return Err(ArithError::OutOfRange {
+                what: "table entry",
+                value: v as u128,
+                modulus: out,
+            });
+        }
+        let tweak = self.next_tweak(Domain::Projection);
+        Ok(self.garble_projection(a0, size, out, |x| table[x as usize], tweak, rows))
+    }
+
+    /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a
+    /// projection Z_p → Z_p. The evaluator runs it as [`crate::ArithEvaluator::project`].
+    pub fn pow(&mut self, a0: &Label, e: u64, rows: &mut Vec<u8>) -> Result<Label, ArithError> {
+        let m = a0.modulus();
+        let table: Vec<u64> = (0..table_size(m)?).map(|x| m.pow(x, e)).collect();
+        self.project(a0, m, &table, rows)
+    }
+
+    /// Product of the wires with zero-labels `a0` and `b0` (same modulus m) by BMR16's
+    /// generalized half gate; `a0` and `b0` may be the same wire (squaring). Appends
+    /// 2(m − 1) rows and returns the output zero-label.
+    ///
+    /// With a = A^0, b = B^0, b_c = colour(b) and β = colour(B^y) = b_c + y (which the
+    /// evaluator sees), xy = β·x − b_c·x:
+    /// - garbler half: −b_c·x is a function of x alone, garbled as a projection of A;
+    /// - evaluator half: the evaluator holds β·A = β·a + β·x·Δ; row β translates β·a to a
+    ///   fixed E^0: T_E[β] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
+    ///   so the row of colour 0 is zero and not sent. The evaluator computes
+    ///   E = H(B, t_E) + T_E[β] + β·A = E^0 + β·x·Δ.
+    ///
+    /// Output C^0 = G^0 + E^0 carries −b_c·x + β·x = x·y.
+    pub fn mul(&mut self, a0: &Label, b0: &Label, rows: &mut Vec<u8>) -> Result<Label, ArithError> {
+        let m = a0.modulus();
+        if b0.modulus() != m {
+            return Err(ArithError::ModulusMismatch(m, b0.modulus()));
+        }
+        let size = table_size(m)?;
+        let gate = self.take_gate();
+        let minus_bc = m.neg(b0.colour());
+        let garbler_half = Tweak {
+            domain: Domain::MulGarblerHalf,
+            gate,
+        };
+        let g0 = self.garble_projection(a0, size, m, |x| m.mul(minus_bc, x), garbler_half, rows);
+
+        let evaluator_half = Tweak {
+            domain: Domain::MulEvaluatorHalf,
+            gate,
+        };
+        let delta = self.delta(m);
+        let mut b = b0.plus_scaled(&delta, minus_bc); // B^(−b_c): colour 0
+        let e0 = self.hash.hash(&b, evaluator_half, m);
+        for beta in 1..size {
+            b = b.plus_scaled(&delta, 1); // colour β
+            let row = e0
+                .plus_scaled(a0, m.neg(beta))
+                .plus_scaled(&self.hash.hash(&b, evaluator_half, m), m.neg(1));
+            write_label(&row, rows);
+        }
+        Ok(g0.plus_scaled(&e0, 1))
+    }
+
+    fn take_gate(&mut self) -> u64 {
+        let gate = self.next_gate;
+        self.next_gate += 1;
+        gate
+    }
+
+    fn next_tweak(&mut self, domain: Domain) -> Tweak {
+        Tweak {
+            domain,
+            gate: self.take_gate(),
+        }
+    }
+
+    /// Row-reduced projection (BMR16 §4 with row reduction): the value x0 whose label has
+    /// colour 0 defines the output, C^(φ(x0)) = H(A^x0, t), so that row is zero and not sent;
+    /// for colours c = 1..p−1, x = x0 + c and row T[c] = C^0 + φ(x)·Δ_q − H(A^x, t). The
+    /// evaluator computes C = H(A, t) + T[colour(A)]. `size` is p ([`table_size`]).
+    fn garble_projection(
+        &mut self,
+        a0: &Label,
+        size: u64,
+        out: Modulus,
+        phi: impl Fn(u64) -> u64,
+        tweak: Tweak,
+        rows: &mut Vec<u8>,
+    ) -> Label {
+        let m = a0.modulus();
+        let (delta_in, delta_out) = (self.delta(m), self.delta(out));
+        let x0 = m.neg(a0.colour());
+        let mut a = a0.plus_scaled(&delta_in, x0);
+        let c0 = self
+            .hash
+            .hash(&a, tweak, out)
+            .plus_scaled(&delta_out, out.neg(phi(x0)));
+        for c in 1..size {
+            a = a.plus_scaled(&delta_in, 1); // colour c, value x0 + c
+            let x = m.add(x0, c);
+            let row = c0
+                .plus_scaled(&delta_out, phi(x))
+                .plus_scaled(&self.hash.hash(&a, tweak, out), out.neg(1));
+            write_label(&row, rows);
+        }
+        c0
+    }
+}

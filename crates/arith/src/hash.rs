@@ -1,0 +1,185 @@
+//! The hash of arithmetic gadgets: keyed BLAKE3 in XOF mode, reduced into Z_q^ℓ.
+//!
+//! A label mod p is wider than one AES block (ℓ ≥ 1 + ⌈128/log2 p⌉ digits), so it is hashed
+//! whole (SECURITY-NOTES "Arithmetic labels"). BLAKE3 is used as a random oracle, which
+//! covers the additive mod-p correlations of these labels (the fixed-key-AES arguments of
+//! the Boolean hashes are about XOR correlations and do not apply). The key is random per
+//! session and public to both parties, separating sessions as the re-keyed AES hash does.
+//!
+//! Input (fixed-length header, so the encoding is injective): domain tag (1 byte), gate
+//! index (8 bytes LE), input modulus and output modulus (9 bytes each: kind, value LE),
+//! then the input label packed as a table row ([`crate::codec`]: canonical, about
+//! ℓ·log2 p bits, so one 64-byte BLAKE3 block for every odd prime and for 2 and 4). The colour digit is
+//! part of the input, so the rows of one gate (one per colour) never share a hash input.
+//!
+//! Reduction: the output label is produced in groups of j = [`Modulus::group_len`] digits
+//! (M = q^j ≤ 2^64). Each group reads 16 fresh XOF bytes r ∈ [0, 2^128) and takes r mod M
+//! in base q. The statistical distance of r mod M from uniform is below M/2^128 ≤ 2^-64
+//! per group, hence below ⌈ℓ/j⌉·2^-64 per output label; for odd q there are at most 3
+//! groups (tested), so below 2^-62. For q = 2^k it is 0: M = 2^(k·j) divides 2^128.
+//! Each group reads 128 ≥ j·log2 q + 64 bits, so a label reads at least ℓ·log2 q + 64
+//! bits, as SECURITY-NOTES requires.
+
+use crate::codec::{label_bytes, write_label};
+use crate::{Label, Modulus};
+
+/// Bytes before the label in a hash input: domain, gate, two modulus tags.
+const HEADER_BYTES: usize = 1 + 8 + 9 + 9;
+
+/// What a hash call is for; part of every tweak, so no two gadgets (or the two halves of
+/// a product) ever hash under the same tweak.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Domain {
+    /// A projection gate Z_p → Z_q (public exponentiation included).
+    Projection = 1,
+    /// The garbler half of a product (BMR16 generalized half gate): a projection of A.
+    MulGarblerHalf = 2,
+    /// The evaluator half of a product: the hash of B.
+    MulEvaluatorHalf = 3,
+}
+
+/// A hash tweak: the domain and the gate's global index (in garbling order; never
+/// repeated within a session).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Tweak {
+    pub domain: Domain,
+    pub gate: u64,
+}
+
+/// Keyed BLAKE3 XOF from labels mod p to labels mod q.
+#[derive(Clone)]
+pub struct ArithHash {
+    key: [u8; 32],
+}
+
+/// The 9-byte encoding of a modulus in hash inputs: kind (0 = 2^k, 1 = odd p), then k or
+/// p as 8 bytes LE.
+fn modulus_tag(m: Modulus) -> [u8; 9] {
+    let mut tag = [0u8; 9];
+    let v = m.value();
+    if v.is_power_of_two() {
+        tag[1..].copy_from_slice(&(v.trailing_zeros() as u64).to_le_bytes());
+    } else {
+        tag[0] = 1;
+        tag[1..].copy_from_slice(&(v as u64).to_le_bytes());
+    }
+    tag
+}
+
+impl ArithHash {
+    /// The hash under session key `key` (random per session, sent by the garbler).
+    pub fn new(key: [u8; 32]) -> ArithHash {
+        ArithHash { key }
+    }
+
+    /// H(input, tweak) ∈ Z_out^ℓ(out).
+    pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
+        let mut message = Vec::with_capacity(HEADER_BYTES + label_bytes(input.modulus()));
+        message.push(tweak.domain as u8);
+        message.extend_from_slice(&tweak.gate.to_le_bytes());
+        message.extend_from_slice(&modulus_tag(input.modulus()));
+        message.extend_from_slice(&modulus_tag(out));
+        write_label(input, &mut message);
+        let mut xof = blake3::Hasher::new_keyed(&self.key)
+            .update(&message)
+            .finalize_xof();
+        let (len, j) = (out.label_len(), out.group_len());
+        let mut random = vec![0u8; 16 * len.div_ceil(j)];
+        xof.fill(&mut random);
+        let mut digits = Vec::with_capacity(len);
+        for r in random.chunks_exact(16) {
+            let r = u128::from_le_bytes(r.try_into().expect("16-byte chunk"));
+            let group = r % out.group_modulus(j);
+            out.split_group(group as u64, j.min(len - digits.len()), &mut digits);
+        }
+        Label::from_reduced(out, digits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+
+    use super::*;
+
+    const TWEAK: Tweak = Tweak {
+        domain: Domain::Projection,
+        gate: 7,
+    };
+
+    #[test]
+    fn outputs_are_labels_of_the_output_modulus() {
+        let hash = ArithHash::new([1; 32]);
+        let mut rng = new_rng(Some(5), 0);
+        for (p, q) in [
+            (3u64, 5u64),
+            (5, 3),
+            (2, 251),
+            (251, 2),
+            (65_521, 1 << 16),
+            (3, 1 << 63),
+        ] {
+            let (p, q) = (Modulus::new(p).unwrap(), Modulus::new(q).unwrap());
+            let out = hash.hash(&Label::random(p, &mut rng), TWEAK, q);
+            assert!(Label::new(q, out.digits().to_vec()).is_ok());
+        }
+    }
+
+    #[test]
+    fn odd_outputs_take_at_most_three_groups() {
+        for p in (3..=crate::MAX_ODD_PRIME)
+            .step_by(2)
+            .filter(|&p| crate::primes::is_prime(p))
+        {
+            let m = Modulus::new(p).unwrap();
+            assert!(m.label_len().div_ceil(m.group_len()) <= 3, "p = {p}");
+        }
+    }
+
+    #[test]
+    fn every_input_part_changes_the_output() {
+        let mut rng = new_rng(Some(6), 0);
+        let p = Modulus::new(7).unwrap();
+        let label = Label::random(p, &mut rng);
+        let hash = ArithHash::new([2; 32]);
+        let base = hash.hash(&label, TWEAK, p);
+        assert_eq!(base, hash.hash(&label, TWEAK, p), "deterministic");
+        let other_domain = Tweak {
+            domain: Domain::MulGarblerHalf,
+            ..TWEAK
+        };
+        let other_gate = Tweak { gate: 8, ..TWEAK };
+        let mut digits = label.digits().to_vec();
+        digits[5] = p.add(digits[5], 1);
+        let changed = Label::new(p, digits).unwrap();
+        for other in [
+            hash.hash(&label, other_domain, p),
+            hash.hash(&label, other_gate, p),
+            hash.hash(&changed, TWEAK, p),
+            ArithHash::new([3; 32]).hash(&label, TWEAK, p),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
+
+    #[test]
+    fn digits_are_spread_over_z_q() {
+        // A coarse check of the reduction (deterministic: fixed key and inputs): over 400
+        // mod-3 outputs (32,800 digits) each residue appears within 5% of a third.
+        let hash = ArithHash::new([9; 32]);
+        let p = Modulus::new(3).unwrap();
+        let mut counts = [0usize; 3];
+        for gate in 0..400 {
+            let out = hash.hash(&Label::zero(p), Tweak { gate, ..TWEAK }, p);
+            out.digits().iter().for_each(|&d| counts[d as usize] += 1);
+        }
+        let total: usize = counts.iter().sum();
+        for c in counts {
+            assert!(
+                (c as f64 / total as f64 - 1.0 / 3.0).abs() < 0.05 / 3.0,
+                "{counts:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! Wire moduli: odd primes, and the powers of two of the Boolean ↔ arithmetic conversion
+//! gadgets. No other modulus can be built, so no composite-modulus wire can exist
+//! (SECURITY-NOTES "Prime moduli only"; composite values are CRT bundles, see [`crate::crt`]).
+
+use std::fmt;
+
+use crate::primes::is_prime;
+use crate::ArithError;
+
+/// The largest odd prime a wire may use: the largest prime below 2^16. Projection tables
+/// have p − 1 rows, so wider single wires would be impractical anyway.
+pub const MAX_ODD_PRIME: u64 = 65_521;
+
+/// The largest k of a mod-2^k wire (digits are 64-bit words).
+pub const MAX_POWER_OF_TWO_EXPONENT: u32 = 64;
+
+/// Security parameter: every nonzero multiple of a Δ has at least this many bits of
+/// min-entropy.
+const SECURITY_BITS: u32 = 128;
+
+/// The modulus of one wire: an odd prime p, or 2^k (k = 1 is the Boolean wire).
+///
+/// The representation is private and every constructor checks its argument, so a value of
+/// this type is always an odd prime ≤ [`MAX_ODD_PRIME`] or a power of two 2^k with
+/// 1 ≤ k ≤ [`MAX_POWER_OF_TWO_EXPONENT`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Modulus(Kind);
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Kind {
+    /// 2^k, stored as k.
+    PowerOfTwo(u32),
+    OddPrime(u64),
+}
+
+impl Modulus {
+    /// Z_2: Boolean wires, whose labels are the free-XOR labels.
+    pub const BOOLEAN: Modulus = Modulus(Kind::PowerOfTwo(1));
+
+    /// The modulus `m`: an odd prime, or a power of two (2 gives [`Modulus::BOOLEAN`]).
+    /// Every other value is refused.
+    pub fn new(m: u64) -> Result<Modulus, ArithError> {
+        if m < 2 {
+            Err(ArithError::TrivialModulus(m))
+        } else if m.is_power_of_two() {
+            Modulus::power_of_two(m.trailing_zeros())
+        } else {
+            Modulus::odd_prime(m)
+        }
+    }
+
+    /// The odd prime `p` (at most [`MAX_ODD_PRIME`]).
+    pub fn odd_prime(p: u64) -> Result<Modulus, ArithError> {
+        if p < 3 {
+            return Err(ArithError::TrivialModulus(p));
+        }
+        if p > MAX_ODD_PRIME {
+            return Err(ArithError::ModulusTooLarge(
+                p as u128,
+                "odd primes are limited to 65521",
+            ));
+        }
+        if !is_prime(p) {
+            return Err(ArithError::CompositeModulus(p));
+        }
+        Ok(Modulus(Kind::OddPrime(p)))
+    }
+
+    /// 2^k for 1 ≤ k ≤ [`MAX_POWER_OF_TWO_EXPONENT`].
+    pub fn power_of_two(k: u32) -> Result<Modulus, ArithError> {
+        match k {
+            0 => Err(ArithError::TrivialModulus(1)),
+            1..=MAX_POWER_OF_TWO_EXPONENT => Ok(Modulus(Kind::PowerOfTwo(k))),
+            _ => Err(ArithError::ModulusTooLarge(
+                1u128.checked_shl(k).unwrap_or(0),
+                "powers of two are limited to 2^64",
+            )),
+        }
+    }
+
+    /// m itself (2^64 does not fit in a `u64`).
+    pub fn value(self) -> u128 {
+        match self.0 {
+            Kind::PowerOfTwo(k) => 1u128 << k,
+            Kind::OddPrime(p) => p as u128,
+        }
+    }
+
+    /// m as a `u64`, or `None` for 2^64.
+    pub fn value_u64(self) -> Option<u64> {
+        u64::try_from(self.value()).ok()
+    }
+
+    pub fn is_boolean(self) -> bool {
+        self == Modulus::BOOLEAN
+    }
+
+    /// Digits ℓ of a label mod m.
+    ///
+    /// - odd p: ℓ = 1 + ⌈128 / log2 p⌉, computed exactly as 1 + min{n : p^n ≥ 2^128}. The
+    ///   colour digit of Δ_p is fixed to 1, so the other ℓ − 1 digits carry the entropy and
+    ///   every c·Δ_p with c ≠ 0 (c invertible mod p) keeps ≥ 128 bits (SECURITY-NOTES).
+    /// - 2^k: 128 digits with the colour digit fixed, as free-XOR (127 bits of entropy in
+    ///   2^(k−1)·Δ, the weakest nonzero multiple).
+    pub fn label_len(self) -> usize {
+        match self.0 {
+            Kind::PowerOfTwo(_) => SECURITY_BITS as usize,
+            Kind::OddPrime(p) => {
+                // p^n ≥ 2^128 exactly when p^n no longer fits in a u128.
+                let (mut power, mut n) = (1u128, 0usize);
+                while let Some(next) = power.checked_mul(p as u128) {
+                    power = next;
+                    n += 1;
+                }
+                1 + n + 1
+            }
+        }
+    }
+
+    /// Bits per digit, ⌈log2 m⌉.
+    pub fn digit_bits(self) -> u32 {
+        match self.0 {
+            Kind::PowerOfTwo(k) => k,
+            Kind::OddPrime(p) => u64::BITS - (p - 1).leading_zeros(),
+        }
+    }
+
+    /// Digits per group: the largest j with m^j ≤ 2^64. Hash outputs and table rows are
+    /// produced and packed one group (a number below m^j) at a time.
+    pub(crate) fn group_len(self) -> usize {
+        match self.0 {
+            Kind::PowerOfTwo(k) => (64 / k) as usize,
+            Kind::OddPrime(p) => {
+                let (mut power, mut j) = (p as u128, 1usize);
+                while power * p as u128 <= 1u128 << 64 {
+                    power *= p as u128;
+                    j += 1;
+                }
+                j
+            }
+        }
+    }
+
+    /// m^j for a group of `j` digits (`j` ≤ [`Modulus::group_len`], so m^j ≤ 2^64).
+    pub(crate) fn group_modulus(self, j: usize) -> u128 {
+        (0..j).fold(1u128, |acc, _| acc * self.value())
+    }
+
+    /// Appends the `count` base-m digits of `group` (< m^count ≤ 2^64), least significant
+    /// first.
+    pub(crate) fn split_group(self, mut group: u64, count: usize, digits: &mut Vec<u64>) {
+        for _ in 0..count {
+            match self.0 {
+                Kind::PowerOfTwo(k) => {
+                    digits.push(group & Modulus::mask(k));
+                    group = group.checked_shr(k).unwrap_or(0);
+                }
+                Kind::OddPrime(p) => {
+                    digits.push(group % p);
+                    group /= p;
+                }
+            }
+        }
+    }
+
+    /// The number Σ digits[i]·m^i (< m^len ≤ 2^64): the inverse of [`Modulus::split_group`].
+    pub(crate) fn join_group(self, digits: &[u64]) -> u64 {
+        digits.iter().rev().fold(0u64, |v, &d| match self.0 {
+            Kind::PowerOfTwo(k) => v.checked_shl(k).unwrap_or(0) | d,
+            Kind::OddPrime(p) => v * p + d,
+        })
+    }
+
+    /// Reduces `v` into Z_m.
+    #[inline]
+    pub(crate) fn reduce(self, v: u128) -> u64 {
+        (v % self.value()) as u64
+    }
+
+    /// 2^k − 1, the digit mask of a power-of-two modulus.
+    #[inline]
+    fn mask(k: u32) -> u64 {
+        u64::MAX >> (64 - k)
+    }
+
+    // The digit operations below run once per label digit in every gadget, so they avoid
+    // 128-bit division: odd primes are below 2^16 (products fit in a u64), powers of two
+    // are masks.
+
+    #[inline]
+    pub(crate) fn add(self, a: u64, b: u64) -> u64 {
+        debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_add(b) & Modulus::mask(k),
+            Kind::OddPrime(p) => {
+                let s = a + b;
+                if s >= p {
+                    s - p
+                } else {
+                    s
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn sub(self, a: u64, b: u64) -> u64 {
+        self.add(a, self.neg(b))
+    }
+
+    #[inline]
+    pub(crate) fn neg(self, a: u64) -> u64 {
+        debug_assert!((a as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_neg() & Modulus::mask(k),
+            Kind::OddPrime(p) => (p - a) % p,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn mul(self, a: u64, b: u64) -> u64 {
+        debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
+        match self.0 {
+            Kind::PowerOfTwo(k) => a.wrapping_mul(b) & Modulus::mask(k),
+            Kind::OddPrime(p) => a * b % p,
+        }
+    }
+
+    /// a^e mod m by square-and-multiply (0^0 = 1).
+    pub(crate) fn pow(self, a: u64, mut e: u64) -> u64 {
+        let (mut base, mut acc) = (self.reduce(a as u128), self.reduce(1));
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = self.mul(acc, base);
+            }
+            base = self.mul(base, base);
+            e >>= 1;
+        }
+        acc
+    }
+
+    /// The inverse of `a` mod m, if it exists (a ≠ 0 for odd primes, a odd for 2^k).
+    pub fn inverse(self, a: u64) -> Option<u64> {
+        let a = self.reduce(a as u128);
+        match self.0 {
+            Kind::OddPrime(p) => (a != 0).then(|| self.pow(a, p - 2)),
+            // a^(2^(k−1) − 1) is a's inverse in the unit group of Z_{2^k} (order 2^(k−1));
+            // for k ≤ 64 the exponent fits in a u64.
+            Kind::PowerOfTwo(k) => (a & 1 == 1).then(|| self.pow(a, (1u64 << (k - 1)) - 1)),
+        }
+    }
+}
+
+impl fmt::Display for Modulus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Kind::PowerOfTwo(k) if k > 1 => write!(f, "2^{k}"),
+            _ => write!(f, "{}", self.value()),
+        }
+    }
+}
+
+impl fmt::Debug for Modulus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Modulus({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_odd_primes_and_powers_of_two_exist() {
+        for m in [3u64, 5, 7, 11, 13, 251, 257, 65_521] {
+            assert_eq!(Modulus::new(m).unwrap().value(), m as u128);
+        }
+        for k in 1..=MAX_POWER_OF_TWO_EXPONENT {
+            assert_eq!(Modulus::power_of_two(k).unwrap().value(), 1u128 << k);
+        }
+        assert_eq!(Modulus::new(2).unwrap(), Modulus::BOOLEAN);
+        assert_eq!(Modulus::new(1 << 8).unwrap(), Modulus::power_of_two(8).unwrap());
+        // Composites, among them the mod-86 wire of the dicenet break.
+        for m in [6u64, 9, 15, 21, 25, 86, 91, 255, 63_001] {
+            assert_eq!(Modulus::new(m), Err(ArithError::CompositeModulus(m)));
+            assert_eq!(Modulus::odd_prime(m), Err(ArithError::CompositeModulus(m)));
+        }
+        assert_eq!(Modulus::new(0), Err(ArithError::TrivialModulus(0)));
+        assert_eq!(Modulus::new(1), Err(ArithError::TrivialModulus(1)));
+        assert_eq!(Modulus::odd_prime(2), Err(ArithError::TrivialModulus(2)));
+        assert_eq!(Modulus::power_of_two(0), Err(ArithError::TrivialModulus(1)));
+        assert!(matches!(
+            Modulus::new(65_537),
+            Err(ArithError::ModulusTooLarge(..))
+        ));
+        assert!(matches!(
+            Modulus::power_of_two(65),
+            Err(ArithError::ModulusTooLarge(..))
+        ));
+        assert!(matches!(
+            Modulus::power_of_two(200),
+            Err(ArithError::ModulusTooLarge(..))
+        ));
+    }
+
+    #[test]
+    fn label_lengths_meet_the_formula() {
+        // Known values: 3^81 ≥ 2^128 > 3^80; 251^17 ≥ 2^128 > 251^16; 65521^9 ≥ 2^128 > 65521^8.
+        assert_eq!(Modulus::new(3).unwrap().label_len(), 82);
+        assert_eq!(Modulus::new(5).unwrap().label_len(), 57);
+        assert_eq!(Modulus::new(7).unwrap().label_len(), 47);
+        assert_eq!(Modulus::new(251).unwrap().label_len(), 18);
+        assert_eq!(Modulus::new(65_521).unwrap().label_len(), 10);
+        assert_eq!(Modulus::BOOLEAN.label_len(), 128);
+        assert_eq!(Modulus::power_of_two(64).unwrap().label_len(), 128);
+        // ℓ ≥ 1 + ⌈128/log2 p⌉ and minimal, for every allowed odd prime.
+        for p in (3..=MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
+            let n = Modulus::new(p).unwrap().label_len() - 1;
+            let bits = |n: usize| n as f64 * (p as f64).log2();
+            assert!(bits(n) >= 128.0 && bits(n - 1) < 128.0, "p = {p}, ℓ = {}", n + 1);
+        }
+    }
+
+    #[test]
+    fn groups_fit_in_64_bits() {
+        for m in [3u64, 5, 251, 65_521, 2, 4, 1 << 20] {
+            let m = Modulus::new(m).unwrap();
+            let j = m.group_len();
+            assert!(m.group_modulus(j) <= 1u128 << 64);
+            assert!(m.group_modulus(j) * m.value() > 1u128 << 64);
+        }
+        assert_eq!(Modulus::power_of_two(64).unwrap().group_len(), 1);
+    }
+
+    #[test]
+    fn field_arithmetic() {
+        for m in [3u64, 5, 7, 251, 2, 8, 1 << 16] {
+            let m = Modulus::new(m).unwrap();
+            let v = m.value_u64().unwrap();
+            for a in 0..v.min(300) {
+                assert_eq!(m.add(a, m.neg(a)), 0);
+                assert_eq!(m.sub(a, a), 0);
+                if let Some(inv) = m.inverse(a) {
+                    assert_eq!(m.mul(a, inv), 1, "{a} mod {m}");
+                }
+            }
+        }
+        let big = Modulus::power_of_two(64).unwrap();
+        assert_eq!(big.add(u64::MAX, 2), 1);
+        assert_eq!(big.mul(u64::MAX, u64::MAX), 1);
+        assert_eq!(big.mul(3, big.inverse(3).unwrap()), 1);
+        assert_eq!(Modulus::new(7).unwrap().pow(3, 6), 1);
+        assert_eq!(Modulus::new(7).unwrap().pow(0, 0), 1);
+    }
+}
