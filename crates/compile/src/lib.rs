@@ -16,7 +16,7 @@ mod stream;
 
 pub use info::{circuit_info, CircuitInfo};
 pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
-pub use schedule::{Schedule, Step, MAX_AND_GROUP};
+pub use schedule::{Schedule, Step, MAX_AND_GROUP, MAX_PARALLEL_GATES};
 pub use stream::{
     compile, compile_with, eval_stream_plain, Chunk, CompiledCircuit, Gate, GateStream, InMemory, Layout,
     Run, RunKind, StreamError, StreamHasher, StreamHeader, NOT_SLOT,
