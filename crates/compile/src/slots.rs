@@ -1,5 +1,8 @@
 //! Liveness analysis and wire-slot allocation over a schedule.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use mixgc_circuit::{Circuit, GateKind};
 
 use crate::schedule::{Schedule, Step};
@@ -50,7 +53,7 @@ pub(crate) fn allocate(c: &Circuit, s: &Schedule) -> Allocation {
         canon,
         last_use,
         slot_of: vec![u32::MAX; c.num_wires as usize],
-        free: Vec::new(),
+        free: FreeSlots::new(s),
         num_slots: NOT_SLOT + 1 + n_in,
         stream: Stream::default(),
     };
@@ -111,14 +114,14 @@ struct Allocator<'c> {
     /// Time (block index) of each wire's last read, or [`NEVER`] / [`FOREVER`].
     last_use: Vec<u32>,
     slot_of: Vec<u32>,
-    free: Vec<u32>,
+    free: FreeSlots,
     num_slots: u32,
     stream: Stream,
 }
 
 impl Allocator<'_> {
     fn alloc(&mut self) -> u32 {
-        self.free.pop().unwrap_or_else(|| {
+        self.free.take().unwrap_or_else(|| {
             self.num_slots += 1;
             self.num_slots - 1
         })
@@ -192,6 +195,40 @@ impl Allocator<'_> {
                     self.slot_of[w] = u32::MAX;
                 }
             });
+        }
+    }
+}
+
+/// Slots of dead wires, for reuse: the last freed first (it is likely still in cache), or
+/// in a schedule of parallel blocks the lowest first. Then a block's outputs take slots
+/// in the order of its gates, so a thread running a stretch of the block writes a stretch
+/// of slots and shares cache lines with another thread only at the ends (no false
+/// sharing), and the live slots stay packed at the low end.
+enum FreeSlots {
+    LastFirst(Vec<u32>),
+    LowestFirst(BinaryHeap<Reverse<u32>>),
+}
+
+impl FreeSlots {
+    fn new(s: &Schedule) -> Self {
+        if s.steps.iter().any(|s| matches!(s, Step::Parallel(_))) {
+            FreeSlots::LowestFirst(BinaryHeap::new())
+        } else {
+            FreeSlots::LastFirst(Vec::new())
+        }
+    }
+
+    fn push(&mut self, slot: u32) {
+        match self {
+            FreeSlots::LastFirst(v) => v.push(slot),
+            FreeSlots::LowestFirst(h) => h.push(Reverse(slot)),
+        }
+    }
+
+    fn take(&mut self) -> Option<u32> {
+        match self {
+            FreeSlots::LastFirst(v) => v.pop(),
+            FreeSlots::LowestFirst(h) => h.pop().map(|Reverse(s)| s),
         }
     }
 }

@@ -133,7 +133,7 @@ impl<H: TweakableHash> Evaluator<H> {
         (used, true)
     }
 
-    /// Evaluates a parallel block on the threads, each its slice with its rows.
+    /// Evaluates a parallel block on the threads, piece by piece, each with its rows.
     fn evaluate_block(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, rows: &[Block]) {
         let slots = BlockPtr::new(&mut self.slots);
         let (hash, first_and) = (self.gates.hash(), self.gates.ands_evaluated());

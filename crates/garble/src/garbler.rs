@@ -3,7 +3,7 @@ use mixgc_core::{Block, TweakableHash};
 
 use crate::half_gates::{garble_rows, HalfGateGarbler, Scratch};
 use crate::parallel::{Plan, Threads};
-use crate::runs::{and_run, execute_runs, free_run, BlockPtr};
+use crate::runs::{and_run, execute_runs, free_run, BlockPtr, SharedSlice};
 use crate::BLOCKS_PER_AND;
 
 /// Garbler core: the half-gates garbler (Δ, hash, global AND index), the wire slots
@@ -139,17 +139,17 @@ impl<H: TweakableHash> Garbler<H> {
         true
     }
 
-    /// Garbles a parallel block on the threads: each garbles its slice's gates and writes
-    /// their rows where one thread would have appended them.
+    /// Garbles a parallel block on the threads: piece by piece, each piece's rows go where one
+    /// thread would have appended them.
     fn garble_block(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, tables: &mut Vec<Block>) {
-        let base = tables.len();
-        tables.resize(base + plan.ands * BLOCKS_PER_AND, Block::ZERO);
-        let rows = BlockPtr::new(&mut tables[base..]);
+        let len = plan.ands * BLOCKS_PER_AND;
+        tables.reserve(len);
+        let rows = SharedSlice::new(&mut tables.spare_capacity_mut()[..len]);
         let slots = BlockPtr::new(&mut self.slots);
         let (hash, delta, first_and) = (self.gates.hash(), self.gates.delta(), self.gates.ands_garbled());
         let consts = &self.const_labels;
         self.threads.run(|from, to| {
-            // SAFETY: the cuts are increasing, so every thread's rows are its own.
+            // SAFETY: the cuts are increasing and each piece runs once, so its rows are its own.
             let rows = unsafe { rows.slice_mut(from.and * BLOCKS_PER_AND..to.and * BLOCKS_PER_AND) };
             let mut scratch = Scratch::new();
             let first = first_and + from.and as u64;
@@ -170,6 +170,9 @@ impl<H: TweakableHash> Garbler<H> {
                 )
             };
         });
+        // SAFETY: the pieces cover the block's ANDs and each wrote all rows of its ANDs (a
+        // panic would not have come this far), within the capacity reserved above.
+        unsafe { tables.set_len(tables.len() + len) };
         self.gates.advance(plan.ands);
     }
 

@@ -12,6 +12,8 @@
 //! evaluator: C = H(A,j) ⊕ s_a·T_G ⊕ H(B,j') ⊕ s_b·(T_E ⊕ A)     s_a = lsb(A), s_b = lsb(B)
 //! ```
 
+use std::mem::MaybeUninit;
+
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::{Block, TweakableHash};
 
@@ -35,7 +37,7 @@ impl Scratch {
 
 /// Garbles up to [`MAX_AND_GROUP`] independent ANDs with zero-labels
 /// `inputs[k] = (A⁰, B⁰)`, the first of global index `first_and`: writes C⁰ to `outputs[k]`
-/// and (T_G, T_E) to `rows[2k..2k + 2]`.
+/// and (T_G, T_E) to `rows[2k..2k + 2]` (every row: they may start uninitialised).
 #[inline]
 pub(crate) fn garble_rows<H: TweakableHash>(
     hash: &H,
@@ -43,7 +45,7 @@ pub(crate) fn garble_rows<H: TweakableHash>(
     first_and: u64,
     inputs: &[(Block, Block)],
     outputs: &mut [Block],
-    rows: &mut [Block],
+    rows: &mut [MaybeUninit<Block>],
     scratch: &mut Scratch,
 ) {
     let n = inputs.len();
@@ -65,8 +67,8 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         let wg = ha0 ^ tg.and_bit(pa);
         let te = hb0 ^ hb1 ^ a0;
         let we = hb0 ^ (te ^ a0).and_bit(pb);
-        rows[2 * k] = tg;
-        rows[2 * k + 1] = te;
+        rows[2 * k].write(tg);
+        rows[2 * k + 1].write(te);
         outputs[k] = wg ^ we;
     }
 }
@@ -143,18 +145,21 @@ impl<H: TweakableHash> HalfGateGarbler<H> {
     /// `inputs[k] = (A⁰, B⁰)`: writes C⁰ to `outputs[k]` and appends (T_G, T_E) per gate.
     #[inline]
     pub fn garble(&mut self, inputs: &[(Block, Block)], outputs: &mut [Block], tables: &mut Vec<Block>) {
-        let start = tables.len();
-        tables.resize(start + 2 * inputs.len(), Block::ZERO);
+        let n = inputs.len();
+        tables.reserve(2 * n);
+        let rows = &mut tables.spare_capacity_mut()[..2 * n];
         garble_rows(
             &self.hash,
             self.delta,
             self.next_and,
             inputs,
             outputs,
-            &mut tables[start..],
+            rows,
             &mut self.scratch,
         );
-        self.next_and += inputs.len() as u64;
+        // SAFETY: `garble_rows` wrote all 2n rows after the old end, within the capacity.
+        unsafe { tables.set_len(tables.len() + 2 * n) };
+        self.next_and += n as u64;
     }
 }
 

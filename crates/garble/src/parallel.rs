@@ -3,8 +3,8 @@
 //! A compiled stream marks blocks of runs whose gates are mutually independent and whose
 //! outputs share no slot with anything else the block reads or writes
 //! ([`RunKind::Parallel`], checked by [`mixgc_compile::Chunk::check`]). A core cuts such a
-//! block at run boundaries into one slice per thread, of about equal work. Each slice knows
-//! how many ANDs of the block come before it, so its gates get the tweaks (2g, 2g + 1 from
+//! block at run boundaries into a few pieces per thread, of about equal work, which the
+//! threads take as they come. Each piece knows how many ANDs of the block come before it, so its gates get the tweaks (2g, 2g + 1 from
 //! the global AND index g) and its rows the places they have on one thread: tables and
 //! labels are the same for every thread count. Blocks too small to pay for waking the
 //! workers run on the calling thread.
@@ -17,11 +17,15 @@ use crate::pool::Pool;
 /// (garbler) blocks with two AES calls each, where a free gate XORs two labels.
 const AND_WORK: usize = 16;
 
+/// Pieces a block is cut into per thread: enough that a thread which starts late (the
+/// machine is busy) leaves its share to the others, few enough to stay cheap.
+const PIECES_PER_THREAD: usize = 4;
+
 /// Default of [`Threads::set_split_ands`]: a block is split when it holds the work of 256
 /// ANDs (a few microseconds per thread, well above the cost of waking the workers).
 pub const DEFAULT_SPLIT_ANDS: usize = 256;
 
-/// Where a thread's slice of a block starts, counted from the block's start: its first run,
+/// Where a piece of a block starts, counted from the block's start: its first run,
 /// that run's first gate, and the ANDs before it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Cut {
@@ -42,7 +46,7 @@ pub(crate) struct Plan {
 pub(crate) struct Threads {
     pool: Option<Pool>,
     split_ands: usize,
-    /// `cuts[t]..cuts[t + 1]` is thread t's slice.
+    /// `cuts[p]..cuts[p + 1]` is piece p.
     cuts: Vec<Cut>,
 }
 
@@ -77,7 +81,7 @@ impl Threads {
     }
 
     /// If the block announced by the marker `runs[0]` is worth spreading over the threads,
-    /// its size, with the cuts of one slice per thread. Blocks of more than
+    /// its size, with the cuts of its pieces. Blocks of more than
     /// [`MAX_PARALLEL_GATES`] gates (which `compile` never makes) run on one thread, so an
     /// evaluator never waits for more tables than that.
     pub(crate) fn plan(&mut self, runs: &[Run]) -> Option<Plan> {
@@ -93,12 +97,12 @@ impl Threads {
         if plan.gates > MAX_PARALLEL_GATES || work < self.split_ands * AND_WORK {
             return None;
         }
-        let parts = pool.threads();
+        let parts = pool.threads() * PIECES_PER_THREAD;
         self.cuts.clear();
         self.cuts.push(Cut::default());
         let (mut at, mut done) = (Cut::default(), 0);
         for t in 1..parts {
-            // Whole runs until the slices so far hold t/parts of the work.
+            // Whole runs until the pieces so far hold t/parts of the work.
             while at.run < block.len() && done * parts < work * t {
                 let r = block[at.run];
                 done += r.len as usize + (AND_WORK - 1) * and_gates(r);
@@ -118,11 +122,12 @@ impl Threads {
         Some(plan)
     }
 
-    /// Runs `slice(from, to)` for every thread's slice of the block [`Threads::plan`]
-    /// planned last, each on its own thread, and returns when all are done.
-    pub(crate) fn run(&self, slice: impl Fn(Cut, Cut) + Sync) {
+    /// Runs `piece(from, to)` for every piece of the block [`Threads::plan`] planned last,
+    /// on all threads, and returns when all are done.
+    pub(crate) fn run(&self, piece: impl Fn(Cut, Cut) + Sync) {
         let pool = self.pool.as_ref().expect("plan() found threads");
-        pool.broadcast(&|t| slice(self.cuts[t], self.cuts[t + 1]));
+        let cuts = &self.cuts;
+        pool.run(cuts.len() - 1, &|p| piece(cuts[p], cuts[p + 1]));
     }
 }
 

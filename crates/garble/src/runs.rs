@@ -7,25 +7,34 @@ use mixgc_compile::{Gate, Run, RunKind, MAX_AND_GROUP};
 use mixgc_core::Block;
 
 /// Wire slots (or table rows) that several threads may access at once, each thread its own
-/// elements. Unlike `&mut [Block]` it can be shared; the accessors are unsafe because the
+/// elements. Unlike `&mut [T]` it can be shared; the accessors are unsafe because the
 /// bounds and the disjointness are the caller's to guarantee.
-#[derive(Clone, Copy)]
-pub(crate) struct BlockPtr<'a> {
-    ptr: *mut Block,
+pub(crate) struct SharedSlice<'a, T> {
+    ptr: *mut T,
     len: usize,
-    _borrow: PhantomData<&'a mut [Block]>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: a `BlockPtr` is a `&mut [Block]` split among threads; `Block` is plain data and
+/// Wire slots shared by the threads of a parallel block.
+pub(crate) type BlockPtr<'a> = SharedSlice<'a, Block>;
+
+impl<T> Clone for SharedSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedSlice<'_, T> {}
+
+// SAFETY: a `SharedSlice` is a `&mut [T]` split among threads (so `T: Send` suffices);
 // every access is unsafe, with the callers guaranteeing that no element is written by one
 // thread while another reads or writes it.
-unsafe impl Send for BlockPtr<'_> {}
+unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
 // SAFETY: as above.
-unsafe impl Sync for BlockPtr<'_> {}
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
-impl<'a> BlockPtr<'a> {
-    pub(crate) fn new(blocks: &'a mut [Block]) -> Self {
-        BlockPtr {
+impl<'a, T: Copy> SharedSlice<'a, T> {
+    pub(crate) fn new(blocks: &'a mut [T]) -> Self {
+        SharedSlice {
             ptr: blocks.as_mut_ptr(),
             len: blocks.len(),
             _borrow: PhantomData,
@@ -37,7 +46,7 @@ impl<'a> BlockPtr<'a> {
     /// # Safety
     /// `i < len`, and no other thread writes element `i` meanwhile.
     #[inline(always)]
-    pub(crate) unsafe fn get(self, i: u32) -> Block {
+    pub(crate) unsafe fn get(self, i: u32) -> T {
         debug_assert!((i as usize) < self.len);
         // SAFETY: in bounds of the borrowed slice, no concurrent write (caller).
         unsafe { *self.ptr.add(i as usize) }
@@ -48,7 +57,7 @@ impl<'a> BlockPtr<'a> {
     /// # Safety
     /// `i < len`, and no other thread reads or writes element `i` meanwhile.
     #[inline(always)]
-    pub(crate) unsafe fn set(self, i: u32, v: Block) {
+    pub(crate) unsafe fn set(self, i: u32, v: T) {
         debug_assert!((i as usize) < self.len);
         // SAFETY: in bounds of the borrowed slice, no concurrent access (caller).
         unsafe { *self.ptr.add(i as usize) = v }
@@ -59,7 +68,7 @@ impl<'a> BlockPtr<'a> {
     /// # Safety
     /// `range` lies within `0..len`, and no other thread accesses these elements while the
     /// slice lives.
-    pub(crate) unsafe fn slice_mut(self, range: std::ops::Range<usize>) -> &'a mut [Block] {
+    pub(crate) unsafe fn slice_mut(self, range: std::ops::Range<usize>) -> &'a mut [T] {
         debug_assert!(range.start <= range.end && range.end <= self.len);
         // SAFETY: in bounds, exclusive for the slice's life (caller).
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
