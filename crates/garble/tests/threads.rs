@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 
 /// Labels and secrets of one garbling, drawn from a seed.
 struct Keys {
+    hash: HashKind,
     delta: Block,
     hash_seed: Block,
     zero: Vec<Block>,
@@ -19,9 +20,10 @@ struct Keys {
 }
 
 impl Keys {
-    fn new(c: &CompiledCircuit, seed: u64) -> Keys {
+    fn new(c: &CompiledCircuit, hash: HashKind, seed: u64) -> Keys {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         Keys {
+            hash,
             delta: Block::random(&mut rng).with_lsb_set(),
             hash_seed: Block::random(&mut rng),
             zero: (0..c.input_slots().len())
@@ -37,12 +39,11 @@ impl Keys {
 fn garble(
     c: &CompiledCircuit,
     k: &Keys,
-    hash: HashKind,
     threads: usize,
     split: usize,
     frame: usize,
 ) -> (Vec<Block>, Vec<Block>) {
-    let mut g = Garbler::new(AnyHash::new(hash, k.hash_seed), k.delta);
+    let mut g = Garbler::new(AnyHash::new(k.hash, k.hash_seed), k.delta);
     g.set_threads(threads).unwrap();
     g.set_split_ands(split);
     assert_eq!(g.threads(), threads);
@@ -58,14 +59,13 @@ fn garble(
 fn evaluate(
     c: &CompiledCircuit,
     k: &Keys,
-    hash: HashKind,
     bits: &[bool],
     tables: &[Block],
     threads: usize,
     split: usize,
     frame: usize,
 ) -> Vec<Block> {
-    let mut e = Evaluator::new(AnyHash::new(hash, k.hash_seed));
+    let mut e = Evaluator::new(AnyHash::new(k.hash, k.hash_seed));
     e.set_threads(threads).unwrap();
     e.set_split_ands(split);
     let active: Vec<Block> = k
@@ -104,18 +104,18 @@ fn check(c: &Circuit, layout: Layout, rng: &mut impl Rng, hash: HashKind) {
         .collect();
     let want: Vec<bool> = c.eval_plain(&inputs).unwrap().concat();
     let bits = inputs.concat();
-    let keys = Keys::new(&compiled, rng.gen());
-    let (tables, zeros) = garble(&compiled, &keys, hash, 1, 0, usize::MAX);
+    let keys = Keys::new(&compiled, hash, rng.gen());
+    let (tables, zeros) = garble(&compiled, &keys, 1, 0, usize::MAX);
     for threads in 1..=4 {
         for split in [0, DEFAULT_SPLIT_ANDS] {
             let frame = rng.gen_range(1..4096);
-            let g = garble(&compiled, &keys, hash, threads, split, frame);
+            let g = garble(&compiled, &keys, threads, split, frame);
             assert!(
                 g == (tables.clone(), zeros.clone()),
                 "{layout:?}: {threads} garbling threads"
             );
             let e_threads = rng.gen_range(1..=4);
-            let labels = evaluate(&compiled, &keys, hash, &bits, &tables, e_threads, split, frame);
+            let labels = evaluate(&compiled, &keys, &bits, &tables, e_threads, split, frame);
             for (l, z) in labels.iter().zip(&zeros) {
                 assert!(*l == *z || *l == *z ^ keys.delta, "not a valid label");
             }
