@@ -63,6 +63,10 @@ pub struct SessionOptions {
     /// and its bounded queue (for comparison; the default overlaps compute and transfer).
     #[arg(long)]
     pub single_threaded: bool,
+    /// Threads that garble or evaluate the parallel blocks of a level-by-level stream (full
+    /// or segment schedule), 1 to 64; the bytes sent are the same for every count.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub threads: usize,
     /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
     #[arg(long, value_name = "SEED")]
     pub insecure_seed: Option<u64>,
@@ -85,6 +89,7 @@ impl SessionOptions {
             timeout: self.timeout(),
             batch_bytes: self.batch_bytes,
             io_thread: !self.single_threaded,
+            threads: self.threads,
         }
     }
 
