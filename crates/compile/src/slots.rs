@@ -8,6 +8,10 @@ use mixgc_circuit::{Circuit, GateKind};
 use crate::schedule::{Schedule, Step};
 use crate::stream::{Gate, Run, RunKind, NOT_SLOT};
 
+/// Most gates in a run of free gates inside a parallel block: about the work of one AND
+/// group (an AND costs some 16 XORs), so blocks are cut into pieces of similar work.
+const MAX_BLOCK_FREE_RUN: u32 = 256;
+
 /// `last_use` value of a wire nobody reads.
 const NEVER: u32 = u32::MAX - 1;
 /// `last_use` value of an output wire: live to the end.
@@ -59,6 +63,7 @@ pub(crate) fn allocate(c: &Circuit, s: &Schedule) -> Allocation {
     };
     for w in (0..n_in).rev() {
         a.slot_of[w as usize] = w + 1;
+        a.free.claim(w + 1, lane(w as usize, n_in as usize));
         if a.last_use[w as usize] == NEVER {
             a.free.push(w + 1);
         }
@@ -120,11 +125,14 @@ struct Allocator<'c> {
 }
 
 impl Allocator<'_> {
-    fn alloc(&mut self) -> u32 {
-        self.free.take().unwrap_or_else(|| {
+    /// A slot for an output of `lane` (see [`FreeSlots`]).
+    fn alloc(&mut self, lane: usize) -> u32 {
+        let slot = self.free.take(lane).unwrap_or_else(|| {
             self.num_slots += 1;
             self.num_slots - 1
-        })
+        });
+        self.free.claim(slot, lane);
+        slot
     }
 
     /// Emits the runs of one block at time `time` and moves the slots of the wires it
@@ -149,8 +157,11 @@ impl Allocator<'_> {
                 Step::Ands(group) => (RunKind::And, group.as_slice()),
                 Step::Parallel(_) => unreachable!("parallel blocks do not nest"),
             };
-            // One AND group is one run; consecutive free gates of a kind share a run.
-            self.stream.open_run(kind, kind == RunKind::And);
+            // One AND group is one run; consecutive free gates of a kind share a run (in a
+            // parallel block, up to MAX_BLOCK_FREE_RUN of them, so that a block of free
+            // gates has runs to split between threads too).
+            let full = block.parallel && self.stream.last_run_len() >= MAX_BLOCK_FREE_RUN;
+            self.stream.open_run(kind, kind == RunKind::And || full);
             for &g in gates {
                 self.stream.push(gate_for(c, canon, &self.slot_of, g as usize));
                 outputs.push(c.out[g as usize] as usize);
@@ -162,7 +173,7 @@ impl Allocator<'_> {
             self.release_reads(time, block.steps);
         }
         for (k, &w) in outputs.iter().enumerate() {
-            let slot = self.alloc();
+            let slot = self.alloc(lane(k, outputs.len()));
             self.slot_of[w] = slot;
             self.stream.gates[first + k].out = slot;
         }
@@ -199,36 +210,76 @@ impl Allocator<'_> {
     }
 }
 
-/// Slots of dead wires, for reuse: the last freed first (it is likely still in cache), or
-/// in a schedule of parallel blocks the lowest first. Then a block's outputs take slots
-/// in the order of its gates, so a thread running a stretch of the block writes a stretch
-/// of slots and shares cache lines with another thread only at the ends (no false
-/// sharing), and the live slots stay packed at the low end.
+/// Lanes of a schedule of parallel blocks (see [`FreeSlots`]).
+const LANES: usize = 64;
+
+/// The lane of item `k` of `n`: its share of the way along.
+fn lane(k: usize, n: usize) -> usize {
+    k * LANES / n.max(1)
+}
+
+/// Slots of dead wires, for reuse.
+///
+/// Gate by gate, the last freed first: it is likely still in cache.
+///
+/// In a schedule of parallel blocks, each slot belongs to one of [`LANES`] lanes, and a
+/// gate's output takes the lowest free slot of the lane of its place in the block (its
+/// share of the way along the block), else of the nearest lane with one. The threads of an
+/// engine take contiguous stretches of every block (see the garbling cores), so thread t
+/// runs the same lanes level after level: in a wide circuit (independent pieces side by
+/// side, each level sorted in program order) the wires it writes and reads stay in its
+/// core's cache instead of moving between cores, and no two threads write one cache line.
+/// Lowest first keeps each lane's live slots packed. The number of slots is unchanged:
+/// a slot is created only when no lane has a free one.
 enum FreeSlots {
     LastFirst(Vec<u32>),
-    LowestFirst(BinaryHeap<Reverse<u32>>),
+    Lanes {
+        free: Vec<BinaryHeap<Reverse<u32>>>,
+        lane_of: Vec<u8>,
+    },
 }
 
 impl FreeSlots {
     fn new(s: &Schedule) -> Self {
         if s.steps.iter().any(|s| matches!(s, Step::Parallel(_))) {
-            FreeSlots::LowestFirst(BinaryHeap::new())
+            FreeSlots::Lanes {
+                free: vec![BinaryHeap::new(); LANES],
+                lane_of: Vec::new(),
+            }
         } else {
             FreeSlots::LastFirst(Vec::new())
         }
     }
 
+    /// Frees `slot` (into its lane).
     fn push(&mut self, slot: u32) {
         match self {
             FreeSlots::LastFirst(v) => v.push(slot),
-            FreeSlots::LowestFirst(h) => h.push(Reverse(slot)),
+            FreeSlots::Lanes { free, lane_of } => free[lane_of[slot as usize] as usize].push(Reverse(slot)),
         }
     }
 
-    fn take(&mut self) -> Option<u32> {
+    /// A free slot for an output of `lane`, if there is one.
+    fn take(&mut self, lane: usize) -> Option<u32> {
         match self {
             FreeSlots::LastFirst(v) => v.pop(),
-            FreeSlots::LowestFirst(h) => h.pop().map(|Reverse(s)| s),
+            FreeSlots::Lanes { free, .. } => {
+                let nearest = (0..LANES)
+                    .flat_map(|d| [lane.checked_sub(d), Some(lane + d)])
+                    .flatten()
+                    .find(|&l| l < LANES && !free[l].is_empty())?;
+                free[nearest].pop().map(|Reverse(s)| s)
+            }
+        }
+    }
+
+    /// Records that `slot` now holds a wire of `lane`.
+    fn claim(&mut self, slot: u32, lane: usize) {
+        if let FreeSlots::Lanes { lane_of, .. } = self {
+            if lane_of.len() <= slot as usize {
+                lane_of.resize(slot as usize + 1, 0);
+            }
+            lane_of[slot as usize] = lane as u8;
         }
     }
 }
@@ -251,6 +302,11 @@ impl Stream {
             _ => self.runs.push(Run { kind, len: 0 }),
         }
         self.sealed = false;
+    }
+
+    /// Gates in the last run (0 if there is none).
+    fn last_run_len(&self) -> u32 {
+        self.runs.last().map_or(0, |r| r.len)
     }
 
     /// Closes the last run: the next gate starts a new one.

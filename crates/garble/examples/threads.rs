@@ -18,37 +18,57 @@ use mixgc_garble::{Evaluator, Garbler, DEFAULT_SPLIT_ANDS};
 
 const RUNS: usize = 5;
 
-/// Median ns/AND of garbling and of evaluating `c` on `threads` threads.
-fn measure(c: &CompiledCircuit, threads: usize) -> (f64, f64) {
-    let hash = || AnyHash::new(HashKind::Tccr, Block::ZERO);
-    let delta = Block::from_u128(0x5eed_0000_1234_5678_9abc_def0_0000_0001);
-    let labels: Vec<Block> = (0..c.input_slots().len() as u128)
-        .map(|i| Block::from_u128(i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)))
-        .collect();
-    let mut g = Garbler::new(hash(), delta);
-    let mut e = Evaluator::new(hash());
-    if let Err(err) = g.set_threads(threads).and_then(|_| e.set_threads(threads)) {
-        eprintln!("cannot start {threads} threads: {err}");
-        std::process::exit(1);
+/// A garbler and an evaluator on some number of threads, with their timings so far.
+struct Engines {
+    threads: usize,
+    g: Garbler<AnyHash>,
+    e: Evaluator<AnyHash>,
+    garble_s: Vec<f64>,
+    evaluate_s: Vec<f64>,
+}
+
+impl Engines {
+    fn new(threads: usize) -> Engines {
+        let hash = || AnyHash::new(HashKind::Tccr, Block::ZERO);
+        let delta = Block::from_u128(0x5eed_0000_1234_5678_9abc_def0_0000_0001);
+        let mut g = Garbler::new(hash(), delta);
+        let mut e = Evaluator::new(hash());
+        if let Err(err) = g.set_threads(threads).and_then(|_| e.set_threads(threads)) {
+            eprintln!("cannot start {threads} threads: {err}");
+            std::process::exit(1);
+        }
+        Engines {
+            threads,
+            g,
+            e,
+            garble_s: Vec::new(),
+            evaluate_s: Vec::new(),
+        }
     }
-    let mut tables = Vec::with_capacity(c.num_ands() as usize * 2);
-    let (mut tg, mut te) = (Vec::new(), Vec::new());
-    for _ in 0..RUNS {
+
+    /// Garbles and evaluates `c` once in memory, timing both.
+    fn run(&mut self, c: &CompiledCircuit, tables: &mut Vec<Block>) {
+        let labels: Vec<Block> = (0..c.input_slots().len() as u128)
+            .map(|i| Block::from_u128(i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)))
+            .collect();
         tables.clear();
         let t = Instant::now();
-        g.start(c, &labels, [Block::ZERO; 2]);
-        g.garble(c.body(), &mut tables, usize::MAX);
-        tg.push(t.elapsed().as_secs_f64());
+        self.g.start(c, &labels, [Block::ZERO; 2]);
+        self.g.garble(c.body(), tables, usize::MAX);
+        self.garble_s.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        e.start(c, &labels, [Block::ZERO; 2]);
-        e.evaluate(c.body(), &tables);
-        te.push(t.elapsed().as_secs_f64());
+        self.e.start(c, &labels, [Block::ZERO; 2]);
+        self.e.evaluate(c.body(), tables);
+        self.evaluate_s.push(t.elapsed().as_secs_f64());
     }
-    let per_and = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[RUNS / 2] * 1e9 / c.num_ands() as f64
-    };
-    (per_and(tg), per_and(te))
+}
+
+/// (median, best) ns per AND of `c` over `times`.
+fn per_and(c: &CompiledCircuit, times: &[f64]) -> (f64, f64) {
+    let mut v = times.to_vec();
+    v.sort_by(f64::total_cmp);
+    let ns = |s: f64| s * 1e9 / c.num_ands() as f64;
+    (ns(v[v.len() / 2]), ns(v[0]))
 }
 
 /// ANDs in parallel blocks big enough to be split, and the number of such blocks.
@@ -98,16 +118,43 @@ fn main() {
         100.0 * split_ands as f64 / full.num_ands() as f64
     );
     let batched = compile_with(&circuit, Layout::Batched);
-    let (g, e) = measure(&batched, 1);
-    println!("batched layout, 1 thread: garble {g:.2} ns/AND, evaluate {e:.2} ns/AND");
-    let mut first = None;
-    for &threads in &counts {
-        let (g, e) = measure(&full, threads);
-        let (g1, e1) = *first.get_or_insert((g, e));
+    let mut tables = Vec::with_capacity(full.num_ands() as usize * 2);
+    let mut reference = Engines::new(1);
+    let mut engines: Vec<Engines> = counts.iter().map(|&t| Engines::new(t)).collect();
+    // Rounds interleave the thread counts, so a load that comes and goes (other processes)
+    // weighs on all of them alike.
+    for _ in 0..RUNS {
+        reference.run(&batched, &mut tables);
+        engines.iter_mut().for_each(|e| e.run(&full, &mut tables));
+    }
+    let (g, e) = (
+        per_and(&batched, &reference.garble_s),
+        per_and(&batched, &reference.evaluate_s),
+    );
+    println!(
+        "batched layout, 1 thread: garble {:.2} ns/AND (best {:.2}), evaluate {:.2} ns/AND (best {:.2})",
+        g.0, g.1, e.0, e.1
+    );
+    let base = (
+        per_and(&full, &engines[0].garble_s),
+        per_and(&full, &engines[0].evaluate_s),
+    );
+    for engine in &engines {
+        let (g, e) = (
+            per_and(&full, &engine.garble_s),
+            per_and(&full, &engine.evaluate_s),
+        );
         println!(
-            "full layout, {threads} thread(s): garble {g:.2} ns/AND (x{:.2}), evaluate {e:.2} ns/AND (x{:.2})",
-            g1 / g,
-            e1 / e
+            "full layout, {} thread(s): garble {:.2} ns/AND (x{:.2}; best {:.2}, x{:.2}), evaluate {:.2} ns/AND (x{:.2}; best {:.2}, x{:.2})",
+            engine.threads,
+            g.0,
+            base.0 .0 / g.0,
+            g.1,
+            base.0 .1 / g.1,
+            e.0,
+            base.1 .0 / e.0,
+            e.1,
+            base.1 .1 / e.1
         );
     }
 }

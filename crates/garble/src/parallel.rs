@@ -17,13 +17,18 @@ use crate::pool::Pool;
 /// (garbler) blocks with two AES calls each, where a free gate XORs two labels.
 const AND_WORK: usize = 16;
 
-/// Pieces a block is cut into per thread: enough that a thread which starts late (the
-/// machine is busy) leaves its share to the others, few enough to stay cheap.
-const PIECES_PER_THREAD: usize = 4;
+/// Most pieces a block is cut into per thread: enough that the threads finish a block
+/// together (and that one starting late leaves its share to the others), few enough to
+/// stay cheap.
+const PIECES_PER_THREAD: usize = 16;
 
-/// Default of [`Threads::set_split_ands`]: a block is split when it holds the work of 256
-/// ANDs (a few microseconds per thread, well above the cost of waking the workers).
-pub const DEFAULT_SPLIT_ANDS: usize = 256;
+/// The least work worth a piece of its own: two AND groups' worth, about 1 µs.
+const PIECE_WORK: usize = 32 * AND_WORK;
+
+/// Default of [`Threads::set_split_ands`]: a block is split when it holds the work of 64
+/// ANDs (about 2 µs on one thread; handing pieces to a waiting worker costs well under
+/// 1 µs).
+pub const DEFAULT_SPLIT_ANDS: usize = 64;
 
 /// Where a piece of a block starts, counted from the block's start: its first run,
 /// that run's first gate, and the ANDs before it.
@@ -97,7 +102,8 @@ impl Threads {
         if plan.gates > MAX_PARALLEL_GATES || work < self.split_ands * AND_WORK {
             return None;
         }
-        let parts = pool.threads() * PIECES_PER_THREAD;
+        let threads = pool.threads();
+        let parts = (work / PIECE_WORK).clamp(threads, threads * PIECES_PER_THREAD);
         self.cuts.clear();
         self.cuts.push(Cut::default());
         let (mut at, mut done) = (Cut::default(), 0);
