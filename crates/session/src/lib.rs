@@ -24,7 +24,7 @@ pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use pipe::QUEUE_FRAMES;
 pub use program::{ProgramEvaluator, ProgramGarbler};
-pub use terms::{Reveal, SessionConfig, Terms};
+pub use terms::{Reveal, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.
 #[derive(Clone, Debug, PartialEq, Eq)]

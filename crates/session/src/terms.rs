@@ -81,8 +81,8 @@ pub struct SessionConfig {
     pub threads: usize,
 }
 
-/// Most compute threads a party may ask for.
-const MAX_THREADS: usize = 64;
+/// Most compute threads a party may ask for ([`SessionConfig::threads`]).
+pub const MAX_THREADS: usize = 64;
 
 impl SessionConfig {
     /// `threads`, checked against its limits.
