@@ -8,6 +8,7 @@
 //!    maximum number of live wires × 16 bytes, not the circuit size.
 //! 3. [`stream`]: the compact instruction stream engines execute.
 
+mod free_slots;
 mod info;
 mod report;
 mod schedule;
