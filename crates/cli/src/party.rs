@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use mixgc_compile::{CompiledCircuit, GateStream};
 use mixgc_core::HashKind;
 use mixgc_net::{Channel, NetError, TcpChannel};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
+use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms, MAX_THREADS};
 
 use crate::CliError;
 
@@ -63,6 +63,10 @@ pub struct SessionOptions {
     /// and its bounded queue (for comparison; the default overlaps compute and transfer).
     #[arg(long)]
     pub single_threaded: bool,
+    /// Threads that garble or evaluate the parallel blocks of a level-by-level stream (full
+    /// or segment schedule), 1 to 64; the bytes sent are the same for every count.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_threads)]
+    pub threads: usize,
     /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
     #[arg(long, value_name = "SEED")]
     pub insecure_seed: Option<u64>,
@@ -70,6 +74,15 @@ pub struct SessionOptions {
 
 fn parse_hash(s: &str) -> Result<HashKind, String> {
     s.parse()
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads from 1 to {MAX_THREADS}, got '{s}'"
+        )),
+    }
 }
 
 impl SessionOptions {
@@ -85,6 +98,7 @@ impl SessionOptions {
             timeout: self.timeout(),
             batch_bytes: self.batch_bytes,
             io_thread: !self.single_threaded,
+            threads: self.threads,
         }
     }
 

@@ -10,6 +10,7 @@
 //! 4. [`file`]: that stream on disk, read back in bounded chunks.
 
 mod file;
+mod free_slots;
 mod info;
 mod report;
 mod schedule;
@@ -19,7 +20,7 @@ mod stream;
 pub use file::{is_stream_file, save, write_stream, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC};
 pub use info::{circuit_info, CircuitInfo};
 pub use report::{schedule_report, Reorder, ScheduleReport, DEFAULT_WINDOW};
-pub use schedule::{Schedule, Step, MAX_AND_GROUP};
+pub use schedule::{Schedule, Step, MAX_AND_GROUP, MAX_PARALLEL_GATES};
 pub use stream::{
     compile, compile_with, eval_stream_plain, Chunk, CompiledCircuit, Gate, GateStream, InMemory, Layout,
     Run, RunKind, StreamError, StreamHasher, StreamHeader, NOT_SLOT,

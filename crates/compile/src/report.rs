@@ -38,7 +38,7 @@ pub struct ScheduleReport {
     pub ilp: f64,
     /// Gate outputs whose every read lies within `window` gates of the producer, in %.
     pub spent_wire_percent: f64,
-    /// Maximum live wires under this order, and the labels' bytes.
+    /// Maximum live wires of the stream compiled in this order, and the labels' bytes.
     pub max_live_wires: u64,
     pub working_set_bytes: u64,
 }
@@ -76,6 +76,18 @@ pub(crate) fn order(c: &Circuit, levels: &[u32], reorder: Reorder, window: usize
     gates
 }
 
+/// The schedule [`crate::compile_with`] runs under `reorder`: program order gate by gate;
+/// full and segment orders level by level, in parallel blocks that several threads may
+/// share (each level's gates are mutually independent).
+pub(crate) fn reordered_schedule(c: &Circuit, reorder: Reorder, window: usize) -> Schedule {
+    let levels = gate_levels(c, &canonical_wires(c));
+    let order = order(c, &levels, reorder, window);
+    match reorder {
+        Reorder::Program => Schedule::in_order(c, order),
+        Reorder::Full | Reorder::Segment => Schedule::in_parallel_blocks(c, &order, &levels),
+    }
+}
+
 /// The report of `c` (a validated circuit) under `reorder` and `window`.
 pub fn schedule_report(c: &Circuit, reorder: Reorder, window: usize) -> ScheduleReport {
     let canon = canonical_wires(c);
@@ -107,7 +119,7 @@ pub fn schedule_report(c: &Circuit, reorder: Reorder, window: usize) -> Schedule
         .count();
     let stats = c.stats();
     let max_level = levels.iter().copied().max().unwrap_or(0) as u64;
-    let live = allocate(c, &Schedule::in_order(c, order)).num_slots as u64 - 1;
+    let live = allocate(c, &reordered_schedule(c, reorder, window)).num_slots as u64 - 1;
     let gates = c.num_gates() as u64;
     ScheduleReport {
         schedule: format!("{reorder:?}").to_lowercase(),

@@ -9,16 +9,26 @@ use mixgc_circuit::{Circuit, GateKind};
 /// when garbling, 32 when evaluating, enough to keep AES-NI's pipeline full.
 pub const MAX_AND_GROUP: usize = 16;
 
+/// Most gates in one parallel block: a wider dependence level is cut into several blocks,
+/// so an evaluator running a block on several threads never waits for (and buffers) more
+/// than 8192 AND gates' tables (256 KiB).
+pub const MAX_PARALLEL_GATES: usize = 8192;
+
 /// How far (in gates of program order) the scheduler may look ahead for independent
 /// work. Bounds how much the schedule can stretch wire lifetimes.
 const WINDOW: usize = 4096;
 
 /// One step of execution: a free gate, or a group of mutually independent AND gates
-/// whose inputs are all read before any of their outputs is written.
+/// whose inputs are all read before any of their outputs is written, or the start of a
+/// parallel block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     Free(u32),
     Ands(Vec<u32>),
+    /// The next `n` steps form a parallel block: their gates are mutually independent, so
+    /// slot allocation keeps every output apart from every slot the block reads (see
+    /// [`crate::RunKind::Parallel`]).
+    Parallel(u32),
 }
 
 /// The execution order of a circuit's gates, with `Copy` (EQW) gates aliased away.
@@ -49,6 +59,30 @@ impl Schedule {
                 }
             })
             .collect();
+        Schedule { steps, canon }
+    }
+
+    /// Level by level: `order` (topological, gates of one dependence level next to each
+    /// other, as full and segment reordering leave them) cut into parallel blocks where the
+    /// level changes and every [`MAX_PARALLEL_GATES`] gates. Gates of one level never depend
+    /// on each other (a gate's level exceeds its inputs'), wherever they sit in `order`.
+    ///
+    /// A block lists its constants, then its AND groups with the free gates spread evenly
+    /// between them, so a split of the block at run boundaries balanced by AND count also
+    /// balances the free gates.
+    pub(crate) fn in_parallel_blocks(c: &Circuit, order: &[u32], levels: &[u32]) -> Schedule {
+        let canon = canonical_wires(c);
+        let gates: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&g| c.kind[g as usize] != GateKind::Copy)
+            .collect();
+        let mut steps = Vec::with_capacity(gates.len() + gates.len() / 8);
+        for level in gates.chunk_by(|&x, &y| levels[x as usize] == levels[y as usize]) {
+            for block in level.chunks(MAX_PARALLEL_GATES) {
+                push_block(c, block, &mut steps);
+            }
+        }
         Schedule { steps, canon }
     }
 
@@ -185,6 +219,39 @@ impl<'c> ListScheduler<'c> {
             steps.push(Step::Ands(group));
         }
     }
+}
+
+/// Appends the steps of one parallel block of mutually independent gates (no copies).
+fn push_block(c: &Circuit, block: &[u32], steps: &mut Vec<Step>) {
+    let marker = steps.len();
+    steps.push(Step::Parallel(0));
+    let kind = |g: &u32| c.kind[*g as usize];
+    steps.extend(
+        block
+            .iter()
+            .filter(|g| kind(g) == GateKind::Const)
+            .map(|&g| Step::Free(g)),
+    );
+    let ands: Vec<u32> = block
+        .iter()
+        .copied()
+        .filter(|g| kind(g) == GateKind::And)
+        .collect();
+    let free: Vec<u32> = block
+        .iter()
+        .copied()
+        .filter(|g| matches!(kind(g), GateKind::Xor | GateKind::Not))
+        .collect();
+    let groups = ands.len().div_ceil(MAX_AND_GROUP);
+    if groups == 0 {
+        steps.extend(free.iter().map(|&g| Step::Free(g)));
+    }
+    for (i, group) in ands.chunks(MAX_AND_GROUP).enumerate() {
+        steps.push(Step::Ands(group.to_vec()));
+        let share = free.len() * i / groups..free.len() * (i + 1) / groups;
+        steps.extend(free[share].iter().map(|&g| Step::Free(g)));
+    }
+    steps[marker] = Step::Parallel((steps.len() - marker - 1) as u32);
 }
 
 /// Resolves EQW copies: `canon[w]` is the wire that really carries `w`'s value.

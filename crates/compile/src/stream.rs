@@ -7,8 +7,8 @@
 
 use mixgc_circuit::Circuit;
 
-use crate::report::{gate_levels, order, Reorder};
-use crate::schedule::{canonical_wires, Schedule};
+use crate::report::{reordered_schedule, Reorder};
+use crate::schedule::Schedule;
 use crate::slots::allocate;
 use crate::MAX_AND_GROUP;
 
@@ -511,7 +511,9 @@ pub enum Layout {
     /// The batched list schedule: independent ANDs in groups, a bounded look-ahead (the
     /// fastest on one thread; the default).
     Batched,
-    /// One of HAAC §4.2's orders, with its window in wires.
+    /// One of HAAC §4.2's orders, with its window in wires. Full and segment orders come
+    /// level by level in [`RunKind::Parallel`] blocks of at most
+    /// [`crate::MAX_PARALLEL_GATES`] gates, which engines may spread over threads.
     Reordered(Reorder, usize),
 }
 
@@ -525,11 +527,7 @@ pub fn compile(c: &Circuit) -> CompiledCircuit {
 pub fn compile_with(c: &Circuit, layout: Layout) -> CompiledCircuit {
     let schedule = match layout {
         Layout::Batched => Schedule::batched(c),
-        Layout::Reordered(reorder, window) => {
-            let canon = canonical_wires(c);
-            let levels = gate_levels(c, &canon);
-            Schedule::in_order(c, order(c, &levels, reorder, window))
-        }
+        Layout::Reordered(reorder, window) => reordered_schedule(c, reorder, window),
     };
     let a = allocate(c, &schedule);
     let body = Chunk::trusted(a.num_slots, a.runs, a.gates);

@@ -1,7 +1,11 @@
 //! The compiled stream computes what the circuit computes, in bounded slots.
 
 use mixgc_circuit::{bristol, Circuit};
-use mixgc_compile::{circuit_info, compile, compile_with, Layout, Reorder, RunKind};
+use mixgc_compile::{
+    circuit_info, compile, compile_with, CompiledCircuit, Layout, Reorder, RunKind, MAX_PARALLEL_GATES,
+};
+use mixgc_program::gadgets::aes::aes128;
+use mixgc_program::{Backend, Owner, Recorder};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -38,7 +42,12 @@ fn check_layout(c: &Circuit, layout: Layout, rng: &mut impl Rng) {
     assert_eq!(got, want, "{layout:?}");
     // The type invariant the engines rely on holds (slots in range, AND runs of
     // 1..=MAX_AND_GROUP gates, runs covering every gate).
+    // That includes the promise of every parallel marker (independent gates, no slot
+    // written by one gate and read or written by another).
     compiled.check().unwrap();
+    if matches!(layout, Layout::Batched | Layout::Reordered(Reorder::Program, _)) {
+        assert!(parallel_blocks(&compiled).is_empty(), "{layout:?} has no blocks");
+    }
     if layout == Layout::Batched {
         assert_eq!(compiled.stream_digest(), compile(c).stream_digest());
     }
@@ -104,4 +113,76 @@ fn max_live_wires_follows_the_definition() {
     let info = circuit_info(&c, &compile(&c));
     assert_eq!(info.max_live_wires, 2);
     assert_eq!((info.gates, info.ands, info.xors, info.and_depth), (2, 1, 1, 1));
+}
+
+/// (runs, gates, ANDs) of every parallel block of a stream.
+fn parallel_blocks(c: &CompiledCircuit) -> Vec<(usize, usize, usize)> {
+    let runs = c.runs();
+    let mut blocks = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        if r.kind == RunKind::Parallel {
+            let block = &runs[i + 1..i + 1 + r.len as usize];
+            let gates = block.iter().map(|r| r.len as usize).sum();
+            let ands = block
+                .iter()
+                .filter(|r| r.kind == RunKind::And)
+                .map(|r| r.len as usize)
+                .sum();
+            blocks.push((block.len(), gates, ands));
+        }
+    }
+    blocks
+}
+
+/// Full and segment orders come level by level in parallel blocks of several runs and at
+/// most MAX_PARALLEL_GATES gates; a wide circuit's blocks hold most of its ANDs.
+#[test]
+fn reordered_streams_come_in_parallel_blocks() {
+    let aes = bristol::read_file(&circuits_dir().join("aes_128.txt")).unwrap();
+    // 16 independent AES-128 blocks side by side: levels of ~20 × 16 ANDs.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for c in [aes.clone(), wide_aes(16)] {
+        for layout in [
+            Layout::Reordered(Reorder::Full, 64),
+            Layout::Reordered(Reorder::Segment, 4096),
+            Layout::Reordered(Reorder::Segment, 1 << 20),
+        ] {
+            check_layout(&c, layout, &mut rng);
+            let compiled = compile_with(&c, layout);
+            let blocks = parallel_blocks(&compiled);
+            assert!(!blocks.is_empty(), "{layout:?}: no parallel blocks");
+            for &(runs, gates, _) in &blocks {
+                assert!(
+                    runs >= 2 && gates <= MAX_PARALLEL_GATES,
+                    "{layout:?}: {runs} runs, {gates} gates"
+                );
+            }
+            let in_blocks: usize = blocks.iter().map(|b| b.2).sum();
+            assert!(
+                in_blocks as u64 * 10 >= compiled.num_ands() * 9,
+                "{layout:?}: only {in_blocks} of {} ANDs in blocks",
+                compiled.num_ands()
+            );
+        }
+    }
+    // A level wider than MAX_PARALLEL_GATES is cut into several blocks.
+    let wide = wide_aes(64);
+    let blocks = parallel_blocks(&compile_with(&wide, Layout::Reordered(Reorder::Full, 64)));
+    assert!(
+        blocks.iter().any(|b| b.1 == MAX_PARALLEL_GATES),
+        "{:?}",
+        &blocks[..4]
+    );
+}
+
+/// `n` independent AES-128 encryptions (key and plaintext each), recorded as one circuit.
+fn wide_aes(n: usize) -> Circuit {
+    let mut r = Recorder::default();
+    for _ in 0..n {
+        let key = r.input(Owner::Garbler, 128, None).unwrap();
+        let pt = r.input(Owner::Evaluator, 128, None).unwrap();
+        let ct = aes128(&mut r, &key, &pt);
+        r.output(&ct).unwrap();
+    }
+    r.finish().circuit
 }

@@ -1,12 +1,13 @@
-use mixgc_compile::{Chunk, Gate, RunKind, StreamHeader, MAX_AND_GROUP};
+use mixgc_compile::{Chunk, Gate, Run, RunKind, StreamHeader};
 use mixgc_core::{Block, TweakableHash};
 
-use crate::half_gates::HalfGateEvaluator;
+use crate::half_gates::{evaluate_rows, HalfGateEvaluator, Scratch};
+use crate::parallel::{Plan, Threads};
+use crate::runs::{and_run, execute_runs, free_run, BlockPtr};
 use crate::BLOCKS_PER_AND;
-use crate::{free_run, read, write};
 
 /// Evaluator core: the half-gates evaluator (hash, global AND index), the active label of
-/// every live wire and the position in the stream.
+/// every live wire, the position in the stream and the threads that share parallel blocks.
 pub struct Evaluator<H> {
     gates: HalfGateEvaluator<H>,
     slots: Vec<Block>,
@@ -14,6 +15,7 @@ pub struct Evaluator<H> {
     /// Position in the stream: the next run, and the index of its first gate.
     run: usize,
     gate: usize,
+    threads: Threads,
 }
 
 impl<H: TweakableHash> Evaluator<H> {
@@ -30,7 +32,28 @@ impl<H: TweakableHash> Evaluator<H> {
             const_labels: [Block::ZERO; 2],
             run: 0,
             gate: 0,
+            threads: Threads::new(),
         }
+    }
+
+    /// Evaluates the [`RunKind::Parallel`] blocks of the stream on `threads` threads (see
+    /// [`crate::Garbler::set_threads`]). A block spread over threads is evaluated once all
+    /// its tables are there. Fails if the system cannot start the threads.
+    ///
+    /// # Panics
+    /// If `threads` is 0.
+    pub fn set_threads(&mut self, threads: usize) -> std::io::Result<()> {
+        self.threads.set(threads)
+    }
+
+    /// Threads evaluating parallel blocks.
+    pub fn threads(&self) -> usize {
+        self.threads.count()
+    }
+
+    /// See [`crate::Garbler::set_split_ands`].
+    pub fn set_split_ands(&mut self, ands: usize) {
+        self.threads.set_split_ands(ands);
     }
 
     /// Starts evaluating `circuit` with the active labels of its input bits and of the
@@ -64,7 +87,8 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// Evaluates `chunk` as far as the given table blocks allow. Returns how many blocks it
     /// used and whether the chunk is done (the next call starts on the next chunk). It stops
-    /// at the first AND group whose tables are not all in `tables`.
+    /// at the first AND group (or parallel block spread over threads) whose tables are not
+    /// all in `tables`.
     pub fn evaluate(&mut self, chunk: &Chunk, tables: &[Block]) -> (usize, bool) {
         let (runs, gates) = (chunk.runs(), chunk.gates());
         // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
@@ -76,19 +100,37 @@ impl<H: TweakableHash> Evaluator<H> {
         let mut used = 0;
         while self.run < runs.len() {
             let run = runs[self.run];
-            let run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            let mut run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
             match run.kind {
+                RunKind::Parallel => {
+                    if let Some(plan) = self.threads.plan(&runs[self.run..]) {
+                        let need = plan.ands * BLOCKS_PER_AND;
+                        if tables.len() - used < need {
+                            return (used, false);
+                        }
+                        let block = self.run + 1..self.run + 1 + plan.runs;
+                        run_gates = &gates[self.gate..self.gate + plan.gates];
+                        self.evaluate_block(&runs[block], run_gates, plan, &tables[used..used + need]);
+                        used += need;
+                        self.run += plan.runs;
+                    }
+                }
                 RunKind::And => {
                     let need = run_gates.len() * BLOCKS_PER_AND;
                     if tables.len() - used < need {
                         return (used, false);
                     }
-                    self.evaluate_group(run_gates, &tables[used..used + need]);
+                    let (slots, g) = (BlockPtr::new(&mut self.slots), &mut self.gates);
+                    let rows = &tables[used..used + need];
+                    // SAFETY: operands < num_slots == slots.len() (asserted above); one thread.
+                    unsafe { and_run(slots, run_gates, |ins, outs| g.evaluate(ins, rows, outs)) };
                     used += need;
                 }
-                RunKind::Parallel => {}
-                // SAFETY: operands < num_slots == slots.len() (asserted above).
-                kind => unsafe { free_run(&mut self.slots, &self.const_labels, kind, run_gates) },
+                kind => {
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: as above.
+                    unsafe { free_run(slots, &self.const_labels, kind, run_gates) };
+                }
             }
             self.run += 1;
             self.gate += run_gates.len();
@@ -97,22 +139,31 @@ impl<H: TweakableHash> Evaluator<H> {
         (used, true)
     }
 
-    /// Evaluates one AND group: gathers the input labels (all read before any output is
-    /// written, as outputs may reuse input slots), evaluates, scatters the outputs.
-    #[inline]
-    fn evaluate_group(&mut self, group: &[Gate], tables: &[Block]) {
-        let n = group.len();
-        let mut inputs = [(Block::ZERO, Block::ZERO); MAX_AND_GROUP];
-        for (k, g) in group.iter().enumerate() {
-            // SAFETY: operands < num_slots == slots.len() (asserted in `evaluate`).
-            inputs[k] = unsafe { (read(&self.slots, g.a), read(&self.slots, g.b)) };
-        }
-        let mut outputs = [Block::ZERO; MAX_AND_GROUP];
-        self.gates.evaluate(&inputs[..n], tables, &mut outputs[..n]);
-        for (g, &c) in group.iter().zip(&outputs[..n]) {
-            // SAFETY: as above.
-            unsafe { write(&mut self.slots, g.out, c) };
-        }
+    /// Evaluates a parallel block on the threads, piece by piece, each with its rows.
+    fn evaluate_block(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, rows: &[Block]) {
+        let slots = BlockPtr::new(&mut self.slots);
+        let (hash, first_and) = (self.gates.hash(), self.gates.ands_evaluated());
+        let consts = &self.const_labels;
+        self.threads.run(|from, to| {
+            let rows = &rows[from.and * BLOCKS_PER_AND..to.and * BLOCKS_PER_AND];
+            let mut scratch = Scratch::new();
+            let first = first_and + from.and as u64;
+            // SAFETY: as in `Garbler::garble_block`: operands are in range (asserted in
+            // `evaluate`) and the block's invariant keeps the threads' slots apart.
+            unsafe {
+                execute_runs(
+                    slots,
+                    consts,
+                    &runs[from.run..to.run],
+                    &gates[from.gate..to.gate],
+                    |k, ins, outs| {
+                        let rows = &rows[k * BLOCKS_PER_AND..(k + ins.len()) * BLOCKS_PER_AND];
+                        evaluate_rows(hash, first + k as u64, ins, rows, outs, &mut scratch);
+                    },
+                )
+            };
+        });
+        self.gates.advance(plan.ands);
     }
 
     /// Active labels of the output bits; valid once [`Evaluator::evaluate`] finished the

@@ -1,11 +1,14 @@
-use mixgc_compile::{Chunk, Gate, RunKind, StreamHeader, MAX_AND_GROUP, NOT_SLOT};
+use mixgc_compile::{Chunk, Gate, Run, RunKind, StreamHeader, NOT_SLOT};
 use mixgc_core::{Block, TweakableHash};
 
-use crate::half_gates::HalfGateGarbler;
-use crate::{free_run, read, write};
+use crate::half_gates::{garble_rows, HalfGateGarbler, Scratch};
+use crate::parallel::{Plan, Threads};
+use crate::runs::{and_run, execute_runs, free_run, BlockPtr, SharedSlice};
+use crate::BLOCKS_PER_AND;
 
 /// Garbler core: the half-gates garbler (Δ, hash, global AND index), the wire slots
-/// (zero-labels) of the circuit in progress and the position in the stream.
+/// (zero-labels) of the circuit in progress, the position in the stream and the threads
+/// that share parallel blocks.
 pub struct Garbler<H> {
     gates: HalfGateGarbler<H>,
     slots: Vec<Block>,
@@ -14,6 +17,7 @@ pub struct Garbler<H> {
     /// Position in the current chunk: the next run, and the index of its first gate.
     run: usize,
     gate: usize,
+    threads: Threads,
 }
 
 impl<H: TweakableHash> Garbler<H> {
@@ -25,6 +29,7 @@ impl<H: TweakableHash> Garbler<H> {
             const_labels: [Block::ZERO; 2],
             run: 0,
             gate: 0,
+            threads: Threads::new(),
         }
     }
 
@@ -35,6 +40,28 @@ impl<H: TweakableHash> Garbler<H> {
     /// Global index of the next AND gate (the number garbled so far in this session).
     pub fn ands_garbled(&self) -> u64 {
         self.gates.ands_garbled()
+    }
+
+    /// Garbles the [`RunKind::Parallel`] blocks of the stream on `threads` threads (the
+    /// caller's and `threads - 1` workers kept until the garbler is dropped or this is
+    /// called again). The tables and labels do not depend on the thread count. Fails if
+    /// the system cannot start the threads.
+    ///
+    /// # Panics
+    /// If `threads` is 0.
+    pub fn set_threads(&mut self, threads: usize) -> std::io::Result<()> {
+        self.threads.set(threads)
+    }
+
+    /// Threads garbling parallel blocks (1 unless [`Garbler::set_threads`] said otherwise).
+    pub fn threads(&self) -> usize {
+        self.threads.count()
+    }
+
+    /// Blocks with less work than `ands` AND gates run on the calling thread
+    /// (default [`crate::DEFAULT_SPLIT_ANDS`]; 0 splits every block, as tests do).
+    pub fn set_split_ands(&mut self, ands: usize) {
+        self.threads.set_split_ands(ands);
     }
 
     /// The half-gates garbler, for garbling gates outside a compiled stream (programs)
@@ -62,8 +89,9 @@ impl<H: TweakableHash> Garbler<H> {
     }
 
     /// Garbles `chunk` until at least `min_blocks` table blocks have been appended to
-    /// `tables` or the chunk ends; stops only between AND groups. Returns true when the
-    /// chunk is done (the next call starts on the next chunk of the stream).
+    /// `tables` or the chunk ends; stops only between AND groups (and never inside a
+    /// parallel block spread over threads). Returns true when the chunk is done (the next
+    /// call starts on the next chunk of the stream).
     pub fn garble(&mut self, chunk: &Chunk, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
         let target = tables.len().saturating_add(min_blocks);
         let (runs, gates) = (chunk.runs(), chunk.gates());
@@ -75,41 +103,77 @@ impl<H: TweakableHash> Garbler<H> {
         );
         while self.run < runs.len() {
             let run = runs[self.run];
-            let run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            let mut run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            let garbled = match run.kind {
+                RunKind::Parallel => match self.threads.plan(&runs[self.run..]) {
+                    Some(plan) => {
+                        let block = self.run + 1..self.run + 1 + plan.runs;
+                        run_gates = &gates[self.gate..self.gate + plan.gates];
+                        self.garble_block(&runs[block], run_gates, plan, tables);
+                        self.run += plan.runs;
+                        true
+                    }
+                    None => false,
+                },
+                RunKind::And => {
+                    let slots = BlockPtr::new(&mut self.slots);
+                    let g = &mut self.gates;
+                    // SAFETY: operands < num_slots == slots.len() (asserted above); one thread.
+                    unsafe { and_run(slots, run_gates, |ins, outs| g.garble(ins, outs, tables)) };
+                    true
+                }
+                kind => {
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: as above.
+                    unsafe { free_run(slots, &self.const_labels, kind, run_gates) };
+                    false
+                }
+            };
             self.run += 1;
             self.gate += run_gates.len();
-            match run.kind {
-                RunKind::And => {
-                    self.garble_group(run_gates, tables);
-                    if tables.len() >= target && self.run < runs.len() {
-                        return false;
-                    }
-                }
-                RunKind::Parallel => {}
-                // SAFETY: operands < num_slots == slots.len() (asserted above).
-                kind => unsafe { free_run(&mut self.slots, &self.const_labels, kind, run_gates) },
+            if garbled && tables.len() >= target && self.run < runs.len() {
+                return false;
             }
         }
         (self.run, self.gate) = (0, 0);
         true
     }
 
-    /// Garbles one AND group: gathers the input zero-labels (all read before any output
-    /// is written, as outputs may reuse input slots), garbles, scatters the outputs.
-    #[inline]
-    fn garble_group(&mut self, group: &[Gate], tables: &mut Vec<Block>) {
-        let n = group.len();
-        let mut inputs = [(Block::ZERO, Block::ZERO); MAX_AND_GROUP];
-        for (k, g) in group.iter().enumerate() {
-            // SAFETY: operands < num_slots == slots.len() (asserted in `garble`).
-            inputs[k] = unsafe { (read(&self.slots, g.a), read(&self.slots, g.b)) };
-        }
-        let mut outputs = [Block::ZERO; MAX_AND_GROUP];
-        self.gates.garble(&inputs[..n], &mut outputs[..n], tables);
-        for (g, &c) in group.iter().zip(&outputs[..n]) {
-            // SAFETY: as above.
-            unsafe { write(&mut self.slots, g.out, c) };
-        }
+    /// Garbles a parallel block on the threads: piece by piece, each piece's rows go where one
+    /// thread would have appended them.
+    fn garble_block(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, tables: &mut Vec<Block>) {
+        let len = plan.ands * BLOCKS_PER_AND;
+        tables.reserve(len);
+        let rows = SharedSlice::new(&mut tables.spare_capacity_mut()[..len]);
+        let slots = BlockPtr::new(&mut self.slots);
+        let (hash, delta, first_and) = (self.gates.hash(), self.gates.delta(), self.gates.ands_garbled());
+        let consts = &self.const_labels;
+        self.threads.run(|from, to| {
+            // SAFETY: the cuts are increasing and each piece runs once, so its rows are its own.
+            let rows = unsafe { rows.slice_mut(from.and * BLOCKS_PER_AND..to.and * BLOCKS_PER_AND) };
+            let mut scratch = Scratch::new();
+            let first = first_and + from.and as u64;
+            // SAFETY: operands < num_slots == slots.len() (asserted in `garble`). The block's
+            // gates are independent and none writes a slot another reads or writes (the
+            // invariant of a parallel block, part of the chunk's), so the threads' slot
+            // accesses never conflict.
+            unsafe {
+                execute_runs(
+                    slots,
+                    consts,
+                    &runs[from.run..to.run],
+                    &gates[from.gate..to.gate],
+                    |k, ins, outs| {
+                        let rows = &mut rows[k * BLOCKS_PER_AND..(k + ins.len()) * BLOCKS_PER_AND];
+                        garble_rows(hash, delta, first + k as u64, ins, outs, rows, &mut scratch);
+                    },
+                )
+            };
+        });
+        // SAFETY: the pieces cover the block's ANDs and each wrote all rows of its ANDs (a
+        // panic would not have come this far), within the capacity reserved above.
+        unsafe { tables.set_len(tables.len() + len) };
+        self.gates.advance(plan.ands);
     }
 
     /// Zero-labels of the output bits; valid once [`Garbler::garble`] finished the last chunk.

@@ -12,31 +12,114 @@
 //! evaluator: C = H(A,j) ⊕ s_a·T_G ⊕ H(B,j') ⊕ s_b·(T_E ⊕ A)     s_a = lsb(A), s_b = lsb(B)
 //! ```
 
+use std::mem::MaybeUninit;
+
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::half_gate_tweaks;
+
+/// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
+/// evaluating). Each thread garbling part of a parallel block has its own.
+pub(crate) struct Scratch {
+    hashes: [Block; 4 * MAX_AND_GROUP],
+    tweaks: [Block; 4 * MAX_AND_GROUP],
+}
+
+impl Scratch {
+    pub(crate) fn new() -> Self {
+        Scratch {
+            hashes: [Block::ZERO; 4 * MAX_AND_GROUP],
+            tweaks: [Block::ZERO; 4 * MAX_AND_GROUP],
+        }
+    }
+}
+
+/// Garbles up to [`MAX_AND_GROUP`] independent ANDs with zero-labels
+/// `inputs[k] = (A⁰, B⁰)`, the first of global index `first_and`: writes C⁰ to `outputs[k]`
+/// and (T_G, T_E) to `rows[2k..2k + 2]` (every row: they may start uninitialised).
+#[inline]
+pub(crate) fn garble_rows<H: TweakableHash>(
+    hash: &H,
+    delta: Block,
+    first_and: u64,
+    inputs: &[(Block, Block)],
+    outputs: &mut [Block],
+    rows: &mut [MaybeUninit<Block>],
+    scratch: &mut Scratch,
+) {
+    let n = inputs.len();
+    assert!(
+        n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
+        "at most MAX_AND_GROUP gates, one output and two rows each"
+    );
+    let (h, t) = (&mut scratch.hashes[..4 * n], &mut scratch.tweaks[..4 * n]);
+    for (k, &(a0, b0)) in inputs.iter().enumerate() {
+        let (j, j1) = half_gate_tweaks(first_and + k as u64);
+        h[4 * k..4 * k + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
+        t[4 * k..4 * k + 4].copy_from_slice(&[j, j, j1, j1]);
+    }
+    hash.hash_many(h, t);
+    for (k, &(a0, b0)) in inputs.iter().enumerate() {
+        let (pa, pb) = (a0.lsb(), b0.lsb());
+        let (ha0, ha1, hb0, hb1) = (h[4 * k], h[4 * k + 1], h[4 * k + 2], h[4 * k + 3]);
+        let tg = ha0 ^ ha1 ^ delta.and_bit(pb);
+        let wg = ha0 ^ tg.and_bit(pa);
+        let te = hb0 ^ hb1 ^ a0;
+        let we = hb0 ^ (te ^ a0).and_bit(pb);
+        rows[2 * k].write(tg);
+        rows[2 * k + 1].write(te);
+        outputs[k] = wg ^ we;
+    }
+}
+
+/// Evaluates up to [`MAX_AND_GROUP`] independent ANDs on active labels
+/// `inputs[k] = (A, B)`, the first of global index `first_and`, with their rows
+/// `rows[2k..2k + 2]`; writes C to `outputs[k]`.
+#[inline]
+pub(crate) fn evaluate_rows<H: TweakableHash>(
+    hash: &H,
+    first_and: u64,
+    inputs: &[(Block, Block)],
+    rows: &[Block],
+    outputs: &mut [Block],
+    scratch: &mut Scratch,
+) {
+    let n = inputs.len();
+    assert!(
+        n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
+        "one output, two rows per gate"
+    );
+    let (h, t) = (&mut scratch.hashes[..2 * n], &mut scratch.tweaks[..2 * n]);
+    for (k, &(a, b)) in inputs.iter().enumerate() {
+        let (j, j1) = half_gate_tweaks(first_and + k as u64);
+        h[2 * k..2 * k + 2].copy_from_slice(&[a, b]);
+        t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
+    }
+    hash.hash_many(h, t);
+    for (k, &(a, b)) in inputs.iter().enumerate() {
+        let (tg, te) = (rows[2 * k], rows[2 * k + 1]);
+        outputs[k] = h[2 * k] ^ tg.and_bit(a.lsb()) ^ h[2 * k + 1] ^ (te ^ a).and_bit(b.lsb());
+    }
+}
 
 /// Garbler side: Δ, the hash, the global AND index and hashing scratch space.
 pub struct HalfGateGarbler<H> {
     hash: H,
     delta: Block,
     next_and: u64,
-    hashes: [Block; 4 * MAX_AND_GROUP],
-    tweaks: [Block; 4 * MAX_AND_GROUP],
+    scratch: Scratch,
 }
 
 impl<H: TweakableHash> HalfGateGarbler<H> {
     /// A garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {
         assert!(delta.lsb(), "free-XOR needs lsb(Δ) = 1 for point-and-permute");
-        let zero = [Block::ZERO; 4 * MAX_AND_GROUP];
         HalfGateGarbler {
             hash,
             delta,
             next_and: 0,
-            hashes: zero,
-            tweaks: zero,
+            scratch: Scratch::new(),
         }
     }
 
@@ -49,36 +132,33 @@ impl<H: TweakableHash> HalfGateGarbler<H> {
         self.next_and
     }
 
+    pub(crate) fn hash(&self) -> &H {
+        &self.hash
+    }
+
+    /// Counts `n` ANDs garbled elsewhere (by the threads of a parallel block).
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.next_and += n as u64;
+    }
+
     /// Garbles up to [`MAX_AND_GROUP`] independent ANDs with zero-labels
     /// `inputs[k] = (A⁰, B⁰)`: writes C⁰ to `outputs[k]` and appends (T_G, T_E) per gate.
     #[inline]
     pub fn garble(&mut self, inputs: &[(Block, Block)], outputs: &mut [Block], tables: &mut Vec<Block>) {
         let n = inputs.len();
-        assert!(
-            n <= MAX_AND_GROUP && outputs.len() == n,
-            "at most MAX_AND_GROUP gates, one output each"
+        tables.reserve(2 * n);
+        let rows = &mut tables.spare_capacity_mut()[..2 * n];
+        garble_rows(
+            &self.hash,
+            self.delta,
+            self.next_and,
+            inputs,
+            outputs,
+            rows,
+            &mut self.scratch,
         );
-        let delta = self.delta;
-        let (h, t) = (&mut self.hashes[..4 * n], &mut self.tweaks[..4 * n]);
-        for (k, &(a0, b0)) in inputs.iter().enumerate() {
-            let (j, j1) = half_gate_tweaks(self.next_and + k as u64);
-            h[4 * k..4 * k + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
-            t[4 * k..4 * k + 4].copy_from_slice(&[j, j, j1, j1]);
-        }
-        self.hash.hash_many(h, t);
-        let mut rows = [Block::ZERO; 2 * MAX_AND_GROUP];
-        for (k, &(a0, b0)) in inputs.iter().enumerate() {
-            let (pa, pb) = (a0.lsb(), b0.lsb());
-            let (ha0, ha1, hb0, hb1) = (h[4 * k], h[4 * k + 1], h[4 * k + 2], h[4 * k + 3]);
-            let tg = ha0 ^ ha1 ^ delta.and_bit(pb);
-            let wg = ha0 ^ tg.and_bit(pa);
-            let te = hb0 ^ hb1 ^ a0;
-            let we = hb0 ^ (te ^ a0).and_bit(pb);
-            rows[2 * k] = tg;
-            rows[2 * k + 1] = te;
-            outputs[k] = wg ^ we;
-        }
-        tables.extend_from_slice(&rows[..2 * n]);
+        // SAFETY: `garble_rows` wrote all 2n rows after the old end, within the capacity.
+        unsafe { tables.set_len(tables.len() + 2 * n) };
         self.next_and += n as u64;
     }
 }
@@ -87,18 +167,15 @@ impl<H: TweakableHash> HalfGateGarbler<H> {
 pub struct HalfGateEvaluator<H> {
     hash: H,
     next_and: u64,
-    hashes: [Block; 2 * MAX_AND_GROUP],
-    tweaks: [Block; 2 * MAX_AND_GROUP],
+    scratch: Scratch,
 }
 
 impl<H: TweakableHash> HalfGateEvaluator<H> {
     pub fn new(hash: H) -> Self {
-        let zero = [Block::ZERO; 2 * MAX_AND_GROUP];
         HalfGateEvaluator {
             hash,
             next_and: 0,
-            hashes: zero,
-            tweaks: zero,
+            scratch: Scratch::new(),
         }
     }
 
@@ -116,26 +193,27 @@ impl<H: TweakableHash> HalfGateEvaluator<H> {
         self.next_and
     }
 
+    pub(crate) fn hash(&self) -> &H {
+        &self.hash
+    }
+
+    /// Counts `n` ANDs evaluated elsewhere (by the threads of a parallel block).
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.next_and += n as u64;
+    }
+
     /// Evaluates up to [`MAX_AND_GROUP`] independent ANDs on active labels
     /// `inputs[k] = (A, B)` with their rows `tables[2k..2k + 2]`; writes C to `outputs[k]`.
     #[inline]
     pub fn evaluate(&mut self, inputs: &[(Block, Block)], tables: &[Block], outputs: &mut [Block]) {
-        let n = inputs.len();
-        assert!(
-            n <= MAX_AND_GROUP && outputs.len() == n && tables.len() == 2 * n,
-            "one output, two rows per gate"
+        evaluate_rows(
+            &self.hash,
+            self.next_and,
+            inputs,
+            tables,
+            outputs,
+            &mut self.scratch,
         );
-        let (h, t) = (&mut self.hashes[..2 * n], &mut self.tweaks[..2 * n]);
-        for (k, &(a, b)) in inputs.iter().enumerate() {
-            let (j, j1) = half_gate_tweaks(self.next_and + k as u64);
-            h[2 * k..2 * k + 2].copy_from_slice(&[a, b]);
-            t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
-        }
-        self.hash.hash_many(h, t);
-        for (k, &(a, b)) in inputs.iter().enumerate() {
-            let (tg, te) = (tables[2 * k], tables[2 * k + 1]);
-            outputs[k] = h[2 * k] ^ tg.and_bit(a.lsb()) ^ h[2 * k + 1] ^ (te ^ a).and_bit(b.lsb());
-        }
-        self.next_and += n as u64;
+        self.next_and += inputs.len() as u64;
     }
 }

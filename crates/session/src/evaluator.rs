@@ -10,7 +10,7 @@ use rand::RngCore;
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
-use crate::terms::check_batch;
+use crate::terms::{check_batch, threads_failed};
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
@@ -29,6 +29,7 @@ pub struct EvaluatorSession<C> {
 impl<C: Channel> EvaluatorSession<C> {
     /// Says hello, agrees on the session id and runs the base OTs.
     pub fn setup(mut ch: C, cfg: &SessionConfig) -> Result<Self, SessionError> {
+        let threads = cfg.checked_threads()?;
         let mut rng = new_rng(cfg.insecure_seed, 2);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
@@ -36,7 +37,9 @@ impl<C: Channel> EvaluatorSession<C> {
         let start = Instant::now();
         let ot = OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)?;
         let base_ot_time = start.elapsed();
-        let core = Evaluator::new(AnyHash::new(cfg.hash, agreed.hash_seed));
+        let mut core = Evaluator::new(AnyHash::new(cfg.hash, agreed.hash_seed));
+        core.set_threads(threads)
+            .map_err(|e| threads_failed(threads, e))?;
         Ok(EvaluatorSession {
             ch,
             ot,

@@ -11,7 +11,7 @@ use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::pipe::{send_all, stream_failed, Outbox};
-use crate::terms::check_batch;
+use crate::terms::{check_batch, threads_failed};
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
@@ -36,6 +36,7 @@ impl<C: Channel> GarblerSession<C> {
                 cfg.batch_bytes
             )));
         }
+        let threads = cfg.checked_threads()?;
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
@@ -44,7 +45,9 @@ impl<C: Channel> GarblerSession<C> {
         let ot = OtSender::setup(&mut ch, &agreed.session_id, &mut rng)?;
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
-        let core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
+        let mut core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
+        core.set_threads(threads)
+            .map_err(|e| threads_failed(threads, e))?;
         Ok(GarblerSession {
             ch,
             rng,

@@ -27,7 +27,7 @@ pub use handshake::PROTOCOL_VERSION;
 pub use pipe::QUEUE_FRAMES;
 pub use prep::{evaluator_online, garbler_online, EvaluatorPrep, GarblerPrep};
 pub use program::{ProgramEvaluator, ProgramGarbler};
-pub use terms::{Reveal, SessionConfig, Terms};
+pub use terms::{Reveal, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.
 #[derive(Clone, Debug, PartialEq, Eq)]

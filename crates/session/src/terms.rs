@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use mixgc_core::HashKind;
 
+use crate::SessionError;
+
 /// Who learns the outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Reveal {
@@ -73,6 +75,32 @@ pub struct SessionConfig {
     /// Move table frames through a dedicated I/O thread with a bounded queue, so compute
     /// and transfer overlap (`false`: everything on the calling thread, for comparison).
     pub io_thread: bool,
+    /// Threads that garble (or evaluate) the parallel blocks of a stream compiled level by
+    /// level (`compile_with(c, Layout::Reordered(Full | Segment, window))`), 1 to 64. The
+    /// bytes on the wire are the same for every count, so each party picks its own.
+    pub threads: usize,
+}
+
+/// Most compute threads a party may ask for ([`SessionConfig::threads`]).
+pub const MAX_THREADS: usize = 64;
+
+impl SessionConfig {
+    /// `threads`, checked against its limits.
+    pub(crate) fn checked_threads(&self) -> Result<usize, SessionError> {
+        if (1..=MAX_THREADS).contains(&self.threads) {
+            Ok(self.threads)
+        } else {
+            Err(SessionError::Input(format!(
+                "the number of threads must be between 1 and {MAX_THREADS}, got {}",
+                self.threads
+            )))
+        }
+    }
+}
+
+/// The error when a core cannot start its threads.
+pub(crate) fn threads_failed(threads: usize, e: std::io::Error) -> SessionError {
+    SessionError::Input(format!("cannot start {threads} threads: {e}"))
 }
 
 impl Default for SessionConfig {
@@ -83,6 +111,7 @@ impl Default for SessionConfig {
             timeout: Duration::from_secs(30),
             batch_bytes: 1 << 20,
             io_thread: true,
+            threads: 1,
         }
     }
 }

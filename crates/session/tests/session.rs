@@ -573,3 +573,77 @@ fn table_frames_slow_start_up_to_the_batch_size() {
     let err = GarblerSession::setup(a, &bad).err().unwrap().to_string();
     assert!(err.contains("batch size"), "{err}");
 }
+
+/// Blocks of a level-by-level stream garbled and evaluated on several threads: the right
+/// answer, and the very bytes of one thread (each party picks its own thread count).
+#[test]
+fn threads_change_no_byte_on_the_wire() {
+    use mixgc_compile::{compile_with, Layout, Reorder, DEFAULT_WINDOW};
+    use mixgc_program::{gadgets::aes::aes128, Backend, Owner, Recorder};
+
+    // 8 AES-128 encryptions of the FIPS-197 plaintext under its key, side by side: levels
+    // wide enough to be split at the default threshold.
+    const BLOCKS: usize = 8;
+    let mut r = Recorder::default();
+    for _ in 0..BLOCKS {
+        let key = r.input(Owner::Garbler, 128, None).unwrap();
+        let pt = r.input(Owner::Evaluator, 128, None).unwrap();
+        let ct = aes128(&mut r, &key, &pt);
+        r.output(&ct).unwrap();
+    }
+    let recorded = r.finish();
+    let c = compile_with(
+        &recorded.circuit,
+        Layout::Reordered(Reorder::Full, DEFAULT_WINDOW),
+    );
+    let terms = Terms {
+        garbler_values: Some(recorded.garbler_values),
+        reveal: Reveal::Both,
+    };
+    let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
+    let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
+    let run = |garbler_threads: usize, evaluator_threads: usize| {
+        let cfg = |threads| SessionConfig {
+            insecure_seed: Some(7),
+            threads,
+            ..SessionConfig::default()
+        };
+        let (gch, ech) = memory_pair();
+        thread::scope(|s| {
+            let e = s.spawn(|| {
+                let mut e =
+                    EvaluatorSession::setup(TranscriptChannel::new(ech), &cfg(evaluator_threads)).unwrap();
+                let out = e.execute(&c, &terms, &vec![pt.clone(); BLOCKS]).unwrap();
+                (out, e.channel().digests())
+            });
+            let mut g = GarblerSession::setup(TranscriptChannel::new(gch), &cfg(garbler_threads)).unwrap();
+            let out = g.execute(&c, &terms, &vec![key.clone(); BLOCKS]).unwrap();
+            let (e_out, e_digests) = e.join().unwrap();
+            for o in [&out, &e_out] {
+                let outputs = o.outputs.as_ref().unwrap();
+                assert_eq!(outputs.len(), BLOCKS);
+                assert!(outputs
+                    .iter()
+                    .all(|v| values::to_hex(v) == "69c4e0d86a7b0430d8cdb78070b4c55a"));
+            }
+            // What one party sent is what the other received.
+            let g_digests = g.channel().digests();
+            assert_eq!(
+                (g_digests.0.clone(), g_digests.1.clone()),
+                (e_digests.1, e_digests.0)
+            );
+            g_digests
+        })
+    };
+    let one = run(1, 1);
+    assert_eq!(run(2, 3), one, "threads changed the transcript");
+    assert_eq!(run(3, 1), one, "threads changed the transcript");
+    // A thread count out of range is refused before anything is sent.
+    let (a, _b) = memory_pair();
+    let bad = SessionConfig {
+        threads: 0,
+        ..SessionConfig::default()
+    };
+    let err = GarblerSession::setup(a, &bad).err().unwrap().to_string();
+    assert!(err.contains("threads"), "{err}");
+}
