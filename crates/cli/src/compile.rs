@@ -11,7 +11,7 @@ use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ScheduleArg {
+pub enum ScheduleArg {
     /// File order.
     Program,
     /// All gates sorted by dependence level.
@@ -59,6 +59,12 @@ pub struct CompileArgs {
 }
 
 impl ScheduleArg {
+    /// The layout of this schedule with `window`.
+    pub fn layout(self, window: usize) -> Layout {
+        self.reorder()
+            .map_or(Layout::Batched, |r| Layout::Reordered(r, window.max(1)))
+    }
+
     /// HAAC's order this schedule is, if it is one.
     fn reorder(self) -> Option<Reorder> {
         match self {

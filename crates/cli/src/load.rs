@@ -3,8 +3,14 @@
 use std::path::Path;
 
 use mixgc_circuit::{bristol, values, Circuit};
-use mixgc_compile::{compile, is_stream_file, CompiledCircuit, GateStream, StreamFile, StreamHeader};
+use mixgc_compile::{
+    compile, compile_with, is_stream_file, CompiledCircuit, GateStream, StreamFile, StreamHeader,
+    DEFAULT_WINDOW,
+};
 
+use clap::Args;
+
+use crate::compile::ScheduleArg;
 use crate::memory::{Estimate, LABEL_BYTES};
 use crate::CliError;
 
@@ -36,18 +42,44 @@ pub enum Runnable {
     File(StreamFile),
 }
 
-impl Runnable {
+/// How a party compiles a Bristol circuit before running it (both parties must agree).
+#[derive(Args, Clone, Debug)]
+pub struct ScheduleOptions {
+    /// Gate schedule for a Bristol circuit: batched (default; fastest on one thread), or
+    /// HAAC's program, full or segment order (full and segment mark parallel blocks, which
+    /// `--threads` splits across threads). A stream file keeps the schedule it was
+    /// compiled with.
+    #[arg(long, value_enum)]
+    pub schedule: Option<ScheduleArg>,
+    /// Window in wires for the full and segment orders.
+    #[arg(long, default_value_t = DEFAULT_WINDOW)]
+    pub window: usize,
+}
+
+impl ScheduleOptions {
     /// Opens `path` as a compiled-stream file if it starts with the stream magic, else as
-    /// a Bristol circuit.
-    pub fn open(path: &Path) -> Result<Runnable, CliError> {
+    /// a Bristol circuit compiled with the chosen schedule.
+    pub fn open(&self, path: &Path) -> Result<Runnable, CliError> {
         // A file that cannot be opened is reported by the Bristol reader, path included.
         if is_stream_file(path).unwrap_or(false) {
-            Ok(Runnable::File(StreamFile::open(path)?))
-        } else {
-            Ok(Runnable::Whole(load_file(path)?))
+            if self.schedule.is_some() {
+                return Err(format!(
+                    "{} is a compiled stream: its schedule was fixed by `mixgc compile`; drop --schedule",
+                    path.display()
+                )
+                .into());
+            }
+            return Ok(Runnable::File(StreamFile::open(path)?));
         }
+        let mut loaded = load_file(path)?;
+        if let Some(schedule) = self.schedule {
+            loaded.compiled = compile_with(&loaded.circuit, schedule.layout(self.window));
+        }
+        Ok(Runnable::Whole(loaded))
     }
+}
 
+impl Runnable {
     /// Runs `f` on the circuit as a [`GateStream`].
     pub fn with_stream<T>(&mut self, f: impl FnOnce(&mut dyn GateStream) -> T) -> T {
         match self {

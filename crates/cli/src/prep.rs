@@ -13,7 +13,7 @@ use mixgc_session::{
     evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Reveal,
 };
 
-use crate::load::{parse_inputs, Runnable};
+use crate::load::{parse_inputs, ScheduleOptions};
 use crate::party::{default_terms, open, owned_values, Connection, Role, SessionOptions};
 use crate::run::parse_reveal;
 use crate::summary::{bytes, thousands};
@@ -45,6 +45,8 @@ pub struct PreprocessArgs {
     garbler_values: Option<usize>,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    schedule: ScheduleOptions,
 }
 
 #[derive(Args, Debug)]
@@ -72,6 +74,8 @@ pub struct OnlineArgs {
     /// Seconds to wait for a silent peer.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     timeout: u64,
+    #[command(flatten)]
+    schedule: ScheduleOptions,
 }
 
 /// Marks the start and end of an evaluator's store: tables, then its state, its length, and
@@ -79,7 +83,7 @@ pub struct OnlineArgs {
 const STORE_MAGIC: &[u8; 8] = b"MIXGCST1";
 
 pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
-    let mut circuit = Runnable::open(&args.circuit)?;
+    let mut circuit = args.schedule.open(&args.circuit)?;
     let header = circuit.header().clone();
     let terms = default_terms(args.garbler_values, args.reveal);
     terms.owners(header.input_widths())?;
@@ -147,7 +151,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
                 .circuit
                 .as_ref()
                 .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
-            let mut circuit = Runnable::open(path)?;
+            let mut circuit = args.schedule.open(path)?;
             let (prep, mut tables) = open_store(&args.state)?;
             let inputs = party_inputs(
                 Role::Evaluator,

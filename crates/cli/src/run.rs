@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use mixgc_session::Reveal;
 
-use crate::load::{parse_inputs, Runnable};
+use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{
     default_terms, execute_stream, open, owned_values, print_report, Connection, Role, SessionOptions,
@@ -37,6 +37,8 @@ pub struct RunArgs {
     session: SessionOptions,
     #[command(flatten)]
     memory: MemoryLimit,
+    #[command(flatten)]
+    schedule: ScheduleOptions,
 }
 
 /// The `--help` epilogue: outputs, an example, the memory estimate.
@@ -63,7 +65,7 @@ pub fn parse_reveal(s: &str) -> Result<Reveal, String> {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let mut runnable = Runnable::open(&args.circuit)?;
+    let mut runnable = args.schedule.open(&args.circuit)?;
     let widths = runnable.header().input_widths().to_vec();
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;

@@ -289,3 +289,26 @@ fn closed_stdout_is_an_error_not_a_panic() {
     assert_eq!(g.stdout, format!("{FIPS_CIPHERTEXT}\n"));
     e.assert_error("evaluator with closed stdout", &["stdout"]);
 }
+
+#[test]
+fn schedules_and_threads_give_the_same_answer() {
+    let (g, e) = aes(
+        &["--schedule", "full", "--threads", "2"],
+        &["--schedule", "full", "--threads", "2"],
+        true,
+    );
+    assert_aes_both_learn(&g, &e);
+    let (g, e) = aes(
+        &["--schedule", "segment", "--window", "512"],
+        &["--schedule", "segment", "--window", "512"],
+        false,
+    );
+    assert_aes_both_learn(&g, &e);
+}
+
+#[test]
+fn different_schedules_are_named_by_both_parties() {
+    let (g, e) = aes(&["--schedule", "full"], &[], true);
+    g.assert_error("garbler", &["compiled stream differs"]);
+    e.assert_error("evaluator", &["compiled stream differs"]);
+}
