@@ -23,6 +23,7 @@
 //! | projection Z_p → Z_q, pow | p − 1 | 34 B (to Z_3) | 4,500 B (to Z_251) |
 //! | product of two mod-p wires | 2(p − 1) | 68 B | 9,000 B |
 
+mod convert;
 mod crt;
 mod error;
 mod evaluator;
@@ -30,8 +31,11 @@ mod garbler;
 mod hash;
 mod label;
 mod modulus;
+mod ring;
+mod side;
 
 pub mod codec;
+pub mod cost;
 pub mod primes;
 
 pub use codec::TableReader;
@@ -42,3 +46,4 @@ pub use garbler::{ArithGarbler, MAX_ROWS_MODULUS};
 pub use hash::{ArithHash, Domain, Tweak};
 pub use label::Label;
 pub use modulus::{Modulus, MAX_ODD_PRIME, MAX_POWER_OF_TWO_EXPONENT};
+pub use ring::{row_bytes as ring_row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
