@@ -1,6 +1,6 @@
 //! Garbled-table rows on the wire: labels packed close to ℓ·log2 m bits.
 //!
-//! A label's digits are cut into groups of j = [`Modulus::group_len`] digits (the last group
+//! A label's digits are cut into groups of j = `Modulus::group_len` digits (the last group
 //! may be shorter); a group of j' digits is the number Σ d_i·m^i < m^j' ≤ 2^64, written in
 //! ⌈log2 m^j'⌉ bits, least significant bit first. Each label starts on a byte boundary.
 //! A mod-3 label (82 digits) takes 17 bytes instead of the 21 of 2-bit digits; power-of-two

@@ -83,7 +83,7 @@ impl ArithGarbler {
     }
 
     /// Δ_{2^bits} (1 ≤ bits ≤ 128): the master ring offset mod 2^bits, drawn on first use
-    /// with colour digit 1 and digit-wise low bits equal to the Boolean Δ ([`crate::ring`]).
+    /// with colour digit 1 and digit-wise low bits equal to the Boolean Δ ([`RingLabel`]).
     pub fn ring_delta(&mut self, bits: u32) -> Result<RingLabel, ArithError> {
         check_bits(bits)?;
         let master = match &self.ring_delta {
@@ -197,9 +197,9 @@ impl ArithGarbler {
     /// evaluator sees), xy = β·x − b_c·x:
     /// - garbler half: −b_c·x is a function of x alone, garbled as a projection of A;
     /// - evaluator half: the evaluator holds β·A = β·a + β·x·Δ; row β translates β·a to a
-    ///   fixed E^0: T_E[β] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
+    ///   fixed E^0: T_E\[β\] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
     ///   so the row of colour 0 is zero and not sent. The evaluator computes
-    ///   E = H(B, t_E) + T_E[β] + β·A = E^0 + β·x·Δ.
+    ///   E = H(B, t_E) + T_E\[β\] + β·A = E^0 + β·x·Δ.
     ///
     /// Output C^0 = G^0 + E^0 carries −b_c·x + β·x = x·y.
     pub fn mul(&mut self, a0: &Label, b0: &Label, rows: &mut Vec<u8>) -> Result<Label, ArithError> {

@@ -39,7 +39,7 @@ pub enum Domain {
     /// The evaluator half of a product: the hash of B.
     MulEvaluatorHalf = 3,
     /// Lifting a Boolean label to a ring label mod 2^k (bit composition, and each step of
-    /// bit decomposition, [`crate::convert`]).
+    /// bit decomposition, [`crate::ArithGarbler::compose_bits`]).
     BitLift = 4,
 }
 

@@ -192,6 +192,20 @@ impl RingLabel {
         debug_assert_eq!(acc_bits, 0);
     }
 
+    /// The label mod 2^`bits` packed in `bytes` as a garbled-table row (16·`bits` bytes,
+    /// [`row_bytes`]); refuses a wrong k or length.
+    pub fn from_row(bits: u32, bytes: &[u8]) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        if bytes.len() != row_bytes(bits) {
+            return Err(ArithError::Conversion(format!(
+                "a row mod 2^{bits} has {} bytes, got {}",
+                row_bytes(bits),
+                bytes.len()
+            )));
+        }
+        Ok(RingLabel::read_row(bits, bytes))
+    }
+
     /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
     pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
         debug_assert_eq!(bytes.len(), row_bytes(bits));
