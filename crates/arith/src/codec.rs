@@ -1,6 +1,6 @@
 //! Garbled-table rows on the wire: labels packed close to ℓ·log2 m bits.
 //!
-//! A label's digits are cut into groups of j = [`Modulus::group_len`] digits (the last group
+//! A label's digits are cut into groups of j = `Modulus::group_len` digits (the last group
 //! may be shorter); a group of j' digits is the number Σ d_i·m^i < m^j' ≤ 2^64, written in
 //! ⌈log2 m^j'⌉ bits, least significant bit first. Each label starts on a byte boundary.
 //! A mod-3 label (82 digits) takes 17 bytes instead of the 21 of 2-bit digits; power-of-two
@@ -99,22 +99,26 @@ impl<'a> TableReader<'a> {
         self.rows(m, 1)?.get(0)
     }
 
-    /// Takes the next `count` rows mod m; decodes none of them yet.
-    pub(crate) fn rows(&mut self, m: Modulus, count: usize) -> Result<Rows<'a>, ArithError> {
-        let row_bytes = label_bytes(m);
-        let needed = row_bytes * count;
-        if needed > self.bytes.len() {
+    /// Takes the next `len` raw bytes (a ring row, [`crate::ring`]).
+    pub(crate) fn take_bytes(&mut self, len: usize) -> Result<&'a [u8], ArithError> {
+        if len > self.bytes.len() {
             return Err(ArithError::TruncatedTable {
-                needed,
+                needed: len,
                 left: self.bytes.len(),
             });
         }
-        let (taken, rest) = self.bytes.split_at(needed);
+        let (taken, rest) = self.bytes.split_at(len);
         self.bytes = rest;
+        Ok(taken)
+    }
+
+    /// Takes the next `count` rows mod m; decodes none of them yet.
+    pub(crate) fn rows(&mut self, m: Modulus, count: usize) -> Result<Rows<'a>, ArithError> {
+        let row_bytes = label_bytes(m);
         Ok(Rows {
             modulus: m,
             row_bytes,
-            bytes: taken,
+            bytes: self.take_bytes(row_bytes * count)?,
         })
     }
 }

@@ -64,6 +64,12 @@ pub enum ArithError {
     /// Two bundles over different prime sets.
     #[error("bundles over different prime sets cannot be combined")]
     BundleMismatch,
+    /// A ring label mod 2^k with k outside 1..=128.
+    #[error("a ring label mod 2^k needs 1 <= k <= 128, got k = {0}")]
+    RingBits(u32),
+    /// Arguments of a Boolean ↔ arithmetic conversion that do not fit together.
+    #[error("conversion: {0}")]
+    Conversion(String),
     /// A bit width outside the range prime selection supports.
     #[error("bit width {0} is out of range: prime selection supports {MIN_WIDTH}..={MAX_WIDTH}")]
     WidthOutOfRange(u32),

@@ -8,7 +8,7 @@ use crate::{ArithError, Label, Modulus};
 
 /// The evaluator: the session hash and the global gate index.
 pub struct ArithEvaluator {
-    hash: ArithHash,
+    pub(crate) hash: ArithHash,
     next_gate: u64,
 }
 
@@ -77,7 +77,8 @@ impl ArithEvaluator {
         Ok(g.plus_scaled(&e, 1))
     }
 
-    fn take_gate(&mut self) -> u64 {
+    /// The next global gate index (each gated call takes one, as the garbler's).
+    pub(crate) fn take_gate(&mut self) -> u64 {
         let gate = self.next_gate;
         self.next_gate += 1;
         gate

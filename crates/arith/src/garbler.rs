@@ -13,10 +13,11 @@
 use std::collections::BTreeMap;
 
 use mixgc_core::{Block, Rng};
-use rand::RngCore;
+use rand::{Rng as _, RngCore};
 
 use crate::codec::write_label;
 use crate::hash::{ArithHash, Domain, Tweak};
+use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::{ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
@@ -34,10 +35,13 @@ pub(crate) fn table_size(m: Modulus) -> Result<u64, ArithError> {
 /// The garbler: its Δ per modulus, the session hash and the global gate index.
 pub struct ArithGarbler {
     rng: Rng,
-    hash: ArithHash,
+    pub(crate) hash: ArithHash,
     session_key: [u8; 32],
     deltas: BTreeMap<Modulus, Label>,
+    /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
+    ring_delta: Option<RingLabel>,
     next_gate: u64,
+    pub(crate) table_rows: u64,
 }
 
 impl ArithGarbler {
@@ -56,7 +60,9 @@ impl ArithGarbler {
             hash: ArithHash::new(session_key),
             session_key,
             deltas,
+            ring_delta: None,
             next_gate: 0,
+            table_rows: 0,
         })
     }
 
@@ -68,6 +74,48 @@ impl ArithGarbler {
     /// Gated calls so far (the next gate's index).
     pub fn gates_garbled(&self) -> u64 {
         self.next_gate
+    }
+
+    /// Garbled-table rows emitted so far, counted as ABLE (Table 1) counts them: a label
+    /// mod 2 or mod p is one row, a ring label mod 2^k is k rows (k·128 bits).
+    pub fn table_rows(&self) -> u64 {
+        self.table_rows
+    }
+
+    /// Δ_{2^bits} (1 ≤ bits ≤ 128): the master ring offset mod 2^bits, drawn on first use
+    /// with colour digit 1 and digit-wise low bits equal to the Boolean Δ ([`RingLabel`]).
+    pub fn ring_delta(&mut self, bits: u32) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        let master = match &self.ring_delta {
+            Some(master) => master,
+            None => {
+                let boolean = self.delta(Modulus::BOOLEAN).to_block()?.to_u128();
+                let rng = &mut self.rng;
+                let words = (0..RING_DIGITS).map(|d| match d {
+                    0 => 1,
+                    _ => (rng.gen::<u128>() << 1) | (boolean >> d) & 1,
+                });
+                self.ring_delta
+                    .insert(RingLabel::from_words(MAX_RING_BITS, words))
+            }
+        };
+        master.truncate(bits)
+    }
+
+    /// The zero-label of a new ring wire mod 2^bits.
+    pub fn new_ring_wire(&mut self, bits: u32) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        let rng = &mut self.rng;
+        Ok(RingLabel::from_words(bits, (0..RING_DIGITS).map(|_| rng.gen())))
+    }
+
+    /// The label of `x` mod 2^k on the ring wire with zero-label `zero`.
+    pub fn encode_ring(&mut self, zero: &RingLabel, x: u128) -> Result<RingLabel, ArithError> {
+        let bits = zero.bits();
+        if bits < 128 && x >> bits != 0 {
+            return Err(ArithError::Conversion(format!("value {x} is not below 2^{bits}")));
+        }
+        zero.add_scaled(&self.ring_delta(bits)?, x)
     }
 
     /// Δ_m, drawn on first use.
@@ -149,9 +197,9 @@ impl ArithGarbler {
     /// evaluator sees), xy = β·x − b_c·x:
     /// - garbler half: −b_c·x is a function of x alone, garbled as a projection of A;
     /// - evaluator half: the evaluator holds β·A = β·a + β·x·Δ; row β translates β·a to a
-    ///   fixed E^0: T_E[β] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
+    ///   fixed E^0: T_E\[β\] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
     ///   so the row of colour 0 is zero and not sent. The evaluator computes
-    ///   E = H(B, t_E) + T_E[β] + β·A = E^0 + β·x·Δ.
+    ///   E = H(B, t_E) + T_E\[β\] + β·A = E^0 + β·x·Δ.
     ///
     /// Output C^0 = G^0 + E^0 carries −b_c·x + β·x = x·y.
     pub fn mul(&mut self, a0: &Label, b0: &Label, rows: &mut Vec<u8>) -> Result<Label, ArithError> {
@@ -181,11 +229,13 @@ impl ArithGarbler {
                 .plus_scaled(a0, m.neg(beta))
                 .plus_scaled(&self.hash.hash(&b, evaluator_half, m), m.neg(1));
             write_label(&row, rows);
+            self.table_rows += 1;
         }
         Ok(g0.plus_scaled(&e0, 1))
     }
 
-    fn take_gate(&mut self) -> u64 {
+    /// The next global gate index (each gated call takes one).
+    pub(crate) fn take_gate(&mut self) -> u64 {
         let gate = self.next_gate;
         self.next_gate += 1;
         gate
@@ -226,6 +276,7 @@ impl ArithGarbler {
                 .plus_scaled(&delta_out, phi(x))
                 .plus_scaled(&self.hash.hash(&a, tweak, out), out.neg(1));
             write_label(&row, rows);
+            self.table_rows += 1;
         }
         c0
     }

@@ -21,6 +21,7 @@
 //! bits, as SECURITY-NOTES requires.
 
 use crate::codec::{label_bytes, write_label};
+use crate::ring::{row_bytes, RingLabel};
 use crate::{Label, Modulus};
 
 /// Bytes before the label in a hash input: domain, gate, two modulus tags.
@@ -37,6 +38,9 @@ pub enum Domain {
     MulGarblerHalf = 2,
     /// The evaluator half of a product: the hash of B.
     MulEvaluatorHalf = 3,
+    /// Lifting a Boolean label to a ring label mod 2^k (bit composition, and each step of
+    /// bit decomposition, [`crate::ArithGarbler::compose_bits`]).
+    BitLift = 4,
 }
 
 /// A hash tweak: the domain and the gate's global index (in garbling order; never
@@ -73,17 +77,33 @@ impl ArithHash {
         ArithHash { key }
     }
 
-    /// H(input, tweak) ∈ Z_out^ℓ(out).
-    pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
+    /// The XOF of (tweak, input modulus, output tag, packed input).
+    fn xof(&self, input: &Label, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
         let mut message = Vec::with_capacity(HEADER_BYTES + label_bytes(input.modulus()));
         message.push(tweak.domain as u8);
         message.extend_from_slice(&tweak.gate.to_le_bytes());
         message.extend_from_slice(&modulus_tag(input.modulus()));
-        message.extend_from_slice(&modulus_tag(out));
+        message.extend_from_slice(&out_tag);
         write_label(input, &mut message);
-        let mut xof = blake3::Hasher::new_keyed(&self.key)
+        blake3::Hasher::new_keyed(&self.key)
             .update(&message)
-            .finalize_xof();
+            .finalize_xof()
+    }
+
+    /// H(input, tweak) ∈ Z_{2^bits}^128, for ring labels up to 128-bit digits: exactly
+    /// 16·bits XOF bytes read as a packed row (uniform, no reduction needed). The output tag
+    /// is the one of the modulus 2^bits.
+    pub(crate) fn hash_to_ring(&self, input: &Label, tweak: Tweak, bits: u32) -> RingLabel {
+        let mut tag = [0u8; 9];
+        tag[1..].copy_from_slice(&(bits as u64).to_le_bytes());
+        let mut random = vec![0u8; row_bytes(bits)];
+        self.xof(input, tweak, tag).fill(&mut random);
+        RingLabel::read_row(bits, &random)
+    }
+
+    /// H(input, tweak) ∈ Z_out^ℓ(out).
+    pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
+        let mut xof = self.xof(input, tweak, modulus_tag(out));
         let (len, j) = (out.label_len(), out.group_len());
         let mut random = vec![0u8; 16 * len.div_ceil(j)];
         xof.fill(&mut random);

@@ -1,0 +1,301 @@
+//! Labels mod 2^k for the Boolean ↔ arithmetic conversions (Li–Liu EUROCRYPT 2024 "Efficient
+//! arithmetic in garbled circuits"; ABLE §2.3, §3.2).
+//!
+//! A [`RingLabel`] for x ∈ Z_{2^k} is W^x = W^0 + x·Δ_{2^k} ∈ Z_{2^k}^128 (digit-wise), for
+//! 1 ≤ k ≤ [`MAX_RING_BITS`] (the CRT bit decomposition of a 64-bit value needs k ≈ 69,
+//! beyond the 64-bit digits of [`crate::Label`]). Digit 0 is the colour.
+//!
+//! Every Δ_{2^k} of a session is the truncation mod 2^k of one master offset whose colour
+//! digit is 1 and whose digit-wise low bits are the Boolean free-XOR Δ. Two consequences
+//! the conversions rely on, both free:
+//! - nesting: a label mod 2^m (m ≤ k) scaled by 2^(k−m) is a label mod 2^k, and a label
+//!   mod 2^k truncated is a label mod 2^m;
+//! - slices: bit i of every digit of a label of a value y·2^i (its low i bits are zero in
+//!   the value) is the free-XOR Boolean label of bit 0 of y ([`RingLabel::slice`]).
+//!
+//! Entropy: the weakest nonzero multiple of Δ_{2^k} is 2^(k−1)·Δ_{2^k} = 2^(k−1)·Δ_bool,
+//! which keeps Δ_bool's 127 random bits (SECURITY-NOTES "mod 2^k"), as free-XOR does.
+
+use mixgc_core::Block;
+
+use crate::ArithError;
+
+/// The largest k of a ring label (digits are 128-bit words).
+pub const MAX_RING_BITS: u32 = 128;
+
+/// Digits of every ring label (the security parameter: one digit per bit of a Boolean label).
+pub const RING_DIGITS: usize = 128;
+
+/// A label in Z_{2^k}^128; its digits are always below 2^k.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct RingLabel {
+    bits: u32,
+    digits: Box<[u128]>,
+}
+
+/// 2^bits − 1 (bits in 1..=128).
+#[inline]
+fn mask(bits: u32) -> u128 {
+    u128::MAX >> (128 - bits)
+}
+
+/// Refuses k outside 1..=[`MAX_RING_BITS`].
+pub(crate) fn check_bits(bits: u32) -> Result<(), ArithError> {
+    if (1..=MAX_RING_BITS).contains(&bits) {
+        Ok(())
+    } else {
+        Err(ArithError::RingBits(bits))
+    }
+}
+
+impl RingLabel {
+    /// The label mod 2^`bits` with these 128 digits; refuses a wrong k, length or digit.
+    pub fn new(bits: u32, digits: Vec<u128>) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        if digits.len() != RING_DIGITS {
+            return Err(ArithError::Conversion(format!(
+                "a ring label needs {RING_DIGITS} digits, got {}",
+                digits.len()
+            )));
+        }
+        if let Some(&d) = digits.iter().find(|&&d| d & !mask(bits) != 0) {
+            return Err(ArithError::Conversion(format!("digit {d} is not below 2^{bits}")));
+        }
+        Ok(RingLabel {
+            bits,
+            digits: digits.into(),
+        })
+    }
+
+    /// Digits already masked to `bits` (checked by the caller).
+    pub(crate) fn from_masked(bits: u32, digits: Vec<u128>) -> RingLabel {
+        debug_assert!(digits.len() == RING_DIGITS && digits.iter().all(|&d| d & !mask(bits) == 0));
+        RingLabel {
+            bits,
+            digits: digits.into(),
+        }
+    }
+
+    /// Reduces arbitrary words mod 2^`bits`.
+    pub(crate) fn from_words(bits: u32, words: impl Iterator<Item = u128>) -> RingLabel {
+        RingLabel::from_masked(bits, words.map(|w| w & mask(bits)).collect())
+    }
+
+    /// The zero vector mod 2^`bits` (`bits` already checked).
+    pub(crate) fn zero(bits: u32) -> RingLabel {
+        RingLabel::from_masked(bits, vec![0; RING_DIGITS])
+    }
+
+    /// The ring label mod 2 whose digit i is bit i of `block` (a free-XOR label).
+    pub fn from_block(block: Block) -> RingLabel {
+        let v = block.to_u128();
+        RingLabel::from_words(1, (0..RING_DIGITS).map(|i| v >> i))
+    }
+
+    /// k of the modulus 2^k.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    pub fn digits(&self) -> &[u128] {
+        &self.digits
+    }
+
+    /// The colour digit: colour(W^x) = colour(W^0) + x mod 2^k.
+    pub fn colour(&self) -> u128 {
+        self.digits[0]
+    }
+
+    /// self + c·other mod 2^k (the same k on both sides).
+    pub fn add_scaled(&self, other: &RingLabel, c: u128) -> Result<RingLabel, ArithError> {
+        if other.bits != self.bits {
+            return Err(ArithError::Conversion(format!(
+                "ring labels mod 2^{} and 2^{} cannot be combined",
+                self.bits, other.bits
+            )));
+        }
+        let pairs = self.digits.iter().zip(other.digits.iter());
+        Ok(RingLabel::from_words(
+            self.bits,
+            pairs.map(|(&a, &b)| a.wrapping_add(b.wrapping_mul(c))),
+        ))
+    }
+
+    /// c·self mod 2^k.
+    pub fn scale(&self, c: u128) -> RingLabel {
+        RingLabel::from_words(self.bits, self.digits.iter().map(|&d| d.wrapping_mul(c)))
+    }
+
+    /// The label mod 2^`bits` (bits ≤ k): the same value reduced mod 2^`bits`.
+    pub fn truncate(&self, bits: u32) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        if bits > self.bits {
+            return Err(ArithError::Conversion(format!(
+                "cannot widen a label mod 2^{} to 2^{bits}",
+                self.bits
+            )));
+        }
+        Ok(RingLabel::from_words(bits, self.digits.iter().copied()))
+    }
+
+    /// The label mod 2^`bits` of 2^shift·x, from this label of x mod 2^(bits − shift):
+    /// digits shifted left (exact, by the nesting of the Δs).
+    pub(crate) fn shift_into(&self, shift: u32, bits: u32) -> RingLabel {
+        debug_assert_eq!(self.bits + shift, bits);
+        RingLabel::from_words(bits, self.digits.iter().map(|&d| d << shift))
+    }
+
+    /// Bit i of every digit, as a Boolean label (digit d → bit d of the block).
+    pub fn slice(&self, i: u32) -> Block {
+        debug_assert!(i < self.bits);
+        let v = self
+            .digits
+            .iter()
+            .enumerate()
+            .fold(0u128, |acc, (d, &x)| acc | ((x >> i) & 1) << d);
+        Block::from_u128(v)
+    }
+
+    /// The label mod 2^(m+1) whose low digit bits are `low` and whose upper bits are the
+    /// digits of `high` (mod 2^m): digit = low + 2·high.
+    pub(crate) fn with_low_slice(low: Block, high: &RingLabel) -> RingLabel {
+        let low = low.to_u128();
+        let digits = high.digits.iter().enumerate();
+        RingLabel::from_masked(
+            high.bits + 1,
+            digits.map(|(d, &h)| (h << 1) | (low >> d) & 1).collect(),
+        )
+    }
+
+    /// The upper k − 1 bits of every digit, as a label mod 2^(k−1) (k ≥ 2).
+    pub(crate) fn high_part(&self) -> RingLabel {
+        debug_assert!(self.bits >= 2);
+        RingLabel::from_masked(self.bits - 1, self.digits.iter().map(|&d| d >> 1).collect())
+    }
+
+    /// Appends the digits packed in exactly 16·k bytes (k bits each, least significant
+    /// first): every byte string of that length is a valid row.
+    pub(crate) fn write_row(&self, out: &mut Vec<u8>) {
+        let (mut acc, mut acc_bits) = (0u128, 0u32);
+        for &d in self.digits.iter() {
+            // Push the digit in two halves so the accumulator never needs more than 128 bits.
+            for (part, width) in split_digit(d, self.bits) {
+                acc |= part << acc_bits;
+                acc_bits += width;
+                while acc_bits >= 8 {
+                    out.push(acc as u8);
+                    acc >>= 8;
+                    acc_bits -= 8;
+                }
+            }
+        }
+        debug_assert_eq!(acc_bits, 0);
+    }
+
+    /// The label mod 2^`bits` packed in `bytes` as a garbled-table row (16·`bits` bytes,
+    /// [`row_bytes`]); refuses a wrong k or length.
+    pub fn from_row(bits: u32, bytes: &[u8]) -> Result<RingLabel, ArithError> {
+        check_bits(bits)?;
+        if bytes.len() != row_bytes(bits) {
+            return Err(ArithError::Conversion(format!(
+                "a row mod 2^{bits} has {} bytes, got {}",
+                row_bytes(bits),
+                bytes.len()
+            )));
+        }
+        Ok(RingLabel::read_row(bits, bytes))
+    }
+
+    /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
+    pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
+        debug_assert_eq!(bytes.len(), row_bytes(bits));
+        let mut input = bytes.iter();
+        let (mut acc, mut acc_bits) = (0u128, 0u32);
+        let mut take = |width: u32| {
+            while acc_bits < width {
+                acc |= (*input.next().unwrap_or(&0) as u128) << acc_bits;
+                acc_bits += 8;
+            }
+            let v = acc & mask(width);
+            acc = acc.checked_shr(width).unwrap_or(0);
+            acc_bits -= width;
+            v
+        };
+        let digits = (0..RING_DIGITS)
+            .map(|_| {
+                split_digit(0, bits)
+                    .enumerate()
+                    .fold(0u128, |d, (half, (_, width))| {
+                        d | take(width) << (64 * half as u32)
+                    })
+            })
+            .collect();
+        RingLabel::from_masked(bits, digits)
+    }
+}
+
+/// A digit of `bits` bits as (low ≤ 64 bits, high rest) parts with their widths; the high
+/// part only when bits > 64.
+fn split_digit(d: u128, bits: u32) -> impl Iterator<Item = (u128, u32)> {
+    let low = bits.min(64);
+    [(d & mask(low), low), (d >> 64, bits.saturating_sub(64))]
+        .into_iter()
+        .filter(|&(_, w)| w > 0)
+}
+
+/// Bytes of one ring row mod 2^k: 128 digits of k bits.
+pub fn row_bytes(bits: u32) -> usize {
+    RING_DIGITS * bits as usize / 8
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+    use rand::Rng as _;
+
+    use super::*;
+
+    fn random(bits: u32, rng: &mut impl rand::RngCore) -> RingLabel {
+        RingLabel::from_words(bits, (0..RING_DIGITS).map(|_| rng.gen::<u128>()))
+    }
+
+    #[test]
+    fn rows_round_trip_at_every_width() {
+        let mut rng = new_rng(Some(1), 0);
+        for bits in 1..=MAX_RING_BITS {
+            let label = random(bits, &mut rng);
+            let mut row = Vec::new();
+            label.write_row(&mut row);
+            assert_eq!(row.len(), row_bytes(bits));
+            assert_eq!(RingLabel::read_row(bits, &row), label, "k = {bits}");
+        }
+    }
+
+    #[test]
+    fn slices_split_and_join() {
+        let mut rng = new_rng(Some(2), 0);
+        let block = Block::random(&mut rng);
+        assert_eq!(RingLabel::from_block(block).slice(0), block);
+        let label = random(9, &mut rng);
+        let rebuilt = RingLabel::with_low_slice(label.slice(0), &label.high_part());
+        assert_eq!(rebuilt, label);
+        assert_eq!(label.truncate(1).unwrap(), RingLabel::from_block(label.slice(0)));
+        assert_eq!(
+            label.truncate(3).unwrap().shift_into(6, 9).slice(6),
+            label.slice(0)
+        );
+    }
+
+    #[test]
+    fn constructor_and_operations_check_their_arguments() {
+        assert_eq!(RingLabel::new(0, vec![0; 128]), Err(ArithError::RingBits(0)));
+        assert_eq!(RingLabel::new(129, vec![0; 128]), Err(ArithError::RingBits(129)));
+        assert!(RingLabel::new(4, vec![0; 127]).is_err());
+        assert!(RingLabel::new(4, vec![16; 128]).is_err());
+        assert!(RingLabel::new(128, vec![u128::MAX; 128]).is_ok());
+        let (a, b) = (RingLabel::zero(4), RingLabel::zero(5));
+        assert!(a.add_scaled(&b, 1).is_err());
+        assert!(a.truncate(5).is_err());
+        assert!(a.truncate(0).is_err());
+    }
+}
