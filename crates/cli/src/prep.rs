@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use mixgc_net::Channel;
+use mixgc_net::{Channel, TcpChannel};
 use mixgc_session::{
-    evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Reveal,
+    evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Outcome,
+    Reveal, SessionError,
 };
 
 use crate::load::{parse_inputs, ScheduleOptions};
@@ -140,11 +141,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
                 &prep.terms(),
                 args.input.as_deref(),
             )?;
-            let mut ch = open(connection, timeout)?;
-            let start = Instant::now();
-            let outcome = garbler_online(&mut ch, prep, &inputs)?;
-            let (sent, received) = ch_bytes(&ch);
-            (outcome, start.elapsed(), sent, received)
+            timed(connection, timeout, |ch| garbler_online(ch, prep, &inputs))?
         }
         Role::Evaluator => {
             let path = args
@@ -159,12 +156,9 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
                 &prep.terms(),
                 args.input.as_deref(),
             )?;
-            let mut ch = open(connection, timeout)?;
-            let start = Instant::now();
-            let outcome = circuit
-                .with_stream(|stream| evaluator_online(&mut ch, &prep, stream, &mut tables, &inputs))?;
-            let (sent, received) = ch_bytes(&ch);
-            (outcome, start.elapsed(), sent, received)
+            timed(connection, timeout, |ch| {
+                circuit.with_stream(|stream| evaluator_online(ch, &prep, stream, &mut tables, &inputs))
+            })?
         }
     };
     if let Some(outputs) = &outcome.outputs {
@@ -183,6 +177,20 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
         bytes(received)
     );
     Ok(())
+}
+
+/// Connects, then runs one online phase: (outcome, time from connection to outputs, bytes
+/// sent, bytes received).
+fn timed(
+    connection: &Connection,
+    timeout: std::time::Duration,
+    phase: impl FnOnce(&mut TcpChannel) -> Result<Outcome, SessionError>,
+) -> Result<(Outcome, std::time::Duration, u64, u64), CliError> {
+    let mut ch = open(connection, timeout)?;
+    let start = Instant::now();
+    let outcome = phase(&mut ch)?;
+    let (sent, received) = ch_bytes(&ch);
+    Ok((outcome, start.elapsed(), sent, received))
 }
 
 fn ch_bytes(ch: &impl Channel) -> (u64, u64) {
