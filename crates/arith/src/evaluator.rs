@@ -70,11 +70,13 @@ impl ArithEvaluator {
         };
         let rows = tables.rows(m, size as usize - 1)?;
         let beta = b.colour();
-        let mut e = self.hash.hash(b, evaluator_half, m).plus_scaled(a, beta);
+        let mut e = self.hash.hash(b, evaluator_half, m);
+        e.add_scaled_assign(a, beta);
         if beta != 0 {
-            e = e.plus_scaled(&rows.get(beta as usize - 1)?, 1);
+            e.add_scaled_assign(&rows.get(beta as usize - 1)?, 1);
         }
-        Ok(g.plus_scaled(&e, 1))
+        e.add_scaled_assign(&g, 1);
+        Ok(e)
     }
 
     /// The next global gate index (each gated call takes one, as the garbler's).
@@ -94,10 +96,10 @@ impl ArithEvaluator {
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
         let rows = tables.rows(out, size as usize - 1)?;
-        let h = self.hash.hash(a, tweak, out);
-        match a.colour() {
-            0 => Ok(h),
-            c => Ok(h.plus_scaled(&rows.get(c as usize - 1)?, 1)),
+        let mut h = self.hash.hash(a, tweak, out);
+        if let c @ 1.. = a.colour() {
+            h.add_scaled_assign(&rows.get(c as usize - 1)?, 1);
         }
+        Ok(h)
     }
 }

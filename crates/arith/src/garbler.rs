@@ -223,13 +223,13 @@ impl ArithGarbler {
         let delta = self.delta(m);
         let mut b = b0.plus_scaled(&delta, minus_bc); // B^(−b_c): colour 0
         let e0 = self.hash.hash(&b, evaluator_half, m);
-        for beta in 1..size {
-            b = b.plus_scaled(&delta, 1); // colour β
-            let row = e0
-                .plus_scaled(a0, m.neg(beta))
-                .plus_scaled(&self.hash.hash(&b, evaluator_half, m), m.neg(1));
-            write_label(&row, rows);
-            self.table_rows += 1;
+        // row β = E^0 − β·a − H(B^β), kept as the running E^0 − β·a minus the hash.
+        let (mut e0_minus, mut row) = (e0.clone(), Label::zero(m));
+        for _beta in 1..size {
+            b.add_scaled_assign(&delta, 1); // colour β
+            e0_minus.add_scaled_assign(a0, m.neg(1));
+            self.hash.hash_into(&b, evaluator_half, &mut row);
+            self.emit_difference(&e0_minus, &mut row, rows);
         }
         Ok(g0.plus_scaled(&e0, 1))
     }
@@ -269,15 +269,22 @@ impl ArithGarbler {
             .hash
             .hash(&a, tweak, out)
             .plus_scaled(&delta_out, out.neg(phi(x0)));
+        let (mut target, mut row) = (Label::zero(out), Label::zero(out));
         for c in 1..size {
-            a = a.plus_scaled(&delta_in, 1); // colour c, value x0 + c
+            a.add_scaled_assign(&delta_in, 1); // colour c, value x0 + c
             let x = m.add(x0, c);
-            let row = c0
-                .plus_scaled(&delta_out, phi(x))
-                .plus_scaled(&self.hash.hash(&a, tweak, out), out.neg(1));
-            write_label(&row, rows);
-            self.table_rows += 1;
+            target.copy_from(&c0);
+            target.add_scaled_assign(&delta_out, phi(x));
+            self.hash.hash_into(&a, tweak, &mut row);
+            self.emit_difference(&target, &mut row, rows);
         }
         c0
+    }
+
+    /// Appends the row `target` − `hash` (overwriting `hash`) and counts it.
+    fn emit_difference(&mut self, target: &Label, hash: &mut Label, rows: &mut Vec<u8>) {
+        hash.subtract_from(target);
+        write_label(hash, rows);
+        self.table_rows += 1;
     }
 }

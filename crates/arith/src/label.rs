@@ -134,8 +134,9 @@ impl Label {
     /// c·self for a public constant c (reduced into Z_m).
     pub fn scale(&self, c: u64) -> Label {
         let m = self.modulus;
-        let c = m.reduce(c as u128);
-        Label::from_reduced(m, self.digits.iter().map(|&d| m.mul(d, c)).collect())
+        let mut scaled = Label::zero(m);
+        m.add_scaled_digits(&mut scaled.digits, &self.digits, m.reduce(c as u128));
+        scaled
     }
 
     /// self + c·other (c reduced into Z_m): the one linear operation every gadget uses.
@@ -149,11 +150,43 @@ impl Label {
     /// [`Label::add_scaled`] for operands the caller knows share a modulus (a gadget's own
     /// labels and Δs); a mismatch is a bug in this crate, so it panics.
     pub(crate) fn plus_scaled(&self, other: &Label, c: u64) -> Label {
+        let mut sum = self.clone();
+        sum.add_scaled_assign(other, c);
+        sum
+    }
+
+    /// self ← self + c·other, in place (same contract as [`Label::plus_scaled`]).
+    #[inline]
+    pub(crate) fn add_scaled_assign(&mut self, other: &Label, c: u64) {
         let m = self.modulus;
         assert_eq!(other.modulus, m, "gadget combined labels of different moduli");
-        let c = m.reduce(c as u128);
-        let digits = self.digits.iter().zip(other.digits.iter());
-        Label::from_reduced(m, digits.map(|(&a, &b)| m.add(a, m.mul(b, c))).collect())
+        m.add_scaled_digits(&mut self.digits, &other.digits, m.reduce(c as u128));
+    }
+
+    /// self ← minuend − self, in place (same modulus).
+    #[inline]
+    pub(crate) fn subtract_from(&mut self, minuend: &Label) {
+        assert_eq!(
+            minuend.modulus, self.modulus,
+            "gadget combined labels of different moduli"
+        );
+        self.modulus
+            .subtract_from_digits(&mut self.digits, &minuend.digits);
+    }
+
+    /// self ← other, in place (same modulus).
+    #[inline]
+    pub(crate) fn copy_from(&mut self, other: &Label) {
+        assert_eq!(
+            other.modulus, self.modulus,
+            "gadget combined labels of different moduli"
+        );
+        self.digits.copy_from_slice(&other.digits);
+    }
+
+    /// The digits, to be overwritten in place with digits reduced into Z_m.
+    pub(crate) fn digits_mut(&mut self) -> &mut [u64] {
+        &mut self.digits
     }
 }
 

@@ -69,9 +69,7 @@ impl Side for GarbleSide<'_> {
         let pi = bit.lsb();
         let k_pi = if pi { bit ^ self.boolean_delta } else { bit };
         let k_other = k_pi ^ self.boolean_delta;
-        let high = garbler
-            .hash
-            .hash_to_ring(&Label::from_block(k_pi), tweak, bits - 1);
+        let high = garbler.hash.hash_block_to_ring(k_pi, tweak, bits - 1);
         let z_pi = RingLabel::with_low_slice(k_pi, &high);
         let (z0, z_other) = if pi {
             let z0 = z_pi.add_scaled(&delta, u128::MAX)?;
@@ -80,9 +78,7 @@ impl Side for GarbleSide<'_> {
             let z_other = z_pi.add_scaled(&delta, 1)?;
             (z_pi, z_other)
         };
-        let pad = garbler
-            .hash
-            .hash_to_ring(&Label::from_block(k_other), tweak, bits - 1);
+        let pad = garbler.hash.hash_block_to_ring(k_other, tweak, bits - 1);
         z_other
             .high_part()
             .add_scaled(&pad, u128::MAX)?
@@ -120,10 +116,7 @@ impl Side for EvalSide<'_, '_> {
         }
         let tweak = lift_tweak(self.evaluator.take_gate());
         let row = self.tables.take_bytes(row_bytes(bits - 1))?;
-        let mut high = self
-            .evaluator
-            .hash
-            .hash_to_ring(&Label::from_block(bit), tweak, bits - 1);
+        let mut high = self.evaluator.hash.hash_block_to_ring(bit, tweak, bits - 1);
         if bit.lsb() {
             high = high.add_scaled(&RingLabel::read_row(bits - 1, row), 1)?;
         }
