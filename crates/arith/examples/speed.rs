@@ -1,5 +1,6 @@
 //! Garbling and evaluation time of the arithmetic gadgets: the median of `CALLS` calls each,
-//! in µs. Run with `cargo run --release -p mixgc-arith --example speed`.
+//! in µs. Run with `cargo run --release -p mixgc-arith --example speed [-- FILTER]`: with a
+//! FILTER, only the gadgets whose name contains it.
 //!
 //! Gadgets: CRT products (16 and 32 bits, minimum-sum primes), a CRT multiplexer
 //! b + s·(a − b) (the selector bit composed into the bundle, then one product), CRT bit
@@ -29,6 +30,12 @@ struct Gadget<'a, T> {
 
 /// Times `CALLS` garblings, then `CALLS` evaluations of their tables, on one session.
 fn run<T>(mut gadget: Gadget<T>) -> Result<(), ArithError> {
+    if std::env::args()
+        .nth(1)
+        .is_some_and(|filter| !gadget.name.contains(&filter))
+    {
+        return Ok(());
+    }
     let mut garbler = ArithGarbler::new(new_rng(Some(1), 1), Block::from_u128(0x1234_5678_9abc_def1))?;
     let mut evaluator = ArithEvaluator::new(garbler.session_key());
     let (mut garble_times, mut calls) = (Vec::new(), Vec::new());

@@ -9,6 +9,8 @@
 //! Decoding refuses groups ≥ m^j' and nonzero padding bits, so every byte string decodes to
 //! at most one label and malformed tables are errors, never wrong labels.
 
+use mixgc_core::Block;
+
 use crate::{ArithError, Label, Modulus};
 
 /// Bits of a group of `digits` digits mod m: ⌈log2 m^digits⌉.
@@ -143,12 +145,21 @@ pub(crate) struct Rows<'a> {
 impl Rows<'_> {
     /// Row `i` (0-based; callers pass colour − 1 of a row-reduced table).
     pub(crate) fn get(&self, i: usize) -> Result<Label, ArithError> {
+        read_label(self.modulus, self.row(i)?)
+    }
+
+    /// Row `i` of a mod-2 gate as its free-XOR block (every 16 bytes are a valid mod-2 row).
+    pub(crate) fn get_block(&self, i: usize) -> Result<Block, ArithError> {
+        debug_assert!(self.modulus.is_boolean());
+        let row = self.row(i)?.try_into().expect("a mod-2 row has 16 bytes");
+        Ok(Block::from_u128(u128::from_le_bytes(row)))
+    }
+
+    fn row(&self, i: usize) -> Result<&[u8], ArithError> {
         let start = i * self.row_bytes;
-        let row = self
-            .bytes
+        self.bytes
             .get(start..start + self.row_bytes)
-            .ok_or(ArithError::MalformedTable("row index beyond the gate"))?;
-        read_label(self.modulus, row)
+            .ok_or(ArithError::MalformedTable("row index beyond the gate"))
     }
 }
 

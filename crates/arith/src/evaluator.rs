@@ -96,6 +96,13 @@ impl ArithEvaluator {
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
         let rows = tables.rows(out, size as usize - 1)?;
+        if out.is_boolean() {
+            let mut h = self.hash.hash_to_block(a, tweak);
+            if let c @ 1.. = a.colour() {
+                h ^= rows.get_block(c as usize - 1)?;
+            }
+            return Ok(Label::from_block(h));
+        }
         let mut h = self.hash.hash(a, tweak, out);
         if let c @ 1.. = a.colour() {
             h.add_scaled_assign(&rows.get(c as usize - 1)?, 1);

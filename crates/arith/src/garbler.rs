@@ -38,6 +38,8 @@ pub struct ArithGarbler {
     pub(crate) hash: ArithHash,
     session_key: [u8; 32],
     deltas: BTreeMap<Modulus, Label>,
+    /// Δ_2 as its free-XOR block.
+    boolean_delta: Block,
     /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
     ring_delta: Option<RingLabel>,
     next_gate: u64,
@@ -60,6 +62,7 @@ impl ArithGarbler {
             hash: ArithHash::new(session_key),
             session_key,
             deltas,
+            boolean_delta,
             ring_delta: None,
             next_gate: 0,
             table_rows: 0,
@@ -261,6 +264,9 @@ impl ArithGarbler {
         tweak: Tweak,
         rows: &mut Vec<u8>,
     ) -> Label {
+        if out.is_boolean() {
+            return self.garble_projection_to_bits(a0, size, phi, tweak, rows);
+        }
         let m = a0.modulus();
         let (delta_in, delta_out) = (self.delta(m), self.delta(out));
         let x0 = m.neg(a0.colour());
@@ -279,6 +285,37 @@ impl ArithGarbler {
             self.emit_difference(&target, &mut row, rows);
         }
         c0
+    }
+
+    /// [`Self::garble_projection`] to Z_2 on free-XOR blocks (a mod-2 label is its block,
+    /// + and − are ⊕, c·Δ is Δ or 0): the same rows, without 128-digit label arithmetic.
+    fn garble_projection_to_bits(
+        &mut self,
+        a0: &Label,
+        size: u64,
+        phi: impl Fn(u64) -> u64,
+        tweak: Tweak,
+        rows: &mut Vec<u8>,
+    ) -> Label {
+        let m = a0.modulus();
+        let delta_in = self.delta(m);
+        let times_delta = |bit: u64| {
+            if bit & 1 == 1 {
+                self.boolean_delta
+            } else {
+                Block::ZERO
+            }
+        };
+        let x0 = m.neg(a0.colour());
+        let mut a = a0.plus_scaled(&delta_in, x0);
+        let c0 = self.hash.hash_to_block(&a, tweak) ^ times_delta(phi(x0));
+        for c in 1..size {
+            a.add_scaled_assign(&delta_in, 1); // colour c, value x0 + c
+            let row = c0 ^ times_delta(phi(m.add(x0, c))) ^ self.hash.hash_to_block(&a, tweak);
+            rows.extend_from_slice(&row.to_u128().to_le_bytes());
+        }
+        self.table_rows += size - 1;
+        Label::from_block(c0)
     }
 
     /// Appends the row `target` − `hash` (overwriting `hash`) and counts it.

@@ -130,6 +130,18 @@ impl ArithHash {
         RingLabel::read_row(bits, random)
     }
 
+    /// H(input, tweak) ∈ Z_2^128 as a free-XOR block: [`ArithHash::hash`] to
+    /// [`Modulus::BOOLEAN`] without its 128 digits (two 16-byte groups, each reduced mod
+    /// 2^64, are the two halves of the block).
+    pub(crate) fn hash_to_block(&self, input: &Label, tweak: Tweak) -> Block {
+        let mut random = [0u8; 32];
+        self.xof(input, tweak, modulus_tag(Modulus::BOOLEAN))
+            .fill(&mut random);
+        let half =
+            |h: usize| u64::from_le_bytes(random[16 * h..16 * h + 8].try_into().expect("8 bytes")) as u128;
+        Block::from_u128(half(0) | half(1) << 64)
+    }
+
     /// H(input, tweak) ∈ Z_out^ℓ(out).
     pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
         let mut output = Label::zero(out);

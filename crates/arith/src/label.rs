@@ -83,11 +83,11 @@ impl Label {
 
     /// The mod-2 label whose digit i is bit i of `block` (a free-XOR label).
     pub fn from_block(block: Block) -> Label {
-        let bits = block.to_u128();
-        Label::from_reduced(
-            Modulus::BOOLEAN,
-            (0..128).map(|i| (bits >> i) as u64 & 1).collect(),
-        )
+        let (bits, mut label) = (block.to_u128(), Label::zero(Modulus::BOOLEAN));
+        for (half, digits) in label.digits.chunks_mut(64).enumerate() {
+            Modulus::BOOLEAN.split_group((bits >> (64 * half)) as u64, digits);
+        }
+        label
     }
 
     /// The free-XOR block of a mod-2 label.
@@ -95,12 +95,8 @@ impl Label {
         if !self.modulus.is_boolean() {
             return Err(ArithError::ModulusMismatch(self.modulus, Modulus::BOOLEAN));
         }
-        let bits = self
-            .digits
-            .iter()
-            .enumerate()
-            .fold(0u128, |acc, (i, &d)| acc | (d as u128) << i);
-        Ok(Block::from_u128(bits))
+        let half = |h: usize| Modulus::BOOLEAN.join_group(&self.digits[64 * h..64 * (h + 1)]) as u128;
+        Ok(Block::from_u128(half(0) | half(1) << 64))
     }
 
     pub fn modulus(&self) -> Modulus {

@@ -141,10 +141,10 @@ impl Modulus {
     #[inline]
     pub(crate) fn split_group(self, mut group: u64, digits: &mut [u64]) {
         match self.0 {
+            // Independent shifts (k·i < 64 within a group), so the loop vectorizes.
             Kind::PowerOfTwo(k) => {
-                for digit in digits {
-                    *digit = group & Modulus::mask(k);
-                    group = group.checked_shr(k).unwrap_or(0);
+                for (i, digit) in digits.iter_mut().enumerate() {
+                    *digit = (group >> (k as usize * i)) & Modulus::mask(k);
                 }
             }
             Kind::OddPrime(p) => {
@@ -163,8 +163,8 @@ impl Modulus {
         match self.0 {
             Kind::PowerOfTwo(k) => digits
                 .iter()
-                .rev()
-                .fold(0, |v, &d| v.checked_shl(k).unwrap_or(0) | d),
+                .enumerate()
+                .fold(0, |v, (i, &d)| v | d << (k as usize * i)),
             Kind::OddPrime(p) => digits.iter().rev().fold(0, |v, &d| v * p.p() + d),
         }
     }
