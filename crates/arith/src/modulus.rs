@@ -139,7 +139,7 @@ impl Modulus {
     /// Writes the base-m digits of `group` (< m^digits.len() ≤ 2^64) into `digits`, least
     /// significant first.
     #[inline]
-    pub(crate) fn split_group(self, mut group: u64, digits: &mut [u64]) {
+    pub(crate) fn split_group(self, group: u64, digits: &mut [u64]) {
         match self.0 {
             // Independent shifts (k·i < 64 within a group), so the loop vectorizes.
             Kind::PowerOfTwo(k) => {
@@ -147,13 +147,7 @@ impl Modulus {
                     *digit = (group >> (k as usize * i)) & Modulus::mask(k);
                 }
             }
-            Kind::OddPrime(p) => {
-                for digit in digits {
-                    let quotient = p.div(group);
-                    *digit = group - quotient * p.p();
-                    group = quotient;
-                }
-            }
+            Kind::OddPrime(p) => p.split(group, digits),
         }
     }
 
@@ -165,7 +159,7 @@ impl Modulus {
                 .iter()
                 .enumerate()
                 .fold(0, |v, (i, &d)| v | d << (k as usize * i)),
-            Kind::OddPrime(p) => digits.iter().rev().fold(0, |v, &d| v * p.p() + d),
+            Kind::OddPrime(p) => p.join(digits),
         }
     }
 

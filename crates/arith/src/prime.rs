@@ -2,16 +2,52 @@
 //! when the [`crate::Modulus`] is built: the label shape (ℓ, group length, group moduli)
 //! and reciprocals that replace the per-digit hardware divisions of label arithmetic,
 //! hashing and row packing by multiplications, with identical results:
-//! - 64-bit quotients by p (splitting a group into digits): Granlund–Montgomery,
-//!   "Division by invariant integers using multiplication" (PLDI 1994), Fig. 4.1;
+//! - 64-bit quotients by p, p² and p⁴ (splitting a group into digits): Granlund–Montgomery,
+//!   "Division by invariant integers using multiplication" (PLDI 1994), Fig. 4.1. Digits
+//!   are split and joined four at a time (base p⁴ < 2^64), so the dependent chain of
+//!   a group is a quarter as long and the rest runs in parallel;
 //! - remainders mod p of 32-bit values (a + b·c with a, b, c < p < 2^16): Lemire–Kaser–Kurz,
 //!   "Faster remainder by direct computation" (2019), with a 64-bit reciprocal.
+
+/// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery). `d` comes
+/// first, so the derived order is d's.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+struct Divisor {
+    d: u64,
+    /// m' = ⌊2^64·(2^l − d)/d⌋ + 1, with l = ⌈log2 d⌉.
+    magic: u64,
+    /// l − 1.
+    shift: u32,
+}
+
+impl Divisor {
+    fn new(d: u64) -> Divisor {
+        debug_assert!(d >= 2);
+        let l = u64::BITS - (d - 1).leading_zeros();
+        Divisor {
+            d,
+            magic: ((((1u128 << l) - d as u128) << 64) / d as u128 + 1) as u64,
+            shift: l - 1,
+        }
+    }
+
+    /// (⌊n / d⌋, n mod d).
+    #[inline]
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        let t1 = ((self.magic as u128 * n as u128) >> 64) as u64;
+        let q = (t1 + ((n - t1) >> 1)) >> self.shift;
+        (q, n - q * self.d)
+    }
+}
 
 /// An odd prime p < 2^16 and its derived constants. Every field after `p` is a function of
 /// `p`, so the derived equality and order are those of `p`.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub(crate) struct OddPrime {
-    p: u64,
+    p: Divisor,
+    /// p², p⁴ (< 2^64 for p < 2^16).
+    p2: Divisor,
+    p4: Divisor,
     /// ℓ = 1 + min{n : p^n ≥ 2^128}.
     label_len: u16,
     /// j = max{j : p^j ≤ 2^64}.
@@ -20,10 +56,6 @@ pub(crate) struct OddPrime {
     group_modulus: u64,
     /// p^(ℓ − (⌈ℓ/j⌉ − 1)·j), the modulus of the last (possibly shorter) group.
     last_group_modulus: u64,
-    /// Granlund–Montgomery multiplier m' = ⌊2^64·(2^l − p)/p⌋ + 1, with l = ⌈log2 p⌉.
-    div_magic: u64,
-    /// l − 1.
-    div_shift: u32,
     /// Lemire's ⌈2^64 / p⌉.
     rem_magic: u64,
 }
@@ -45,22 +77,21 @@ impl OddPrime {
             group_len += 1;
         }
         let last_len = label_len - (label_len.div_ceil(group_len) - 1) * group_len;
-        let l = u64::BITS - (p - 1).leading_zeros();
         OddPrime {
-            p,
+            p: Divisor::new(p),
+            p2: Divisor::new(p.pow(2)),
+            p4: Divisor::new(p.pow(4)),
             label_len,
             group_len,
             group_modulus: group_modulus as u64,
             last_group_modulus: (p as u128).pow(u32::from(last_len)) as u64,
-            div_magic: ((((1u128 << l) - p as u128) << 64) / p as u128 + 1) as u64,
-            div_shift: l - 1,
             rem_magic: u64::MAX / p + 1,
         }
     }
 
     #[inline]
     pub(crate) fn p(self) -> u64 {
-        self.p
+        self.p.d
     }
 
     #[inline]
@@ -83,15 +114,40 @@ impl OddPrime {
         } else if count == last_len {
             self.last_group_modulus
         } else {
-            self.p.pow(count as u32)
+            self.p().pow(count as u32)
         }
     }
 
-    /// ⌊n / p⌋ for any 64-bit n (Granlund–Montgomery).
+    /// Writes the base-p digits of `group` (< p^digits.len()) into `digits`, least
+    /// significant first: four at a time by p⁴, then p² and p off the dependent chain.
     #[inline]
-    pub(crate) fn div(self, n: u64) -> u64 {
-        let t1 = ((self.div_magic as u128 * n as u128) >> 64) as u64;
-        (t1 + ((n - t1) >> 1)) >> self.div_shift
+    pub(crate) fn split(self, mut group: u64, digits: &mut [u64]) {
+        let mut quads = digits.chunks_exact_mut(4);
+        for quad in &mut quads {
+            let (rest, low4) = self.p4.div_rem(group);
+            group = rest;
+            let (high2, low2) = self.p2.div_rem(low4);
+            for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
+                let (high, low) = self.p.div_rem(v);
+                (pair[0], pair[1]) = (low, high);
+            }
+        }
+        for digit in quads.into_remainder() {
+            let (rest, low) = self.p.div_rem(group);
+            (*digit, group) = (low, rest);
+        }
+    }
+
+    /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
+    /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
+    #[inline]
+    pub(crate) fn join(self, digits: &[u64]) -> u64 {
+        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
+        let quads = digits.chunks_exact(4);
+        let top = quads.remainder().iter().rev().fold(0, |v, &d| v * p + d);
+        quads
+            .rev()
+            .fold(top, |v, q| v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2)
     }
 
     /// n mod p for n < 2^32 (Lemire).
@@ -99,7 +155,7 @@ impl OddPrime {
     pub(crate) fn rem32(self, n: u64) -> u64 {
         debug_assert!(n < 1 << 32);
         let low = self.rem_magic.wrapping_mul(n);
-        ((low as u128 * self.p as u128) >> 64) as u64
+        ((low as u128 * self.p.d as u128) >> 64) as u64
     }
 }
 
@@ -120,12 +176,36 @@ mod tests {
             let edges = [0, 1, p - 1, p, p + 1, top - 1, top, u64::MAX - 1, u64::MAX];
             let random = (0..16).map(|_| rng.gen::<u64>() >> rng.gen_range(0..64));
             for n in edges.into_iter().chain(random) {
-                assert_eq!(prime.div(n), n / p, "{n} / {p}");
+                for d in [prime.p, prime.p2, prime.p4] {
+                    assert_eq!(d.div_rem(n), (n / d.d, n % d.d), "{n} / {}", d.d);
+                }
             }
             let max32 = (p - 1) * (p - 1) + (p - 1);
             let small = (0..16).map(|_| rng.gen_range(0..=max32));
             for n in [0, 1, p - 1, p, max32, (1 << 32) - 1].into_iter().chain(small) {
                 assert_eq!(prime.rem32(n), n % p, "{n} mod {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn digits_split_and_join_as_base_p() {
+        let mut rng = new_rng(Some(9), 0);
+        for p in [3u64, 5, 7, 17, 251, 65_521] {
+            let prime = OddPrime::new(p);
+            for count in 1..=prime.group_len() {
+                let max = prime.group_modulus(count) - 1;
+                for group in [0, 1, max, rng.gen_range(0..=max), rng.gen_range(0..=max)] {
+                    let mut digits = vec![0; count];
+                    prime.split(group, &mut digits);
+                    let mut rest = group;
+                    for &d in &digits {
+                        assert_eq!(d, rest % p, "{group} mod {p}^{count}");
+                        rest /= p;
+                    }
+                    assert_eq!(rest, 0);
+                    assert_eq!(prime.join(&digits), group);
+                }
             }
         }
     }
