@@ -76,6 +76,24 @@ fn modulus_tag(m: Modulus) -> [u8; 9] {
     tag
 }
 
+/// What a hash call reads: a label, or a mod-2 label given as its free-XOR block (packed,
+/// a mod-2 label is exactly its 16 bytes LE, so both give the same hash).
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    Label(&'a Label),
+    Bits(Block),
+}
+
+impl Input<'_> {
+    /// The colour digit of the input label.
+    pub(crate) fn colour(self) -> u64 {
+        match self {
+            Input::Label(label) => label.colour(),
+            Input::Bits(block) => u64::from(block.lsb()),
+        }
+    }
+}
+
 impl ArithHash {
     /// The hash under session key `key` (random per session, sent by the garbler).
     pub fn new(key: [u8; 32]) -> ArithHash {
@@ -84,15 +102,22 @@ impl ArithHash {
 
     /// The XOF of (tweak, input modulus, output tag, packed input). Labels of at most
     /// [`STACK_BYTES`] packed bytes (every odd prime, 2^k for k ≤ 16) are packed on the stack.
-    fn xof(&self, input: &Label, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
-        let (m, len) = (input.modulus(), label_bytes(input.modulus()));
+    fn xof(&self, input: Input, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
+        let label = match input {
+            Input::Bits(block) => {
+                let packed = block.to_u128().to_le_bytes();
+                return self.xof_packed(Modulus::BOOLEAN, &packed, tweak, out_tag);
+            }
+            Input::Label(label) => label,
+        };
+        let (m, len) = (label.modulus(), label_bytes(label.modulus()));
         if len <= STACK_BYTES {
             let mut packed = [0u8; STACK_BYTES];
-            pack_label(input, &mut packed[..len]);
+            pack_label(label, &mut packed[..len]);
             self.xof_packed(m, &packed[..len], tweak, out_tag)
         } else {
             let mut packed = Vec::with_capacity(len);
-            write_label(input, &mut packed);
+            write_label(label, &mut packed);
             self.xof_packed(m, &packed, tweak, out_tag)
         }
     }
@@ -115,25 +140,22 @@ impl ArithHash {
         hasher.finalize_xof()
     }
 
-    /// H(K, tweak) ∈ Z_{2^bits}^128 for the Boolean label K = `block` (a free-XOR label,
-    /// whose packed form is its 16 bytes LE), for ring labels up to 128-bit digits: exactly
+    /// H(input, tweak) ∈ Z_{2^bits}^128, for ring labels up to 128-bit digits: exactly
     /// 16·bits XOF bytes read as a packed row (uniform, no reduction needed). The output tag
     /// is the one of the modulus 2^bits.
-    pub(crate) fn hash_block_to_ring(&self, block: Block, tweak: Tweak, bits: u32) -> RingLabel {
+    pub(crate) fn hash_to_ring(&self, input: Input, tweak: Tweak, bits: u32) -> RingLabel {
         let mut tag = [0u8; 9];
         tag[1..].copy_from_slice(&(bits as u64).to_le_bytes());
-        let packed = block.to_u128().to_le_bytes();
-        let mut xof = self.xof_packed(Modulus::BOOLEAN, &packed, tweak, tag);
         let mut random = [0u8; 16 * MAX_RING_BITS as usize];
         let random = &mut random[..row_bytes(bits)];
-        xof.fill(random);
+        self.xof(input, tweak, tag).fill(random);
         RingLabel::read_row(bits, random)
     }
 
     /// H(input, tweak) ∈ Z_2^128 as a free-XOR block: [`ArithHash::hash`] to
     /// [`Modulus::BOOLEAN`] without its 128 digits (two 16-byte groups, each reduced mod
     /// 2^64, are the two halves of the block).
-    pub(crate) fn hash_to_block(&self, input: &Label, tweak: Tweak) -> Block {
+    pub(crate) fn hash_to_block(&self, input: Input, tweak: Tweak) -> Block {
         let mut random = [0u8; 32];
         self.xof(input, tweak, modulus_tag(Modulus::BOOLEAN))
             .fill(&mut random);
@@ -145,12 +167,12 @@ impl ArithHash {
     /// H(input, tweak) ∈ Z_out^ℓ(out).
     pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
         let mut output = Label::zero(out);
-        self.hash_into(input, tweak, &mut output);
+        self.hash_into(Input::Label(input), tweak, &mut output);
         output
     }
 
     /// H(input, tweak) written over `output`, whose modulus is the output modulus.
-    pub(crate) fn hash_into(&self, input: &Label, tweak: Tweak, output: &mut Label) {
+    pub(crate) fn hash_into(&self, input: Input, tweak: Tweak, output: &mut Label) {
         let out = output.modulus();
         let mut xof = self.xof(input, tweak, modulus_tag(out));
         let (len, j) = (out.label_len(), out.group_len());
