@@ -239,13 +239,12 @@ impl ArithGarbler {
         let delta = self.delta(m);
         let mut b = b0.plus_scaled(&delta, minus_bc); // B^(−b_c): colour 0
         let e0 = self.hash.hash(&b, evaluator_half, m);
-        // row β = E^0 − β·a − H(B^β), kept as the running E^0 − β·a minus the hash.
-        let (mut e0_minus, mut row) = (e0.clone(), Label::zero(m));
-        for _beta in 1..size {
+        let mut row = Label::zero(m);
+        for beta in 1..size {
             b.add_scaled_assign(&delta, 1); // colour β
-            e0_minus.add_scaled_assign(a0, m.neg(1));
             self.hash.hash_into(Input::Label(&b), evaluator_half, &mut row);
-            self.emit_difference(&e0_minus, &mut row, rows);
+            row.subtract_from(&e0, a0, m.neg(beta)); // E^0 − β·a − H(B^β)
+            self.emit(&row, rows);
         }
         Ok(g0.plus_scaled(&e0, 1))
     }
@@ -335,13 +334,12 @@ impl ArithGarbler {
         let mut c0 = Label::zero(out);
         self.hash.hash_into(a.input(), tweak, &mut c0);
         c0.add_scaled_assign(&delta_out, out.neg(phi(x0)));
-        let (mut target, mut row) = (Label::zero(out), Label::zero(out));
+        let mut row = Label::zero(out);
         for c in 1..size {
             a.step(); // colour c, value x0 + c
-            target.copy_from(&c0);
-            target.add_scaled_assign(&delta_out, phi(m.add(x0, c)));
             self.hash.hash_into(a.input(), tweak, &mut row);
-            self.emit_difference(&target, &mut row, rows);
+            row.subtract_from(&c0, &delta_out, phi(m.add(x0, c))); // C^0 + φ(x)·Δ − H(A^x)
+            self.emit(&row, rows);
         }
         c0
     }
@@ -368,10 +366,9 @@ impl ArithGarbler {
         c0
     }
 
-    /// Appends the row `target` − `hash` (overwriting `hash`) and counts it.
-    fn emit_difference(&mut self, target: &Label, hash: &mut Label, rows: &mut Vec<u8>) {
-        hash.subtract_from(target);
-        write_label(hash, rows);
+    /// Appends `row` to the table and counts it.
+    fn emit(&mut self, row: &Label, rows: &mut Vec<u8>) {
+        write_label(row, rows);
         self.table_rows += 1;
     }
 }

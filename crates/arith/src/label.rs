@@ -159,25 +159,21 @@ impl Label {
         m.add_scaled_digits(&mut self.digits, &other.digits, m.reduce(c as u128));
     }
 
-    /// self ← minuend − self, in place (same modulus).
+    /// self ← base + c·offset − self, in place (same modulus; c reduced): a garbled row,
+    /// a target label minus a hash, in one pass.
     #[inline]
-    pub(crate) fn subtract_from(&mut self, minuend: &Label) {
-        assert_eq!(
-            minuend.modulus, self.modulus,
+    pub(crate) fn subtract_from(&mut self, base: &Label, offset: &Label, c: u64) {
+        let m = self.modulus;
+        assert!(
+            base.modulus == m && offset.modulus == m,
             "gadget combined labels of different moduli"
         );
-        self.modulus
-            .subtract_from_digits(&mut self.digits, &minuend.digits);
-    }
-
-    /// self ← other, in place (same modulus).
-    #[inline]
-    pub(crate) fn copy_from(&mut self, other: &Label) {
-        assert_eq!(
-            other.modulus, self.modulus,
-            "gadget combined labels of different moduli"
+        m.subtract_from_digits(
+            &mut self.digits,
+            &base.digits,
+            &offset.digits,
+            m.reduce(c as u128),
         );
-        self.digits.copy_from_slice(&other.digits);
     }
 
     /// The digits, to be overwritten in place with digits reduced into Z_m.

@@ -243,17 +243,19 @@ impl Modulus {
         }
     }
 
-    /// acc[i] ← minuend[i] − acc[i] for every digit (slices of equal length).
+    /// acc[i] ← base[i] + c·offset[i] − acc[i] for every digit (c reduced; slices of equal
+    /// length). For odd p the sum is below p² < 2^32 before its one reduction.
     #[inline]
-    pub(crate) fn subtract_from_digits(self, acc: &mut [u64], minuend: &[u64]) {
-        debug_assert_eq!(acc.len(), minuend.len());
-        let pairs = acc.iter_mut().zip(minuend);
+    pub(crate) fn subtract_from_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+        debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
+        let digits = acc.iter_mut().zip(base.iter().zip(offset));
         match self.0 {
             Kind::PowerOfTwo(k) => {
                 let mask = Modulus::mask(k);
-                pairs.for_each(|(a, &t)| *a = t.wrapping_sub(*a) & mask);
+                digits
+                    .for_each(|(a, (&b, &o))| *a = b.wrapping_add(o.wrapping_mul(c)).wrapping_sub(*a) & mask);
             }
-            Kind::OddPrime(p) => pairs.for_each(|(a, &t)| *a = if t >= *a { t - *a } else { t + p.p() - *a }),
+            Kind::OddPrime(p) => digits.for_each(|(a, (&b, &o))| *a = p.rem32(b + o * c + p.p() - *a)),
         }
     }
 
