@@ -20,16 +20,17 @@ fn median_us(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2] * 1e6
 }
 
-/// One gadget: `garble` appends its rows and returns what the evaluator needs;
-/// `evaluate` consumes the rows in the same order.
-struct Gadget<'a, T> {
+/// One gadget: `inputs` makes fresh input zero-labels and active labels (not timed),
+/// `garble` appends its rows, `evaluate` consumes them in the same order.
+struct Gadget<'a, Z, A> {
     name: &'a str,
-    garble: Box<dyn FnMut(&mut ArithGarbler, &mut Vec<u8>) -> Result<T, ArithError> + 'a>,
-    evaluate: Box<dyn FnMut(&mut ArithEvaluator, &T, &mut TableReader) -> Result<(), ArithError> + 'a>,
+    inputs: Box<dyn FnMut(&mut ArithGarbler) -> Result<(Z, A), ArithError> + 'a>,
+    garble: Box<dyn FnMut(&mut ArithGarbler, &Z, &mut Vec<u8>) -> Result<(), ArithError> + 'a>,
+    evaluate: Box<dyn FnMut(&mut ArithEvaluator, &A, &mut TableReader) -> Result<(), ArithError> + 'a>,
 }
 
 /// Times `CALLS` garblings, then `CALLS` evaluations of their tables, on one session.
-fn run<T>(mut gadget: Gadget<T>) -> Result<(), ArithError> {
+fn run<Z, A>(mut gadget: Gadget<Z, A>) -> Result<(), ArithError> {
     if std::env::args()
         .nth(1)
         .is_some_and(|filter| !gadget.name.contains(&filter))
@@ -40,17 +41,18 @@ fn run<T>(mut gadget: Gadget<T>) -> Result<(), ArithError> {
     let mut evaluator = ArithEvaluator::new(garbler.session_key());
     let (mut garble_times, mut calls) = (Vec::new(), Vec::new());
     for _ in 0..CALLS {
+        let (zeros, active) = (gadget.inputs)(&mut garbler)?;
         let mut rows = Vec::new();
         let start = Instant::now();
-        let input = (gadget.garble)(&mut garbler, &mut rows)?;
+        (gadget.garble)(&mut garbler, &zeros, &mut rows)?;
         garble_times.push(start.elapsed().as_secs_f64());
-        calls.push((input, rows));
+        calls.push((active, rows));
     }
     let mut eval_times = Vec::new();
-    for (input, rows) in &calls {
+    for (active, rows) in &calls {
         let mut tables = TableReader::new(rows);
         let start = Instant::now();
-        (gadget.evaluate)(&mut evaluator, input, &mut tables)?;
+        (gadget.evaluate)(&mut evaluator, active, &mut tables)?;
         eval_times.push(start.elapsed().as_secs_f64());
         tables.finish()?;
     }
@@ -64,11 +66,10 @@ fn run<T>(mut gadget: Gadget<T>) -> Result<(), ArithError> {
     Ok(())
 }
 
-/// Fresh zero-labels for two bundles, and active labels of 3 and 5 on them.
-fn two_bundles(
-    g: &mut ArithGarbler,
-    set: &PrimeSet,
-) -> Result<((CrtBundle, CrtBundle), (CrtBundle, CrtBundle)), ArithError> {
+type Pair = (CrtBundle, CrtBundle);
+
+/// Fresh zero-labels for two bundles over `set`, and active labels of 3 and 5 on them.
+fn two_bundles(g: &mut ArithGarbler, set: &PrimeSet) -> Result<(Pair, Pair), ArithError> {
     let (a0, b0) = (g.new_bundle(set), g.new_bundle(set));
     let (a, b) = (g.encode_bundle(&a0, 3)?, g.encode_bundle(&b0, 5)?);
     Ok(((a0, b0), (a, b)))
@@ -79,11 +80,8 @@ fn product(width: u32) -> Result<(), ArithError> {
     let name = format!("CRT product, {width} bits ({} primes)", set.primes().len());
     run(Gadget {
         name: &name,
-        garble: Box::new(|g, rows| {
-            let ((a0, b0), active) = two_bundles(g, &set)?;
-            g.mul_bundle(&a0, &b0, rows)?;
-            Ok(active)
-        }),
+        inputs: Box::new(|g| two_bundles(g, &set)),
+        garble: Box::new(|g, (a0, b0), rows| g.mul_bundle(a0, b0, rows).map(drop)),
         evaluate: Box::new(|e, (a, b), t| e.mul_bundle(a, b, t).map(drop)),
     })
 }
@@ -93,13 +91,15 @@ fn mux(width: u32) -> Result<(), ArithError> {
     let name = format!("CRT mux (BC of s + product), {width}");
     run(Gadget {
         name: &name,
-        garble: Box::new(|g, rows| {
+        inputs: Box::new(|g| {
             let ((a0, b0), (a, b)) = two_bundles(g, &set)?;
             let s0 = Block::from_u128(0x5eed);
             let s = s0 ^ g.delta(Modulus::BOOLEAN).to_block()?;
-            let selector = g.crt_compose(&[s0], &set, rows)?;
-            g.mul_bundle(&selector, &a0.sub(&b0)?, rows)?.add(&b0)?;
-            Ok((s, a, b))
+            Ok(((s0, a0, b0), (s, a, b)))
+        }),
+        garble: Box::new(|g, (s0, a0, b0), rows| {
+            let selector = g.crt_compose(&[*s0], &set, rows)?;
+            g.mul_bundle(&selector, &a0.sub(b0)?, rows)?.add(b0).map(drop)
         }),
         evaluate: Box::new(|e, (s, a, b), t| {
             let selector = e.crt_compose(&[*s], &set, t)?;
@@ -115,10 +115,8 @@ fn compose(width: u32) -> Result<(), ArithError> {
         .collect();
     run(Gadget {
         name: &format!("BC, {width} bits"),
-        garble: Box::new(|g, rows| {
-            g.crt_compose(&zeros, &set, rows)?;
-            Ok(zeros.clone())
-        }),
+        inputs: Box::new(|_| Ok(((), zeros.clone()))),
+        garble: Box::new(|g, (), rows| g.crt_compose(&zeros, &set, rows).map(drop)),
         evaluate: Box::new(|e, bits, t| e.crt_compose(bits, &set, t).map(drop)),
     })
 }
@@ -127,12 +125,12 @@ fn decompose(width: u32) -> Result<(), ArithError> {
     let set = min_sum_primes(width)?;
     run(Gadget {
         name: &format!("BD, {width} bits"),
-        garble: Box::new(|g, rows| {
+        inputs: Box::new(|g| {
             let a0 = g.new_bundle(&set);
             let a = g.encode_bundle(&a0, 12_345)?;
-            g.crt_decompose(&a0, rows)?;
-            Ok(a)
+            Ok((a0, a))
         }),
+        garble: Box::new(|g, a0, rows| g.crt_decompose(a0, rows).map(drop)),
         evaluate: Box::new(|e, a, t| e.crt_decompose(a, t).map(drop)),
     })
 }
@@ -142,12 +140,12 @@ fn projection(p: u64) -> Result<(), ArithError> {
     let table: Vec<u64> = (0..p).map(|x| x * x % p).collect();
     run(Gadget {
         name: &format!("projection Z_{p} -> Z_{p}"),
-        garble: Box::new(|g, rows| {
+        inputs: Box::new(|g| {
             let a0 = g.new_wire(m);
             let a = g.encode(&a0, 7)?;
-            g.project(&a0, m, &table, rows)?;
-            Ok(a)
+            Ok((a0, a))
         }),
+        garble: Box::new(|g, a0, rows| g.project(a0, m, &table, rows).map(drop)),
         evaluate: Box::new(|e, a, t| e.project(a, m, t).map(drop)),
     })
 }

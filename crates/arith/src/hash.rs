@@ -176,18 +176,12 @@ impl ArithHash {
         let out = output.modulus();
         let mut xof = self.xof(input, tweak, modulus_tag(out));
         let (len, j) = (out.label_len(), out.group_len());
-        let group_modulus = out.group_modulus(j);
         let mut fill = |random: &mut [u8]| {
             xof.fill(random);
             let groups = output.digits_mut().chunks_mut(j).zip(random.chunks_exact(16));
             for (digits, r) in groups {
-                let r = u128::from_le_bytes(r.try_into().expect("16-byte chunk"));
-                let group = if group_modulus.is_power_of_two() {
-                    r & (group_modulus - 1)
-                } else {
-                    r % group_modulus
-                };
-                out.split_group(group as u64, digits);
+                let group = out.reduce_group(u128::from_le_bytes(r.try_into().expect("16-byte chunk")));
+                out.split_group(group, digits);
             }
         };
         let random_len = 16 * len.div_ceil(j);

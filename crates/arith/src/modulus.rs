@@ -136,6 +136,15 @@ impl Modulus {
         }
     }
 
+    /// r mod m^j for j = [`Modulus::group_len`]: one digit group of a hash output.
+    #[inline]
+    pub(crate) fn reduce_group(self, r: u128) -> u64 {
+        match self.0 {
+            Kind::PowerOfTwo(_) => (r & (self.group_modulus(self.group_len()) - 1)) as u64,
+            Kind::OddPrime(p) => (r % p.group_modulus(p.group_len()) as u128) as u64,
+        }
+    }
+
     /// Writes the base-m digits of `group` (< m^digits.len() ≤ 2^64) into `digits`, least
     /// significant first.
     #[inline]
