@@ -11,6 +11,7 @@
 
 use mixgc_core::Block;
 
+use crate::ring::RING_DIGITS;
 use crate::{ArithError, Label, Modulus};
 
 /// Bits of a group of `digits` digits mod m: ⌈log2 m^digits⌉.
@@ -58,7 +59,13 @@ pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
 /// Unpacks one label mod m from exactly [`label_bytes`]`(m)` bytes.
 fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
     let mut label = Label::zero(m);
-    let digits = label.digits_mut();
+    unpack_label(m, bytes, label.digits_mut())?;
+    Ok(label)
+}
+
+/// Unpacks the digits of one label mod m from exactly [`label_bytes`]`(m)` bytes into
+/// `digits` (ℓ long).
+fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), ArithError> {
     let (mut acc, mut acc_bits, mut done) = (0u128, 0u32, 0usize);
     let mut input = bytes.iter();
     for count in group_sizes(m) {
@@ -80,7 +87,7 @@ fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
     if acc != 0 || input.next().is_some() {
         return Err(ArithError::MalformedTable("nonzero padding"));
     }
-    Ok(label)
+    Ok(())
 }
 
 /// Reads garbled-table rows in order from a byte buffer (the evaluator's side).
@@ -146,6 +153,15 @@ impl Rows<'_> {
     /// Row `i` (0-based; callers pass colour − 1 of a row-reduced table).
     pub(crate) fn get(&self, i: usize) -> Result<Label, ArithError> {
         read_label(self.modulus, self.row(i)?)
+    }
+
+    /// label ← label + row `i`, decoding the row on the stack.
+    pub(crate) fn add_to(&self, i: usize, label: &mut Label) -> Result<(), ArithError> {
+        let mut digits = [0u64; RING_DIGITS];
+        let digits = &mut digits[..self.modulus.label_len()];
+        unpack_label(self.modulus, self.row(i)?, digits)?;
+        label.add_digits(digits);
+        Ok(())
     }
 
     /// Row `i` of a mod-2 gate as its free-XOR block (every 16 bytes are a valid mod-2 row).

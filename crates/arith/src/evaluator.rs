@@ -104,6 +104,13 @@ impl ArithEvaluator {
             return Err(ArithError::ModulusMismatch(m, b.modulus()));
         }
         let size = table_size(m)?;
+        if m.is_boolean() {
+            return Ok(Label::from_block(self.and_blocks(
+                a.to_block()?,
+                b.to_block()?,
+                tables,
+            )?));
+        }
         let gate = self.take_gate();
         let garbler_half = Tweak {
             domain: Domain::MulGarblerHalf,
@@ -119,7 +126,7 @@ impl ArithEvaluator {
         let mut e = self.hash.hash(b, evaluator_half, m);
         e.add_scaled_assign(a, beta);
         if beta != 0 {
-            e.add_scaled_assign(&rows.get(beta as usize - 1)?, 1);
+            rows.add_to(beta as usize - 1, &mut e)?;
         }
         e.add_scaled_assign(&g, 1);
         Ok(e)
@@ -157,7 +164,7 @@ impl ArithEvaluator {
         let mut h = Label::zero(out);
         self.hash.hash_into(a, tweak, &mut h);
         if let c @ 1.. = a.colour() {
-            h.add_scaled_assign(&rows.get(c as usize - 1)?, 1);
+            rows.add_to(c as usize - 1, &mut h)?;
         }
         Ok(h)
     }

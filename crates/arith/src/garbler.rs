@@ -223,6 +223,13 @@ impl ArithGarbler {
             return Err(ArithError::ModulusMismatch(m, b0.modulus()));
         }
         let size = table_size(m)?;
+        if m.is_boolean() {
+            return Ok(Label::from_block(self.and_blocks(
+                a0.to_block()?,
+                b0.to_block()?,
+                rows,
+            )));
+        }
         let gate = self.take_gate();
         let minus_bc = m.neg(b0.colour());
         let garbler_half = Tweak {
