@@ -24,10 +24,15 @@ fn median_us(mut samples: Vec<f64>) -> f64 {
 /// `garble` appends its rows, `evaluate` consumes them in the same order.
 struct Gadget<'a, Z, A> {
     name: &'a str,
-    inputs: Box<dyn FnMut(&mut ArithGarbler) -> Result<(Z, A), ArithError> + 'a>,
-    garble: Box<dyn FnMut(&mut ArithGarbler, &Z, &mut Vec<u8>) -> Result<(), ArithError> + 'a>,
-    evaluate: Box<dyn FnMut(&mut ArithEvaluator, &A, &mut TableReader) -> Result<(), ArithError> + 'a>,
+    inputs: Inputs<'a, Z, A>,
+    garble: Garble<'a, Z>,
+    evaluate: Evaluate<'a, A>,
 }
+
+type Inputs<'a, Z, A> = Box<dyn FnMut(&mut ArithGarbler) -> Result<(Z, A), ArithError> + 'a>;
+type Garble<'a, Z> = Box<dyn FnMut(&mut ArithGarbler, &Z, &mut Vec<u8>) -> Result<(), ArithError> + 'a>;
+type Evaluate<'a, A> =
+    Box<dyn FnMut(&mut ArithEvaluator, &A, &mut TableReader) -> Result<(), ArithError> + 'a>;
 
 /// Times `CALLS` garblings, then `CALLS` evaluations of their tables, on one session.
 fn run<Z, A>(mut gadget: Gadget<Z, A>) -> Result<(), ArithError> {

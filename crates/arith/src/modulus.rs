@@ -5,7 +5,6 @@
 use std::fmt;
 
 use crate::prime::OddPrime;
-use crate::primes::is_prime;
 use crate::ArithError;
 
 /// The largest odd prime a wire may use: the largest prime below 2^16. Projection tables
@@ -31,7 +30,9 @@ pub struct Modulus(Kind);
 enum Kind {
     /// 2^k, stored as k.
     PowerOfTwo(u32),
-    OddPrime(OddPrime),
+    /// A reference into the table of odd primes ([`OddPrime::lookup`]), so a `Modulus` stays
+    /// two words.
+    OddPrime(&'static OddPrime),
 }
 
 impl Modulus {
@@ -61,10 +62,10 @@ impl Modulus {
                 "odd primes are limited to 65521",
             ));
         }
-        if !is_prime(p) {
-            return Err(ArithError::CompositeModulus(p));
+        match OddPrime::lookup(p) {
+            Some(prime) => Ok(Modulus(Kind::OddPrime(prime))),
+            None => Err(ArithError::CompositeModulus(p)),
         }
-        Ok(Modulus(Kind::OddPrime(OddPrime::new(p))))
     }
 
     /// 2^k for 1 ≤ k ≤ [`MAX_POWER_OF_TWO_EXPONENT`].
@@ -311,6 +312,7 @@ impl fmt::Debug for Modulus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::primes::is_prime;
 
     #[test]
     fn only_odd_primes_and_powers_of_two_exist() {

@@ -9,6 +9,10 @@
 //! - remainders mod p of 32-bit values (a + b·c with a, b, c < p < 2^16): Lemire–Kaser–Kurz,
 //!   "Faster remainder by direct computation" (2019), with a 64-bit reciprocal.
 
+use std::sync::OnceLock;
+
+use crate::MAX_ODD_PRIME;
+
 /// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery). `d` comes
 /// first, so the derived order is d's.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -61,8 +65,29 @@ pub(crate) struct OddPrime {
 }
 
 impl OddPrime {
+    /// The constants of the odd prime `p`, from a table of every odd prime up to
+    /// [`MAX_ODD_PRIME`] built on first use (a sieve, then [`OddPrime::new`] for each of the
+    /// 6,541 primes); `None` if `p` is not such a prime.
+    pub(crate) fn lookup(p: u64) -> Option<&'static OddPrime> {
+        static TABLE: OnceLock<Vec<OddPrime>> = OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let limit = MAX_ODD_PRIME as usize;
+            let mut composite = vec![false; limit + 1];
+            let mut primes = Vec::new();
+            for n in (3..=limit).step_by(2) {
+                if !composite[n] {
+                    primes.push(OddPrime::new(n as u64));
+                    (n * n..=limit).step_by(2 * n).for_each(|m| composite[m] = true);
+                }
+            }
+            primes
+        });
+        let index = table.binary_search_by_key(&p, |prime| prime.p()).ok()?;
+        Some(&table[index])
+    }
+
     /// The constants of the odd prime `p` (3 ≤ p < 2^16; primality is the caller's check).
-    pub(crate) fn new(p: u64) -> OddPrime {
+    fn new(p: u64) -> OddPrime {
         debug_assert!(p % 2 == 1 && (3..1 << 16).contains(&p));
         // p^n ≥ 2^128 exactly when p^n no longer fits in a u128.
         let (mut power, mut n) = (1u128, 0u16);
