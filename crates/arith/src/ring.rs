@@ -174,18 +174,19 @@ impl RingLabel {
     }
 
     /// Appends the digits packed in exactly 16·k bytes (k bits each, least significant
-    /// first): every byte string of that length is a valid row.
+    /// first): every byte string of that length is a valid row. Bits are gathered in a
+    /// 128-bit accumulator and flushed 64 at a time (16·k bytes are a whole number of words).
     pub(crate) fn write_row(&self, out: &mut Vec<u8>) {
+        out.reserve(row_bytes(self.bits));
         let (mut acc, mut acc_bits) = (0u128, 0u32);
         for &d in self.digits.iter() {
-            // Push the digit in two halves so the accumulator never needs more than 128 bits.
+            // Parts of at most 64 bits onto fewer than 64 pending ones: no overflow.
             for (part, width) in split_digit(d, self.bits) {
                 acc |= part << acc_bits;
                 acc_bits += width;
-                while acc_bits >= 8 {
-                    out.push(acc as u8);
-                    acc >>= 8;
-                    acc_bits -= 8;
+                if acc_bits >= 64 {
+                    out.extend_from_slice(&(acc as u64).to_le_bytes());
+                    (acc, acc_bits) = (acc >> 64, acc_bits - 64);
                 }
             }
         }
@@ -206,19 +207,22 @@ impl RingLabel {
         Ok(RingLabel::read_row(bits, bytes))
     }
 
-    /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
+    /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`), 64 bits
+    /// at a time.
     pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
         debug_assert_eq!(bytes.len(), row_bytes(bits));
-        let mut input = bytes.iter();
+        let mut words = bytes
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8-byte chunk")));
         let (mut acc, mut acc_bits) = (0u128, 0u32);
+        // The next `width` ≤ 64 bits.
         let mut take = |width: u32| {
-            while acc_bits < width {
-                acc |= (*input.next().unwrap_or(&0) as u128) << acc_bits;
-                acc_bits += 8;
+            if acc_bits < width {
+                acc |= (words.next().unwrap_or(0) as u128) << acc_bits;
+                acc_bits += 64;
             }
             let v = acc & mask(width);
-            acc = acc.checked_shr(width).unwrap_or(0);
-            acc_bits -= width;
+            (acc, acc_bits) = (acc >> width, acc_bits - width);
             v
         };
         let digits = (0..RING_DIGITS)
