@@ -58,7 +58,7 @@ fn compose<S: Side>(side: &mut S, bits: &[Block], weights: &[u128], k: u32) -> R
         }
         let shift = weight.trailing_zeros();
         let lifted = side.lift(bit, k - shift)?;
-        sum = sum.add_scaled(&lifted.scale(weight >> shift).shift_into(shift, k), 1)?;
+        sum.add_shifted_assign(&lifted, weight >> shift, shift);
     }
     Ok(sum)
 }
@@ -81,7 +81,7 @@ fn decompose<S: Side>(side: &mut S, a: &RingLabel, count: u32) -> Result<Vec<Blo
         out.push(bit);
         if i + 1 < k {
             let lifted = side.lift(bit, k - i)?;
-            rest = rest.add_scaled(&lifted.shift_into(i, k), u128::MAX)?;
+            rest.add_shifted_assign(&lifted, u128::MAX, i);
         }
     }
     Ok(out)

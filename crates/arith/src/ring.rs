@@ -138,11 +138,16 @@ impl RingLabel {
         Ok(RingLabel::from_words(bits, self.digits.iter().copied()))
     }
 
-    /// The label mod 2^`bits` of 2^shift·x, from this label of x mod 2^(bits − shift):
-    /// digits shifted left (exact, by the nesting of the Δs).
-    pub(crate) fn shift_into(&self, shift: u32, bits: u32) -> RingLabel {
-        debug_assert_eq!(self.bits + shift, bits);
-        RingLabel::from_words(bits, self.digits.iter().map(|&d| d << shift))
+    /// self ← self + 2^shift·c·other mod 2^k, in place, for `other` a label of y mod
+    /// 2^(k − shift): 2^shift·y is a value mod 2^k whose label is `other`'s digits shifted
+    /// left (exact, by the nesting of the Δs), and (d·c mod 2^(k − shift))·2^shift =
+    /// d·c·2^shift mod 2^k.
+    pub(crate) fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
+        debug_assert_eq!(other.bits + shift, self.bits);
+        let mask = mask(self.bits);
+        for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {
+            *a = a.wrapping_add(b.wrapping_mul(c) << shift) & mask;
+        }
     }
 
     /// Bit i of every digit, as a Boolean label (digit d → bit d of the block).
@@ -284,10 +289,9 @@ mod tests {
         let rebuilt = RingLabel::with_low_slice(label.slice(0), &label.high_part());
         assert_eq!(rebuilt, label);
         assert_eq!(label.truncate(1).unwrap(), RingLabel::from_block(label.slice(0)));
-        assert_eq!(
-            label.truncate(3).unwrap().shift_into(6, 9).slice(6),
-            label.slice(0)
-        );
+        let mut shifted = RingLabel::zero(9);
+        shifted.add_shifted_assign(&label.truncate(3).unwrap(), 1, 6);
+        assert_eq!(shifted.slice(6), label.slice(0));
     }
 
     #[test]
