@@ -89,20 +89,19 @@ impl ArithGarbler {
     /// with colour digit 1 and digit-wise low bits equal to the Boolean Δ ([`RingLabel`]).
     pub fn ring_delta(&mut self, bits: u32) -> Result<RingLabel, ArithError> {
         check_bits(bits)?;
-        let master = match &self.ring_delta {
-            Some(master) => master,
-            None => {
-                let boolean = self.delta(Modulus::BOOLEAN).to_block()?.to_u128();
-                let rng = &mut self.rng;
-                let words = (0..RING_DIGITS).map(|d| match d {
-                    0 => 1,
-                    _ => (rng.gen::<u128>() << 1) | (boolean >> d) & 1,
-                });
-                self.ring_delta
-                    .insert(RingLabel::from_words(MAX_RING_BITS, words))
-            }
-        };
-        master.truncate(bits)
+        self.ring_master_delta().truncate(bits)
+    }
+
+    /// The master ring offset Δ_{2^128} (every Δ_{2^k} is it mod 2^k), drawn on first use.
+    pub(crate) fn ring_master_delta(&mut self) -> &RingLabel {
+        let (boolean, rng) = (self.boolean_delta.to_u128(), &mut self.rng);
+        self.ring_delta.get_or_insert_with(|| {
+            let words = (0..RING_DIGITS).map(|d| match d {
+                0 => 1,
+                _ => (rng.gen::<u128>() << 1) | (boolean >> d) & 1,
+            });
+            RingLabel::from_words(MAX_RING_BITS, words)
+        })
     }
 
     /// The zero-label of a new ring wire mod 2^bits.

@@ -138,6 +138,37 @@ impl RingLabel {
         Ok(RingLabel::from_words(bits, self.digits.iter().copied()))
     }
 
+    /// self ← self + c·other mod 2^k, in place, for `other` mod 2^m with m ≥ k (taken mod
+    /// 2^k: a Δ_{2^k} is the master offset truncated).
+    pub(crate) fn add_truncated_assign(&mut self, other: &RingLabel, c: u128) {
+        debug_assert!(other.bits >= self.bits);
+        let mask = mask(self.bits);
+        for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {
+            *a = a.wrapping_add(b.wrapping_mul(c)) & mask;
+        }
+    }
+
+    /// self ← high(z + c·offset) − self mod 2^(k − 1), in place, for self mod 2^(k − 1), z
+    /// mod 2^k and `offset` mod 2^m with m ≥ k; high() keeps the upper k − 1 bits of every
+    /// digit (the row of a lift, [`crate::side`]).
+    pub(crate) fn subtract_from_high(&mut self, z: &RingLabel, offset: &RingLabel, c: u128) {
+        debug_assert!(z.bits == self.bits + 1 && offset.bits >= z.bits);
+        let (z_mask, mask) = (mask(z.bits), mask(self.bits));
+        let sources = z.digits.iter().zip(offset.digits.iter());
+        for (a, (&z, &o)) in self.digits.iter_mut().zip(sources) {
+            let high = (z.wrapping_add(o.wrapping_mul(c)) & z_mask) >> 1;
+            *a = high.wrapping_sub(*a) & mask;
+        }
+    }
+
+    /// self ← self + the ring row `bytes` (same k), in place.
+    pub(crate) fn add_row_assign(&mut self, bytes: &[u8]) {
+        let mask = mask(self.bits);
+        for (a, b) in self.digits.iter_mut().zip(row_digits(self.bits, bytes)) {
+            *a = a.wrapping_add(b) & mask;
+        }
+    }
+
     /// self ← self + 2^shift·c·other mod 2^k, in place, for `other` a label of y mod
     /// 2^(k − shift): 2^shift·y is a value mod 2^k whose label is `other`'s digits shifted
     /// left (exact, by the nesting of the Δs), and (d·c mod 2^(k − shift))·2^shift =
@@ -170,12 +201,6 @@ impl RingLabel {
             high.bits + 1,
             digits.map(|(d, &h)| (h << 1) | (low >> d) & 1).collect(),
         )
-    }
-
-    /// The upper k − 1 bits of every digit, as a label mod 2^(k−1) (k ≥ 2).
-    pub(crate) fn high_part(&self) -> RingLabel {
-        debug_assert!(self.bits >= 2);
-        RingLabel::from_masked(self.bits - 1, self.digits.iter().map(|&d| d >> 1).collect())
     }
 
     /// Appends the digits packed in exactly 16·k bytes (k bits each, least significant
@@ -212,35 +237,37 @@ impl RingLabel {
         Ok(RingLabel::read_row(bits, bytes))
     }
 
-    /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`), 64 bits
-    /// at a time.
+    /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
     pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
-        debug_assert_eq!(bytes.len(), row_bytes(bits));
-        let mut words = bytes
-            .chunks_exact(8)
-            .map(|w| u64::from_le_bytes(w.try_into().expect("8-byte chunk")));
-        let (mut acc, mut acc_bits) = (0u128, 0u32);
-        // The next `width` ≤ 64 bits.
-        let mut take = |width: u32| {
-            if acc_bits < width {
-                acc |= (words.next().unwrap_or(0) as u128) << acc_bits;
-                acc_bits += 64;
-            }
-            let v = acc & mask(width);
-            (acc, acc_bits) = (acc >> width, acc_bits - width);
-            v
-        };
-        let digits = (0..RING_DIGITS)
-            .map(|_| {
-                split_digit(0, bits)
-                    .enumerate()
-                    .fold(0u128, |d, (half, (_, width))| {
-                        d | take(width) << (64 * half as u32)
-                    })
-            })
-            .collect();
-        RingLabel::from_masked(bits, digits)
+        RingLabel::from_masked(bits, row_digits(bits, bytes).collect())
     }
+}
+
+/// The 128 digits of a ring row mod 2^`bits` (`bytes.len()` = 16·`bits`), read 64 bits at a
+/// time.
+fn row_digits(bits: u32, bytes: &[u8]) -> impl Iterator<Item = u128> + '_ {
+    debug_assert_eq!(bytes.len(), row_bytes(bits));
+    let mut words = bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().expect("8-byte chunk")));
+    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    // The next `width` ≤ 64 bits.
+    let mut take = move |width: u32| {
+        if acc_bits < width {
+            acc |= (words.next().unwrap_or(0) as u128) << acc_bits;
+            acc_bits += 64;
+        }
+        let v = acc & mask(width);
+        (acc, acc_bits) = (acc >> width, acc_bits - width);
+        v
+    };
+    (0..RING_DIGITS).map(move |_| {
+        split_digit(0, bits)
+            .enumerate()
+            .fold(0u128, |d, (half, (_, width))| {
+                d | take(width) << (64 * half as u32)
+            })
+    })
 }
 
 /// A digit of `bits` bits as (low ≤ 64 bits, high rest) parts with their widths; the high
@@ -286,7 +313,9 @@ mod tests {
         let block = Block::random(&mut rng);
         assert_eq!(RingLabel::from_block(block).slice(0), block);
         let label = random(9, &mut rng);
-        let rebuilt = RingLabel::with_low_slice(label.slice(0), &label.high_part());
+        let mut high = RingLabel::zero(8);
+        high.subtract_from_high(&label, &RingLabel::zero(9), 0);
+        let rebuilt = RingLabel::with_low_slice(label.slice(0), &high);
         assert_eq!(rebuilt, label);
         assert_eq!(label.truncate(1).unwrap(), RingLabel::from_block(label.slice(0)));
         let mut shifted = RingLabel::zero(9);

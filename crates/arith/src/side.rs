@@ -7,7 +7,7 @@ use mixgc_core::Block;
 
 use crate::codec::TableReader;
 use crate::hash::{Domain, Input, Tweak};
-use crate::ring::{row_bytes, RingLabel};
+use crate::ring::{check_bits, row_bytes, RingLabel};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// The primitive gadgets of a conversion, on Boolean (free-XOR) labels, mod-p labels and
@@ -66,26 +66,22 @@ impl Side for GarbleSide<'_> {
         if bits == 1 {
             return Ok(RingLabel::from_block(bit));
         }
+        check_bits(bits)?;
         let garbler = &mut *self.garbler;
         let tweak = lift_tweak(garbler.take_gate());
-        let delta = garbler.ring_delta(bits)?;
         let pi = bit.lsb();
         let k_pi = if pi { bit ^ self.boolean_delta } else { bit };
         let k_other = k_pi ^ self.boolean_delta;
         let high = garbler.hash.hash_to_ring(Input::Bits(k_pi), tweak, bits - 1);
-        let z_pi = RingLabel::with_low_slice(k_pi, &high);
-        let (z0, z_other) = if pi {
-            let z0 = z_pi.add_scaled(&delta, u128::MAX)?;
-            (z0.clone(), z0)
-        } else {
-            let z_other = z_pi.add_scaled(&delta, 1)?;
-            (z_pi, z_other)
-        };
-        let pad = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
-        z_other
-            .high_part()
-            .add_scaled(&pad, u128::MAX)?
-            .write_row(self.rows);
+        let mut row = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
+        let delta = garbler.ring_master_delta(); // Δ_{2^bits} is its truncation
+        let mut z0 = RingLabel::with_low_slice(k_pi, &high); // Z^π
+        if pi {
+            z0.add_truncated_assign(delta, u128::MAX); // Z^0 = Z^1 − Δ
+        }
+        // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
+        row.subtract_from_high(&z0, delta, u128::from(!pi));
+        row.write_row(self.rows);
         garbler.table_rows += u64::from(bits - 1);
         Ok(z0)
     }
@@ -127,7 +123,7 @@ impl Side for EvalSide<'_, '_> {
             .hash
             .hash_to_ring(Input::Bits(bit), tweak, bits - 1);
         if bit.lsb() {
-            high = high.add_scaled(&RingLabel::read_row(bits - 1, row), 1)?;
+            high.add_row_assign(row);
         }
         Ok(RingLabel::with_low_slice(bit, &high))
     }
