@@ -184,23 +184,25 @@ impl RingLabel {
     /// Bit i of every digit, as a Boolean label (digit d → bit d of the block).
     pub fn slice(&self, i: u32) -> Block {
         debug_assert!(i < self.bits);
-        let v = self
-            .digits
-            .iter()
-            .enumerate()
-            .fold(0u128, |acc, (d, &x)| acc | ((x >> i) & 1) << d);
-        Block::from_u128(v)
+        // Two 64-digit halves gathered in 64-bit words (cheaper than 128-bit shifts).
+        let half = |digits: &[u128]| {
+            digits
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (d, &x)| acc | (((x >> i) as u64) & 1) << d)
+        };
+        let (low, high) = self.digits.split_at(RING_DIGITS / 2);
+        Block::from_u128(half(low) as u128 | (half(high) as u128) << 64)
     }
 
     /// The label mod 2^(m+1) whose low digit bits are `low` and whose upper bits are the
     /// digits of `high` (mod 2^m): digit = low + 2·high.
     pub(crate) fn with_low_slice(low: Block, high: &RingLabel) -> RingLabel {
         let low = low.to_u128();
+        let halves = [low as u64, (low >> 64) as u64];
         let digits = high.digits.iter().enumerate();
-        RingLabel::from_masked(
-            high.bits + 1,
-            digits.map(|(d, &h)| (h << 1) | (low >> d) & 1).collect(),
-        )
+        let bit = |d: usize| ((halves[d / 64] >> (d % 64)) & 1) as u128;
+        RingLabel::from_masked(high.bits + 1, digits.map(|(d, &h)| (h << 1) | bit(d)).collect())
     }
 
     /// Appends the digits packed in exactly 16·k bytes (k bits each, least significant
