@@ -9,6 +9,9 @@
 //! Decoding refuses groups ≥ m^j' and nonzero padding bits, so every byte string decodes to
 //! at most one label and malformed tables are errors, never wrong labels.
 
+use mixgc_core::Block;
+
+use crate::ring::RING_DIGITS;
 use crate::{ArithError, Label, Modulus};
 
 /// Bits of a group of `digits` digits mod m: ⌈log2 m^digits⌉.
@@ -29,26 +32,41 @@ pub fn label_bytes(m: Modulus) -> usize {
 
 /// Appends `label`, packed, to `out`.
 pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + label_bytes(label.modulus()), 0);
+    pack_label(label, &mut out[start..]);
+}
+
+/// Packs `label` into `out` ([`label_bytes`] long): groups are gathered in a 128-bit
+/// accumulator and flushed 64 bits at a time, least significant first.
+pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
     let m = label.modulus();
-    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
     for chunk in label.digits().chunks(m.group_len()) {
+        // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
         acc |= (m.join_group(chunk) as u128) << acc_bits;
         acc_bits += group_bits(m, chunk.len());
-        while acc_bits >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            acc_bits -= 8;
+        if acc_bits >= 64 {
+            out[pos..pos + 8].copy_from_slice(&(acc as u64).to_le_bytes());
+            (acc, acc_bits, pos) = (acc >> 64, acc_bits - 64, pos + 8);
         }
     }
-    if acc_bits > 0 {
-        out.push(acc as u8);
-    }
+    let rest = acc_bits.div_ceil(8) as usize;
+    out[pos..pos + rest].copy_from_slice(&(acc as u64).to_le_bytes()[..rest]);
+    debug_assert_eq!(pos + rest, out.len());
 }
 
 /// Unpacks one label mod m from exactly [`label_bytes`]`(m)` bytes.
 fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
-    let mut digits = Vec::with_capacity(m.label_len());
-    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    let mut label = Label::zero(m);
+    unpack_label(m, bytes, label.digits_mut())?;
+    Ok(label)
+}
+
+/// Unpacks the digits of one label mod m from exactly [`label_bytes`]`(m)` bytes into
+/// `digits` (ℓ long).
+fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), ArithError> {
+    let (mut acc, mut acc_bits, mut done) = (0u128, 0u32, 0usize);
     let mut input = bytes.iter();
     for count in group_sizes(m) {
         let bits = group_bits(m, count);
@@ -63,12 +81,13 @@ fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
         if group >= m.group_modulus(count) {
             return Err(ArithError::MalformedTable("digit group out of range"));
         }
-        m.split_group(group as u64, count, &mut digits);
+        m.split_group(group as u64, &mut digits[done..done + count]);
+        done += count;
     }
     if acc != 0 || input.next().is_some() {
         return Err(ArithError::MalformedTable("nonzero padding"));
     }
-    Ok(Label::from_reduced(m, digits))
+    Ok(())
 }
 
 /// Reads garbled-table rows in order from a byte buffer (the evaluator's side).
@@ -133,12 +152,30 @@ pub(crate) struct Rows<'a> {
 impl Rows<'_> {
     /// Row `i` (0-based; callers pass colour − 1 of a row-reduced table).
     pub(crate) fn get(&self, i: usize) -> Result<Label, ArithError> {
+        read_label(self.modulus, self.row(i)?)
+    }
+
+    /// label ← label + row `i`, decoding the row on the stack.
+    pub(crate) fn add_to(&self, i: usize, label: &mut Label) -> Result<(), ArithError> {
+        let mut digits = [0u64; RING_DIGITS];
+        let digits = &mut digits[..self.modulus.label_len()];
+        unpack_label(self.modulus, self.row(i)?, digits)?;
+        label.add_digits(digits);
+        Ok(())
+    }
+
+    /// Row `i` of a mod-2 gate as its free-XOR block (every 16 bytes are a valid mod-2 row).
+    pub(crate) fn get_block(&self, i: usize) -> Result<Block, ArithError> {
+        debug_assert!(self.modulus.is_boolean());
+        let row = self.row(i)?.try_into().expect("a mod-2 row has 16 bytes");
+        Ok(Block::from_u128(u128::from_le_bytes(row)))
+    }
+
+    fn row(&self, i: usize) -> Result<&[u8], ArithError> {
         let start = i * self.row_bytes;
-        let row = self
-            .bytes
+        self.bytes
             .get(start..start + self.row_bytes)
-            .ok_or(ArithError::MalformedTable("row index beyond the gate"))?;
-        read_label(self.modulus, row)
+            .ok_or(ArithError::MalformedTable("row index beyond the gate"))
     }
 }
 

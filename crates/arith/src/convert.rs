@@ -28,7 +28,7 @@ use mixgc_core::Block;
 use crate::codec::TableReader;
 use crate::ring::{check_bits, RingLabel};
 use crate::side::{Bit, EvalSide, GarbleSide, Side};
-use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, Modulus, PrimeSet};
+use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, PrimeSet};
 
 /// 2^bits − 1 for bits in 1..=128.
 fn mask(bits: u32) -> u128 {
@@ -58,7 +58,7 @@ fn compose<S: Side>(side: &mut S, bits: &[Block], weights: &[u128], k: u32) -> R
         }
         let shift = weight.trailing_zeros();
         let lifted = side.lift(bit, k - shift)?;
-        sum = sum.add_scaled(&lifted.scale(weight >> shift).shift_into(shift, k), 1)?;
+        sum.add_shifted_assign(&lifted, weight >> shift, shift);
     }
     Ok(sum)
 }
@@ -81,7 +81,7 @@ fn decompose<S: Side>(side: &mut S, a: &RingLabel, count: u32) -> Result<Vec<Blo
         out.push(bit);
         if i + 1 < k {
             let lifted = side.lift(bit, k - i)?;
-            rest = rest.add_scaled(&lifted.shift_into(i, k), u128::MAX)?;
+            rest.add_shifted_assign(&lifted, u128::MAX, i);
         }
     }
     Ok(out)
@@ -101,8 +101,7 @@ fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<
         let mut sum = Label::zero(m);
         let mut power = 1u64; // 2^j mod p
         for &bit in bits {
-            let term = side.project(&Label::from_block(bit), m, &[0, power])?;
-            sum = sum.add(&term)?;
+            sum.add_scaled_assign(&side.project_bit(bit, m, [0, power])?, 1);
             power = m.add(power, power);
         }
         wires.push(sum);
@@ -151,7 +150,7 @@ fn residue_bits<S: Side>(side: &mut S, bundle: &CrtBundle) -> Result<Vec<Block>,
             .ok_or_else(|| ArithError::InvalidPrimeSet(format!("N/{p} is not invertible mod {p}")))?;
         for j in 0..bit_len(p as u128 - 1) {
             let table: Vec<u64> = (0..p).map(|x| (m.mul(x, inverse) >> j) & 1).collect();
-            bits.push(side.project(wire, Modulus::BOOLEAN, &table)?.to_block()?);
+            bits.push(side.project_to_bit(wire, &table)?);
         }
     }
     Ok(bits)

@@ -3,7 +3,9 @@
 
 use crate::codec::TableReader;
 use crate::garbler::table_size;
-use crate::hash::{ArithHash, Domain, Tweak};
+use mixgc_core::Block;
+
+use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::{ArithError, Label, Modulus};
 
 /// The evaluator: the session hash and the global gate index.
@@ -43,11 +45,55 @@ impl ArithEvaluator {
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
         let size = table_size(a.modulus())?;
-        let tweak = Tweak {
-            domain: Domain::Projection,
-            gate: self.take_gate(),
+        let tweak = self.next_tweak(Domain::Projection);
+        self.evaluate_projection(Input::Label(a), size, out, tweak, tables)
+    }
+
+    /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
+    pub(crate) fn project_to_bit(
+        &mut self,
+        a: &Label,
+        tables: &mut TableReader,
+    ) -> Result<Block, ArithError> {
+        let size = table_size(a.modulus())?;
+        let tweak = self.next_tweak(Domain::Projection);
+        self.evaluate_projection_to_bits(Input::Label(a), size, tweak, tables)
+    }
+
+    /// [`Self::project`] of a mod-2 wire given as its free-XOR active label `a` (one row).
+    pub(crate) fn project_bit(
+        &mut self,
+        a: Block,
+        out: Modulus,
+        tables: &mut TableReader,
+    ) -> Result<Label, ArithError> {
+        let tweak = self.next_tweak(Domain::Projection);
+        self.evaluate_projection(Input::Bits(a), 2, out, tweak, tables)
+    }
+
+    /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks.
+    pub(crate) fn and_blocks(
+        &mut self,
+        a: Block,
+        b: Block,
+        tables: &mut TableReader,
+    ) -> Result<Block, ArithError> {
+        let gate = self.take_gate();
+        let garbler_half = Tweak {
+            domain: Domain::MulGarblerHalf,
+            gate,
         };
-        self.evaluate_projection(a, size, out, tweak, tables)
+        let g = self.evaluate_projection_to_bits(Input::Bits(a), 2, garbler_half, tables)?;
+        let evaluator_half = Tweak {
+            domain: Domain::MulEvaluatorHalf,
+            gate,
+        };
+        let rows = tables.rows(Modulus::BOOLEAN, 1)?;
+        let mut e = self.hash.hash_to_block(Input::Bits(b), evaluator_half);
+        if b.lsb() {
+            e ^= a ^ rows.get_block(0)?;
+        }
+        Ok(g ^ e)
     }
 
     /// The product of active labels `a` and `b` (same modulus m; may be one wire); reads
@@ -58,23 +104,32 @@ impl ArithEvaluator {
             return Err(ArithError::ModulusMismatch(m, b.modulus()));
         }
         let size = table_size(m)?;
+        if m.is_boolean() {
+            return Ok(Label::from_block(self.and_blocks(
+                a.to_block()?,
+                b.to_block()?,
+                tables,
+            )?));
+        }
         let gate = self.take_gate();
         let garbler_half = Tweak {
             domain: Domain::MulGarblerHalf,
             gate,
         };
-        let g = self.evaluate_projection(a, size, m, garbler_half, tables)?;
+        let g = self.evaluate_projection(Input::Label(a), size, m, garbler_half, tables)?;
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
             gate,
         };
         let rows = tables.rows(m, size as usize - 1)?;
         let beta = b.colour();
-        let mut e = self.hash.hash(b, evaluator_half, m).plus_scaled(a, beta);
+        let mut e = self.hash.hash(b, evaluator_half, m);
+        e.add_scaled_assign(a, beta);
         if beta != 0 {
-            e = e.plus_scaled(&rows.get(beta as usize - 1)?, 1);
+            rows.add_to(beta as usize - 1, &mut e)?;
         }
-        Ok(g.plus_scaled(&e, 1))
+        e.add_scaled_assign(&g, 1);
+        Ok(e)
     }
 
     /// The next global gate index (each gated call takes one, as the garbler's).
@@ -84,20 +139,49 @@ impl ArithEvaluator {
         gate
     }
 
+    fn next_tweak(&mut self, domain: Domain) -> Tweak {
+        Tweak {
+            domain,
+            gate: self.take_gate(),
+        }
+    }
+
     /// C = H(A, t) + T[colour(A)], with T[0] = 0 (row reduction).
     fn evaluate_projection(
         &self,
-        a: &Label,
+        a: Input,
         size: u64,
         out: Modulus,
         tweak: Tweak,
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
-        let rows = tables.rows(out, size as usize - 1)?;
-        let h = self.hash.hash(a, tweak, out);
-        match a.colour() {
-            0 => Ok(h),
-            c => Ok(h.plus_scaled(&rows.get(c as usize - 1)?, 1)),
+        if out.is_boolean() {
+            return Ok(Label::from_block(
+                self.evaluate_projection_to_bits(a, size, tweak, tables)?,
+            ));
         }
+        let rows = tables.rows(out, size as usize - 1)?;
+        let mut h = Label::zero(out);
+        self.hash.hash_into(a, tweak, &mut h);
+        if let c @ 1.. = a.colour() {
+            rows.add_to(c as usize - 1, &mut h)?;
+        }
+        Ok(h)
+    }
+
+    /// [`Self::evaluate_projection`] to Z_2 on free-XOR blocks.
+    fn evaluate_projection_to_bits(
+        &self,
+        a: Input,
+        size: u64,
+        tweak: Tweak,
+        tables: &mut TableReader,
+    ) -> Result<Block, ArithError> {
+        let rows = tables.rows(Modulus::BOOLEAN, size as usize - 1)?;
+        let mut h = self.hash.hash_to_block(a, tweak);
+        if let c @ 1.. = a.colour() {
+            h ^= rows.get_block(c as usize - 1)?;
+        }
+        Ok(h)
     }
 }

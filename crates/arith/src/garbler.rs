@@ -16,7 +16,7 @@ use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
 use crate::codec::write_label;
-use crate::hash::{ArithHash, Domain, Tweak};
+use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::{ArithError, Label, Modulus};
 
@@ -38,6 +38,8 @@ pub struct ArithGarbler {
     pub(crate) hash: ArithHash,
     session_key: [u8; 32],
     deltas: BTreeMap<Modulus, Label>,
+    /// Δ_2 as its free-XOR block.
+    boolean_delta: Block,
     /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
     ring_delta: Option<RingLabel>,
     next_gate: u64,
@@ -60,6 +62,7 @@ impl ArithGarbler {
             hash: ArithHash::new(session_key),
             session_key,
             deltas,
+            boolean_delta,
             ring_delta: None,
             next_gate: 0,
             table_rows: 0,
@@ -86,20 +89,19 @@ impl ArithGarbler {
     /// with colour digit 1 and digit-wise low bits equal to the Boolean Δ ([`RingLabel`]).
     pub fn ring_delta(&mut self, bits: u32) -> Result<RingLabel, ArithError> {
         check_bits(bits)?;
-        let master = match &self.ring_delta {
-            Some(master) => master,
-            None => {
-                let boolean = self.delta(Modulus::BOOLEAN).to_block()?.to_u128();
-                let rng = &mut self.rng;
-                let words = (0..RING_DIGITS).map(|d| match d {
-                    0 => 1,
-                    _ => (rng.gen::<u128>() << 1) | (boolean >> d) & 1,
-                });
-                self.ring_delta
-                    .insert(RingLabel::from_words(MAX_RING_BITS, words))
-            }
-        };
-        master.truncate(bits)
+        self.ring_master_delta().truncate(bits)
+    }
+
+    /// The master ring offset Δ_{2^128} (every Δ_{2^k} is it mod 2^k), drawn on first use.
+    pub(crate) fn ring_master_delta(&mut self) -> &RingLabel {
+        let (boolean, rng) = (self.boolean_delta.to_u128(), &mut self.rng);
+        self.ring_delta.get_or_insert_with(|| {
+            let words = (0..RING_DIGITS).map(|d| match d {
+                0 => 1,
+                _ => (rng.gen::<u128>() << 1) | (boolean >> d) & 1,
+            });
+            RingLabel::from_words(MAX_RING_BITS, words)
+        })
     }
 
     /// The zero-label of a new ring wire mod 2^bits.
@@ -161,24 +163,36 @@ impl ArithGarbler {
         table: &[u64],
         rows: &mut Vec<u8>,
     ) -> Result<Label, ArithError> {
-        let m = a0.modulus();
-        let size = table_size(m)?;
-        if table.len() as u64 != size {
-            return Err(ArithError::TableLength {
-                modulus: m,
-                expected: size as usize,
-                got: table.len(),
-            });
-        }
-        if let Some(&v) = table.iter().find(|&&v| v as u128 >= out.value()) {
-            return Err(ArithError::OutOfRange {
-                what: "table entry",
-                value: v as u128,
-                modulus: out,
-            });
-        }
+        let size = check_table(a0.modulus(), out, table)?;
         let tweak = self.next_tweak(Domain::Projection);
-        Ok(self.garble_projection(a0, size, out, |x| table[x as usize], tweak, rows))
+        let phi = |x: u64| table[x as usize];
+        Ok(self.garble_projection(Input::Label(a0), size, out, phi, tweak, rows))
+    }
+
+    /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
+    pub(crate) fn project_to_bit(
+        &mut self,
+        a0: &Label,
+        table: &[u64],
+        rows: &mut Vec<u8>,
+    ) -> Result<Block, ArithError> {
+        let size = check_table(a0.modulus(), Modulus::BOOLEAN, table)?;
+        let tweak = self.next_tweak(Domain::Projection);
+        let phi = |x: u64| table[x as usize];
+        Ok(self.garble_projection_to_bits(Input::Label(a0), size, phi, tweak, rows))
+    }
+
+    /// [`Self::project`] of a mod-2 wire given as its free-XOR zero-label `a0` (one row).
+    pub(crate) fn project_bit(
+        &mut self,
+        a0: Block,
+        out: Modulus,
+        table: [u64; 2],
+        rows: &mut Vec<u8>,
+    ) -> Result<Label, ArithError> {
+        check_table(Modulus::BOOLEAN, out, &table)?;
+        let tweak = self.next_tweak(Domain::Projection);
+        Ok(self.garble_projection(Input::Bits(a0), 2, out, |x| table[x as usize], tweak, rows))
     }
 
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a
@@ -208,13 +222,21 @@ impl ArithGarbler {
             return Err(ArithError::ModulusMismatch(m, b0.modulus()));
         }
         let size = table_size(m)?;
+        if m.is_boolean() {
+            return Ok(Label::from_block(self.and_blocks(
+                a0.to_block()?,
+                b0.to_block()?,
+                rows,
+            )));
+        }
         let gate = self.take_gate();
         let minus_bc = m.neg(b0.colour());
         let garbler_half = Tweak {
             domain: Domain::MulGarblerHalf,
             gate,
         };
-        let g0 = self.garble_projection(a0, size, m, |x| m.mul(minus_bc, x), garbler_half, rows);
+        let phi = |x: u64| m.mul(minus_bc, x);
+        let g0 = self.garble_projection(Input::Label(a0), size, m, phi, garbler_half, rows);
 
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
@@ -223,15 +245,64 @@ impl ArithGarbler {
         let delta = self.delta(m);
         let mut b = b0.plus_scaled(&delta, minus_bc); // B^(−b_c): colour 0
         let e0 = self.hash.hash(&b, evaluator_half, m);
+        let mut row = Label::zero(m);
         for beta in 1..size {
-            b = b.plus_scaled(&delta, 1); // colour β
-            let row = e0
-                .plus_scaled(a0, m.neg(beta))
-                .plus_scaled(&self.hash.hash(&b, evaluator_half, m), m.neg(1));
-            write_label(&row, rows);
-            self.table_rows += 1;
+            b.add_scaled_assign(&delta, 1); // colour β
+            self.hash.hash_into(Input::Label(&b), evaluator_half, &mut row);
+            row.subtract_from(&e0, a0, m.neg(beta)); // E^0 − β·a − H(B^β)
+            self.emit(&row, rows);
         }
         Ok(g0.plus_scaled(&e0, 1))
+    }
+
+    /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks: the same two rows.
+    pub(crate) fn and_blocks(&mut self, a0: Block, b0: Block, rows: &mut Vec<u8>) -> Block {
+        let gate = self.take_gate();
+        let bc = u64::from(b0.lsb()); // −b_c = b_c mod 2
+        let garbler_half = Tweak {
+            domain: Domain::MulGarblerHalf,
+            gate,
+        };
+        let g0 = self.garble_projection_to_bits(Input::Bits(a0), 2, |x| bc & x, garbler_half, rows);
+        let evaluator_half = Tweak {
+            domain: Domain::MulEvaluatorHalf,
+            gate,
+        };
+        let b = b0 ^ self.times_boolean_delta(bc); // colour 0
+        let e0 = self.hash.hash_to_block(Input::Bits(b), evaluator_half);
+        let b1 = Input::Bits(b ^ self.boolean_delta);
+        let row = e0 ^ a0 ^ self.hash.hash_to_block(b1, evaluator_half); // E^0 − a − H(B^1)
+        rows.extend_from_slice(&row.to_u128().to_le_bytes());
+        self.table_rows += 1;
+        g0 ^ e0
+    }
+
+    /// c·Δ_2 as a block (c ∈ {0, 1}).
+    fn times_boolean_delta(&self, c: u64) -> Block {
+        if c & 1 == 1 {
+            self.boolean_delta
+        } else {
+            Block::ZERO
+        }
+    }
+
+    /// The input of a projection at colour 0 (stepped through the colours by
+    /// [`Running::step`]), the value x0 it carries, and its modulus.
+    fn running_input(&mut self, a0: Input) -> (Running, u64, Modulus) {
+        match a0 {
+            Input::Label(a0) => {
+                let m = a0.modulus();
+                let (x0, delta) = (m.neg(a0.colour()), self.delta(m));
+                let label = a0.plus_scaled(&delta, x0);
+                (Running::Digits { label, delta }, x0, m)
+            }
+            Input::Bits(a0) => {
+                let x0 = u64::from(a0.lsb());
+                let block = a0 ^ self.times_boolean_delta(x0);
+                let delta = self.boolean_delta;
+                (Running::Bits { block, delta }, x0, Modulus::BOOLEAN)
+            }
+        }
     }
 
     /// The next global gate index (each gated call takes one).
@@ -254,30 +325,100 @@ impl ArithGarbler {
     /// evaluator computes C = H(A, t) + T[colour(A)]. `size` is p ([`table_size`]).
     fn garble_projection(
         &mut self,
-        a0: &Label,
+        a0: Input,
         size: u64,
         out: Modulus,
         phi: impl Fn(u64) -> u64,
         tweak: Tweak,
         rows: &mut Vec<u8>,
     ) -> Label {
-        let m = a0.modulus();
-        let (delta_in, delta_out) = (self.delta(m), self.delta(out));
-        let x0 = m.neg(a0.colour());
-        let mut a = a0.plus_scaled(&delta_in, x0);
-        let c0 = self
-            .hash
-            .hash(&a, tweak, out)
-            .plus_scaled(&delta_out, out.neg(phi(x0)));
+        if out.is_boolean() {
+            return Label::from_block(self.garble_projection_to_bits(a0, size, phi, tweak, rows));
+        }
+        let (mut a, x0, m) = self.running_input(a0);
+        let delta_out = self.delta(out);
+        let mut c0 = Label::zero(out);
+        self.hash.hash_into(a.input(), tweak, &mut c0);
+        c0.add_scaled_assign(&delta_out, out.neg(phi(x0)));
+        let mut row = Label::zero(out);
         for c in 1..size {
-            a = a.plus_scaled(&delta_in, 1); // colour c, value x0 + c
-            let x = m.add(x0, c);
-            let row = c0
-                .plus_scaled(&delta_out, phi(x))
-                .plus_scaled(&self.hash.hash(&a, tweak, out), out.neg(1));
-            write_label(&row, rows);
-            self.table_rows += 1;
+            a.step(); // colour c, value x0 + c
+            self.hash.hash_into(a.input(), tweak, &mut row);
+            row.subtract_from(&c0, &delta_out, phi(m.add(x0, c))); // C^0 + φ(x)·Δ − H(A^x)
+            self.emit(&row, rows);
         }
         c0
+    }
+
+    /// [`Self::garble_projection`] to Z_2 on free-XOR blocks (a mod-2 label is its block,
+    /// + and − are ⊕, c·Δ is Δ or 0): the same rows, without 128-digit label arithmetic.
+    fn garble_projection_to_bits(
+        &mut self,
+        a0: Input,
+        size: u64,
+        phi: impl Fn(u64) -> u64,
+        tweak: Tweak,
+        rows: &mut Vec<u8>,
+    ) -> Block {
+        let (mut a, x0, m) = self.running_input(a0);
+        let c0 = self.hash.hash_to_block(a.input(), tweak) ^ self.times_boolean_delta(phi(x0));
+        for c in 1..size {
+            a.step(); // colour c, value x0 + c
+            let hash = self.hash.hash_to_block(a.input(), tweak);
+            let row = c0 ^ self.times_boolean_delta(phi(m.add(x0, c))) ^ hash;
+            rows.extend_from_slice(&row.to_u128().to_le_bytes());
+        }
+        self.table_rows += size - 1;
+        c0
+    }
+
+    /// Appends `row` to the table and counts it.
+    fn emit(&mut self, row: &Label, rows: &mut Vec<u8>) {
+        write_label(row, rows);
+        self.table_rows += 1;
+    }
+}
+
+/// Checks a projection table from Z_`m` to Z_`out`; returns m, its length.
+fn check_table(m: Modulus, out: Modulus, table: &[u64]) -> Result<u64, ArithError> {
+    let size = table_size(m)?;
+    if table.len() as u64 != size {
+        return Err(ArithError::TableLength {
+            modulus: m,
+            expected: size as usize,
+            got: table.len(),
+        });
+    }
+    if let Some(&v) = table.iter().find(|&&v| v as u128 >= out.value()) {
+        return Err(ArithError::OutOfRange {
+            what: "table entry",
+            value: v as u128,
+            modulus: out,
+        });
+    }
+    Ok(size)
+}
+
+/// The input wire of a projection while its rows are garbled: its label of one colour,
+/// stepped through the colours by adding Δ. A mod-2 input is kept as its free-XOR block.
+enum Running {
+    Digits { label: Label, delta: Label },
+    Bits { block: Block, delta: Block },
+}
+
+impl Running {
+    fn input(&self) -> Input<'_> {
+        match self {
+            Running::Digits { label, .. } => Input::Label(label),
+            Running::Bits { block, .. } => Input::Bits(*block),
+        }
+    }
+
+    /// Moves to the label of the next colour.
+    fn step(&mut self) {
+        match self {
+            Running::Digits { label, delta } => label.add_scaled_assign(delta, 1),
+            Running::Bits { block, delta } => *block ^= *delta,
+        }
     }
 }

@@ -20,12 +20,17 @@
 //! Each group reads 128 ≥ j·log2 q + 64 bits, so a label reads at least ℓ·log2 q + 64
 //! bits, as SECURITY-NOTES requires.
 
-use crate::codec::{label_bytes, write_label};
-use crate::ring::{row_bytes, RingLabel};
+use mixgc_core::Block;
+
+use crate::codec::{label_bytes, pack_label, write_label};
+use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::{Label, Modulus};
 
 /// Bytes before the label in a hash input: domain, gate, two modulus tags.
 const HEADER_BYTES: usize = 1 + 8 + 9 + 9;
+
+/// Packed inputs and XOF outputs up to this many bytes stay on the stack.
+const STACK_BYTES: usize = 256;
 
 /// What a hash call is for; part of every tweak, so no two gadgets (or the two halves of
 /// a product) ever hash under the same tweak.
@@ -71,49 +76,120 @@ fn modulus_tag(m: Modulus) -> [u8; 9] {
     tag
 }
 
+/// What a hash call reads: a label, or a mod-2 label given as its free-XOR block (packed,
+/// a mod-2 label is exactly its 16 bytes LE, so both give the same hash).
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    Label(&'a Label),
+    Bits(Block),
+}
+
+impl Input<'_> {
+    /// The colour digit of the input label.
+    pub(crate) fn colour(self) -> u64 {
+        match self {
+            Input::Label(label) => label.colour(),
+            Input::Bits(block) => u64::from(block.lsb()),
+        }
+    }
+}
+
 impl ArithHash {
     /// The hash under session key `key` (random per session, sent by the garbler).
     pub fn new(key: [u8; 32]) -> ArithHash {
         ArithHash { key }
     }
 
-    /// The XOF of (tweak, input modulus, output tag, packed input).
-    fn xof(&self, input: &Label, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
-        let mut message = Vec::with_capacity(HEADER_BYTES + label_bytes(input.modulus()));
-        message.push(tweak.domain as u8);
-        message.extend_from_slice(&tweak.gate.to_le_bytes());
-        message.extend_from_slice(&modulus_tag(input.modulus()));
-        message.extend_from_slice(&out_tag);
-        write_label(input, &mut message);
-        blake3::Hasher::new_keyed(&self.key)
-            .update(&message)
-            .finalize_xof()
+    /// The XOF of (tweak, input modulus, output tag, packed input). Labels of at most
+    /// [`STACK_BYTES`] packed bytes (every odd prime, 2^k for k ≤ 16) are packed on the stack.
+    fn xof(&self, input: Input, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
+        let label = match input {
+            Input::Bits(block) => {
+                let packed = block.to_u128().to_le_bytes();
+                return self.xof_packed(Modulus::BOOLEAN, &packed, tweak, out_tag);
+            }
+            Input::Label(label) => label,
+        };
+        let (m, len) = (label.modulus(), label_bytes(label.modulus()));
+        if len <= STACK_BYTES {
+            let mut packed = [0u8; STACK_BYTES];
+            pack_label(label, &mut packed[..len]);
+            self.xof_packed(m, &packed[..len], tweak, out_tag)
+        } else {
+            let mut packed = Vec::with_capacity(len);
+            write_label(label, &mut packed);
+            self.xof_packed(m, &packed, tweak, out_tag)
+        }
+    }
+
+    /// The XOF of (tweak, input modulus, output tag, `packed`, the input label packed).
+    fn xof_packed(
+        &self,
+        input: Modulus,
+        packed: &[u8],
+        tweak: Tweak,
+        out_tag: [u8; 9],
+    ) -> blake3::OutputReader {
+        let mut header = [0u8; HEADER_BYTES];
+        header[0] = tweak.domain as u8;
+        header[1..9].copy_from_slice(&tweak.gate.to_le_bytes());
+        header[9..18].copy_from_slice(&modulus_tag(input));
+        header[18..].copy_from_slice(&out_tag);
+        let mut hasher = blake3::Hasher::new_keyed(&self.key);
+        hasher.update(&header).update(packed);
+        hasher.finalize_xof()
     }
 
     /// H(input, tweak) ∈ Z_{2^bits}^128, for ring labels up to 128-bit digits: exactly
     /// 16·bits XOF bytes read as a packed row (uniform, no reduction needed). The output tag
     /// is the one of the modulus 2^bits.
-    pub(crate) fn hash_to_ring(&self, input: &Label, tweak: Tweak, bits: u32) -> RingLabel {
+    pub(crate) fn hash_to_ring(&self, input: Input, tweak: Tweak, bits: u32) -> RingLabel {
         let mut tag = [0u8; 9];
         tag[1..].copy_from_slice(&(bits as u64).to_le_bytes());
-        let mut random = vec![0u8; row_bytes(bits)];
-        self.xof(input, tweak, tag).fill(&mut random);
-        RingLabel::read_row(bits, &random)
+        let mut random = [0u8; 16 * MAX_RING_BITS as usize];
+        let random = &mut random[..row_bytes(bits)];
+        self.xof(input, tweak, tag).fill(random);
+        RingLabel::read_row(bits, random)
+    }
+
+    /// H(input, tweak) ∈ Z_2^128 as a free-XOR block: [`ArithHash::hash`] to
+    /// [`Modulus::BOOLEAN`] without its 128 digits (two 16-byte groups, each reduced mod
+    /// 2^64, are the two halves of the block).
+    pub(crate) fn hash_to_block(&self, input: Input, tweak: Tweak) -> Block {
+        let mut random = [0u8; 32];
+        self.xof(input, tweak, modulus_tag(Modulus::BOOLEAN))
+            .fill(&mut random);
+        let half =
+            |h: usize| u64::from_le_bytes(random[16 * h..16 * h + 8].try_into().expect("8 bytes")) as u128;
+        Block::from_u128(half(0) | half(1) << 64)
     }
 
     /// H(input, tweak) ∈ Z_out^ℓ(out).
     pub fn hash(&self, input: &Label, tweak: Tweak, out: Modulus) -> Label {
+        let mut output = Label::zero(out);
+        self.hash_into(Input::Label(input), tweak, &mut output);
+        output
+    }
+
+    /// H(input, tweak) written over `output`, whose modulus is the output modulus.
+    pub(crate) fn hash_into(&self, input: Input, tweak: Tweak, output: &mut Label) {
+        let out = output.modulus();
         let mut xof = self.xof(input, tweak, modulus_tag(out));
         let (len, j) = (out.label_len(), out.group_len());
-        let mut random = vec![0u8; 16 * len.div_ceil(j)];
-        xof.fill(&mut random);
-        let mut digits = Vec::with_capacity(len);
-        for r in random.chunks_exact(16) {
-            let r = u128::from_le_bytes(r.try_into().expect("16-byte chunk"));
-            let group = r % out.group_modulus(j);
-            out.split_group(group as u64, j.min(len - digits.len()), &mut digits);
+        let mut fill = |random: &mut [u8]| {
+            xof.fill(random);
+            let groups = output.digits_mut().chunks_mut(j).zip(random.chunks_exact(16));
+            for (digits, r) in groups {
+                let group = out.reduce_group(u128::from_le_bytes(r.try_into().expect("16-byte chunk")));
+                out.split_group(group, digits);
+            }
+        };
+        let random_len = 16 * len.div_ceil(j);
+        if random_len <= STACK_BYTES {
+            fill(&mut [0u8; STACK_BYTES][..random_len]);
+        } else {
+            fill(&mut vec![0u8; random_len]);
         }
-        Label::from_reduced(out, digits)
     }
 }
 

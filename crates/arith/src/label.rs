@@ -83,11 +83,11 @@ impl Label {
 
     /// The mod-2 label whose digit i is bit i of `block` (a free-XOR label).
     pub fn from_block(block: Block) -> Label {
-        let bits = block.to_u128();
-        Label::from_reduced(
-            Modulus::BOOLEAN,
-            (0..128).map(|i| (bits >> i) as u64 & 1).collect(),
-        )
+        let (bits, mut label) = (block.to_u128(), Label::zero(Modulus::BOOLEAN));
+        for (half, digits) in label.digits.chunks_mut(64).enumerate() {
+            Modulus::BOOLEAN.split_group((bits >> (64 * half)) as u64, digits);
+        }
+        label
     }
 
     /// The free-XOR block of a mod-2 label.
@@ -95,12 +95,8 @@ impl Label {
         if !self.modulus.is_boolean() {
             return Err(ArithError::ModulusMismatch(self.modulus, Modulus::BOOLEAN));
         }
-        let bits = self
-            .digits
-            .iter()
-            .enumerate()
-            .fold(0u128, |acc, (i, &d)| acc | (d as u128) << i);
-        Ok(Block::from_u128(bits))
+        let half = |h: usize| Modulus::BOOLEAN.join_group(&self.digits[64 * h..64 * (h + 1)]) as u128;
+        Ok(Block::from_u128(half(0) | half(1) << 64))
     }
 
     pub fn modulus(&self) -> Modulus {
@@ -134,8 +130,9 @@ impl Label {
     /// c·self for a public constant c (reduced into Z_m).
     pub fn scale(&self, c: u64) -> Label {
         let m = self.modulus;
-        let c = m.reduce(c as u128);
-        Label::from_reduced(m, self.digits.iter().map(|&d| m.mul(d, c)).collect())
+        let mut scaled = Label::zero(m);
+        m.add_scaled_digits(&mut scaled.digits, &self.digits, m.reduce(c as u128));
+        scaled
     }
 
     /// self + c·other (c reduced into Z_m): the one linear operation every gadget uses.
@@ -149,11 +146,45 @@ impl Label {
     /// [`Label::add_scaled`] for operands the caller knows share a modulus (a gadget's own
     /// labels and Δs); a mismatch is a bug in this crate, so it panics.
     pub(crate) fn plus_scaled(&self, other: &Label, c: u64) -> Label {
+        let mut sum = self.clone();
+        sum.add_scaled_assign(other, c);
+        sum
+    }
+
+    /// self ← self + c·other, in place (same contract as [`Label::plus_scaled`]).
+    #[inline]
+    pub(crate) fn add_scaled_assign(&mut self, other: &Label, c: u64) {
         let m = self.modulus;
         assert_eq!(other.modulus, m, "gadget combined labels of different moduli");
-        let c = m.reduce(c as u128);
-        let digits = self.digits.iter().zip(other.digits.iter());
-        Label::from_reduced(m, digits.map(|(&a, &b)| m.add(a, m.mul(b, c))).collect())
+        m.add_scaled_digits(&mut self.digits, &other.digits, m.reduce(c as u128));
+    }
+
+    /// self ← base + c·offset − self, in place (same modulus; c reduced): a garbled row,
+    /// a target label minus a hash, in one pass.
+    #[inline]
+    pub(crate) fn subtract_from(&mut self, base: &Label, offset: &Label, c: u64) {
+        let m = self.modulus;
+        assert!(
+            base.modulus == m && offset.modulus == m,
+            "gadget combined labels of different moduli"
+        );
+        m.subtract_from_digits(
+            &mut self.digits,
+            &base.digits,
+            &offset.digits,
+            m.reduce(c as u128),
+        );
+    }
+
+    /// self ← self + digits (a label's digits mod the same modulus, as a slice).
+    #[inline]
+    pub(crate) fn add_digits(&mut self, digits: &[u64]) {
+        self.modulus.add_scaled_digits(&mut self.digits, digits, 1);
+    }
+
+    /// The digits, to be overwritten in place with digits reduced into Z_m.
+    pub(crate) fn digits_mut(&mut self) -> &mut [u64] {
+        &mut self.digits
     }
 }
 

@@ -48,6 +48,7 @@ mod garbler;
 mod hash;
 mod label;
 mod modulus;
+mod prime;
 mod ring;
 mod side;
 

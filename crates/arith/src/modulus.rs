@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::primes::is_prime;
+use crate::prime::OddPrime;
 use crate::ArithError;
 
 /// The largest odd prime a wire may use: the largest prime below 2^16. Projection tables
@@ -30,7 +30,9 @@ pub struct Modulus(Kind);
 enum Kind {
     /// 2^k, stored as k.
     PowerOfTwo(u32),
-    OddPrime(u64),
+    /// A reference into the table of odd primes ([`OddPrime::lookup`]), so a `Modulus` stays
+    /// two words.
+    OddPrime(&'static OddPrime),
 }
 
 impl Modulus {
@@ -60,10 +62,10 @@ impl Modulus {
                 "odd primes are limited to 65521",
             ));
         }
-        if !is_prime(p) {
-            return Err(ArithError::CompositeModulus(p));
+        match OddPrime::lookup(p) {
+            Some(prime) => Ok(Modulus(Kind::OddPrime(prime))),
+            None => Err(ArithError::CompositeModulus(p)),
         }
-        Ok(Modulus(Kind::OddPrime(p)))
     }
 
     /// 2^k for 1 ≤ k ≤ [`MAX_POWER_OF_TWO_EXPONENT`].
@@ -82,7 +84,7 @@ impl Modulus {
     pub fn value(self) -> u128 {
         match self.0 {
             Kind::PowerOfTwo(k) => 1u128 << k,
-            Kind::OddPrime(p) => p as u128,
+            Kind::OddPrime(p) => p.p() as u128,
         }
     }
 
@@ -105,15 +107,7 @@ impl Modulus {
     pub fn label_len(self) -> usize {
         match self.0 {
             Kind::PowerOfTwo(_) => SECURITY_BITS as usize,
-            Kind::OddPrime(p) => {
-                // p^n ≥ 2^128 exactly when p^n no longer fits in a u128.
-                let (mut power, mut n) = (1u128, 0usize);
-                while let Some(next) = power.checked_mul(p as u128) {
-                    power = next;
-                    n += 1;
-                }
-                1 + n + 1
-            }
+            Kind::OddPrime(p) => p.label_len(),
         }
     }
 
@@ -121,7 +115,7 @@ impl Modulus {
     pub fn digit_bits(self) -> u32 {
         match self.0 {
             Kind::PowerOfTwo(k) => k,
-            Kind::OddPrime(p) => u64::BITS - (p - 1).leading_zeros(),
+            Kind::OddPrime(p) => u64::BITS - (p.p() - 1).leading_zeros(),
         }
     }
 
@@ -130,51 +124,62 @@ impl Modulus {
     pub(crate) fn group_len(self) -> usize {
         match self.0 {
             Kind::PowerOfTwo(k) => (64 / k) as usize,
-            Kind::OddPrime(p) => {
-                let (mut power, mut j) = (p as u128, 1usize);
-                while power * p as u128 <= 1u128 << 64 {
-                    power *= p as u128;
-                    j += 1;
-                }
-                j
-            }
+            Kind::OddPrime(p) => p.group_len(),
         }
     }
 
     /// m^j for a group of `j` digits (`j` ≤ [`Modulus::group_len`], so m^j ≤ 2^64).
+    #[inline]
     pub(crate) fn group_modulus(self, j: usize) -> u128 {
-        (0..j).fold(1u128, |acc, _| acc * self.value())
+        match self.0 {
+            Kind::PowerOfTwo(k) => 1u128 << (k as usize * j),
+            Kind::OddPrime(p) => p.group_modulus(j) as u128,
+        }
     }
 
-    /// Appends the `count` base-m digits of `group` (< m^count ≤ 2^64), least significant
-    /// first.
-    pub(crate) fn split_group(self, mut group: u64, count: usize, digits: &mut Vec<u64>) {
-        for _ in 0..count {
-            match self.0 {
-                Kind::PowerOfTwo(k) => {
-                    digits.push(group & Modulus::mask(k));
-                    group = group.checked_shr(k).unwrap_or(0);
-                }
-                Kind::OddPrime(p) => {
-                    digits.push(group % p);
-                    group /= p;
+    /// r mod m^j for j = [`Modulus::group_len`]: one digit group of a hash output.
+    #[inline]
+    pub(crate) fn reduce_group(self, r: u128) -> u64 {
+        match self.0 {
+            Kind::PowerOfTwo(_) => (r & (self.group_modulus(self.group_len()) - 1)) as u64,
+            Kind::OddPrime(p) => (r % p.group_modulus(p.group_len()) as u128) as u64,
+        }
+    }
+
+    /// Writes the base-m digits of `group` (< m^digits.len() ≤ 2^64) into `digits`, least
+    /// significant first.
+    #[inline]
+    pub(crate) fn split_group(self, group: u64, digits: &mut [u64]) {
+        match self.0 {
+            // Independent shifts (k·i < 64 within a group), so the loop vectorizes.
+            Kind::PowerOfTwo(k) => {
+                for (i, digit) in digits.iter_mut().enumerate() {
+                    *digit = (group >> (k as usize * i)) & Modulus::mask(k);
                 }
             }
+            Kind::OddPrime(p) => p.split(group, digits),
         }
     }
 
     /// The number Σ digits[i]·m^i (< m^len ≤ 2^64): the inverse of [`Modulus::split_group`].
+    #[inline]
     pub(crate) fn join_group(self, digits: &[u64]) -> u64 {
-        digits.iter().rev().fold(0u64, |v, &d| match self.0 {
-            Kind::PowerOfTwo(k) => v.checked_shl(k).unwrap_or(0) | d,
-            Kind::OddPrime(p) => v * p + d,
-        })
+        match self.0 {
+            Kind::PowerOfTwo(k) => digits
+                .iter()
+                .enumerate()
+                .fold(0, |v, (i, &d)| v | d << (k as usize * i)),
+            Kind::OddPrime(p) => p.join(digits),
+        }
     }
 
     /// Reduces `v` into Z_m.
     #[inline]
     pub(crate) fn reduce(self, v: u128) -> u64 {
-        (v % self.value()) as u64
+        match self.0 {
+            Kind::OddPrime(p) if v < 1 << 32 => p.rem32(v as u64),
+            _ => (v % self.value()) as u64,
+        }
     }
 
     /// 2^k − 1, the digit mask of a power-of-two modulus.
@@ -184,8 +189,8 @@ impl Modulus {
     }
 
     // The digit operations below run once per label digit in every gadget, so they avoid
-    // 128-bit division: odd primes are below 2^16 (products fit in a u64), powers of two
-    // are masks.
+    // division: odd primes are below 2^16 (a + b·c fits in 32 bits and is reduced by a
+    // precomputed reciprocal, [`OddPrime::rem32`]), powers of two are masks.
 
     #[inline]
     pub(crate) fn add(self, a: u64, b: u64) -> u64 {
@@ -194,8 +199,8 @@ impl Modulus {
             Kind::PowerOfTwo(k) => a.wrapping_add(b) & Modulus::mask(k),
             Kind::OddPrime(p) => {
                 let s = a + b;
-                if s >= p {
-                    s - p
+                if s >= p.p() {
+                    s - p.p()
                 } else {
                     s
                 }
@@ -213,7 +218,13 @@ impl Modulus {
         debug_assert!((a as u128) < self.value());
         match self.0 {
             Kind::PowerOfTwo(k) => a.wrapping_neg() & Modulus::mask(k),
-            Kind::OddPrime(p) => (p - a) % p,
+            Kind::OddPrime(p) => {
+                if a == 0 {
+                    0
+                } else {
+                    p.p() - a
+                }
+            }
         }
     }
 
@@ -222,7 +233,39 @@ impl Modulus {
         debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
         match self.0 {
             Kind::PowerOfTwo(k) => a.wrapping_mul(b) & Modulus::mask(k),
-            Kind::OddPrime(p) => a * b % p,
+            Kind::OddPrime(p) => p.rem32(a * b),
+        }
+    }
+
+    /// acc[i] ← acc[i] + c·other[i] for every digit (c reduced; slices of equal length):
+    /// the one linear operation of every gadget, with the modulus dispatched once per label.
+    #[inline]
+    pub(crate) fn add_scaled_digits(self, acc: &mut [u64], other: &[u64], c: u64) {
+        debug_assert!(acc.len() == other.len() && (c as u128) < self.value());
+        let pairs = acc.iter_mut().zip(other);
+        match self.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                pairs.for_each(|(a, &b)| *a = a.wrapping_add(b.wrapping_mul(c)) & mask);
+            }
+            Kind::OddPrime(_) if c == 1 => pairs.for_each(|(a, &b)| *a = self.add(*a, b)),
+            Kind::OddPrime(p) => pairs.for_each(|(a, &b)| *a = p.rem32(*a + b * c)),
+        }
+    }
+
+    /// acc[i] ← base[i] + c·offset[i] − acc[i] for every digit (c reduced; slices of equal
+    /// length). For odd p the sum is below p² < 2^32 before its one reduction.
+    #[inline]
+    pub(crate) fn subtract_from_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+        debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
+        let digits = acc.iter_mut().zip(base.iter().zip(offset));
+        match self.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                digits
+                    .for_each(|(a, (&b, &o))| *a = b.wrapping_add(o.wrapping_mul(c)).wrapping_sub(*a) & mask);
+            }
+            Kind::OddPrime(p) => digits.for_each(|(a, (&b, &o))| *a = p.rem32(b + o * c + p.p() - *a)),
         }
     }
 
@@ -243,7 +286,7 @@ impl Modulus {
     pub fn inverse(self, a: u64) -> Option<u64> {
         let a = self.reduce(a as u128);
         match self.0 {
-            Kind::OddPrime(p) => (a != 0).then(|| self.pow(a, p - 2)),
+            Kind::OddPrime(p) => (a != 0).then(|| self.pow(a, p.p() - 2)),
             // a^(2^(k−1) − 1) is a's inverse in the unit group of Z_{2^k} (order 2^(k−1));
             // for k ≤ 64 the exponent fits in a u64.
             Kind::PowerOfTwo(k) => (a & 1 == 1).then(|| self.pow(a, (1u64 << (k - 1)) - 1)),
@@ -269,6 +312,7 @@ impl fmt::Debug for Modulus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::primes::is_prime;
 
     #[test]
     fn only_odd_primes_and_powers_of_two_exist() {

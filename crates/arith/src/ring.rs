@@ -138,54 +138,87 @@ impl RingLabel {
         Ok(RingLabel::from_words(bits, self.digits.iter().copied()))
     }
 
-    /// The label mod 2^`bits` of 2^shift·x, from this label of x mod 2^(bits − shift):
-    /// digits shifted left (exact, by the nesting of the Δs).
-    pub(crate) fn shift_into(&self, shift: u32, bits: u32) -> RingLabel {
-        debug_assert_eq!(self.bits + shift, bits);
-        RingLabel::from_words(bits, self.digits.iter().map(|&d| d << shift))
+    /// self ← self + c·other mod 2^k, in place, for `other` mod 2^m with m ≥ k (taken mod
+    /// 2^k: a Δ_{2^k} is the master offset truncated).
+    pub(crate) fn add_truncated_assign(&mut self, other: &RingLabel, c: u128) {
+        debug_assert!(other.bits >= self.bits);
+        let mask = mask(self.bits);
+        for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {
+            *a = a.wrapping_add(b.wrapping_mul(c)) & mask;
+        }
+    }
+
+    /// self ← high(z + c·offset) − self mod 2^(k − 1), in place, for self mod 2^(k − 1), z
+    /// mod 2^k and `offset` mod 2^m with m ≥ k; high() keeps the upper k − 1 bits of every
+    /// digit (the row of a lift, [`crate::side`]).
+    pub(crate) fn subtract_from_high(&mut self, z: &RingLabel, offset: &RingLabel, c: u128) {
+        debug_assert!(z.bits == self.bits + 1 && offset.bits >= z.bits);
+        let (z_mask, mask) = (mask(z.bits), mask(self.bits));
+        let sources = z.digits.iter().zip(offset.digits.iter());
+        for (a, (&z, &o)) in self.digits.iter_mut().zip(sources) {
+            let high = (z.wrapping_add(o.wrapping_mul(c)) & z_mask) >> 1;
+            *a = high.wrapping_sub(*a) & mask;
+        }
+    }
+
+    /// self ← self + the ring row `bytes` (same k), in place.
+    pub(crate) fn add_row_assign(&mut self, bytes: &[u8]) {
+        let mask = mask(self.bits);
+        for (a, b) in self.digits.iter_mut().zip(row_digits(self.bits, bytes)) {
+            *a = a.wrapping_add(b) & mask;
+        }
+    }
+
+    /// self ← self + 2^shift·c·other mod 2^k, in place, for `other` a label of y mod
+    /// 2^(k − shift): 2^shift·y is a value mod 2^k whose label is `other`'s digits shifted
+    /// left (exact, by the nesting of the Δs), and (d·c mod 2^(k − shift))·2^shift =
+    /// d·c·2^shift mod 2^k.
+    pub(crate) fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
+        debug_assert_eq!(other.bits + shift, self.bits);
+        let mask = mask(self.bits);
+        for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {
+            *a = a.wrapping_add(b.wrapping_mul(c) << shift) & mask;
+        }
     }
 
     /// Bit i of every digit, as a Boolean label (digit d → bit d of the block).
     pub fn slice(&self, i: u32) -> Block {
         debug_assert!(i < self.bits);
-        let v = self
-            .digits
-            .iter()
-            .enumerate()
-            .fold(0u128, |acc, (d, &x)| acc | ((x >> i) & 1) << d);
-        Block::from_u128(v)
+        // Two 64-digit halves gathered in 64-bit words (cheaper than 128-bit shifts).
+        let half = |digits: &[u128]| {
+            digits
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (d, &x)| acc | (((x >> i) as u64) & 1) << d)
+        };
+        let (low, high) = self.digits.split_at(RING_DIGITS / 2);
+        Block::from_u128(half(low) as u128 | (half(high) as u128) << 64)
     }
 
     /// The label mod 2^(m+1) whose low digit bits are `low` and whose upper bits are the
     /// digits of `high` (mod 2^m): digit = low + 2·high.
     pub(crate) fn with_low_slice(low: Block, high: &RingLabel) -> RingLabel {
         let low = low.to_u128();
+        let halves = [low as u64, (low >> 64) as u64];
         let digits = high.digits.iter().enumerate();
-        RingLabel::from_masked(
-            high.bits + 1,
-            digits.map(|(d, &h)| (h << 1) | (low >> d) & 1).collect(),
-        )
-    }
-
-    /// The upper k − 1 bits of every digit, as a label mod 2^(k−1) (k ≥ 2).
-    pub(crate) fn high_part(&self) -> RingLabel {
-        debug_assert!(self.bits >= 2);
-        RingLabel::from_masked(self.bits - 1, self.digits.iter().map(|&d| d >> 1).collect())
+        let bit = |d: usize| ((halves[d / 64] >> (d % 64)) & 1) as u128;
+        RingLabel::from_masked(high.bits + 1, digits.map(|(d, &h)| (h << 1) | bit(d)).collect())
     }
 
     /// Appends the digits packed in exactly 16·k bytes (k bits each, least significant
-    /// first): every byte string of that length is a valid row.
+    /// first): every byte string of that length is a valid row. Bits are gathered in a
+    /// 128-bit accumulator and flushed 64 at a time (16·k bytes are a whole number of words).
     pub(crate) fn write_row(&self, out: &mut Vec<u8>) {
+        out.reserve(row_bytes(self.bits));
         let (mut acc, mut acc_bits) = (0u128, 0u32);
         for &d in self.digits.iter() {
-            // Push the digit in two halves so the accumulator never needs more than 128 bits.
+            // Parts of at most 64 bits onto fewer than 64 pending ones: no overflow.
             for (part, width) in split_digit(d, self.bits) {
                 acc |= part << acc_bits;
                 acc_bits += width;
-                while acc_bits >= 8 {
-                    out.push(acc as u8);
-                    acc >>= 8;
-                    acc_bits -= 8;
+                if acc_bits >= 64 {
+                    out.extend_from_slice(&(acc as u64).to_le_bytes());
+                    (acc, acc_bits) = (acc >> 64, acc_bits - 64);
                 }
             }
         }
@@ -208,30 +241,35 @@ impl RingLabel {
 
     /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
     pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
-        debug_assert_eq!(bytes.len(), row_bytes(bits));
-        let mut input = bytes.iter();
-        let (mut acc, mut acc_bits) = (0u128, 0u32);
-        let mut take = |width: u32| {
-            while acc_bits < width {
-                acc |= (*input.next().unwrap_or(&0) as u128) << acc_bits;
-                acc_bits += 8;
-            }
-            let v = acc & mask(width);
-            acc = acc.checked_shr(width).unwrap_or(0);
-            acc_bits -= width;
-            v
-        };
-        let digits = (0..RING_DIGITS)
-            .map(|_| {
-                split_digit(0, bits)
-                    .enumerate()
-                    .fold(0u128, |d, (half, (_, width))| {
-                        d | take(width) << (64 * half as u32)
-                    })
-            })
-            .collect();
-        RingLabel::from_masked(bits, digits)
+        RingLabel::from_masked(bits, row_digits(bits, bytes).collect())
     }
+}
+
+/// The 128 digits of a ring row mod 2^`bits` (`bytes.len()` = 16·`bits`), read 64 bits at a
+/// time.
+fn row_digits(bits: u32, bytes: &[u8]) -> impl Iterator<Item = u128> + '_ {
+    debug_assert_eq!(bytes.len(), row_bytes(bits));
+    let mut words = bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().expect("8-byte chunk")));
+    let (mut acc, mut acc_bits) = (0u128, 0u32);
+    // The next `width` ≤ 64 bits.
+    let mut take = move |width: u32| {
+        if acc_bits < width {
+            acc |= (words.next().unwrap_or(0) as u128) << acc_bits;
+            acc_bits += 64;
+        }
+        let v = acc & mask(width);
+        (acc, acc_bits) = (acc >> width, acc_bits - width);
+        v
+    };
+    (0..RING_DIGITS).map(move |_| {
+        split_digit(0, bits)
+            .enumerate()
+            .fold(0u128, |d, (half, (_, width))| {
+                d | take(width) << (64 * half as u32)
+            })
+    })
 }
 
 /// A digit of `bits` bits as (low ≤ 64 bits, high rest) parts with their widths; the high
@@ -277,13 +315,14 @@ mod tests {
         let block = Block::random(&mut rng);
         assert_eq!(RingLabel::from_block(block).slice(0), block);
         let label = random(9, &mut rng);
-        let rebuilt = RingLabel::with_low_slice(label.slice(0), &label.high_part());
+        let mut high = RingLabel::zero(8);
+        high.subtract_from_high(&label, &RingLabel::zero(9), 0);
+        let rebuilt = RingLabel::with_low_slice(label.slice(0), &high);
         assert_eq!(rebuilt, label);
         assert_eq!(label.truncate(1).unwrap(), RingLabel::from_block(label.slice(0)));
-        assert_eq!(
-            label.truncate(3).unwrap().shift_into(6, 9).slice(6),
-            label.slice(0)
-        );
+        let mut shifted = RingLabel::zero(9);
+        shifted.add_shifted_assign(&label.truncate(3).unwrap(), 1, 6);
+        assert_eq!(shifted.slice(6), label.slice(0));
     }
 
     #[test]

@@ -6,8 +6,8 @@
 use mixgc_core::Block;
 
 use crate::codec::TableReader;
-use crate::hash::{Domain, Tweak};
-use crate::ring::{row_bytes, RingLabel};
+use crate::hash::{Domain, Input, Tweak};
+use crate::ring::{check_bits, row_bytes, RingLabel};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// The primitive gadgets of a conversion, on Boolean (free-XOR) labels, mod-p labels and
@@ -17,9 +17,12 @@ pub(crate) trait Side {
     /// digit-wise low bits are `bit` itself; `bits` − 1 rows (none for `bits` = 1).
     fn lift(&mut self, bit: Block, bits: u32) -> Result<RingLabel, ArithError>;
 
-    /// A row-reduced projection of `wire` to Z_`out` by `table` (the garbler's; the evaluator
-    /// ignores it).
-    fn project(&mut self, wire: &Label, out: Modulus, table: &[u64]) -> Result<Label, ArithError>;
+    /// A row-reduced projection of `wire` to Z_2 by `table` (the garbler's; the evaluator
+    /// ignores it), the output as its free-XOR block.
+    fn project_to_bit(&mut self, wire: &Label, table: &[u64]) -> Result<Block, ArithError>;
+
+    /// A row-reduced projection of the Boolean label `bit` to Z_`out` by `table` (one row).
+    fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError>;
 
     /// a ∧ b: a product of two mod-2 wires (2 rows).
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError>;
@@ -63,41 +66,36 @@ impl Side for GarbleSide<'_> {
         if bits == 1 {
             return Ok(RingLabel::from_block(bit));
         }
+        check_bits(bits)?;
         let garbler = &mut *self.garbler;
         let tweak = lift_tweak(garbler.take_gate());
-        let delta = garbler.ring_delta(bits)?;
         let pi = bit.lsb();
         let k_pi = if pi { bit ^ self.boolean_delta } else { bit };
         let k_other = k_pi ^ self.boolean_delta;
-        let high = garbler
-            .hash
-            .hash_to_ring(&Label::from_block(k_pi), tweak, bits - 1);
-        let z_pi = RingLabel::with_low_slice(k_pi, &high);
-        let (z0, z_other) = if pi {
-            let z0 = z_pi.add_scaled(&delta, u128::MAX)?;
-            (z0.clone(), z0)
-        } else {
-            let z_other = z_pi.add_scaled(&delta, 1)?;
-            (z_pi, z_other)
-        };
-        let pad = garbler
-            .hash
-            .hash_to_ring(&Label::from_block(k_other), tweak, bits - 1);
-        z_other
-            .high_part()
-            .add_scaled(&pad, u128::MAX)?
-            .write_row(self.rows);
+        let high = garbler.hash.hash_to_ring(Input::Bits(k_pi), tweak, bits - 1);
+        let mut row = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
+        let delta = garbler.ring_master_delta(); // Δ_{2^bits} is its truncation
+        let mut z0 = RingLabel::with_low_slice(k_pi, &high); // Z^π
+        if pi {
+            z0.add_truncated_assign(delta, u128::MAX); // Z^0 = Z^1 − Δ
+        }
+        // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
+        row.subtract_from_high(&z0, delta, u128::from(!pi));
+        row.write_row(self.rows);
         garbler.table_rows += u64::from(bits - 1);
         Ok(z0)
     }
 
-    fn project(&mut self, wire: &Label, out: Modulus, table: &[u64]) -> Result<Label, ArithError> {
-        self.garbler.project(wire, out, table, self.rows)
+    fn project_to_bit(&mut self, wire: &Label, table: &[u64]) -> Result<Block, ArithError> {
+        self.garbler.project_to_bit(wire, table, self.rows)
+    }
+
+    fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError> {
+        self.garbler.project_bit(bit, out, table, self.rows)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {
-        let (a, b) = (Label::from_block(a), Label::from_block(b));
-        self.garbler.mul(&a, &b, self.rows)?.to_block()
+        Ok(self.garbler.and_blocks(a, b, self.rows))
     }
 
     /// The zero-label of ¬x is the one-label of x.
@@ -123,20 +121,23 @@ impl Side for EvalSide<'_, '_> {
         let mut high = self
             .evaluator
             .hash
-            .hash_to_ring(&Label::from_block(bit), tweak, bits - 1);
+            .hash_to_ring(Input::Bits(bit), tweak, bits - 1);
         if bit.lsb() {
-            high = high.add_scaled(&RingLabel::read_row(bits - 1, row), 1)?;
+            high.add_row_assign(row);
         }
         Ok(RingLabel::with_low_slice(bit, &high))
     }
 
-    fn project(&mut self, wire: &Label, out: Modulus, _table: &[u64]) -> Result<Label, ArithError> {
-        self.evaluator.project(wire, out, self.tables)
+    fn project_to_bit(&mut self, wire: &Label, _table: &[u64]) -> Result<Block, ArithError> {
+        self.evaluator.project_to_bit(wire, self.tables)
+    }
+
+    fn project_bit(&mut self, bit: Block, out: Modulus, _table: [u64; 2]) -> Result<Label, ArithError> {
+        self.evaluator.project_bit(bit, out, self.tables)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {
-        let (a, b) = (Label::from_block(a), Label::from_block(b));
-        self.evaluator.mul(&a, &b, self.tables)?.to_block()
+        self.evaluator.and_blocks(a, b, self.tables)
     }
 
     /// The evaluator's label of ¬x is its label of x.

@@ -1,0 +1,247 @@
+//! An odd prime wire modulus with the constants its digit arithmetic needs, computed once
+//! when the [`crate::Modulus`] is built: the label shape (ℓ, group length, group moduli)
+//! and reciprocals that replace the per-digit hardware divisions of label arithmetic,
+//! hashing and row packing by multiplications, with identical results:
+//! - 64-bit quotients by p, p² and p⁴ (splitting a group into digits): Granlund–Montgomery,
+//!   "Division by invariant integers using multiplication" (PLDI 1994), Fig. 4.1. Digits
+//!   are split and joined four at a time (base p⁴ < 2^64), so the dependent chain of
+//!   a group is a quarter as long and the rest runs in parallel;
+//! - remainders mod p of 32-bit values (a + b·c with a, b, c < p < 2^16): Lemire–Kaser–Kurz,
+//!   "Faster remainder by direct computation" (2019), with a 64-bit reciprocal.
+
+use std::sync::OnceLock;
+
+use crate::MAX_ODD_PRIME;
+
+/// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery). `d` comes
+/// first, so the derived order is d's.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+struct Divisor {
+    d: u64,
+    /// m' = ⌊2^64·(2^l − d)/d⌋ + 1, with l = ⌈log2 d⌉.
+    magic: u64,
+    /// l − 1.
+    shift: u32,
+}
+
+impl Divisor {
+    fn new(d: u64) -> Divisor {
+        debug_assert!(d >= 2);
+        let l = u64::BITS - (d - 1).leading_zeros();
+        Divisor {
+            d,
+            magic: ((((1u128 << l) - d as u128) << 64) / d as u128 + 1) as u64,
+            shift: l - 1,
+        }
+    }
+
+    /// (⌊n / d⌋, n mod d).
+    #[inline]
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        let t1 = ((self.magic as u128 * n as u128) >> 64) as u64;
+        let q = (t1 + ((n - t1) >> 1)) >> self.shift;
+        (q, n - q * self.d)
+    }
+}
+
+/// An odd prime p < 2^16 and its derived constants. Every field after `p` is a function of
+/// `p`, so the derived equality and order are those of `p`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) struct OddPrime {
+    p: Divisor,
+    /// p², p⁴ (< 2^64 for p < 2^16).
+    p2: Divisor,
+    p4: Divisor,
+    /// ℓ = 1 + min{n : p^n ≥ 2^128}.
+    label_len: u16,
+    /// j = max{j : p^j ≤ 2^64}.
+    group_len: u16,
+    /// p^j (< 2^64: p is odd).
+    group_modulus: u64,
+    /// p^(ℓ − (⌈ℓ/j⌉ − 1)·j), the modulus of the last (possibly shorter) group.
+    last_group_modulus: u64,
+    /// Lemire's ⌈2^64 / p⌉.
+    rem_magic: u64,
+}
+
+impl OddPrime {
+    /// The constants of the odd prime `p`, from a table of every odd prime up to
+    /// [`MAX_ODD_PRIME`] built on first use (a sieve, then [`OddPrime::new`] for each of the
+    /// 6,541 primes); `None` if `p` is not such a prime.
+    pub(crate) fn lookup(p: u64) -> Option<&'static OddPrime> {
+        static TABLE: OnceLock<Vec<OddPrime>> = OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let limit = MAX_ODD_PRIME as usize;
+            let mut composite = vec![false; limit + 1];
+            let mut primes = Vec::new();
+            for n in (3..=limit).step_by(2) {
+                if !composite[n] {
+                    primes.push(OddPrime::new(n as u64));
+                    (n * n..=limit).step_by(2 * n).for_each(|m| composite[m] = true);
+                }
+            }
+            primes
+        });
+        let index = table.binary_search_by_key(&p, |prime| prime.p()).ok()?;
+        Some(&table[index])
+    }
+
+    /// The constants of the odd prime `p` (3 ≤ p < 2^16; primality is the caller's check).
+    fn new(p: u64) -> OddPrime {
+        debug_assert!(p % 2 == 1 && (3..1 << 16).contains(&p));
+        // p^n ≥ 2^128 exactly when p^n no longer fits in a u128.
+        let (mut power, mut n) = (1u128, 0u16);
+        while let Some(next) = power.checked_mul(p as u128) {
+            power = next;
+            n += 1;
+        }
+        let label_len = n + 2;
+        let (mut group_modulus, mut group_len) = (p as u128, 1u16);
+        while group_modulus * p as u128 <= 1u128 << 64 {
+            group_modulus *= p as u128;
+            group_len += 1;
+        }
+        let last_len = label_len - (label_len.div_ceil(group_len) - 1) * group_len;
+        OddPrime {
+            p: Divisor::new(p),
+            p2: Divisor::new(p.pow(2)),
+            p4: Divisor::new(p.pow(4)),
+            label_len,
+            group_len,
+            group_modulus: group_modulus as u64,
+            last_group_modulus: (p as u128).pow(u32::from(last_len)) as u64,
+            rem_magic: u64::MAX / p + 1,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn p(self) -> u64 {
+        self.p.d
+    }
+
+    #[inline]
+    pub(crate) fn label_len(self) -> usize {
+        self.label_len as usize
+    }
+
+    #[inline]
+    pub(crate) fn group_len(self) -> usize {
+        self.group_len as usize
+    }
+
+    /// p^count for a group of `count` ≤ j digits; the full and the last group are precomputed.
+    #[inline]
+    pub(crate) fn group_modulus(self, count: usize) -> u64 {
+        let last_len =
+            self.label_len() - (self.label_len().div_ceil(self.group_len()) - 1) * self.group_len();
+        if count == self.group_len() {
+            self.group_modulus
+        } else if count == last_len {
+            self.last_group_modulus
+        } else {
+            self.p().pow(count as u32)
+        }
+    }
+
+    /// Writes the base-p digits of `group` (< p^digits.len()) into `digits`, least
+    /// significant first: four at a time by p⁴, then p² and p off the dependent chain.
+    #[inline]
+    pub(crate) fn split(self, mut group: u64, digits: &mut [u64]) {
+        let mut quads = digits.chunks_exact_mut(4);
+        for quad in &mut quads {
+            let (rest, low4) = self.p4.div_rem(group);
+            group = rest;
+            let (high2, low2) = self.p2.div_rem(low4);
+            for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
+                let (high, low) = self.p.div_rem(v);
+                (pair[0], pair[1]) = (low, high);
+            }
+        }
+        for digit in quads.into_remainder() {
+            let (rest, low) = self.p.div_rem(group);
+            (*digit, group) = (low, rest);
+        }
+    }
+
+    /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
+    /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
+    #[inline]
+    pub(crate) fn join(self, digits: &[u64]) -> u64 {
+        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
+        let quads = digits.chunks_exact(4);
+        let top = quads.remainder().iter().rev().fold(0, |v, &d| v * p + d);
+        quads
+            .rev()
+            .fold(top, |v, q| v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2)
+    }
+
+    /// n mod p for n < 2^32 (Lemire).
+    #[inline]
+    pub(crate) fn rem32(self, n: u64) -> u64 {
+        debug_assert!(n < 1 << 32);
+        let low = self.rem_magic.wrapping_mul(n);
+        ((low as u128 * self.p.d as u128) >> 64) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+    use rand::Rng as _;
+
+    use super::*;
+    use crate::primes::is_prime;
+
+    #[test]
+    fn reciprocals_match_division_for_every_prime() {
+        let mut rng = new_rng(Some(8), 0);
+        for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
+            let prime = OddPrime::new(p);
+            let top = u64::MAX / p * p;
+            let edges = [0, 1, p - 1, p, p + 1, top - 1, top, u64::MAX - 1, u64::MAX];
+            let random = (0..16).map(|_| rng.gen::<u64>() >> rng.gen_range(0..64));
+            for n in edges.into_iter().chain(random) {
+                for d in [prime.p, prime.p2, prime.p4] {
+                    assert_eq!(d.div_rem(n), (n / d.d, n % d.d), "{n} / {}", d.d);
+                }
+            }
+            let max32 = (p - 1) * (p - 1) + (p - 1);
+            let small = (0..16).map(|_| rng.gen_range(0..=max32));
+            for n in [0, 1, p - 1, p, max32, (1 << 32) - 1].into_iter().chain(small) {
+                assert_eq!(prime.rem32(n), n % p, "{n} mod {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn digits_split_and_join_as_base_p() {
+        let mut rng = new_rng(Some(9), 0);
+        for p in [3u64, 5, 7, 17, 251, 65_521] {
+            let prime = OddPrime::new(p);
+            for count in 1..=prime.group_len() {
+                let max = prime.group_modulus(count) - 1;
+                for group in [0, 1, max, rng.gen_range(0..=max), rng.gen_range(0..=max)] {
+                    let mut digits = vec![0; count];
+                    prime.split(group, &mut digits);
+                    let mut rest = group;
+                    for &d in &digits {
+                        assert_eq!(d, rest % p, "{group} mod {p}^{count}");
+                        rest /= p;
+                    }
+                    assert_eq!(rest, 0);
+                    assert_eq!(prime.join(&digits), group);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn group_moduli_are_powers_of_p() {
+        for p in [3u64, 5, 17, 251, 65_521] {
+            let prime = OddPrime::new(p);
+            for count in 1..=prime.group_len() {
+                assert_eq!(prime.group_modulus(count), p.pow(count as u32), "{p}^{count}");
+            }
+        }
+    }
+}
