@@ -1,5 +1,5 @@
 //! Garbling and evaluation time of the arithmetic gadgets: the median of `CALLS` calls each,
-//! in µs. Run with `cargo run --release -p mixgc-arith --example speed [-- FILTER]`: with a
+//! in µs. Run with `cargo run --release -p mixgc-arith --example gadget_speed [-- FILTER]`: with a
 //! FILTER, only the gadgets whose name contains it.
 //!
 //! Gadgets: CRT products (16 and 32 bits, minimum-sum primes), a CRT multiplexer
