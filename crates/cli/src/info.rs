@@ -50,6 +50,29 @@ fn list(v: &[u32]) -> String {
     v.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// The lines both kinds of file share: input and output widths, gates and ANDs.
+fn interface_and_size(s: &mut String, inputs: &[u32], outputs: &[u32], gates: u64, ands: u64) {
+    add!(
+        s,
+        "  inputs           {} value(s): {} bits",
+        inputs.len(),
+        list(inputs)
+    );
+    add!(
+        s,
+        "  outputs          {} value(s): {} bits",
+        outputs.len(),
+        list(outputs)
+    );
+    add!(s, "  gates            {}", thousands(gates));
+    add!(
+        s,
+        "  ANDs             {}  ({} of garbled tables)",
+        thousands(ands),
+        bytes(ands * 32)
+    );
+}
+
 /// Describes a compiled-stream file from its header (the body is not read).
 fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
     let f = StreamFile::open(&args.file)?;
@@ -78,25 +101,7 @@ fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
         i.version,
         bytes(i.file_bytes)
     );
-    add!(
-        s,
-        "  inputs           {} value(s): {} bits",
-        i.inputs.len(),
-        list(&i.inputs)
-    );
-    add!(
-        s,
-        "  outputs          {} value(s): {} bits",
-        i.outputs.len(),
-        list(&i.outputs)
-    );
-    add!(s, "  gates            {}", thousands(i.gates));
-    add!(
-        s,
-        "  ANDs             {}  ({} of garbled tables)",
-        thousands(i.ands),
-        bytes(i.ands * 32)
-    );
+    interface_and_size(&mut s, &i.inputs, &i.outputs, i.gates, i.ands);
     add!(
         s,
         "  working set      {} slots × 16 B = {}",
@@ -120,25 +125,7 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     // Built whole, then written once: a closed stdout is an error, not a panic.
     let mut s = String::new();
     add!(s, "{}", args.file.display());
-    add!(
-        s,
-        "  inputs           {} value(s): {} bits",
-        i.inputs.len(),
-        list(&i.inputs)
-    );
-    add!(
-        s,
-        "  outputs          {} value(s): {} bits",
-        i.outputs.len(),
-        list(&i.outputs)
-    );
-    add!(s, "  gates            {}", thousands(i.gates));
-    add!(
-        s,
-        "  ANDs             {}  ({} of garbled tables)",
-        thousands(i.ands),
-        bytes(i.ands * 32)
-    );
+    interface_and_size(&mut s, &i.inputs, &i.outputs, i.gates, i.ands);
     add!(s, "  XORs             {}", thousands(i.xors));
     add!(s, "  NOTs             {}", thousands(i.nots));
     if i.copies + i.constants > 0 {
