@@ -10,7 +10,7 @@ use rand::RngCore;
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
-use crate::terms::{check_batch, threads_failed};
+use crate::terms::{bits_of, check_batch, threads_failed};
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
@@ -108,7 +108,7 @@ impl<C: Channel> EvaluatorSession<C> {
         agree_on_circuit(&mut self.ch, &header, terms, batch.len())?;
 
         // Our input labels for every instance by correlated OT.
-        let my_bits: usize = mine.iter().map(|&v| widths[v] as usize).sum();
+        let my_bits = bits_of(&mine, widths);
         let choices: Vec<bool> = batch.iter().flatten().flatten().copied().collect();
         let ot_labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 

@@ -11,7 +11,7 @@ use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
 use crate::pipe::{send_all, stream_failed, Outbox};
-use crate::terms::{check_batch, threads_failed};
+use crate::terms::{bits_of, check_batch, threads_failed};
 use crate::{Outcome, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
@@ -119,7 +119,7 @@ impl<C: Channel> GarblerSession<C> {
 
         // Zero-labels of the evaluator's input bits for every instance, by correlated OT.
         let delta = self.core.delta();
-        let their_bits: usize = theirs.iter().map(|&v| widths[v] as usize).sum();
+        let their_bits = bits_of(&theirs, widths);
         let ot_labels = self
             .ot
             .send_correlated(&mut self.ch, delta, their_bits * batch.len())?;

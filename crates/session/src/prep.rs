@@ -35,7 +35,7 @@ use crate::frames::FrameSchedule;
 use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
-use crate::terms::check_inputs;
+use crate::terms::{bits_of, check_inputs};
 use crate::{EvaluatorSession, GarblerSession, Outcome, Reveal, SessionError, Terms, PROTOCOL_VERSION};
 
 /// What the garbler keeps of a garbling made ahead of time. Secret: it holds Δ.
@@ -268,7 +268,7 @@ impl<C: Channel> GarblerSession<C> {
         self.ch.flush()?;
 
         let delta = self.core.delta();
-        let their_bits: usize = theirs.iter().map(|&v| widths[v] as usize).sum();
+        let their_bits = bits_of(&theirs, widths);
         let ot_zero = self.ot.send_correlated(&mut self.ch, delta, their_bits)?;
         let zero: Vec<Block> = (0..header.input_slots().len())
             .map(|_| Block::random(&mut self.rng))
@@ -346,7 +346,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let id: [u8; 32] = recv_frame(&mut self.ch, Tag::Preprocessed, 32)?
             .try_into()
             .map_err(|_| NetError::Protocol("malformed preprocessing id".into()))?;
-        let my_bits: usize = mine.iter().map(|&v| widths[v] as usize).sum();
+        let my_bits = bits_of(&mine, widths);
         let choices: Vec<bool> = (0..my_bits).map(|_| self.rng.gen()).collect();
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 
@@ -425,7 +425,14 @@ fn garbler_online_inner<C: Channel>(
     inputs: &[Vec<bool>],
 ) -> Result<Outcome, SessionError> {
     let terms = prep.terms();
-    let (mine, _) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
+    let (mine, theirs) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
+    if bits_of(&mine, &prep.input_widths) != prep.own_zero.len()
+        || bits_of(&theirs, &prep.input_widths) != prep.their_masks.len()
+    {
+        return Err(SessionError::Input(
+            "the preprocessing state does not match its own circuit widths (corrupted)".into(),
+        ));
+    }
     check_inputs("garbler", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
     let their_bits = prep.their_masks.len();
     let max = 2 + 64 + 8 + their_bits.div_ceil(8);
@@ -518,6 +525,11 @@ fn evaluator_online_inner<C: Channel>(
     }
     let terms = prep.terms();
     let (_, mine) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
+    if bits_of(&mine, &prep.input_widths) != prep.labels.len() {
+        return Err(SessionError::Input(
+            "the preprocessing store does not match its own circuit widths (corrupted)".into(),
+        ));
+    }
     check_inputs("evaluator", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
     let d: Vec<bool> = inputs
         .iter()

@@ -144,6 +144,11 @@ impl Terms {
     }
 }
 
+/// Input bits of the values `owned` (indices into `widths`).
+pub(crate) fn bits_of(owned: &[usize], widths: &[u32]) -> usize {
+    owned.iter().map(|&v| widths[v] as usize).sum()
+}
+
 /// Checks every instance of a batch with [`check_inputs`]; errors name the instance.
 pub(crate) fn check_batch(
     who: &str,

@@ -246,3 +246,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_state_whose_ownership_disagrees_with_its_labels_is_refused() {
+    let mut bytes = stored_states()[0].clone();
+    // magic 8, id 32, digest 32, input widths 4 + 2·4, output widths 4 + 4: then the
+    // number of values the garbler owns (1 for the adder). Claim 0: the state still parses,
+    // but its 64 garbler labels no longer fit the ownership.
+    assert_eq!(bytes[92..96], 1u32.to_le_bytes());
+    bytes[92..96].copy_from_slice(&0u32.to_le_bytes());
+    let prep = GarblerPrep::from_bytes(&bytes).unwrap();
+    let (mut gch, ech) = memory_pair();
+    drop(ech);
+    let err = garbler_online(&mut gch, prep, &[]).unwrap_err().to_string();
+    assert!(err.contains("corrupted"), "{err}");
+}
