@@ -52,6 +52,16 @@ fn preprocess(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
     )
 }
 
+/// Runs the offline phase of `circuit_file` into `dir`; returns the two state paths and the
+/// evaluator's output (both parties must succeed).
+fn preprocessed(dir: &Dir, circuit_file: &str) -> (String, String, Output) {
+    let (g_state, e_state) = (dir.file("g.prep"), dir.file("e.prep"));
+    let (g, e) = preprocess(circuit_file, &g_state, &e_state);
+    g.assert_ok("garbler offline");
+    e.assert_ok("evaluator offline");
+    (g_state, e_state, e)
+}
+
 fn online(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
     pair(
         &[
@@ -74,10 +84,8 @@ fn online(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
 #[test]
 fn aes_offline_then_online_gives_fips_197_once() {
     let dir = Dir::new("aes");
-    let (aes, g_state, e_state) = (circuit("aes_128.txt"), dir.file("g.prep"), dir.file("e.prep"));
-    let (g, e) = preprocess(&aes, &g_state, &e_state);
-    g.assert_ok("garbler offline");
-    e.assert_ok("evaluator offline");
+    let aes = circuit("aes_128.txt");
+    let (g_state, e_state, e) = preprocessed(&dir, &aes);
     assert!(
         e.stderr.contains("6,400 ANDs") && e.stderr.contains("stored 200.0 KiB"),
         "{e:#?}"
@@ -156,10 +164,7 @@ fn state_files_are_never_overwritten_and_bad_stores_are_named() {
 #[test]
 fn online_with_another_circuit_is_refused_on_both_sides() {
     let dir = Dir::new("other");
-    let (aes, g_state, e_state) = (circuit("aes_128.txt"), dir.file("g.prep"), dir.file("e.prep"));
-    let (g, e) = preprocess(&aes, &g_state, &e_state);
-    g.assert_ok("garbler offline");
-    e.assert_ok("evaluator offline");
+    let (g_state, e_state, _) = preprocessed(&dir, &circuit("aes_128.txt"));
     let sha = circuit("sha256.txt");
     let (g, e) = pair(
         &[
@@ -194,10 +199,7 @@ fn a_compiled_stream_file_preprocesses_and_runs_online() {
         &stream,
     ])
     .assert_ok("compile");
-    let (g_state, e_state) = (dir.file("g.prep"), dir.file("e.prep"));
-    let (g, e) = preprocess(&stream, &g_state, &e_state);
-    g.assert_ok("garbler offline");
-    e.assert_ok("evaluator offline");
+    let (g_state, e_state, _) = preprocessed(&dir, &stream);
     let (g, e) = online(&stream, &g_state, &e_state);
     for (who, out) in [("garbler", &g), ("evaluator", &e)] {
         out.assert_ok(who);
