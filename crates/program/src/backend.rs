@@ -25,6 +25,9 @@ pub enum ProgramError {
     },
     #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
     MissingInput { index: usize, owner: Owner },
+    /// A value outside the range its type can hold (e.g. a CRT input ≥ N).
+    #[error("{0}")]
+    OutOfRange(String),
     /// A two-party backend failed: the peer disconnected, disagreed or misbehaved.
     #[error("{0}")]
     Peer(String),

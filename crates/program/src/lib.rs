@@ -11,6 +11,7 @@
 
 mod backend;
 mod count;
+pub mod crt;
 pub mod fixed;
 pub mod gadgets;
 mod lanes;
@@ -22,6 +23,7 @@ mod value;
 
 pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
 pub use count::{Cost, Counter};
+pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
 pub use plain::Plain;

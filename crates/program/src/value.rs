@@ -152,6 +152,16 @@ macro_rules! common {
                 &self.0.wires
             }
 
+            /// The context this value belongs to (for typed wrappers in this crate).
+            pub(crate) fn ctx(&self) -> &Ctx<B> {
+                &self.0.ctx
+            }
+
+            /// A value over `wires` (least significant bit first) computed by a gadget.
+            pub(crate) fn from_wires(ctx: &Ctx<B>, wires: Vec<B::Wire>) -> Self {
+                $t(ctx.wrap(wires))
+            }
+
             /// Marks this value as an output of the program. The plaintext backend returns
             /// its bits; two-party backends reveal it as the agreed terms say, `None` to a
             /// party that does not learn it.
@@ -426,16 +436,6 @@ impl<B: Backend> SInt<B> {
     /// Reinterprets the bits as an unsigned value of the same width (free).
     pub fn as_unsigned(&self) -> UInt<B> {
         UInt(self.0.clone())
-    }
-
-    /// The context this value belongs to (for typed wrappers in this crate, e.g. `Fixed`).
-    pub(crate) fn ctx(&self) -> &Ctx<B> {
-        &self.0.ctx
-    }
-
-    /// A signed value over `wires` (least significant bit first) computed by a gadget.
-    pub(crate) fn from_wires(ctx: &Ctx<B>, wires: Vec<B::Wire>) -> Self {
-        SInt(ctx.wrap(wires))
     }
 }
 
