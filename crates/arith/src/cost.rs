@@ -72,6 +72,54 @@ pub fn conversion_cost(width: u32) -> Result<ConversionCost, ArithError> {
     })
 }
 
+/// Bytes on the wire of CRT inputs and outputs in a two-party program run, by the
+/// protocol of `mixgc-session` (one place, so the cost counter, the profiler and the
+/// session agree; the session's tests compare them with the bytes actually sent).
+pub mod protocol {
+    use crate::codec::label_bytes;
+    use crate::PrimeSet;
+
+    /// Bytes one correlated OT costs the receiver in IKNP extension: one 128-bit column
+    /// entry (base OTs and the chunk framing are amortised away).
+    pub const OT_BYTES: u64 = 16;
+
+    /// Bytes of one residue's decoding (garbler → evaluator) or active colour (evaluator
+    /// → garbler) when a CRT value is revealed: a little-endian u16 (primes are ≤ 65,521).
+    pub const OUTPUT_BYTES_PER_RESIDUE: u64 = 2;
+
+    /// A garbler-owned input: the active label of each residue, packed.
+    pub fn garbler_input_bytes(set: &PrimeSet) -> u64 {
+        set.moduli().iter().map(|&m| label_bytes(m) as u64).sum()
+    }
+
+    /// Bits of the residue mod `p` the evaluator feeds to OT: bitlen(p − 1).
+    pub fn residue_bits(p: u64) -> u32 {
+        64 - (p - 1).leading_zeros()
+    }
+
+    /// An evaluator-owned input: one correlated OT per bit of each residue
+    /// ([`residue_bits`]); for an odd prime p each OT'd bit b_j is then lifted to Z_p by a
+    /// one-row projection b ↦ 2^j·b (its row is a label mod p). Returns (OTs, bytes of
+    /// those rows).
+    pub fn evaluator_input_cost(set: &PrimeSet) -> (u64, u64) {
+        set.moduli()
+            .iter()
+            .zip(set.primes())
+            .fold((0, 0), |(ots, bytes), (&m, &p)| {
+                let bits = u64::from(residue_bits(p));
+                let rows = if p == 2 { 0 } else { bits * label_bytes(m) as u64 };
+                (ots + bits, bytes + rows)
+            })
+    }
+
+    /// Revealing a value to one party: one u16 per residue (the garbler's decodings, or
+    /// the evaluator's colours); revealing to both parties sends both.
+    pub fn output_bytes(set: &PrimeSet, to_both: bool) -> u64 {
+        let one_way = set.primes().len() as u64 * OUTPUT_BYTES_PER_RESIDUE;
+        one_way * if to_both { 2 } else { 1 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +162,18 @@ mod tests {
             );
             assert!(bc_rows <= able_bc && bd_rows < able_bd, "width {width}");
         }
+    }
+
+    #[test]
+    fn input_costs_follow_the_residues() {
+        let set = PrimeSet::new(&[2, 3, 5, 11]).unwrap();
+        // Residue bits: 1 + 2 + 3 + 4 OTs; lifting rows for 3 and 5 (17 B labels) and 11 (18 B).
+        assert_eq!(
+            protocol::evaluator_input_cost(&set),
+            (10, 2 * 17 + 3 * 17 + 4 * 18)
+        );
+        assert_eq!(protocol::garbler_input_bytes(&set), 16 + 17 + 17 + 18);
+        assert_eq!(protocol::output_bytes(&set, true), 16);
     }
 
     #[test]
