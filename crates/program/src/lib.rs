@@ -15,6 +15,7 @@ pub mod crt;
 pub mod fixed;
 pub mod gadgets;
 mod lanes;
+pub mod lenet;
 pub mod library;
 mod plain;
 mod record;
