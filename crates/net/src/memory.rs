@@ -23,8 +23,19 @@ pub struct MemoryChannel {
 /// Two connected in-memory channel ends. Dropping one end makes the other's `recv`
 /// fail with `Disconnected`; a silent peer makes it fail with `Timeout` after 30 s.
 pub fn memory_pair() -> (MemoryChannel, MemoryChannel) {
-    let (tx_a, rx_b) = sync_channel(QUEUE);
-    let (tx_b, rx_a) = sync_channel(QUEUE);
+    memory_pair_queued(QUEUE)
+}
+
+/// Like [`memory_pair`], but each direction holds up to `messages` sends (a flush, or
+/// 64 KiB of data) before a sender blocks: a party can run ahead of a peer that is not
+/// reading, e.g. to time garbling and evaluation one after the other.
+pub fn memory_pair_holding(messages: usize) -> (MemoryChannel, MemoryChannel) {
+    memory_pair_queued(messages.max(1))
+}
+
+fn memory_pair_queued(chunks: usize) -> (MemoryChannel, MemoryChannel) {
+    let (tx_a, rx_b) = sync_channel(chunks);
+    let (tx_b, rx_a) = sync_channel(chunks);
     (MemoryChannel::new(tx_a, rx_a), MemoryChannel::new(tx_b, rx_b))
 }
 

@@ -25,7 +25,7 @@
 //! the same polynomial mod N.
 
 use crate::crt::{residue_to_signed, Crt, CrtBackend, PrimeSet};
-use crate::value::{to_i128, Ctx, SInt, UInt};
+use crate::value::{to_i128, to_u128, Ctx, SInt};
 use crate::{gadgets, Owner, ProgramError};
 
 /// How the layer is garbled (ABLE §6's four realizations).
@@ -212,60 +212,82 @@ fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
     acc
 }
 
-/// Runs the layer on `ctx`'s backend; each party passes its own input (`image` for the
-/// evaluator, `filters` for the garbler; both in plaintext). Returns every output's signed
-/// value where this party learns it, in [`reference`]'s order.
-pub fn run<B: CrtBackend>(
+/// The layer's inputs on a backend: Boolean integers or CRT values.
+pub enum LayerInputs<B: CrtBackend> {
+    Boolean { image: Vec<SInt<B>>, filters: Vec<SInt<B>> },
+    Crt { image: Vec<Crt<B>>, filters: Vec<Crt<B>> },
+}
+
+/// Declares the layer's inputs (the interactive part of a two-party run: the garbler's
+/// labels and the evaluator's OTs). Each party passes its own values, `image` for the
+/// evaluator and `filters` for the garbler, signed.
+pub fn inputs<B: CrtBackend>(
     ctx: &Ctx<B>,
     layer: &ConvLayer,
     realization: Realization,
     image: Option<&[i64]>,
     filters: Option<&[i64]>,
-) -> Result<Vec<Option<i128>>, ProgramError> {
+) -> Result<LayerInputs<B>, ProgramError> {
     layer.shape.check()?;
-    if realization == Realization::PureBoolean {
-        let image = inputs_uint(ctx, Owner::Evaluator, layer, image, layer.shape.pixels())?;
-        let filters = inputs_uint(ctx, Owner::Garbler, layer, filters, layer.shape.weights())?;
-        let outputs: Vec<_> = layer
-            .shape
-            .taps()
-            .map(|taps| {
-                let acc = taps
-                    .iter()
-                    .map(|&(p, w)| &image[p] * &filters[w])
-                    .reduce(|a, b| &a + &b)
-                    .expect("a kernel has taps");
-                let relu = ctx.with(|b| gadgets::select::relu(b, acc.wires()));
-                SInt::from_wires(ctx, relu)
-            })
-            .collect();
-        return outputs
-            .iter()
-            .map(|o| Ok(o.reveal()?.map(|bits| to_i128(&bits))))
-            .collect();
-    }
-    let image = inputs_crt(ctx, Owner::Evaluator, &layer.set, image, layer.shape.pixels())?;
-    let filters = inputs_crt(ctx, Owner::Garbler, &layer.set, filters, layer.shape.weights())?;
+    let image = checked_len(Owner::Evaluator, image, layer.shape.pixels())?;
+    let filters = checked_len(Owner::Garbler, filters, layer.shape.weights())?;
+    let value = |v: Option<&[i64]>, i: usize| v.map(|v| i128::from(v[i]));
+    Ok(if realization.is_arithmetic() {
+        let input = |owner, v, n| {
+            (0..n)
+                .map(|i| ctx.input_crt_signed(owner, &layer.set, value(v, i)))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        LayerInputs::Crt {
+            image: input(Owner::Evaluator, image, layer.shape.pixels())?,
+            filters: input(Owner::Garbler, filters, layer.shape.weights())?,
+        }
+    } else {
+        let input = |owner, v, n| {
+            (0..n)
+                .map(|i| ctx.input_sint(owner, layer.width, value(v, i)))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        LayerInputs::Boolean {
+            image: input(Owner::Evaluator, image, layer.shape.pixels())?,
+            filters: input(Owner::Garbler, filters, layer.shape.weights())?,
+        }
+    })
+}
+
+/// The convolution and ReLUs on declared inputs (non-interactive for the garbler when the
+/// outputs go to the evaluator only). Reveals every output; returns each one's signed
+/// value where this party learns it, in [`reference`]'s order.
+pub fn compute<B: CrtBackend>(
+    ctx: &Ctx<B>,
+    layer: &ConvLayer,
+    realization: Realization,
+    inputs: &LayerInputs<B>,
+) -> Result<Vec<Option<i128>>, ProgramError> {
     let n = layer.set.product();
     let half = n - n / 2;
     let mut outputs = Vec::with_capacity(layer.shape.outputs());
     for taps in layer.shape.taps() {
-        let acc = taps
-            .iter()
-            .map(|&(p, w)| &image[p] * &filters[w])
-            .reduce(|a, b| &a + &b)
-            .expect("a kernel has taps");
-        let value = match realization {
-            Realization::PureArithmetic => poly_relu(ctx, &acc).reveal_signed()?,
-            _ => {
-                // BD, then ReLU on x ∈ [0, N): x is negative when x ≥ ⌈N/2⌉.
-                let x = acc.to_uint();
-                let negative = !&x.less_than(&ctx.uint(x.width(), half));
-                let relu = negative.select(&ctx.uint(x.width(), 0), &x);
-                if realization == Realization::FullConvert {
-                    Crt::from_uint(&relu, &layer.set).reveal_signed()?
+        let value = match inputs {
+            LayerInputs::Boolean { image, filters } => {
+                let acc = dot(&taps, image, filters);
+                let relu = ctx.with(|b| gadgets::select::relu(b, acc.wires()));
+                SInt::from_wires(ctx, relu).reveal()?.map(|bits| to_i128(&bits))
+            }
+            LayerInputs::Crt { image, filters } => {
+                let acc = dot(&taps, image, filters);
+                if realization == Realization::PureArithmetic {
+                    poly_relu(ctx, &acc).reveal_signed()?
                 } else {
-                    reveal_uint(&relu)?
+                    // BD, then ReLU on x ∈ [0, N): x is negative when x ≥ ⌈N/2⌉.
+                    let x = acc.to_uint();
+                    let negative = !&x.less_than(&ctx.uint(x.width(), half));
+                    let relu = negative.select(&ctx.uint(x.width(), 0), &x);
+                    if realization == Realization::FullConvert {
+                        Crt::from_uint(&relu, &layer.set).reveal_signed()?
+                    } else {
+                        relu.reveal()?.map(|bits| to_u128(&bits) as i128)
+                    }
                 }
             }
         };
@@ -274,8 +296,27 @@ pub fn run<B: CrtBackend>(
     Ok(outputs)
 }
 
-fn reveal_uint<B: CrtBackend>(x: &UInt<B>) -> Result<Option<i128>, ProgramError> {
-    Ok(x.reveal()?.map(|bits| crate::value::to_u128(&bits) as i128))
+/// [`inputs`], then [`compute`].
+pub fn run<B: CrtBackend>(
+    ctx: &Ctx<B>,
+    layer: &ConvLayer,
+    realization: Realization,
+    image: Option<&[i64]>,
+    filters: Option<&[i64]>,
+) -> Result<Vec<Option<i128>>, ProgramError> {
+    let declared = inputs(ctx, layer, realization, image, filters)?;
+    compute(ctx, layer, realization, &declared)
+}
+
+/// Σ image[p]·filters[w] over one output's taps.
+fn dot<T>(taps: &[(usize, usize)], image: &[T], filters: &[T]) -> T
+where
+    for<'a> &'a T: std::ops::Mul<&'a T, Output = T> + std::ops::Add<&'a T, Output = T>,
+{
+    taps.iter()
+        .map(|&(p, w)| &image[p] * &filters[w])
+        .reduce(|a, b| &a + &b)
+        .expect("a kernel has taps")
 }
 
 /// The pure-arithmetic ReLU stand-in: p = c_0 + Σ c_k·x^k (k = 1..54), then
@@ -291,32 +332,6 @@ fn poly_relu<B: CrtBackend>(ctx: &Ctx<B>, x: &Crt<B>) -> Crt<B> {
     let t = x * &p;
     let y = &(&x.scale(a) + &t.scale(b)) + &p.scale(d);
     &y + &constant
-}
-
-fn inputs_uint<B: CrtBackend>(
-    ctx: &Ctx<B>,
-    owner: Owner,
-    layer: &ConvLayer,
-    values: Option<&[i64]>,
-    count: usize,
-) -> Result<Vec<SInt<B>>, ProgramError> {
-    let values = checked_len(owner, values, count)?;
-    (0..count)
-        .map(|i| ctx.input_sint(owner, layer.width, values.map(|v| i128::from(v[i]))))
-        .collect()
-}
-
-fn inputs_crt<B: CrtBackend>(
-    ctx: &Ctx<B>,
-    owner: Owner,
-    set: &PrimeSet,
-    values: Option<&[i64]>,
-    count: usize,
-) -> Result<Vec<Crt<B>>, ProgramError> {
-    let values = checked_len(owner, values, count)?;
-    (0..count)
-        .map(|i| ctx.input_crt_signed(owner, set, values.map(|v| i128::from(v[i]))))
-        .collect()
 }
 
 fn checked_len(owner: Owner, values: Option<&[i64]>, count: usize) -> Result<Option<&[i64]>, ProgramError> {
