@@ -214,8 +214,14 @@ fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
 
 /// The layer's inputs on a backend: Boolean integers or CRT values.
 pub enum LayerInputs<B: CrtBackend> {
-    Boolean { image: Vec<SInt<B>>, filters: Vec<SInt<B>> },
-    Crt { image: Vec<Crt<B>>, filters: Vec<Crt<B>> },
+    Boolean {
+        image: Vec<SInt<B>>,
+        filters: Vec<SInt<B>>,
+    },
+    Crt {
+        image: Vec<Crt<B>>,
+        filters: Vec<Crt<B>>,
+    },
 }
 
 /// Declares the layer's inputs (the interactive part of a two-party run: the garbler's
@@ -360,6 +366,9 @@ mod tests {
     fn mul_mod_is_exact() {
         let m = u128::MAX - 158; // odd, close to 2^128
         assert_eq!(mul_mod(m - 1, m - 1, m), 1);
-        assert_eq!(mul_mod(1 << 100, 1 << 100, 330), (1u128 << 100) % 330 * ((1u128 << 100) % 330) % 330);
+        assert_eq!(
+            mul_mod(1 << 100, 1 << 100, 330),
+            (1u128 << 100) % 330 * ((1u128 << 100) % 330) % 330
+        );
     }
 }

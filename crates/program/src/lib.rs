@@ -10,6 +10,7 @@
 //! its live values, is the next step of the program-interface issue.
 
 mod backend;
+pub mod clipdot;
 mod count;
 pub mod crt;
 pub mod fixed;
