@@ -5,10 +5,13 @@ mod compile;
 mod demo;
 mod example;
 mod info;
+mod lenet;
 mod load;
 mod memory;
 mod ops;
 mod party;
+mod phased;
+mod plan;
 mod prep;
 mod primes;
 mod run;
@@ -51,6 +54,10 @@ enum Command {
     Ops(ops::OpsArgs),
     /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
     Bench(bench::BenchArgs),
+    /// Predict whether a mixed Boolean/arithmetic realization beats pure Boolean (ABLE §5.2).
+    Plan(plan::PlanArgs),
+    /// ABLE's LeNet case study: a conv layer in four Boolean/arithmetic realizations.
+    Lenet(lenet::LenetArgs),
     /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
     Primes(primes::PrimesArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
@@ -81,6 +88,8 @@ fn main() -> ExitCode {
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
         Command::Primes(a) => primes::primes(a),
+        Command::Lenet(a) => lenet::lenet(a),
+        Command::Plan(a) => plan::plan(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {
