@@ -11,6 +11,7 @@ mod ops;
 mod party;
 mod prep;
 mod primes;
+mod profile;
 mod run;
 mod summary;
 
@@ -53,6 +54,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
     Primes(primes::PrimesArgs),
+    /// Profile ABLE's ops in Boolean and CRT garbling: bytes, times, BC/BD ratios, plots.
+    Profile(profile::ProfileArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
         Command::Primes(a) => primes::primes(a),
+        Command::Profile(a) => profile::profile(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {
