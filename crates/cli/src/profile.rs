@@ -41,7 +41,7 @@ pub struct ProfileArgs {
     widths: Vec<u32>,
     /// Timed samples per figure; each figure is their median. A sample runs as many op
     /// instances back to back as fill about 2 ms of garbling, and is divided by their number.
-    #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = 41, value_parser = clap::value_parser!(u32).range(1..=1000))]
     reps: u32,
     /// Print one JSON array of records on stdout instead of the text report.
     #[arg(long)]
@@ -67,9 +67,10 @@ What is measured (ABLE, Mo et al., §4-5):
   input labels, evaluator input (16 bytes per OT'd bit, plus the rows lifting a CRT
   residue's bits into Z_p), outputs (decodings one way, colours back). Times: garbling and
   evaluation of the op in memory on one thread, inputs excluded, medians of --reps samples;
-  every sample's output is checked against the plaintext answer once.
+  before timing, each op's output is decoded and checked against the plaintext answer.
   Equivalent ratios (ABLE 5.2): r = c_BC / (c_op,bool - c_op,crt-opt) for table bytes,
-  garbling time and evaluation time, and 1/r, printed next to ABLE's Tables 5 and 6.
+  garbling time and evaluation time, and 1/r, printed next to ABLE's Tables 5 and 6;
+  \"never\" where the CRT op costs at least as much as the Boolean one (1/r <= 0).
 
 Examples:
   mixgc profile                          text report, widths 4,8,16,32,64
