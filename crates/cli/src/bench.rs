@@ -399,7 +399,7 @@ fn in_memory(aes: &CompiledCircuit, blocks: usize, hash: HashKind) -> Result<(f6
     Ok((garble.as_nanos() as f64 / ands, eval.as_nanos() as f64 / ands))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
@@ -417,7 +417,7 @@ struct HashFigures {
 }
 
 /// The bench's progress bar on stderr (drawn only when stderr is a terminal).
-fn progress(steps: u64) -> ProgressBar {
+pub(crate) fn progress(steps: u64) -> ProgressBar {
     let bar = ProgressBar::new(steps);
     let style =
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed:>4} {msg}").expect("valid template");
@@ -572,7 +572,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
 }
 
 /// CPU model and core count, for the record.
-fn machine() -> String {
+pub(crate) fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

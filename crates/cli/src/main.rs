@@ -14,6 +14,7 @@ mod phased;
 mod plan;
 mod prep;
 mod primes;
+mod profile;
 mod run;
 mod summary;
 
@@ -60,6 +61,8 @@ enum Command {
     Lenet(lenet::LenetArgs),
     /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
     Primes(primes::PrimesArgs),
+    /// Profile ABLE's ops in Boolean and CRT garbling: bytes, times, BC/BD ratios, plots.
+    Profile(profile::ProfileArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Command::Primes(a) => primes::primes(a),
         Command::Lenet(a) => lenet::lenet(a),
         Command::Plan(a) => plan::plan(a),
+        Command::Profile(a) => profile::profile(a),
         Command::BenchParty(a) => bench::party(a),
     };
     match result {
