@@ -112,9 +112,8 @@ pub fn conversion_cost(width: u32) -> Result<ConversionCost, ArithError> {
 
 /// The table `gadget` sends over `set`, measured by garbling it once with a throwaway
 /// garbler (a few milliseconds for a 64-bit decomposition; callers that count many
-/// gadgets cache the answer). Errors are the garbler's: a prime too large for a gated
-/// gadget ([`ArithError::TooManyRows`]), a decomposition of a too-wide set, an empty
-/// composition.
+/// gadgets cache the answer). Errors are the garbler's, e.g. a decomposition of a set
+/// whose CRT sum exceeds 128 bits, or a composition of no bits.
 pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ArithError> {
     let (mut garbler, mut random_bit) = throwaway_garbler(0)?;
     let a = garbler.new_bundle(set);

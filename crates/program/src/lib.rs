@@ -25,7 +25,7 @@ pub mod tensor;
 mod value;
 
 pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
-pub use count::{Cost, Counter};
+pub use count::{Cost, CountedCrt, Counter, CrtOp};
 pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
