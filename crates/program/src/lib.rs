@@ -2,6 +2,9 @@
 //! runs in plaintext ([`Plain`], the reference answer), as a recorder that emits mixgc's
 //! circuit IR and Bristol files ([`Recorder`]), or as a cost counter ([`Counter`]).
 //!
+//! CRT values ([`crt`], ABLE's arithmetic garbling) run on [`Plain`] and [`Counter`] and on
+//! the two-party backends; the recorder emits Boolean circuits only.
+//!
 //! Gadgets ([`gadgets`]) are AND-minimal circuits over slices of wires (least significant
 //! bit first), generic over the backend, so each is written once and tested everywhere.
 //!
