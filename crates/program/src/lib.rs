@@ -14,7 +14,7 @@
 
 mod backend;
 pub mod clipdot;
-mod count;
+pub mod counter;
 pub mod crt;
 pub mod fixed;
 pub mod gadgets;
@@ -28,7 +28,7 @@ pub mod tensor;
 mod value;
 
 pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
-pub use count::{Cost, CountedCrt, Counter, CrtOp};
+pub use counter::{Cost, CountedCrt, Counter, CrtOp};
 pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
