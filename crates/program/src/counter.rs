@@ -118,7 +118,8 @@ pub struct CountedCrt {
 /// wire the program releases ([`Backend::release`], when a typed value is dropped) one
 /// less. The peak bounds the labels a party holds when it runs the same program gate by
 /// gate (16 bytes each). Gadgets over raw wire slices release nothing, so for them the
-/// peak is every wire created: an upper bound. CRT values are not in this count.
+/// peak is every wire created: an upper bound. CRT bundles are not in this count (the
+/// Boolean wires a bit decomposition makes are).
 ///
 /// Outputs: the counter has no reveal mode, so [`Backend::output`] and
 /// [`CrtBackend::crt_output`] count a reveal to both parties (both directions);
