@@ -1,5 +1,7 @@
-//! Garbled-table cost of the CRT conversions at a bit width, measured by garbling them
-//! (not by a formula), next to ABLE's Table 1.
+//! Garbled-table cost of the arithmetic gadgets, measured by garbling them once (not by a
+//! formula): the CRT conversions at a bit width next to ABLE's Table 1
+//! ([`conversion_cost`]), any gadget over any prime set ([`gadget_cost`], what the program
+//! cost counter uses), and the bytes of CRT inputs and outputs ([`protocol`]).
 
 use mixgc_core::{new_rng, Block};
 
@@ -17,10 +19,49 @@ pub const ABLE_TABLE_1: [(u32, u64, u64); 5] = [
 
 /// The garbled table of one gadget: rows as ABLE counts them (a mod-2 or mod-p label is one
 /// row, a ring label mod 2^k is k rows) and the bytes actually sent.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct TableCost {
     pub rows: u64,
     pub bytes: usize,
+}
+
+impl TableCost {
+    /// The cost of `n` such gadgets.
+    pub fn times(self, n: u64) -> TableCost {
+        TableCost {
+            rows: self.rows * n,
+            bytes: self.bytes * n as usize,
+        }
+    }
+}
+
+impl std::ops::Add for TableCost {
+    type Output = TableCost;
+    fn add(self, other: TableCost) -> TableCost {
+        TableCost {
+            rows: self.rows + other.rows,
+            bytes: self.bytes + other.bytes,
+        }
+    }
+}
+
+/// A gadget on CRT bundles whose garbled table depends on its prime set and the
+/// parameters named here, never on the values (free operations have none).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Gadget {
+    /// a·b ([`ArithGarbler::mul_bundle`]): Σ 2(p − 1) rows.
+    Mul,
+    /// a^e for a public e ([`ArithGarbler::pow_bundle`]): Σ (p − 1) rows.
+    Pow(u64),
+    /// The multiplexer s ? yes : no, computed as no + BC(s)·(yes − no): a one-bit
+    /// [`Gadget::Compose`] of the select bit, then a [`Gadget::Mul`] (ABLE §4's Mux).
+    Mux,
+    /// Bit composition of `bits` Boolean bits ([`ArithGarbler::crt_compose`]); 0 bits is
+    /// an error.
+    Compose { bits: u32 },
+    /// Bit decomposition ([`ArithGarbler::crt_decompose`]); an error where the CRT sum
+    /// exceeds 128 bits (products near 2^127).
+    Decompose,
 }
 
 /// The cost of converting a `width`-bit value between Boolean labels and a CRT bundle over
@@ -48,28 +89,51 @@ fn measure(
     })
 }
 
+/// A garbler used only to measure tables, and random Boolean zero-labels for it. Table
+/// sizes do not depend on the labels, so the seed is arbitrary.
+fn throwaway_garbler(seed: u64) -> Result<(ArithGarbler, impl FnMut() -> Block), ArithError> {
+    let mut rng = new_rng(Some(seed), 0);
+    let garbler = ArithGarbler::new(new_rng(Some(seed), 1), Block::random(&mut rng).with_lsb_set())?;
+    Ok((garbler, move || Block::random(&mut rng)))
+}
+
 /// Garbles one CRT bit composition and one CRT bit decomposition at `width` bits (1..=127,
 /// as prime selection) and reports their tables. Fails where the CRT sum of the
 /// decomposition exceeds 128 bits (widths near 127).
 pub fn conversion_cost(width: u32) -> Result<ConversionCost, ArithError> {
     let primes = min_sum_primes(width)?;
-    let mut rng = new_rng(Some(u64::from(width)), 0);
-    let mut garbler = ArithGarbler::new(
-        new_rng(Some(u64::from(width)), 1),
-        Block::random(&mut rng).with_lsb_set(),
-    )?;
-    let bits: Vec<Block> = (0..width).map(|_| Block::random(&mut rng)).collect();
-    let compose = measure(&mut garbler, |g, rows| {
-        g.crt_compose(&bits, &primes, rows).map(drop)
-    })?;
-    let bundle = garbler.new_bundle(&primes);
-    let decompose = measure(&mut garbler, |g, rows| g.crt_decompose(&bundle, rows).map(drop))?;
     Ok(ConversionCost {
         width,
+        compose: gadget_cost(Gadget::Compose { bits: width }, &primes)?,
+        decompose: gadget_cost(Gadget::Decompose, &primes)?,
         primes,
-        compose,
-        decompose,
     })
+}
+
+/// The table `gadget` sends over `set`, measured by garbling it once with a throwaway
+/// garbler (a few milliseconds for a 64-bit decomposition; callers that count many
+/// gadgets cache the answer). Errors are the garbler's, e.g. a decomposition of a set
+/// whose CRT sum exceeds 128 bits, or a composition of no bits.
+pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ArithError> {
+    let (mut garbler, mut random_bit) = throwaway_garbler(0)?;
+    let a = garbler.new_bundle(set);
+    let b = garbler.new_bundle(set);
+    match gadget {
+        Gadget::Mul => measure(&mut garbler, |g, rows| g.mul_bundle(&a, &b, rows).map(drop)),
+        Gadget::Pow(e) => measure(&mut garbler, |g, rows| g.pow_bundle(&a, e, rows).map(drop)),
+        Gadget::Mux => {
+            let select = random_bit();
+            measure(&mut garbler, |g, rows| {
+                let s = g.crt_compose(&[select], set, rows)?;
+                g.mul_bundle(&s, &a.sub(&b)?, rows)?.add(&b).map(drop)
+            })
+        }
+        Gadget::Compose { bits } => {
+            let bits: Vec<Block> = (0..bits).map(|_| random_bit()).collect();
+            measure(&mut garbler, |g, rows| g.crt_compose(&bits, set, rows).map(drop))
+        }
+        Gadget::Decompose => measure(&mut garbler, |g, rows| g.crt_decompose(&a, rows).map(drop)),
+    }
 }
 
 /// Bytes on the wire of CRT inputs and outputs in a two-party program run, by the
@@ -174,6 +238,44 @@ mod tests {
         );
         assert_eq!(protocol::garbler_input_bytes(&set), 16 + 17 + 17 + 18);
         assert_eq!(protocol::output_bytes(&set, true), 16);
+    }
+
+    #[test]
+    fn gadget_costs_follow_the_primes() {
+        let set = PrimeSet::new(&[2, 3, 5, 11]).unwrap();
+        let odd: u64 = [3, 5, 11].iter().map(|p| p - 1).sum();
+        let mul = gadget_cost(Gadget::Mul, &set).unwrap();
+        // 2(p − 1) rows per prime; the mod-2 product is one AND (two 16-byte rows).
+        assert_eq!(mul.rows, 2 * (odd + 1));
+        for e in [0, 1, 2, 7, u64::MAX] {
+            assert_eq!(
+                gadget_cost(Gadget::Pow(e), &set).unwrap().rows,
+                odd + 1,
+                "e = {e}"
+            );
+        }
+        let compose = |bits| gadget_cost(Gadget::Compose { bits }, &set).unwrap();
+        assert_eq!(compose(1).rows, 3);
+        assert_eq!(compose(200).rows, 200 * 3);
+        assert_eq!(gadget_cost(Gadget::Mux, &set).unwrap(), compose(1) + mul);
+        let bd = conversion_cost(8).unwrap();
+        assert_eq!(gadget_cost(Gadget::Decompose, &bd.primes).unwrap(), bd.decompose);
+        assert!(matches!(
+            gadget_cost(Gadget::Compose { bits: 0 }, &set),
+            Err(ArithError::Conversion(_))
+        ));
+        let wide = crate::primes::first_primes(127).unwrap();
+        assert!(matches!(
+            gadget_cost(Gadget::Decompose, &wide),
+            Err(ArithError::Conversion(_))
+        ));
+        assert_eq!(
+            mul.times(3) + TableCost::default(),
+            TableCost {
+                rows: mul.rows * 3,
+                bytes: mul.bytes * 3
+            }
+        );
     }
 
     #[test]

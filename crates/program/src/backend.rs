@@ -1,12 +1,12 @@
 /// Who supplies an input value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Owner {
     Garbler,
     Evaluator,
 }
 
 /// Who learns an output value of a two-party run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Audience {
     Garbler,
     Evaluator,
@@ -14,7 +14,7 @@ pub enum Audience {
 }
 
 /// Why a program could not run on a backend.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum ProgramError {
     #[error("input #{index} of the {owner:?} must be {expected} bits, got {got}")]
     InputWidth {
@@ -28,6 +28,10 @@ pub enum ProgramError {
     /// A value outside the range its type can hold (e.g. a CRT input ≥ N).
     #[error("{0}")]
     OutOfRange(String),
+    /// An arithmetic gadget cannot be garbled over its operands (e.g. a bit decomposition
+    /// of a product so near 2^128 that its CRT sum exceeds 128 bits).
+    #[error("arithmetic gadget: {0}")]
+    Arith(String),
     /// A two-party backend failed: the peer disconnected, disagreed or misbehaved.
     #[error("{0}")]
     Peer(String),

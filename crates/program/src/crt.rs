@@ -10,6 +10,12 @@
 //!
 //! Mixing values over different prime sets is a program bug, like adding tensors of
 //! different shapes: the operators panic with a message naming both sets.
+//!
+//! Backends: CRT programs run on [`crate::Plain`] (the reference, computing on the integer
+//! mod N rather than per residue), on [`crate::Counter`] (exact table rows and bytes, split
+//! as ABLE Fig. 4; per-op tally in [`crate::Counter::crt_ops`]) and on the two-party
+//! backends of `mixgc-session`. [`crate::Recorder`] emits Boolean IR only and does not
+//! implement [`CrtBackend`].
 
 use std::ops::{Add, Mul, Neg, Sub};
 
@@ -50,7 +56,8 @@ pub trait CrtBackend: Backend {
     /// a^e mod N for a public e: one projection per prime.
     fn crt_pow(&mut self, a: &Self::Bundle, e: u64) -> Self::Bundle;
 
-    /// `yes` where the Boolean `select` is 1, else `no`: no + s·(yes − no).
+    /// `yes` where the Boolean `select` is 1, else `no`: no + BC(s)·(yes − no), a one-bit
+    /// composition then a product (ABLE §4's Mux).
     fn crt_mux(&mut self, select: Self::Wire, yes: &Self::Bundle, no: &Self::Bundle) -> Self::Bundle;
 
     /// Bit composition (BC): Σ 2^j·bits_j mod N over `set`, bits least significant first.
@@ -119,7 +126,8 @@ fn signed_to_residue(set: &PrimeSet, x: i128) -> Result<u128, ProgramError> {
             "{x} is outside [{low}, {high}], the signed range of N = {n}"
         )));
     }
-    Ok(x.rem_euclid(n as i128) as u128)
+    // Not `x.rem_euclid(n as i128)`: N may exceed i128::MAX. Here |x| ≤ ⌊N/2⌋ < N.
+    Ok(if x < 0 { n - x.unsigned_abs() } else { x as u128 })
 }
 
 /// The signed values of Z_N: [−⌊N/2⌋, ⌈N/2⌉ − 1]. N < 2^128 always fits i128 after halving.
@@ -210,9 +218,10 @@ impl<B: CrtBackend> Crt<B> {
         let x = self.to_uint();
         let w = x.width() + 1;
         let x = x.resize(w).as_signed();
-        let half = self.ctx.sint(w, (n - n / 2) as i128);
+        // N and ⌈N/2⌉ as w-bit constants (w ≤ 129 bits; N itself may exceed i128::MAX).
+        let half = self.ctx.uint(w, n - n / 2).as_signed();
         let negative = !&x.less_than(&half);
-        let wrapped = &x - &self.ctx.sint(w, n as i128);
+        let wrapped = &x - &self.ctx.uint(w, n).as_signed();
         negative.select(&wrapped, &x)
     }
 

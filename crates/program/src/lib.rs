@@ -2,6 +2,9 @@
 //! runs in plaintext ([`Plain`], the reference answer), as a recorder that emits mixgc's
 //! circuit IR and Bristol files ([`Recorder`]), or as a cost counter ([`Counter`]).
 //!
+//! CRT values ([`crt`], ABLE's arithmetic garbling) run on [`Plain`] and [`Counter`] and on
+//! the two-party backends; the recorder emits Boolean circuits only.
+//!
 //! Gadgets ([`gadgets`]) are AND-minimal circuits over slices of wires (least significant
 //! bit first), generic over the backend, so each is written once and tested everywhere.
 //!
@@ -11,24 +14,25 @@
 
 mod backend;
 pub mod clipdot;
-mod count;
+pub mod counter;
 pub mod crt;
 pub mod fixed;
 pub mod gadgets;
 mod lanes;
 pub mod lenet;
 pub mod library;
+mod modular;
 mod plain;
 mod record;
 pub mod tensor;
 mod value;
 
 pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
-pub use count::{Cost, Counter};
+pub use counter::{Cost, CountedCrt, Counter, CrtOp};
 pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
-pub use plain::Plain;
+pub use plain::{Plain, PlainCrt};
 pub use record::{Recorded, Recorder};
 pub use tensor::{Element, Tensor, TensorError, MAX_DIMS};
 pub use value::{to_i128, to_u128, Bit, Ctx, SInt, Selectable, UInt};

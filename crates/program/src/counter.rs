@@ -1,0 +1,435 @@
+//! The cost counter: what a program would cost to garble and run between two parties,
+//! counted exactly without computing anything.
+
+use std::collections::{BTreeMap, HashMap};
+
+use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
+
+use crate::crt::{CrtBackend, PrimeSet};
+use crate::{Audience, Backend, Owner, ProgramError};
+
+/// Bytes of one Boolean label (a garbler input bit) and of one half-gates AND's table.
+const LABEL_BYTES: u64 = 16;
+const AND_BYTES: u64 = 32;
+
+/// What a program costs to garble and run. Communication is split as ABLE's Fig. 4 splits
+/// it (§5.1): garbled tables, garbler inputs, oblivious transfer and outputs; frame
+/// headers and the session's handshake are not counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Boolean gates of the program (the Boolean gates inside arithmetic gadgets, such as
+    /// a bit decomposition's final reduction, are in the gadget's table, not here).
+    pub ands: u64,
+    pub xors: u64,
+    pub nots: u64,
+    /// Longest chain of AND gates from an input to a wire (the rounds a pipelined
+    /// garbler cannot overlap). CRT gadgets pass their operands' depth on unchanged.
+    pub and_depth: u32,
+    /// Garbled-table bytes: 32 per AND with half-gates, plus each arithmetic gadget's
+    /// table ([`gadget_cost`]).
+    pub table_bytes: u64,
+    /// Garbled-table rows as ABLE counts them (Table 1): 2 per AND, and each arithmetic
+    /// gadget's [`TableCost::rows`] (a mod-p label is one row, a ring label mod 2^k is k).
+    pub table_rows: u64,
+    /// Boolean input bits of each party (the evaluator's go through OT); CRT inputs are
+    /// in [`Counter::crt_ops`].
+    pub garbler_input_bits: u64,
+    pub evaluator_input_bits: u64,
+    /// Boolean output bits.
+    pub output_bits: u64,
+    /// Bytes of the garbler's input labels: 16 per Boolean bit, and the packed labels of
+    /// each residue of a CRT input ([`protocol::garbler_input_bytes`]).
+    pub garbler_input_bytes: u64,
+    /// Correlated OTs for the evaluator's inputs: one per Boolean bit and one per bit of
+    /// each residue of a CRT input ([`protocol::evaluator_input_cost`]).
+    pub ots: u64,
+    /// OT traffic: [`protocol::OT_BYTES`] per OT, plus the rows that lift the evaluator's
+    /// residue bits to Z_p (in this field, not in `table_rows`/`table_bytes`).
+    pub ot_bytes: u64,
+    /// Bytes revealing outputs: ⌈bits/8⌉ packed decoding bits (garbler → evaluator) or
+    /// colour bits (evaluator → garbler) per Boolean value and direction, and
+    /// [`protocol::output_bytes`] per CRT value.
+    pub output_bytes: u64,
+}
+
+impl Cost {
+    /// All bytes counted: tables, garbler inputs, OT and outputs.
+    pub fn total_bytes(&self) -> u64 {
+        self.table_bytes + self.garbler_input_bytes + self.ot_bytes + self.output_bytes
+    }
+}
+
+/// One kind of CRT operation, as [`Counter::crt_ops`] tallies it. The parameters that
+/// change a gadget's table are part of the op; [`CrtOp::gadget`] names the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CrtOp {
+    /// An input value of this party ([`CrtBackend::crt_input`]).
+    Input(Owner),
+    /// A public constant (free).
+    Constant,
+    /// a + b (free).
+    Add,
+    /// a − b (free).
+    Sub,
+    /// c·a for a public c, negation included (free).
+    Scale,
+    /// a·b.
+    Mul,
+    /// a^e for this public e.
+    Pow(u64),
+    /// s ? yes : no.
+    Mux,
+    /// Bit composition (BC) of this many Boolean bits.
+    Compose { bits: u32 },
+    /// Bit decomposition (BD).
+    Decompose,
+    /// A value revealed to this audience.
+    Output(Audience),
+}
+
+impl CrtOp {
+    /// The gadget whose garbled table this op sends; `None` for free ops, inputs and
+    /// outputs (their bytes are in [`Cost`]'s input, OT and output fields).
+    pub fn gadget(self) -> Option<Gadget> {
+        match self {
+            CrtOp::Mul => Some(Gadget::Mul),
+            CrtOp::Pow(e) => Some(Gadget::Pow(e)),
+            CrtOp::Mux => Some(Gadget::Mux),
+            CrtOp::Compose { bits } => Some(Gadget::Compose { bits }),
+            CrtOp::Decompose => Some(Gadget::Decompose),
+            CrtOp::Input(_) | CrtOp::Constant | CrtOp::Add | CrtOp::Sub | CrtOp::Scale | CrtOp::Output(_) => {
+                None
+            }
+        }
+    }
+}
+
+/// A CRT value on the counter: which prime set it is over, and the AND depth of the
+/// Boolean wires it was built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedCrt {
+    set: usize,
+    depth: u32,
+}
+
+/// Counts gates, AND depth and bytes without computing anything. A wire is its AND depth.
+///
+/// It also follows the wires alive: every gate output and input bit is one more, every
+/// wire the program releases ([`Backend::release`], when a typed value is dropped) one
+/// less. The peak bounds the labels a party holds when it runs the same program gate by
+/// gate (16 bytes each). Gadgets over raw wire slices release nothing, so for them the
+/// peak is every wire created: an upper bound. CRT bundles are not in this count (the
+/// Boolean wires a bit decomposition makes are).
+///
+/// Outputs: the counter has no reveal mode, so [`Backend::output`] and
+/// [`CrtBackend::crt_output`] count a reveal to both parties (both directions);
+/// the `_to` variants count the audience they name.
+///
+/// CRT gadgets are costed by [`gadget_cost`] (garbling each once over its prime set, then
+/// cached). Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
+/// exceeds 128 bits, a composition of no bits), the counter keeps the
+/// first such error and every later input or output returns it, as a two-party backend
+/// reports a failed gate.
+#[derive(Debug, Default)]
+pub struct Counter {
+    cost: Cost,
+    inputs: Vec<(Owner, u32)>,
+    outputs: Vec<u32>,
+    live_wires: u64,
+    peak_live_wires: u64,
+    /// The prime sets of the program's CRT values ([`CountedCrt::set`] indexes it).
+    sets: Vec<PrimeSet>,
+    crt_ops: BTreeMap<(CrtOp, usize), u64>,
+    gadget_costs: HashMap<(Gadget, usize), TableCost>,
+    error: Option<ProgramError>,
+}
+
+impl Counter {
+    pub fn cost(&self) -> Cost {
+        self.cost
+    }
+
+    /// Owner and width of each Boolean input value, in the order the program declared
+    /// them.
+    pub fn inputs(&self) -> &[(Owner, u32)] {
+        &self.inputs
+    }
+
+    /// Width of each Boolean output value.
+    pub fn outputs(&self) -> &[u32] {
+        &self.outputs
+    }
+
+    /// The most wires alive at once (see the type's docs).
+    pub fn peak_live_wires(&self) -> u64 {
+        self.peak_live_wires
+    }
+
+    /// How many times the program ran each CRT op, by op and prime set (the primes,
+    /// ascending). With [`CrtOp::gadget`] and [`gadget_cost`] this gives the arithmetic
+    /// part of [`Cost::table_rows`] and [`Cost::table_bytes`] op by op.
+    pub fn crt_ops(&self) -> BTreeMap<(CrtOp, Vec<u64>), u64> {
+        self.crt_ops
+            .iter()
+            .map(|(&(op, set), &n)| ((op, self.sets[set].primes().to_vec()), n))
+            .collect()
+    }
+
+    /// `n` new wires.
+    fn created(&mut self, n: u64) {
+        self.live_wires += n;
+        self.peak_live_wires = self.peak_live_wires.max(self.live_wires);
+    }
+
+    /// The error of an earlier gadget, if any (reported at inputs and outputs).
+    fn check(&self) -> Result<(), ProgramError> {
+        self.error.clone().map_or(Ok(()), Err)
+    }
+
+    /// The index of `set` in [`Counter::sets`], added if new.
+    fn set_index(&mut self, set: &PrimeSet) -> usize {
+        match self.sets.iter().position(|s| s == set) {
+            Some(i) => i,
+            None => {
+                self.sets.push(set.clone());
+                self.sets.len() - 1
+            }
+        }
+    }
+
+    /// Tallies `op` over set `set` and adds its garbled table, if any.
+    fn count_crt(&mut self, op: CrtOp, set: usize) {
+        *self.crt_ops.entry((op, set)).or_default() += 1;
+        let Some(gadget) = op.gadget() else { return };
+        let table = match self.gadget_costs.get(&(gadget, set)) {
+            Some(&table) => table,
+            None => match gadget_cost(gadget, &self.sets[set]) {
+                Ok(table) => *self.gadget_costs.entry((gadget, set)).or_insert(table),
+                Err(e) => {
+                    let primes = self.sets[set].primes();
+                    self.error
+                        .get_or_insert(ProgramError::Arith(format!("{op:?} over {primes:?}: {e}")));
+                    return;
+                }
+            },
+        };
+        self.cost.table_rows += table.rows;
+        self.cost.table_bytes += table.bytes as u64;
+    }
+
+    /// A result of `op` on the values `from` (all over one set).
+    fn crt_result(&mut self, op: CrtOp, from: &[&CountedCrt]) -> CountedCrt {
+        let set = from[0].set;
+        assert!(
+            from.iter().all(|b| b.set == set),
+            "CRT values over different prime sets: {:?} and {:?}",
+            self.sets[set].primes(),
+            from.iter().map(|b| self.sets[b.set].primes()).collect::<Vec<_>>()
+        );
+        self.count_crt(op, set);
+        CountedCrt {
+            set,
+            depth: from.iter().map(|b| b.depth).max().unwrap_or(0),
+        }
+    }
+
+    /// ⌈bits/8⌉ packed bits per direction of a reveal to `to`.
+    fn directions(to: Audience) -> u64 {
+        match to {
+            Audience::Both => 2,
+            Audience::Garbler | Audience::Evaluator => 1,
+        }
+    }
+}
+
+impl Backend for Counter {
+    type Wire = u32;
+
+    fn xor(&mut self, a: u32, b: u32) -> u32 {
+        self.cost.xors += 1;
+        self.created(1);
+        a.max(b)
+    }
+    fn and(&mut self, a: u32, b: u32) -> u32 {
+        self.cost.ands += 1;
+        self.cost.table_bytes += AND_BYTES;
+        self.cost.table_rows += 2;
+        self.created(1);
+        let d = a.max(b) + 1;
+        self.cost.and_depth = self.cost.and_depth.max(d);
+        d
+    }
+    fn not(&mut self, a: u32) -> u32 {
+        self.cost.nots += 1;
+        self.created(1);
+        a
+    }
+    fn constant(&mut self, _: bool) -> u32 {
+        self.created(1);
+        0
+    }
+
+    fn input(&mut self, owner: Owner, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
+        self.check()?;
+        self.inputs.push((owner, width));
+        self.created(width as u64);
+        let bits = width as u64;
+        match owner {
+            Owner::Garbler => {
+                self.cost.garbler_input_bits += bits;
+                self.cost.garbler_input_bytes += bits * LABEL_BYTES;
+            }
+            Owner::Evaluator => {
+                self.cost.evaluator_input_bits += bits;
+                self.cost.ots += bits;
+                self.cost.ot_bytes += bits * protocol::OT_BYTES;
+            }
+        }
+        Ok(vec![0; width as usize])
+    }
+
+    /// Counts a reveal to both parties (see the type's docs).
+    fn output(&mut self, wires: &[u32]) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.output_to(wires, Audience::Both)
+    }
+
+    fn output_to(&mut self, wires: &[u32], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.cost.output_bits += wires.len() as u64;
+        self.cost.output_bytes += wires.len().div_ceil(8) as u64 * Counter::directions(to);
+        self.outputs.push(wires.len() as u32);
+        self.check()?;
+        Ok(None)
+    }
+
+    fn release(&mut self, wires: &[u32]) {
+        // A cloned value is released twice but created once: never below zero.
+        self.live_wires = self.live_wires.saturating_sub(wires.len() as u64);
+    }
+}
+
+impl CrtBackend for Counter {
+    type Bundle = CountedCrt;
+
+    fn crt_input(
+        &mut self,
+        owner: Owner,
+        set: &PrimeSet,
+        _: Option<u128>,
+    ) -> Result<CountedCrt, ProgramError> {
+        self.check()?;
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Input(owner), index);
+        match owner {
+            Owner::Garbler => self.cost.garbler_input_bytes += protocol::garbler_input_bytes(set),
+            Owner::Evaluator => {
+                let (ots, lift_bytes) = protocol::evaluator_input_cost(set);
+                self.cost.ots += ots;
+                self.cost.ot_bytes += ots * protocol::OT_BYTES + lift_bytes;
+            }
+        }
+        Ok(CountedCrt { set: index, depth: 0 })
+    }
+
+    fn crt_constant(&mut self, set: &PrimeSet, _: u128) -> CountedCrt {
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Constant, index);
+        CountedCrt { set: index, depth: 0 }
+    }
+
+    fn crt_add(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
+        self.crt_result(CrtOp::Add, &[a, b])
+    }
+
+    fn crt_sub(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
+        self.crt_result(CrtOp::Sub, &[a, b])
+    }
+
+    fn crt_scale(&mut self, a: &CountedCrt, _: u128) -> CountedCrt {
+        self.crt_result(CrtOp::Scale, &[a])
+    }
+
+    fn crt_mul(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
+        self.crt_result(CrtOp::Mul, &[a, b])
+    }
+
+    fn crt_pow(&mut self, a: &CountedCrt, e: u64) -> CountedCrt {
+        self.crt_result(CrtOp::Pow(e), &[a])
+    }
+
+    fn crt_mux(&mut self, select: u32, yes: &CountedCrt, no: &CountedCrt) -> CountedCrt {
+        let select = CountedCrt {
+            set: yes.set,
+            depth: select,
+        };
+        self.crt_result(CrtOp::Mux, &[&select, yes, no])
+    }
+
+    fn crt_from_bits(&mut self, bits: &[u32], set: &PrimeSet) -> CountedCrt {
+        let index = self.set_index(set);
+        let bits_len = u32::try_from(bits.len()).unwrap_or(u32::MAX);
+        self.count_crt(CrtOp::Compose { bits: bits_len }, index);
+        CountedCrt {
+            set: index,
+            depth: bits.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    fn crt_to_bits(&mut self, a: &CountedCrt) -> Vec<u32> {
+        self.count_crt(CrtOp::Decompose, a.set);
+        let n = self.sets[a.set].product();
+        let width = u128::BITS - (n - 1).leading_zeros();
+        self.created(width as u64);
+        vec![a.depth; width as usize]
+    }
+
+    /// Counts a reveal to both parties (see the type's docs).
+    fn crt_output(&mut self, a: &CountedCrt) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(a, Audience::Both)
+    }
+
+    fn crt_output_to(&mut self, a: &CountedCrt, to: Audience) -> Result<Option<u128>, ProgramError> {
+        self.count_crt(CrtOp::Output(to), a.set);
+        let to_both = to == Audience::Both;
+        self.cost.output_bytes += protocol::output_bytes(&self.sets[a.set], to_both);
+        self.check()?;
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Counter, Ctx, Owner};
+
+    #[test]
+    fn released_values_leave_the_live_count() {
+        let ctx = Ctx::new(Counter::default());
+        let x = ctx.input_uint(Owner::Garbler, 32, None).unwrap();
+        let y = ctx.input_uint(Owner::Evaluator, 32, None).unwrap();
+        let after_one = {
+            let _ = &x ^ &y;
+            ctx.with(|c| c.peak_live_wires())
+        };
+        // Inputs, the sum, and the two fill constants `gadgets::extend` makes (raw wires,
+        // never released).
+        assert_eq!(after_one, 64 + 32 + 2);
+        // Each sum is dropped before the next: only the constants accumulate.
+        for _ in 0..100 {
+            let _ = &x ^ &y;
+        }
+        drop((x, y));
+        let counter = ctx.into_inner().unwrap();
+        assert_eq!(counter.peak_live_wires(), after_one + 100 * 2);
+        assert_eq!(counter.cost().xors, 101 * 32);
+    }
+
+    #[test]
+    fn raw_wires_stay_live() {
+        use crate::Backend;
+        let mut c = Counter::default();
+        let x = c.input(Owner::Garbler, 8, None).unwrap();
+        for &w in &x {
+            c.and(w, w);
+        }
+        assert_eq!(c.peak_live_wires(), 16);
+    }
+}
