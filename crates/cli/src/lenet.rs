@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use clap::Args;
 use mixgc_arith::primes::min_sum_primes;
+use mixgc_core::new_rng;
 use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::{CrtBackend, Ctx, ProgramError};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
-use mixgc_core::new_rng;
 use rand::Rng;
 use serde::Serialize;
 
@@ -21,7 +21,8 @@ use crate::phased::{self, Phased};
 use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
-#[command(after_help = "The layer (ABLE Table 2): a 28×28 image (the evaluator's) and 32 filters of \
+#[command(
+    after_help = "The layer (ABLE Table 2): a 28×28 image (the evaluator's) and 32 filters of \
 3×3 (the garbler's), stride 1, no padding: 26×26×32 outputs, 194,688 products, 21,632 ReLUs. \
 Realizations (ABLE §6): pure-boolean; full-convert (CRT convolution, BD for the ReLU, BC back); \
 smart-convert (no BC back); pure-arithmetic (a polynomial with Table 2's op counts in place of the \
@@ -245,8 +246,12 @@ fn study(
 
 /// Random signed inputs of the layer's width: (image, filters).
 pub(crate) fn random_inputs(rng: &mut impl Rng, layer: &ConvLayer) -> (Vec<i64>, Vec<i64>) {
-    let half = 1i64 << (layer.width - 1);
-    let mut draw = |n| (0..n).map(|_| rng.gen_range(-half..half)).collect::<Vec<_>>();
+    // Uniform in the signed range of the width (≤ 64 bits).
+    let mut draw = |n| {
+        (0..n)
+            .map(|_| rng.gen::<i64>() >> (64 - layer.width))
+            .collect::<Vec<_>>()
+    };
     (draw(layer.shape.pixels()), draw(layer.shape.weights()))
 }
 
@@ -364,9 +369,17 @@ fn table_4(records: &[Record], full_layer: bool) -> String {
         }
         v
     });
-    type Metric = (&'static str, fn(&Record) -> Option<f64>, fn(&Record) -> Option<f64>);
+    type Metric = (
+        &'static str,
+        fn(&Record) -> Option<f64>,
+        fn(&Record) -> Option<f64>,
+    );
     let metrics: [Metric; 3] = [
-        ("Garbled table (kbit)", |r| Some(r.table_bytes as f64 * 8.0 / 1e3), |r| r.able_table_kbit),
+        (
+            "Garbled table (kbit)",
+            |r| Some(r.table_bytes as f64 * 8.0 / 1e3),
+            |r| r.able_table_kbit,
+        ),
         ("Garbling time (µs)", |r| r.garble_us, |r| r.able_garble_us),
         ("Evaluation time (µs)", |r| r.eval_us, |r| r.able_eval_us),
     ];
@@ -375,8 +388,12 @@ fn table_4(records: &[Record], full_layer: bool) -> String {
         for r in Realization::ALL {
             let mut line = format!("  {:<16}", r.name());
             for &w in &widths {
-                let find = |x: Realization| records.iter().find(|c| c.width == w && c.realization == x.name());
-                let cell = match (find(r).and_then(ours), find(Realization::PureBoolean).and_then(ours)) {
+                let find =
+                    |x: Realization| records.iter().find(|c| c.width == w && c.realization == x.name());
+                let cell = match (
+                    find(r).and_then(ours),
+                    find(Realization::PureBoolean).and_then(ours),
+                ) {
                     (Some(v), Some(base)) if r != Realization::PureBoolean => {
                         format!("{v:.2e} ({:+.0}%)", (v / base - 1.0) * 100.0)
                     }

@@ -82,7 +82,9 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
             let mut session = GarblerSession::setup(gch, cfg)?;
             let ctx = Ctx::new(session.program(&name, Reveal::Evaluator)?);
             let inputs = p.inputs(&ctx, true, false)?;
-            evaluator_ready.recv().map_err(|_| "the evaluator stopped early")?;
+            evaluator_ready
+                .recv()
+                .map_err(|_| "the evaluator stopped early")?;
             let start = Instant::now();
             p.compute(&ctx, &inputs)?;
             drop(inputs);
@@ -112,7 +114,11 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
     let garble = garbler??;
     let (eval, outputs) = evaluator??;
     let checked = check(&outputs, &p.expected())?;
-    Ok(Timed { garble, eval, checked })
+    Ok(Timed {
+        garble,
+        eval,
+        checked,
+    })
 }
 
 /// Compares learned outputs with the reference; returns how many were checked.

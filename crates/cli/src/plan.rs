@@ -41,7 +41,8 @@ pub enum Objective {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "How the prediction is made: the cost counter runs each realization and \
+#[command(
+    after_help = "How the prediction is made: the cost counter runs each realization and \
 reports its ANDs and its arithmetic gadgets (products, powers, muxes, BC per bit, BD, free ops) with \
 their exact garbled-table bytes. Unit times are calibrated first: each gadget kind, at this width \
 and prime set, is garbled and evaluated a few dozen times in a two-party run of the session protocol \
@@ -123,9 +124,9 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                 set: set.clone(),
             };
             let mut rng = new_rng(None, 0);
-            let half = 1i64 << (args.width - 1);
-            let x: Vec<i64> = (0..n).map(|_| rng.gen_range(-half..half)).collect();
-            let y: Vec<i64> = (0..n).map(|_| rng.gen_range(-half..half)).collect();
+            let shift = 64 - args.width;
+            let x: Vec<i64> = (0..n).map(|_| rng.gen::<i64>() >> shift).collect();
+            let y: Vec<i64> = (0..n).map(|_| rng.gen::<i64>() >> shift).collect();
             clipdot::Realization::ALL
                 .iter()
                 .map(|&r| {
@@ -385,11 +386,9 @@ impl Phased for Micro {
                     .map(|a| Crt::from_uint(&a.as_unsigned(), &self.set))
                     .reduce(|a, b| &a + &b),
             )?,
-            ("bd", MicroInputs::Crt(x, ..)) => reveal_bits(
-                x.iter()
-                    .map(|a| a.to_uint().as_signed())
-                    .reduce(|a, b| &a ^ &b),
-            )?,
+            ("bd", MicroInputs::Crt(x, ..)) => {
+                reveal_bits(x.iter().map(|a| a.to_uint().as_signed()).reduce(|a, b| &a ^ &b))?
+            }
             (kind, MicroInputs::Crt(x, y, select)) => {
                 let bit = select.equals(&ctx.uint(1, 1));
                 let one = |a: &Crt<B>, b: &Crt<B>| -> Crt<B> {
@@ -410,9 +409,7 @@ impl Phased for Micro {
     fn expected(&self) -> Vec<i128> {
         // The calibration checks its own result on the plaintext backend.
         let ctx = Ctx::new(mixgc_program::Plain::default());
-        let result = self
-            .inputs(&ctx, true, true)
-            .and_then(|i| self.compute(&ctx, &i));
+        let result = self.inputs(&ctx, true, true).and_then(|i| self.compute(&ctx, &i));
         result.ok().and_then(|v| v[0]).into_iter().collect()
     }
 
@@ -451,7 +448,11 @@ fn report(plan: &Plan) -> String {
             cell(r.predicted.eval_us, r.measured.map(|m| m.eval_us)),
         );
         if !r.arithmetic_gadgets.is_empty() {
-            let g: Vec<String> = r.arithmetic_gadgets.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+            let g: Vec<String> = r
+                .arithmetic_gadgets
+                .iter()
+                .map(|(k, n)| format!("{k} ×{n}"))
+                .collect();
             out += &format!("    gadgets: {}\n", g.join(", "));
         }
     }
@@ -493,7 +494,12 @@ impl Phased for ClipRun<'_> {
         ctx: &Ctx<B>,
         inputs: &Self::Inputs<B>,
     ) -> Result<Vec<Option<i128>>, ProgramError> {
-        Ok(vec![clipdot::compute(ctx, self.problem, self.realization, inputs)?])
+        Ok(vec![clipdot::compute(
+            ctx,
+            self.problem,
+            self.realization,
+            inputs,
+        )?])
     }
 
     fn expected(&self) -> Vec<i128> {
@@ -511,7 +517,13 @@ mod tests {
 
     #[test]
     fn every_counted_op_has_a_unit() {
-        for op in [CrtOp::Mul, CrtOp::Pow(3), CrtOp::Mux, CrtOp::Compose { bits: 9 }, CrtOp::Decompose] {
+        for op in [
+            CrtOp::Mul,
+            CrtOp::Pow(3),
+            CrtOp::Mux,
+            CrtOp::Compose { bits: 9 },
+            CrtOp::Decompose,
+        ] {
             assert!(Micro::KINDS.contains(&unit_of(op).0), "{op:?}");
         }
         let _ = Counter::default();

@@ -12,9 +12,9 @@ fn rng(seed: u64) -> rand::rngs::StdRng {
     rand::rngs::StdRng::seed_from_u64(seed)
 }
 
+/// Uniform values in the signed range of `width` ≤ 64 bits.
 fn signed_values(rng: &mut impl Rng, n: usize, width: u32) -> Vec<i64> {
-    let half = 1i64 << (width - 1);
-    (0..n).map(|_| rng.gen_range(-half..half)).collect()
+    (0..n).map(|_| rng.gen::<i64>() >> (64 - width)).collect()
 }
 
 fn small_layer(width: u32) -> ConvLayer {
@@ -60,10 +60,18 @@ fn lenet_without_wrapping_is_an_integer_relu() {
     // integer convolution's ReLU.
     let layer = small_layer(16);
     let mut rng = rng(7);
-    let image: Vec<i64> = (0..layer.shape.pixels()).map(|_| rng.gen_range(-20..20)).collect();
-    let filters: Vec<i64> = (0..layer.shape.weights()).map(|_| rng.gen_range(-20..20)).collect();
+    let image: Vec<i64> = (0..layer.shape.pixels())
+        .map(|_| rng.gen_range(-20..20))
+        .collect();
+    let filters: Vec<i64> = (0..layer.shape.weights())
+        .map(|_| rng.gen_range(-20..20))
+        .collect();
     let mut seen = Vec::new();
-    for r in [Realization::PureBoolean, Realization::FullConvert, Realization::SmartConvert] {
+    for r in [
+        Realization::PureBoolean,
+        Realization::FullConvert,
+        Realization::SmartConvert,
+    ] {
         let ctx = Ctx::new(Plain::default());
         let got = lenet::run(&ctx, &layer, r, Some(&image), Some(&filters)).unwrap();
         seen.push(got);
@@ -104,10 +112,13 @@ fn lenet_cost_shape_follows_table_2() {
         .sum();
     assert_eq!(pows, 54 * outputs);
     // Pure Boolean: no arithmetic gadget at all.
-    assert!(count(Realization::PureBoolean).crt_ops().iter().all(|((op, _), _)| {
-        let name = format!("{op:?}");
-        name.starts_with("Input") || name.starts_with("Output") || name.starts_with("Constant")
-    }));
+    assert!(count(Realization::PureBoolean)
+        .crt_ops()
+        .iter()
+        .all(|((op, _), _)| {
+            let name = format!("{op:?}");
+            name.starts_with("Input") || name.starts_with("Output") || name.starts_with("Constant")
+        }));
 }
 
 #[test]
@@ -128,7 +139,12 @@ fn clipdot_realizations_match_the_reference() {
             let ctx = Ctx::new(Plain::default());
             let inputs = clipdot::inputs(&ctx, &problem, r, Some(&x), Some(&y)).unwrap();
             let got = clipdot::compute(&ctx, &problem, r, &inputs).unwrap().unwrap();
-            assert_eq!(got, clipdot::reference(&problem, r, &x, &y), "{} at {width}", r.name());
+            assert_eq!(
+                got,
+                clipdot::reference(&problem, r, &x, &y),
+                "{} at {width}",
+                r.name()
+            );
             values.push(got);
         }
         // Safe clipping: nothing wraps, all three realizations agree.
@@ -140,7 +156,14 @@ fn clipdot_realizations_match_the_reference() {
 fn wrong_input_lengths_are_errors() {
     let layer = small_layer(8);
     let ctx = Ctx::new(Plain::default());
-    assert!(lenet::run(&ctx, &layer, Realization::SmartConvert, Some(&[1, 2]), Some(&[0; 18])).is_err());
+    assert!(lenet::run(
+        &ctx,
+        &layer,
+        Realization::SmartConvert,
+        Some(&[1, 2]),
+        Some(&[0; 18])
+    )
+    .is_err());
     let bad = ConvLayer {
         shape: ConvShape {
             input: 2,
@@ -149,5 +172,12 @@ fn wrong_input_lengths_are_errors() {
         },
         ..small_layer(8)
     };
-    assert!(lenet::run(&Ctx::new(Plain::default()), &bad, Realization::PureBoolean, None, None).is_err());
+    assert!(lenet::run(
+        &Ctx::new(Plain::default()),
+        &bad,
+        Realization::PureBoolean,
+        None,
+        None
+    )
+    .is_err());
 }
