@@ -590,6 +590,52 @@ fn arithmetic_and_boolean_frames_alternate_in_program_order() {
     );
 }
 
+/// A gadget larger than a frame (a product mod 65,521: 2.4 MB of rows) spans frames cut
+/// at the session's schedule (64 KiB doubling to the 1 MiB target); the evaluator reads
+/// exactly its bytes across them.
+#[test]
+fn a_large_gadget_spans_frames_of_the_schedule() {
+    fn program<B: CrtBackend>(
+        ctx: &Ctx<B>,
+        x: Option<u128>,
+        y: Option<u128>,
+    ) -> Result<Option<u128>, ProgramError> {
+        let set = PrimeSet::new(&[65_521]).unwrap();
+        let a = ctx.input_crt(Owner::Garbler, &set, x)?;
+        let b = ctx.input_crt(Owner::Evaluator, &set, y)?;
+        (&a * &b).reveal()
+    }
+    let (gch, ech) = memory_pair();
+    let (g, e) = run(
+        (Tap::new(gch, usize::MAX), Tap::new(ech, usize::MAX)),
+        |s| {
+            let z = garble(s, "large", |ctx| program(ctx, Some(65_000), None))?;
+            let frames: Vec<usize> = s
+                .channel()
+                .headers
+                .iter()
+                .filter(|h| h[0] == Tag::ArithTables as u8)
+                .map(|h| u32::from_le_bytes(h[1..].try_into().unwrap()) as usize)
+                .collect();
+            Ok((z, frames))
+        },
+        |s| evaluate(s, "large", |ctx| program(ctx, None, Some(60_000))),
+    );
+    let (z, frames) = g.unwrap();
+    let want = 65_000 * 60_000 % 65_521;
+    assert_eq!((z, e.unwrap()), (Some(want), Some(want)));
+    let set = PrimeSet::new(&[65_521]).unwrap();
+    let rows =
+        mixgc_arith::table_bytes::residues_from_bits(&set) + mixgc_arith::table_bytes::mul_bundle(&set);
+    assert!(rows > 2 << 20, "{rows}");
+    let k = 1 << 10;
+    let full = [64 * k, 128 * k, 256 * k, 512 * k, 1024 * k];
+    let mut want_frames = vec![32];
+    want_frames.extend(full);
+    want_frames.push(rows - full.iter().sum::<usize>());
+    assert_eq!(frames, want_frames);
+}
+
 #[test]
 fn a_decomposition_beyond_its_width_is_an_error_on_both_sides() {
     let set = first_primes(127).unwrap();
