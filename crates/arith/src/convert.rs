@@ -157,7 +157,7 @@ fn residue_bits<S: Side>(side: &mut S, bundle: &CrtBundle) -> Result<Vec<Block>,
 }
 
 /// The Boolean labels of x ∈ Z_N (bitlen(N − 1) bits, LSB first) from its CRT bundle.
-fn crt_decompose<S: Side>(side: &mut S, bundle: &CrtBundle) -> Result<Vec<Block>, ArithError> {
+pub(crate) fn crt_decompose<S: Side>(side: &mut S, bundle: &CrtBundle) -> Result<Vec<Block>, ArithError> {
     let plan = CrtSum::new(bundle.set())?;
     let bits = residue_bits(side, bundle)?;
     let k = bit_len(plan.max);

@@ -25,11 +25,14 @@ pub enum Tag {
     OnlineRequest = 10,
     /// Online phase: corrections that turn the evaluator's random-OT labels into its inputs' labels.
     LabelCorrections = 11,
+    /// Arithmetic (CRT) garbled rows of a program run, in program order; a session's first
+    /// one carries the arithmetic hash key.
+    ArithTables = 12,
 }
 
 impl Tag {
     fn name(code: u8) -> String {
-        const ALL: [Tag; 11] = [
+        const ALL: [Tag; 12] = [
             Tag::Hello,
             Tag::Abort,
             Tag::CircuitHeader,
@@ -41,6 +44,7 @@ impl Tag {
             Tag::Preprocessed,
             Tag::OnlineRequest,
             Tag::LabelCorrections,
+            Tag::ArithTables,
         ];
         match ALL.iter().find(|t| **t as u8 == code) {
             Some(t) => format!("{t:?}"),

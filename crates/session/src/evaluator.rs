@@ -1,5 +1,6 @@
 use std::time::{Duration, Instant};
 
+use mixgc_arith::ArithEvaluator;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind, Rng};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
@@ -24,6 +25,9 @@ pub struct EvaluatorSession<C> {
     /// The gate hash and its per-session seed (kept for preprocessed garblings).
     pub(crate) hash: (HashKind, Block),
     pub(crate) rng: Rng,
+    /// The arithmetic evaluator of CRT values in programs, created when the garbler's key
+    /// arrives (the first CRT value of the session) and kept for the session.
+    pub(crate) arith: Option<ArithEvaluator>,
 }
 
 impl<C: Channel> EvaluatorSession<C> {
@@ -48,6 +52,7 @@ impl<C: Channel> EvaluatorSession<C> {
             io_thread: cfg.io_thread,
             hash: (cfg.hash, agreed.hash_seed),
             rng,
+            arith: None,
         })
     }
 

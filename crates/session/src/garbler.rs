@@ -1,5 +1,6 @@
 use std::time::{Duration, Instant};
 
+use mixgc_arith::ArithGarbler;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
 use mixgc_garble::Garbler;
@@ -25,6 +26,9 @@ pub struct GarblerSession<C> {
     pub(crate) batch_bytes: usize,
     /// Send through an I/O thread (see [`SessionConfig::io_thread`]).
     pub(crate) io_thread: bool,
+    /// The arithmetic garbler of CRT values in programs: one per session, created on first
+    /// use and never restarted, so its gate index (and tweaks) never repeat.
+    pub(crate) arith: Option<ArithGarbler>,
 }
 
 impl<C: Channel> GarblerSession<C> {
@@ -56,6 +60,7 @@ impl<C: Channel> GarblerSession<C> {
             base_ot_time,
             batch_bytes: cfg.batch_bytes,
             io_thread: cfg.io_thread,
+            arith: None,
         })
     }
 

@@ -6,6 +6,10 @@
 //! reveal); the evaluator gets its input labels by correlated OT; the garbler sends its
 //! input labels and streams garbled tables in frames of whole AND groups (the garbled
 //! circuit is never held whole); the outputs are revealed as agreed.
+//!
+//! A session also runs programs gate by gate ([`GarblerSession::program`]), on Boolean
+//! values and on CRT values (ABLE's arithmetic garbling, `mixgc-arith`), with one
+//! arithmetic garbler per session.
 
 mod bits;
 mod codec;

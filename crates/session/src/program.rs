@@ -11,6 +11,11 @@
 //! Inputs and outputs are synchronisation points: the garbler flushes its pending rows,
 //! then sends its input labels (garbler inputs), runs correlated OT (evaluator inputs), or
 //! sends decoding bits and reads colour bits (outputs), as the reveal mode says.
+//!
+//! Programs may also compute on CRT values (ABLE): see [`crt`] for how their arithmetic
+//! rows share the stream with the Boolean ones.
+
+mod crt;
 
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
@@ -52,8 +57,10 @@ pub struct ProgramGarbler<'s, C: Channel> {
     /// Rows not sent yet, and the sizes of the frames they go out in.
     rows: Vec<Block>,
     frames: FrameSchedule,
-    /// The first network failure; later gates do nothing and the next input or output
-    /// reports it.
+    /// Arithmetic rows not sent yet ([`crt`]); never pending together with `rows`.
+    arith_rows: Vec<u8>,
+    /// The first network failure (or arithmetic gadget error); later gates do nothing and
+    /// the next input or output reports it.
     error: Option<String>,
     inputs: usize,
 }
@@ -75,6 +82,7 @@ impl<C: Channel> GarblerSession<C> {
             consts,
             rows,
             frames,
+            arith_rows: Vec::new(),
             error: None,
             inputs: 0,
         })
@@ -82,13 +90,21 @@ impl<C: Channel> GarblerSession<C> {
 }
 
 impl<C: Channel> ProgramGarbler<'_, C> {
-    /// Sends the pending rows and everything buffered; reports any earlier failure.
+    /// Sends the pending rows and everything buffered; reports any earlier failure (after
+    /// delivering what was sent before it, so the evaluator meets the same failure).
     fn sync(&mut self) -> Result<(), ProgramError> {
         if let Some(e) = &self.error {
+            let _ = self.s.ch.flush();
             return Err(ProgramError::Peer(e.clone()));
         }
-        let sent = self.send_rows().and_then(|()| self.s.ch.flush());
+        let sent = self.send_pending().and_then(|()| self.s.ch.flush());
         sent.map_err(peer)
+    }
+
+    /// Sends the pending Boolean or arithmetic rows.
+    fn send_pending(&mut self) -> Result<(), NetError> {
+        self.send_rows()?;
+        self.send_arith_rows()
     }
 
     fn send_rows(&mut self) -> Result<(), NetError> {
@@ -111,7 +127,7 @@ impl<C: Channel> Drop for ProgramGarbler<'_, C> {
     /// Rows of ANDs after the last output still belong to the evaluator's run.
     fn drop(&mut self) {
         if self.error.is_none() {
-            let _ = self.send_rows().and_then(|()| self.s.ch.flush());
+            let _ = self.send_pending().and_then(|()| self.s.ch.flush());
         }
     }
 }
@@ -130,6 +146,12 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
     /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch; a frame holds whole batches.
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
         let mut out = vec![Block::ZERO; pairs.len()];
+        // Arithmetic rows before these ANDs go first: the evaluator needs them first.
+        if !self.arith_rows.is_empty() && self.error.is_none() {
+            if let Err(e) = self.send_arith_rows() {
+                self.error = Some(e.to_string());
+            }
+        }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
             self.s.core.half_gates().garble(ins, outs, &mut self.rows);
             // Send before the next batch could overflow the frame limit.
@@ -213,6 +235,8 @@ pub struct ProgramEvaluator<'s, C: Channel> {
     /// The current frame of rows and how far the program has used it.
     rows: Vec<Block>,
     used: usize,
+    /// Arithmetic rows received and not yet used ([`crt`]).
+    arith: crt::ArithInbox,
     error: Option<String>,
     inputs: usize,
 }
@@ -239,6 +263,7 @@ impl<C: Channel> EvaluatorSession<C> {
             consts,
             rows: Vec::new(),
             used: 0,
+            arith: crt::ArithInbox::default(),
             error: None,
             inputs: 0,
         })
@@ -252,7 +277,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         if let Some(e) = &self.error {
             return Err(ProgramError::Peer(e.clone()));
         }
-        if self.used != self.rows.len() {
+        if self.used != self.rows.len() || !self.arith.is_drained() {
             return Err(peer(
                 "the parties' programs diverged (garbled rows left over at an input or output)",
             ));
@@ -264,6 +289,9 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     /// (frames hold whole batches, so a batch never spans two frames).
     fn next_rows(&mut self, n: usize) -> Result<&[Block], NetError> {
         if self.used == self.rows.len() {
+            if !self.arith.is_drained() {
+                return Err(crt::diverged());
+            }
             let len = recv_frame_header(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 || len % 32 != 0 {
                 return Err(NetError::Protocol(format!(

@@ -5,10 +5,14 @@ use std::thread;
 use mixgc_circuit::{bristol, values, Circuit};
 use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::HashKind;
-use mixgc_net::{memory_pair, Channel, MemoryChannel, NetError, TcpChannel, TranscriptChannel};
+use mixgc_net::{memory_pair, Channel, TcpChannel, TranscriptChannel};
 use mixgc_session::{EvaluatorSession, GarblerSession, Outcome, Reveal, SessionConfig, SessionError, Terms};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
+
+mod common;
+
+use common::Tap;
 
 type Res = Result<Outcome, SessionError>;
 
@@ -370,51 +374,6 @@ fn wrong_input_width_is_reported_to_both_sides() {
         e.contains("the peer stopped") && e.contains("must be 64 bits"),
         "{e}"
     );
-}
-
-/// The garbler's end of a memory channel, tapped: it records every 5-byte write (frame
-/// headers: `send_frame` writes the header, then the payload) and, like a peer that
-/// dies, closes itself once `budget` bytes have been sent.
-struct Tap {
-    inner: MemoryChannel,
-    budget: usize,
-    headers: Vec<[u8; 5]>,
-}
-
-impl Tap {
-    fn new(inner: MemoryChannel, budget: usize) -> Self {
-        Tap {
-            inner,
-            budget,
-            headers: Vec::new(),
-        }
-    }
-}
-
-impl Channel for Tap {
-    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        if data.len() > self.budget {
-            self.inner.close();
-            return Err(NetError::Disconnected);
-        }
-        self.budget -= data.len();
-        if let Ok(h) = <[u8; 5]>::try_from(data) {
-            self.headers.push(h);
-        }
-        self.inner.send(data)
-    }
-    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.inner.recv(buf)
-    }
-    fn flush(&mut self) -> Result<(), NetError> {
-        self.inner.flush()
-    }
-    fn bytes_sent(&self) -> u64 {
-        self.inner.bytes_sent()
-    }
-    fn bytes_received(&self) -> u64 {
-        self.inner.bytes_received()
-    }
 }
 
 #[test]
