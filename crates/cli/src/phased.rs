@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mixgc_net::memory_pair_holding;
-use mixgc_program::{Counter, CrtBackend, Ctx, Plain, ProgramError};
+use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 
 use crate::CliError;
@@ -54,14 +54,6 @@ pub fn count<P: Phased>(p: &P) -> Result<Counter, CliError> {
     Ok(ctx.into_inner().ok_or("the counter is still shared")?)
 }
 
-/// The program in plaintext, checked against [`Phased::expected`].
-pub fn plain<P: Phased>(p: &P) -> Result<(), CliError> {
-    let ctx = Ctx::new(Plain::default());
-    let inputs = p.inputs(&ctx, true, true)?;
-    let outputs = p.compute(&ctx, &inputs)?;
-    check(&outputs, &p.expected()).map(drop)
-}
-
 /// A timed two-party run: garbling and evaluation of the compute phase.
 pub struct Timed {
     pub garble: Duration,
@@ -76,12 +68,13 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
     let (gch, ech) = memory_pair_holding(p.messages() + (1 << 12));
     let (garbled, garbler_done) = mpsc::channel::<()>();
     let (inputs_in, evaluator_ready) = mpsc::channel::<()>();
-    let name = p.name();
+    let name = &p.name();
     let (garbler, evaluator) = std::thread::scope(|s| {
-        let garbler = s.spawn(|| -> Result<Duration, CliError> {
+        let garbler = s.spawn(move || -> Result<Duration, CliError> {
             let mut session = GarblerSession::setup(gch, cfg)?;
-            let ctx = Ctx::new(session.program(&name, Reveal::Evaluator)?);
+            let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
             let inputs = p.inputs(&ctx, true, false)?;
+            ctx.with(|b| b.flush())?;
             evaluator_ready
                 .recv()
                 .map_err(|_| "the evaluator stopped early")?;
@@ -94,9 +87,9 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
             drop(session);
             Ok(garble)
         });
-        let evaluator = s.spawn(|| -> Result<(Duration, Vec<Option<i128>>), CliError> {
+        let evaluator = s.spawn(move || -> Result<(Duration, Vec<Option<i128>>), CliError> {
             let mut session = EvaluatorSession::setup(ech, cfg)?;
-            let ctx = Ctx::new(session.program(&name, Reveal::Evaluator)?);
+            let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
             let inputs = p.inputs(&ctx, false, true)?;
             inputs_in.send(()).map_err(|_| "the garbler stopped early")?;
             garbler_done.recv().map_err(|_| "the garbler stopped early")?;
@@ -111,8 +104,12 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
             evaluator.join().map_err(|_| "the evaluator panicked"),
         )
     });
-    let garble = garbler??;
-    let (eval, outputs) = evaluator??;
+    // A party that fails makes the other stop early too: report the first cause.
+    let (garble, (eval, outputs)) = match (garbler?, evaluator?) {
+        (Ok(g), Ok(e)) => (g, e),
+        (Err(g), Err(e)) => return Err(format!("garbler: {g}; evaluator: {e}").into()),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
     let checked = check(&outputs, &p.expected())?;
     Ok(Timed {
         garble,

@@ -14,7 +14,7 @@ use mixgc_core::new_rng;
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::counter::CrtOp;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
-use mixgc_program::{Counter, Crt, CrtBackend, Ctx, Owner, PrimeSet, ProgramError, SInt, UInt};
+use mixgc_program::{Crt, CrtBackend, Ctx, Owner, PrimeSet, ProgramError, SInt, UInt};
 use rand::Rng;
 use serde::Serialize;
 
@@ -526,6 +526,5 @@ mod tests {
         ] {
             assert!(Micro::KINDS.contains(&unit_of(op).0), "{op:?}");
         }
-        let _ = Counter::default();
     }
 }

@@ -101,6 +101,13 @@ impl<C: Channel> ProgramGarbler<'_, C> {
         sent.map_err(peer)
     }
 
+    /// Sends everything pending (rows and input labels) and flushes the channel; reports
+    /// any earlier failure. Call it before waiting on something outside the protocol (e.g.
+    /// a peer thread that first needs this party's input labels).
+    pub fn flush(&mut self) -> Result<(), ProgramError> {
+        self.sync()
+    }
+
     /// Sends the pending Boolean or arithmetic rows.
     fn send_pending(&mut self) -> Result<(), NetError> {
         self.send_rows()?;
