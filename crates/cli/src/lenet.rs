@@ -314,13 +314,14 @@ fn party(args: &LenetArgs, role: Role) -> Result<(), CliError> {
     let filters = args.filters.map_or(ConvShape::LENET.filters, usize::from);
     let layer = layer(args.width, usize::from(args.input), filters)?;
     let seed = args.seed.unwrap_or_else(rand::random);
-    eprintln!("inputs drawn from --seed {seed}");
     let (image, weights) = random_inputs(&mut new_rng(Some(seed), 0), &layer);
     let connection = Connection {
         listen: args.listen.clone(),
         connect: args.connect.clone(),
     };
+    // A listener's first stderr line must be `listening on ADDR`.
     let ch = open(&connection, args.session.timeout())?;
+    eprintln!("inputs drawn from --seed {seed}");
     let cfg = args.session.config();
     let r = args.realization;
     let start = Instant::now();

@@ -220,6 +220,9 @@ fn row<P: Phased>(
     let mut predicted = scaled(units, "and", cost.ands as f64);
     for ((op, _), n) in counter.crt_ops() {
         let (unit, weight) = unit_of(op);
+        if weight == 0 {
+            continue;
+        }
         *gadgets.entry(unit.to_string()).or_insert(0) += n * weight;
         let t = scaled(units, unit, (n * weight) as f64);
         predicted.garble_us += t.garble_us;
