@@ -78,7 +78,7 @@ fn lenet_without_wrapping_is_an_integer_relu() {
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]));
     let integer = lenet::reference(&layer.shape, Realization::PureBoolean, 1 << 40, &image, &filters);
-    assert!(integer.iter().any(|&v| v > 0) && integer.iter().any(|&v| v == 0));
+    assert!(integer.iter().any(|&v| v > 0) && integer.contains(&0));
     assert_eq!(seen[0], integer.into_iter().map(Some).collect::<Vec<_>>());
 }
 
