@@ -12,59 +12,11 @@ use mixgc_core::{new_rng, Block};
 use mixgc_net::{memory_pair, Channel, Tag, TcpChannel};
 use mixgc_program::crt::residue_to_signed;
 use mixgc_program::{to_i128, to_u128, Audience, Crt, CrtBackend, Ctx, Owner, ProgramError};
-use mixgc_session::{
-    EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, Reveal, SessionConfig,
-};
 use rand::{Rng, SeedableRng};
 
 mod common;
 
-use common::{bytes_per_tag, Tap};
-
-/// Runs a session's garbler on this thread and its evaluator on another.
-fn run<C: Channel + Send, RG: Send, RE: Send>(
-    (gch, ech): (C, C),
-    g: impl FnOnce(&mut GarblerSession<C>) -> Result<RG, String> + Send,
-    e: impl FnOnce(&mut EvaluatorSession<C>) -> Result<RE, String> + Send,
-) -> (Result<RG, String>, Result<RE, String>) {
-    let cfg = SessionConfig::default();
-    thread::scope(|s| {
-        let ev = s.spawn(|| {
-            let mut session = EvaluatorSession::setup(ech, &cfg).map_err(|e| e.to_string())?;
-            e(&mut session)
-        });
-        let ga = GarblerSession::setup(gch, &cfg)
-            .map_err(|e| e.to_string())
-            .and_then(|mut session| g(&mut session));
-        (ga, ev.join().unwrap())
-    })
-}
-
-/// One program run of the garbler, finished.
-fn garble<C: Channel, R>(
-    s: &mut GarblerSession<C>,
-    name: &str,
-    f: impl FnOnce(&Ctx<ProgramGarbler<'_, C>>) -> Result<R, ProgramError>,
-) -> Result<R, String> {
-    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
-    let out = f(&ctx).map_err(|e| e.to_string())?;
-    let backend = ctx.into_inner().expect("values dropped");
-    backend.finish().map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
-/// One program run of the evaluator, finished.
-fn evaluate<C: Channel, R>(
-    s: &mut EvaluatorSession<C>,
-    name: &str,
-    f: impl FnOnce(&Ctx<ProgramEvaluator<'_, C>>) -> Result<R, ProgramError>,
-) -> Result<R, String> {
-    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
-    let out = f(&ctx).map_err(|e| e.to_string())?;
-    let backend = ctx.into_inner().expect("values dropped");
-    backend.finish().map_err(|e| e.to_string())?;
-    Ok(out)
-}
+use common::{bytes_per_tag, evaluate, garble, run, Tap};
 
 /// `value` if `me` owns the input.
 fn mine<T>(me: Owner, owner: Owner, value: T) -> Option<T> {

@@ -3,7 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use std::thread;
+
 use mixgc_net::{Channel, MemoryChannel, NetError};
+use mixgc_program::{Ctx, ProgramError};
+use mixgc_session::{
+    EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, Reveal, SessionConfig,
+};
 
 /// One end of a memory channel, tapped: it records every write (a 5-byte write is taken
 /// for a frame header: `send_frame` writes the header, then the payload), can overwrite the
@@ -93,4 +99,49 @@ impl Channel for Tap {
     fn bytes_received(&self) -> u64 {
         self.inner.bytes_received()
     }
+}
+
+/// Runs a session's garbler on this thread and its evaluator on another.
+pub fn run<C: Channel + Send, RG: Send, RE: Send>(
+    (gch, ech): (C, C),
+    g: impl FnOnce(&mut GarblerSession<C>) -> Result<RG, String> + Send,
+    e: impl FnOnce(&mut EvaluatorSession<C>) -> Result<RE, String> + Send,
+) -> (Result<RG, String>, Result<RE, String>) {
+    let cfg = SessionConfig::default();
+    thread::scope(|s| {
+        let ev = s.spawn(|| {
+            let mut session = EvaluatorSession::setup(ech, &cfg).map_err(|e| e.to_string())?;
+            e(&mut session)
+        });
+        let ga = GarblerSession::setup(gch, &cfg)
+            .map_err(|e| e.to_string())
+            .and_then(|mut session| g(&mut session));
+        (ga, ev.join().unwrap())
+    })
+}
+
+/// One program run of the garbler, finished.
+pub fn garble<C: Channel, R>(
+    s: &mut GarblerSession<C>,
+    name: &str,
+    f: impl FnOnce(&Ctx<ProgramGarbler<'_, C>>) -> Result<R, ProgramError>,
+) -> Result<R, String> {
+    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
+    let out = f(&ctx).map_err(|e| e.to_string())?;
+    let backend = ctx.into_inner().expect("values dropped");
+    backend.finish().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// One program run of the evaluator, finished.
+pub fn evaluate<C: Channel, R>(
+    s: &mut EvaluatorSession<C>,
+    name: &str,
+    f: impl FnOnce(&Ctx<ProgramEvaluator<'_, C>>) -> Result<R, ProgramError>,
+) -> Result<R, String> {
+    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
+    let out = f(&ctx).map_err(|e| e.to_string())?;
+    let backend = ctx.into_inner().expect("values dropped");
+    backend.finish().map_err(|e| e.to_string())?;
+    Ok(out)
 }

@@ -1,0 +1,182 @@
+//! The cost counter against the wire: mixed Boolean/arithmetic programs (ABLE's LeNet
+//! layer in its four realizations, the clipped dot product in its three) counted on
+//! `Counter` and run between two parties. Every byte the counter predicts is sent, tag by
+//! tag, and the evaluator's outputs equal the plaintext references.
+
+use mixgc_arith::cost::protocol::OT_BYTES;
+use mixgc_arith::primes::min_sum_primes;
+use mixgc_net::{memory_pair, Tag};
+use mixgc_program::clipdot::{self, ClipDot};
+use mixgc_program::lenet::{self, ConvLayer, ConvShape};
+use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
+use rand::{Rng, SeedableRng};
+
+mod common;
+
+use common::{bytes_per_tag, evaluate, garble, run, Tap};
+
+/// A program each party runs feeding only its own inputs.
+trait Program: Sync {
+    fn run<B: CrtBackend>(
+        &self,
+        ctx: &Ctx<B>,
+        garbler: bool,
+        evaluator: bool,
+    ) -> Result<Vec<Option<i128>>, ProgramError>;
+    fn expected(&self) -> Vec<i128>;
+}
+
+struct Lenet {
+    layer: ConvLayer,
+    realization: lenet::Realization,
+    image: Vec<i64>,
+    filters: Vec<i64>,
+}
+
+impl Program for Lenet {
+    fn run<B: CrtBackend>(&self, ctx: &Ctx<B>, g: bool, e: bool) -> Result<Vec<Option<i128>>, ProgramError> {
+        let (image, filters) = (e.then_some(&self.image[..]), g.then_some(&self.filters[..]));
+        lenet::run(ctx, &self.layer, self.realization, image, filters)
+    }
+    fn expected(&self) -> Vec<i128> {
+        let m = match self.realization {
+            lenet::Realization::PureBoolean => 1 << self.layer.width,
+            _ => self.layer.set.product(),
+        };
+        lenet::reference(&self.layer.shape, self.realization, m, &self.image, &self.filters)
+    }
+}
+
+struct Dot {
+    problem: ClipDot,
+    realization: clipdot::Realization,
+    x: Vec<i64>,
+    y: Vec<i64>,
+}
+
+impl Program for Dot {
+    fn run<B: CrtBackend>(&self, ctx: &Ctx<B>, g: bool, e: bool) -> Result<Vec<Option<i128>>, ProgramError> {
+        let (x, y) = (g.then_some(&self.x[..]), e.then_some(&self.y[..]));
+        let inputs = clipdot::inputs(ctx, &self.problem, self.realization, x, y)?;
+        Ok(vec![clipdot::compute(
+            ctx,
+            &self.problem,
+            self.realization,
+            &inputs,
+        )?])
+    }
+    fn expected(&self) -> Vec<i128> {
+        vec![clipdot::reference(
+            &self.problem,
+            self.realization,
+            &self.x,
+            &self.y,
+        )]
+    }
+}
+
+/// Counts `p`, runs it between two parties, and checks bytes and outputs.
+fn check<P: Program>(p: &P, what: &str) {
+    let ctx = Ctx::new(Counter::default());
+    p.run(&ctx, false, false).unwrap();
+    let counter = ctx.into_inner().unwrap();
+    let cost = counter.cost();
+    let uses_arithmetic = !counter.crt_ops().is_empty();
+
+    let (gch, ech) = memory_pair();
+    let (g, e) = run(
+        (Tap::new(gch, usize::MAX), Tap::new(ech, usize::MAX)),
+        |s| {
+            let start = s.channel().writes.len();
+            garble(s, "mixed", |ctx| p.run(ctx, true, false))?;
+            Ok(bytes_per_tag(&s.channel().writes[start..]))
+        },
+        |s| {
+            let start = s.channel().writes.len();
+            let outputs = evaluate(s, "mixed", |ctx| p.run(ctx, false, true))?;
+            Ok((outputs, bytes_per_tag(&s.channel().writes[start..])))
+        },
+    );
+    let (g, (outputs, e)) = (g.unwrap(), e.unwrap());
+    let learned: Vec<i128> = outputs.into_iter().map(|o| o.unwrap()).collect();
+    assert_eq!(learned, p.expected(), "{what}: outputs");
+
+    let sent =
+        |tally: &std::collections::BTreeMap<u8, usize>, t: Tag| *tally.get(&(t as u8)).unwrap_or(&0) as u64;
+    // Lifting rows of evaluator CRT inputs travel with the arithmetic tables; the counter
+    // files them under OT. The session key is one 32-byte frame per session.
+    let lifting = cost.ot_bytes - OT_BYTES * cost.ots;
+    let key = if uses_arithmetic { 32 } else { 0 };
+    assert_eq!(
+        sent(&g, Tag::Tables) + sent(&g, Tag::ArithTables),
+        cost.table_bytes + lifting + key,
+        "{what}: tables"
+    );
+    // The program's two constant labels open every run.
+    assert_eq!(
+        sent(&g, Tag::GarblerLabels),
+        cost.garbler_input_bytes + 32,
+        "{what}: inputs"
+    );
+    assert_eq!(
+        sent(&g, Tag::OutputDecoding) + sent(&e, Tag::OutputColours),
+        cost.output_bytes,
+        "{what}: outputs"
+    );
+    assert_eq!(*g.get(&0).unwrap_or(&0) as u64, OT_BYTES * cost.ots, "{what}: OT");
+}
+
+fn values(rng: &mut impl Rng, n: usize, width: u32) -> Vec<i64> {
+    (0..n).map(|_| rng.gen::<i64>() >> (64 - width)).collect()
+}
+
+#[test]
+fn lenet_costs_are_what_is_sent() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for width in [5, 8] {
+        let layer = ConvLayer {
+            shape: ConvShape {
+                input: 5,
+                kernel: 3,
+                filters: 2,
+            },
+            width,
+            set: min_sum_primes(width).unwrap(),
+        };
+        let image = values(&mut rng, layer.shape.pixels(), width);
+        let filters = values(&mut rng, layer.shape.weights(), width);
+        for realization in lenet::Realization::ALL {
+            let p = Lenet {
+                layer: layer.clone(),
+                realization,
+                image: image.clone(),
+                filters: filters.clone(),
+            };
+            check(&p, &format!("lenet {} at {width} bits", realization.name()));
+        }
+    }
+}
+
+#[test]
+fn clipdot_costs_are_what_is_sent() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    for width in [8, 20, 64] {
+        let n = 5;
+        let problem = ClipDot {
+            n,
+            width,
+            clip: ClipDot::safe_clip(n, width),
+            set: min_sum_primes(width).unwrap(),
+        };
+        let (x, y) = (values(&mut rng, n, width), values(&mut rng, n, width));
+        for realization in clipdot::Realization::ALL {
+            let p = Dot {
+                problem: problem.clone(),
+                realization,
+                x: x.clone(),
+                y: y.clone(),
+            };
+            check(&p, &format!("clipdot {} at {width} bits", realization.name()));
+        }
+    }
+}
