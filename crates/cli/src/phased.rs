@@ -118,6 +118,24 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
     })
 }
 
+/// [`two_party`] `reps` times (at least once); the medians of the garbling and of the
+/// evaluation times.
+pub fn two_party_median<P: Phased>(p: &P, cfg: &SessionConfig, reps: usize) -> Result<Timed, CliError> {
+    let runs = (0..reps.max(1))
+        .map(|_| two_party(p, cfg))
+        .collect::<Result<Vec<_>, _>>()?;
+    let median = |f: fn(&Timed) -> Duration| {
+        Duration::from_secs_f64(crate::bench::median(
+            runs.iter().map(|t| f(t).as_secs_f64()).collect(),
+        ))
+    };
+    Ok(Timed {
+        garble: median(|t| t.garble),
+        eval: median(|t| t.eval),
+        checked: runs.iter().map(|t| t.checked).sum(),
+    })
+}
+
 /// Compares learned outputs with the reference; returns how many were checked.
 pub fn check(outputs: &[Option<i128>], expected: &[i128]) -> Result<usize, CliError> {
     let learned: Vec<i128> = outputs

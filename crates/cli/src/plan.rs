@@ -67,6 +67,9 @@ pub struct PlanArgs {
     /// Also run every realization between two parties and compare with the prediction.
     #[arg(long)]
     check: bool,
+    /// With --check: runs per realization (the median is shown).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
+    reps: u16,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -136,7 +139,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         x: &x,
                         y: &y,
                     };
-                    row(&run, r.name(), &units, args.check, &cfg)
+                    row(&run, r.name(), &units, args.check, usize::from(args.reps), &cfg)
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
@@ -163,7 +166,14 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         image: &image,
                         filters: &weights,
                     };
-                    row(&run, lenet_name(r), &units, args.check, &cfg)
+                    row(
+                        &run,
+                        lenet_name(r),
+                        &units,
+                        args.check,
+                        usize::from(args.reps),
+                        &cfg,
+                    )
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
@@ -212,6 +222,7 @@ fn row<P: Phased>(
     name: &str,
     units: &BTreeMap<String, Unit>,
     check: bool,
+    reps: usize,
     cfg: &mixgc_session::SessionConfig,
 ) -> Result<Row, CliError> {
     let counter = phased::count(run)?;
@@ -230,7 +241,7 @@ fn row<P: Phased>(
     }
     let measured = if check {
         eprintln!("plan: running {name} between two parties ...");
-        let timed = phased::two_party(run, cfg)?;
+        let timed = phased::two_party_median(run, cfg, reps)?;
         Some(Unit {
             garble_us: timed.garble.as_secs_f64() * 1e6,
             eval_us: timed.eval.as_secs_f64() * 1e6,
@@ -270,6 +281,9 @@ fn scaled(units: &BTreeMap<String, Unit>, unit: &str, n: f64) -> Unit {
     }
 }
 
+/// Calibration runs per gadget kind (the median is used).
+const CALIBRATION_REPS: usize = 5;
+
 /// Unit costs at `width` bits over `set`: each gadget kind timed in a small two-party run.
 fn calibrate(
     width: u32,
@@ -284,7 +298,7 @@ fn calibrate(
             set: set.clone(),
             count: if kind == "bd" { 8 } else { 32 },
         };
-        let timed = phased::two_party(&micro, cfg)?;
+        let timed = phased::two_party_median(&micro, cfg, CALIBRATION_REPS)?;
         let per = match kind {
             "and" => phased::count(&micro)?.cost().ands as f64,
             "bc-bit" => (micro.count as u32 * width) as f64,
