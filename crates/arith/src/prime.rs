@@ -278,8 +278,8 @@ impl OddPrime {
             group = rest;
             let (high2, low2) = self.p2.div_rem(low4);
             for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
-                let (high, low) = self.p.div_rem(v);
-                (pair[0], pair[1]) = (low, high);
+                let high = self.div_small(v);
+                (pair[0], pair[1]) = (v - high * self.p.d, high);
             }
         }
         for digit in quads.into_remainder() {
@@ -298,6 +298,14 @@ impl OddPrime {
         quads
             .rev()
             .fold(top, |v, q| v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2)
+    }
+
+    /// ⌊n/p⌋ for n < 2^32: one high product with Lemire's ⌈2^64/p⌉ (exact there, Lemire–
+    /// Kaser–Kurz 2019 Theorem 1), shorter than the 64-bit [`Divisor::div_rem`].
+    #[inline]
+    fn div_small(self, n: u64) -> u64 {
+        debug_assert!(n < 1 << 32);
+        ((self.rem_magic as u128 * n as u128) >> 64) as u64
     }
 
     /// n mod p for n < 2^32 (Lemire).
@@ -334,6 +342,7 @@ mod tests {
             let small = (0..16).map(|_| rng.gen_range(0..=max32));
             for n in [0, 1, p - 1, p, max32, (1 << 32) - 1].into_iter().chain(small) {
                 assert_eq!(prime.rem32(n), n % p, "{n} mod {p}");
+                assert_eq!(prime.div_small(n), n / p, "{n} / {p}");
             }
         }
     }
