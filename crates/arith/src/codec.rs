@@ -14,11 +14,6 @@ use mixgc_core::Block;
 use crate::ring::RING_DIGITS;
 use crate::{ArithError, Label, Modulus};
 
-/// Bits of a group of `digits` digits mod m: ⌈log2 m^digits⌉.
-fn group_bits(m: Modulus, digits: usize) -> u32 {
-    u128::BITS - (m.group_modulus(digits) - 1).leading_zeros()
-}
-
 /// The digit count of each group of a label mod m.
 fn group_sizes(m: Modulus) -> impl Iterator<Item = usize> {
     let (len, j) = (m.label_len(), m.group_len());
@@ -27,7 +22,12 @@ fn group_sizes(m: Modulus) -> impl Iterator<Item = usize> {
 
 /// Bytes of one packed label mod m (one garbled-table row).
 pub fn label_bytes(m: Modulus) -> usize {
-    (group_sizes(m).map(|n| group_bits(m, n) as usize).sum::<usize>()).div_ceil(8)
+    m.odd_label_bytes().unwrap_or_else(|| packed_bytes(m))
+}
+
+/// [`label_bytes`] from the group sizes (what odd primes precompute).
+fn packed_bytes(m: Modulus) -> usize {
+    (group_sizes(m).map(|n| m.group_bits(n) as usize).sum::<usize>()).div_ceil(8)
 }
 
 /// Appends `label`, packed, to `out`.
@@ -45,7 +45,7 @@ pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
     for chunk in label.digits().chunks(m.group_len()) {
         // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
         acc |= (m.join_group(chunk) as u128) << acc_bits;
-        acc_bits += group_bits(m, chunk.len());
+        acc_bits += m.group_bits(chunk.len());
         if acc_bits >= 64 {
             out[pos..pos + 8].copy_from_slice(&(acc as u64).to_le_bytes());
             (acc, acc_bits, pos) = (acc >> 64, acc_bits - 64, pos + 8);
@@ -69,7 +69,7 @@ fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), Arit
     let (mut acc, mut acc_bits, mut done) = (0u128, 0u32, 0usize);
     let mut input = bytes.iter();
     for count in group_sizes(m) {
-        let bits = group_bits(m, count);
+        let bits = m.group_bits(count);
         while acc_bits < bits {
             let byte = input.next().ok_or(ArithError::MalformedTable("row too short"))?;
             acc |= (*byte as u128) << acc_bits;
@@ -202,6 +202,21 @@ mod tests {
                 "p = {p}: {} vs {bound}",
                 label_bytes(m)
             );
+        }
+    }
+
+    #[test]
+    fn precomputed_sizes_match_the_group_sizes() {
+        for p in (3..=crate::MAX_ODD_PRIME)
+            .step_by(2)
+            .filter(|&p| crate::primes::is_prime(p))
+        {
+            let m = Modulus::new(p).unwrap();
+            assert_eq!(label_bytes(m), packed_bytes(m), "p = {p}");
+            for count in 1..=m.group_len() {
+                let bits = u128::BITS - (m.group_modulus(count) - 1).leading_zeros();
+                assert_eq!(m.group_bits(count), bits, "p = {p}, {count} digits");
+            }
         }
     }
 

@@ -137,12 +137,31 @@ impl Modulus {
         }
     }
 
+    /// ⌈log2 m^count⌉: the packed bits of a group of `count` ≤ [`Modulus::group_len`]
+    /// digits ([`crate::codec`]).
+    #[inline]
+    pub(crate) fn group_bits(self, count: usize) -> u32 {
+        match self.0 {
+            Kind::PowerOfTwo(k) => k * count as u32,
+            Kind::OddPrime(p) => p.group_bits(count),
+        }
+    }
+
+    /// Bytes of one packed label mod m, for odd primes (precomputed); `None` for 2^k.
+    #[inline]
+    pub(crate) fn odd_label_bytes(self) -> Option<usize> {
+        match self.0 {
+            Kind::PowerOfTwo(_) => None,
+            Kind::OddPrime(p) => Some(p.label_bytes()),
+        }
+    }
+
     /// r mod m^j for j = [`Modulus::group_len`]: one digit group of a hash output.
     #[inline]
     pub(crate) fn reduce_group(self, r: u128) -> u64 {
         match self.0 {
             Kind::PowerOfTwo(_) => (r & (self.group_modulus(self.group_len()) - 1)) as u64,
-            Kind::OddPrime(p) => (r % p.group_modulus(p.group_len()) as u128) as u64,
+            Kind::OddPrime(p) => p.reduce_group(r),
         }
     }
 

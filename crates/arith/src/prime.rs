@@ -13,9 +13,8 @@ use std::sync::OnceLock;
 
 use crate::MAX_ODD_PRIME;
 
-/// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery). `d` comes
-/// first, so the derived order is d's.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+/// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery).
+#[derive(Clone, Copy, Debug)]
 struct Divisor {
     d: u64,
     /// m' = ⌊2^64·(2^l − d)/d⌋ + 1, with l = ⌈log2 d⌉.
@@ -44,9 +43,66 @@ impl Divisor {
     }
 }
 
+/// Remainders of 128-bit numbers by a fixed 64-bit d ≥ 2: Möller–Granlund, "Improved
+/// division by invariant integers" (IEEE Trans. Computers 2011), Algorithm 4 (2-by-1
+/// division with a precomputed reciprocal of the normalized divisor), applied twice.
+#[derive(Clone, Copy, Debug)]
+struct Reciprocal {
+    /// d shifted left until its top bit is set.
+    normalized: u64,
+    /// ⌊(2^128 − 1)/normalized⌋ − 2^64.
+    inverse: u64,
+    /// The shift of `normalized`.
+    shift: u32,
+}
+
+impl Reciprocal {
+    fn new(d: u64) -> Reciprocal {
+        debug_assert!(d >= 2);
+        let shift = d.leading_zeros();
+        let normalized = d << shift;
+        Reciprocal {
+            normalized,
+            inverse: (u128::MAX / normalized as u128 - (1u128 << 64)) as u64,
+            shift,
+        }
+    }
+
+    /// (high·2^64 + low) mod `normalized`, for high < `normalized`.
+    #[inline]
+    fn rem_normalized(self, high: u64, low: u64) -> u64 {
+        let d = self.normalized;
+        let q = (self.inverse as u128 * high as u128)
+            .wrapping_add((u128::from(high) + 1) << 64 | u128::from(low));
+        let (q1, q0) = ((q >> 64) as u64, q as u64);
+        let mut r = low.wrapping_sub(q1.wrapping_mul(d));
+        if r > q0 {
+            r = r.wrapping_add(d);
+        }
+        if r >= d {
+            r -= d;
+        }
+        r
+    }
+
+    /// n mod d.
+    #[inline]
+    fn rem(self, n: u128) -> u64 {
+        // n·2^shift as three words (top, middle, bottom); top < 2^shift ≤ normalized.
+        let top = if self.shift == 0 {
+            0
+        } else {
+            (n >> (128 - self.shift)) as u64
+        };
+        let shifted = n << self.shift;
+        let middle = self.rem_normalized(top, (shifted >> 64) as u64);
+        self.rem_normalized(middle, shifted as u64) >> self.shift
+    }
+}
+
 /// An odd prime p < 2^16 and its derived constants. Every field after `p` is a function of
-/// `p`, so the derived equality and order are those of `p`.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+/// `p`, so equality, order and hash are those of `p` alone (compared without the rest).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct OddPrime {
     p: Divisor,
     /// p², p⁴ (< 2^64 for p < 2^16).
@@ -58,10 +114,47 @@ pub(crate) struct OddPrime {
     group_len: u16,
     /// p^j (< 2^64: p is odd).
     group_modulus: u64,
-    /// p^(ℓ − (⌈ℓ/j⌉ − 1)·j), the modulus of the last (possibly shorter) group.
+    /// ℓ − (⌈ℓ/j⌉ − 1)·j, the digits of the last (possibly shorter) group.
+    last_group_len: u16,
+    /// p^(last group length), the modulus of the last group.
     last_group_modulus: u64,
+    /// ⌈log2 p^j⌉ and ⌈log2 p^(last group length)⌉: the packed bits of a full and of the
+    /// last group ([`crate::codec`]).
+    group_bits: u8,
+    last_group_bits: u8,
+    /// Bytes of one packed label ([`crate::codec::label_bytes`]).
+    label_bytes: u16,
+    /// Remainders mod p^j of 128-bit numbers ([`Reciprocal`]).
+    group_reciprocal: Reciprocal,
     /// Lemire's ⌈2^64 / p⌉.
     rem_magic: u64,
+}
+
+impl PartialEq for OddPrime {
+    #[inline]
+    fn eq(&self, other: &OddPrime) -> bool {
+        self.p() == other.p()
+    }
+}
+
+impl Eq for OddPrime {}
+
+impl PartialOrd for OddPrime {
+    fn partial_cmp(&self, other: &OddPrime) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OddPrime {
+    fn cmp(&self, other: &OddPrime) -> std::cmp::Ordering {
+        self.p().cmp(&other.p())
+    }
+}
+
+impl std::hash::Hash for OddPrime {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.p().hash(state);
+    }
 }
 
 impl OddPrime {
@@ -101,7 +194,12 @@ impl OddPrime {
             group_modulus *= p as u128;
             group_len += 1;
         }
-        let last_len = label_len - (label_len.div_ceil(group_len) - 1) * group_len;
+        let groups = label_len.div_ceil(group_len);
+        let last_len = label_len - (groups - 1) * group_len;
+        let last_group_modulus = (p as u128).pow(u32::from(last_len));
+        let bits = |modulus: u128| (u128::BITS - (modulus - 1).leading_zeros()) as u8;
+        let (group_bits, last_group_bits) = (bits(group_modulus), bits(last_group_modulus));
+        let packed_bits = u16::from(group_bits) * (groups - 1) + u16::from(last_group_bits);
         OddPrime {
             p: Divisor::new(p),
             p2: Divisor::new(p.pow(2)),
@@ -109,7 +207,12 @@ impl OddPrime {
             label_len,
             group_len,
             group_modulus: group_modulus as u64,
-            last_group_modulus: (p as u128).pow(u32::from(last_len)) as u64,
+            last_group_len: last_len,
+            last_group_modulus: last_group_modulus as u64,
+            group_bits,
+            last_group_bits,
+            label_bytes: packed_bits.div_ceil(8),
+            group_reciprocal: Reciprocal::new(group_modulus as u64),
             rem_magic: u64::MAX / p + 1,
         }
     }
@@ -132,15 +235,37 @@ impl OddPrime {
     /// p^count for a group of `count` ≤ j digits; the full and the last group are precomputed.
     #[inline]
     pub(crate) fn group_modulus(self, count: usize) -> u64 {
-        let last_len =
-            self.label_len() - (self.label_len().div_ceil(self.group_len()) - 1) * self.group_len();
         if count == self.group_len() {
             self.group_modulus
-        } else if count == last_len {
+        } else if count == usize::from(self.last_group_len) {
             self.last_group_modulus
         } else {
             self.p().pow(count as u32)
         }
+    }
+
+    /// ⌈log2 p^count⌉, the packed bits of a group of `count` ≤ j digits.
+    #[inline]
+    pub(crate) fn group_bits(self, count: usize) -> u32 {
+        if count == self.group_len() {
+            u32::from(self.group_bits)
+        } else if count == usize::from(self.last_group_len) {
+            u32::from(self.last_group_bits)
+        } else {
+            u64::BITS - (self.group_modulus(count) - 1).leading_zeros()
+        }
+    }
+
+    /// Bytes of one packed label mod p.
+    #[inline]
+    pub(crate) fn label_bytes(self) -> usize {
+        usize::from(self.label_bytes)
+    }
+
+    /// r mod p^j for a 128-bit r (one digit group of a hash output).
+    #[inline]
+    pub(crate) fn reduce_group(self, r: u128) -> u64 {
+        self.group_reciprocal.rem(r)
     }
 
     /// Writes the base-p digits of `group` (< p^digits.len()) into `digits`, least
@@ -153,8 +278,8 @@ impl OddPrime {
             group = rest;
             let (high2, low2) = self.p2.div_rem(low4);
             for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
-                let (high, low) = self.p.div_rem(v);
-                (pair[0], pair[1]) = (low, high);
+                let high = self.div_small(v);
+                (pair[0], pair[1]) = (v - high * self.p.d, high);
             }
         }
         for digit in quads.into_remainder() {
@@ -173,6 +298,14 @@ impl OddPrime {
         quads
             .rev()
             .fold(top, |v, q| v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2)
+    }
+
+    /// ⌊n/p⌋ for n < 2^32: one high product with Lemire's ⌈2^64/p⌉ (exact there, Lemire–
+    /// Kaser–Kurz 2019 Theorem 1), shorter than the 64-bit [`Divisor::div_rem`].
+    #[inline]
+    fn div_small(self, n: u64) -> u64 {
+        debug_assert!(n < 1 << 32);
+        ((self.rem_magic as u128 * n as u128) >> 64) as u64
     }
 
     /// n mod p for n < 2^32 (Lemire).
@@ -209,6 +342,37 @@ mod tests {
             let small = (0..16).map(|_| rng.gen_range(0..=max32));
             for n in [0, 1, p - 1, p, max32, (1 << 32) - 1].into_iter().chain(small) {
                 assert_eq!(prime.rem32(n), n % p, "{n} mod {p}");
+                assert_eq!(prime.div_small(n), n / p, "{n} / {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn group_remainders_match_division() {
+        let mut rng = new_rng(Some(10), 0);
+        for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
+            let prime = OddPrime::new(p);
+            let m = prime.group_modulus as u128;
+            let edges = [
+                0,
+                1,
+                m - 1,
+                m,
+                m + 1,
+                u64::MAX as u128,
+                1 << 64,
+                u128::MAX - 1,
+                u128::MAX,
+            ];
+            let random = (0..8).map(|_| rng.gen::<u128>() >> rng.gen_range(0..128));
+            for r in edges.into_iter().chain(random) {
+                assert_eq!(prime.reduce_group(r) as u128, r % m, "{r} mod {m}");
+            }
+        }
+        for d in [2u64, 3, 1 << 63, (1 << 63) + 1, u64::MAX] {
+            let reciprocal = Reciprocal::new(d);
+            for r in [0, 1, d as u128, u128::MAX, u128::MAX / 3] {
+                assert_eq!(reciprocal.rem(r) as u128, r % d as u128, "{r} mod {d}");
             }
         }
     }
