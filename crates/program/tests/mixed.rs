@@ -181,3 +181,30 @@ fn wrong_input_lengths_are_errors() {
     )
     .is_err());
 }
+
+/// The README's mixed-program example, verbatim.
+fn relu_of_product<B: mixgc_program::CrtBackend>(
+    ctx: &Ctx<B>,
+    set: &mixgc_program::PrimeSet,
+    x: Option<i128>,
+    y: Option<i128>,
+) -> Result<Option<i128>, mixgc_program::ProgramError> {
+    use mixgc_program::Owner;
+    let p =
+        &ctx.input_crt_signed(Owner::Garbler, set, x)? * &ctx.input_crt_signed(Owner::Evaluator, set, y)?;
+    let s = p.to_sint(); // BD
+    let zero = ctx.sint(s.width(), 0);
+    s.less_than(&zero)
+        .select(&zero, &s)
+        .reveal()
+        .map(|v| v.map(|b| mixgc_program::to_i128(&b)))
+}
+
+#[test]
+fn readme_example_is_a_relu_of_the_product() {
+    let set = min_sum_primes(16).unwrap();
+    for (x, y) in [(3, 4), (-3, 4), (0, -9), (-100, -100), (150, -200), (-181, -201)] {
+        let got = relu_of_product(&Ctx::new(Plain::default()), &set, Some(x), Some(y)).unwrap();
+        assert_eq!(got, Some((x * y).max(0)), "{x}·{y}");
+    }
+}
