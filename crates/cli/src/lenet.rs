@@ -12,12 +12,12 @@ use mixgc_core::new_rng;
 use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::{CrtBackend, Ctx, ProgramError};
+use mixgc_session::planner::{self as phased, Phased};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 use rand::Rng;
 use serde::Serialize;
 
 use crate::party::{open, Connection, Role, SessionOptions};
-use crate::phased::{self, Phased};
 use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]

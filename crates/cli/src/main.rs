@@ -10,7 +10,6 @@ mod load;
 mod memory;
 mod ops;
 mod party;
-mod phased;
 mod plan;
 mod prep;
 mod primes;

@@ -19,6 +19,7 @@ mod frames;
 mod garbler;
 mod handshake;
 mod pipe;
+pub mod planner;
 mod prep;
 mod program;
 mod terms;

@@ -1,17 +1,35 @@
-//! Programs run in two phases, inputs then compute, so that a two-party run in this
-//! process can time garbling and evaluation apart (`mixgc lenet`, `mixgc plan`): inputs
-//! together (labels and OT), then the garbler garbles the whole compute phase into a
-//! buffered channel while the evaluator waits, then the evaluator evaluates it — the
-//! preprocessing model of ABLE §5.2.2, over the real session protocol.
+//! Programs run in two phases, inputs then compute, so that a two-party run in one
+//! process can time garbling and evaluation apart: inputs together (labels and OT), then
+//! the garbler garbles the whole compute phase into a buffered channel while the evaluator
+//! waits, then the evaluator evaluates it — the preprocessing model of ABLE §5.2.2, over
+//! the real session protocol.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mixgc_net::memory_pair_holding;
 use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 
-use crate::CliError;
+use crate::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, SessionError};
+
+/// Why a phased run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Session(#[from] SessionError),
+    #[error("{0}")]
+    Program(#[from] ProgramError),
+    /// A party stopped (its peer's error is the cause), panicked, or both failed.
+    #[error("{0}")]
+    Party(String),
+    /// The outputs differ from the plaintext reference.
+    #[error("{0}")]
+    Wrong(String),
+}
+
+fn party(e: &str) -> RunError {
+    RunError::Party(e.into())
+}
 
 /// A program with both parties' inputs, each fed only by its owner.
 pub trait Phased: Sync {
@@ -46,12 +64,13 @@ pub trait Phased: Sync {
 }
 
 /// The program on the cost counter.
-pub fn count<P: Phased>(p: &P) -> Result<Counter, CliError> {
+pub fn count<P: Phased>(p: &P) -> Result<Counter, RunError> {
     let ctx = Ctx::new(Counter::default());
     let inputs = p.inputs(&ctx, false, false)?;
     p.compute(&ctx, &inputs)?;
     drop(inputs);
-    Ok(ctx.into_inner().ok_or("the counter is still shared")?)
+    ctx.into_inner()
+        .ok_or_else(|| party("the counter is still shared"))
 }
 
 /// A timed two-party run: garbling and evaluation of the compute phase.
@@ -64,50 +83,60 @@ pub struct Timed {
 
 /// Both parties in this process (see the module docs); outputs go to the evaluator and
 /// are checked against [`Phased::expected`].
-pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliError> {
+pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, RunError> {
     let (gch, ech) = memory_pair_holding(p.messages() + (1 << 12));
     let (garbled, garbler_done) = mpsc::channel::<()>();
     let (inputs_in, evaluator_ready) = mpsc::channel::<()>();
     let name = &p.name();
     let (garbler, evaluator) = std::thread::scope(|s| {
-        let garbler = s.spawn(move || -> Result<Duration, CliError> {
+        let garbler = s.spawn(move || -> Result<Duration, RunError> {
             let mut session = GarblerSession::setup(gch, cfg)?;
             let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
             let inputs = p.inputs(&ctx, true, false)?;
             ctx.with(|b| b.flush())?;
             evaluator_ready
                 .recv()
-                .map_err(|_| "the evaluator stopped early")?;
+                .map_err(|_| party("the evaluator stopped early"))?;
             let start = Instant::now();
             p.compute(&ctx, &inputs)?;
             drop(inputs);
-            ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+            ctx.into_inner()
+                .ok_or_else(|| party("the program is still shared"))?
+                .finish()?;
             let garble = start.elapsed();
-            garbled.send(()).map_err(|_| "the evaluator stopped early")?;
+            garbled
+                .send(())
+                .map_err(|_| party("the evaluator stopped early"))?;
             drop(session);
             Ok(garble)
         });
-        let evaluator = s.spawn(move || -> Result<(Duration, Vec<Option<i128>>), CliError> {
+        let evaluator = s.spawn(move || -> Result<(Duration, Vec<Option<i128>>), RunError> {
             let mut session = EvaluatorSession::setup(ech, cfg)?;
             let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
             let inputs = p.inputs(&ctx, false, true)?;
-            inputs_in.send(()).map_err(|_| "the garbler stopped early")?;
-            garbler_done.recv().map_err(|_| "the garbler stopped early")?;
+            inputs_in
+                .send(())
+                .map_err(|_| party("the garbler stopped early"))?;
+            garbler_done
+                .recv()
+                .map_err(|_| party("the garbler stopped early"))?;
             let start = Instant::now();
             let outputs = p.compute(&ctx, &inputs)?;
             drop(inputs);
-            ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+            ctx.into_inner()
+                .ok_or_else(|| party("the program is still shared"))?
+                .finish()?;
             Ok((start.elapsed(), outputs))
         });
         (
-            garbler.join().map_err(|_| "the garbler panicked"),
-            evaluator.join().map_err(|_| "the evaluator panicked"),
+            garbler.join().map_err(|_| party("the garbler panicked")),
+            evaluator.join().map_err(|_| party("the evaluator panicked")),
         )
     });
     // A party that fails makes the other stop early too: report the first cause.
     let (garble, (eval, outputs)) = match (garbler?, evaluator?) {
         (Ok(g), Ok(e)) => (g, e),
-        (Err(g), Err(e)) => return Err(format!("garbler: {g}; evaluator: {e}").into()),
+        (Err(g), Err(e)) => return Err(RunError::Party(format!("garbler: {g}; evaluator: {e}"))),
         (Err(e), _) | (_, Err(e)) => return Err(e),
     };
     let checked = check(&outputs, &p.expected())?;
@@ -120,14 +149,14 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, CliErro
 
 /// [`two_party`] `reps` times (at least once); the medians of the garbling and of the
 /// evaluation times.
-pub fn two_party_median<P: Phased>(p: &P, cfg: &SessionConfig, reps: usize) -> Result<Timed, CliError> {
+pub fn two_party_median<P: Phased>(p: &P, cfg: &SessionConfig, reps: usize) -> Result<Timed, RunError> {
     let runs = (0..reps.max(1))
         .map(|_| two_party(p, cfg))
         .collect::<Result<Vec<_>, _>>()?;
     let median = |f: fn(&Timed) -> Duration| {
-        Duration::from_secs_f64(crate::bench::median(
-            runs.iter().map(|t| f(t).as_secs_f64()).collect(),
-        ))
+        let mut v: Vec<Duration> = runs.iter().map(f).collect();
+        v.sort();
+        v[v.len() / 2]
     };
     Ok(Timed {
         garble: median(|t| t.garble),
@@ -137,20 +166,23 @@ pub fn two_party_median<P: Phased>(p: &P, cfg: &SessionConfig, reps: usize) -> R
 }
 
 /// Compares learned outputs with the reference; returns how many were checked.
-pub fn check(outputs: &[Option<i128>], expected: &[i128]) -> Result<usize, CliError> {
+pub fn check(outputs: &[Option<i128>], expected: &[i128]) -> Result<usize, RunError> {
     let learned: Vec<i128> = outputs
         .iter()
-        .map(|o| o.ok_or("an output was not learned"))
+        .map(|o| o.ok_or_else(|| RunError::Wrong("an output was not learned".into())))
         .collect::<Result<_, _>>()?;
     if learned.len() != expected.len() {
-        return Err(format!("{} outputs, the reference has {}", learned.len(), expected.len()).into());
+        return Err(RunError::Wrong(format!(
+            "{} outputs, the reference has {}",
+            learned.len(),
+            expected.len()
+        )));
     }
     match (0..learned.len()).find(|&i| learned[i] != expected[i]) {
-        Some(i) => Err(format!(
+        Some(i) => Err(RunError::Wrong(format!(
             "output #{i} is {} but the plaintext program gives {}",
             learned[i], expected[i]
-        )
-        .into()),
+        ))),
         None => Ok(learned.len()),
     }
 }

@@ -1,0 +1,245 @@
+//! The planner's cost model (ABLE §5.2): unit costs of Boolean ANDs and of every CRT
+//! gadget kind, calibrated on this machine by timing small two-party runs of each
+//! ([`calibrate`]), and predictions for any counted program ([`UnitCosts::predict`]):
+//! Σ count × unit cost. Table bytes need no model: the cost counter is exact.
+
+use std::collections::BTreeMap;
+
+use mixgc_core::new_rng;
+use mixgc_program::counter::CrtOp;
+use mixgc_program::{Counter, Crt, CrtBackend, Ctx, Owner, PrimeSet, ProgramError, SInt, UInt};
+use rand::Rng;
+
+use super::phased::{count, two_party_median, Phased, RunError};
+use crate::SessionConfig;
+
+/// Garbling and evaluation time, in µs.
+#[derive(Clone, Copy, Default, Debug, PartialEq, serde::Serialize)]
+pub struct Unit {
+    pub garble_us: f64,
+    pub eval_us: f64,
+}
+
+/// Calibrated unit costs by unit name: `and` (one Boolean AND), `mul`, `pow`, `mux`, `bd`
+/// (one gadget over the calibrated prime set), `bc-bit` (one composed bit), `free` (one
+/// addition, subtraction, scaling or constant).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct UnitCosts(BTreeMap<String, Unit>);
+
+/// The calibrated unit a CRT op is priced in, and how many units it is.
+fn unit_of(op: CrtOp) -> (&'static str, u64) {
+    match op {
+        CrtOp::Mul => ("mul", 1),
+        CrtOp::Pow(_) => ("pow", 1),
+        CrtOp::Mux => ("mux", 1),
+        CrtOp::Compose { bits } => ("bc-bit", u64::from(bits)),
+        CrtOp::Decompose => ("bd", 1),
+        CrtOp::Add | CrtOp::Sub | CrtOp::Scale | CrtOp::Constant => ("free", 1),
+        // Inputs are outside the timed phase; outputs are a u16 per residue.
+        CrtOp::Input(_) | CrtOp::Output(_) => ("none", 0),
+    }
+}
+
+impl UnitCosts {
+    /// The cost of `n` units of `unit` (zero for a unit never calibrated).
+    fn times(&self, unit: &str, n: f64) -> Unit {
+        let u = self.0.get(unit).copied().unwrap_or_default();
+        Unit {
+            garble_us: u.garble_us * n,
+            eval_us: u.eval_us * n,
+        }
+    }
+
+    /// Every unit and its cost.
+    pub fn units(&self) -> &BTreeMap<String, Unit> {
+        &self.0
+    }
+
+    /// Predicted garbling and evaluation time of the program `counter` counted: its ANDs
+    /// and its arithmetic gadgets, each times its unit cost. Also returns the gadgets in
+    /// units (e.g. `bc-bit` counts composed bits).
+    pub fn predict(&self, counter: &Counter) -> (Unit, BTreeMap<String, u64>) {
+        let mut gadgets = BTreeMap::new();
+        let mut predicted = self.times("and", counter.cost().ands as f64);
+        for ((op, _), n) in counter.crt_ops() {
+            let (unit, weight) = unit_of(op);
+            if weight == 0 {
+                continue;
+            }
+            *gadgets.entry(unit.to_string()).or_insert(0) += n * weight;
+            let t = self.times(unit, (n * weight) as f64);
+            predicted.garble_us += t.garble_us;
+            predicted.eval_us += t.eval_us;
+        }
+        (predicted, gadgets)
+    }
+}
+
+/// Calibration runs per gadget kind (the median is used).
+pub const CALIBRATION_REPS: usize = 5;
+
+/// Unit costs at `width` bits over `set`: each gadget kind timed in a small two-party run
+/// (medians of [`CALIBRATION_REPS`]), its output checked against plaintext.
+pub fn calibrate(width: u32, set: &PrimeSet, cfg: &SessionConfig) -> Result<UnitCosts, RunError> {
+    let mut units = BTreeMap::new();
+    for kind in Micro::KINDS {
+        let micro = Micro {
+            kind,
+            width,
+            set: set.clone(),
+            count: if kind == "bd" { 8 } else { 32 },
+        };
+        let timed = two_party_median(&micro, cfg, CALIBRATION_REPS)?;
+        let per = match kind {
+            "and" => count(&micro)?.cost().ands as f64,
+            "bc-bit" => (micro.count as u32 * width) as f64,
+            // Each op and its fold: two free operations.
+            "free" => 2.0 * micro.count as f64,
+            _ => micro.count as f64,
+        };
+        units.insert(
+            kind.to_string(),
+            Unit {
+                garble_us: timed.garble.as_secs_f64() * 1e6 / per,
+                eval_us: timed.eval.as_secs_f64() * 1e6 / per,
+            },
+        );
+    }
+    Ok(UnitCosts(units))
+}
+
+/// A calibration program: `count` independent gadgets of one kind on fresh inputs, their
+/// results folded for free into one revealed value.
+struct Micro {
+    kind: &'static str,
+    width: u32,
+    set: PrimeSet,
+    count: usize,
+}
+
+impl Micro {
+    const KINDS: [&'static str; 7] = ["and", "mul", "pow", "mux", "bc-bit", "bd", "free"];
+
+    fn values(&self, owner: Owner) -> Vec<i128> {
+        let mut rng = new_rng(Some(owner as u64), 0);
+        let half = 1i128 << (self.width - 1);
+        (0..self.count).map(|_| rng.gen_range(-half..half)).collect()
+    }
+}
+
+/// Inputs of a calibration program.
+enum MicroInputs<B: CrtBackend> {
+    Boolean(Vec<SInt<B>>, Vec<SInt<B>>),
+    /// Garbler's and evaluator's values, and the evaluator's 1-bit mux selector.
+    Crt(Vec<Crt<B>>, Vec<Crt<B>>, UInt<B>),
+}
+
+impl Phased for Micro {
+    type Inputs<B: CrtBackend> = MicroInputs<B>;
+
+    fn name(&self) -> String {
+        format!("calibrate/{}/{}", self.kind, self.width)
+    }
+
+    fn inputs<B: CrtBackend>(
+        &self,
+        ctx: &Ctx<B>,
+        garbler: bool,
+        evaluator: bool,
+    ) -> Result<MicroInputs<B>, ProgramError> {
+        let (x, y) = (self.values(Owner::Garbler), self.values(Owner::Evaluator));
+        let pick = |v: &[i128], feed: bool, i: usize| feed.then(|| v[i]);
+        if matches!(self.kind, "and" | "bc-bit") {
+            let input = |owner, v: &[i128], feed| {
+                (0..self.count)
+                    .map(|i| ctx.input_sint(owner, self.width, pick(v, feed, i)))
+                    .collect::<Result<Vec<_>, _>>()
+            };
+            return Ok(MicroInputs::Boolean(
+                input(Owner::Garbler, &x, garbler)?,
+                input(Owner::Evaluator, &y, evaluator)?,
+            ));
+        }
+        let input = |owner, v: &[i128], feed| {
+            (0..self.count)
+                .map(|i| ctx.input_crt_signed(owner, &self.set, pick(v, feed, i)))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(MicroInputs::Crt(
+            input(Owner::Garbler, &x, garbler)?,
+            input(Owner::Evaluator, &y, evaluator)?,
+            ctx.input_uint(Owner::Evaluator, 1, evaluator.then_some(1))?,
+        ))
+    }
+
+    fn compute<B: CrtBackend>(
+        &self,
+        ctx: &Ctx<B>,
+        inputs: &MicroInputs<B>,
+    ) -> Result<Vec<Option<i128>>, ProgramError> {
+        let none = || ProgramError::OutOfRange("no values".into());
+        let reveal_bits = |v: Option<SInt<B>>| -> Result<Option<i128>, ProgramError> {
+            let bits = v.ok_or_else(none)?.reveal()?;
+            Ok(bits.map(|b| mixgc_program::to_u128(&b) as i128))
+        };
+        let reveal_crt = |v: Option<Crt<B>>| -> Result<Option<i128>, ProgramError> {
+            Ok(v.ok_or_else(none)?.reveal()?.map(|v| v as i128))
+        };
+        let out = match (self.kind, inputs) {
+            ("and", MicroInputs::Boolean(x, y)) => {
+                reveal_bits(x.iter().zip(y).map(|(a, b)| a * b).reduce(|a, b| &a ^ &b))?
+            }
+            ("bc-bit", MicroInputs::Boolean(x, _)) => reveal_crt(
+                x.iter()
+                    .map(|a| Crt::from_uint(&a.as_unsigned(), &self.set))
+                    .reduce(|a, b| &a + &b),
+            )?,
+            ("bd", MicroInputs::Crt(x, ..)) => {
+                reveal_bits(x.iter().map(|a| a.to_uint().as_signed()).reduce(|a, b| &a ^ &b))?
+            }
+            (kind, MicroInputs::Crt(x, y, select)) => {
+                let bit = select.equals(&ctx.uint(1, 1));
+                let one = |a: &Crt<B>, b: &Crt<B>| -> Crt<B> {
+                    match kind {
+                        "mul" => a * b,
+                        "pow" => a.pow(3),
+                        "mux" => bit.select_crt(a, b),
+                        _ => a + b,
+                    }
+                };
+                reveal_crt(x.iter().zip(y).map(|(a, b)| one(a, b)).reduce(|a, b| &a + &b))?
+            }
+            _ => return Err(ProgramError::OutOfRange("inputs of another calibration".into())),
+        };
+        Ok(vec![out])
+    }
+
+    fn expected(&self) -> Vec<i128> {
+        // The calibration checks its own result on the plaintext backend.
+        let ctx = Ctx::new(mixgc_program::Plain::default());
+        let result = self.inputs(&ctx, true, true).and_then(|i| self.compute(&ctx, &i));
+        result.ok().and_then(|v| v[0]).into_iter().collect()
+    }
+
+    fn messages(&self) -> usize {
+        1 << 12
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counted_op_has_a_unit() {
+        for op in [
+            CrtOp::Mul,
+            CrtOp::Pow(3),
+            CrtOp::Mux,
+            CrtOp::Compose { bits: 9 },
+            CrtOp::Decompose,
+        ] {
+            assert!(Micro::KINDS.contains(&unit_of(op).0), "{op:?}");
+        }
+    }
+}
