@@ -32,17 +32,27 @@ fn packed_bytes(m: Modulus) -> usize {
 
 /// Appends `label`, packed, to `out`.
 pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
-    let start = out.len();
-    out.resize(start + label_bytes(label.modulus()), 0);
-    pack_label(label, &mut out[start..]);
+    write_digits(label.modulus(), label.digits(), out);
 }
 
-/// Packs `label` into `out` ([`label_bytes`] long): groups are gathered in a 128-bit
-/// accumulator and flushed 64 bits at a time, least significant first.
+/// Appends the label mod m with these digits (ℓ of them, reduced), packed, to `out`.
+pub(crate) fn write_digits(m: Modulus, digits: &[u64], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + label_bytes(m), 0);
+    pack_digits(m, digits, &mut out[start..]);
+}
+
+/// Packs `label` into `out` ([`label_bytes`] long).
 pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
-    let m = label.modulus();
+    pack_digits(label.modulus(), label.digits(), out);
+}
+
+/// Packs the digits of a label mod m into `out` ([`label_bytes`] long): groups are gathered
+/// in a 128-bit accumulator and flushed 64 bits at a time, least significant first.
+fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
+    debug_assert_eq!(digits.len(), m.label_len());
     let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
-    for chunk in label.digits().chunks(m.group_len()) {
+    for chunk in digits.chunks(m.group_len()) {
         // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
         acc |= (m.join_group(chunk) as u128) << acc_bits;
         acc_bits += m.group_bits(chunk.len());

@@ -288,6 +288,34 @@ impl Modulus {
         }
     }
 
+    /// t[i] ← t[i] + step[i], then h[i] ← t[i] − h[i], for every digit (slices of equal
+    /// length): one row of a table whose targets t step by a fixed label. For odd p the
+    /// conditional corrections are masks, so the loop vectorizes.
+    #[inline]
+    pub(crate) fn step_and_subtract(self, t: &mut [u64], step: &[u64], h: &mut [u64]) {
+        debug_assert!(t.len() == step.len() && t.len() == h.len());
+        let digits = t.iter_mut().zip(step).zip(h.iter_mut());
+        match self.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                digits.for_each(|((t, &s), h)| {
+                    *t = t.wrapping_add(s) & mask;
+                    *h = t.wrapping_sub(*h) & mask;
+                });
+            }
+            Kind::OddPrime(p) => {
+                let p = p.p();
+                // x − p or x + p when x ≥ p or x < 0 as a wrapped u64: |x| < 2^17, so the
+                // sign bit says which.
+                let low = |x: u64| x.wrapping_add(p & (x >> 63).wrapping_neg());
+                digits.for_each(|((t, &s), h)| {
+                    *t = low((*t + s).wrapping_sub(p));
+                    *h = low(t.wrapping_sub(*h));
+                });
+            }
+        }
+    }
+
     /// a^e mod m by square-and-multiply (0^0 = 1).
     pub(crate) fn pow(self, a: u64, mut e: u64) -> u64 {
         let (mut base, mut acc) = (self.reduce(a as u128), self.reduce(1));
