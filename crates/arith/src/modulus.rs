@@ -256,6 +256,14 @@ impl Modulus {
         }
     }
 
+    /// s mod p for s < 2p, without a branch (the mask of the sign of s − p), so that loops
+    /// over digits vectorize.
+    #[inline]
+    fn add_below(s: u64, p: u64) -> u64 {
+        let d = s.wrapping_sub(p);
+        d.wrapping_add(p & (d >> 63).wrapping_neg())
+    }
+
     /// acc[i] ← acc[i] + c·other[i] for every digit (c reduced; slices of equal length):
     /// the one linear operation of every gadget, with the modulus dispatched once per label.
     #[inline]
@@ -267,7 +275,10 @@ impl Modulus {
                 let mask = Modulus::mask(k);
                 pairs.for_each(|(a, &b)| *a = a.wrapping_add(b.wrapping_mul(c)) & mask);
             }
-            Kind::OddPrime(_) if c == 1 => pairs.for_each(|(a, &b)| *a = self.add(*a, b)),
+            Kind::OddPrime(p) if c == 1 => {
+                let p = p.p();
+                pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + b, p));
+            }
             Kind::OddPrime(p) => pairs.for_each(|(a, &b)| *a = p.rem32(*a + b * c)),
         }
     }
@@ -305,12 +316,9 @@ impl Modulus {
             }
             Kind::OddPrime(p) => {
                 let p = p.p();
-                // x − p or x + p when x ≥ p or x < 0 as a wrapped u64: |x| < 2^17, so the
-                // sign bit says which.
-                let low = |x: u64| x.wrapping_add(p & (x >> 63).wrapping_neg());
                 digits.for_each(|((t, &s), h)| {
-                    *t = low((*t + s).wrapping_sub(p));
-                    *h = low(t.wrapping_sub(*h));
+                    *t = Modulus::add_below(*t + s, p);
+                    *h = Modulus::add_below(t.wrapping_sub(*h).wrapping_add(p), p);
                 });
             }
         }
