@@ -32,17 +32,27 @@ fn packed_bytes(m: Modulus) -> usize {
 
 /// Appends `label`, packed, to `out`.
 pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
-    let start = out.len();
-    out.resize(start + label_bytes(label.modulus()), 0);
-    pack_label(label, &mut out[start..]);
+    write_digits(label.modulus(), label.digits(), out);
 }
 
-/// Packs `label` into `out` ([`label_bytes`] long): groups are gathered in a 128-bit
-/// accumulator and flushed 64 bits at a time, least significant first.
+/// Appends the label mod m with these digits (ℓ of them, reduced), packed, to `out`.
+pub(crate) fn write_digits(m: Modulus, digits: &[u64], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + label_bytes(m), 0);
+    pack_digits(m, digits, &mut out[start..]);
+}
+
+/// Packs `label` into `out` ([`label_bytes`] long).
 pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
-    let m = label.modulus();
+    pack_digits(label.modulus(), label.digits(), out);
+}
+
+/// Packs the digits of a label mod m into `out` ([`label_bytes`] long): groups are gathered
+/// in a 128-bit accumulator and flushed 64 bits at a time, least significant first.
+fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
+    debug_assert_eq!(digits.len(), m.label_len());
     let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
-    for chunk in label.digits().chunks(m.group_len()) {
+    for chunk in digits.chunks(m.group_len()) {
         // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
         acc |= (m.join_group(chunk) as u128) << acc_bits;
         acc_bits += m.group_bits(chunk.len());
@@ -64,27 +74,35 @@ fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
 }
 
 /// Unpacks the digits of one label mod m from exactly [`label_bytes`]`(m)` bytes into
-/// `digits` (ℓ long).
+/// `digits` (ℓ long). Bits are read into a 128-bit accumulator up to 8 bytes at a time (a
+/// group has at most 64 bits, so one refill always suffices).
 fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), ArithError> {
-    let (mut acc, mut acc_bits, mut done) = (0u128, 0u32, 0usize);
-    let mut input = bytes.iter();
-    for count in group_sizes(m) {
+    match bytes.len().cmp(&label_bytes(m)) {
+        std::cmp::Ordering::Less => return Err(ArithError::MalformedTable("row too short")),
+        std::cmp::Ordering::Greater => return Err(ArithError::MalformedTable("nonzero padding")),
+        std::cmp::Ordering::Equal => {}
+    }
+    let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
+    for chunk in digits.chunks_mut(m.group_len()) {
+        let count = chunk.len();
         let bits = m.group_bits(count);
-        while acc_bits < bits {
-            let byte = input.next().ok_or(ArithError::MalformedTable("row too short"))?;
-            acc |= (*byte as u128) << acc_bits;
-            acc_bits += 8;
+        if acc_bits < bits {
+            let take = (bytes.len() - pos).min(8);
+            let mut word = [0u8; 8];
+            word[..take].copy_from_slice(&bytes[pos..pos + take]);
+            acc |= u128::from(u64::from_le_bytes(word)) << acc_bits;
+            (acc_bits, pos) = (acc_bits + 8 * take as u32, pos + take);
         }
-        let group = acc & ((1u128 << bits) - 1);
-        acc >>= bits;
-        acc_bits -= bits;
-        if group >= m.group_modulus(count) {
+        debug_assert!(acc_bits >= bits, "the length was checked");
+        let value = acc & ((1u128 << bits) - 1);
+        (acc, acc_bits) = (acc >> bits, acc_bits - bits);
+        if value >= m.group_modulus(count) {
             return Err(ArithError::MalformedTable("digit group out of range"));
         }
-        m.split_group(group as u64, &mut digits[done..done + count]);
-        done += count;
+        m.split_group(value as u64, chunk);
     }
-    if acc != 0 || input.next().is_some() {
+    debug_assert_eq!(pos, bytes.len());
+    if acc != 0 {
         return Err(ArithError::MalformedTable("nonzero padding"));
     }
     Ok(())

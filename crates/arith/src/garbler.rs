@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
-use crate::codec::write_label;
+use crate::codec::{label_bytes, write_digits};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::{ArithError, Label, Modulus};
@@ -122,11 +122,15 @@ impl ArithGarbler {
 
     /// Δ_m, drawn on first use.
     pub fn delta(&mut self, m: Modulus) -> Label {
+        self.delta_ref(m).clone()
+    }
+
+    /// Δ_m by reference, drawn on first use.
+    fn delta_ref(&mut self, m: Modulus) -> &Label {
         let rng = &mut self.rng;
         self.deltas
             .entry(m)
             .or_insert_with(|| Label::random_delta(m, rng))
-            .clone()
     }
 
     /// The zero-label W^0 of a new input wire mod m.
@@ -144,7 +148,7 @@ impl ArithGarbler {
                 modulus: m,
             });
         }
-        Ok(zero.plus_scaled(&self.delta(m), x))
+        Ok(zero.plus_scaled(self.delta_ref(m), x))
     }
 
     /// What the evaluator needs to decode the wire with zero-label `zero`: its colour.
@@ -165,8 +169,7 @@ impl ArithGarbler {
     ) -> Result<Label, ArithError> {
         let size = check_table(a0.modulus(), out, table)?;
         let tweak = self.next_tweak(Domain::Projection);
-        let phi = |x: u64| table[x as usize];
-        Ok(self.garble_projection(Input::Label(a0), size, out, phi, tweak, rows))
+        Ok(self.garble_projection(Input::Label(a0), size, out, Phi::Table(table), tweak, rows))
     }
 
     /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
@@ -178,8 +181,7 @@ impl ArithGarbler {
     ) -> Result<Block, ArithError> {
         let size = check_table(a0.modulus(), Modulus::BOOLEAN, table)?;
         let tweak = self.next_tweak(Domain::Projection);
-        let phi = |x: u64| table[x as usize];
-        Ok(self.garble_projection_to_bits(Input::Label(a0), size, phi, tweak, rows))
+        Ok(self.garble_projection_to_bits(Input::Label(a0), size, Phi::Table(table), tweak, rows))
     }
 
     /// [`Self::project`] of a mod-2 wire given as its free-XOR zero-label `a0` (one row).
@@ -192,7 +194,7 @@ impl ArithGarbler {
     ) -> Result<Label, ArithError> {
         check_table(Modulus::BOOLEAN, out, &table)?;
         let tweak = self.next_tweak(Domain::Projection);
-        Ok(self.garble_projection(Input::Bits(a0), 2, out, |x| table[x as usize], tweak, rows))
+        Ok(self.garble_projection(Input::Bits(a0), 2, out, Phi::Table(&table), tweak, rows))
     }
 
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a
@@ -235,23 +237,29 @@ impl ArithGarbler {
             domain: Domain::MulGarblerHalf,
             gate,
         };
-        let phi = |x: u64| m.mul(minus_bc, x);
-        let g0 = self.garble_projection(Input::Label(a0), size, m, phi, garbler_half, rows);
+        let g0 = self.garble_projection(
+            Input::Label(a0),
+            size,
+            m,
+            Phi::Times(minus_bc),
+            garbler_half,
+            rows,
+        );
 
+        // Rows T_E[β] = E^0 − β·a − H(B^β): the targets start at E^0 and step by −a.
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
             gate,
         };
-        let delta = self.delta(m);
-        let mut b = b0.plus_scaled(&delta, minus_bc); // B^(−b_c): colour 0
-        let e0 = self.hash.hash(&b, evaluator_half, m);
-        let mut row = Label::zero(m);
-        for beta in 1..size {
-            b.add_scaled_assign(&delta, 1); // colour β
-            self.hash.hash_into(Input::Label(&b), evaluator_half, &mut row);
-            row.subtract_from(&e0, a0, m.neg(beta)); // E^0 − β·a − H(B^β)
-            self.emit(&row, rows);
-        }
+        self.delta_ref(m);
+        let delta = &self.deltas[&m];
+        let mut b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta); // B^(−b_c): colour 0
+        let e0 = self.hash.hash(b.label(), evaluator_half, m);
+        let mut targets = Targets::new(&e0, &a0.neg());
+        garble_rows(&self.hash, &mut b, evaluator_half, m, size, rows, |_, h| {
+            targets.next_row(h)
+        });
+        self.table_rows += size - 1;
         Ok(g0.plus_scaled(&e0, 1))
     }
 
@@ -263,7 +271,7 @@ impl ArithGarbler {
             domain: Domain::MulGarblerHalf,
             gate,
         };
-        let g0 = self.garble_projection_to_bits(Input::Bits(a0), 2, |x| bc & x, garbler_half, rows);
+        let g0 = self.garble_projection_to_bits(Input::Bits(a0), 2, Phi::Times(bc), garbler_half, rows);
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
             gate,
@@ -286,25 +294,6 @@ impl ArithGarbler {
         }
     }
 
-    /// The input of a projection at colour 0 (stepped through the colours by
-    /// [`Running::step`]), the value x0 it carries, and its modulus.
-    fn running_input(&mut self, a0: Input) -> (Running, u64, Modulus) {
-        match a0 {
-            Input::Label(a0) => {
-                let m = a0.modulus();
-                let (x0, delta) = (m.neg(a0.colour()), self.delta(m));
-                let label = a0.plus_scaled(&delta, x0);
-                (Running::Digits { label, delta }, x0, m)
-            }
-            Input::Bits(a0) => {
-                let x0 = u64::from(a0.lsb());
-                let block = a0 ^ self.times_boolean_delta(x0);
-                let delta = self.boolean_delta;
-                (Running::Bits { block, delta }, x0, Modulus::BOOLEAN)
-            }
-        }
-    }
-
     /// The next global gate index (each gated call takes one).
     pub(crate) fn take_gate(&mut self) -> u64 {
         let gate = self.next_gate;
@@ -319,34 +308,72 @@ impl ArithGarbler {
         }
     }
 
+    /// The input of a projection at colour 0 (stepped through the colours by
+    /// [`Running::step`]), the value x0 it carries, and its modulus. The Δ of the input
+    /// modulus must have been drawn ([`Self::delta_ref`]).
+    fn running_input(&self, a0: Input) -> (Running<'_>, u64, Modulus) {
+        match a0 {
+            Input::Label(a0) => {
+                let (m, delta) = (a0.modulus(), &self.deltas[&a0.modulus()]);
+                let x0 = m.neg(a0.colour());
+                (Running::Digits(a0.plus_scaled(delta, x0), delta), x0, m)
+            }
+            Input::Bits(a0) => {
+                let x0 = u64::from(a0.lsb());
+                let running = Running::Bits(a0 ^ self.times_boolean_delta(x0), self.boolean_delta);
+                (running, x0, Modulus::BOOLEAN)
+            }
+        }
+    }
+
+    /// Draws the Δs a projection of `a0` to Z_`out` uses.
+    fn draw_deltas(&mut self, a0: Input, out: Modulus) {
+        if let Input::Label(a0) = a0 {
+            self.delta_ref(a0.modulus());
+        }
+        self.delta_ref(out);
+    }
+
     /// Row-reduced projection (BMR16 §4 with row reduction): the value x0 whose label has
     /// colour 0 defines the output, C^(φ(x0)) = H(A^x0, t), so that row is zero and not sent;
     /// for colours c = 1..p−1, x = x0 + c and row T[c] = C^0 + φ(x)·Δ_q − H(A^x, t). The
     /// evaluator computes C = H(A, t) + T[colour(A)]. `size` is p ([`table_size`]).
+    ///
+    /// For a linear φ(x) = k·x the targets C^0 + φ(x)·Δ_q start at H(A^x0, t) (colour 0)
+    /// and step by k·Δ_q ([`Targets`]), so the rows need no multiplication.
     fn garble_projection(
         &mut self,
         a0: Input,
         size: u64,
         out: Modulus,
-        phi: impl Fn(u64) -> u64,
+        phi: Phi,
         tweak: Tweak,
         rows: &mut Vec<u8>,
     ) -> Label {
         if out.is_boolean() {
             return Label::from_block(self.garble_projection_to_bits(a0, size, phi, tweak, rows));
         }
+        self.table_rows += size - 1;
+        self.draw_deltas(a0, out);
         let (mut a, x0, m) = self.running_input(a0);
-        let delta_out = self.delta(out);
+        let (hash, delta_out) = (&self.hash, &self.deltas[&out]);
         let mut c0 = Label::zero(out);
-        self.hash.hash_into(a.input(), tweak, &mut c0);
-        c0.add_scaled_assign(&delta_out, out.neg(phi(x0)));
-        let mut row = Label::zero(out);
-        for c in 1..size {
-            a.step(); // colour c, value x0 + c
-            self.hash.hash_into(a.input(), tweak, &mut row);
-            row.subtract_from(&c0, &delta_out, phi(m.add(x0, c))); // C^0 + φ(x)·Δ − H(A^x)
-            self.emit(&row, rows);
+        hash.hash_into(a.input(), tweak, &mut c0); // C^(φ(x0)) = H(A^x0), for now
+        match phi {
+            Phi::Times(k) => {
+                let mut targets = Targets::new(&c0, &delta_out.scale(k));
+                garble_rows(hash, &mut a, tweak, out, size, rows, |_, h| targets.next_row(h));
+            }
+            Phi::Table(table) => {
+                let (c, phi_x0) = (&c0, table[x0 as usize]);
+                garble_rows(hash, &mut a, tweak, out, size, rows, |colour, h| {
+                    // C^0 + φ(x)·Δ − H(A^x) = C^(φ(x0)) + (φ(x) − φ(x0))·Δ − H(A^x)
+                    let phi_x = table[m.add(x0, colour) as usize];
+                    out.subtract_from_digits(h, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
+                });
+            }
         }
+        c0.add_scaled_assign(delta_out, out.neg(phi.at(out, x0)));
         c0
     }
 
@@ -356,26 +383,92 @@ impl ArithGarbler {
         &mut self,
         a0: Input,
         size: u64,
-        phi: impl Fn(u64) -> u64,
+        phi: Phi,
         tweak: Tweak,
         rows: &mut Vec<u8>,
     ) -> Block {
+        self.table_rows += size - 1;
+        let boolean_delta = self.boolean_delta;
+        self.draw_deltas(a0, Modulus::BOOLEAN);
         let (mut a, x0, m) = self.running_input(a0);
-        let c0 = self.hash.hash_to_block(a.input(), tweak) ^ self.times_boolean_delta(phi(x0));
+        let times_delta = |x: u64| match phi.at(Modulus::BOOLEAN, x) {
+            0 => Block::ZERO,
+            _ => boolean_delta,
+        };
+        let c0 = self.hash.hash_to_block(a.input(), tweak) ^ times_delta(x0);
+        rows.reserve(16 * (size - 1) as usize);
         for c in 1..size {
             a.step(); // colour c, value x0 + c
             let hash = self.hash.hash_to_block(a.input(), tweak);
-            let row = c0 ^ self.times_boolean_delta(phi(m.add(x0, c))) ^ hash;
+            let row = c0 ^ times_delta(m.add(x0, c)) ^ hash;
             rows.extend_from_slice(&row.to_u128().to_le_bytes());
         }
-        self.table_rows += size - 1;
         c0
     }
+}
 
-    /// Appends `row` to the table and counts it.
-    fn emit(&mut self, row: &Label, rows: &mut Vec<u8>) {
-        write_label(row, rows);
-        self.table_rows += 1;
+/// The rows of a projection-like gate, colours 1..`size`: for each, the input steps to the
+/// next colour, is hashed under `tweak` to Z_out^ℓ, and `row` turns the hash's digits into
+/// the row's in place before the row is packed and appended to `rows`. The digits stay in a
+/// stack buffer.
+fn garble_rows(
+    hash: &ArithHash,
+    input: &mut Running,
+    tweak: Tweak,
+    out: Modulus,
+    size: u64,
+    rows: &mut Vec<u8>,
+    mut row: impl FnMut(u64, &mut [u64]),
+) {
+    let mut digits = [0u64; RING_DIGITS];
+    let digits = &mut digits[..out.label_len()];
+    rows.reserve(label_bytes(out) * (size - 1) as usize);
+    for colour in 1..size {
+        input.step();
+        hash.hash_digits(input.input(), tweak, out, digits);
+        row(colour, digits);
+        write_digits(out, digits, rows);
+    }
+}
+
+/// A projection's output function φ: a table, or x ↦ k·x (the garbler half of a product).
+#[derive(Clone, Copy)]
+enum Phi<'a> {
+    Table(&'a [u64]),
+    Times(u64),
+}
+
+impl Phi<'_> {
+    /// φ(x) ∈ Z_out (for [`Phi::Times`], x is an input value and Z_out the input's ring).
+    fn at(self, out: Modulus, x: u64) -> u64 {
+        match self {
+            Phi::Table(table) => table[x as usize],
+            Phi::Times(k) => out.mul(k, x),
+        }
+    }
+}
+
+/// The targets of rows whose target labels step by a fixed label: T_c = T_0 + c·step, and
+/// row c is T_c − H_c.
+struct Targets {
+    current: [u64; RING_DIGITS],
+    step: Label,
+}
+
+impl Targets {
+    fn new(first: &Label, step: &Label) -> Targets {
+        let mut current = [0u64; RING_DIGITS];
+        current[..first.digits().len()].copy_from_slice(first.digits());
+        Targets {
+            current,
+            step: step.clone(),
+        }
+    }
+
+    /// Moves to the next target T and turns `hash` into the row T − hash.
+    fn next_row(&mut self, hash: &mut [u64]) {
+        let m = self.step.modulus();
+        m.step_and_subtract(&mut self.current[..hash.len()], self.step.digits(), hash);
     }
 }
 
@@ -399,26 +492,35 @@ fn check_table(m: Modulus, out: Modulus, table: &[u64]) -> Result<u64, ArithErro
     Ok(size)
 }
 
-/// The input wire of a projection while its rows are garbled: its label of one colour,
-/// stepped through the colours by adding Δ. A mod-2 input is kept as its free-XOR block.
-enum Running {
-    Digits { label: Label, delta: Label },
-    Bits { block: Block, delta: Block },
+/// The input wire of a projection while its rows are garbled: its label of one colour and
+/// its Δ, stepped through the colours by adding Δ. A mod-2 input is kept as its free-XOR
+/// block.
+enum Running<'a> {
+    Digits(Label, &'a Label),
+    Bits(Block, Block),
 }
 
-impl Running {
+impl Running<'_> {
     fn input(&self) -> Input<'_> {
         match self {
-            Running::Digits { label, .. } => Input::Label(label),
-            Running::Bits { block, .. } => Input::Bits(*block),
+            Running::Digits(label, _) => Input::Label(label),
+            Running::Bits(block, _) => Input::Bits(*block),
+        }
+    }
+
+    /// The label of a mod-p input.
+    fn label(&self) -> &Label {
+        match self {
+            Running::Digits(label, _) => label,
+            Running::Bits(..) => unreachable!("only mod-p inputs are read as labels"),
         }
     }
 
     /// Moves to the label of the next colour.
     fn step(&mut self) {
         match self {
-            Running::Digits { label, delta } => label.add_scaled_assign(delta, 1),
-            Running::Bits { block, delta } => *block ^= *delta,
+            Running::Digits(label, delta) => label.add_scaled_assign(delta, 1),
+            Running::Bits(block, delta) => *block ^= *delta,
         }
     }
 }

@@ -22,7 +22,7 @@
 
 use mixgc_core::Block;
 
-use crate::codec::{label_bytes, pack_label, write_label};
+use crate::codec::{label_bytes, pack_label};
 use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::{Label, Modulus};
 
@@ -100,43 +100,34 @@ impl ArithHash {
         ArithHash { key }
     }
 
-    /// The XOF of (tweak, input modulus, output tag, packed input). Labels of at most
-    /// [`STACK_BYTES`] packed bytes (every odd prime, 2^k for k ≤ 16) are packed on the stack.
+    /// The XOF of (tweak, input modulus, output tag, packed input), fed to BLAKE3 in one
+    /// `update`. Labels of at most [`STACK_BYTES`] packed bytes (every odd prime, 2^k for
+    /// k ≤ 16) are packed on the stack, right after the header.
     fn xof(&self, input: Input, tweak: Tweak, out_tag: [u8; 9]) -> blake3::OutputReader {
-        let label = match input {
-            Input::Bits(block) => {
-                let packed = block.to_u128().to_le_bytes();
-                return self.xof_packed(Modulus::BOOLEAN, &packed, tweak, out_tag);
-            }
-            Input::Label(label) => label,
+        let (m, len) = match input {
+            Input::Bits(_) => (Modulus::BOOLEAN, 16),
+            Input::Label(label) => (label.modulus(), label_bytes(label.modulus())),
         };
-        let (m, len) = (label.modulus(), label_bytes(label.modulus()));
-        if len <= STACK_BYTES {
-            let mut packed = [0u8; STACK_BYTES];
-            pack_label(label, &mut packed[..len]);
-            self.xof_packed(m, &packed[..len], tweak, out_tag)
-        } else {
-            let mut packed = Vec::with_capacity(len);
-            write_label(label, &mut packed);
-            self.xof_packed(m, &packed, tweak, out_tag)
-        }
-    }
-
-    /// The XOF of (tweak, input modulus, output tag, `packed`, the input label packed).
-    fn xof_packed(
-        &self,
-        input: Modulus,
-        packed: &[u8],
-        tweak: Tweak,
-        out_tag: [u8; 9],
-    ) -> blake3::OutputReader {
-        let mut header = [0u8; HEADER_BYTES];
-        header[0] = tweak.domain as u8;
-        header[1..9].copy_from_slice(&tweak.gate.to_le_bytes());
-        header[9..18].copy_from_slice(&modulus_tag(input));
-        header[18..].copy_from_slice(&out_tag);
+        let pack = |bytes: &mut [u8]| {
+            bytes[0] = tweak.domain as u8;
+            bytes[1..9].copy_from_slice(&tweak.gate.to_le_bytes());
+            bytes[9..18].copy_from_slice(&modulus_tag(m));
+            bytes[18..HEADER_BYTES].copy_from_slice(&out_tag);
+            match input {
+                Input::Bits(block) => bytes[HEADER_BYTES..].copy_from_slice(&block.to_u128().to_le_bytes()),
+                Input::Label(label) => pack_label(label, &mut bytes[HEADER_BYTES..]),
+            }
+        };
         let mut hasher = blake3::Hasher::new_keyed(&self.key);
-        hasher.update(&header).update(packed);
+        if len <= STACK_BYTES {
+            let mut bytes = [0u8; HEADER_BYTES + STACK_BYTES];
+            pack(&mut bytes[..HEADER_BYTES + len]);
+            hasher.update(&bytes[..HEADER_BYTES + len]);
+        } else {
+            let mut bytes = vec![0u8; HEADER_BYTES + len];
+            pack(&mut bytes);
+            hasher.update(&bytes);
+        }
         hasher.finalize_xof()
     }
 
@@ -174,14 +165,19 @@ impl ArithHash {
     /// H(input, tweak) written over `output`, whose modulus is the output modulus.
     pub(crate) fn hash_into(&self, input: Input, tweak: Tweak, output: &mut Label) {
         let out = output.modulus();
+        self.hash_digits(input, tweak, out, output.digits_mut());
+    }
+
+    /// H(input, tweak) ∈ Z_out^ℓ(out) written over `digits` (ℓ(out) long).
+    pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
+        debug_assert_eq!(digits.len(), out.label_len());
         let mut xof = self.xof(input, tweak, modulus_tag(out));
-        let (len, j) = (out.label_len(), out.group_len());
+        let (j, len) = (out.group_len(), digits.len());
         let mut fill = |random: &mut [u8]| {
             xof.fill(random);
-            let groups = output.digits_mut().chunks_mut(j).zip(random.chunks_exact(16));
-            for (digits, r) in groups {
-                let group = out.reduce_group(u128::from_le_bytes(r.try_into().expect("16-byte chunk")));
-                out.split_group(group, digits);
+            for (group, r) in digits.chunks_mut(j).zip(random.chunks_exact(16)) {
+                let value = out.reduce_group(u128::from_le_bytes(r.try_into().expect("16-byte chunk")));
+                out.split_group(value, group);
             }
         };
         let random_len = 16 * len.div_ceil(j);

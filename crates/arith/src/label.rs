@@ -159,23 +159,6 @@ impl Label {
         m.add_scaled_digits(&mut self.digits, &other.digits, m.reduce(c as u128));
     }
 
-    /// self ← base + c·offset − self, in place (same modulus; c reduced): a garbled row,
-    /// a target label minus a hash, in one pass.
-    #[inline]
-    pub(crate) fn subtract_from(&mut self, base: &Label, offset: &Label, c: u64) {
-        let m = self.modulus;
-        assert!(
-            base.modulus == m && offset.modulus == m,
-            "gadget combined labels of different moduli"
-        );
-        m.subtract_from_digits(
-            &mut self.digits,
-            &base.digits,
-            &offset.digits,
-            m.reduce(c as u128),
-        );
-    }
-
     /// self ← self + digits (a label's digits mod the same modulus, as a slice).
     #[inline]
     pub(crate) fn add_digits(&mut self, digits: &[u64]) {

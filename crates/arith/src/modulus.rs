@@ -256,6 +256,14 @@ impl Modulus {
         }
     }
 
+    /// s mod p for s < 2p, without a branch (the mask of the sign of s − p), so that loops
+    /// over digits vectorize.
+    #[inline]
+    fn add_below(s: u64, p: u64) -> u64 {
+        let d = s.wrapping_sub(p);
+        d.wrapping_add(p & (d >> 63).wrapping_neg())
+    }
+
     /// acc[i] ← acc[i] + c·other[i] for every digit (c reduced; slices of equal length):
     /// the one linear operation of every gadget, with the modulus dispatched once per label.
     #[inline]
@@ -267,7 +275,10 @@ impl Modulus {
                 let mask = Modulus::mask(k);
                 pairs.for_each(|(a, &b)| *a = a.wrapping_add(b.wrapping_mul(c)) & mask);
             }
-            Kind::OddPrime(_) if c == 1 => pairs.for_each(|(a, &b)| *a = self.add(*a, b)),
+            Kind::OddPrime(p) if c == 1 => {
+                let p = p.p();
+                pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + b, p));
+            }
             Kind::OddPrime(p) => pairs.for_each(|(a, &b)| *a = p.rem32(*a + b * c)),
         }
     }
@@ -285,6 +296,31 @@ impl Modulus {
                     .for_each(|(a, (&b, &o))| *a = b.wrapping_add(o.wrapping_mul(c)).wrapping_sub(*a) & mask);
             }
             Kind::OddPrime(p) => digits.for_each(|(a, (&b, &o))| *a = p.rem32(b + o * c + p.p() - *a)),
+        }
+    }
+
+    /// t[i] ← t[i] + step[i], then h[i] ← t[i] − h[i], for every digit (slices of equal
+    /// length): one row of a table whose targets t step by a fixed label. For odd p the
+    /// conditional corrections are masks, so the loop vectorizes.
+    #[inline]
+    pub(crate) fn step_and_subtract(self, t: &mut [u64], step: &[u64], h: &mut [u64]) {
+        debug_assert!(t.len() == step.len() && t.len() == h.len());
+        let digits = t.iter_mut().zip(step).zip(h.iter_mut());
+        match self.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                digits.for_each(|((t, &s), h)| {
+                    *t = t.wrapping_add(s) & mask;
+                    *h = t.wrapping_sub(*h) & mask;
+                });
+            }
+            Kind::OddPrime(p) => {
+                let p = p.p();
+                digits.for_each(|((t, &s), h)| {
+                    *t = Modulus::add_below(*t + s, p);
+                    *h = Modulus::add_below(t.wrapping_sub(*h).wrapping_add(p), p);
+                });
+            }
         }
     }
 
