@@ -172,6 +172,15 @@ impl CrtBundle {
         })
     }
 
+    /// The bundle of `wires`, which this crate built one per prime of `set` (unchecked).
+    pub(crate) fn from_wires(set: &PrimeSet, wires: Vec<Label>) -> CrtBundle {
+        debug_assert!(wires.iter().map(Label::modulus).eq(set.moduli().iter().copied()));
+        CrtBundle {
+            set: set.clone(),
+            wires,
+        }
+    }
+
     pub fn set(&self) -> &PrimeSet {
         &self.set
     }

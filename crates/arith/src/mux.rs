@@ -6,7 +6,43 @@
 use mixgc_core::Block;
 
 use crate::codec::TableReader;
-use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle};
+use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, Modulus, PrimeSet};
+
+/// BC₁(s) wire by wire: s itself on the mod-2 wire, `lift(m)` (the one-row projection of s
+/// to Z_m, value s) on each odd prime's, in the set's order — the wires and rows of a
+/// one-bit [`ArithGarbler::crt_compose`].
+fn select_wires(
+    set: &PrimeSet,
+    select: Block,
+    mut lift: impl FnMut(Modulus) -> Result<Label, ArithError>,
+) -> Result<Vec<Label>, ArithError> {
+    let lifted = |&m: &Modulus| match m.is_boolean() {
+        true => Ok(Label::from_block(select)),
+        false => lift(m),
+    };
+    set.moduli().iter().map(lifted).collect()
+}
+
+/// no + s·(yes − no) wire by wire, the products by `mul` after all of BC₁(s)'s rows.
+fn mux_wires(
+    select: Vec<Label>,
+    yes: &CrtBundle,
+    no: &CrtBundle,
+    mut mul: impl FnMut(&Label, &Label) -> Result<Label, ArithError>,
+) -> Result<CrtBundle, ArithError> {
+    let difference = yes.sub(no)?;
+    let wires = select
+        .iter()
+        .zip(difference.wires())
+        .zip(no.wires())
+        .map(|((s, d), n)| {
+            let mut out = mul(s, d)?;
+            out.add_scaled_assign(n, 1);
+            Ok(out)
+        })
+        .collect::<Result<_, ArithError>>()?;
+    Ok(CrtBundle::from_wires(no.set(), wires))
+}
 
 impl ArithGarbler {
     /// The zero-labels of `yes` where the bit with Boolean zero-label `select` is 1, else of
@@ -19,9 +55,11 @@ impl ArithGarbler {
         no: &CrtBundle,
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
-        let difference = yes.sub(no)?;
-        let s = self.crt_compose(&[select], no.set(), rows)?;
-        no.add(&self.mul_bundle(&s, &difference, rows)?)
+        if yes.set() != no.set() {
+            return Err(ArithError::BundleMismatch);
+        }
+        let s = select_wires(no.set(), select, |m| self.project_bit(select, m, [0, 1], rows))?;
+        mux_wires(s, yes, no, |a, b| self.mul(a, b, rows))
     }
 }
 
@@ -34,8 +72,10 @@ impl ArithEvaluator {
         no: &CrtBundle,
         tables: &mut TableReader,
     ) -> Result<CrtBundle, ArithError> {
-        let difference = yes.sub(no)?;
-        let s = self.crt_compose(&[select], no.set(), tables)?;
-        no.add(&self.mul_bundle(&s, &difference, tables)?)
+        if yes.set() != no.set() {
+            return Err(ArithError::BundleMismatch);
+        }
+        let s = select_wires(no.set(), select, |m| self.project_bit(select, m, tables))?;
+        mux_wires(s, yes, no, |a, b| self.mul(a, b, tables))
     }
 }
