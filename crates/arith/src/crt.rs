@@ -353,6 +353,11 @@ mod tests {
     #[test]
     fn prime_sets_are_validated() {
         assert_eq!(PrimeSet::new(&[5, 2, 3]).unwrap().primes(), [2, 3, 5]);
+        // Equality is by the primes, for clones and for sets built apart alike.
+        let set = PrimeSet::new(&[5, 2, 3]).unwrap();
+        assert_eq!(set, set.clone());
+        assert_eq!(set, PrimeSet::new(&[2, 3, 5]).unwrap());
+        assert_ne!(set, PrimeSet::new(&[2, 3, 7]).unwrap());
         for bad in [&[][..], &[2, 3, 3], &[2, 4], &[3, 9], &[1, 3], &[65_537]] {
             assert!(
                 matches!(PrimeSet::new(bad), Err(ArithError::InvalidPrimeSet(_))),

@@ -79,3 +79,43 @@ impl ArithEvaluator {
         mux_wires(s, yes, no, |a, b| self.mul(a, b, tables))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+
+    use super::*;
+    use crate::primes::{first_primes, min_sum_primes};
+
+    /// The mux is exactly its documented construction: the rows and output labels of
+    /// no + BC₁(s)·(yes − no), at the garbler and at the evaluator.
+    #[test]
+    fn mux_is_one_bit_compose_then_product() {
+        let delta = Block::from_u128(0x1234_5678_9abc_def1);
+        for set in [min_sum_primes(16).unwrap(), first_primes(9).unwrap()] {
+            let garbler = || ArithGarbler::new(new_rng(Some(7), 1), delta).unwrap();
+            let (mut g, mut reference) = (garbler(), garbler());
+            let (yes, no) = (g.new_bundle(&set), g.new_bundle(&set));
+            let _ = (reference.new_bundle(&set), reference.new_bundle(&set));
+            let s0 = Block::from_u128(0x5eed);
+            let (mut rows, mut expected_rows) = (Vec::new(), Vec::new());
+            let out = g.mux_bundle(s0, &yes, &no, &mut rows).unwrap();
+            let s = reference.crt_compose(&[s0], &set, &mut expected_rows).unwrap();
+            let product = reference
+                .mul_bundle(&s, &yes.sub(&no).unwrap(), &mut expected_rows)
+                .unwrap();
+            assert_eq!(rows, expected_rows);
+            assert_eq!(out, no.add(&product).unwrap());
+
+            // The evaluator on the labels of yes = 3, no = 5, s = 1 gets the labels of 3.
+            let mut ev = ArithEvaluator::new(g.session_key());
+            let (a, b) = (
+                g.encode_bundle(&yes, 3).unwrap(),
+                g.encode_bundle(&no, 5).unwrap(),
+            );
+            let s1 = s0 ^ delta;
+            let got = ev.mux_bundle(s1, &a, &b, &mut TableReader::new(&rows)).unwrap();
+            assert_eq!(got, g.encode_bundle(&out, 3).unwrap());
+        }
+    }
+}
