@@ -3,15 +3,43 @@
 //! and public multiplication are free per wire; a product costs Σ 2(p_i − 1) rows; public
 //! exponentiation Σ (p_i − 1). The mod-2 wire of a bundle is a Boolean (free-XOR) wire.
 
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
 use crate::codec::TableReader;
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
-/// A set of distinct primes, ascending, with product N < 2^128.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct PrimeSet {
+/// A set of distinct primes, ascending, with product N < 2^128. Cloning is cheap (the
+/// primes are shared): every CRT value and bundle holds its set.
+#[derive(Clone)]
+pub struct PrimeSet(Arc<Primes>);
+
+/// The contents of a [`PrimeSet`].
+struct Primes {
     primes: Vec<u64>,
     moduli: Vec<Modulus>,
     product: u128,
+    /// The table bytes of a bit decomposition over the set, counted once
+    /// ([`crate::table_bytes::crt_decompose`]).
+    decompose_bytes: OnceLock<Result<usize, ArithError>>,
+}
+
+impl PartialEq for PrimeSet {
+    fn eq(&self, other: &PrimeSet) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.primes == other.0.primes
+    }
+}
+
+impl Eq for PrimeSet {}
+
+impl fmt::Debug for PrimeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PrimeSet")
+            .field("primes", &self.0.primes)
+            .field("moduli", &self.0.moduli)
+            .field("product", &self.0.product)
+            .finish()
+    }
 }
 
 impl PrimeSet {
@@ -41,56 +69,65 @@ impl PrimeSet {
                 None => return invalid("the product needs more than 128 bits".into()),
             };
         }
-        Ok(PrimeSet {
+        Ok(PrimeSet(Arc::new(Primes {
             primes: sorted,
             moduli,
             product,
-        })
+            decompose_bytes: OnceLock::new(),
+        })))
     }
 
     /// The primes, ascending.
     pub fn primes(&self) -> &[u64] {
-        &self.primes
+        &self.0.primes
     }
 
     /// The wire modulus of each prime.
     pub fn moduli(&self) -> &[Modulus] {
-        &self.moduli
+        &self.0.moduli
     }
 
     /// N, the product of the primes.
     pub fn product(&self) -> u128 {
-        self.product
+        self.0.product
+    }
+
+    /// `count()`, computed on the first call for this set (and its clones) and kept.
+    pub(crate) fn decompose_bytes(
+        &self,
+        count: impl FnOnce() -> Result<usize, ArithError>,
+    ) -> Result<usize, ArithError> {
+        self.0.decompose_bytes.get_or_init(count).clone()
     }
 
     /// The sum of the primes (the garbling cost measure of ABLE §3.1).
     pub fn sum(&self) -> u64 {
-        self.primes.iter().sum()
+        self.primes().iter().sum()
     }
 
     /// The residues of x ∈ Z_N.
     pub fn encode(&self, x: u128) -> Result<Vec<u64>, ArithError> {
-        if x >= self.product {
+        if x >= self.product() {
             return Err(ArithError::InvalidPrimeSet(format!(
                 "{x} is not below the product {}",
-                self.product
+                self.product()
             )));
         }
-        Ok(self.primes.iter().map(|&p| (x % p as u128) as u64).collect())
+        Ok(self.primes().iter().map(|&p| (x % p as u128) as u64).collect())
     }
 
     /// The x ∈ Z_N with these residues (Garner's mixed-radix algorithm: every partial sum
     /// stays below N, so nothing overflows 128 bits).
     pub fn decode(&self, residues: &[u64]) -> Result<u128, ArithError> {
-        if residues.len() != self.primes.len() {
+        if residues.len() != self.primes().len() {
             return Err(ArithError::InvalidPrimeSet(format!(
                 "{} residues for {} primes",
                 residues.len(),
-                self.primes.len()
+                self.primes().len()
             )));
         }
         let (mut x, mut radix) = (0u128, 1u128);
-        for ((&p, &m), &r) in self.primes.iter().zip(&self.moduli).zip(residues) {
+        for ((&p, &m), &r) in self.primes().iter().zip(self.moduli()).zip(residues) {
             if r >= p {
                 return Err(ArithError::OutOfRange {
                     what: "residue",
@@ -119,20 +156,29 @@ pub struct CrtBundle {
 impl CrtBundle {
     /// The bundle of `wires`, one per prime of `set`, in the set's order.
     pub fn new(set: &PrimeSet, wires: Vec<Label>) -> Result<CrtBundle, ArithError> {
-        if wires.len() != set.moduli.len() {
+        if wires.len() != set.moduli().len() {
             return Err(ArithError::InvalidPrimeSet(format!(
                 "{} wires for {} primes",
                 wires.len(),
-                set.moduli.len()
+                set.moduli().len()
             )));
         }
-        if let Some((w, &m)) = wires.iter().zip(&set.moduli).find(|(w, &m)| w.modulus() != m) {
+        if let Some((w, &m)) = wires.iter().zip(set.moduli()).find(|(w, &m)| w.modulus() != m) {
             return Err(ArithError::ModulusMismatch(w.modulus(), m));
         }
         Ok(CrtBundle {
             set: set.clone(),
             wires,
         })
+    }
+
+    /// The bundle of `wires`, which this crate built one per prime of `set` (unchecked).
+    pub(crate) fn from_wires(set: &PrimeSet, wires: Vec<Label>) -> CrtBundle {
+        debug_assert!(wires.iter().map(Label::modulus).eq(set.moduli().iter().copied()));
+        CrtBundle {
+            set: set.clone(),
+            wires,
+        }
     }
 
     pub fn set(&self) -> &PrimeSet {
@@ -168,7 +214,7 @@ impl CrtBundle {
     fn map(&self, f: impl FnMut((&u64, &Label)) -> Label) -> CrtBundle {
         CrtBundle {
             set: self.set.clone(),
-            wires: self.set.primes.iter().zip(&self.wires).map(f).collect(),
+            wires: self.set.primes().iter().zip(&self.wires).map(f).collect(),
         }
     }
 
@@ -196,7 +242,7 @@ impl CrtBundle {
 impl ArithGarbler {
     /// The zero-labels of a new input bundle over `set`.
     pub fn new_bundle(&mut self, set: &PrimeSet) -> CrtBundle {
-        let wires = set.moduli.iter().map(|&m| self.new_wire(m)).collect();
+        let wires = set.moduli().iter().map(|&m| self.new_wire(m)).collect();
         CrtBundle {
             set: set.clone(),
             wires,
@@ -307,6 +353,11 @@ mod tests {
     #[test]
     fn prime_sets_are_validated() {
         assert_eq!(PrimeSet::new(&[5, 2, 3]).unwrap().primes(), [2, 3, 5]);
+        // Equality is by the primes, for clones and for sets built apart alike.
+        let set = PrimeSet::new(&[5, 2, 3]).unwrap();
+        assert_eq!(set, set.clone());
+        assert_eq!(set, PrimeSet::new(&[2, 3, 5]).unwrap());
+        assert_ne!(set, PrimeSet::new(&[2, 3, 7]).unwrap());
         for bad in [&[][..], &[2, 3, 3], &[2, 4], &[3, 9], &[1, 3], &[65_537]] {
             assert!(
                 matches!(PrimeSet::new(bad), Err(ArithError::InvalidPrimeSet(_))),

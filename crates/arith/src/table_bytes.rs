@@ -61,12 +61,15 @@ pub fn residues_from_bits(set: &PrimeSet) -> usize {
 }
 
 /// [`crate::ArithGarbler::crt_decompose`] over `set`; fails where the decomposition does.
+/// Counted once per set (shared by its clones), as every BD over it has the same rows.
 pub fn crt_decompose(set: &PrimeSet) -> Result<usize, ArithError> {
-    let wires = set.moduli().iter().map(|&m| Label::zero(m)).collect();
-    let bundle = CrtBundle::new(set, wires)?;
-    let mut side = CountSide { bytes: 0 };
-    convert::crt_decompose(&mut side, &bundle)?;
-    Ok(side.bytes)
+    set.decompose_bytes(|| {
+        let wires = set.moduli().iter().map(|&m| Label::zero(m)).collect();
+        let bundle = CrtBundle::new(set, wires)?;
+        let mut side = CountSide { bytes: 0 };
+        convert::crt_decompose(&mut side, &bundle)?;
+        Ok(side.bytes)
+    })
 }
 
 /// A conversion side that garbles nothing: each primitive adds its table bytes, as the

@@ -2,6 +2,7 @@
 //! counted exactly without computing anything.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
 
@@ -104,6 +105,45 @@ impl CrtOp {
     }
 }
 
+/// How often one CRT op ran over one set, and its gadget's table ([`gadget_cost`]), costed
+/// at its first successful use.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    count: u64,
+    table: Option<TableCost>,
+}
+
+/// A multiply-rotate hasher for [`Counter`]'s op keys: every CRT op looks its key up, and
+/// the keys are the program's own (no adversary picks them), so SipHash's cost buys nothing.
+#[derive(Default)]
+struct OpHasher(u64);
+
+impl Hasher for OpHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u64(b.into()));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n.into());
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_isize(&mut self, n: isize) {
+        self.write_u64(n as u64);
+    }
+}
+
 /// A CRT value on the counter: which prime set it is over, and the AND depth of the
 /// Boolean wires it was built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,8 +179,8 @@ pub struct Counter {
     peak_live_wires: u64,
     /// The prime sets of the program's CRT values ([`CountedCrt::set`] indexes it).
     sets: Vec<PrimeSet>,
-    crt_ops: BTreeMap<(CrtOp, usize), u64>,
-    gadget_costs: HashMap<(Gadget, usize), TableCost>,
+    /// Each op over each set: how often it ran, and its gadget's table once costed.
+    crt_ops: HashMap<(CrtOp, usize), Tally, BuildHasherDefault<OpHasher>>,
     error: Option<ProgramError>,
 }
 
@@ -171,7 +211,7 @@ impl Counter {
     pub fn crt_ops(&self) -> BTreeMap<(CrtOp, Vec<u64>), u64> {
         self.crt_ops
             .iter()
-            .map(|(&(op, set), &n)| ((op, self.sets[set].primes().to_vec()), n))
+            .map(|(&(op, set), tally)| ((op, self.sets[set].primes().to_vec()), tally.count))
             .collect()
     }
 
@@ -197,14 +237,16 @@ impl Counter {
         }
     }
 
-    /// Tallies `op` over set `set` and adds its garbled table, if any.
+    /// Tallies `op` over set `set` and adds its garbled table, if any (one map lookup per
+    /// op: counting large programs is dominated by it).
     fn count_crt(&mut self, op: CrtOp, set: usize) {
-        *self.crt_ops.entry((op, set)).or_default() += 1;
+        let tally = self.crt_ops.entry((op, set)).or_default();
+        tally.count += 1;
         let Some(gadget) = op.gadget() else { return };
-        let table = match self.gadget_costs.get(&(gadget, set)) {
-            Some(&table) => table,
+        let table = match tally.table {
+            Some(table) => table,
             None => match gadget_cost(gadget, &self.sets[set]) {
-                Ok(table) => *self.gadget_costs.entry((gadget, set)).or_insert(table),
+                Ok(table) => *tally.table.insert(table),
                 Err(e) => {
                     let primes = self.sets[set].primes();
                     self.error

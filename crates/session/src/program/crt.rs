@@ -66,16 +66,30 @@ pub(super) fn diverged() -> NetError {
     NetError::Protocol("the parties' programs diverged (Boolean and arithmetic rows out of order)".into())
 }
 
-/// The evaluator's arithmetic rows received and not yet used.
+/// The evaluator's arithmetic rows received and not yet used: `bytes[used..filled]`. The
+/// buffer is reused across frames (only its growth is zero-filled).
 #[derive(Default)]
 pub(super) struct ArithInbox {
     bytes: Vec<u8>,
+    filled: usize,
     used: usize,
 }
 
 impl ArithInbox {
     pub(super) fn is_drained(&self) -> bool {
-        self.used == self.bytes.len()
+        self.used == self.filled
+    }
+
+    /// Room for `len` more bytes after the unused ones (moved to the front): its range.
+    fn make_room(&mut self, len: usize) -> Range<usize> {
+        self.bytes.copy_within(self.used..self.filled, 0);
+        self.filled -= self.used;
+        self.used = 0;
+        let end = self.filled + len;
+        if self.bytes.len() < end {
+            self.bytes.resize(end, 0);
+        }
+        self.filled..end
     }
 }
 
@@ -425,19 +439,17 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     /// are buffered.
     fn pull_arith(&mut self, n: usize) -> Result<Range<usize>, NetError> {
         let inbox = &mut self.arith;
-        while inbox.bytes.len() - inbox.used < n {
+        while inbox.filled - inbox.used < n {
             if self.used != self.rows.len() {
                 return Err(diverged());
             }
-            inbox.bytes.drain(..inbox.used);
-            inbox.used = 0;
             let len = recv_frame_header(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 {
                 return Err(NetError::Protocol("empty arithmetic table frame".into()));
             }
-            let start = inbox.bytes.len();
-            inbox.bytes.resize(start + len, 0);
-            self.s.ch.recv(&mut inbox.bytes[start..])?;
+            let room = inbox.make_room(len);
+            self.s.ch.recv(&mut inbox.bytes[room.clone()])?;
+            inbox.filled = room.end;
         }
         inbox.used += n;
         Ok(inbox.used - n..inbox.used)
