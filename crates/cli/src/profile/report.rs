@@ -174,7 +174,6 @@ fn relative(out: &mut String, records: &[Record]) {
 fn ratio_tables(out: &mut String, ratios: &[Ratio], widths: &[u32], conversion: Op) {
     let name = conversion.title();
     let table = if conversion == Op::Bc { 5 } else { 6 };
-    let ops = Op::COMMON;
     let cell = |w: u32, cost: Cost, op: Op| {
         ratios
             .iter()
@@ -185,47 +184,38 @@ fn ratio_tables(out: &mut String, ratios: &[Ratio], widths: &[u32], conversion: 
         "\n== {name} equivalent ratio r = c_{name} / (c_bool - c_crt-opt): {name}s paid for by r ops \
          (\"never\": the CRT op costs more) =="
     );
-    let mut head = format!("{:<5} {:<9}", "bits", "cost");
-    for op in ops {
-        let _ = write!(head, " {:>9}", op.title());
-    }
-    let _ = writeln!(out, "{head}");
-    for &w in widths {
-        for cost in Cost::ALL {
-            let _ = write!(out, "{w:<5} {:<9}", cost.title());
-            for op in ops {
-                let text = match cell(w, cost, op) {
-                    Some(Ratio { ratio: Some(r), .. }) => format!("{r:.3}"),
-                    Some(_) => "never".into(),
-                    None => "-".into(),
-                };
-                let _ = write!(out, " {text:>9}");
-            }
-            let _ = writeln!(out);
-        }
-    }
+    ratio_grid(out, widths, 9, |w, cost, op| match cell(w, cost, op) {
+        Some(Ratio { ratio: Some(r), .. }) => format!("{r:.3}"),
+        Some(_) => "never".into(),
+        None => "-".into(),
+    });
     let _ = writeln!(
         out,
         "\n== Inverse {name} ratio 1/r: {name}s one op pays for; ours / ABLE Table {table} \
          (negative: each op moved costs that many {name}s) =="
     );
+    ratio_grid(out, widths, 15, |w, cost, op| match cell(w, cost, op) {
+        Some(r) => {
+            let able = r.able_inverse.map_or("-".into(), |a| format!("{a:.3}"));
+            format!("{:.3} / {able}", r.inverse)
+        }
+        None => "-".into(),
+    });
+}
+
+/// One grid of a ratio table: a header of the common ops, then a row per width and cost
+/// with `text` for each op, right-aligned in columns `column` wide.
+fn ratio_grid(out: &mut String, widths: &[u32], column: usize, text: impl Fn(u32, Cost, Op) -> String) {
     let mut head = format!("{:<5} {:<9}", "bits", "cost");
-    for op in ops {
-        let _ = write!(head, " {:>15}", op.title());
+    for op in Op::COMMON {
+        let _ = write!(head, " {:>column$}", op.title());
     }
     let _ = writeln!(out, "{head}");
     for &w in widths {
         for cost in Cost::ALL {
             let _ = write!(out, "{w:<5} {:<9}", cost.title());
-            for op in ops {
-                let text = match cell(w, cost, op) {
-                    Some(r) => {
-                        let able = r.able_inverse.map_or("-".into(), |a| format!("{a:.3}"));
-                        format!("{:.3} / {able}", r.inverse)
-                    }
-                    None => "-".into(),
-                };
-                let _ = write!(out, " {text:>15}");
+            for op in Op::COMMON {
+                let _ = write!(out, " {:>column$}", text(w, cost, op));
             }
             let _ = writeln!(out);
         }
