@@ -11,8 +11,8 @@ use mixgc_arith::primes::min_sum_primes;
 use mixgc_core::new_rng;
 use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
-use mixgc_program::{CrtBackend, Ctx, ProgramError};
-use mixgc_session::planner::{self as phased, Phased};
+use mixgc_program::Ctx;
+use mixgc_session::planner::{self as phased, lenet_expected, LenetRun};
 use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 use rand::Rng;
 use serde::Serialize;
@@ -270,60 +270,6 @@ pub(crate) fn random_inputs(rng: &mut impl Rng, layer: &ConvLayer) -> (Vec<i64>,
     (draw(layer.shape.pixels()), draw(layer.shape.weights()))
 }
 
-/// The plaintext layer's outputs for `r`: modulo 2^w in Boolean, N in CRT.
-fn expected(layer: &ConvLayer, r: Realization, image: &[i64], filters: &[i64]) -> Vec<i128> {
-    let modulus = if r.is_arithmetic() {
-        layer.set.product()
-    } else {
-        1u128 << layer.width
-    };
-    lenet::reference(&layer.shape, r, modulus, image, filters)
-}
-
-/// One realization of the layer with both parties' inputs, as a [`Phased`] program.
-pub(crate) struct LenetRun<'a> {
-    pub layer: &'a ConvLayer,
-    pub realization: Realization,
-    pub image: &'a [i64],
-    pub filters: &'a [i64],
-}
-
-impl Phased for LenetRun<'_> {
-    type Inputs<B: CrtBackend> = lenet::LayerInputs<B>;
-
-    fn name(&self) -> String {
-        format!("lenet/{}/{}", self.realization.name(), self.layer.width)
-    }
-
-    fn inputs<B: CrtBackend>(
-        &self,
-        ctx: &Ctx<B>,
-        garbler: bool,
-        evaluator: bool,
-    ) -> Result<Self::Inputs<B>, ProgramError> {
-        let image = evaluator.then_some(self.image);
-        let filters = garbler.then_some(self.filters);
-        lenet::inputs(ctx, self.layer, self.realization, image, filters)
-    }
-
-    fn compute<B: CrtBackend>(
-        &self,
-        ctx: &Ctx<B>,
-        inputs: &Self::Inputs<B>,
-    ) -> Result<Vec<Option<i128>>, ProgramError> {
-        lenet::compute(ctx, self.layer, self.realization, inputs)
-    }
-
-    fn expected(&self) -> Vec<i128> {
-        expected(self.layer, self.realization, self.image, self.filters)
-    }
-
-    fn messages(&self) -> usize {
-        // An output is one or two flushes; table frames are ≥ 64 KiB.
-        self.layer.shape.outputs() * 4 + (1 << 16)
-    }
-}
-
 /// One party of a two-process run over TCP.
 fn party(args: &LenetArgs, role: Role) -> Result<(), CliError> {
     let filters = args.filters.map_or(ConvShape::LENET.filters, usize::from);
@@ -358,7 +304,7 @@ fn party(args: &LenetArgs, role: Role) -> Result<(), CliError> {
             let ctx = Ctx::new(s.program("lenet", Reveal::Evaluator)?);
             let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
             ctx.into_inner().ok_or("the program is still shared")?.finish()?;
-            let checked = phased::check(&outputs, &expected(&layer, r, &image, &weights))?;
+            let checked = phased::check(&outputs, &lenet_expected(&layer, r, &image, &weights))?;
             format!(
                 "evaluator: {checked} outputs, all equal to the plaintext layer; sent {} B, received {} B",
                 s.channel().bytes_sent(),

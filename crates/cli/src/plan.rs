@@ -13,8 +13,7 @@ use mixgc_arith::primes::min_sum_primes;
 use mixgc_core::new_rng;
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
-use mixgc_program::{CrtBackend, Ctx, ProgramError};
-use mixgc_session::planner::{self as phased, calibrate, Phased, Unit, UnitCosts};
+use mixgc_session::planner::{self as phased, calibrate, ClipRun, LenetRun, Phased, Unit, UnitCosts};
 use rand::Rng;
 use serde::Serialize;
 
@@ -152,7 +151,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
             lenet::Realization::ALL
                 .iter()
                 .map(|&r| {
-                    let run = crate::lenet::LenetRun {
+                    let run = LenetRun {
                         layer: &layer,
                         realization: r,
                         image: &image,
@@ -186,11 +185,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
         objective: format!("{:?}", args.objective).to_lowercase(),
         recommended: best.realization.clone(),
         units,
-        realizations: Vec::new(),
-    };
-    let plan = Plan {
         realizations: rows,
-        ..plan
     };
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string_pretty(&plan)?));
@@ -284,52 +279,4 @@ fn report(plan: &Plan) -> String {
     }
     out += &format!("\nrecommended for {}: {}\n", plan.objective, plan.recommended);
     out
-}
-
-/// The clipped dot product with both parties' inputs.
-struct ClipRun<'a> {
-    problem: &'a ClipDot,
-    realization: clipdot::Realization,
-    x: &'a [i64],
-    y: &'a [i64],
-}
-
-impl Phased for ClipRun<'_> {
-    type Inputs<B: CrtBackend> = clipdot::DotInputs<B>;
-
-    fn name(&self) -> String {
-        format!("clipdot/{}/{}", self.realization.name(), self.problem.width)
-    }
-
-    fn inputs<B: CrtBackend>(
-        &self,
-        ctx: &Ctx<B>,
-        garbler: bool,
-        evaluator: bool,
-    ) -> Result<Self::Inputs<B>, ProgramError> {
-        let x = garbler.then_some(self.x);
-        let y = evaluator.then_some(self.y);
-        clipdot::inputs(ctx, self.problem, self.realization, x, y)
-    }
-
-    fn compute<B: CrtBackend>(
-        &self,
-        ctx: &Ctx<B>,
-        inputs: &Self::Inputs<B>,
-    ) -> Result<Vec<Option<i128>>, ProgramError> {
-        Ok(vec![clipdot::compute(
-            ctx,
-            self.problem,
-            self.realization,
-            inputs,
-        )?])
-    }
-
-    fn expected(&self) -> Vec<i128> {
-        vec![clipdot::reference(self.problem, self.realization, self.x, self.y)]
-    }
-
-    fn messages(&self) -> usize {
-        1 << 14
-    }
 }

@@ -8,78 +8,17 @@ use mixgc_arith::primes::min_sum_primes;
 use mixgc_net::{memory_pair, Tag};
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
-use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
+use mixgc_program::{CrtBackend, Ctx, ProgramError};
+use mixgc_session::planner::{count, ClipRun, LenetRun, Phased};
 use rand::{Rng, SeedableRng};
 
 mod common;
 
 use common::{bytes_per_tag, evaluate, garble, run, Tap};
 
-/// A program each party runs feeding only its own inputs.
-trait Program: Sync {
-    fn run<B: CrtBackend>(
-        &self,
-        ctx: &Ctx<B>,
-        garbler: bool,
-        evaluator: bool,
-    ) -> Result<Vec<Option<i128>>, ProgramError>;
-    fn expected(&self) -> Vec<i128>;
-}
-
-struct Lenet {
-    layer: ConvLayer,
-    realization: lenet::Realization,
-    image: Vec<i64>,
-    filters: Vec<i64>,
-}
-
-impl Program for Lenet {
-    fn run<B: CrtBackend>(&self, ctx: &Ctx<B>, g: bool, e: bool) -> Result<Vec<Option<i128>>, ProgramError> {
-        let (image, filters) = (e.then_some(&self.image[..]), g.then_some(&self.filters[..]));
-        lenet::run(ctx, &self.layer, self.realization, image, filters)
-    }
-    fn expected(&self) -> Vec<i128> {
-        let m = match self.realization {
-            lenet::Realization::PureBoolean => 1 << self.layer.width,
-            _ => self.layer.set.product(),
-        };
-        lenet::reference(&self.layer.shape, self.realization, m, &self.image, &self.filters)
-    }
-}
-
-struct Dot {
-    problem: ClipDot,
-    realization: clipdot::Realization,
-    x: Vec<i64>,
-    y: Vec<i64>,
-}
-
-impl Program for Dot {
-    fn run<B: CrtBackend>(&self, ctx: &Ctx<B>, g: bool, e: bool) -> Result<Vec<Option<i128>>, ProgramError> {
-        let (x, y) = (g.then_some(&self.x[..]), e.then_some(&self.y[..]));
-        let inputs = clipdot::inputs(ctx, &self.problem, self.realization, x, y)?;
-        Ok(vec![clipdot::compute(
-            ctx,
-            &self.problem,
-            self.realization,
-            &inputs,
-        )?])
-    }
-    fn expected(&self) -> Vec<i128> {
-        vec![clipdot::reference(
-            &self.problem,
-            self.realization,
-            &self.x,
-            &self.y,
-        )]
-    }
-}
-
 /// Counts `p`, runs it between two parties, and checks bytes and outputs.
-fn check<P: Program>(p: &P, what: &str) {
-    let ctx = Ctx::new(Counter::default());
-    p.run(&ctx, false, false).unwrap();
-    let counter = ctx.into_inner().unwrap();
+fn check<P: Phased>(p: &P, what: &str) {
+    let counter = count(p).unwrap();
     let cost = counter.cost();
     let uses_arithmetic = !counter.crt_ops().is_empty();
 
@@ -88,12 +27,12 @@ fn check<P: Program>(p: &P, what: &str) {
         (Tap::new(gch, usize::MAX), Tap::new(ech, usize::MAX)),
         |s| {
             let start = s.channel().writes.len();
-            garble(s, "mixed", |ctx| p.run(ctx, true, false))?;
+            garble(s, "mixed", |ctx| run_phases(p, ctx, true, false))?;
             Ok(bytes_per_tag(&s.channel().writes[start..]))
         },
         |s| {
             let start = s.channel().writes.len();
-            let outputs = evaluate(s, "mixed", |ctx| p.run(ctx, false, true))?;
+            let outputs = evaluate(s, "mixed", |ctx| run_phases(p, ctx, false, true))?;
             Ok((outputs, bytes_per_tag(&s.channel().writes[start..])))
         },
     );
@@ -126,6 +65,17 @@ fn check<P: Program>(p: &P, what: &str) {
     assert_eq!(*g.get(&0).unwrap_or(&0) as u64, OT_BYTES * cost.ots, "{what}: OT");
 }
 
+/// Both phases of `p` on one party's backend.
+fn run_phases<P: Phased, B: CrtBackend>(
+    p: &P,
+    ctx: &Ctx<B>,
+    garbler: bool,
+    evaluator: bool,
+) -> Result<Vec<Option<i128>>, ProgramError> {
+    let inputs = p.inputs(ctx, garbler, evaluator)?;
+    p.compute(ctx, &inputs)
+}
+
 fn values(rng: &mut impl Rng, n: usize, width: u32) -> Vec<i64> {
     (0..n).map(|_| rng.gen::<i64>() >> (64 - width)).collect()
 }
@@ -146,11 +96,11 @@ fn lenet_costs_are_what_is_sent() {
         let image = values(&mut rng, layer.shape.pixels(), width);
         let filters = values(&mut rng, layer.shape.weights(), width);
         for realization in lenet::Realization::ALL {
-            let p = Lenet {
-                layer: layer.clone(),
+            let p = LenetRun {
+                layer: &layer,
                 realization,
-                image: image.clone(),
-                filters: filters.clone(),
+                image: &image,
+                filters: &filters,
             };
             check(&p, &format!("lenet {} at {width} bits", realization.name()));
         }
@@ -170,11 +120,11 @@ fn clipdot_costs_are_what_is_sent() {
         };
         let (x, y) = (values(&mut rng, n, width), values(&mut rng, n, width));
         for realization in clipdot::Realization::ALL {
-            let p = Dot {
-                problem: problem.clone(),
+            let p = ClipRun {
+                problem: &problem,
                 realization,
-                x: x.clone(),
-                y: y.clone(),
+                x: &x,
+                y: &y,
             };
             check(&p, &format!("clipdot {} at {width} bits", realization.name()));
         }

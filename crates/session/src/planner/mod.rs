@@ -6,6 +6,8 @@
 
 mod calibrate;
 mod phased;
+mod programs;
 
 pub use calibrate::{calibrate, Unit, UnitCosts, CALIBRATION_REPS};
 pub use phased::{check, count, two_party, two_party_median, Phased, RunError, Timed};
+pub use programs::{lenet_expected, ClipRun, LenetRun};
