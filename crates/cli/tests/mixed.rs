@@ -108,6 +108,20 @@ fn bad_arguments_are_clear_errors() {
     run1(&["lenet", "--widths", "2", "--count-only"]).assert_error("width 2", &["width"]);
     run1(&["plan", "clipdot", "--width", "99"]).assert_error("width 99", &["width"]);
     run1(&["plan", "lenet", "--size", "33"]).assert_error("33 filters", &["filters"]);
+    // A timed run buffers the whole garbling: too large an instance is refused up front.
+    run1(&[
+        "lenet",
+        "--widths",
+        "16",
+        "--filters",
+        "32",
+        "--realizations",
+        "pure-arithmetic",
+    ])
+    .assert_error(
+        "1.2 GiB of tables",
+        &["MiB of garbled tables", "smaller instance"],
+    );
     let bad = run1(&["lenet", "--realizations", "quantum"]);
     assert!(
         !bad.success() && bad.stderr.contains("unknown realization"),

@@ -9,5 +9,7 @@ mod phased;
 mod programs;
 
 pub use calibrate::{calibrate, Unit, UnitCosts, CALIBRATION_REPS};
-pub use phased::{check, count, two_party, two_party_median, Phased, RunError, Timed};
+pub use phased::{
+    check, count, two_party, two_party_median, Phased, RunError, Timed, MAX_BUFFERED_TABLE_BYTES,
+};
 pub use programs::{lenet_expected, ClipRun, LenetRun};

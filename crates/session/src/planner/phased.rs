@@ -12,6 +12,9 @@ use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
 
 use crate::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, SessionError};
 
+/// Garbled-table bytes a timed run may hold in memory between garbling and evaluation.
+pub const MAX_BUFFERED_TABLE_BYTES: u64 = 1 << 30;
+
 /// Why a phased run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -22,6 +25,9 @@ pub enum RunError {
     /// A party stopped (its peer's error is the cause), panicked, or both failed.
     #[error("{0}")]
     Party(String),
+    /// The program's tables exceed [`MAX_BUFFERED_TABLE_BYTES`].
+    #[error("{0}")]
+    TooLarge(String),
     /// The outputs differ from the plaintext reference.
     #[error("{0}")]
     Wrong(String),
@@ -84,6 +90,17 @@ pub struct Timed {
 /// Both parties in this process (see the module docs); outputs go to the evaluator and
 /// are checked against [`Phased::expected`].
 pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, RunError> {
+    // The whole compute phase is buffered before it is evaluated: refuse, up front, what
+    // would not fit, rather than run out of memory.
+    let tables = count(p)?.cost().table_bytes;
+    if tables > MAX_BUFFERED_TABLE_BYTES {
+        return Err(RunError::TooLarge(format!(
+            "{} holds {} MiB of garbled tables, over the {} MiB a timed run buffers; run a smaller instance",
+            p.name(),
+            tables >> 20,
+            MAX_BUFFERED_TABLE_BYTES >> 20
+        )));
+    }
     let (gch, ech) = memory_pair_holding(p.messages() + (1 << 12));
     let (garbled, garbler_done) = mpsc::channel::<()>();
     let (inputs_in, evaluator_ready) = mpsc::channel::<()>();
