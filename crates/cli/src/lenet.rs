@@ -33,7 +33,7 @@ session protocol in this process: the garbler garbles the whole layer into a buf
 evaluator waits, then the evaluator evaluates it (as in preprocessing), so the two times do not \
 overlap. To keep memory and time bounded, wide layers are measured on fewer filters and scaled to \
 32 (every filter costs the same): by default all 32 up to 8 bits, 4 at 9–16 bits, 1 above; \
---filters overrides. Inputs are random in the width's signed range; every output the evaluator \
+--filters overrides (a run whose tables exceed 1 GiB is refused). Inputs are random in the width's signed range; every output the evaluator \
 learns is checked against the plaintext layer.\n\n\
 Examples:\n  mixgc lenet --widths 8\n  mixgc lenet --widths 4,8,16,32 --json\n  \
 mixgc lenet --role garbler --listen 127.0.0.1:7000 --width 8 --realization smart-convert --seed 1\n  \
