@@ -18,6 +18,7 @@ use rand::{Rng as _, RngCore};
 use crate::codec::{label_bytes, write_digits};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
+use crate::row_hash::{blocks_per_label, blocks_to_digits, encode, Encoded, BATCH, MAX_BLOCKS};
 use crate::{ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
@@ -410,7 +411,7 @@ impl ArithGarbler {
 /// The rows of a projection-like gate, colours 1..`size`: for each, the input steps to the
 /// next colour, is hashed under `tweak` to Z_out^ℓ, and `row` turns the hash's digits into
 /// the row's in place before the row is packed and appended to `rows`. The digits stay in a
-/// stack buffer.
+/// stack buffer. Under the AES row hash, [`BATCH`] colours are hashed together.
 fn garble_rows(
     hash: &ArithHash,
     input: &mut Running,
@@ -423,11 +424,33 @@ fn garble_rows(
     let mut digits = [0u64; RING_DIGITS];
     let digits = &mut digits[..out.label_len()];
     rows.reserve(label_bytes(out) * (size - 1) as usize);
-    for colour in 1..size {
-        input.step();
-        hash.hash_digits(input.input(), tweak, out, digits);
-        row(colour, digits);
-        write_digits(out, digits, rows);
+    let Some(row_hash) = hash.row_hash(input.input(), out) else {
+        for colour in 1..size {
+            input.step();
+            hash.hash_digits(input.input(), tweak, out, digits);
+            row(colour, digits);
+            write_digits(out, digits, rows);
+        }
+        return;
+    };
+    let per_input = blocks_per_label(out);
+    let mut colour = 1;
+    while colour < size {
+        let n = BATCH.min((size - colour) as usize);
+        let mut encoded = [Encoded::default(); BATCH];
+        for e in &mut encoded[..n] {
+            input.step();
+            *e = encode(input.input());
+        }
+        let mut blocks = [0u128; BATCH * MAX_BLOCKS];
+        let blocks = &mut blocks[..n * per_input];
+        row_hash.hash_blocks(&encoded[..n], tweak, out, blocks);
+        for (i, blocks) in blocks.chunks_exact(per_input).enumerate() {
+            blocks_to_digits(blocks, out, digits);
+            row(colour + i as u64, digits);
+            write_digits(out, digits, rows);
+        }
+        colour += n as u64;
     }
 }
 

@@ -1,4 +1,9 @@
-//! The hash of arithmetic gadgets: keyed BLAKE3 in XOF mode, reduced into Z_q^ℓ.
+//! The hash of arithmetic gadgets. Calls from a label mod 2 or an odd prime to a label mod
+//! 2 or an odd prime — every projection, product and bit composition row — go to the AES
+//! row hash of [`crate::row_hash`], whose module documentation carries its security
+//! argument. The rest (lifts into Z_{2^k}, whose rows the ring-offset review analysed with
+//! this hash as a random oracle, and `Label`s mod 2^k for k ≥ 2, too wide for two blocks)
+//! use keyed BLAKE3 in XOF mode, reduced into Z_q^ℓ, as described below.
 //!
 //! A label mod p is wider than one AES block (ℓ ≥ 1 + ⌈128/log2 p⌉ digits), so it is hashed
 //! whole (SECURITY-NOTES "Arithmetic labels"). BLAKE3 is used as a random oracle, which
@@ -24,6 +29,7 @@ use mixgc_core::Block;
 
 use crate::codec::{label_bytes, pack_label};
 use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
+use crate::row_hash::RowHash;
 use crate::{Label, Modulus};
 
 /// Bytes before the label in a hash input: domain, gate, two modulus tags.
@@ -56,10 +62,13 @@ pub struct Tweak {
     pub gate: u64,
 }
 
-/// Keyed BLAKE3 XOF from labels mod p to labels mod q.
+/// The session's hash of arithmetic rows: the AES row hash ([`crate::row_hash`]) from
+/// labels mod 2 or an odd prime to labels mod 2 or an odd prime, keyed BLAKE3 XOF for the
+/// rest (ring lifts, mod-2^k labels with k ≥ 2).
 #[derive(Clone)]
 pub struct ArithHash {
     key: [u8; 32],
+    rows: RowHash,
 }
 
 /// The 9-byte encoding of a modulus in hash inputs: kind (0 = 2^k, 1 = odd p), then k or
@@ -97,7 +106,16 @@ impl Input<'_> {
 impl ArithHash {
     /// The hash under session key `key` (random per session, sent by the garbler).
     pub fn new(key: [u8; 32]) -> ArithHash {
-        ArithHash { key }
+        ArithHash {
+            key,
+            rows: RowHash::new(&key),
+        }
+    }
+
+    /// The AES row hash when it covers calls from `input` to labels mod `out` (for
+    /// callers that batch several inputs, [`RowHash::hash_blocks`]).
+    pub(crate) fn row_hash(&self, input: Input, out: Modulus) -> Option<&RowHash> {
+        RowHash::covers(input, out).then_some(&self.rows)
     }
 
     /// The XOF of (tweak, input modulus, output tag, packed input), fed to BLAKE3 in one
@@ -147,6 +165,9 @@ impl ArithHash {
     /// [`Modulus::BOOLEAN`] without its 128 digits (two 16-byte groups, each reduced mod
     /// 2^64, are the two halves of the block).
     pub(crate) fn hash_to_block(&self, input: Input, tweak: Tweak) -> Block {
+        if RowHash::covers(input, Modulus::BOOLEAN) {
+            return self.rows.hash_to_block(input, tweak);
+        }
         let mut random = [0u8; 32];
         self.xof(input, tweak, modulus_tag(Modulus::BOOLEAN))
             .fill(&mut random);
@@ -171,6 +192,9 @@ impl ArithHash {
     /// H(input, tweak) ∈ Z_out^ℓ(out) written over `digits` (ℓ(out) long).
     pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
         debug_assert_eq!(digits.len(), out.label_len());
+        if RowHash::covers(input, out) {
+            return self.rows.hash_digits(input, tweak, out, digits);
+        }
         let mut xof = self.xof(input, tweak, modulus_tag(out));
         let (j, len) = (out.group_len(), digits.len());
         let mut fill = |random: &mut [u8]| {

@@ -6,8 +6,10 @@
 //! - [`Label`]: W^x = W^0 + x·Δ_m ∈ Z_m^ℓ with ℓ = 1 + ⌈128/log2 p⌉ for odd p (128 for 2^k,
 //!   mod-2 labels are the free-XOR blocks), colour digit 0, Δ's colour digit = 1.
 //!   Addition, subtraction, negation and public multiplication are free.
-//! - [`ArithHash`]: keyed BLAKE3 XOF over the whole label, tweaked by (domain, gate),
-//!   reduced into Z_q^ℓ from ≥ ℓ·log2 q + 64 bits.
+//! - [`ArithHash`]: hashes whole labels, tweaked by (domain, gate, moduli), reduced into
+//!   Z_q^ℓ from ≥ ℓ·log2 q + 64 bits: rows between mod-2 and odd-prime labels use a
+//!   two-block TCCR on AES with its security argument (`row_hash.rs`); lifts into Z_{2^k}
+//!   and mod-2^k labels use keyed BLAKE3 XOF (`hash.rs`).
 //! - [`ArithGarbler`] / [`ArithEvaluator`]: projections Z_p → Z_q of any function and
 //!   public exponentiation (p − 1 rows), products of two mod-p wires (2(p − 1) rows),
 //!   garbled-table bytes in [`codec`]'s packing.
@@ -52,6 +54,7 @@ mod modulus;
 mod mux;
 mod prime;
 mod ring;
+mod row_hash;
 mod side;
 
 pub mod codec;

@@ -93,6 +93,14 @@ impl Modulus {
         u64::try_from(self.value()).ok()
     }
 
+    /// p when the modulus is an odd prime p, `None` for 2^k.
+    pub(crate) fn odd_prime_value(self) -> Option<u64> {
+        match self.0 {
+            Kind::OddPrime(p) => Some(p.p()),
+            Kind::PowerOfTwo(_) => None,
+        }
+    }
+
     pub fn is_boolean(self) -> bool {
         self == Modulus::BOOLEAN
     }

@@ -60,7 +60,7 @@ fn projections_and_products_are_pinned() {
     });
     assert_eq!(
         d,
-        "bbefa1b6129e3f8757f0e893d8e4a3dcb3288706a5c1a2cf85b012296f6d701f"
+        "5e35fd82b637552a6f50091b426df1542e883dc7b9431f8c9674354c9d4da552"
     );
 }
 
@@ -96,6 +96,6 @@ fn crt_products_and_conversions_are_pinned() {
     });
     assert_eq!(
         d,
-        "93819f6af6d225bfe1735107147a216ad9d96f38ef967fc777e32aba00f13cde"
+        "9bcb8b4c3dcb474fd691e22f97a9080be828a384ffaa791b8fde89518b0cd75f"
     );
 }

@@ -46,6 +46,16 @@ impl Default for FixedKeyAes {
 }
 
 impl FixedKeyAes {
+    /// π under another public key: a per-session key chosen at random and sent in the
+    /// clear gives each session its own permutation, so work precomputed against one
+    /// permutation does not carry over to other sessions (the multi-instance concern of
+    /// GKWWY 2019/1168). Security still only assumes π is a public random permutation.
+    pub fn with_public_key(key: [u8; 16]) -> FixedKeyAes {
+        FixedKeyAes {
+            aes: Aes128::new(&key.into()),
+        }
+    }
+
     /// Applies π to every block in place, 8 blocks at a time on AES-NI.
     #[inline]
     pub fn permute_many(&self, blocks: &mut [Block]) {

@@ -257,8 +257,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "32f0223c199d12f73e8961f7bb4c518d7dc323fbbc11ebfc82eb775db98a0dc9";
-const PINNED_EVALUATOR_SENT: &str = "61e72c8acc714d34011c1660d0b006f98e70d07001446c265468cb11e237c695";
+const PINNED_GARBLER_SENT: &str = "b99a5c8fe8aaacdfb31a9c2b731522e87418dc8b5d968ceb2b481d3032b75f64";
+const PINNED_EVALUATOR_SENT: &str = "100a44b44821064c7722e86ae2cd0d331dc340a4e4b4e715c2c43dfc24347bfd";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {

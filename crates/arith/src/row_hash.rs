@@ -1,0 +1,379 @@
+//! The hash of mod-p and Boolean rows: a two-block TCCR built on a public random
+//! permutation π (AES-128 under a public per-session key). The issue and SECURITY-NOTES
+//! allow an AES-based hash for labels wider than one block only with a written security
+//! argument; this module is that argument and its implementation. Lifts into Z_{2^k}
+//! ([`crate::ring`]) and mod-2^k labels (k ≥ 2, up to 64·128 bits wide) keep the keyed
+//! BLAKE3 hash of [`crate::hash`].
+//!
+//! # Construction
+//!
+//! A label X (its input modulus m is an odd prime p, or 2) is encoded injectively as a
+//! block x and a 32-bit word e:
+//! - m = 2 (a free-XOR block B): x = B, e = 0;
+//! - m = p, digits d_0 (the colour), d_1 … d_(ℓ−1): V = Σ_{i ≥ 1} d_i·p^(i−1), then
+//!   x = V mod 2^128 and e = ⌊V / 2^128⌋·p + d_0. As ℓ − 1 = min{n : p^n ≥ 2^128},
+//!   V < p^(ℓ−1) < 2^128·p, so ⌊V / 2^128⌋ < p and e < p² < 2^32.
+//!
+//! Output block k (k = 0, 1, 2) under tweak t = (domain, gate) with output modulus q is
+//!
+//!   H_k(X, t) = π(π(x) ⊕ τ) ⊕ π(x),  τ = e ‖ m ‖ q ‖ k ‖ domain ‖ gate
+//!
+//! (τ packs, from the top bit down, e in 32 bits, m and q in 16 bits each, k and the
+//! domain in 4 bits each and the gate in 56 bits, so τ is injective in all of them). For
+//! one block and e = 0 this is the TCCR hash of GKWY 2019/074 §7.4, [`mixgc_core::Tccr`].
+//! A label mod q is read from the blocks as in [`crate::hash`]: block k gives the group k
+//! of j = [`Modulus::group_len`] digits, here as the first j base-q digits of the fraction
+//! r/2^128, i.e. the digits of ⌊r·q^j / 2^128⌋, whose distance from uniform on [0, q^j) is
+//! below q^j / 2^128 ≤ 2^−64 (each value has ⌊2^128/q^j⌋ or ⌈2^128/q^j⌉ preimages), and
+//! 128 ≥ j·log2 q + 64 bits are read per group. A mod-2 output is one block, exactly uniform.
+//!
+//! # Security argument (ideal-permutation model)
+//!
+//! What BMR16's garbling proof asks of the hash: for every *hidden* label X = X* + c·Δ_m
+//! (c ≠ 0; X* a label the evaluator holds) the garbler's outputs H_k(X, t) are uniform and
+//! independent given everything else the evaluator sees — including rows whose plaintexts
+//! depend on Δ_m and Δ_q, i.e. circularly.
+//!
+//! Model π as a random permutation the adversary queries in both directions (q queries);
+//! the garbler evaluates H on n hidden inputs. Sample π lazily and consider two events:
+//! - B1: the adversary queries π at a hidden x (or π⁻¹ answers one);
+//! - B2: an internal point π(x) ⊕ τ of a hidden call coincides with any other point at
+//!   which π is evaluated (another call's x or π(x) ⊕ τ, or an adversary query).
+//!
+//! Without B1 and B2 every hidden π(x) is a fresh uniform block that is never output on its
+//! own, and every π(π(x) ⊕ τ) is fresh and uniform, so each hidden output is uniform and
+//! independent of the rest of the view, whatever its correlation with Δ: a Δ-dependent
+//! plaintext cannot cancel the feed-forward π(x) as it does in the broken π(x) ⊕ x, because
+//! π(x) is itself hidden. In that hybrid the rows are one-time padded, so the view is
+//! independent of Δ_m beyond the labels the evaluator holds, and:
+//! - Pr[B1] ≤ q·n·2^−127. For m = p, the digits 1 … ℓ−1 of c·Δ_p are uniform (Δ_p's are,
+//!   and c is invertible mod p), so V is uniform on [0, p^(ℓ−1)) with p^(ℓ−1) ≥ 2^128 and
+//!   Pr[x = r] ≤ ⌈p^(ℓ−1) / 2^128⌉ / p^(ℓ−1) ≤ 2^−128 + p^−(ℓ−1) ≤ 2^−127. For m = 2, x = X*
+//!   ⊕ Δ_2 has Δ_2's 127 random bits (free-XOR's own bound).
+//! - Pr[B2] ≤ (4n + q)²·2^−128: the π(x) are uniform, and τ is injective, so two distinct
+//!   (X, t, k, q) never give the same (x, τ) — the gate index never repeats within a session
+//!   and the two halves of a product differ in their domain (x·x is safe).
+//!
+//! So the adversary's advantage is at most q·n·2^−127 + (4n + q)²·2^−128, the bound of the
+//! Boolean half-gates with TCCR. The argument needs only unpredictability of x, not any
+//! algebraic form of the correlation — which is why the one-call σ form (whose proof is
+//! specific to XOR correlations) is not used — and the encoding never truncates a label:
+//! the high part e enters τ, so distinct labels never share a hash input (the "dicenet"
+//! break packed a label into 128 bits with too few digits). A per-session public AES key,
+//! derived from the session's hash key, gives each session its own π.
+
+use mixgc_core::{Block, FixedKeyAes};
+
+use crate::hash::{Input, Tweak};
+use crate::Modulus;
+
+/// Gate indices must stay below 2^56: the tweak keeps 56 bits for them.
+pub(crate) const MAX_GATES: u64 = 1 << 56;
+
+/// Output blocks per hash at most (an odd-prime label has at most 3 digit groups).
+pub(crate) const MAX_BLOCKS: usize = 3;
+
+/// The BLAKE3 context from which the per-session AES key is derived.
+const KEY_CONTEXT: &str = "mixgc 2026 arithmetic row hash: AES-128 public permutation key";
+
+/// H of the module documentation, for one session.
+#[derive(Clone)]
+pub(crate) struct RowHash {
+    pi: FixedKeyAes,
+}
+
+/// A label encoded for the hash: the block x, the high word e and the input modulus m.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Encoded {
+    x: u128,
+    e: u32,
+    modulus: u16,
+}
+
+impl RowHash {
+    /// The hash of the session whose (public) hash key is `session_key`.
+    pub(crate) fn new(session_key: &[u8; 32]) -> RowHash {
+        let derived = blake3::derive_key(KEY_CONTEXT, session_key);
+        let key: [u8; 16] = derived[..16].try_into().expect("16 of 32 bytes");
+        RowHash {
+            pi: FixedKeyAes::with_public_key(key),
+        }
+    }
+
+    /// Whether this hash covers a call from `input` to labels mod `out`: inputs mod 2 or an
+    /// odd prime, outputs mod 2 or an odd prime.
+    pub(crate) fn covers(input: Input, out: Modulus) -> bool {
+        encodable(input) && (out.is_boolean() || out.odd_prime_value().is_some())
+    }
+
+    /// H(input, tweak) ∈ Z_out^ℓ written over `digits` (`covers` must hold).
+    pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
+        let mut blocks = [0u128; MAX_BLOCKS];
+        let blocks = &mut blocks[..blocks_per_label(out)];
+        self.hash_blocks(&[encode(input)], tweak, out, blocks);
+        blocks_to_digits(blocks, out, digits);
+    }
+
+    /// H(input, tweak) to Z_2, as its free-XOR block.
+    pub(crate) fn hash_to_block(&self, input: Input, tweak: Tweak) -> Block {
+        let mut block = [0u128];
+        self.hash_blocks(&[encode(input)], tweak, Modulus::BOOLEAN, &mut block);
+        Block::from_u128(block[0])
+    }
+
+    /// The output blocks of up to [`BATCH`] encoded inputs under one tweak, input by
+    /// input ([`blocks_per_label`] each), into `blocks`. The inputs share each AES call,
+    /// so AES-NI has them all in flight.
+    pub(crate) fn hash_blocks(&self, inputs: &[Encoded], tweak: Tweak, out: Modulus, blocks: &mut [u128]) {
+        let (n, per_input) = (inputs.len(), blocks_per_label(out));
+        assert!(n <= BATCH && blocks.len() == n * per_input);
+        let mut px = [Block::ZERO; BATCH];
+        for (px, input) in px.iter_mut().zip(inputs) {
+            *px = Block::from_u128(input.x);
+        }
+        let px = &mut px[..n];
+        self.pi.permute_many(px); // π(x)
+        let mut pads = [Block::ZERO; BATCH * MAX_BLOCKS];
+        let pads = &mut pads[..n * per_input];
+        for (i, pad) in pads.iter_mut().enumerate() {
+            let (input, k) = (i / per_input, i % per_input);
+            *pad = px[input] ^ Block::from_u128(tweak_block(inputs[input], tweak, out, k));
+        }
+        self.pi.permute_many(pads); // π(π(x) ⊕ τ_k)
+        for (i, (block, pad)) in blocks.iter_mut().zip(pads.iter()).enumerate() {
+            *block = (*pad ^ px[i / per_input]).to_u128();
+        }
+    }
+}
+
+/// Inputs hashed together by [`RowHash::hash_blocks`].
+pub(crate) const BATCH: usize = 8;
+
+/// Output blocks per label mod `out`: one for mod 2, one per digit group otherwise.
+#[inline]
+pub(crate) fn blocks_per_label(out: Modulus) -> usize {
+    if out.is_boolean() {
+        1
+    } else {
+        out.label_len().div_ceil(out.group_len())
+    }
+}
+
+/// The label mod `out` read from its output blocks: a mod-2 label is its block; otherwise
+/// block k gives digit group k, the digits of ⌊r·q^j / 2^128⌋.
+#[inline]
+pub(crate) fn blocks_to_digits(blocks: &[u128], out: Modulus, digits: &mut [u64]) {
+    debug_assert_eq!(digits.len(), out.label_len());
+    if out.is_boolean() {
+        for (half, digits) in digits.chunks_mut(64).enumerate() {
+            out.split_group((blocks[0] >> (64 * half)) as u64, digits);
+        }
+        return;
+    }
+    for (group, &r) in digits.chunks_mut(out.group_len()).zip(blocks) {
+        let modulus = out.group_modulus(group.len()) as u64;
+        out.split_group(scaled_floor(r, modulus), group);
+    }
+}
+
+/// τ = e ‖ m ‖ q ‖ k ‖ domain ‖ gate (32, 16, 16, 4, 4 and 56 bits, top down).
+#[inline]
+fn tweak_block(encoded: Encoded, tweak: Tweak, out: Modulus, k: usize) -> u128 {
+    assert!(
+        tweak.gate < MAX_GATES,
+        "gate index {} exceeds the row hash's 2^56",
+        tweak.gate
+    );
+    debug_assert!(k < 16 && (tweak.domain as u8) < 16);
+    let q = out.value() as u16; // 2 or an odd prime below 2^16 (`covers`)
+    u128::from(encoded.e) << 96
+        | u128::from(encoded.modulus) << 80
+        | u128::from(q) << 64
+        | (k as u128) << 60
+        | u128::from(tweak.domain as u8) << 56
+        | u128::from(tweak.gate)
+}
+
+/// Whether `input` has a modulus the encoding covers (2 or an odd prime).
+fn encodable(input: Input) -> bool {
+    match input {
+        Input::Bits(_) => true,
+        Input::Label(label) => label.modulus().is_boolean() || label.modulus().odd_prime_value().is_some(),
+    }
+}
+
+/// The injective encoding (x, e, m) of the module documentation.
+#[inline]
+pub(crate) fn encode(input: Input) -> Encoded {
+    let label = match input {
+        Input::Bits(block) => return boolean_encoding(block),
+        Input::Label(label) => label,
+    };
+    let m = label.modulus();
+    let Some(p) = m.odd_prime_value() else {
+        return boolean_encoding(
+            label
+                .to_block()
+                .expect("encodable inputs are mod 2 or odd primes"),
+        );
+    };
+    // V = Σ_{i ≥ 1} d_i·p^(i−1) by groups of j digits (G_0 + M·G_1 + M²·G_2, M = p^j), kept
+    // as 192 bits: `low` holds V mod 2^128, `high` the rest (below p, see above).
+    let digits = label.digits();
+    let j = m.group_len();
+    let big_m = m.group_modulus(j) as u64;
+    let (mut high, mut low) = (0u64, 0u128);
+    for group in digits[1..].chunks(j).rev() {
+        let g = m.join_group(group);
+        let a0 = u128::from(low as u64) * u128::from(big_m) + u128::from(g);
+        let a1 = (low >> 64) * u128::from(big_m) + (a0 >> 64);
+        high = (u128::from(high) * u128::from(big_m) + (a1 >> 64)) as u64;
+        low = a1 << 64 | u128::from(a0 as u64);
+    }
+    debug_assert!(high < p);
+    Encoded {
+        x: low,
+        e: (high * p + digits[0]) as u32,
+        modulus: p as u16,
+    }
+}
+
+fn boolean_encoding(block: Block) -> Encoded {
+    Encoded {
+        x: block.to_u128(),
+        e: 0,
+        modulus: 2,
+    }
+}
+
+/// ⌊r·M / 2^128⌋ for a group modulus M = q^j < 2^64: the top word of the 192-bit product.
+#[inline]
+fn scaled_floor(r: u128, modulus: u64) -> u64 {
+    let low = u128::from(r as u64) * u128::from(modulus);
+    let high = (r >> 64) * u128::from(modulus) + (low >> 64);
+    (high >> 64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+    use rand::Rng as _;
+
+    use super::*;
+    use crate::hash::Domain;
+    use crate::Label;
+
+    /// V of the encoding computed digit by digit in plain u128 arithmetic (with the high
+    /// part tracked separately), to check the grouped computation.
+    fn reference_encoding(label: &Label) -> (u128, u64) {
+        let p = label.modulus().value();
+        // Horner over the digits 1..ℓ−1 from the top, as (high, low) with low < 2^128.
+        let (mut high, mut low) = (0u128, 0u128);
+        for &d in label.digits()[1..].iter().rev() {
+            let lo_lo = (low & u64::MAX as u128) * p + d as u128;
+            let lo_hi = (low >> 64) * p + (lo_lo >> 64);
+            high = high * p + (lo_hi >> 64);
+            low = (lo_hi << 64) | (lo_lo & u64::MAX as u128);
+        }
+        (low, high as u64)
+    }
+
+    #[test]
+    fn encoding_is_the_base_p_value_with_its_high_part_and_colour() {
+        let mut rng = new_rng(Some(21), 0);
+        for p in [3u64, 5, 7, 11, 13, 17, 251, 257, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            for _ in 0..20 {
+                let label = Label::random(m, &mut rng);
+                let encoded = encode(Input::Label(&label));
+                let (low, high) = reference_encoding(&label);
+                assert_eq!(encoded.x, low, "p = {p}");
+                assert!(high < p);
+                assert_eq!(u64::from(encoded.e), high * p + label.colour());
+                assert_eq!(encoded.modulus as u64, p);
+            }
+            // The largest label: every digit p − 1.
+            let top = Label::new(m, vec![p - 1; m.label_len()]).unwrap();
+            let (low, high) = reference_encoding(&top);
+            assert_eq!(encode(Input::Label(&top)).x, low);
+            assert!(high < p);
+        }
+    }
+
+    #[test]
+    fn encoding_is_injective_on_labels_that_differ_anywhere() {
+        let mut rng = new_rng(Some(22), 0);
+        for p in [3u64, 13, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let label = Label::random(m, &mut rng);
+            let base = encode(Input::Label(&label));
+            for i in 0..m.label_len() {
+                let mut digits = label.digits().to_vec();
+                digits[i] = m.add(digits[i], 1 + rng.gen_range(0..p - 1));
+                let other = Label::new(m, digits).unwrap();
+                assert_ne!(encode(Input::Label(&other)), base, "p = {p}, digit {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn boolean_labels_encode_as_their_block() {
+        let block = Block::from_u128(0x0123_4567_89ab_cdef_fedc_ba98_7654_3211);
+        let label = Label::from_block(block);
+        assert_eq!(encode(Input::Label(&label)), encode(Input::Bits(block)));
+        assert_eq!(encode(Input::Bits(block)).x, block.to_u128());
+    }
+
+    #[test]
+    fn scaled_floor_is_the_top_word_of_the_product() {
+        let mut rng = new_rng(Some(23), 0);
+        for p in [3u64, 7, 251, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let modulus = m.group_modulus(m.group_len()) as u64;
+            for r in [0, u128::MAX, 1 << 127]
+                .into_iter()
+                .chain((0..50).map(|_| rng.gen()))
+            {
+                let g = scaled_floor(r, modulus);
+                assert!(g < modulus, "p = {p}");
+                // g·2^128 ≤ r·M < (g + 1)·2^128, checked on 64-bit halves of r·M − g·2^128.
+                let (lo, hi) = (r & u64::MAX as u128, r >> 64);
+                let a = lo * modulus as u128;
+                let b = hi * modulus as u128 + (a >> 64);
+                assert_eq!((b >> 64) as u64, g);
+            }
+        }
+    }
+
+    #[test]
+    fn tweak_fields_do_not_overlap() {
+        let m = Modulus::new(65_521).unwrap();
+        let encoded = Encoded {
+            x: 0,
+            e: u32::MAX,
+            modulus: 65_521,
+        };
+        let tweak = Tweak {
+            domain: Domain::MulEvaluatorHalf,
+            gate: MAX_GATES - 1,
+        };
+        let t = tweak_block(encoded, tweak, m, 2);
+        assert_eq!(t >> 96, u32::MAX as u128);
+        assert_eq!((t >> 80) as u16, 65_521);
+        assert_eq!((t >> 64) as u16, 65_521);
+        assert_eq!((t >> 60) & 0xf, 2);
+        assert_eq!((t >> 56) & 0xf, Domain::MulEvaluatorHalf as u128);
+        assert_eq!(t & (MAX_GATES as u128 - 1), tweak.gate as u128);
+    }
+
+    #[test]
+    #[should_panic(expected = "exceeds the row hash")]
+    fn gate_indices_beyond_56_bits_are_refused() {
+        let hash = RowHash::new(&[0; 32]);
+        let tweak = Tweak {
+            domain: Domain::Projection,
+            gate: MAX_GATES,
+        };
+        hash.hash_to_block(Input::Bits(Block::ZERO), tweak);
+    }
+}
