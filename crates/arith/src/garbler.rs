@@ -254,12 +254,12 @@ impl ArithGarbler {
         };
         self.delta_ref(m);
         let delta = &self.deltas[&m];
-        let mut b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta); // B^(−b_c): colour 0
-        let e0 = self.hash.hash(b.label(), evaluator_half, m);
+        let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta); // B^(−b_c): colour 0
+        let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
+        let mut e0 = Label::zero(m);
+        hashes.next_digits(e0.digits_mut());
         let mut targets = Targets::new(&e0, &a0.neg());
-        garble_rows(&self.hash, &mut b, evaluator_half, m, size, rows, |_, h| {
-            targets.next_row(h)
-        });
+        garble_rows(&mut hashes, rows, |_, h| targets.next_row(h));
         self.table_rows += size - 1;
         Ok(g0.plus_scaled(&e0, 1))
     }
@@ -356,18 +356,19 @@ impl ArithGarbler {
         }
         self.table_rows += size - 1;
         self.draw_deltas(a0, out);
-        let (mut a, x0, m) = self.running_input(a0);
-        let (hash, delta_out) = (&self.hash, &self.deltas[&out]);
+        let (a, x0, m) = self.running_input(a0);
+        let mut hashes = ColourHashes::new(&self.hash, a, tweak, out, size);
+        let delta_out = &self.deltas[&out];
         let mut c0 = Label::zero(out);
-        hash.hash_into(a.input(), tweak, &mut c0); // C^(φ(x0)) = H(A^x0), for now
+        hashes.next_digits(c0.digits_mut()); // C^(φ(x0)) = H(A^x0), for now
         match phi {
             Phi::Times(k) => {
                 let mut targets = Targets::new(&c0, &delta_out.scale(k));
-                garble_rows(hash, &mut a, tweak, out, size, rows, |_, h| targets.next_row(h));
+                garble_rows(&mut hashes, rows, |_, h| targets.next_row(h));
             }
             Phi::Table(table) => {
                 let (c, phi_x0) = (&c0, table[x0 as usize]);
-                garble_rows(hash, &mut a, tweak, out, size, rows, |colour, h| {
+                garble_rows(&mut hashes, rows, |colour, h| {
                     // C^0 + φ(x)·Δ − H(A^x) = C^(φ(x0)) + (φ(x) − φ(x0))·Δ − H(A^x)
                     let phi_x = table[m.add(x0, colour) as usize];
                     out.subtract_from_digits(h, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
@@ -391,16 +392,16 @@ impl ArithGarbler {
         self.table_rows += size - 1;
         let boolean_delta = self.boolean_delta;
         self.draw_deltas(a0, Modulus::BOOLEAN);
-        let (mut a, x0, m) = self.running_input(a0);
+        let (a, x0, m) = self.running_input(a0);
+        let mut hashes = ColourHashes::new(&self.hash, a, tweak, Modulus::BOOLEAN, size);
         let times_delta = |x: u64| match phi.at(Modulus::BOOLEAN, x) {
             0 => Block::ZERO,
             _ => boolean_delta,
         };
-        let c0 = self.hash.hash_to_block(a.input(), tweak) ^ times_delta(x0);
+        let c0 = hashes.next_block() ^ times_delta(x0);
         rows.reserve(16 * (size - 1) as usize);
         for c in 1..size {
-            a.step(); // colour c, value x0 + c
-            let hash = self.hash.hash_to_block(a.input(), tweak);
+            let hash = hashes.next_block(); // colour c, value x0 + c
             let row = c0 ^ times_delta(m.add(x0, c)) ^ hash;
             rows.extend_from_slice(&row.to_u128().to_le_bytes());
         }
@@ -408,49 +409,108 @@ impl ArithGarbler {
     }
 }
 
-/// The rows of a projection-like gate, colours 1..`size`: for each, the input steps to the
-/// next colour, is hashed under `tweak` to Z_out^ℓ, and `row` turns the hash's digits into
-/// the row's in place before the row is packed and appended to `rows`. The digits stay in a
-/// stack buffer. Under the AES row hash, [`BATCH`] colours are hashed together.
-fn garble_rows(
-    hash: &ArithHash,
-    input: &mut Running,
-    tweak: Tweak,
-    out: Modulus,
-    size: u64,
-    rows: &mut Vec<u8>,
-    mut row: impl FnMut(u64, &mut [u64]),
-) {
+/// The rows of a projection-like gate, colours 1..`size`, after `hashes` gave colour 0:
+/// for each, `row` turns the next hash's digits into the row's in place before the row is
+/// packed and appended to `rows`. The digits stay in a stack buffer.
+fn garble_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, mut row: impl FnMut(u64, &mut [u64])) {
+    let out = hashes.out;
     let mut digits = [0u64; RING_DIGITS];
     let digits = &mut digits[..out.label_len()];
-    rows.reserve(label_bytes(out) * (size - 1) as usize);
-    let Some(row_hash) = hash.row_hash(input.input(), out) else {
-        for colour in 1..size {
-            input.step();
-            hash.hash_digits(input.input(), tweak, out, digits);
-            row(colour, digits);
-            write_digits(out, digits, rows);
+    rows.reserve(label_bytes(out) * hashes.left as usize);
+    for colour in 1..=hashes.left {
+        hashes.next_digits(digits);
+        row(colour, digits);
+        write_digits(out, digits, rows);
+    }
+}
+
+/// The hashes H(A^x, t) of a projection's input at colours 0, 1, …, `size` − 1, in order:
+/// [`BATCH`] colours at a time under the AES row hash (AES-NI keeps them all in flight),
+/// one at a time under BLAKE3.
+struct ColourHashes<'a> {
+    hash: &'a ArithHash,
+    input: Running<'a>,
+    tweak: Tweak,
+    out: Modulus,
+    /// Colours not yet handed out.
+    left: u64,
+    /// Whether the input is still at colour 0 (not yet hashed).
+    at_start: bool,
+    /// Output blocks of the current batch, [`blocks_per_label`] per colour, and the next
+    /// colour's position in it.
+    blocks: [u128; BATCH * MAX_BLOCKS],
+    ready: usize,
+    next: usize,
+}
+
+impl<'a> ColourHashes<'a> {
+    fn new(hash: &'a ArithHash, input: Running<'a>, tweak: Tweak, out: Modulus, size: u64) -> Self {
+        ColourHashes {
+            hash,
+            input,
+            tweak,
+            out,
+            left: size,
+            at_start: true,
+            blocks: [0; BATCH * MAX_BLOCKS],
+            ready: 0,
+            next: 0,
         }
-        return;
-    };
-    let per_input = blocks_per_label(out);
-    let mut colour = 1;
-    while colour < size {
-        let n = BATCH.min((size - colour) as usize);
-        let mut encoded = [Encoded::default(); BATCH];
-        for e in &mut encoded[..n] {
-            input.step();
-            *e = encode(input.input());
+    }
+
+    /// Moves the input to the next colour (the first call keeps colour 0).
+    fn step(&mut self) {
+        if !std::mem::replace(&mut self.at_start, false) {
+            self.input.step();
         }
-        let mut blocks = [0u128; BATCH * MAX_BLOCKS];
-        let blocks = &mut blocks[..n * per_input];
-        row_hash.hash_blocks(&encoded[..n], tweak, out, blocks);
-        for (i, blocks) in blocks.chunks_exact(per_input).enumerate() {
-            blocks_to_digits(blocks, out, digits);
-            row(colour + i as u64, digits);
-            write_digits(out, digits, rows);
+    }
+
+    /// The output blocks of the next colour under the AES row hash (hashing the next batch
+    /// when the current one is used up), or `None` when BLAKE3 hashes these labels.
+    fn next_blocks(&mut self) -> Option<&[u128]> {
+        assert!(self.left > 0, "more colours asked for than the input has");
+        let row_hash = self.hash.row_hash(self.input.input(), self.out)?;
+        let per_input = blocks_per_label(self.out);
+        if self.next == self.ready {
+            let n = BATCH.min(self.left as usize);
+            let mut encoded = [Encoded::default(); BATCH];
+            for e in &mut encoded[..n] {
+                self.step();
+                *e = encode(self.input.input());
+            }
+            row_hash.hash_blocks(
+                &encoded[..n],
+                self.tweak,
+                self.out,
+                &mut self.blocks[..n * per_input],
+            );
+            (self.ready, self.next) = (n, 0);
         }
-        colour += n as u64;
+        self.left -= 1;
+        self.next += 1;
+        Some(&self.blocks[(self.next - 1) * per_input..self.next * per_input])
+    }
+
+    /// The next colour's hash, written over `digits` (ℓ(out) of them).
+    fn next_digits(&mut self, digits: &mut [u64]) {
+        let out = self.out;
+        if let Some(blocks) = self.next_blocks() {
+            return blocks_to_digits(blocks, out, digits);
+        }
+        self.step();
+        self.left -= 1;
+        self.hash.hash_digits(self.input.input(), self.tweak, out, digits);
+    }
+
+    /// The next colour's hash to Z_2, as its block (`out` must be [`Modulus::BOOLEAN`]).
+    fn next_block(&mut self) -> Block {
+        debug_assert!(self.out.is_boolean());
+        if let Some(blocks) = self.next_blocks() {
+            return Block::from_u128(blocks[0]);
+        }
+        self.step();
+        self.left -= 1;
+        self.hash.hash_to_block(self.input.input(), self.tweak)
     }
 }
 
@@ -528,14 +588,6 @@ impl Running<'_> {
         match self {
             Running::Digits(label, _) => Input::Label(label),
             Running::Bits(block, _) => Input::Bits(*block),
-        }
-    }
-
-    /// The label of a mod-p input.
-    fn label(&self) -> &Label {
-        match self {
-            Running::Digits(label, _) => label,
-            Running::Bits(..) => unreachable!("only mod-p inputs are read as labels"),
         }
     }
 
