@@ -8,10 +8,15 @@
 //!
 //! Decoding refuses groups ≥ m^j' and nonzero padding bits, so every byte string decodes to
 //! at most one label and malformed tables are errors, never wrong labels.
+//!
+//! A garbled row is its target label masked group by group: group g of the row is
+//! (target_g + H_g) mod m^j', with H_g the value of group g of the hash output
+//! ([`write_masked_row`]). Each H_g is uniform on [0, m^j') up to 2^−64, so this is a
+//! one-time pad in Z_{m^j'}, like the digit-wise T − H of BMR16 but without splitting the
+//! hash into digits; the evaluator subtracts its H_g and splits once.
 
 use mixgc_core::Block;
 
-use crate::ring::RING_DIGITS;
 use crate::{ArithError, Label, Modulus};
 
 /// The digit count of each group of a label mod m.
@@ -47,15 +52,68 @@ pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
     pack_digits(label.modulus(), label.digits(), out);
 }
 
-/// Packs the digits of a label mod m into `out` ([`label_bytes`] long): groups are gathered
-/// in a 128-bit accumulator and flushed 64 bits at a time, least significant first.
+/// Packs the digits of a label mod m into `out` ([`label_bytes`] long).
 fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
     debug_assert_eq!(digits.len(), m.label_len());
+    let j = m.group_len();
+    pack_groups(m, out, |g, len| m.join_group(&digits[g * j..g * j + len]));
+}
+
+/// Appends one garbled row mod m: the label with digits `target`, each digit group's value
+/// masked by adding the hash's group value `pad[g]` mod m^len (a one-time pad in each
+/// group's ring Z_{m^len}; [`Rows::unmask_into`] undoes it). Same layout and size as a
+/// packed label.
+pub(crate) fn write_masked_row(m: Modulus, target: &[u64], pad: &[u64], out: &mut Vec<u8>) {
+    debug_assert!(target.len() == m.label_len() && pad.len() == m.group_count());
+    let (start, j) = (out.len(), m.group_len());
+    out.resize(start + label_bytes(m), 0);
+    pack_groups(m, &mut out[start..], |g, len| {
+        m.add_group(m.join_group(&target[g * j..g * j + len]), pad[g], len)
+    });
+}
+
+/// The label a masked row carries ([`write_masked_row`]), from the row read as a label and
+/// the pad H(A, t) as a label: group by group, (row − pad) mod m^len. Public so that tests
+/// can play the evaluator, or an attacker, on rows they read.
+pub fn unmask_label(row: &Label, pad: &Label) -> Result<Label, ArithError> {
+    combine_groups(row, pad, |m, a, b, len| m.sub_group(a, b, len))
+}
+
+/// The row that carries `target` under the pad H(A, t) (the inverse of [`unmask_label`]).
+pub fn mask_label(target: &Label, pad: &Label) -> Result<Label, ArithError> {
+    combine_groups(target, pad, |m, a, b, len| m.add_group(a, b, len))
+}
+
+/// The label whose group g has value op(group g of `a`, group g of `b`).
+fn combine_groups(
+    a: &Label,
+    b: &Label,
+    op: impl Fn(Modulus, u64, u64, usize) -> u64,
+) -> Result<Label, ArithError> {
+    let m = a.modulus();
+    if b.modulus() != m {
+        return Err(ArithError::ModulusMismatch(m, b.modulus()));
+    }
+    let mut out = Label::zero(m);
+    let chunks = a
+        .digits()
+        .chunks(m.group_len())
+        .zip(b.digits().chunks(m.group_len()));
+    for ((x, y), z) in chunks.zip(out.digits_mut().chunks_mut(m.group_len())) {
+        m.split_group(op(m, m.join_group(x), m.join_group(y), x.len()), z);
+    }
+    Ok(out)
+}
+
+/// Writes the value of each digit group, `group(g, len)` for group g of `len` digits (below
+/// m^len), into `out` ([`label_bytes`] long): gathered in a 128-bit accumulator and flushed
+/// 64 bits at a time, least significant first.
+fn pack_groups(m: Modulus, out: &mut [u8], mut group: impl FnMut(usize, usize) -> u64) {
     let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
-    for chunk in digits.chunks(m.group_len()) {
+    for (g, len) in group_sizes(m).enumerate() {
         // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
-        acc |= (m.join_group(chunk) as u128) << acc_bits;
-        acc_bits += m.group_bits(chunk.len());
+        acc |= (group(g, len) as u128) << acc_bits;
+        acc_bits += m.group_bits(len);
         if acc_bits >= 64 {
             out[pos..pos + 8].copy_from_slice(&(acc as u64).to_le_bytes());
             (acc, acc_bits, pos) = (acc >> 64, acc_bits - 64, pos + 8);
@@ -69,23 +127,30 @@ fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
 /// Unpacks one label mod m from exactly [`label_bytes`]`(m)` bytes.
 fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
     let mut label = Label::zero(m);
-    unpack_label(m, bytes, label.digits_mut())?;
+    let (j, digits) = (m.group_len(), label.digits_mut());
+    unpack_groups(m, bytes, |g, len, value| {
+        m.split_group(value, &mut digits[g * j..g * j + len])
+    })?;
     Ok(label)
 }
 
-/// Unpacks the digits of one label mod m from exactly [`label_bytes`]`(m)` bytes into
-/// `digits` (ℓ long). Bits are read into a 128-bit accumulator up to 8 bytes at a time (a
-/// group has at most 64 bits, so one refill always suffices).
-fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), ArithError> {
+/// Reads the digit groups of one packed label mod m from exactly [`label_bytes`]`(m)`
+/// bytes, handing each to `each(g, len, value)`. Bits are read into a 128-bit accumulator up
+/// to 8 bytes at a time (a group has at most 64 bits, so one refill always suffices).
+/// Refuses a wrong length, a group ≥ m^len and nonzero padding.
+fn unpack_groups(
+    m: Modulus,
+    bytes: &[u8],
+    mut each: impl FnMut(usize, usize, u64),
+) -> Result<(), ArithError> {
     match bytes.len().cmp(&label_bytes(m)) {
         std::cmp::Ordering::Less => return Err(ArithError::MalformedTable("row too short")),
         std::cmp::Ordering::Greater => return Err(ArithError::MalformedTable("nonzero padding")),
         std::cmp::Ordering::Equal => {}
     }
     let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
-    for chunk in digits.chunks_mut(m.group_len()) {
-        let count = chunk.len();
-        let bits = m.group_bits(count);
+    for (g, len) in group_sizes(m).enumerate() {
+        let bits = m.group_bits(len);
         if acc_bits < bits {
             let take = (bytes.len() - pos).min(8);
             let mut word = [0u8; 8];
@@ -96,10 +161,10 @@ fn unpack_label(m: Modulus, bytes: &[u8], digits: &mut [u64]) -> Result<(), Arit
         debug_assert!(acc_bits >= bits, "the length was checked");
         let value = acc & ((1u128 << bits) - 1);
         (acc, acc_bits) = (acc >> bits, acc_bits - bits);
-        if value >= m.group_modulus(count) {
+        if value >= m.group_modulus(len) {
             return Err(ArithError::MalformedTable("digit group out of range"));
         }
-        m.split_group(value as u64, chunk);
+        each(g, len, value as u64);
     }
     debug_assert_eq!(pos, bytes.len());
     if acc != 0 {
@@ -173,13 +238,14 @@ impl Rows<'_> {
         read_label(self.modulus, self.row(i)?)
     }
 
-    /// label ← label + row `i`, decoding the row on the stack.
-    pub(crate) fn add_to(&self, i: usize, label: &mut Label) -> Result<(), ArithError> {
-        let mut digits = [0u64; RING_DIGITS];
-        let digits = &mut digits[..self.modulus.label_len()];
-        unpack_label(self.modulus, self.row(i)?, digits)?;
-        label.add_digits(digits);
-        Ok(())
+    /// The label row `i` masks with the hash group values `pad` ([`write_masked_row`]),
+    /// written over `digits` (ℓ of them).
+    pub(crate) fn unmask_into(&self, i: usize, pad: &[u64], digits: &mut [u64]) -> Result<(), ArithError> {
+        let (m, j) = (self.modulus, self.modulus.group_len());
+        debug_assert!(digits.len() == m.label_len() && pad.len() == m.group_count());
+        unpack_groups(m, self.row(i)?, |g, len, value| {
+            m.split_group(m.sub_group(value, pad[g], len), &mut digits[g * j..g * j + len]);
+        })
     }
 
     /// Row `i` of a mod-2 gate as its free-XOR block (every 16 bytes are a valid mod-2 row).
@@ -236,6 +302,37 @@ mod tests {
                 assert_eq!(m.group_bits(count), bits, "p = {p}, {count} digits");
             }
         }
+    }
+
+    #[test]
+    fn masked_rows_open_with_their_pad_only() {
+        let mut rng = new_rng(Some(5), 0);
+        for m in [3u64, 5, 13, 251, 65_521, 8, 1 << 20] {
+            let m = Modulus::new(m).unwrap();
+            let (target, pad, other) = (
+                Label::random(m, &mut rng),
+                Label::random(m, &mut rng),
+                Label::random(m, &mut rng),
+            );
+            let pad_groups: Vec<u64> = pad
+                .digits()
+                .chunks(m.group_len())
+                .map(|g| m.join_group(g))
+                .collect();
+            let mut bytes = Vec::new();
+            write_masked_row(m, target.digits(), &pad_groups, &mut bytes);
+            assert_eq!(bytes.len(), label_bytes(m));
+            let row = TableReader::new(&bytes).next_label(m).unwrap();
+            assert_eq!(row, mask_label(&target, &pad).unwrap());
+            assert_eq!(unmask_label(&row, &pad).unwrap(), target);
+            assert_ne!(unmask_label(&row, &other).unwrap(), target);
+            let mut digits = vec![0; m.label_len()];
+            let rows = TableReader::new(&bytes).rows(m, 1).unwrap();
+            rows.unmask_into(0, &pad_groups, &mut digits).unwrap();
+            assert_eq!(digits, target.digits());
+        }
+        let (p, q) = (Modulus::new(3).unwrap(), Modulus::new(5).unwrap());
+        assert!(mask_label(&Label::zero(p), &Label::zero(q)).is_err());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Evaluator side of the arithmetic gadgets, sans-IO: active labels and garbled-table
 //! bytes in, active labels out. Calls must follow the garbler's order (same gate indices).
 
-use crate::codec::TableReader;
+use crate::codec::{Rows, TableReader};
 use crate::garbler::table_size;
+use crate::ring::RING_DIGITS;
 use mixgc_core::Block;
 
 use crate::hash::{ArithHash, Domain, Input, Tweak};
@@ -122,12 +123,8 @@ impl ArithEvaluator {
             gate,
         };
         let rows = tables.rows(m, size as usize - 1)?;
-        let beta = b.colour();
-        let mut e = self.hash.hash(b, evaluator_half, m);
-        e.add_scaled_assign(a, beta);
-        if beta != 0 {
-            rows.add_to(beta as usize - 1, &mut e)?;
-        }
+        let mut e = self.unmask(Input::Label(b), evaluator_half, m, &rows)?;
+        e.add_scaled_assign(a, b.colour());
         e.add_scaled_assign(&g, 1);
         Ok(e)
     }
@@ -146,7 +143,7 @@ impl ArithEvaluator {
         }
     }
 
-    /// C = H(A, t) + T[colour(A)], with T[0] = 0 (row reduction).
+    /// C = T[colour(A)] ⊟ H(A, t), or H(A, t) at colour 0 (row reduction).
     fn evaluate_projection(
         &self,
         a: Input,
@@ -161,12 +158,21 @@ impl ArithEvaluator {
             ));
         }
         let rows = tables.rows(out, size as usize - 1)?;
-        let mut h = Label::zero(out);
-        self.hash.hash_into(a, tweak, &mut h);
-        if let c @ 1.. = a.colour() {
-            rows.add_to(c as usize - 1, &mut h)?;
+        self.unmask(a, tweak, out, &rows)
+    }
+
+    /// The label row colour(a) of `rows` carries (masked by H(a, t), [`crate::codec`]); at
+    /// colour 0, H(a, t) itself.
+    fn unmask(&self, a: Input, tweak: Tweak, out: Modulus, rows: &Rows) -> Result<Label, ArithError> {
+        let mut pad = [0u64; RING_DIGITS];
+        let pad = &mut pad[..out.group_count()];
+        self.hash.hash_groups(a, tweak, out, pad);
+        let mut label = Label::zero(out);
+        match a.colour() {
+            0 => out.split_groups(pad, label.digits_mut()),
+            c => rows.unmask_into(c as usize - 1, pad, label.digits_mut())?,
         }
-        Ok(h)
+        Ok(label)
     }
 
     /// [`Self::evaluate_projection`] to Z_2 on free-XOR blocks.

@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
-use crate::codec::{label_bytes, write_digits};
+use crate::codec::{label_bytes, write_masked_row};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
-use crate::row_hash::{blocks_per_label, blocks_to_digits, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
 use crate::{ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
@@ -214,9 +214,10 @@ impl ArithGarbler {
     /// evaluator sees), xy = β·x − b_c·x:
     /// - garbler half: −b_c·x is a function of x alone, garbled as a projection of A;
     /// - evaluator half: the evaluator holds β·A = β·a + β·x·Δ; row β translates β·a to a
-    ///   fixed E^0: T_E\[β\] = E^0 − β·a − H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c), t_E)
-    ///   so the row of colour 0 is zero and not sent. The evaluator computes
-    ///   E = H(B, t_E) + T_E\[β\] + β·A = E^0 + β·x·Δ.
+    ///   fixed E^0: T_E\[β\] = (E^0 − β·a) ⊞ H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c),
+    ///   t_E) so the row of colour 0 is not needed and not sent (⊞: the mask of
+    ///   [`write_masked_row`]). The evaluator computes E = (T_E\[β\] ⊟ H(B, t_E)) + β·A =
+    ///   E^0 + β·x·Δ (E = H(B, t_E) + β·A for β = 0).
     ///
     /// Output C^0 = G^0 + E^0 carries −b_c·x + β·x = x·y.
     pub fn mul(&mut self, a0: &Label, b0: &Label, rows: &mut Vec<u8>) -> Result<Label, ArithError> {
@@ -247,7 +248,7 @@ impl ArithGarbler {
             rows,
         );
 
-        // Rows T_E[β] = E^0 − β·a − H(B^β): the targets start at E^0 and step by −a.
+        // Rows T_E[β] = (E^0 − β·a) ⊞ H(B^β): the targets start at E^0 and step by −a.
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
             gate,
@@ -258,8 +259,10 @@ impl ArithGarbler {
         let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
         let mut e0 = Label::zero(m);
         hashes.next_digits(e0.digits_mut());
-        let mut targets = Targets::new(&e0, &a0.neg());
-        garble_rows(&mut hashes, rows, |_, h| targets.next_row(h));
+        let minus_a = a0.neg();
+        garble_rows(&mut hashes, rows, e0.digits(), |_, t| {
+            m.add_scaled_digits(t, minus_a.digits(), 1)
+        });
         self.table_rows += size - 1;
         Ok(g0.plus_scaled(&e0, 1))
     }
@@ -337,11 +340,15 @@ impl ArithGarbler {
 
     /// Row-reduced projection (BMR16 §4 with row reduction): the value x0 whose label has
     /// colour 0 defines the output, C^(φ(x0)) = H(A^x0, t), so that row is zero and not sent;
-    /// for colours c = 1..p−1, x = x0 + c and row T[c] = C^0 + φ(x)·Δ_q − H(A^x, t). The
-    /// evaluator computes C = H(A, t) + T[colour(A)]. `size` is p ([`table_size`]).
+    /// for colours c = 1..p−1, x = x0 + c and row T[c] = (C^0 + φ(x)·Δ_q) ⊞ H(A^x, t): the
+    /// target label masked group by group in Z_{q^len} ([`write_masked_row`]; a one-time
+    /// pad, as the group values of H are uniform up to 2^−64 each). The evaluator computes
+    /// C = T[colour(A)] ⊟ H(A, t), or C = H(A, t) at colour 0. `size` is p ([`table_size`]).
+    /// Masking the packed groups rather than the digits saves splitting each row's hash
+    /// into digits.
     ///
     /// For a linear φ(x) = k·x the targets C^0 + φ(x)·Δ_q start at H(A^x0, t) (colour 0)
-    /// and step by k·Δ_q ([`Targets`]), so the rows need no multiplication.
+    /// and step by k·Δ_q, so the rows need no multiplication.
     fn garble_projection(
         &mut self,
         a0: Input,
@@ -363,15 +370,17 @@ impl ArithGarbler {
         hashes.next_digits(c0.digits_mut()); // C^(φ(x0)) = H(A^x0), for now
         match phi {
             Phi::Times(k) => {
-                let mut targets = Targets::new(&c0, &delta_out.scale(k));
-                garble_rows(&mut hashes, rows, |_, h| targets.next_row(h));
+                let step = delta_out.scale(k);
+                garble_rows(&mut hashes, rows, c0.digits(), |_, t| {
+                    out.add_scaled_digits(t, step.digits(), 1)
+                });
             }
             Phi::Table(table) => {
                 let (c, phi_x0) = (&c0, table[x0 as usize]);
-                garble_rows(&mut hashes, rows, |colour, h| {
-                    // C^0 + φ(x)·Δ − H(A^x) = C^(φ(x0)) + (φ(x) − φ(x0))·Δ − H(A^x)
+                garble_rows(&mut hashes, rows, c0.digits(), |colour, t| {
+                    // C^0 + φ(x)·Δ = C^(φ(x0)) + (φ(x) − φ(x0))·Δ
                     let phi_x = table[m.add(x0, colour) as usize];
-                    out.subtract_from_digits(h, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
+                    out.set_scaled_sum(t, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
                 });
             }
         }
@@ -410,17 +419,24 @@ impl ArithGarbler {
 }
 
 /// The rows of a projection-like gate, colours 1..`size`, after `hashes` gave colour 0:
-/// for each, `row` turns the next hash's digits into the row's in place before the row is
-/// packed and appended to `rows`. The digits stay in a stack buffer.
-fn garble_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, mut row: impl FnMut(u64, &mut [u64])) {
+/// `target` moves a digit buffer, which starts at `first` (the target of colour 0), to the
+/// target label of each colour in turn, and the row is that label masked by the colour's
+/// hash ([`write_masked_row`]). The digits stay in a stack buffer.
+fn garble_rows(
+    hashes: &mut ColourHashes,
+    rows: &mut Vec<u8>,
+    first: &[u64],
+    mut target: impl FnMut(u64, &mut [u64]),
+) {
     let out = hashes.out;
-    let mut digits = [0u64; RING_DIGITS];
-    let digits = &mut digits[..out.label_len()];
+    let (mut digits, mut pad) = ([0u64; RING_DIGITS], [0u64; RING_DIGITS]);
+    let (digits, pad) = (&mut digits[..out.label_len()], &mut pad[..out.group_count()]);
+    digits.copy_from_slice(first);
     rows.reserve(label_bytes(out) * hashes.left as usize);
     for colour in 1..=hashes.left {
-        hashes.next_digits(digits);
-        row(colour, digits);
-        write_digits(out, digits, rows);
+        hashes.next_groups(pad);
+        target(colour, digits);
+        write_masked_row(out, digits, pad, rows);
     }
 }
 
@@ -491,15 +507,24 @@ impl<'a> ColourHashes<'a> {
         Some(&self.blocks[(self.next - 1) * per_input..self.next * per_input])
     }
 
-    /// The next colour's hash, written over `digits` (ℓ(out) of them).
-    fn next_digits(&mut self, digits: &mut [u64]) {
+    /// The next colour's hash as the values of its digit groups (a mod-2^k or odd-prime
+    /// output; [`Modulus::group_count`] of them).
+    fn next_groups(&mut self, groups: &mut [u64]) {
         let out = self.out;
         if let Some(blocks) = self.next_blocks() {
-            return blocks_to_digits(blocks, out, digits);
+            return blocks_to_groups(blocks, out, groups);
         }
         self.step();
         self.left -= 1;
-        self.hash.hash_digits(self.input.input(), self.tweak, out, digits);
+        self.hash.hash_groups(self.input.input(), self.tweak, out, groups);
+    }
+
+    /// The next colour's hash, written over `digits` (ℓ(out) of them).
+    fn next_digits(&mut self, digits: &mut [u64]) {
+        let mut groups = [0u64; RING_DIGITS];
+        let groups = &mut groups[..self.out.group_count()];
+        self.next_groups(groups);
+        self.out.split_groups(groups, digits);
     }
 
     /// The next colour's hash to Z_2, as its block (`out` must be [`Modulus::BOOLEAN`]).
@@ -528,30 +553,6 @@ impl Phi<'_> {
             Phi::Table(table) => table[x as usize],
             Phi::Times(k) => out.mul(k, x),
         }
-    }
-}
-
-/// The targets of rows whose target labels step by a fixed label: T_c = T_0 + c·step, and
-/// row c is T_c − H_c.
-struct Targets {
-    current: [u64; RING_DIGITS],
-    step: Label,
-}
-
-impl Targets {
-    fn new(first: &Label, step: &Label) -> Targets {
-        let mut current = [0u64; RING_DIGITS];
-        current[..first.digits().len()].copy_from_slice(first.digits());
-        Targets {
-            current,
-            step: step.clone(),
-        }
-    }
-
-    /// Moves to the next target T and turns `hash` into the row T − hash.
-    fn next_row(&mut self, hash: &mut [u64]) {
-        let m = self.step.modulus();
-        m.step_and_subtract(&mut self.current[..hash.len()], self.step.digits(), hash);
     }
 }
 

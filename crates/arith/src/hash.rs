@@ -28,7 +28,7 @@
 use mixgc_core::Block;
 
 use crate::codec::{label_bytes, pack_label};
-use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
+use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::row_hash::RowHash;
 use crate::{Label, Modulus};
 
@@ -189,22 +189,35 @@ impl ArithHash {
         self.hash_digits(input, tweak, out, output.digits_mut());
     }
 
-    /// H(input, tweak) ∈ Z_out^ℓ(out) written over `digits` (ℓ(out) long).
+    /// H(input, tweak) ∈ Z_out^ℓ(out) written over `digits` (ℓ(out) long): the digits of
+    /// [`ArithHash::hash_groups`].
     pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
         debug_assert_eq!(digits.len(), out.label_len());
+        let mut groups = [0u64; RING_DIGITS];
+        let groups = &mut groups[..out.group_count()];
+        self.hash_groups(input, tweak, out, groups);
+        out.split_groups(groups, digits);
+    }
+
+    /// H(input, tweak) as the values of its digit groups (group g of len digits is below
+    /// out^len; [`Modulus::group_count`] of them): what garbled rows are masked with
+    /// ([`crate::codec::write_masked_row`]).
+    pub(crate) fn hash_groups(&self, input: Input, tweak: Tweak, out: Modulus, groups: &mut [u64]) {
+        debug_assert_eq!(groups.len(), out.group_count());
         if RowHash::covers(input, out) {
-            return self.rows.hash_digits(input, tweak, out, digits);
+            return self.rows.hash_groups(input, tweak, out, groups);
         }
         let mut xof = self.xof(input, tweak, modulus_tag(out));
-        let (j, len) = (out.group_len(), digits.len());
+        let (j, len) = (out.group_len(), out.label_len());
         let mut fill = |random: &mut [u8]| {
             xof.fill(random);
-            for (group, r) in digits.chunks_mut(j).zip(random.chunks_exact(16)) {
+            for (g, (group, r)) in groups.iter_mut().zip(random.chunks_exact(16)).enumerate() {
                 let value = out.reduce_group(u128::from_le_bytes(r.try_into().expect("16-byte chunk")));
-                out.split_group(value, group);
+                let modulus = out.group_modulus(j.min(len - g * j));
+                *group = (u128::from(value) % modulus) as u64; // the last group may be shorter
             }
         };
-        let random_len = 16 * len.div_ceil(j);
+        let random_len = 16 * out.group_count();
         if random_len <= STACK_BYTES {
             fill(&mut [0u8; STACK_BYTES][..random_len]);
         } else {

@@ -159,12 +159,6 @@ impl Label {
         m.add_scaled_digits(&mut self.digits, &other.digits, m.reduce(c as u128));
     }
 
-    /// self ← self + digits (a label's digits mod the same modulus, as a slice).
-    #[inline]
-    pub(crate) fn add_digits(&mut self, digits: &[u64]) {
-        self.modulus.add_scaled_digits(&mut self.digits, digits, 1);
-    }
-
     /// The digits, to be overwritten in place with digits reduced into Z_m.
     pub(crate) fn digits_mut(&mut self) -> &mut [u64] {
         &mut self.digits

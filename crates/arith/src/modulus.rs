@@ -291,44 +291,50 @@ impl Modulus {
         }
     }
 
-    /// acc[i] ← base[i] + c·offset[i] − acc[i] for every digit (c reduced; slices of equal
-    /// length). For odd p the sum is below p² < 2^32 before its one reduction.
+    /// acc[i] ← base[i] + c·offset[i] for every digit (c reduced; slices of equal length).
+    /// For odd p the sum is below p² < 2^32 before its one reduction.
     #[inline]
-    pub(crate) fn subtract_from_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+    pub(crate) fn set_scaled_sum(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
         debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
         let digits = acc.iter_mut().zip(base.iter().zip(offset));
         match self.0 {
             Kind::PowerOfTwo(k) => {
                 let mask = Modulus::mask(k);
-                digits
-                    .for_each(|(a, (&b, &o))| *a = b.wrapping_add(o.wrapping_mul(c)).wrapping_sub(*a) & mask);
+                digits.for_each(|(a, (&b, &o))| *a = b.wrapping_add(o.wrapping_mul(c)) & mask);
             }
-            Kind::OddPrime(p) => digits.for_each(|(a, (&b, &o))| *a = p.rem32(b + o * c + p.p() - *a)),
+            Kind::OddPrime(p) => digits.for_each(|(a, (&b, &o))| *a = p.rem32(b + o * c)),
         }
     }
 
-    /// t[i] ← t[i] + step[i], then h[i] ← t[i] − h[i], for every digit (slices of equal
-    /// length): one row of a table whose targets t step by a fixed label. For odd p the
-    /// conditional corrections are masks, so the loop vectorizes.
+    /// Digit groups of a label ([`Modulus::group_len`] digits each, the last maybe fewer).
     #[inline]
-    pub(crate) fn step_and_subtract(self, t: &mut [u64], step: &[u64], h: &mut [u64]) {
-        debug_assert!(t.len() == step.len() && t.len() == h.len());
-        let digits = t.iter_mut().zip(step).zip(h.iter_mut());
-        match self.0 {
-            Kind::PowerOfTwo(k) => {
-                let mask = Modulus::mask(k);
-                digits.for_each(|((t, &s), h)| {
-                    *t = t.wrapping_add(s) & mask;
-                    *h = t.wrapping_sub(*h) & mask;
-                });
-            }
-            Kind::OddPrime(p) => {
-                let p = p.p();
-                digits.for_each(|((t, &s), h)| {
-                    *t = Modulus::add_below(*t + s, p);
-                    *h = Modulus::add_below(t.wrapping_sub(*h).wrapping_add(p), p);
-                });
-            }
+    pub(crate) fn group_count(self) -> usize {
+        self.label_len().div_ceil(self.group_len())
+    }
+
+    /// (a + b) mod m^len for group values a, b < m^len ≤ 2^64.
+    #[inline]
+    pub(crate) fn add_group(self, a: u64, b: u64, len: usize) -> u64 {
+        let (sum, modulus) = (u128::from(a) + u128::from(b), self.group_modulus(len));
+        (if sum >= modulus { sum - modulus } else { sum }) as u64
+    }
+
+    /// (a − b) mod m^len for group values a, b < m^len ≤ 2^64.
+    #[inline]
+    pub(crate) fn sub_group(self, a: u64, b: u64, len: usize) -> u64 {
+        if a >= b {
+            a - b
+        } else {
+            (u128::from(a) + self.group_modulus(len) - u128::from(b)) as u64
+        }
+    }
+
+    /// Writes the digits of a label from its group values ([`Modulus::split_group`] each).
+    #[inline]
+    pub(crate) fn split_groups(self, groups: &[u64], digits: &mut [u64]) {
+        debug_assert_eq!(groups.len(), self.group_count());
+        for (chunk, &group) in digits.chunks_mut(self.group_len()).zip(groups) {
+            self.split_group(group, chunk);
         }
     }
 

@@ -21,11 +21,12 @@
 //! (τ packs, from the top bit down, e in 32 bits, m and q in 16 bits each, k and the
 //! domain in 4 bits each and the gate in 56 bits, so τ is injective in all of them). For
 //! one block and e = 0 this is the TCCR hash of GKWY 2019/074 §7.4, [`mixgc_core::Tccr`].
-//! A label mod q is read from the blocks as in [`crate::hash`]: block k gives the group k
-//! of j = [`Modulus::group_len`] digits, here as the first j base-q digits of the fraction
-//! r/2^128, i.e. the digits of ⌊r·q^j / 2^128⌋, whose distance from uniform on [0, q^j) is
-//! below q^j / 2^128 ≤ 2^−64 (each value has ⌊2^128/q^j⌋ or ⌈2^128/q^j⌉ preimages), and
-//! 128 ≥ j·log2 q + 64 bits are read per group. A mod-2 output is one block, exactly uniform.
+//! A label mod q is read from the blocks group by group ([`crate::codec`]): block k gives
+//! digit group k (j = [`Modulus::group_len`] digits, the last maybe fewer) as the value
+//! ⌊r·q^j / 2^128⌋, whose distance from uniform on [0, q^j) is below q^j / 2^128 ≤ 2^−64
+//! (each value has ⌊2^128/q^j⌋ or ⌈2^128/q^j⌉ preimages); 128 ≥ j·log2 q + 64 bits are read
+//! per group. Rows are masked with these group values directly, and a label's digits are
+//! their base-q digits. A mod-2 output is one block, exactly uniform.
 //!
 //! # Security argument (ideal-permutation model)
 //!
@@ -106,12 +107,12 @@ impl RowHash {
         encodable(input) && (out.is_boolean() || out.odd_prime_value().is_some())
     }
 
-    /// H(input, tweak) ∈ Z_out^ℓ written over `digits` (`covers` must hold).
-    pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
+    /// H(input, tweak) as the group values of a label mod `out` (`covers` must hold).
+    pub(crate) fn hash_groups(&self, input: Input, tweak: Tweak, out: Modulus, groups: &mut [u64]) {
         let mut blocks = [0u128; MAX_BLOCKS];
         let blocks = &mut blocks[..blocks_per_label(out)];
         self.hash_blocks(&[encode(input)], tweak, out, blocks);
-        blocks_to_digits(blocks, out, digits);
+        blocks_to_groups(blocks, out, groups);
     }
 
     /// H(input, tweak) to Z_2, as its free-XOR block.
@@ -159,20 +160,19 @@ pub(crate) fn blocks_per_label(out: Modulus) -> usize {
     }
 }
 
-/// The label mod `out` read from its output blocks: a mod-2 label is its block; otherwise
-/// block k gives digit group k, the digits of ⌊r·q^j / 2^128⌋.
+/// The group values of a label mod `out` read from its output blocks: a mod-2 label is its
+/// block (two 64-digit groups, its halves); otherwise block k gives group k of len digits
+/// as ⌊r·q^len / 2^128⌋.
 #[inline]
-pub(crate) fn blocks_to_digits(blocks: &[u128], out: Modulus, digits: &mut [u64]) {
-    debug_assert_eq!(digits.len(), out.label_len());
+pub(crate) fn blocks_to_groups(blocks: &[u128], out: Modulus, groups: &mut [u64]) {
+    debug_assert_eq!(groups.len(), out.group_count());
     if out.is_boolean() {
-        for (half, digits) in digits.chunks_mut(64).enumerate() {
-            out.split_group((blocks[0] >> (64 * half)) as u64, digits);
-        }
+        (groups[0], groups[1]) = (blocks[0] as u64, (blocks[0] >> 64) as u64);
         return;
     }
-    for (group, &r) in digits.chunks_mut(out.group_len()).zip(blocks) {
-        let modulus = out.group_modulus(group.len()) as u64;
-        out.split_group(scaled_floor(r, modulus), group);
+    let (j, len) = (out.group_len(), out.label_len());
+    for (g, (group, &r)) in groups.iter_mut().zip(blocks).enumerate() {
+        *group = scaled_floor(r, out.group_modulus(j.min(len - g * j)) as u64);
     }
 }
 

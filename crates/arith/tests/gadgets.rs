@@ -388,6 +388,6 @@ fn seeded_garbling_is_deterministic() {
     assert_eq!(rows.len(), 3 * 6 * 17);
     assert_eq!(
         blake3::hash(&rows).to_hex().as_str(),
-        "228b912446df5e043e169e3d5be3912eada70f046220120611091819ae8a4faa"
+        "cd2c32df8f526ac1a1454a6730b029dbee243935a0270afc2741fcc005105678"
     );
 }

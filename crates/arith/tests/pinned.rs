@@ -60,7 +60,7 @@ fn projections_and_products_are_pinned() {
     });
     assert_eq!(
         d,
-        "5e35fd82b637552a6f50091b426df1542e883dc7b9431f8c9674354c9d4da552"
+        "a1c82c4b837048a498a61ab65230418e09ba6b7e553f12e52a370d73f608fc01"
     );
 }
 
@@ -96,6 +96,6 @@ fn crt_products_and_conversions_are_pinned() {
     });
     assert_eq!(
         d,
-        "9bcb8b4c3dcb474fd691e22f97a9080be828a384ffaa791b8fde89518b0cd75f"
+        "3545388c81e97e72f4133018d71560956d7787c8b6939205289a2c122daf72d4"
     );
 }

@@ -2,13 +2,15 @@
 //! x·x mod p and repeated projections of one wire cannot reveal Δ, no composite-modulus
 //! wire can be created, labels have the required length.
 //!
-//! The Δ tests run the actual attack an evaluator would run on the garbled rows, and show
-//! (on a deliberately flawed garbling built here from the public hash) that the attack
-//! does recover Δ when tweaks are reused — so the tests would catch that regression.
+//! The Δ tests run the actual attack an evaluator would run on the garbled rows (opening
+//! them at its own colour, as evaluation does), and show (on a deliberately flawed garbling
+//! built here from the public hash and row mask) that the attack does recover Δ when tweaks
+//! are reused — so the tests would catch that regression.
 
 mod common;
 
 use common::*;
+use mixgc_arith::codec::{mask_label, unmask_label};
 use mixgc_arith::primes::is_prime;
 use mixgc_arith::{
     ArithError, ArithGarbler, ArithHash, Domain, Label, Modulus, PrimeSet, TableReader, Tweak, MAX_ODD_PRIME,
@@ -26,38 +28,50 @@ fn read_rows(bytes: &[u8], m: Modulus, count: usize) -> Vec<Label> {
     rows
 }
 
-/// The rows of a row-reduced table indexed by colour, with the implicit zero row 0.
-fn by_colour(m: Modulus, rows: &[Label]) -> Vec<Label> {
-    std::iter::once(Label::zero(m))
-        .chain(rows.iter().cloned())
-        .collect()
+/// What the evaluator holding `a` reads from a row-reduced half (rows for colours 1..m):
+/// the hash itself at colour 0, else its row unmasked with the hash.
+fn open_half(hash: &ArithHash, tweak: Tweak, a: &Label, out: Modulus, rows: &[Label]) -> Label {
+    let pad = hash.hash(a, tweak, out);
+    match a.colour() {
+        0 => pad,
+        c => unmask_label(&rows[c as usize - 1], &pad).unwrap(),
+    }
 }
 
-/// The tweak-reuse attack on a product of a wire with itself. If both halves hashed
-/// A^x under one tweak, D[c] = T_G[c] − T_E[c] would cancel the hashes and
-/// D[c] − D[c'] = (c − c')·(A^0 − b_c·Δ) = (c − c')·L with L the label of colour 0; then
-/// A − L = colour(A)·Δ gives Δ. Returns every Δ candidate the evaluator can form.
-fn squaring_attack(a: &Label, garbler_rows: &[Label], evaluator_rows: &[Label]) -> Vec<Label> {
+/// The evaluator's attack on a product of a wire with itself, from its own colour only.
+/// It opens both halves: G = C_G + c·k·Δ (garbler half, k = −b_c) and E' = E^0 − c·a
+/// (evaluator half, before adding c·A), with c = colour(A), a = A − x·Δ. If both halves
+/// hashed under one tweak, C_G = E^0 (B^(−b_c) is A's colour-0 label) and
+/// G − E' = c·(A − c·Δ) since k − x = −colour(A), so Δ = (A − (G − E')/c)/c. Returns that
+/// candidate (none at colour 0). `tweaks` are those of the garbler and evaluator halves.
+fn squaring_attack(
+    hash: &ArithHash,
+    tweaks: (Tweak, Tweak),
+    a: &Label,
+    garbler: &[Label],
+    evaluator: &[Label],
+) -> Option<Label> {
     let m = a.modulus();
-    let d: Vec<Label> = by_colour(m, garbler_rows)
+    let c_inv = m.inverse(a.colour())?;
+    let g = open_half(hash, tweaks.0, a, m, garbler);
+    let e = open_half(hash, tweaks.1, a, m, evaluator);
+    let l = g.sub(&e).unwrap().scale(c_inv);
+    Some(a.sub(&l).unwrap().scale(c_inv))
+}
+
+/// Every pair of tweaks of gate `gate` (all domains for each half).
+fn tweak_pairs(gate: u64) -> Vec<(Tweak, Tweak)> {
+    let domains = [
+        Domain::Projection,
+        Domain::MulGarblerHalf,
+        Domain::MulEvaluatorHalf,
+        Domain::BitLift,
+    ];
+    let tweak = |domain| Tweak { domain, gate };
+    domains
         .iter()
-        .zip(by_colour(m, evaluator_rows).iter())
-        .map(|(g, e)| g.sub(e).unwrap())
-        .collect();
-    let Some(alpha_inv) = m.inverse(a.colour()) else {
-        return Vec::new();
-    };
-    let mut candidates = Vec::new();
-    for c in 0..d.len() {
-        for c2 in 0..d.len() {
-            let diff = (c as u64).wrapping_sub(c2 as u64);
-            if let Some(inv) = m.inverse(diff) {
-                let l = d[c].sub(&d[c2]).unwrap().scale(inv);
-                candidates.push(a.sub(&l).unwrap().scale(alpha_inv));
-            }
-        }
-    }
-    candidates
+        .flat_map(|&d1| domains.iter().map(move |&d2| (tweak(d1), tweak(d2))))
+        .collect()
 }
 
 /// A projection garbled like the real one but under a caller-chosen tweak (the flawed
@@ -80,10 +94,8 @@ fn projection_with_tweak(
     let rows = (1..size(m))
         .map(|c| {
             let x = (x0 + c) % size(m);
-            c0.add_scaled(delta_out, phi(x))
-                .unwrap()
-                .sub(&hash.hash(&label(c), tweak, q))
-                .unwrap()
+            let target = c0.add_scaled(delta_out, phi(x)).unwrap();
+            mask_label(&target, &hash.hash(&label(c), tweak, q)).unwrap()
         })
         .collect();
     (c0, rows)
@@ -96,8 +108,10 @@ fn squaring_cannot_reveal_delta() {
         for seed in 0..6u64 {
             let (mut g, mut e, mut rng) = session(1000 + 10 * i as u64 + seed);
             let delta = g.delta(m);
+            let hash = ArithHash::new(g.session_key());
             let a0 = g.new_wire(m);
             let mut bytes = Vec::new();
+            let gate = g.gates_garbled();
             g.mul(&a0, &a0, &mut bytes).unwrap();
             let rows = read_rows(&bytes, m, 2 * (size(m) as usize - 1));
             let (garbler_rows, evaluator_rows) = rows.split_at(size(m) as usize - 1);
@@ -107,14 +121,26 @@ fn squaring_cannot_reveal_delta() {
                     "a row of x·x mod {m} is a multiple of Δ"
                 );
             }
-            let x = random_value(m, &mut rng);
-            let a = g.encode(&a0, x).unwrap();
-            for candidate in squaring_attack(&a, garbler_rows, evaluator_rows) {
-                assert_ne!(candidate, delta, "x·x mod {m} revealed Δ (seed {seed})");
+            for x in (0..size(m)).take(8) {
+                let a = g.encode(&a0, x).unwrap();
+                // The attacker tries every pair of domains the halves might hash under.
+                for tweaks in tweak_pairs(gate) {
+                    let candidate = squaring_attack(&hash, tweaks, &a, garbler_rows, evaluator_rows);
+                    assert_ne!(
+                        candidate,
+                        Some(delta.clone()),
+                        "x·x mod {m} revealed Δ (seed {seed})"
+                    );
+                }
             }
             // The evaluator still gets the right product from these rows.
-            let c = e.mul(&a, &a, &mut TableReader::new(&bytes)).unwrap();
-            assert_eq!(c.modulus(), m);
+            let x = random_value(m, &mut rng);
+            let c = e.mul(
+                &g.encode(&a0, x).unwrap(),
+                &g.encode(&a0, x).unwrap(),
+                &mut TableReader::new(&bytes),
+            );
+            assert_eq!(c.unwrap().modulus(), m);
         }
     }
 }
@@ -136,26 +162,23 @@ fn the_squaring_attack_breaks_a_shared_tweak() {
         let minus_bc = (size(m) - a0.colour()) % size(m);
         let mul = |x: u64| ((x as u128 * minus_bc as u128) % m.value()) as u64;
         let (_, garbler_rows) = projection_with_tweak(&hash, shared, &a0, &delta, &delta, mul);
-        // Evaluator half under the same tweak: T_E[β] = E^0 − β·a − H(B^(β − b_c), t).
+        // Evaluator half under the same tweak: T_E[β] = (E^0 − β·a) ⊞ H(B^(β − b_c), t).
         let b_colour0 = a0.add_scaled(&delta, minus_bc).unwrap();
         let e0 = hash.hash(&b_colour0, shared, m);
         let evaluator_rows: Vec<Label> = (1..size(m))
             .map(|beta| {
                 let b = b_colour0.add_scaled(&delta, beta).unwrap();
-                e0.sub(&a0.scale(beta))
-                    .unwrap()
-                    .sub(&hash.hash(&b, shared, m))
-                    .unwrap()
+                let target = e0.sub(&a0.scale(beta)).unwrap();
+                mask_label(&target, &hash.hash(&b, shared, m)).unwrap()
             })
             .collect();
         let mut leaked = 0;
         for x in (0..size(m)).take(6) {
             let a = g.encode(&a0, x).unwrap();
-            if m.inverse(a.colour()).is_some() {
-                assert!(
-                    squaring_attack(&a, &garbler_rows, &evaluator_rows).contains(&delta),
-                    "mod {m}, x = {x}"
-                );
+            if let Some(candidate) =
+                squaring_attack(&hash, (shared, shared), &a, &garbler_rows, &evaluator_rows)
+            {
+                assert_eq!(candidate, delta, "mod {m}, x = {x}");
                 leaked += 1;
             }
         }
@@ -163,17 +186,12 @@ fn the_squaring_attack_breaks_a_shared_tweak() {
     }
 }
 
-/// Two projections of one wire: (T1[c] − T2[c]) − (T1[c'] − T2[c']) cancels the hashes
-/// if both gates share a tweak, leaving (φ1(x) − φ2(x) − φ1(x') + φ2(x'))·Δ_q.
-fn repeated_projection_leaks(t1: &[Label], t2: &[Label], delta_out: &Label) -> bool {
-    let q = delta_out.modulus();
-    let d: Vec<Label> = by_colour(q, t1)
-        .iter()
-        .zip(by_colour(q, t2).iter())
-        .map(|(a, b)| a.sub(b).unwrap())
-        .collect();
-    (0..d.len())
-        .any(|c| (c + 1..d.len()).any(|c2| is_multiple_of_delta(&d[c].sub(&d[c2]).unwrap(), delta_out)))
+/// What an evaluator learns from two projections of one wire: the difference of its two
+/// outputs. Under one shared tweak both pads are H(A, t) and both zero-labels come from
+/// H(A^x0, t), so the difference is (φ1(x) − φ2(x) − φ1(x0) + φ2(x0))·Δ_q, a multiple of
+/// Δ_q (Δ_q itself, up to a known scale, whenever the tables differ there).
+fn projections_differ_by_a_multiple_of_delta(o1: &Label, o2: &Label, delta_out: &Label) -> bool {
+    is_multiple_of_delta(&o1.sub(o2).unwrap(), delta_out)
 }
 
 #[test]
@@ -185,20 +203,24 @@ fn repeated_projections_cannot_reveal_delta() {
             let delta_out = g.delta(q);
             let a0 = g.new_wire(p);
             let (phi1, phi2) = (random_table(p, q, &mut rng), random_table(p, q, &mut rng));
-            let (mut b1, mut b2) = (Vec::new(), Vec::new());
-            g.project(&a0, q, &phi1, &mut b1).unwrap();
-            g.project(&a0, q, &phi2, &mut b2).unwrap();
-            let rows = size(p) as usize - 1;
-            let (t1, t2) = (read_rows(&b1, q, rows), read_rows(&b2, q, rows));
-            assert!(!repeated_projection_leaks(&t1, &t2, &delta_out), "{p} -> {q}");
+            let mut bytes = Vec::new();
+            g.project(&a0, q, &phi1, &mut bytes).unwrap();
+            g.project(&a0, q, &phi2, &mut bytes).unwrap();
             // Projecting one wire twice by the same secret table hides it just as well.
-            let mut b3 = Vec::new();
-            g.project(&a0, q, &phi1, &mut b3).unwrap();
-            assert!(!repeated_projection_leaks(
-                &t1,
-                &read_rows(&b3, q, rows),
-                &delta_out
-            ));
+            g.project(&a0, q, &phi1, &mut bytes).unwrap();
+            for x in (0..size(p)).take(8) {
+                let a = g.encode(&a0, x).unwrap();
+                let mut e = evaluator_for(&g);
+                let mut tables = TableReader::new(&bytes);
+                let outputs: Vec<Label> = (0..3).map(|_| e.project(&a, q, &mut tables).unwrap()).collect();
+                tables.finish().unwrap();
+                for (o1, o2) in [(&outputs[0], &outputs[1]), (&outputs[0], &outputs[2])] {
+                    assert!(
+                        !projections_differ_by_a_multiple_of_delta(o1, o2, &delta_out),
+                        "{p} -> {q}, x = {x}"
+                    );
+                }
+            }
         }
     }
 }
@@ -225,7 +247,23 @@ fn the_projection_check_catches_a_reused_tweak() {
             .collect();
         let (_, t1) = projection_with_tweak(&hash, reused, &a0, &delta_in, &delta_out, |x| phi1[x as usize]);
         let (_, t2) = projection_with_tweak(&hash, reused, &a0, &delta_in, &delta_out, |x| phi2[x as usize]);
-        assert!(repeated_projection_leaks(&t1, &t2, &delta_out), "{p} -> {q}");
+        let mut nonzero = 0;
+        for x in 0..size(p) {
+            let a = g.encode(&a0, x).unwrap();
+            let (o1, o2) = (
+                open_half(&hash, reused, &a, q, &t1),
+                open_half(&hash, reused, &a, q, &t2),
+            );
+            assert!(
+                projections_differ_by_a_multiple_of_delta(&o1, &o2, &delta_out),
+                "{p} -> {q}"
+            );
+            nonzero += usize::from(o1 != o2);
+        }
+        assert!(
+            nonzero > 0,
+            "{p} -> {q}: the tables differ, so some difference is a nonzero multiple"
+        );
     }
 }
 
