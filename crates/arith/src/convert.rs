@@ -98,13 +98,10 @@ fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<
             wires.push(Label::from_block(low));
             continue;
         }
-        let mut sum = Label::zero(m);
-        let mut power = 1u64; // 2^j mod p
-        for &bit in bits {
-            sum.add_scaled_assign(&side.project_bit(bit, m, [0, power])?, 1);
-            power = m.add(power, power);
-        }
-        wires.push(sum);
+        let powers: Vec<u64> = std::iter::successors(Some(1u64), |&w| Some(m.add(w, w))) // 2^j mod p
+            .take(bits.len())
+            .collect();
+        wires.push(side.project_bits_sum(bits, m, &powers)?);
     }
     CrtBundle::new(set, wires)
 }

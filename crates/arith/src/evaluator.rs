@@ -3,7 +3,7 @@
 
 use crate::codec::{Rows, TableReader};
 use crate::garbler::table_size;
-use crate::ring::RING_DIGITS;
+use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
 use mixgc_core::Block;
 
 use crate::hash::{ArithHash, Domain, Input, Tweak};
@@ -70,6 +70,51 @@ impl ArithEvaluator {
     ) -> Result<Label, ArithError> {
         let tweak = self.next_tweak(Domain::Projection);
         self.evaluate_projection(Input::Bits(a), 2, out, tweak, tables)
+    }
+
+    /// The sum of the projections of the Boolean labels `bits` to Z_`out`, one gate and one
+    /// row each, in order: the evaluator's half of a weighted bit composition (the weights
+    /// are in the garbler's tables). Under the AES row hash, [`BATCH`] bits share each AES
+    /// call; the result equals summing [`Self::project_bit`] over the bits.
+    pub(crate) fn project_bits_sum(
+        &mut self,
+        bits: &[Block],
+        out: Modulus,
+        tables: &mut TableReader,
+    ) -> Result<Label, ArithError> {
+        let mut sum = Label::zero(out);
+        let Some(row_hash) = self.hash.row_hash(Input::Bits(Block::ZERO), out).cloned() else {
+            for &bit in bits {
+                sum.add_scaled_assign(&self.project_bit(bit, out, tables)?, 1);
+            }
+            return Ok(sum);
+        };
+        let per_input = blocks_per_label(out);
+        let (mut digits, mut pad) = (vec![0u64; out.label_len()], out.group_buffer());
+        for chunk in bits.chunks(BATCH) {
+            let mut tweaks = [Tweak {
+                domain: Domain::Projection,
+                gate: 0,
+            }; BATCH];
+            let mut encoded = [Encoded::default(); BATCH];
+            for ((tweak, e), &bit) in tweaks.iter_mut().zip(&mut encoded).zip(chunk) {
+                *tweak = self.next_tweak(Domain::Projection);
+                *e = encode(Input::Bits(bit));
+            }
+            let mut blocks = [0u128; BATCH * MAX_BLOCKS];
+            let blocks = &mut blocks[..chunk.len() * per_input];
+            row_hash.hash_blocks(&encoded[..chunk.len()], |i| tweaks[i], out, blocks);
+            for (&bit, blocks) in chunk.iter().zip(blocks.chunks_exact(per_input)) {
+                let rows = tables.rows(out, 1)?;
+                blocks_to_groups(blocks, out, pad.values());
+                match bit.lsb() {
+                    false => out.split_groups(pad.values(), &mut digits),
+                    true => rows.unmask_into(0, pad.values(), &mut digits)?,
+                }
+                out.add_scaled_digits(sum.digits_mut(), &digits, 1);
+            }
+        }
+        Ok(sum)
     }
 
     /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks.
@@ -164,8 +209,8 @@ impl ArithEvaluator {
     /// The label row colour(a) of `rows` carries (masked by H(a, t), [`crate::codec`]); at
     /// colour 0, H(a, t) itself.
     fn unmask(&self, a: Input, tweak: Tweak, out: Modulus, rows: &Rows) -> Result<Label, ArithError> {
-        let mut pad = [0u64; RING_DIGITS];
-        let pad = &mut pad[..out.group_count()];
+        let mut pad = out.group_buffer();
+        let pad = pad.values();
         self.hash.hash_groups(a, tweak, out, pad);
         let mut label = Label::zero(out);
         match a.colour() {

@@ -429,14 +429,13 @@ fn garble_rows(
     mut target: impl FnMut(u64, &mut [u64]),
 ) {
     let out = hashes.out;
-    let (mut digits, mut pad) = ([0u64; RING_DIGITS], [0u64; RING_DIGITS]);
-    let (digits, pad) = (&mut digits[..out.label_len()], &mut pad[..out.group_count()]);
-    digits.copy_from_slice(first);
+    let (mut digits, mut pad) = (first.to_vec(), out.group_buffer());
+    let pad = pad.values();
     rows.reserve(label_bytes(out) * hashes.left as usize);
     for colour in 1..=hashes.left {
         hashes.next_groups(pad);
-        target(colour, digits);
-        write_masked_row(out, digits, pad, rows);
+        target(colour, &mut digits);
+        write_masked_row(out, &digits, pad, rows);
     }
 }
 
@@ -496,7 +495,7 @@ impl<'a> ColourHashes<'a> {
             }
             row_hash.hash_blocks(
                 &encoded[..n],
-                self.tweak,
+                |_| self.tweak,
                 self.out,
                 &mut self.blocks[..n * per_input],
             );
@@ -521,8 +520,8 @@ impl<'a> ColourHashes<'a> {
 
     /// The next colour's hash, written over `digits` (ℓ(out) of them).
     fn next_digits(&mut self, digits: &mut [u64]) {
-        let mut groups = [0u64; RING_DIGITS];
-        let groups = &mut groups[..self.out.group_count()];
+        let mut groups = self.out.group_buffer();
+        let groups = groups.values();
         self.next_groups(groups);
         self.out.split_groups(groups, digits);
     }

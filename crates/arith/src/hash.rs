@@ -28,7 +28,7 @@
 use mixgc_core::Block;
 
 use crate::codec::{label_bytes, pack_label};
-use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
+use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::row_hash::RowHash;
 use crate::{Label, Modulus};
 
@@ -193,8 +193,8 @@ impl ArithHash {
     /// [`ArithHash::hash_groups`].
     pub(crate) fn hash_digits(&self, input: Input, tweak: Tweak, out: Modulus, digits: &mut [u64]) {
         debug_assert_eq!(digits.len(), out.label_len());
-        let mut groups = [0u64; RING_DIGITS];
-        let groups = &mut groups[..out.group_count()];
+        let mut groups = out.group_buffer();
+        let groups = groups.values();
         self.hash_groups(input, tweak, out, groups);
         out.split_groups(groups, digits);
     }

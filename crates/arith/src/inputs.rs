@@ -148,11 +148,7 @@ impl ArithEvaluator {
             let label = if m.is_boolean() {
                 Label::from_block(bits[0])
             } else {
-                let mut sum = Label::zero(m);
-                for &bit in bits {
-                    sum = sum.add(&self.project_bit(bit, m, tables)?)?;
-                }
-                sum
+                self.project_bits_sum(bits, m, tables)?
             };
             wires.push(label);
         }

@@ -18,6 +18,29 @@ pub const MAX_POWER_OF_TWO_EXPONENT: u32 = 64;
 /// min-entropy.
 const SECURITY_BITS: u32 = 128;
 
+/// Group values a [`GroupBuffer`] keeps on the stack: every odd prime and mod 2 (at most 3
+/// groups, tested in `crate::hash`); mod-2^k labels (k ≥ 2, up to 128 groups) go to the heap.
+const SMALL_GROUPS: usize = 3;
+
+/// Scratch space for the group values of one label ([`Modulus::group_buffer`]), without
+/// zeroing a worst-case array on every gate.
+pub(crate) struct GroupBuffer {
+    small: [u64; SMALL_GROUPS],
+    large: Vec<u64>,
+    len: usize,
+}
+
+impl GroupBuffer {
+    #[inline]
+    pub(crate) fn values(&mut self) -> &mut [u64] {
+        if self.len <= SMALL_GROUPS {
+            &mut self.small[..self.len]
+        } else {
+            &mut self.large
+        }
+    }
+}
+
 /// The modulus of one wire: an odd prime p, or 2^k (k = 1 is the Boolean wire).
 ///
 /// The representation is private and every constructor checks its argument, so a value of
@@ -310,6 +333,21 @@ impl Modulus {
     #[inline]
     pub(crate) fn group_count(self) -> usize {
         self.label_len().div_ceil(self.group_len())
+    }
+
+    /// Zeroed scratch space for the group values of one label mod m.
+    #[inline]
+    pub(crate) fn group_buffer(self) -> GroupBuffer {
+        let len = self.group_count();
+        GroupBuffer {
+            small: [0; SMALL_GROUPS],
+            large: if len > SMALL_GROUPS {
+                vec![0; len]
+            } else {
+                Vec::new()
+            },
+            len,
+        }
     }
 
     /// (a + b) mod m^len for group values a, b < m^len ≤ 2^64.

@@ -111,21 +111,27 @@ impl RowHash {
     pub(crate) fn hash_groups(&self, input: Input, tweak: Tweak, out: Modulus, groups: &mut [u64]) {
         let mut blocks = [0u128; MAX_BLOCKS];
         let blocks = &mut blocks[..blocks_per_label(out)];
-        self.hash_blocks(&[encode(input)], tweak, out, blocks);
+        self.hash_blocks(&[encode(input)], |_| tweak, out, blocks);
         blocks_to_groups(blocks, out, groups);
     }
 
     /// H(input, tweak) to Z_2, as its free-XOR block.
     pub(crate) fn hash_to_block(&self, input: Input, tweak: Tweak) -> Block {
         let mut block = [0u128];
-        self.hash_blocks(&[encode(input)], tweak, Modulus::BOOLEAN, &mut block);
+        self.hash_blocks(&[encode(input)], |_| tweak, Modulus::BOOLEAN, &mut block);
         Block::from_u128(block[0])
     }
 
-    /// The output blocks of up to [`BATCH`] encoded inputs under one tweak, input by
-    /// input ([`blocks_per_label`] each), into `blocks`. The inputs share each AES call,
+    /// The output blocks of up to [`BATCH`] encoded inputs, input i under `tweak(i)`, input
+    /// by input ([`blocks_per_label`] each), into `blocks`. The inputs share each AES call,
     /// so AES-NI has them all in flight.
-    pub(crate) fn hash_blocks(&self, inputs: &[Encoded], tweak: Tweak, out: Modulus, blocks: &mut [u128]) {
+    pub(crate) fn hash_blocks(
+        &self,
+        inputs: &[Encoded],
+        tweak: impl Fn(usize) -> Tweak,
+        out: Modulus,
+        blocks: &mut [u128],
+    ) {
         let (n, per_input) = (inputs.len(), blocks_per_label(out));
         assert!(n <= BATCH && blocks.len() == n * per_input);
         let mut px = [Block::ZERO; BATCH];
@@ -138,7 +144,7 @@ impl RowHash {
         let pads = &mut pads[..n * per_input];
         for (i, pad) in pads.iter_mut().enumerate() {
             let (input, k) = (i / per_input, i % per_input);
-            *pad = px[input] ^ Block::from_u128(tweak_block(inputs[input], tweak, out, k));
+            *pad = px[input] ^ Block::from_u128(tweak_block(inputs[input], tweak(input), out, k));
         }
         self.pi.permute_many(pads); // π(π(x) ⊕ τ_k)
         for (i, (block, pad)) in blocks.iter_mut().zip(pads.iter()).enumerate() {

@@ -24,6 +24,21 @@ pub(crate) trait Side {
     /// A row-reduced projection of the Boolean label `bit` to Z_`out` by `table` (one row).
     fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError>;
 
+    /// Σ_i weights[i]·b_i mod `out` for the bits b_i carried by the Boolean labels `bits`:
+    /// one row-reduced projection b ↦ weights[i]·b per bit (one row each), summed.
+    fn project_bits_sum(
+        &mut self,
+        bits: &[Block],
+        out: Modulus,
+        weights: &[u64],
+    ) -> Result<Label, ArithError> {
+        let mut sum = Label::zero(out);
+        for (&bit, &weight) in bits.iter().zip(weights) {
+            sum.add_scaled_assign(&self.project_bit(bit, out, [0, weight])?, 1);
+        }
+        Ok(sum)
+    }
+
     /// a ∧ b: a product of two mod-2 wires (2 rows).
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError>;
 
@@ -134,6 +149,16 @@ impl Side for EvalSide<'_, '_> {
 
     fn project_bit(&mut self, bit: Block, out: Modulus, _table: [u64; 2]) -> Result<Label, ArithError> {
         self.evaluator.project_bit(bit, out, self.tables)
+    }
+
+    /// The evaluator ignores the weights (they are in the rows) and batches the hashes.
+    fn project_bits_sum(
+        &mut self,
+        bits: &[Block],
+        out: Modulus,
+        _weights: &[u64],
+    ) -> Result<Label, ArithError> {
+        self.evaluator.project_bits_sum(bits, out, self.tables)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {
