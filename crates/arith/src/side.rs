@@ -84,17 +84,16 @@ impl Side for GarbleSide<'_> {
         check_bits(bits)?;
         let garbler = &mut *self.garbler;
         let tweak = lift_tweak(garbler.take_gate());
+        // π (the garbler's permute bit) is secret: no branch or index depends on it here.
         let pi = bit.lsb();
-        let k_pi = if pi { bit ^ self.boolean_delta } else { bit };
+        let k_pi = bit ^ self.boolean_delta.and_bit(pi);
         let k_other = k_pi ^ self.boolean_delta;
         let high = garbler.hash.hash_to_ring(Input::Bits(k_pi), tweak, bits - 1);
         let mut row = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
         let delta = garbler.ring_master_delta(); // Δ_{2^bits} is its truncation
         let mut z0 = RingLabel::with_low_slice(k_pi, &high); // Z^π
-        if pi {
-            z0.add_truncated_assign(delta, u128::MAX); // Z^0 = Z^1 − Δ
-        }
-        // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
+        z0.add_truncated_assign(delta, u128::from(pi).wrapping_neg()); // Z^0 = Z^π − π·Δ
+                                                                       // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
         row.subtract_from_high(&z0, delta, u128::from(!pi));
         row.write_row(self.rows);
         garbler.table_rows += u64::from(bits - 1);
