@@ -93,13 +93,10 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
     let mut header = [0u8; 5];
     ch.recv(&mut header)?;
     let len = u32::from_le_bytes(header[1..].try_into().unwrap()) as usize;
-    if header[0] == Tag::Abort as u8 && tag != Tag::Abort && len <= 4096 {
-        let mut msg = vec![0u8; len];
-        ch.recv(&mut msg)?;
-        return Err(NetError::Protocol(format!(
-            "the peer stopped: {}",
-            String::from_utf8_lossy(&msg)
-        )));
+    if tag != Tag::Abort {
+        if let Some(stopped) = peer_abort(ch, &header) {
+            return Err(stopped);
+        }
     }
     if header[0] != tag as u8 {
         return Err(NetError::Protocol(format!(
@@ -114,6 +111,32 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
         )));
     }
     Ok(len)
+}
+
+/// Longest abort message read.
+const MAX_ABORT_BYTES: usize = 4096;
+
+/// When bytes already received where another message was expected (`read`, at least a
+/// frame header) start an `Abort` frame, the peer's reason as an error, the rest of its
+/// message read from `ch`. For protocol steps that read raw bytes (an OT extension's
+/// header): on a mismatch they call this to report why the peer stopped, not garbage.
+pub fn peer_abort<C: Channel + ?Sized>(ch: &mut C, read: &[u8]) -> Option<NetError> {
+    let (&tag, len) = (read.first()?, read.get(1..5)?);
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    if tag != Tag::Abort as u8 || len > MAX_ABORT_BYTES {
+        return None;
+    }
+    let mut msg = read[5..].to_vec();
+    msg.truncate(len);
+    let mut rest = vec![0u8; len - msg.len()];
+    if let Err(e) = ch.recv(&mut rest) {
+        return Some(e);
+    }
+    msg.extend_from_slice(&rest);
+    Some(NetError::Protocol(format!(
+        "the peer stopped: {}",
+        String::from_utf8_lossy(&msg)
+    )))
 }
 
 #[cfg(test)]
@@ -136,6 +159,27 @@ mod tests {
                 prop_assert_eq!(bytes[0], Tag::Tables as u8);
             }
         }
+    }
+
+    #[test]
+    fn an_abort_read_as_raw_bytes_still_gives_its_reason() {
+        for msg in ["no", "the evaluator's CRT input is not below N = 30030"] {
+            let (mut a, mut b) = memory_pair();
+            send_frame(&mut a, Tag::Abort, msg.as_bytes()).unwrap();
+            a.send(&[0; 16]).unwrap(); // whatever might follow a short message
+            a.flush().unwrap();
+            let mut first = [0u8; 16]; // an OT extension header's worth
+            b.recv(&mut first).unwrap();
+            let e = peer_abort(&mut b, &first).expect("an abort frame").to_string();
+            assert!(e.contains("the peer stopped") && e.contains(msg), "{e}");
+        }
+        let (_, mut b) = memory_pair();
+        assert!(peer_abort(&mut b, &[Tag::Tables as u8, 0, 0, 0, 0]).is_none());
+        assert!(
+            peer_abort(&mut b, &[Tag::Abort as u8, 0xff, 0xff, 0, 0]).is_none(),
+            "too long"
+        );
+        assert!(peer_abort(&mut b, &[Tag::Abort as u8]).is_none(), "no header");
     }
 
     #[test]

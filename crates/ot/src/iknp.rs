@@ -35,7 +35,7 @@
 use std::fmt;
 
 use mixgc_core::{Block, Rng, Tccr, TweakableHash};
-use mixgc_net::{Channel, ChannelExt};
+use mixgc_net::{peer_abort, Channel, ChannelExt};
 use zeroize::Zeroize;
 
 use crate::base;
@@ -213,6 +213,9 @@ impl OtSender {
         ch.recv(&mut got)?;
         let want = header(self.index, count, kind);
         if got != want {
+            if let Some(stopped) = peer_abort(ch, &got) {
+                return Err(stopped.into()); // the receiver refused its input instead
+            }
             let index = u64::from_le_bytes(got[..8].try_into().expect("8 bytes"));
             let word = u64::from_le_bytes(got[8..].try_into().expect("8 bytes"));
             return Err(OtError::Desync(format!(
