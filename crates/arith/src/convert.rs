@@ -98,10 +98,7 @@ fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<
             wires.push(Label::from_block(low));
             continue;
         }
-        let powers: Vec<u64> = std::iter::successors(Some(1u64), |&w| Some(m.add(w, w))) // 2^j mod p
-            .take(bits.len())
-            .collect();
-        wires.push(side.project_bits_sum(bits, m, &powers)?);
+        wires.push(side.project_bits_sum(bits, m, &m.powers_of_two(bits.len()))?);
     }
     CrtBundle::new(set, wires)
 }

@@ -198,6 +198,75 @@ impl ArithGarbler {
         Ok(self.garble_projection(Input::Bits(a0), 2, out, Phi::Table(&table), tweak, rows))
     }
 
+    /// The sum of the projections b ↦ weights\[i\]·b of the Boolean wires with zero-labels
+    /// `bits` to Z_`out`, one gate and one row each, in order: the garbler's half of a
+    /// weighted bit composition. Rows and output are those of summing [`Self::project_bit`]
+    /// with tables [0, weights\[i\]] (pinned), but both colours of 4 bits share each AES
+    /// batch and no label is allocated per bit.
+    ///
+    /// Per bit, with x0 = lsb(a0) (the value whose label has colour 0), C = H(A^x0, t) and
+    /// w = weights\[i\]: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ =
+    /// C ± w·Δ, and the output zero-label C^0 = C − φ(x0)·Δ is C for x0 = 0, the target
+    /// for x0 = 1.
+    pub(crate) fn project_bits_sum(
+        &mut self,
+        bits: &[Block],
+        out: Modulus,
+        weights: &[u64],
+        rows: &mut Vec<u8>,
+    ) -> Result<Label, ArithError> {
+        if bits.len() != weights.len() {
+            return Err(ArithError::Conversion("one weight per bit".into()));
+        }
+        for &w in weights {
+            check_table(Modulus::BOOLEAN, out, &[0, w])?;
+        }
+        let mut sum = Label::zero(out);
+        let Some(row_hash) = self.hash.row_hash(Input::Bits(Block::ZERO), out).cloned() else {
+            for (&bit, &w) in bits.iter().zip(weights) {
+                sum.add_scaled_assign(&self.project_bit(bit, out, [0, w], rows)?, 1);
+            }
+            return Ok(sum);
+        };
+        self.delta_ref(out);
+        let (delta_out, boolean_delta) = (self.deltas[&out].clone(), self.boolean_delta);
+        let per_input = blocks_per_label(out);
+        let (mut c, mut target, mut pad) = (
+            vec![0; out.label_len()],
+            vec![0; out.label_len()],
+            out.group_buffer(),
+        );
+        rows.reserve(label_bytes(out) * bits.len());
+        for (chunk, weights) in bits.chunks(BATCH / 2).zip(weights.chunks(BATCH / 2)) {
+            let mut tweaks = [Tweak {
+                domain: Domain::Projection,
+                gate: 0,
+            }; BATCH];
+            let mut encoded = [Encoded::default(); BATCH];
+            for (i, &a0) in chunk.iter().enumerate() {
+                let colour0 = a0 ^ boolean_delta.and_bit(a0.lsb());
+                let tweak = self.next_tweak(Domain::Projection);
+                tweaks[2 * i..2 * i + 2].fill(tweak);
+                encoded[2 * i] = encode(Input::Bits(colour0));
+                encoded[2 * i + 1] = encode(Input::Bits(colour0 ^ boolean_delta));
+            }
+            let mut blocks = [0u128; BATCH * MAX_BLOCKS];
+            let blocks = &mut blocks[..2 * chunk.len() * per_input];
+            row_hash.hash_blocks(&encoded[..2 * chunk.len()], |j| tweaks[j], out, blocks);
+            for ((&a0, &w), blocks) in chunk.iter().zip(weights).zip(blocks.chunks_exact(2 * per_input)) {
+                let x0 = usize::from(a0.lsb());
+                blocks_to_groups(&blocks[..per_input], out, pad.values());
+                out.split_groups(pad.values(), &mut c);
+                blocks_to_groups(&blocks[per_input..], out, pad.values());
+                out.set_scaled_sum(&mut target, &c, delta_out.digits(), [w, out.neg(w)][x0]);
+                write_masked_row(out, &target, pad.values(), rows);
+                out.add_scaled_digits(sum.digits_mut(), [&c, &target][x0], 1);
+            }
+            self.table_rows += chunk.len() as u64;
+        }
+        Ok(sum)
+    }
+
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a
     /// projection Z_p → Z_p. The evaluator runs it as [`crate::ArithEvaluator::project`].
     pub fn pow(&mut self, a0: &Label, e: u64, rows: &mut Vec<u8>) -> Result<Label, ArithError> {

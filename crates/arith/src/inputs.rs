@@ -97,13 +97,7 @@ impl ArithGarbler {
         if m.is_boolean() {
             return Ok(Label::from_block(bits[0]));
         }
-        let mut sum = Label::zero(m);
-        let mut power = 1u64;
-        for &bit in bits {
-            sum = sum.add(&self.project_bit(bit, m, [0, power], rows)?)?;
-            power = m.add(power, power);
-        }
-        Ok(sum)
+        self.project_bits_sum(bits, m, &m.powers_of_two(bits.len()), rows)
     }
 
     /// The zero-labels of the public constant c mod N: −c_i·Δ_{p_i} per residue, so that

@@ -92,8 +92,9 @@ impl Side for GarbleSide<'_> {
         let mut row = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
         let delta = garbler.ring_master_delta(); // Δ_{2^bits} is its truncation
         let mut z0 = RingLabel::with_low_slice(k_pi, &high); // Z^π
-        z0.add_truncated_assign(delta, u128::from(pi).wrapping_neg()); // Z^0 = Z^π − π·Δ
-                                                                       // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
+                                                             // Z^0 = Z^π − π·Δ.
+        z0.add_truncated_assign(delta, u128::from(pi).wrapping_neg());
+        // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
         row.subtract_from_high(&z0, delta, u128::from(!pi));
         row.write_row(self.rows);
         garbler.table_rows += u64::from(bits - 1);
@@ -106,6 +107,15 @@ impl Side for GarbleSide<'_> {
 
     fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError> {
         self.garbler.project_bit(bit, out, table, self.rows)
+    }
+
+    fn project_bits_sum(
+        &mut self,
+        bits: &[Block],
+        out: Modulus,
+        weights: &[u64],
+    ) -> Result<Label, ArithError> {
+        self.garbler.project_bits_sum(bits, out, weights, self.rows)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {
