@@ -45,7 +45,8 @@ reports its ANDs and its arithmetic gadgets (products, powers, muxes, BC per bit
 their exact garbled-table bytes. Unit times are calibrated first: each gadget kind, at this width \
 and prime set, is garbled and evaluated in two-party runs of n and 2n gadgets (the session protocol in this \
 process; garbling first, then evaluation, as in preprocessing), and the unit is the slope between the \
-fastest of 5 runs of each, so per-run costs are not spread over the gadgets. Predicted time = Σ count × \
+fastest of 5 runs of each, so per-run costs are not spread over the gadgets, less the free addition \
+that folds each gadget into the result (programs count that as a free op). Predicted time = Σ count × \
 unit time. With --check every realization is then run the same way on random inputs, outputs \
 checked against the plaintext program, and the measured times are printed next to the predictions \
 (each run holds its tables in memory: an instance over 1 GiB of tables is refused).\n\n\
