@@ -23,8 +23,9 @@
 //!   ([`ArithGarbler::crt_compose`], [`ArithGarbler::crt_decompose`]); [`cost`] measures
 //!   their tables against ABLE's Table 1 (BC equal, BD 3.1–4.0× smaller).
 //!
-//! Rows per gate (each row is one packed label of the output modulus,
-//! [`codec::label_bytes`]: 16 B mod 2, 17 B mod 3, 5 and 7, 18 B mod 251):
+//! Rows per gate (each row is one packed label of the output modulus, masked group by group
+//! by the hash ([`codec`]), [`codec::label_bytes`]: 16 B mod 2, 17 B mod 3, 5 and 7, 18 B
+//! mod 251):
 //!
 //! | gadget | rows | mod 3 | mod 251 |
 //! |---|---|---|---|
