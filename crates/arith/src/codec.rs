@@ -11,7 +11,7 @@
 //!
 //! A garbled row is its target label masked group by group: group g of the row is
 //! (target_g + H_g) mod m^j', with H_g the value of group g of the hash output
-//! ([`write_masked_row`]). Each H_g is uniform on [0, m^j') up to 2^−64, so this is a
+//! (`write_masked_row`). Each H_g is uniform on [0, m^j') up to 2^−64, so this is a
 //! one-time pad in Z_{m^j'}, like the digit-wise T − H of BMR16 but without splitting the
 //! hash into digits; the evaluator subtracts its H_g and splits once.
 
@@ -72,7 +72,7 @@ pub(crate) fn write_masked_row(m: Modulus, target: &[u64], pad: &[u64], out: &mu
     });
 }
 
-/// The label a masked row carries ([`write_masked_row`]), from the row read as a label and
+/// The label a masked row carries (`write_masked_row`), from the row read as a label and
 /// the pad H(A, t) as a label: group by group, (row − pad) mod m^len. Public so that tests
 /// can play the evaluator, or an attacker, on rows they read.
 pub fn unmask_label(row: &Label, pad: &Label) -> Result<Label, ArithError> {

@@ -285,7 +285,7 @@ impl ArithGarbler {
     /// - evaluator half: the evaluator holds β·A = β·a + β·x·Δ; row β translates β·a to a
     ///   fixed E^0: T_E\[β\] = (E^0 − β·a) ⊞ H(B^(β − b_c), t_E), with E^0 = H(B^(−b_c),
     ///   t_E) so the row of colour 0 is not needed and not sent (⊞: the mask of
-    ///   [`write_masked_row`]). The evaluator computes E = (T_E\[β\] ⊟ H(B, t_E)) + β·A =
+    ///   `codec::write_masked_row`). The evaluator computes E = (T_E\[β\] ⊟ H(B, t_E)) + β·A =
     ///   E^0 + β·x·Δ (E = H(B, t_E) + β·A for β = 0).
     ///
     /// Output C^0 = G^0 + E^0 carries −b_c·x + β·x = x·y.

@@ -62,7 +62,7 @@ pub struct Tweak {
     pub gate: u64,
 }
 
-/// The session's hash of arithmetic rows: the AES row hash ([`crate::row_hash`]) from
+/// The session's hash of arithmetic rows: the AES row hash (`row_hash.rs`) from
 /// labels mod 2 or an odd prime to labels mod 2 or an odd prime, keyed BLAKE3 XOF for the
 /// rest (ring lifts, mod-2^k labels with k ≥ 2).
 #[derive(Clone)]
