@@ -113,8 +113,19 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
     Ok(len)
 }
 
-/// Longest abort message read.
-const MAX_ABORT_BYTES: usize = 4096;
+/// Longest abort message sent or read.
+pub const MAX_ABORT_BYTES: usize = 4096;
+
+/// Tells the peer why we stop: an `Abort` frame carrying `reason`, cut at a character
+/// boundary to the [`MAX_ABORT_BYTES`] the reader accepts, then flushed.
+pub fn send_abort<C: Channel + ?Sized>(ch: &mut C, reason: &str) -> Result<(), NetError> {
+    let cut = (0..=reason.len().min(MAX_ABORT_BYTES))
+        .rev()
+        .find(|&i| reason.is_char_boundary(i))
+        .unwrap_or(0);
+    send_frame(ch, Tag::Abort, &reason.as_bytes()[..cut])?;
+    ch.flush()
+}
 
 /// When bytes already received where another message was expected (`read`, at least a
 /// frame header) start an `Abort` frame, the peer's reason as an error, the rest of its
@@ -173,7 +184,13 @@ mod tests {
             let e = peer_abort(&mut b, &first).expect("an abort frame").to_string();
             assert!(e.contains("the peer stopped") && e.contains(msg), "{e}");
         }
-        let (_, mut b) = memory_pair();
+        let (mut a, mut b) = memory_pair();
+        send_abort(&mut a, &"é".repeat(MAX_ABORT_BYTES)).unwrap();
+        let e = recv_frame(&mut b, Tag::Tables, 16).unwrap_err().to_string();
+        assert!(
+            e.contains("the peer stopped: éé"),
+            "a long reason is cut, not dropped"
+        );
         assert!(peer_abort(&mut b, &[Tag::Tables as u8, 0, 0, 0, 0]).is_none());
         assert!(
             peer_abort(&mut b, &[Tag::Abort as u8, 0xff, 0xff, 0, 0]).is_none(),

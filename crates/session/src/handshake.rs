@@ -4,7 +4,7 @@
 
 use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
-use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, Tag};
 
 use crate::codec::Reader;
 use crate::{Reveal, SessionError, Terms};
@@ -278,15 +278,7 @@ pub(crate) fn abort_on_bad_input<C: Channel, T>(
 /// frame) before it reads the Abort, leaving it with "connection closed" instead of
 /// the reason.
 pub(crate) fn abort<C: Channel>(ch: &mut C, err: &SessionError) {
-    let msg = err.to_string();
-    let cut = (0..=msg.len().min(4096))
-        .rev()
-        .find(|&i| msg.is_char_boundary(i))
-        .unwrap_or(0);
-    if send_frame(ch, Tag::Abort, &msg.as_bytes()[..cut])
-        .and_then(|()| ch.flush())
-        .is_err()
-    {
+    if send_abort(ch, &err.to_string()).is_err() {
         return;
     }
     let mut sink = [0u8; 4096];

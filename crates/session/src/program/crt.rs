@@ -47,7 +47,7 @@ use mixgc_arith::{
     CrtBundle, TableReader,
 };
 use mixgc_core::{Block, Rng};
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, recv_frame_header, send_abort, send_frame, Channel, NetError, Tag};
 use mixgc_program::{Audience, CrtBackend, Owner, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
@@ -276,7 +276,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     /// Refuses a bad input of ours: records the error and tells the peer, who waits for it.
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
-        let _ = send_frame(&mut self.s.ch, Tag::Abort, msg.as_bytes()).and_then(|()| self.s.ch.flush());
+        let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
         self.fail(&msg);
         e
     }
@@ -490,7 +490,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     /// Refuses a bad input of ours: records the error and tells the peer, who waits for it.
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
-        let _ = send_frame(&mut self.s.ch, Tag::Abort, msg.as_bytes()).and_then(|()| self.s.ch.flush());
+        let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
         self.fail(&msg);
         e
     }
