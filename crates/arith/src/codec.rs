@@ -238,6 +238,17 @@ impl Rows<'_> {
         read_label(self.modulus, self.row(i)?)
     }
 
+    /// What the evaluator reads at `colour` from a row-reduced table whose hash at that
+    /// colour has group values `pad`: the hash itself at colour 0 (that row is not sent),
+    /// else row colour − 1 unmasked ([`Rows::unmask_into`]); written over `digits`.
+    pub(crate) fn open(&self, colour: u64, pad: &[u64], digits: &mut [u64]) -> Result<(), ArithError> {
+        if colour == 0 {
+            self.modulus.split_groups(pad, digits);
+            return Ok(());
+        }
+        self.unmask_into(colour as usize - 1, pad, digits)
+    }
+
     /// The label row `i` masks with the hash group values `pad` ([`write_masked_row`]),
     /// written over `digits` (ℓ of them).
     pub(crate) fn unmask_into(&self, i: usize, pad: &[u64], digits: &mut [u64]) -> Result<(), ArithError> {

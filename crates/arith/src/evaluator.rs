@@ -82,13 +82,8 @@ impl ArithEvaluator {
         out: Modulus,
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
+        let row_hash = self.hash.composition_hash(out)?;
         let mut sum = Label::zero(out);
-        let Some(row_hash) = self.hash.row_hash(Input::Bits(Block::ZERO), out).cloned() else {
-            for &bit in bits {
-                sum.add_scaled_assign(&self.project_bit(bit, out, tables)?, 1);
-            }
-            return Ok(sum);
-        };
         let per_input = blocks_per_label(out);
         let (mut digits, mut pad) = (vec![0u64; out.label_len()], out.group_buffer());
         for chunk in bits.chunks(BATCH) {
@@ -107,10 +102,7 @@ impl ArithEvaluator {
             for (&bit, blocks) in chunk.iter().zip(blocks.chunks_exact(per_input)) {
                 let rows = tables.rows(out, 1)?;
                 blocks_to_groups(blocks, out, pad.values());
-                match bit.lsb() {
-                    false => out.split_groups(pad.values(), &mut digits),
-                    true => rows.unmask_into(0, pad.values(), &mut digits)?,
-                }
+                rows.open(u64::from(bit.lsb()), pad.values(), &mut digits)?;
                 out.add_scaled_digits(sum.digits_mut(), &digits, 1);
             }
         }
@@ -213,10 +205,7 @@ impl ArithEvaluator {
         let pad = pad.values();
         self.hash.hash_groups(a, tweak, out, pad);
         let mut label = Label::zero(out);
-        match a.colour() {
-            0 => out.split_groups(pad, label.digits_mut()),
-            c => rows.unmask_into(c as usize - 1, pad, label.digits_mut())?,
-        }
+        rows.open(a.colour(), pad, label.digits_mut())?;
         Ok(label)
     }
 

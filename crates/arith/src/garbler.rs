@@ -221,13 +221,8 @@ impl ArithGarbler {
         for &w in weights {
             check_table(Modulus::BOOLEAN, out, &[0, w])?;
         }
+        let row_hash = self.hash.composition_hash(out)?;
         let mut sum = Label::zero(out);
-        let Some(row_hash) = self.hash.row_hash(Input::Bits(Block::ZERO), out).cloned() else {
-            for (&bit, &w) in bits.iter().zip(weights) {
-                sum.add_scaled_assign(&self.project_bit(bit, out, [0, w], rows)?, 1);
-            }
-            return Ok(sum);
-        };
         self.delta_ref(out);
         let (delta_out, boolean_delta) = (self.deltas[&out].clone(), self.boolean_delta);
         let per_input = blocks_per_label(out);

@@ -30,7 +30,7 @@ use mixgc_core::Block;
 use crate::codec::{label_bytes, pack_label};
 use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::row_hash::RowHash;
-use crate::{Label, Modulus};
+use crate::{ArithError, Label, Modulus};
 
 /// Bytes before the label in a hash input: domain, gate, two modulus tags.
 const HEADER_BYTES: usize = 1 + 8 + 9 + 9;
@@ -116,6 +116,17 @@ impl ArithHash {
     /// callers that batch several inputs, [`RowHash::hash_blocks`]).
     pub(crate) fn row_hash(&self, input: Input, out: Modulus) -> Option<&RowHash> {
         RowHash::covers(input, out).then_some(&self.rows)
+    }
+
+    /// The row hash of a bit composition into Z_`out` (Boolean inputs, which it always
+    /// covers), for callers that batch across gates; only odd primes are composed into.
+    pub(crate) fn composition_hash(&self, out: Modulus) -> Result<RowHash, ArithError> {
+        match out.odd_prime_value() {
+            Some(_) => Ok(self.rows.clone()),
+            None => Err(ArithError::Conversion(format!(
+                "bit compositions go into odd primes, not {out}"
+            ))),
+        }
     }
 
     /// The XOF of (tweak, input modulus, output tag, packed input), fed to BLAKE3 in one
@@ -252,6 +263,16 @@ mod tests {
             let (p, q) = (Modulus::new(p).unwrap(), Modulus::new(q).unwrap());
             let out = hash.hash(&Label::random(p, &mut rng), TWEAK, q);
             assert!(Label::new(q, out.digits().to_vec()).is_ok());
+        }
+    }
+
+    #[test]
+    fn bit_compositions_go_into_odd_primes_only() {
+        let hash = ArithHash::new([4; 32]);
+        assert!(hash.composition_hash(Modulus::new(13).unwrap()).is_ok());
+        for m in [2u64, 4, 1 << 16] {
+            let err = hash.composition_hash(Modulus::new(m).unwrap()).err().unwrap();
+            assert!(err.to_string().contains("odd primes"), "{err}");
         }
     }
 
