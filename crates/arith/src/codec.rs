@@ -17,6 +17,7 @@
 
 use mixgc_core::Block;
 
+use crate::grouped::GroupedLabel;
 use crate::{ArithError, Label, Modulus};
 
 /// The digit count of each group of a label mod m.
@@ -52,6 +53,11 @@ pub(crate) fn pack_label(label: &Label, out: &mut [u8]) {
     pack_digits(label.modulus(), label.digits(), out);
 }
 
+/// Packs the label `label` into `out` ([`label_bytes`] long) from its group values.
+pub(crate) fn pack_grouped(label: &GroupedLabel, out: &mut [u8]) {
+    pack_groups(label.modulus(), out, |g, _| label.groups()[g]);
+}
+
 /// Packs the digits of a label mod m into `out` ([`label_bytes`] long).
 fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
     debug_assert_eq!(digits.len(), m.label_len());
@@ -64,11 +70,40 @@ fn pack_digits(m: Modulus, digits: &[u64], out: &mut [u8]) {
 /// group's ring Z_{m^len}; [`Rows::unmask_into`] undoes it). Same layout and size as a
 /// packed label.
 pub(crate) fn write_masked_row(m: Modulus, target: &[u64], pad: &[u64], out: &mut Vec<u8>) {
-    debug_assert!(target.len() == m.label_len() && pad.len() == m.group_count());
-    let (start, j) = (out.len(), m.group_len());
+    debug_assert!(target.len() == m.label_len());
+    let j = m.group_len();
+    write_masked(m, pad, out, |g, len| m.join_group(&target[g * j..g * j + len]));
+}
+
+/// [`write_masked_row`] of the target mod an odd prime whose digit groups have the values
+/// `target` ([`Modulus::join_groups`]).
+#[inline]
+pub(crate) fn write_masked_groups(m: Modulus, target: &[u64], pad: &[u64], out: &mut Vec<u8>) {
+    let prime = m.odd_constants().expect("grouped rows are mod odd primes");
+    let start = out.len();
+    out.resize(start + prime.label_bytes(), 0);
+    let values = target.iter().zip(pad).zip(prime.group_shapes());
+    pack_values(
+        &mut out[start..],
+        values.map(|((&t, &h), (_, modulus, bits))| (add_mod(t, h, u128::from(modulus)), bits)),
+    );
+}
+
+/// (a + b) mod `modulus` for a, b below it (≤ 2^64).
+#[inline]
+pub(crate) fn add_mod(a: u64, b: u64, modulus: u128) -> u64 {
+    let sum = u128::from(a) + u128::from(b);
+    (if sum >= modulus { sum - modulus } else { sum }) as u64
+}
+
+/// Appends the row whose group g is (`target(g, len)` + pad\[g\]) mod m^len.
+#[inline]
+fn write_masked(m: Modulus, pad: &[u64], out: &mut Vec<u8>, target: impl Fn(usize, usize) -> u64) {
+    debug_assert!(pad.len() == m.group_count());
+    let start = out.len();
     out.resize(start + label_bytes(m), 0);
     pack_groups(m, &mut out[start..], |g, len| {
-        m.add_group(m.join_group(&target[g * j..g * j + len]), pad[g], len)
+        m.add_group(target(g, len), pad[g], len)
     });
 }
 
@@ -106,14 +141,23 @@ fn combine_groups(
 }
 
 /// Writes the value of each digit group, `group(g, len)` for group g of `len` digits (below
-/// m^len), into `out` ([`label_bytes`] long): gathered in a 128-bit accumulator and flushed
-/// 64 bits at a time, least significant first.
+/// m^len), into `out` ([`label_bytes`] long).
 fn pack_groups(m: Modulus, out: &mut [u8], mut group: impl FnMut(usize, usize) -> u64) {
+    let values = group_sizes(m)
+        .enumerate()
+        .map(|(g, len)| (group(g, len), m.group_bits(len)));
+    pack_values(out, values);
+}
+
+/// Writes each (value, bits) in `bits` bits into `out` (exactly long enough): gathered in a
+/// 128-bit accumulator and flushed 64 bits at a time, least significant first.
+#[inline]
+fn pack_values(out: &mut [u8], values: impl Iterator<Item = (u64, u32)>) {
     let (mut acc, mut acc_bits, mut pos) = (0u128, 0u32, 0usize);
-    for (g, len) in group_sizes(m).enumerate() {
+    for (value, bits) in values {
         // acc_bits < 64 and a group has at most 64 bits: the accumulator never overflows.
-        acc |= (group(g, len) as u128) << acc_bits;
-        acc_bits += m.group_bits(len);
+        acc |= (value as u128) << acc_bits;
+        acc_bits += bits;
         if acc_bits >= 64 {
             out[pos..pos + 8].copy_from_slice(&(acc as u64).to_le_bytes());
             (acc, acc_bits, pos) = (acc >> 64, acc_bits - 64, pos + 8);
@@ -333,6 +377,13 @@ mod tests {
             let mut bytes = Vec::new();
             write_masked_row(m, target.digits(), &pad_groups, &mut bytes);
             assert_eq!(bytes.len(), label_bytes(m));
+            if m.odd_prime_value().is_some() {
+                let mut target_groups = vec![0; m.group_count()];
+                m.join_groups(target.digits(), &mut target_groups);
+                let mut from_groups = Vec::new();
+                write_masked_groups(m, &target_groups, &pad_groups, &mut from_groups);
+                assert_eq!(from_groups, bytes);
+            }
             let row = TableReader::new(&bytes).next_label(m).unwrap();
             assert_eq!(row, mask_label(&target, &pad).unwrap());
             assert_eq!(unmask_label(&row, &pad).unwrap(), target);

@@ -3,6 +3,7 @@
 
 use crate::codec::{Rows, TableReader};
 use crate::garbler::table_size;
+use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
 use mixgc_core::Block;
 
@@ -150,20 +151,35 @@ impl ArithEvaluator {
             )?));
         }
         let gate = self.take_gate();
-        let garbler_half = Tweak {
-            domain: Domain::MulGarblerHalf,
-            gate,
+        let halves = [Domain::MulGarblerHalf, Domain::MulEvaluatorHalf].map(|domain| Tweak { domain, gate });
+        let (garbler_rows, evaluator_rows) = (
+            tables.rows(m, size as usize - 1)?,
+            tables.rows(m, size as usize - 1)?,
+        );
+        let Some(row_hash) = self.hash.row_hash(Input::Label(a), m) else {
+            let g = self.unmask(Input::Label(a), halves[0], m, &garbler_rows)?;
+            let mut e = self.unmask(Input::Label(b), halves[1], m, &evaluator_rows)?;
+            e.add_scaled_assign(a, b.colour());
+            e.add_scaled_assign(&g, 1);
+            return Ok(e);
         };
-        let g = self.evaluate_projection(Input::Label(a), size, m, garbler_half, tables)?;
-        let evaluator_half = Tweak {
-            domain: Domain::MulEvaluatorHalf,
-            gate,
-        };
-        let rows = tables.rows(m, size as usize - 1)?;
-        let mut e = self.unmask(Input::Label(b), evaluator_half, m, &rows)?;
-        e.add_scaled_assign(a, b.colour());
-        e.add_scaled_assign(&g, 1);
-        Ok(e)
+        // Both halves' hashes share the AES calls; G and E − … are opened into one label.
+        let per_input = blocks_per_label(m);
+        let mut blocks = [0u128; 2 * MAX_BLOCKS];
+        let blocks = &mut blocks[..2 * per_input];
+        let inputs = [encode(Input::Label(a)), encode(Input::Label(b))];
+        row_hash.hash_blocks(&inputs, |i| halves[i], m, blocks);
+        let (mut product, mut e) = (Label::zero(m), [0u64; MAX_ODD_LABEL_LEN]);
+        let e = &mut e[..m.label_len()];
+        let mut pad = [0; MAX_BLOCKS];
+        let pad = &mut pad[..m.group_count()];
+        blocks_to_groups(&blocks[..per_input], m, pad);
+        garbler_rows.open(a.colour(), pad, product.digits_mut())?;
+        blocks_to_groups(&blocks[per_input..], m, pad);
+        evaluator_rows.open(b.colour(), pad, e)?;
+        // G + (E' + β·A) = G + E, with β = colour(B)
+        m.add_scaled_sum_digits(product.digits_mut(), e, a.digits(), b.colour());
+        Ok(product)
     }
 
     /// The next global gate index (each gated call takes one, as the garbler's).

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
-use crate::codec::{label_bytes, write_masked_row};
+use crate::codec::{label_bytes, write_masked_groups, write_masked_row};
+use crate::grouped::{GroupedLabel, Step, MAX_ODD_LABEL_LEN};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
@@ -39,6 +40,9 @@ pub struct ArithGarbler {
     pub(crate) hash: ArithHash,
     session_key: [u8; 32],
     deltas: BTreeMap<Modulus, Label>,
+    /// Each odd-prime Δ_p as a step ([`GroupedLabel::add_step`]), for stepping labels
+    /// through the colours.
+    delta_steps: BTreeMap<Modulus, Step>,
     /// Δ_2 as its free-XOR block.
     boolean_delta: Block,
     /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
@@ -63,6 +67,7 @@ impl ArithGarbler {
             hash: ArithHash::new(session_key),
             session_key,
             deltas,
+            delta_steps: BTreeMap::new(),
             boolean_delta,
             ring_delta: None,
             next_gate: 0,
@@ -126,12 +131,16 @@ impl ArithGarbler {
         self.delta_ref(m).clone()
     }
 
-    /// Δ_m by reference, drawn on first use.
+    /// Δ_m by reference, drawn on first use (and kept as a step too for an odd prime).
     fn delta_ref(&mut self, m: Modulus) -> &Label {
-        let rng = &mut self.rng;
-        self.deltas
-            .entry(m)
-            .or_insert_with(|| Label::random_delta(m, rng))
+        let (rng, steps) = (&mut self.rng, &mut self.delta_steps);
+        self.deltas.entry(m).or_insert_with(|| {
+            let delta = Label::random_delta(m, rng);
+            if m.odd_prime_value().is_some() {
+                steps.insert(m, Step::new(GroupedLabel::from_digits(m, delta.digits())));
+            }
+            delta
+        })
     }
 
     /// The zero-label W^0 of a new input wire mod m.
@@ -317,18 +326,34 @@ impl ArithGarbler {
             domain: Domain::MulEvaluatorHalf,
             gate,
         };
-        self.delta_ref(m);
         let delta = &self.deltas[&m];
-        let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta); // B^(−b_c): colour 0
-        let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
-        let mut e0 = Label::zero(m);
-        hashes.next_digits(e0.digits_mut());
-        let minus_a = a0.neg();
-        garble_rows(&mut hashes, rows, e0.digits(), |_, t| {
-            m.add_scaled_digits(t, minus_a.digits(), 1)
-        });
+        let mut c0 = g0;
+        match self.delta_steps.get(&m) {
+            Some(delta_step) => {
+                // B^(−b_c), of colour 0.
+                let b = GroupedLabel::scaled_sum(m, b0.digits(), delta.digits(), minus_bc);
+                let b = Running::Grouped(b, delta_step);
+                let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
+                let e0 = hashes.next_grouped();
+                let zero = [0; MAX_ODD_LABEL_LEN];
+                let minus_a = GroupedLabel::scaled_sum(m, &zero[..m.label_len()], a0.digits(), m.neg(1));
+                garble_linear_rows(&mut hashes, rows, &e0, &delta_step.with_label(minus_a));
+                e0.add_into(c0.digits_mut());
+            }
+            None => {
+                let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta);
+                let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
+                let mut e0 = Label::zero(m);
+                hashes.next_digits(e0.digits_mut());
+                let minus_a = a0.neg();
+                garble_rows(&mut hashes, rows, e0.digits(), |_, t| {
+                    m.add_scaled_digits(t, minus_a.digits(), 1)
+                });
+                c0.add_scaled_assign(&e0, 1);
+            }
+        }
         self.table_rows += size - 1;
-        Ok(g0.plus_scaled(&e0, 1))
+        Ok(c0)
     }
 
     /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks: the same two rows.
@@ -384,8 +409,15 @@ impl ArithGarbler {
             Input::Label(a0) => {
                 let (m, delta) = (a0.modulus(), &self.deltas[&a0.modulus()]);
                 let x0 = m.neg(a0.colour());
-                (Running::Digits(a0.plus_scaled(delta, x0), delta), x0, m)
+                let running = match self.delta_steps.get(&m) {
+                    Some(step) => {
+                        Running::Grouped(GroupedLabel::scaled_sum(m, a0.digits(), delta.digits(), x0), step)
+                    }
+                    None => Running::Digits(a0.plus_scaled(delta, x0), delta),
+                };
+                (running, x0, m)
             }
+            Input::Grouped(_) => unreachable!("projections take labels or blocks"),
             Input::Bits(a0) => {
                 let x0 = u64::from(a0.lsb());
                 let running = Running::Bits(a0 ^ self.times_boolean_delta(x0), self.boolean_delta);
@@ -430,24 +462,25 @@ impl ArithGarbler {
         let (a, x0, m) = self.running_input(a0);
         let mut hashes = ColourHashes::new(&self.hash, a, tweak, out, size);
         let delta_out = &self.deltas[&out];
-        let mut c0 = Label::zero(out);
-        hashes.next_digits(c0.digits_mut()); // C^(φ(x0)) = H(A^x0), for now
-        match phi {
-            Phi::Times(k) => {
-                let step = delta_out.scale(k);
-                garble_rows(&mut hashes, rows, c0.digits(), |_, t| {
-                    out.add_scaled_digits(t, step.digits(), 1)
-                });
+        // C^(φ(x0)) = H(A^x0), for now
+        let mut c0 = match (phi, self.delta_steps.get(&out)) {
+            (Phi::Times(k), Some(step)) => {
+                let c = hashes.next_grouped();
+                garble_linear_rows(&mut hashes, rows, &c, &step.scaled(k));
+                c.to_label()
             }
-            Phi::Table(table) => {
-                let (c, phi_x0) = (&c0, table[x0 as usize]);
-                garble_rows(&mut hashes, rows, c0.digits(), |colour, t| {
+            _ => {
+                let mut c = Label::zero(out);
+                hashes.next_digits(c.digits_mut());
+                let phi_x0 = phi.at(out, x0);
+                garble_rows(&mut hashes, rows, c.digits(), |colour, t| {
                     // C^0 + φ(x)·Δ = C^(φ(x0)) + (φ(x) − φ(x0))·Δ
-                    let phi_x = table[m.add(x0, colour) as usize];
+                    let phi_x = phi.at(out, m.add(x0, colour));
                     out.set_scaled_sum(t, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
                 });
+                c
             }
-        }
+        };
         c0.add_scaled_assign(delta_out, out.neg(phi.at(out, x0)));
         c0
     }
@@ -500,6 +533,22 @@ fn garble_rows(
         hashes.next_groups(pad);
         target(colour, &mut digits);
         write_masked_row(out, &digits, pad, rows);
+    }
+}
+
+/// The rows of a projection-like gate whose targets step linearly, colours 1..`size`
+/// after `hashes` gave colour 0: the target of colour c is `first` + c·`step`, kept with
+/// its group values ([`GroupedLabel::add_step`]), so a row is packed without joining
+/// digits.
+fn garble_linear_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, first: &GroupedLabel, step: &Step) {
+    let out = hashes.out;
+    let (mut target, mut pad) = (first.clone(), out.group_buffer());
+    let pad = pad.values();
+    rows.reserve(label_bytes(out) * hashes.left as usize);
+    for _ in 1..=hashes.left {
+        hashes.next_groups(pad);
+        target.add_step(step);
+        write_masked_groups(out, target.groups(), pad, rows);
     }
 }
 
@@ -582,6 +631,14 @@ impl<'a> ColourHashes<'a> {
         self.hash.hash_groups(self.input.input(), self.tweak, out, groups);
     }
 
+    /// The next colour's hash to an odd-prime `out`, with its group values.
+    fn next_grouped(&mut self) -> GroupedLabel {
+        let mut groups = self.out.group_buffer();
+        let groups = groups.values();
+        self.next_groups(groups);
+        GroupedLabel::from_groups(self.out, groups)
+    }
+
     /// The next colour's hash, written over `digits` (ℓ(out) of them).
     fn next_digits(&mut self, digits: &mut [u64]) {
         let mut groups = self.out.group_buffer();
@@ -642,7 +699,12 @@ fn check_table(m: Modulus, out: Modulus, table: &[u64]) -> Result<u64, ArithErro
 /// The input wire of a projection while its rows are garbled: its label of one colour and
 /// its Δ, stepped through the colours by adding Δ. A mod-2 input is kept as its free-XOR
 /// block.
+// The grouped label is inline (no allocation per gate); a `Running` lives on the stack for
+// one gate, so its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Running<'a> {
+    /// An odd-prime label, kept with its group values.
+    Grouped(GroupedLabel, &'a Step),
     Digits(Label, &'a Label),
     Bits(Block, Block),
 }
@@ -650,6 +712,7 @@ enum Running<'a> {
 impl Running<'_> {
     fn input(&self) -> Input<'_> {
         match self {
+            Running::Grouped(label, _) => Input::Grouped(label),
             Running::Digits(label, _) => Input::Label(label),
             Running::Bits(block, _) => Input::Bits(*block),
         }
@@ -658,6 +721,7 @@ impl Running<'_> {
     /// Moves to the label of the next colour.
     fn step(&mut self) {
         match self {
+            Running::Grouped(label, delta) => label.add_step(delta),
             Running::Digits(label, delta) => label.add_scaled_assign(delta, 1),
             Running::Bits(block, delta) => *block ^= *delta,
         }

@@ -27,7 +27,8 @@
 
 use mixgc_core::Block;
 
-use crate::codec::{label_bytes, pack_label};
+use crate::codec::{label_bytes, pack_grouped, pack_label};
+use crate::grouped::GroupedLabel;
 use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::row_hash::RowHash;
 use crate::{ArithError, Label, Modulus};
@@ -90,6 +91,9 @@ fn modulus_tag(m: Modulus) -> [u8; 9] {
 #[derive(Clone, Copy)]
 pub(crate) enum Input<'a> {
     Label(&'a Label),
+    /// A label mod an odd prime with its group values: hashed as the same label, but packed
+    /// and encoded from the group values without joining digits.
+    Grouped(&'a GroupedLabel),
     Bits(Block),
 }
 
@@ -98,6 +102,7 @@ impl Input<'_> {
     pub(crate) fn colour(self) -> u64 {
         match self {
             Input::Label(label) => label.colour(),
+            Input::Grouped(label) => label.colour(),
             Input::Bits(block) => u64::from(block.lsb()),
         }
     }
@@ -136,6 +141,7 @@ impl ArithHash {
         let (m, len) = match input {
             Input::Bits(_) => (Modulus::BOOLEAN, 16),
             Input::Label(label) => (label.modulus(), label_bytes(label.modulus())),
+            Input::Grouped(label) => (label.modulus(), label_bytes(label.modulus())),
         };
         let pack = |bytes: &mut [u8]| {
             bytes[0] = tweak.domain as u8;
@@ -145,6 +151,7 @@ impl ArithHash {
             match input {
                 Input::Bits(block) => bytes[HEADER_BYTES..].copy_from_slice(&block.to_u128().to_le_bytes()),
                 Input::Label(label) => pack_label(label, &mut bytes[HEADER_BYTES..]),
+                Input::Grouped(label) => pack_grouped(label, &mut bytes[HEADER_BYTES..]),
             }
         };
         let mut hasher = blake3::Hasher::new_keyed(&self.key);

@@ -48,6 +48,7 @@ mod crt;
 mod error;
 mod evaluator;
 mod garbler;
+mod grouped;
 mod hash;
 mod inputs;
 mod label;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::prime::OddPrime;
+use crate::prime::{OddPrime, ODD_GROUPS};
 use crate::ArithError;
 
 /// The largest odd prime a wire may use: the largest prime below 2^16. Projection tables
@@ -329,6 +329,19 @@ impl Modulus {
         }
     }
 
+    /// acc[i] ← acc[i] + base[i] + c·offset[i] for every digit of a label mod an odd prime
+    /// (c reduced): the sum stays below 2p + p² < 2^32, so one reduction per digit.
+    #[inline]
+    pub(crate) fn add_scaled_sum_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+        debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
+        let prime = self
+            .odd_constants()
+            .expect("one reduction per digit needs an odd prime");
+        for (a, (&b, &o)) in acc.iter_mut().zip(base.iter().zip(offset)) {
+            *a = prime.rem32(*a + b + o * c);
+        }
+    }
+
     /// 2^j mod m for j = 0 … count − 1: the weights of a bit composition.
     pub(crate) fn powers_of_two(self, count: usize) -> Vec<u64> {
         std::iter::successors(Some(self.reduce(1)), |&w| Some(self.add(w, w)))
@@ -339,7 +352,19 @@ impl Modulus {
     /// Digit groups of a label ([`Modulus::group_len`] digits each, the last maybe fewer).
     #[inline]
     pub(crate) fn group_count(self) -> usize {
-        self.label_len().div_ceil(self.group_len())
+        match self.0 {
+            Kind::PowerOfTwo(_) => self.label_len().div_ceil(self.group_len()),
+            Kind::OddPrime(_) => ODD_GROUPS,
+        }
+    }
+
+    /// The constants of an odd-prime modulus, `None` for 2^k.
+    #[inline]
+    pub(crate) fn odd_constants(self) -> Option<&'static OddPrime> {
+        match self.0 {
+            Kind::OddPrime(p) => Some(p),
+            Kind::PowerOfTwo(_) => None,
+        }
     }
 
     /// Zeroed scratch space for the group values of one label mod m.
@@ -360,8 +385,7 @@ impl Modulus {
     /// (a + b) mod m^len for group values a, b < m^len ≤ 2^64.
     #[inline]
     pub(crate) fn add_group(self, a: u64, b: u64, len: usize) -> u64 {
-        let (sum, modulus) = (u128::from(a) + u128::from(b), self.group_modulus(len));
-        (if sum >= modulus { sum - modulus } else { sum }) as u64
+        crate::codec::add_mod(a, b, self.group_modulus(len))
     }
 
     /// (a − b) mod m^len for group values a, b < m^len ≤ 2^64.
@@ -380,6 +404,16 @@ impl Modulus {
         debug_assert_eq!(groups.len(), self.group_count());
         for (chunk, &group) in digits.chunks_mut(self.group_len()).zip(groups) {
             self.split_group(group, chunk);
+        }
+    }
+
+    /// Writes the group values of a label from its digits ([`Modulus::join_group`] each):
+    /// the inverse of [`Modulus::split_groups`].
+    #[inline]
+    pub(crate) fn join_groups(self, digits: &[u64], groups: &mut [u64]) {
+        debug_assert_eq!(groups.len(), self.group_count());
+        for (group, chunk) in groups.iter_mut().zip(digits.chunks(self.group_len())) {
+            *group = self.join_group(chunk);
         }
     }
 

@@ -13,6 +13,11 @@ use std::sync::OnceLock;
 
 use crate::MAX_ODD_PRIME;
 
+/// Digit groups of every label mod an odd prime: ℓ·log2 p ≥ 128 + log2 p bits need more
+/// than two groups of at most 64 bits, and p^j > 2^64 / p keeps it to three (tested for
+/// every prime in `crate::grouped`).
+pub(crate) const ODD_GROUPS: usize = 3;
+
 /// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery).
 #[derive(Clone, Copy, Debug)]
 struct Divisor {
@@ -124,6 +129,9 @@ pub(crate) struct OddPrime {
     last_group_bits: u8,
     /// Bytes of one packed label ([`crate::codec::label_bytes`]).
     label_bytes: u16,
+    /// (p^j)², the weight of the third digit group in a label's value W = G_0 + p^j·G_1 +
+    /// p^(2j)·G_2 (every odd-prime label has exactly [`ODD_GROUPS`] groups).
+    group_modulus_squared: u128,
     /// Remainders mod p^j of 128-bit numbers ([`Reciprocal`]).
     group_reciprocal: Reciprocal,
     /// Lemire's ⌈2^64 / p⌉.
@@ -195,6 +203,7 @@ impl OddPrime {
             group_len += 1;
         }
         let groups = label_len.div_ceil(group_len);
+        debug_assert_eq!(usize::from(groups), ODD_GROUPS);
         let last_len = label_len - (groups - 1) * group_len;
         let last_group_modulus = (p as u128).pow(u32::from(last_len));
         let bits = |modulus: u128| (u128::BITS - (modulus - 1).leading_zeros()) as u8;
@@ -212,6 +221,7 @@ impl OddPrime {
             group_bits,
             last_group_bits,
             label_bytes: packed_bits.div_ceil(8),
+            group_modulus_squared: group_modulus * group_modulus,
             group_reciprocal: Reciprocal::new(group_modulus as u64),
             rem_magic: u64::MAX / p + 1,
         }
@@ -260,6 +270,24 @@ impl OddPrime {
     #[inline]
     pub(crate) fn label_bytes(self) -> usize {
         usize::from(self.label_bytes)
+    }
+
+    /// The digit count, modulus and packed bits of each of the [`ODD_GROUPS`] digit groups.
+    #[inline]
+    pub(crate) fn group_shapes(self) -> [(usize, u64, u32); ODD_GROUPS] {
+        let full = (self.group_len(), self.group_modulus, u32::from(self.group_bits));
+        let last = (
+            usize::from(self.last_group_len),
+            self.last_group_modulus,
+            u32::from(self.last_group_bits),
+        );
+        [full, full, last]
+    }
+
+    /// (p^j)² ([`OddPrime::group_modulus_squared`]'s field).
+    #[inline]
+    pub(crate) fn group_modulus_squared(self) -> u128 {
+        self.group_modulus_squared
     }
 
     /// r mod p^j for a 128-bit r (one digit group of a hash output).

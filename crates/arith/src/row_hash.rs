@@ -10,9 +10,11 @@
 //! A label X (its input modulus m is an odd prime p, or 2) is encoded injectively as a
 //! block x and a 32-bit word e:
 //! - m = 2 (a free-XOR block B): x = B, e = 0;
-//! - m = p, digits d_0 (the colour), d_1 … d_(ℓ−1): V = Σ_{i ≥ 1} d_i·p^(i−1), then
-//!   x = V mod 2^128 and e = ⌊V / 2^128⌋·p + d_0. As ℓ − 1 = min{n : p^n ≥ 2^128},
-//!   V < p^(ℓ−1) < 2^128·p, so ⌊V / 2^128⌋ < p and e < p² < 2^32.
+//! - m = p, digits d_0 (the colour), d_1 … d_(ℓ−1): the label's base-p value
+//!   W = Σ_i d_i·p^i, x = W mod 2^128 and e = ⌊W / 2^128⌋. As ℓ − 1 = min{n : p^n ≥ 2^128},
+//!   p^(ℓ−2) < 2^128, so W < p^ℓ < 2^128·p² and e < p² < 2^32. W is what rows pack
+//!   ([`crate::codec`]: group values G_k with W = Σ_k G_k·p^(jk)), so a label whose group
+//!   values are known ([`crate::grouped`]) is encoded without touching its digits.
 //!
 //! Output block k (k = 0, 1, 2) under tweak t = (domain, gate) with output modulus q is
 //!
@@ -48,9 +50,12 @@
 //! π(x) is itself hidden. In that hybrid the rows are one-time padded, so the view is
 //! independent of Δ_m beyond the labels the evaluator holds, and:
 //! - Pr[B1] ≤ q·n·2^−127. For m = p, the digits 1 … ℓ−1 of c·Δ_p are uniform (Δ_p's are,
-//!   and c is invertible mod p), so V is uniform on [0, p^(ℓ−1)) with p^(ℓ−1) ≥ 2^128 and
-//!   Pr[x = r] ≤ ⌈p^(ℓ−1) / 2^128⌉ / p^(ℓ−1) ≤ 2^−128 + p^−(ℓ−1) ≤ 2^−127. For m = 2, x = X*
-//!   ⊕ Δ_2 has Δ_2's 127 random bits (free-XOR's own bound).
+//!   and c is invertible mod p), so V = Σ_{i ≥ 1} d_i·p^(i−1) is uniform on [0, p^(ℓ−1))
+//!   with p^(ℓ−1) ≥ 2^128, and Pr[V ≡ v mod 2^128] ≤ ⌈p^(ℓ−1) / 2^128⌉ / p^(ℓ−1) ≤ 2^−128 +
+//!   p^−(ℓ−1) ≤ 2^−127 for every v. Given the colour d_0 (which the evaluator may know),
+//!   x = (d_0 + p·V) mod 2^128 is a bijective image of V mod 2^128 (p is odd, hence a unit
+//!   mod 2^128), so Pr[x = r] ≤ 2^−127 too. For m = 2, x = X* ⊕ Δ_2 has Δ_2's 127 random
+//!   bits (free-XOR's own bound).
 //! - Pr[B2] ≤ (4n + q)²·2^−128: the π(x) are uniform, and τ is injective, so two distinct
 //!   (X, t, k, q) never give the same (x, τ) — the gate index never repeats within a session
 //!   and the two halves of a product differ in their domain (x·x is safe).
@@ -176,9 +181,11 @@ pub(crate) fn blocks_to_groups(blocks: &[u128], out: Modulus, groups: &mut [u64]
         (groups[0], groups[1]) = (blocks[0] as u64, (blocks[0] >> 64) as u64);
         return;
     }
-    let (j, len) = (out.group_len(), out.label_len());
-    for (g, (group, &r)) in groups.iter_mut().zip(blocks).enumerate() {
-        *group = scaled_floor(r, out.group_modulus(j.min(len - g * j)) as u64);
+    let prime = out
+        .odd_constants()
+        .expect("row hash outputs are mod 2 or odd primes");
+    for ((group, &r), (_, modulus, _)) in groups.iter_mut().zip(blocks).zip(prime.group_shapes()) {
+        *group = scaled_floor(r, modulus);
     }
 }
 
@@ -205,6 +212,7 @@ fn encodable(input: Input) -> bool {
     match input {
         Input::Bits(_) => true,
         Input::Label(label) => label.modulus().is_boolean() || label.modulus().odd_prime_value().is_some(),
+        Input::Grouped(_) => true,
     }
 }
 
@@ -213,34 +221,48 @@ fn encodable(input: Input) -> bool {
 pub(crate) fn encode(input: Input) -> Encoded {
     let label = match input {
         Input::Bits(block) => return boolean_encoding(block),
+        Input::Grouped(label) => return label.encoded(),
         Input::Label(label) => label,
     };
     let m = label.modulus();
-    let Some(p) = m.odd_prime_value() else {
+    if m.odd_prime_value().is_none() {
         return boolean_encoding(
             label
                 .to_block()
                 .expect("encodable inputs are mod 2 or odd primes"),
         );
-    };
-    // V = Σ_{i ≥ 1} d_i·p^(i−1) by groups of j digits (G_0 + M·G_1 + M²·G_2, M = p^j), kept
-    // as 192 bits: `low` holds V mod 2^128, `high` the rest (below p, see above).
-    let digits = label.digits();
-    let j = m.group_len();
-    let big_m = m.group_modulus(j) as u64;
-    let (mut high, mut low) = (0u64, 0u128);
-    for group in digits[1..].chunks(j).rev() {
-        let g = m.join_group(group);
-        let a0 = u128::from(low as u64) * u128::from(big_m) + u128::from(g);
-        let a1 = (low >> 64) * u128::from(big_m) + (a0 >> 64);
-        high = (u128::from(high) * u128::from(big_m) + (a1 >> 64)) as u64;
-        low = a1 << 64 | u128::from(a0 as u64);
     }
-    debug_assert!(high < p);
+    let mut groups = [0; MAX_BLOCKS];
+    let groups = &mut groups[..m.group_count()];
+    m.join_groups(label.digits(), groups);
+    encode_groups(m, groups)
+}
+
+/// The encoding of the label mod the odd prime `m` whose digit groups have the values
+/// `groups` ([`Modulus::join_groups`]): W = G_0 + M·G_1 + M²·G_2 with M = p^j, as 192
+/// bits — x = W mod 2^128, e the rest (below p², see above). G_0 + M·G_1 < M² ≤ 2^128
+/// fits in a u128; M²·G_2 is added as a 192-bit product.
+#[inline]
+pub(crate) fn encode_groups(m: Modulus, groups: &[u64]) -> Encoded {
+    let prime = m.odd_constants().expect("an odd-prime label");
+    let [g0, g1, g2] = groups.try_into().expect("three digit groups");
+    let (big_m, big_m2) = (
+        prime.group_modulus(prime.group_len()),
+        prime.group_modulus_squared(),
+    );
+    let low = u128::from(g0) + u128::from(big_m) * u128::from(g1);
+    let (a, b) = (
+        u128::from(g2) * u128::from(big_m2 as u64),
+        u128::from(g2) * (big_m2 >> 64),
+    );
+    let (x, carry_a) = low.overflowing_add(a);
+    let (x, carry_b) = x.overflowing_add(b << 64);
+    let e = (b >> 64) + u128::from(carry_a) + u128::from(carry_b);
+    debug_assert!(e < u128::from(prime.p()).pow(2));
     Encoded {
-        x: low,
-        e: (high * p + digits[0]) as u32,
-        modulus: p as u16,
+        x,
+        e: e as u32,
+        modulus: prime.p() as u16,
     }
 }
 
@@ -269,13 +291,13 @@ mod tests {
     use crate::hash::Domain;
     use crate::Label;
 
-    /// V of the encoding computed digit by digit in plain u128 arithmetic (with the high
+    /// W of the encoding computed digit by digit in plain u128 arithmetic (with the high
     /// part tracked separately), to check the grouped computation.
     fn reference_encoding(label: &Label) -> (u128, u64) {
         let p = label.modulus().value();
-        // Horner over the digits 1..ℓ−1 from the top, as (high, low) with low < 2^128.
+        // Horner over every digit from the top, as (high, low) with low < 2^128.
         let (mut high, mut low) = (0u128, 0u128);
-        for &d in label.digits()[1..].iter().rev() {
+        for &d in label.digits().iter().rev() {
             let lo_lo = (low & u64::MAX as u128) * p + d as u128;
             let lo_hi = (low >> 64) * p + (lo_lo >> 64);
             high = high * p + (lo_hi >> 64);
@@ -285,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn encoding_is_the_base_p_value_with_its_high_part_and_colour() {
+    fn encoding_is_the_base_p_value_split_at_128_bits() {
         let mut rng = new_rng(Some(21), 0);
         for p in [3u64, 5, 7, 11, 13, 17, 251, 257, 65_521] {
             let m = Modulus::new(p).unwrap();
@@ -294,15 +316,15 @@ mod tests {
                 let encoded = encode(Input::Label(&label));
                 let (low, high) = reference_encoding(&label);
                 assert_eq!(encoded.x, low, "p = {p}");
-                assert!(high < p);
-                assert_eq!(u64::from(encoded.e), high * p + label.colour());
+                assert_eq!(u64::from(encoded.e), high);
                 assert_eq!(encoded.modulus as u64, p);
             }
-            // The largest label: every digit p − 1.
+            // The largest label: every digit p − 1, so W = p^ℓ − 1 and e is at its largest.
             let top = Label::new(m, vec![p - 1; m.label_len()]).unwrap();
             let (low, high) = reference_encoding(&top);
-            assert_eq!(encode(Input::Label(&top)).x, low);
-            assert!(high < p);
+            let encoded = encode(Input::Label(&top));
+            assert_eq!((encoded.x, u64::from(encoded.e)), (low, high));
+            assert!(high < p * p, "p = {p}");
         }
     }
 

@@ -388,6 +388,6 @@ fn seeded_garbling_is_deterministic() {
     assert_eq!(rows.len(), 3 * 6 * 17);
     assert_eq!(
         blake3::hash(&rows).to_hex().as_str(),
-        "cd2c32df8f526ac1a1454a6730b029dbee243935a0270afc2741fcc005105678"
+        "29c8fa7c56736d34003901177eb3cdaed38e4ae7f3dfeb6c9888425ea7cce1c8"
     );
 }

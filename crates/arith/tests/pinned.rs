@@ -60,7 +60,7 @@ fn projections_and_products_are_pinned() {
     });
     assert_eq!(
         d,
-        "a1c82c4b837048a498a61ab65230418e09ba6b7e553f12e52a370d73f608fc01"
+        "cecf909f85d64e0a15b1b24a38dec1f1e1ce24803c8f9b30465ba3797770f8d0"
     );
 }
 
@@ -96,6 +96,6 @@ fn crt_products_and_conversions_are_pinned() {
     });
     assert_eq!(
         d,
-        "3545388c81e97e72f4133018d71560956d7787c8b6939205289a2c122daf72d4"
+        "f5e308043dad2057ba7eaf5cc111cc040d24fd22f15ea98c44aa1cd53761411b"
     );
 }

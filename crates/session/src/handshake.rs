@@ -11,7 +11,7 @@ use crate::{Reveal, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames, their order or the meaning
 /// of their bytes (3: the AES row hash and group-masked rows of arithmetic gadgets).
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 /// Most input or output values a header may list.

@@ -257,8 +257,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "b99a5c8fe8aaacdfb31a9c2b731522e87418dc8b5d968ceb2b481d3032b75f64";
-const PINNED_EVALUATOR_SENT: &str = "100a44b44821064c7722e86ae2cd0d331dc340a4e4b4e715c2c43dfc24347bfd";
+const PINNED_GARBLER_SENT: &str = "5b58da08d6f58d3b4859a1221c6a87db88152b345109a524775b8dab0246bb15";
+const PINNED_EVALUATOR_SENT: &str = "defb7e6c3e4815dab05a0b2fa5afdad6b5685b7209a70763486e61b65ae22140";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {

@@ -1,0 +1,297 @@
+//! Labels mod an odd prime held together with the values of their digit groups, for the
+//! garbler's rows: the row hash encodes a label from its group values
+//! ([`crate::row_hash::encode_groups`]) and a row packs its target's group values
+//! ([`crate::codec::write_masked_groups`]), so neither joins digits in base p.
+//!
+//! A projection's garbler hashes its input at every colour, A, A + Δ, A + 2Δ, …, and for
+//! a linear φ (the two halves of a product) its row targets step by a fixed label too.
+//! Adding S to A digit-wise mod p changes the value of a group of digits a_i, s_i
+//! (i = 0 … len − 1, value G = Σ a_i·p^i) by a known amount: with the carries
+//! c_i = [a_i + s_i ≥ p], the new digits are a_i + s_i − c_i·p, so
+//!
+//!   G(A + S) = G(A) + G(S) − Σ_i c_i·p^(i+1),
+//!
+//! an identity between integers whose result is below p^len < 2^64, so wrapping 64-bit
+//! arithmetic computes it exactly. The digit-wise reduction computes the carries anyway;
+//! the step adds their masked weights p^(i+1) — no multiplication and no dependent chain,
+//! so the loop vectorizes.
+
+use crate::row_hash::{encode_groups, Encoded, MAX_BLOCKS};
+use crate::{Label, Modulus};
+
+/// The longest label mod an odd prime: ℓ = 82 for p = 3 (tested).
+pub(crate) const MAX_ODD_LABEL_LEN: usize = 82;
+
+/// Digit slots per group: the longest group mod an odd prime (j = 40 for p = 3, as
+/// 3^40 ≤ 2^64 < 3^41; tested), a multiple of [`LANES`].
+const SLOT: usize = 40;
+
+/// Digits a step handles together: its loops run over whole chunks of this many.
+const LANES: usize = 8;
+
+/// A label mod an odd prime p: its digits and the values of its digit groups
+/// ([`Modulus::join_groups`]), kept in step. Group g's digits sit in slots g·[`SLOT`] …,
+/// as u32 (p < 2^16, so a sum of two digits fits), zero past the group's end: zero digits
+/// never carry, so a step runs over whole chunks of [`LANES`] digits.
+#[derive(Clone)]
+pub(crate) struct GroupedLabel {
+    modulus: Modulus,
+    slots: [u32; MAX_BLOCKS * SLOT],
+    groups: [u64; MAX_BLOCKS],
+}
+
+impl GroupedLabel {
+    /// The label mod the odd prime `m` with these digits (ℓ of them, reduced).
+    pub(crate) fn from_digits(m: Modulus, digits: &[u64]) -> GroupedLabel {
+        let mut label = GroupedLabel::zero(m);
+        for (g, chunk) in digits.chunks(m.group_len()).enumerate() {
+            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(chunk) {
+                *slot = d as u32;
+            }
+            label.groups[g] = m.join_group(chunk);
+        }
+        label
+    }
+
+    /// The label mod the odd prime `m` whose digit groups have the values `groups`.
+    pub(crate) fn from_groups(m: Modulus, groups: &[u64]) -> GroupedLabel {
+        let mut label = GroupedLabel::zero(m);
+        let (j, len) = (m.group_len(), m.label_len());
+        let mut digits = [0; SLOT];
+        for (g, &group) in groups.iter().enumerate() {
+            let digits = &mut digits[..j.min(len - g * j)];
+            m.split_group(group, digits);
+            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(digits.iter()) {
+                *slot = d as u32;
+            }
+            label.groups[g] = group;
+        }
+        label
+    }
+
+    /// The label mod the odd prime `m` with digits base\[i\] + c·offset\[i\] (c reduced).
+    pub(crate) fn scaled_sum(m: Modulus, base: &[u64], offset: &[u64], c: u64) -> GroupedLabel {
+        let mut digits = [0; MAX_ODD_LABEL_LEN];
+        let digits = &mut digits[..m.label_len()];
+        m.set_scaled_sum(digits, base, offset, c);
+        GroupedLabel::from_digits(m, digits)
+    }
+
+    fn zero(m: Modulus) -> GroupedLabel {
+        assert!(
+            m.odd_prime_value().is_some(),
+            "grouped labels are mod odd primes, not {m}"
+        );
+        GroupedLabel {
+            modulus: m,
+            slots: [0; MAX_BLOCKS * SLOT],
+            groups: [0; MAX_BLOCKS],
+        }
+    }
+
+    pub(crate) fn modulus(&self) -> Modulus {
+        self.modulus
+    }
+
+    pub(crate) fn groups(&self) -> &[u64] {
+        &self.groups[..self.modulus.group_count()]
+    }
+
+    /// The colour digit.
+    pub(crate) fn colour(&self) -> u64 {
+        u64::from(self.slots[0])
+    }
+
+    /// The row hash's encoding of this label.
+    #[inline]
+    pub(crate) fn encoded(&self) -> Encoded {
+        encode_groups(self.modulus, self.groups())
+    }
+
+    /// digits ← digits + self, digit-wise (ℓ digits of a label of the same modulus).
+    pub(crate) fn add_into(&self, digits: &mut [u64]) {
+        let m = self.modulus;
+        for (g, chunk) in digits.chunks_mut(m.group_len()).enumerate() {
+            for (d, &s) in chunk.iter_mut().zip(&self.slots[g * SLOT..]) {
+                *d = m.add(*d, u64::from(s));
+            }
+        }
+    }
+
+    /// The label as a [`Label`].
+    pub(crate) fn to_label(&self) -> Label {
+        let m = self.modulus;
+        let (j, len) = (m.group_len(), m.label_len());
+        let digits = (0..len).map(|i| u64::from(self.slots[i / j * SLOT + i % j]));
+        Label::from_reduced(m, digits.collect())
+    }
+
+    /// self ← self + `step` digit-wise, group values updated by the carries (module
+    /// documentation). On x86-64 CPUs with AVX2 (detected at run time; the result is the
+    /// same) the loop runs on 256-bit vectors.
+    #[inline]
+    pub(crate) fn add_step(&mut self, step: &Step) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            return unsafe { self.add_step_avx2(step) };
+        }
+        self.add_step_portable(step);
+    }
+
+    /// [`GroupedLabel::add_step`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn add_step_avx2(&mut self, step: &Step) {
+        self.add_step_portable(step);
+    }
+
+    #[inline(always)]
+    fn add_step_portable(&mut self, step: &Step) {
+        debug_assert_eq!(step.label.modulus, self.modulus);
+        let p = step.p;
+        let slots = self
+            .slots
+            .chunks_exact_mut(SLOT)
+            .zip(step.label.slots.chunks_exact(SLOT));
+        let groups = self.groups.iter_mut().zip(&step.label.groups).zip(&step.widths);
+        for ((digits, by), ((group, &by_group), &width)) in slots.zip(groups) {
+            let chunks = digits[..width]
+                .chunks_exact_mut(LANES)
+                .zip(by[..width].chunks_exact(LANES))
+                .zip(step.carry_weights[..width].chunks_exact(LANES));
+            let mut carried = [0u64; LANES];
+            for ((digits, by), weights) in chunks {
+                for k in 0..LANES {
+                    let t = (digits[k] + by[k]).wrapping_sub(p);
+                    let below = ((t as i32) >> 31) as u32; // all ones when the sum is below p
+                    digits[k] = t.wrapping_add(p & below);
+                    carried[k] = carried[k].wrapping_add(weights[k] & !(below as i32 as i64 as u64));
+                }
+            }
+            let carried = carried.iter().fold(0u64, |a, &c| a.wrapping_add(c));
+            *group = group.wrapping_add(by_group).wrapping_sub(carried);
+        }
+    }
+}
+
+/// The digit count of each group of a label mod m.
+fn group_lengths(m: Modulus) -> impl Iterator<Item = usize> {
+    let (j, len) = (m.group_len(), m.label_len());
+    (0..m.group_count()).map(move |g| j.min(len - g * j))
+}
+
+/// A label to step by ([`GroupedLabel::add_step`]), with what a step needs of its modulus:
+/// the carry weights p^(i+1) of a digit at position i of a group, and the slots a group's
+/// loop covers.
+#[derive(Clone)]
+pub(crate) struct Step {
+    label: GroupedLabel,
+    p: u32,
+    /// Each group's length rounded up to whole [`LANES`] (≤ [`SLOT`]; 0 past the last
+    /// group).
+    widths: [usize; MAX_BLOCKS],
+    carry_weights: [u64; SLOT],
+}
+
+impl Step {
+    pub(crate) fn new(label: GroupedLabel) -> Step {
+        let m = label.modulus;
+        let p = m.odd_prime_value().expect("grouped labels are mod odd primes");
+        let mut carry_weights = [0; SLOT];
+        let mut weight = p;
+        for w in &mut carry_weights[..m.group_len()] {
+            *w = weight;
+            weight = weight.wrapping_mul(p); // p^(j+1) wraps, but is never used
+        }
+        Step {
+            label,
+            p: p as u32,
+            widths: std::array::from_fn(|g| group_lengths(m).nth(g).unwrap_or(0).next_multiple_of(LANES)),
+            carry_weights,
+        }
+    }
+
+    /// A step by c·`self` (c reduced; same carry weights).
+    pub(crate) fn scaled(&self, c: u64) -> Step {
+        let m = self.label.modulus;
+        let mut label = GroupedLabel::zero(m);
+        let mut digits = [0; SLOT];
+        for (g, len) in group_lengths(m).enumerate() {
+            let (from, to) = (&self.label.slots[g * SLOT..], &mut label.slots[g * SLOT..]);
+            for ((d, to), &from) in digits[..len].iter_mut().zip(to).zip(from) {
+                *d = m.mul(u64::from(from), c);
+                *to = *d as u32;
+            }
+            label.groups[g] = m.join_group(&digits[..len]);
+        }
+        self.with_label(label)
+    }
+
+    /// A step by `label` (same modulus), reusing these carry weights.
+    pub(crate) fn with_label(&self, label: GroupedLabel) -> Step {
+        assert_eq!(label.modulus, self.label.modulus, "a step keeps its modulus");
+        Step { label, ..*self }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::new_rng;
+    use rand::Rng as _;
+
+    use super::*;
+    use crate::primes::is_prime;
+    use crate::row_hash::encode;
+
+    #[test]
+    fn the_largest_shapes_are_those_of_three() {
+        let three = Modulus::new(3).unwrap();
+        assert_eq!(three.label_len(), MAX_ODD_LABEL_LEN);
+        assert_eq!(three.group_len(), SLOT);
+        assert_eq!(SLOT % LANES, 0);
+        for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
+            let m = Modulus::new(p).unwrap();
+            assert!(m.label_len() <= MAX_ODD_LABEL_LEN && m.group_len() <= SLOT);
+            assert!(m.group_count() <= MAX_BLOCKS, "p = {p}");
+        }
+    }
+
+    /// Stepping keeps the group values equal to those joined from the digits, and the
+    /// digits equal to digit-wise addition, for every carry pattern a random walk meets.
+    #[test]
+    fn steps_keep_groups_and_digits_in_agreement() {
+        let mut rng = new_rng(Some(31), 0);
+        for p in [3u64, 5, 7, 11, 13, 17, 251, 257, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let start = Label::random(m, &mut rng);
+            let by = Label::random(m, &mut rng);
+            // A step whose digits are all p − 1 carries at every nonzero digit.
+            let all_carry = Label::new(m, vec![p - 1; m.label_len()]).unwrap();
+            for by in [by, all_carry] {
+                let step = Step::new(GroupedLabel::from_digits(m, by.digits()));
+                let (mut grouped, mut plain) = (GroupedLabel::from_digits(m, start.digits()), start.clone());
+                for _ in 0..2 * p.min(40) {
+                    grouped.add_step(&step);
+                    plain = plain.add(&by).unwrap();
+                    assert_eq!(grouped.to_label(), plain, "p = {p}");
+                    let mut joined = [0; MAX_BLOCKS];
+                    m.join_groups(plain.digits(), &mut joined[..m.group_count()]);
+                    assert_eq!(grouped.groups(), &joined[..m.group_count()], "p = {p}");
+                    assert_eq!(grouped.encoded(), encode(crate::hash::Input::Label(&plain)));
+                }
+            }
+            let c = rng.gen_range(0..p);
+            let step = Step::new(GroupedLabel::from_digits(m, start.digits())).scaled(c);
+            assert_eq!(step.label.to_label(), start.scale(c));
+            let from_groups = GroupedLabel::from_groups(m, step.label.groups());
+            assert_eq!(from_groups.to_label(), step.label.to_label());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "odd primes")]
+    fn powers_of_two_are_refused() {
+        GroupedLabel::from_digits(Modulus::BOOLEAN, &[0; 128]);
+    }
+}
