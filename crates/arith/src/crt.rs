@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::codec::TableReader;
+use crate::codec::{label_bytes, TableReader};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// A set of distinct primes, ascending, with product N < 2^128. Cloning is cheap (the
@@ -276,6 +276,9 @@ impl ArithGarbler {
         b0: &CrtBundle,
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
+        let set = &a0.set;
+        let primes = set.primes().iter().zip(set.moduli());
+        rows.reserve(primes.map(|(&p, &m)| 2 * (p as usize - 1) * label_bytes(m)).sum());
         a0.zip_with(b0, |a, b| self.mul(a, b, rows))
     }
 

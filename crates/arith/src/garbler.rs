@@ -337,8 +337,8 @@ impl ArithGarbler {
                 let e0 = hashes.next_grouped();
                 let zero = [0; MAX_ODD_LABEL_LEN];
                 let minus_a = GroupedLabel::scaled_sum(m, &zero[..m.label_len()], a0.digits(), m.neg(1));
-                garble_linear_rows(&mut hashes, rows, &e0, &delta_step.with_label(minus_a));
                 e0.add_into(c0.digits_mut());
+                garble_linear_rows(&mut hashes, rows, e0, &delta_step.with_label(minus_a));
             }
             None => {
                 let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta);
@@ -466,8 +466,9 @@ impl ArithGarbler {
         let mut c0 = match (phi, self.delta_steps.get(&out)) {
             (Phi::Times(k), Some(step)) => {
                 let c = hashes.next_grouped();
-                garble_linear_rows(&mut hashes, rows, &c, &step.scaled(k));
-                c.to_label()
+                let label = c.to_label();
+                garble_linear_rows(&mut hashes, rows, c, &step.scaled(k));
+                label
             }
             _ => {
                 let mut c = Label::zero(out);
@@ -540,9 +541,9 @@ fn garble_rows(
 /// after `hashes` gave colour 0: the target of colour c is `first` + c·`step`, kept with
 /// its group values ([`GroupedLabel::add_step`]), so a row is packed without joining
 /// digits.
-fn garble_linear_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, first: &GroupedLabel, step: &Step) {
+fn garble_linear_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, first: GroupedLabel, step: &Step) {
     let out = hashes.out;
-    let (mut target, mut pad) = (first.clone(), out.group_buffer());
+    let (mut target, mut pad) = (first, out.group_buffer());
     let pad = pad.values();
     rows.reserve(label_bytes(out) * hashes.left as usize);
     for _ in 1..=hashes.left {

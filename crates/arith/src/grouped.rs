@@ -121,9 +121,11 @@ impl GroupedLabel {
     /// The label as a [`Label`].
     pub(crate) fn to_label(&self) -> Label {
         let m = self.modulus;
-        let (j, len) = (m.group_len(), m.label_len());
-        let digits = (0..len).map(|i| u64::from(self.slots[i / j * SLOT + i % j]));
-        Label::from_reduced(m, digits.collect())
+        let mut digits = Vec::with_capacity(m.label_len());
+        for (g, len) in group_lengths(m).enumerate() {
+            digits.extend(self.slots[g * SLOT..g * SLOT + len].iter().map(|&d| u64::from(d)));
+        }
+        Label::from_reduced(m, digits)
     }
 
     /// self ← self + `step` digit-wise, group values updated by the carries (module
