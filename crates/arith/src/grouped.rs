@@ -291,6 +291,24 @@ mod tests {
         }
     }
 
+    /// The dispatching step (AVX2 where the CPU has it) and the portable loop agree.
+    #[test]
+    fn the_vector_step_matches_the_portable_one() {
+        let mut rng = new_rng(Some(32), 0);
+        for p in [3u64, 5, 17, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let step = Step::new(GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits()));
+            let mut dispatched = GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits());
+            let mut portable = dispatched.clone();
+            for _ in 0..50 {
+                dispatched.add_step(&step);
+                portable.add_step_portable(&step);
+                assert_eq!(dispatched.to_label(), portable.to_label(), "p = {p}");
+                assert_eq!(dispatched.groups(), portable.groups(), "p = {p}");
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "odd primes")]
     fn powers_of_two_are_refused() {
