@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use aes::cipher::{BlockCipherEncrypt, KeyInit};
+use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::{Aes128, Aes128Enc};
 
 use crate::Block;
