@@ -16,10 +16,10 @@ use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
 use crate::codec::{label_bytes, write_masked_groups, write_masked_row};
-use crate::grouped::{GroupedLabel, Step, MAX_ODD_LABEL_LEN};
+use crate::grouped::{GroupedDelta, GroupedLabel};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
-use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, RowHash, BATCH, MAX_BLOCKS};
 use crate::{ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
@@ -40,9 +40,9 @@ pub struct ArithGarbler {
     pub(crate) hash: ArithHash,
     session_key: [u8; 32],
     deltas: BTreeMap<Modulus, Label>,
-    /// Each odd-prime Δ_p as a step ([`GroupedLabel::add_step`]), for stepping labels
-    /// through the colours.
-    delta_steps: BTreeMap<Modulus, Step>,
+    /// Each odd-prime Δ_p as a grouped label ([`GroupedLabel::add_step`]), for stepping
+    /// labels through the colours.
+    delta_steps: BTreeMap<Modulus, GroupedDelta>,
     /// Δ_2 as its free-XOR block.
     boolean_delta: Block,
     /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
@@ -137,7 +137,7 @@ impl ArithGarbler {
         self.deltas.entry(m).or_insert_with(|| {
             let delta = Label::random_delta(m, rng);
             if m.odd_prime_value().is_some() {
-                steps.insert(m, Step::new(GroupedLabel::from_digits(m, delta.digits())));
+                steps.insert(m, GroupedDelta::new(&delta));
             }
             delta
         })
@@ -312,47 +312,57 @@ impl ArithGarbler {
             domain: Domain::MulGarblerHalf,
             gate,
         };
-        let g0 = self.garble_projection(
-            Input::Label(a0),
-            size,
-            m,
-            Phi::Times(minus_bc),
-            garbler_half,
-            rows,
-        );
-
-        // Rows T_E[β] = (E^0 − β·a) ⊞ H(B^β): the targets start at E^0 and step by −a.
         let evaluator_half = Tweak {
             domain: Domain::MulEvaluatorHalf,
             gate,
         };
+        self.delta_ref(m);
+        self.table_rows += 2 * (size - 1);
         let delta = &self.deltas[&m];
-        let mut c0 = g0;
-        match self.delta_steps.get(&m) {
-            Some(delta_step) => {
-                // B^(−b_c), of colour 0.
-                let b = GroupedLabel::scaled_sum(m, b0.digits(), delta.digits(), minus_bc);
-                let b = Running::Grouped(b, delta_step);
-                let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
-                let e0 = hashes.next_grouped();
-                let zero = [0; MAX_ODD_LABEL_LEN];
-                let minus_a = GroupedLabel::scaled_sum(m, &zero[..m.label_len()], a0.digits(), m.neg(1));
-                e0.add_into(c0.digits_mut());
-                garble_linear_rows(&mut hashes, rows, e0, &delta_step.with_label(minus_a));
-            }
-            None => {
-                let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta);
-                let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
-                let mut e0 = Label::zero(m);
-                hashes.next_digits(e0.digits_mut());
-                let minus_a = a0.neg();
-                garble_rows(&mut hashes, rows, e0.digits(), |_, t| {
-                    m.add_scaled_digits(t, minus_a.digits(), 1)
-                });
-                c0.add_scaled_assign(&e0, 1);
-            }
-        }
-        self.table_rows += size - 1;
+        let Some(grouped) = self.delta_steps.get(&m) else {
+            // A power-of-two modulus: digit by digit.
+            self.table_rows -= size - 1; // counted again by the projection
+            let g0 = self.garble_projection(
+                Input::Label(a0),
+                size,
+                m,
+                Phi::Times(minus_bc),
+                garbler_half,
+                rows,
+            );
+            let delta = &self.deltas[&m];
+            let b = Running::Digits(b0.plus_scaled(delta, minus_bc), delta);
+            let mut hashes = ColourHashes::new(&self.hash, b, evaluator_half, m, size);
+            let mut e0 = Label::zero(m);
+            hashes.next_digits(e0.digits_mut());
+            let minus_a = a0.neg();
+            garble_rows(&mut hashes, rows, e0.digits(), |_, t| {
+                m.add_scaled_digits(t, minus_a.digits(), 1)
+            });
+            let mut c0 = g0;
+            c0.add_scaled_assign(&e0, 1);
+            return Ok(c0);
+        };
+        let row_hash = self.hash.rows();
+        // Garbler half: the projection x ↦ −b_c·x of A (x = x0 + colour), whose targets
+        // G^(φ(x0)) + (φ(x) − φ(x0))·Δ step by −b_c·Δ; G^0 = G^(φ(x0)) − φ(x0)·Δ.
+        let x0 = m.neg(a0.colour());
+        let a = GroupedLabel::scaled_sum(m, a0.digits(), delta.digits(), x0);
+        let by = grouped.delta.scaled(minus_bc);
+        let g = garble_linear_half(row_hash, garbler_half, a, grouped, &by, rows);
+        // Evaluator half: rows T_E[β] = (E^0 − β·a) ⊞ H(B^β), targets stepping by −a from
+        // E^0 = H(B^(−b_c)).
+        let b = GroupedLabel::scaled_sum(m, b0.digits(), delta.digits(), minus_bc);
+        let minus_a = GroupedLabel::scaled_sum(
+            m,
+            &[0; crate::grouped::MAX_ODD_LABEL_LEN][..m.label_len()],
+            a0.digits(),
+            m.neg(1),
+        );
+        let e0 = garble_linear_half(row_hash, evaluator_half, b, grouped, &minus_a, rows);
+        let mut c0 = g.to_label();
+        e0.add_into(c0.digits_mut());
+        c0.add_scaled_assign(delta, m.neg(m.mul(minus_bc, x0)));
         Ok(c0)
     }
 
@@ -463,25 +473,14 @@ impl ArithGarbler {
         let mut hashes = ColourHashes::new(&self.hash, a, tweak, out, size);
         let delta_out = &self.deltas[&out];
         // C^(φ(x0)) = H(A^x0), for now
-        let mut c0 = match (phi, self.delta_steps.get(&out)) {
-            (Phi::Times(k), Some(step)) => {
-                let c = hashes.next_grouped();
-                let label = c.to_label();
-                garble_linear_rows(&mut hashes, rows, c, &step.scaled(k));
-                label
-            }
-            _ => {
-                let mut c = Label::zero(out);
-                hashes.next_digits(c.digits_mut());
-                let phi_x0 = phi.at(out, x0);
-                garble_rows(&mut hashes, rows, c.digits(), |colour, t| {
-                    // C^0 + φ(x)·Δ = C^(φ(x0)) + (φ(x) − φ(x0))·Δ
-                    let phi_x = phi.at(out, m.add(x0, colour));
-                    out.set_scaled_sum(t, c.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
-                });
-                c
-            }
-        };
+        let mut c0 = Label::zero(out);
+        hashes.next_digits(c0.digits_mut());
+        let phi_x0 = phi.at(out, x0);
+        garble_rows(&mut hashes, rows, c0.digits(), |colour, t| {
+            // C^0 + φ(x)·Δ = C^(φ(x0)) + (φ(x) − φ(x0))·Δ
+            let phi_x = phi.at(out, m.add(x0, colour));
+            out.set_scaled_sum(t, c0.digits(), delta_out.digits(), out.sub(phi_x, phi_x0));
+        });
         c0.add_scaled_assign(delta_out, out.neg(phi.at(out, x0)));
         c0
     }
@@ -537,20 +536,59 @@ fn garble_rows(
     }
 }
 
-/// The rows of a projection-like gate whose targets step linearly, colours 1..`size`
-/// after `hashes` gave colour 0: the target of colour c is `first` + c·`step`, kept with
-/// its group values ([`GroupedLabel::add_step`]), so a row is packed without joining
-/// digits.
-fn garble_linear_rows(hashes: &mut ColourHashes, rows: &mut Vec<u8>, first: GroupedLabel, step: &Step) {
-    let out = hashes.out;
-    let (mut target, mut pad) = (first, out.group_buffer());
-    let pad = pad.values();
-    rows.reserve(label_bytes(out) * hashes.left as usize);
-    for _ in 1..=hashes.left {
-        hashes.next_groups(pad);
-        target.add_step(step);
-        write_masked_groups(out, target.groups(), pad, rows);
+/// A linear half gate mod an odd prime p, in and out (BMR16's generalized half gates: the
+/// garbler half of a product is the projection x ↦ k·x of A, the evaluator half translates
+/// β·a). Hashes `input` under `tweak` at its p colours (colour 0 first, stepping by Δ_p)
+/// and appends the rows of colours c = 1 … p − 1, whose targets are H_0 + c·`by` (H_0 the
+/// colour-0 hash), each masked by its colour's hash ([`write_masked_groups`]); returns H_0.
+///
+/// These are the rows of [`ArithGarbler::garble_projection`] with φ linear (the
+/// digit-by-digit path garbles the same bytes, tested), computed without a base-p join:
+/// inputs and targets keep their group values ([`GroupedLabel::add_step`]), and the
+/// inputs are hashed [`BATCH`] colours per AES call.
+fn garble_linear_half(
+    row_hash: &RowHash,
+    tweak: Tweak,
+    mut input: GroupedLabel,
+    delta: &GroupedDelta,
+    by: &GroupedLabel,
+    rows: &mut Vec<u8>,
+) -> GroupedLabel {
+    let m = input.modulus();
+    let p = table_size(m).expect("an odd prime below the table limit") as usize;
+    let per_input = blocks_per_label(m);
+    let mut encoded = [Encoded::default(); BATCH];
+    let mut blocks = [0u128; BATCH * MAX_BLOCKS];
+    let mut pad = [0u64; MAX_BLOCKS];
+    let pad = &mut pad[..m.group_count()];
+    // Hashes the colours from `from` (the input being at colour `from`) on to the end of
+    // their batch, leaving the input at the batch's last colour.
+    let mut hash_batch = |input: &mut GroupedLabel, from: usize, blocks: &mut [u128]| {
+        let n = BATCH.min(p - from);
+        for (i, e) in encoded[..n].iter_mut().enumerate() {
+            if i > 0 {
+                input.add_step(&delta.delta, &delta.shape);
+            }
+            *e = input.encoded();
+        }
+        row_hash.hash_blocks(&encoded[..n], |_| tweak, m, &mut blocks[..n * per_input]);
+    };
+    hash_batch(&mut input, 0, &mut blocks);
+    blocks_to_groups(&blocks[..per_input], m, pad);
+    let first = GroupedLabel::from_groups(m, pad);
+    let mut target = first.clone();
+    rows.reserve(label_bytes(m) * (p - 1));
+    for colour in 1..p {
+        let slot = colour % BATCH;
+        if slot == 0 {
+            input.add_step(&delta.delta, &delta.shape);
+            hash_batch(&mut input, colour, &mut blocks);
+        }
+        blocks_to_groups(&blocks[slot * per_input..(slot + 1) * per_input], m, pad);
+        target.add_step(by, &delta.shape);
+        write_masked_groups(m, target.groups(), pad, rows);
     }
+    first
 }
 
 /// The hashes H(A^x, t) of a projection's input at colours 0, 1, …, `size` − 1, in order:
@@ -632,14 +670,6 @@ impl<'a> ColourHashes<'a> {
         self.hash.hash_groups(self.input.input(), self.tweak, out, groups);
     }
 
-    /// The next colour's hash to an odd-prime `out`, with its group values.
-    fn next_grouped(&mut self) -> GroupedLabel {
-        let mut groups = self.out.group_buffer();
-        let groups = groups.values();
-        self.next_groups(groups);
-        GroupedLabel::from_groups(self.out, groups)
-    }
-
     /// The next colour's hash, written over `digits` (ℓ(out) of them).
     fn next_digits(&mut self, digits: &mut [u64]) {
         let mut groups = self.out.group_buffer();
@@ -705,7 +735,7 @@ fn check_table(m: Modulus, out: Modulus, table: &[u64]) -> Result<u64, ArithErro
 #[allow(clippy::large_enum_variant)]
 enum Running<'a> {
     /// An odd-prime label, kept with its group values.
-    Grouped(GroupedLabel, &'a Step),
+    Grouped(GroupedLabel, &'a GroupedDelta),
     Digits(Label, &'a Label),
     Bits(Block, Block),
 }
@@ -722,7 +752,7 @@ impl Running<'_> {
     /// Moves to the label of the next colour.
     fn step(&mut self) {
         match self {
-            Running::Grouped(label, delta) => label.add_step(delta),
+            Running::Grouped(label, delta) => label.add_step(&delta.delta, &delta.shape),
             Running::Digits(label, delta) => label.add_scaled_assign(delta, 1),
             Running::Bits(block, delta) => *block ^= *delta,
         }

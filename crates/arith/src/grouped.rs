@@ -128,40 +128,37 @@ impl GroupedLabel {
         Label::from_reduced(m, digits)
     }
 
-    /// self ← self + `step` digit-wise, group values updated by the carries (module
-    /// documentation). On x86-64 CPUs with AVX2 (detected at run time; the result is the
-    /// same) the loop runs on 256-bit vectors.
+    /// self ← self + `by` digit-wise (a label of the same modulus), group values updated by
+    /// the carries (module documentation). On x86-64 CPUs with AVX2 (detected at run time;
+    /// the result is the same) the loop runs on 256-bit vectors.
     #[inline]
-    pub(crate) fn add_step(&mut self, step: &Step) {
+    pub(crate) fn add_step(&mut self, by: &GroupedLabel, shape: &StepShape) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
-            return unsafe { self.add_step_avx2(step) };
+            return unsafe { self.add_step_avx2(by, shape) };
         }
-        self.add_step_portable(step);
+        self.add_step_portable(by, shape);
     }
 
     /// [`GroupedLabel::add_step`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn add_step_avx2(&mut self, step: &Step) {
-        self.add_step_portable(step);
+    fn add_step_avx2(&mut self, by: &GroupedLabel, shape: &StepShape) {
+        self.add_step_portable(by, shape);
     }
 
     #[inline(always)]
-    fn add_step_portable(&mut self, step: &Step) {
-        debug_assert_eq!(step.label.modulus, self.modulus);
-        let p = step.p;
-        let slots = self
-            .slots
-            .chunks_exact_mut(SLOT)
-            .zip(step.label.slots.chunks_exact(SLOT));
-        let groups = self.groups.iter_mut().zip(&step.label.groups).zip(&step.widths);
+    fn add_step_portable(&mut self, by: &GroupedLabel, shape: &StepShape) {
+        debug_assert!(by.modulus == self.modulus && shape.p as u64 == self.modulus.value() as u64);
+        let p = shape.p;
+        let slots = self.slots.chunks_exact_mut(SLOT).zip(by.slots.chunks_exact(SLOT));
+        let groups = self.groups.iter_mut().zip(&by.groups).zip(&shape.widths);
         for ((digits, by), ((group, &by_group), &width)) in slots.zip(groups) {
             let chunks = digits[..width]
                 .chunks_exact_mut(LANES)
                 .zip(by[..width].chunks_exact(LANES))
-                .zip(step.carry_weights[..width].chunks_exact(LANES));
+                .zip(shape.carry_weights[..width].chunks_exact(LANES));
             let mut carried = [0u64; LANES];
             for ((digits, by), weights) in chunks {
                 for k in 0..LANES {
@@ -175,6 +172,22 @@ impl GroupedLabel {
             *group = group.wrapping_add(by_group).wrapping_sub(carried);
         }
     }
+
+    /// c·self digit-wise (c reduced).
+    pub(crate) fn scaled(&self, c: u64) -> GroupedLabel {
+        let m = self.modulus;
+        let mut label = GroupedLabel::zero(m);
+        let mut digits = [0; SLOT];
+        for (g, len) in group_lengths(m).enumerate() {
+            let (from, to) = (&self.slots[g * SLOT..], &mut label.slots[g * SLOT..]);
+            for ((d, to), &from) in digits[..len].iter_mut().zip(to).zip(from) {
+                *d = m.mul(u64::from(from), c);
+                *to = *d as u32;
+            }
+            label.groups[g] = m.join_group(&digits[..len]);
+        }
+        label
+    }
 }
 
 /// The digit count of each group of a label mod m.
@@ -183,12 +196,10 @@ fn group_lengths(m: Modulus) -> impl Iterator<Item = usize> {
     (0..m.group_count()).map(move |g| j.min(len - g * j))
 }
 
-/// A label to step by ([`GroupedLabel::add_step`]), with what a step needs of its modulus:
-/// the carry weights p^(i+1) of a digit at position i of a group, and the slots a group's
-/// loop covers.
+/// What a step mod p ([`GroupedLabel::add_step`]) needs of its modulus: the carry weights
+/// p^(i+1) of a digit at position i of a group, and the slots a group's loop covers.
 #[derive(Clone)]
-pub(crate) struct Step {
-    label: GroupedLabel,
+pub(crate) struct StepShape {
     p: u32,
     /// Each group's length rounded up to whole [`LANES`] (≤ [`SLOT`]; 0 past the last
     /// group).
@@ -196,9 +207,9 @@ pub(crate) struct Step {
     carry_weights: [u64; SLOT],
 }
 
-impl Step {
-    pub(crate) fn new(label: GroupedLabel) -> Step {
-        let m = label.modulus;
+impl StepShape {
+    /// The shape of steps mod the odd prime `m`.
+    pub(crate) fn new(m: Modulus) -> StepShape {
         let p = m.odd_prime_value().expect("grouped labels are mod odd primes");
         let mut carry_weights = [0; SLOT];
         let mut weight = p;
@@ -206,34 +217,28 @@ impl Step {
             *w = weight;
             weight = weight.wrapping_mul(p); // p^(j+1) wraps, but is never used
         }
-        Step {
-            label,
+        StepShape {
             p: p as u32,
             widths: std::array::from_fn(|g| group_lengths(m).nth(g).unwrap_or(0).next_multiple_of(LANES)),
             carry_weights,
         }
     }
+}
 
-    /// A step by c·`self` (c reduced; same carry weights).
-    pub(crate) fn scaled(&self, c: u64) -> Step {
-        let m = self.label.modulus;
-        let mut label = GroupedLabel::zero(m);
-        let mut digits = [0; SLOT];
-        for (g, len) in group_lengths(m).enumerate() {
-            let (from, to) = (&self.label.slots[g * SLOT..], &mut label.slots[g * SLOT..]);
-            for ((d, to), &from) in digits[..len].iter_mut().zip(to).zip(from) {
-                *d = m.mul(u64::from(from), c);
-                *to = *d as u32;
-            }
-            label.groups[g] = m.join_group(&digits[..len]);
+/// Δ_p as a grouped label, with the shape of steps mod p: what stepping a label through
+/// its colours needs.
+pub(crate) struct GroupedDelta {
+    pub(crate) delta: GroupedLabel,
+    pub(crate) shape: StepShape,
+}
+
+impl GroupedDelta {
+    pub(crate) fn new(delta: &Label) -> GroupedDelta {
+        let m = delta.modulus();
+        GroupedDelta {
+            delta: GroupedLabel::from_digits(m, delta.digits()),
+            shape: StepShape::new(m),
         }
-        self.with_label(label)
-    }
-
-    /// A step by `label` (same modulus), reusing these carry weights.
-    pub(crate) fn with_label(&self, label: GroupedLabel) -> Step {
-        assert_eq!(label.modulus, self.label.modulus, "a step keeps its modulus");
-        Step { label, ..*self }
     }
 }
 
@@ -271,10 +276,10 @@ mod tests {
             // A step whose digits are all p − 1 carries at every nonzero digit.
             let all_carry = Label::new(m, vec![p - 1; m.label_len()]).unwrap();
             for by in [by, all_carry] {
-                let step = Step::new(GroupedLabel::from_digits(m, by.digits()));
+                let (step, shape) = (GroupedLabel::from_digits(m, by.digits()), StepShape::new(m));
                 let (mut grouped, mut plain) = (GroupedLabel::from_digits(m, start.digits()), start.clone());
                 for _ in 0..2 * p.min(40) {
-                    grouped.add_step(&step);
+                    grouped.add_step(&step, &shape);
                     plain = plain.add(&by).unwrap();
                     assert_eq!(grouped.to_label(), plain, "p = {p}");
                     let mut joined = [0; MAX_BLOCKS];
@@ -284,10 +289,10 @@ mod tests {
                 }
             }
             let c = rng.gen_range(0..p);
-            let step = Step::new(GroupedLabel::from_digits(m, start.digits())).scaled(c);
-            assert_eq!(step.label.to_label(), start.scale(c));
-            let from_groups = GroupedLabel::from_groups(m, step.label.groups());
-            assert_eq!(from_groups.to_label(), step.label.to_label());
+            let scaled = GroupedLabel::from_digits(m, start.digits()).scaled(c);
+            assert_eq!(scaled.to_label(), start.scale(c));
+            let from_groups = GroupedLabel::from_groups(m, scaled.groups());
+            assert_eq!(from_groups.to_label(), scaled.to_label());
         }
     }
 
@@ -297,12 +302,15 @@ mod tests {
         let mut rng = new_rng(Some(32), 0);
         for p in [3u64, 5, 17, 65_521] {
             let m = Modulus::new(p).unwrap();
-            let step = Step::new(GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits()));
+            let (step, shape) = (
+                GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits()),
+                StepShape::new(m),
+            );
             let mut dispatched = GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits());
             let mut portable = dispatched.clone();
             for _ in 0..50 {
-                dispatched.add_step(&step);
-                portable.add_step_portable(&step);
+                dispatched.add_step(&step, &shape);
+                portable.add_step_portable(&step, &shape);
                 assert_eq!(dispatched.to_label(), portable.to_label(), "p = {p}");
                 assert_eq!(dispatched.groups(), portable.groups(), "p = {p}");
             }

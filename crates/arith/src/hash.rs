@@ -117,6 +117,11 @@ impl ArithHash {
         }
     }
 
+    /// The AES row hash of this session (for callers that know it covers their labels).
+    pub(crate) fn rows(&self) -> &RowHash {
+        &self.rows
+    }
+
     /// The AES row hash when it covers calls from `input` to labels mod `out` (for
     /// callers that batch several inputs, [`RowHash::hash_blocks`]).
     pub(crate) fn row_hash(&self, input: Input, out: Modulus) -> Option<&RowHash> {
