@@ -147,13 +147,24 @@ impl RowHash {
         self.pi.permute_many(px); // π(x)
         let mut pads = [Block::ZERO; BATCH * MAX_BLOCKS];
         let pads = &mut pads[..n * per_input];
-        for (i, pad) in pads.iter_mut().enumerate() {
-            let (input, k) = (i / per_input, i % per_input);
-            *pad = px[input] ^ Block::from_u128(tweak_block(inputs[input], tweak(input), out, k));
+        for (i, (pads, (&px, &input))) in pads
+            .chunks_exact_mut(per_input)
+            .zip(px.iter().zip(inputs))
+            .enumerate()
+        {
+            let tweak = tweak_block(input, tweak(i), out, 0);
+            for (k, pad) in pads.iter_mut().enumerate() {
+                *pad = px ^ Block::from_u128(tweak | (k as u128) << 60); // τ_k: k in bits 60..64
+            }
         }
         self.pi.permute_many(pads); // π(π(x) ⊕ τ_k)
-        for (i, (block, pad)) in blocks.iter_mut().zip(pads.iter()).enumerate() {
-            *block = (*pad ^ px[i / per_input]).to_u128();
+        for (blocks, (pads, &px)) in blocks
+            .chunks_exact_mut(per_input)
+            .zip(pads.chunks_exact(per_input).zip(px.iter()))
+        {
+            for (block, &pad) in blocks.iter_mut().zip(pads.iter()) {
+                *block = (pad ^ px).to_u128();
+            }
         }
     }
 }
