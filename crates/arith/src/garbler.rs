@@ -318,7 +318,6 @@ impl ArithGarbler {
         };
         self.delta_ref(m);
         self.table_rows += 2 * (size - 1);
-        let delta = &self.deltas[&m];
         let Some(grouped) = self.delta_steps.get(&m) else {
             // A power-of-two modulus: digit by digit.
             self.table_rows -= size - 1; // counted again by the projection
@@ -347,23 +346,20 @@ impl ArithGarbler {
         // Garbler half: the projection x ↦ −b_c·x of A (x = x0 + colour), whose targets
         // G^(φ(x0)) + (φ(x) − φ(x0))·Δ step by −b_c·Δ; G^0 = G^(φ(x0)) − φ(x0)·Δ.
         let x0 = m.neg(a0.colour());
-        let a = GroupedLabel::scaled_sum(m, a0.digits(), delta.digits(), x0);
-        let by = grouped.delta.scaled(minus_bc);
+        let mut a = GroupedLabel::from_digits(m, a0.digits());
+        grouped.add_multiple(&mut a, x0);
+        let by = grouped.multiple(minus_bc);
         let g = garble_linear_half(row_hash, garbler_half, a, grouped, &by, rows);
         // Evaluator half: rows T_E[β] = (E^0 − β·a) ⊞ H(B^β), targets stepping by −a from
         // E^0 = H(B^(−b_c)).
-        let b = GroupedLabel::scaled_sum(m, b0.digits(), delta.digits(), minus_bc);
-        let minus_a = GroupedLabel::scaled_sum(
-            m,
-            &[0; crate::grouped::MAX_ODD_LABEL_LEN][..m.label_len()],
-            a0.digits(),
-            m.neg(1),
-        );
+        let mut b = GroupedLabel::from_digits(m, b0.digits());
+        b.add_step(&by, &grouped.shape);
+        let minus_a = GroupedLabel::negated(m, a0.digits());
         let e0 = garble_linear_half(row_hash, evaluator_half, b, grouped, &minus_a, rows);
-        let mut c0 = g.to_label();
-        e0.add_into(c0.digits_mut());
-        c0.add_scaled_assign(delta, m.neg(m.mul(minus_bc, x0)));
-        Ok(c0)
+        let mut c0 = g;
+        c0.add_step(&e0, &grouped.shape);
+        grouped.add_multiple(&mut c0, m.neg(m.mul(minus_bc, x0)));
+        Ok(c0.to_label())
     }
 
     /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks: the same two rows.
@@ -421,7 +417,9 @@ impl ArithGarbler {
                 let x0 = m.neg(a0.colour());
                 let running = match self.delta_steps.get(&m) {
                     Some(step) => {
-                        Running::Grouped(GroupedLabel::scaled_sum(m, a0.digits(), delta.digits(), x0), step)
+                        let mut a = GroupedLabel::from_digits(m, a0.digits());
+                        step.add_multiple(&mut a, x0);
+                        Running::Grouped(a, step)
                     }
                     None => Running::Digits(a0.plus_scaled(delta, x0), delta),
                 };

@@ -16,6 +16,8 @@
 //! the step adds their masked weights p^(i+1) — no multiplication and no dependent chain,
 //! so the loop vectorizes.
 
+use std::borrow::Cow;
+
 use crate::row_hash::{encode_groups, Encoded, MAX_BLOCKS};
 use crate::{Label, Modulus};
 
@@ -69,12 +71,14 @@ impl GroupedLabel {
         label
     }
 
-    /// The label mod the odd prime `m` with digits base\[i\] + c·offset\[i\] (c reduced).
-    pub(crate) fn scaled_sum(m: Modulus, base: &[u64], offset: &[u64], c: u64) -> GroupedLabel {
-        let mut digits = [0; MAX_ODD_LABEL_LEN];
-        let digits = &mut digits[..m.label_len()];
-        m.set_scaled_sum(digits, base, offset, c);
-        GroupedLabel::from_digits(m, digits)
+    /// The label mod the odd prime `m` with digits −digits\[i\] (ℓ of them, reduced).
+    pub(crate) fn negated(m: Modulus, digits: &[u64]) -> GroupedLabel {
+        let mut negated = [0; MAX_ODD_LABEL_LEN];
+        let negated = &mut negated[..m.label_len()];
+        for (n, &d) in negated.iter_mut().zip(digits) {
+            *n = m.neg(d);
+        }
+        GroupedLabel::from_digits(m, negated)
     }
 
     fn zero(m: Modulus) -> GroupedLabel {
@@ -106,16 +110,6 @@ impl GroupedLabel {
     #[inline]
     pub(crate) fn encoded(&self) -> Encoded {
         encode_groups(self.modulus, self.groups())
-    }
-
-    /// digits ← digits + self, digit-wise (ℓ digits of a label of the same modulus).
-    pub(crate) fn add_into(&self, digits: &mut [u64]) {
-        let m = self.modulus;
-        for (g, chunk) in digits.chunks_mut(m.group_len()).enumerate() {
-            for (d, &s) in chunk.iter_mut().zip(&self.slots[g * SLOT..]) {
-                *d = m.add(*d, u64::from(s));
-            }
-        }
     }
 
     /// The label as a [`Label`].
@@ -225,20 +219,50 @@ impl StepShape {
     }
 }
 
-/// Δ_p as a grouped label, with the shape of steps mod p: what stepping a label through
-/// its colours needs.
+/// Δ_p as a grouped label, with the shape of steps mod p and, for small p, the multiples
+/// c·Δ_p: what stepping a label through its colours, or moving it by a multiple of Δ_p,
+/// needs.
 pub(crate) struct GroupedDelta {
     pub(crate) delta: GroupedLabel,
     pub(crate) shape: StepShape,
+    /// c·Δ_p for c = 0 … p − 1 when p ≤ [`MAX_CACHED_MULTIPLES`] (empty otherwise).
+    multiples: Vec<GroupedLabel>,
 }
+
+/// The largest p whose multiples of Δ_p are kept (p labels of ~0.5 KiB each).
+const MAX_CACHED_MULTIPLES: u64 = 257;
 
 impl GroupedDelta {
     pub(crate) fn new(delta: &Label) -> GroupedDelta {
         let m = delta.modulus();
-        GroupedDelta {
-            delta: GroupedLabel::from_digits(m, delta.digits()),
-            shape: StepShape::new(m),
+        let (delta, shape) = (GroupedLabel::from_digits(m, delta.digits()), StepShape::new(m));
+        let p = m.odd_prime_value().expect("grouped labels are mod odd primes");
+        let mut multiples = Vec::new();
+        if p <= MAX_CACHED_MULTIPLES {
+            let mut c_delta = GroupedLabel::zero(m);
+            for _ in 0..p {
+                multiples.push(c_delta.clone());
+                c_delta.add_step(&delta, &shape);
+            }
         }
+        GroupedDelta {
+            delta,
+            shape,
+            multiples,
+        }
+    }
+
+    /// c·Δ_p (c reduced).
+    pub(crate) fn multiple(&self, c: u64) -> Cow<'_, GroupedLabel> {
+        match self.multiples.get(c as usize) {
+            Some(label) => Cow::Borrowed(label),
+            None => Cow::Owned(self.delta.scaled(c)),
+        }
+    }
+
+    /// `label` + c·Δ_p (c reduced).
+    pub(crate) fn add_multiple(&self, label: &mut GroupedLabel, c: u64) {
+        label.add_step(&self.multiple(c), &self.shape);
     }
 }
 
