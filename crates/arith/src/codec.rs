@@ -80,13 +80,24 @@ pub(crate) fn write_masked_row(m: Modulus, target: &[u64], pad: &[u64], out: &mu
 #[inline]
 pub(crate) fn write_masked_groups(m: Modulus, target: &[u64], pad: &[u64], out: &mut Vec<u8>) {
     let prime = m.odd_constants().expect("grouped rows are mod odd primes");
+    // The three groups, least significant bit first, as one 192-bit number (a group has at
+    // most 64 bits), written whole and cut to the label's bytes: fixed-size copies only.
+    let mut words = [0u64; 4];
+    let mut at = 0;
+    for ((&t, &h), (_, modulus, bits)) in target.iter().zip(pad).zip(prime.group_shapes()) {
+        let value = add_mod(t, h, u128::from(modulus));
+        let (word, shift) = (at as usize / 64, at % 64);
+        words[word] |= value << shift;
+        words[word + 1] |= (u128::from(value) << shift >> 64) as u64;
+        at += bits;
+    }
+    let mut bytes = [0u8; 24];
+    for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
     let start = out.len();
-    out.resize(start + prime.label_bytes(), 0);
-    let values = target.iter().zip(pad).zip(prime.group_shapes());
-    pack_values(
-        &mut out[start..],
-        values.map(|((&t, &h), (_, modulus, bits))| (add_mod(t, h, u128::from(modulus)), bits)),
-    );
+    out.extend_from_slice(&bytes);
+    out.truncate(start + prime.label_bytes());
 }
 
 /// (a + b) mod `modulus` for a, b below it (≤ 2^64).

@@ -344,21 +344,20 @@ impl ArithGarbler {
         };
         let row_hash = self.hash.rows();
         // Garbler half: the projection x ↦ −b_c·x of A (x = x0 + colour), whose targets
-        // G^(φ(x0)) + (φ(x) − φ(x0))·Δ step by −b_c·Δ; G^0 = G^(φ(x0)) − φ(x0)·Δ.
+        // G^(φ(x0)) + (φ(x) − φ(x0))·Δ step by −b_c·Δ; G^0 = G^(φ(x0)) − φ(x0)·Δ. The output
+        // C^0 = G^0 + E^0 is summed in `c0`, from −φ(x0)·Δ.
         let x0 = m.neg(a0.colour());
+        let mut c0 = grouped.multiple(m.neg(m.mul(minus_bc, x0))).into_owned();
         let mut a = GroupedLabel::from_digits(m, a0.digits());
         grouped.add_multiple(&mut a, x0);
         let by = grouped.multiple(minus_bc);
-        let g = garble_linear_half(row_hash, garbler_half, a, grouped, &by, rows);
+        garble_linear_half(row_hash, garbler_half, &mut a, grouped, &by, &mut c0, rows);
         // Evaluator half: rows T_E[β] = (E^0 − β·a) ⊞ H(B^β), targets stepping by −a from
         // E^0 = H(B^(−b_c)).
         let mut b = GroupedLabel::from_digits(m, b0.digits());
         b.add_step(&by, &grouped.shape);
         let minus_a = GroupedLabel::negated(m, a0.digits());
-        let e0 = garble_linear_half(row_hash, evaluator_half, b, grouped, &minus_a, rows);
-        let mut c0 = g;
-        c0.add_step(&e0, &grouped.shape);
-        grouped.add_multiple(&mut c0, m.neg(m.mul(minus_bc, x0)));
+        garble_linear_half(row_hash, evaluator_half, &mut b, grouped, &minus_a, &mut c0, rows);
         Ok(c0.to_label())
     }
 
@@ -536,9 +535,10 @@ fn garble_rows(
 
 /// A linear half gate mod an odd prime p, in and out (BMR16's generalized half gates: the
 /// garbler half of a product is the projection x ↦ k·x of A, the evaluator half translates
-/// β·a). Hashes `input` under `tweak` at its p colours (colour 0 first, stepping by Δ_p)
-/// and appends the rows of colours c = 1 … p − 1, whose targets are H_0 + c·`by` (H_0 the
-/// colour-0 hash), each masked by its colour's hash ([`write_masked_groups`]); returns H_0.
+/// β·a). Hashes `input` under `tweak` at its p colours (colour 0 first, stepping it by
+/// Δ_p) and appends the rows of colours c = 1 … p − 1, whose targets are H_0 + c·`by` (H_0
+/// the colour-0 hash), each masked by its colour's hash ([`write_masked_groups`]); adds H_0
+/// to `output`.
 ///
 /// These are the rows of [`ArithGarbler::garble_projection`] with φ linear (the
 /// digit-by-digit path garbles the same bytes, tested), computed without a base-p join:
@@ -547,11 +547,12 @@ fn garble_rows(
 fn garble_linear_half(
     row_hash: &RowHash,
     tweak: Tweak,
-    mut input: GroupedLabel,
+    input: &mut GroupedLabel,
     delta: &GroupedDelta,
     by: &GroupedLabel,
+    output: &mut GroupedLabel,
     rows: &mut Vec<u8>,
-) -> GroupedLabel {
+) {
     let m = input.modulus();
     let p = table_size(m).expect("an odd prime below the table limit") as usize;
     let per_input = blocks_per_label(m);
@@ -571,22 +572,22 @@ fn garble_linear_half(
         }
         row_hash.hash_blocks(&encoded[..n], |_| tweak, m, &mut blocks[..n * per_input]);
     };
-    hash_batch(&mut input, 0, &mut blocks);
+    hash_batch(input, 0, &mut blocks);
     blocks_to_groups(&blocks[..per_input], m, pad);
-    let first = GroupedLabel::from_groups(m, pad);
-    let mut target = first.clone();
-    rows.reserve(label_bytes(m) * (p - 1));
+    let mut target = GroupedLabel::from_groups(m, pad);
+    output.add_step(&target, &delta.shape);
+    // Room for the rows, and for the whole-word writes of the last one.
+    rows.reserve(label_bytes(m) * (p - 1) + 8);
     for colour in 1..p {
         let slot = colour % BATCH;
         if slot == 0 {
             input.add_step(&delta.delta, &delta.shape);
-            hash_batch(&mut input, colour, &mut blocks);
+            hash_batch(input, colour, &mut blocks);
         }
         blocks_to_groups(&blocks[slot * per_input..(slot + 1) * per_input], m, pad);
         target.add_step(by, &delta.shape);
         write_masked_groups(m, target.groups(), pad, rows);
     }
-    first
 }
 
 /// The hashes H(A^x, t) of a projection's input at colours 0, 1, …, `size` − 1, in order:
