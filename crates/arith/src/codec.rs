@@ -80,23 +80,16 @@ pub(crate) fn write_masked_row(m: Modulus, target: &[u64], pad: &[u64], out: &mu
 #[inline]
 pub(crate) fn write_masked_groups(m: Modulus, target: &[u64], pad: &[u64], out: &mut Vec<u8>) {
     let prime = m.odd_constants().expect("grouped rows are mod odd primes");
-    // The three groups, least significant bit first, as one 192-bit number (a group has at
-    // most 64 bits), written whole and cut to the label's bytes: fixed-size copies only.
-    let mut words = [0u64; 4];
-    let mut at = 0;
-    for ((&t, &h), (_, modulus, bits)) in target.iter().zip(pad).zip(prime.group_shapes()) {
-        let value = add_mod(t, h, u128::from(modulus));
-        let (word, shift) = (at as usize / 64, at % 64);
-        words[word] |= value << shift;
-        words[word + 1] |= (u128::from(value) << shift >> 64) as u64;
-        at += bits;
-    }
-    let mut bytes = [0u8; 24];
-    for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
+    let [(_, full, bits), _, (_, last, _)] = prime.group_shapes();
+    let value = |g: usize, modulus: u64| u128::from(add_mod(target[g], pad[g], u128::from(modulus)));
+    // The three groups, least significant bit first, as one 192-bit number written whole
+    // and cut to the label's bytes (fixed-size writes only). A full group has 48 ≤ bits ≤
+    // 64 (p^j > 2^64 / p ≥ 2^48), so the last one starts at bit 2·bits ∈ [96, 128].
+    let top = value(2, last) << (2 * bits - 64);
+    let low = value(0, full) | value(1, full) << bits | top << 64;
     let start = out.len();
-    out.extend_from_slice(&bytes);
+    out.extend_from_slice(&low.to_le_bytes());
+    out.extend_from_slice(&((top >> 64) as u64).to_le_bytes());
     out.truncate(start + prime.label_bytes());
 }
 
@@ -334,6 +327,19 @@ mod tests {
     use mixgc_core::new_rng;
 
     use super::*;
+
+    /// `write_masked_groups` places the last group at bit 2·bits with 48 ≤ bits ≤ 64.
+    #[test]
+    fn full_groups_have_48_to_64_bits() {
+        for p in (3..=crate::MAX_ODD_PRIME)
+            .step_by(2)
+            .filter(|&p| crate::primes::is_prime(p))
+        {
+            let m = Modulus::new(p).unwrap();
+            let bits = m.group_bits(m.group_len());
+            assert!((48..=64).contains(&bits), "p = {p}: {bits} bits");
+        }
+    }
 
     #[test]
     fn sizes_are_near_the_information_bound() {
