@@ -57,16 +57,15 @@ impl GroupedLabel {
 
     /// The label mod the odd prime `m` whose digit groups have the values `groups`.
     pub(crate) fn from_groups(m: Modulus, groups: &[u64]) -> GroupedLabel {
+        let mut digits = [0; MAX_ODD_LABEL_LEN];
+        let digits = &mut digits[..m.label_len()];
+        m.split_groups(groups, digits);
         let mut label = GroupedLabel::zero(m);
-        let (j, len) = (m.group_len(), m.label_len());
-        let mut digits = [0; SLOT];
-        for (g, &group) in groups.iter().enumerate() {
-            let digits = &mut digits[..j.min(len - g * j)];
-            m.split_group(group, digits);
-            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(digits.iter()) {
+        for (g, chunk) in digits.chunks(m.group_len()).enumerate() {
+            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(chunk) {
                 *slot = d as u32;
             }
-            label.groups[g] = group;
+            label.groups[g] = groups[g];
         }
         label
     }

@@ -402,6 +402,13 @@ impl Modulus {
     #[inline]
     pub(crate) fn split_groups(self, groups: &[u64], digits: &mut [u64]) {
         debug_assert_eq!(groups.len(), self.group_count());
+        if let Kind::OddPrime(p) = self.0 {
+            // Three groups (ODD_GROUPS): two full ones split side by side, then the last.
+            let (full, last) = digits.split_at_mut(2 * p.group_len());
+            let (first, second) = full.split_at_mut(p.group_len());
+            p.split_pair([groups[0], groups[1]], first, second);
+            return p.split(groups[2], last);
+        }
         for (chunk, &group) in digits.chunks_mut(self.group_len()).zip(groups) {
             self.split_group(group, chunk);
         }

@@ -316,6 +316,29 @@ impl OddPrime {
         }
     }
 
+    /// [`OddPrime::split`] of two groups of equal length, their dependent chains
+    /// interleaved (a label's two full groups).
+    #[inline]
+    pub(crate) fn split_pair(self, groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
+        debug_assert_eq!(first.len(), second.len());
+        let mut groups = groups;
+        let mut quads = first.chunks_exact_mut(4).zip(second.chunks_exact_mut(4));
+        for (a, b) in &mut quads {
+            for (quad, group) in [a, b].into_iter().zip(&mut groups) {
+                let (rest, low4) = self.p4.div_rem(*group);
+                *group = rest;
+                let (high2, low2) = self.p2.div_rem(low4);
+                for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
+                    let high = self.div_small(v);
+                    (pair[0], pair[1]) = (v - high * self.p.d, high);
+                }
+            }
+        }
+        let tail = first.len() / 4 * 4;
+        self.split(groups[0], &mut first[tail..]);
+        self.split(groups[1], &mut second[tail..]);
+    }
+
     /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
     /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
     #[inline]
