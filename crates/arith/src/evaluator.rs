@@ -83,28 +83,30 @@ impl ArithEvaluator {
         out: Modulus,
         tables: &mut TableReader,
     ) -> Result<Label, ArithError> {
+        let first_gate = self.take_gates(bits.len() as u64);
         let row_hash = self.hash.composition_hash(out)?;
         let mut sum = Label::zero(out);
         let per_input = blocks_per_label(out);
-        let (mut digits, mut pad) = (vec![0u64; out.label_len()], out.group_buffer());
-        for chunk in bits.chunks(BATCH) {
-            let mut tweaks = [Tweak {
-                domain: Domain::Projection,
-                gate: 0,
-            }; BATCH];
+        let (mut digits, mut pad) = ([0u64; MAX_ODD_LABEL_LEN], [0u64; MAX_BLOCKS]);
+        let (digits, pad) = (&mut digits[..out.label_len()], &mut pad[..per_input]);
+        for (k, chunk) in bits.chunks(BATCH).enumerate() {
+            let gate = first_gate + (k * BATCH) as u64;
             let mut encoded = [Encoded::default(); BATCH];
-            for ((tweak, e), &bit) in tweaks.iter_mut().zip(&mut encoded).zip(chunk) {
-                *tweak = self.next_tweak(Domain::Projection);
+            for (e, &bit) in encoded.iter_mut().zip(chunk) {
                 *e = encode(Input::Bits(bit));
             }
+            let tweak = |i: usize| Tweak {
+                domain: Domain::Projection,
+                gate: gate + i as u64,
+            };
             let mut blocks = [0u128; BATCH * MAX_BLOCKS];
             let blocks = &mut blocks[..chunk.len() * per_input];
-            row_hash.hash_blocks(&encoded[..chunk.len()], |i| tweaks[i], out, blocks);
+            row_hash.hash_blocks(&encoded[..chunk.len()], tweak, out, blocks);
             for (&bit, blocks) in chunk.iter().zip(blocks.chunks_exact(per_input)) {
                 let rows = tables.rows(out, 1)?;
-                blocks_to_groups(blocks, out, pad.values());
-                rows.open(u64::from(bit.lsb()), pad.values(), &mut digits)?;
-                out.add_scaled_digits(sum.digits_mut(), &digits, 1);
+                blocks_to_groups(blocks, out, pad);
+                rows.open(u64::from(bit.lsb()), pad, digits)?;
+                out.add_scaled_digits(sum.digits_mut(), digits, 1);
             }
         }
         Ok(sum)
@@ -183,6 +185,13 @@ impl ArithEvaluator {
     }
 
     /// The next global gate index (each gated call takes one, as the garbler's).
+    /// The first of `n` consecutive global gate indices, taken together.
+    fn take_gates(&mut self, n: u64) -> u64 {
+        let first = self.next_gate;
+        self.next_gate += n;
+        first
+    }
+
     pub(crate) fn take_gate(&mut self) -> u64 {
         let gate = self.next_gate;
         self.next_gate += 1;

@@ -16,7 +16,7 @@ use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
 use crate::codec::{label_bytes, write_masked_groups, write_masked_row};
-use crate::grouped::{GroupedDelta, GroupedLabel};
+use crate::grouped::{GroupedDelta, GroupedLabel, MAX_ODD_LABEL_LEN};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, RowHash, BATCH, MAX_BLOCKS};
@@ -230,44 +230,42 @@ impl ArithGarbler {
         for &w in weights {
             check_table(Modulus::BOOLEAN, out, &[0, w])?;
         }
-        let row_hash = self.hash.composition_hash(out)?;
-        let mut sum = Label::zero(out);
         self.delta_ref(out);
-        let (delta_out, boolean_delta) = (self.deltas[&out].clone(), self.boolean_delta);
-        let per_input = blocks_per_label(out);
-        let (mut c, mut target, mut pad) = (
-            vec![0; out.label_len()],
-            vec![0; out.label_len()],
-            out.group_buffer(),
-        );
+        let first_gate = self.take_gates(bits.len() as u64);
+        let row_hash = self.hash.composition_hash(out)?;
+        let (delta_out, boolean_delta) = (&self.deltas[&out], self.boolean_delta);
+        let (len, per_input) = (out.label_len(), blocks_per_label(out));
+        let mut sum = Label::zero(out);
+        let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
+        let (c, target, pad) = (&mut c[..len], &mut target[..len], &mut pad[..per_input]);
         rows.reserve(label_bytes(out) * bits.len());
-        for (chunk, weights) in bits.chunks(BATCH / 2).zip(weights.chunks(BATCH / 2)) {
-            let mut tweaks = [Tweak {
-                domain: Domain::Projection,
-                gate: 0,
-            }; BATCH];
+        let chunks = bits.chunks(BATCH / 2).zip(weights.chunks(BATCH / 2));
+        for (k, (chunk, weights)) in chunks.enumerate() {
+            let gate = first_gate + (k * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];
             for (i, &a0) in chunk.iter().enumerate() {
                 let colour0 = a0 ^ boolean_delta.and_bit(a0.lsb());
-                let tweak = self.next_tweak(Domain::Projection);
-                tweaks[2 * i..2 * i + 2].fill(tweak);
                 encoded[2 * i] = encode(Input::Bits(colour0));
                 encoded[2 * i + 1] = encode(Input::Bits(colour0 ^ boolean_delta));
             }
+            let tweak = |j: usize| Tweak {
+                domain: Domain::Projection,
+                gate: gate + (j / 2) as u64,
+            };
             let mut blocks = [0u128; BATCH * MAX_BLOCKS];
             let blocks = &mut blocks[..2 * chunk.len() * per_input];
-            row_hash.hash_blocks(&encoded[..2 * chunk.len()], |j| tweaks[j], out, blocks);
+            row_hash.hash_blocks(&encoded[..2 * chunk.len()], tweak, out, blocks);
             for ((&a0, &w), blocks) in chunk.iter().zip(weights).zip(blocks.chunks_exact(2 * per_input)) {
                 let x0 = usize::from(a0.lsb());
-                blocks_to_groups(&blocks[..per_input], out, pad.values());
-                out.split_groups(pad.values(), &mut c);
-                blocks_to_groups(&blocks[per_input..], out, pad.values());
-                out.set_scaled_sum(&mut target, &c, delta_out.digits(), [w, out.neg(w)][x0]);
-                write_masked_row(out, &target, pad.values(), rows);
-                out.add_scaled_digits(sum.digits_mut(), [&c, &target][x0], 1);
+                blocks_to_groups(&blocks[..per_input], out, pad);
+                out.split_groups(pad, c);
+                blocks_to_groups(&blocks[per_input..], out, pad);
+                out.set_scaled_sum(target, c, delta_out.digits(), [w, out.neg(w)][x0]);
+                write_masked_row(out, target, pad, rows);
+                out.add_scaled_digits(sum.digits_mut(), [&*c, &*target][x0], 1);
             }
-            self.table_rows += chunk.len() as u64;
         }
+        self.table_rows += bits.len() as u64;
         Ok(sum)
     }
 
@@ -390,6 +388,13 @@ impl ArithGarbler {
         } else {
             Block::ZERO
         }
+    }
+
+    /// The first of `n` consecutive global gate indices, taken together.
+    fn take_gates(&mut self, n: u64) -> u64 {
+        let first = self.next_gate;
+        self.next_gate += n;
+        first
     }
 
     /// The next global gate index (each gated call takes one).

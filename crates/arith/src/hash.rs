@@ -130,9 +130,9 @@ impl ArithHash {
 
     /// The row hash of a bit composition into Z_`out` (Boolean inputs, which it always
     /// covers), for callers that batch across gates; only odd primes are composed into.
-    pub(crate) fn composition_hash(&self, out: Modulus) -> Result<RowHash, ArithError> {
+    pub(crate) fn composition_hash(&self, out: Modulus) -> Result<&RowHash, ArithError> {
         match out.odd_prime_value() {
-            Some(_) => Ok(self.rows.clone()),
+            Some(_) => Ok(&self.rows),
             None => Err(ArithError::Conversion(format!(
                 "bit compositions go into odd primes, not {out}"
             ))),

@@ -310,6 +310,11 @@ impl Modulus {
                 let p = p.p();
                 pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + b, p));
             }
+            // Subtraction (c = −1), without a product.
+            Kind::OddPrime(p) if c == p.p() - 1 => {
+                let p = p.p();
+                pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + (p - b), p));
+            }
             Kind::OddPrime(p) => pairs.for_each(|(a, &b)| *a = p.rem32(*a + b * c)),
         }
     }
