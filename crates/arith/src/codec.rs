@@ -300,11 +300,15 @@ impl Rows<'_> {
     /// The label row `i` masks with the hash group values `pad` ([`write_masked_row`]),
     /// written over `digits` (ℓ of them).
     pub(crate) fn unmask_into(&self, i: usize, pad: &[u64], digits: &mut [u64]) -> Result<(), ArithError> {
-        let (m, j) = (self.modulus, self.modulus.group_len());
+        let m = self.modulus;
         debug_assert!(digits.len() == m.label_len() && pad.len() == m.group_count());
+        let mut groups = m.group_buffer();
+        let groups = groups.values();
         unpack_groups(m, self.row(i)?, |g, len, value| {
-            m.split_group(m.sub_group(value, pad[g], len), &mut digits[g * j..g * j + len]);
-        })
+            groups[g] = m.sub_group(value, pad[g], len);
+        })?;
+        m.split_groups(groups, digits);
+        Ok(())
     }
 
     /// Row `i` of a mod-2 gate as its free-XOR block (every 16 bytes are a valid mod-2 row).

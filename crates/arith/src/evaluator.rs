@@ -184,7 +184,6 @@ impl ArithEvaluator {
         Ok(product)
     }
 
-    /// The next global gate index (each gated call takes one, as the garbler's).
     /// The first of `n` consecutive global gate indices, taken together.
     fn take_gates(&mut self, n: u64) -> u64 {
         let first = self.next_gate;
@@ -192,6 +191,7 @@ impl ArithEvaluator {
         first
     }
 
+    /// The next global gate index (each gated call takes one, as the garbler's).
     pub(crate) fn take_gate(&mut self) -> u64 {
         let gate = self.next_gate;
         self.next_gate += 1;

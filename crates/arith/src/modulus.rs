@@ -424,6 +424,14 @@ impl Modulus {
     #[inline]
     pub(crate) fn join_groups(self, digits: &[u64], groups: &mut [u64]) {
         debug_assert_eq!(groups.len(), self.group_count());
+        if let Kind::OddPrime(p) = self.0 {
+            // Three groups (ODD_GROUPS): two full ones joined side by side, then the last.
+            let (full, last) = digits.split_at(2 * p.group_len());
+            let (first, second) = full.split_at(p.group_len());
+            [groups[0], groups[1]] = p.join_pair(first, second);
+            groups[2] = p.join(last);
+            return;
+        }
         for (group, chunk) in groups.iter_mut().zip(digits.chunks(self.group_len())) {
             *group = self.join_group(chunk);
         }

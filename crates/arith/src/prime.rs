@@ -339,6 +339,25 @@ impl OddPrime {
         self.split(groups[1], &mut second[tail..]);
     }
 
+    /// [`OddPrime::join`] of two groups of equal length, their Horner chains interleaved.
+    #[inline]
+    pub(crate) fn join_pair(self, first: &[u64], second: &[u64]) -> [u64; 2] {
+        debug_assert_eq!(first.len(), second.len());
+        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
+        let tail = first.len() / 4 * 4;
+        let mut values = [first, second].map(|d| d[tail..].iter().rev().fold(0, |v, &d| v * p + d));
+        for (a, b) in first[..tail]
+            .chunks_exact(4)
+            .zip(second[..tail].chunks_exact(4))
+            .rev()
+        {
+            for (v, q) in values.iter_mut().zip([a, b]) {
+                *v = *v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2;
+            }
+        }
+        values
+    }
+
     /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
     /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
     #[inline]
