@@ -319,6 +319,35 @@ mod tests {
         }
     }
 
+    /// Δ's cached multiples (and, past the cache, its computed ones) are c·Δ digit-wise with
+    /// their group values; `negated` is −a; `add_multiple` adds c·Δ.
+    #[test]
+    fn multiples_of_delta_and_negation_match_label_arithmetic() {
+        let mut rng = new_rng(Some(33), 0);
+        for p in [3u64, 17, 251, 257, 263, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let delta = Label::random_delta(m, &mut rng);
+            let grouped = GroupedDelta::new(&delta);
+            let a = Label::random(m, &mut rng);
+            for c in [0, 1, 2, p / 2, p - 1] {
+                let multiple = grouped.multiple(c);
+                assert_eq!(multiple.to_label(), delta.scale(c), "p = {p}, c = {c}");
+                let mut joined = [0; MAX_BLOCKS];
+                m.join_groups(multiple.to_label().digits(), &mut joined[..m.group_count()]);
+                assert_eq!(multiple.groups(), &joined[..m.group_count()]);
+                let mut moved = GroupedLabel::from_digits(m, a.digits());
+                grouped.add_multiple(&mut moved, c);
+                assert_eq!(moved.to_label(), a.plus_scaled(&delta, c));
+            }
+            let negated = GroupedLabel::negated(m, a.digits());
+            assert_eq!(negated.to_label(), a.neg());
+            assert_eq!(
+                negated.groups(),
+                GroupedLabel::from_digits(m, a.neg().digits()).groups()
+            );
+        }
+    }
+
     /// The dispatching step (AVX2 where the CPU has it) and the portable loop agree.
     #[test]
     fn the_vector_step_matches_the_portable_one() {
