@@ -146,9 +146,14 @@ impl Label {
     /// [`Label::add_scaled`] for operands the caller knows share a modulus (a gadget's own
     /// labels and Δs); a mismatch is a bug in this crate, so it panics.
     pub(crate) fn plus_scaled(&self, other: &Label, c: u64) -> Label {
-        let mut sum = self.clone();
-        sum.add_scaled_assign(other, c);
-        sum
+        let m = self.modulus;
+        assert_eq!(other.modulus, m, "gadget combined labels of different moduli");
+        Label {
+            modulus: m,
+            digits: m
+                .scaled_sum(&self.digits, &other.digits, m.reduce(c as u128))
+                .into(),
+        }
     }
 
     /// self ← self + c·other, in place (same contract as [`Label::plus_scaled`]).

@@ -319,6 +319,26 @@ impl Modulus {
         }
     }
 
+    /// base[i] + c·other[i] for every digit (c reduced; slices of equal length), as a new
+    /// digit vector built in one pass ([`Modulus::add_scaled_digits`] in place).
+    pub(crate) fn scaled_sum(self, base: &[u64], other: &[u64], c: u64) -> Vec<u64> {
+        debug_assert!(base.len() == other.len() && (c as u128) < self.value());
+        let pairs = base.iter().zip(other);
+        match self.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                pairs
+                    .map(|(&a, &b)| a.wrapping_add(b.wrapping_mul(c)) & mask)
+                    .collect()
+            }
+            Kind::OddPrime(p) if c == 1 => pairs.map(|(&a, &b)| Modulus::add_below(a + b, p.p())).collect(),
+            Kind::OddPrime(p) if c == p.p() - 1 => pairs
+                .map(|(&a, &b)| Modulus::add_below(a + (p.p() - b), p.p()))
+                .collect(),
+            Kind::OddPrime(p) => pairs.map(|(&a, &b)| p.rem32(a + b * c)).collect(),
+        }
+    }
+
     /// acc[i] ← base[i] + c·offset[i] for every digit (c reduced; slices of equal length).
     /// For odd p the sum is below p² < 2^32 before its one reduction.
     #[inline]
