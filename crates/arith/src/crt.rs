@@ -309,7 +309,13 @@ impl ArithEvaluator {
         b: &CrtBundle,
         tables: &mut TableReader,
     ) -> Result<CrtBundle, ArithError> {
-        a.zip_with(b, |x, y| self.mul(x, y, tables))
+        if a.set != b.set {
+            return Err(ArithError::BundleMismatch);
+        }
+        Ok(CrtBundle {
+            set: a.set.clone(),
+            wires: self.mul_many(&a.wires, &b.wires, tables)?,
+        })
     }
 
     /// Evaluates a projection on every wire of `a` that keeps each wire's modulus, such as

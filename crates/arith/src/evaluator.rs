@@ -16,6 +16,11 @@ pub struct ArithEvaluator {
     next_gate: u64,
 }
 
+/// The tweaks of a product's two half gates (BMR16), under its gate index.
+fn halves(gate: u64) -> [Tweak; 2] {
+    [Domain::MulGarblerHalf, Domain::MulEvaluatorHalf].map(|domain| Tweak { domain, gate })
+}
+
 impl ArithEvaluator {
     /// An evaluator for the session whose garbler announced `session_key`
     /// ([`crate::ArithGarbler::session_key`]).
@@ -140,48 +145,76 @@ impl ArithEvaluator {
     /// The product of active labels `a` and `b` (same modulus m; may be one wire); reads
     /// 2(m − 1) rows. See [`crate::ArithGarbler::mul`] for the construction.
     pub fn mul(&mut self, a: &Label, b: &Label, tables: &mut TableReader) -> Result<Label, ArithError> {
-        let m = a.modulus();
-        if b.modulus() != m {
-            return Err(ArithError::ModulusMismatch(m, b.modulus()));
+        Ok(self
+            .mul_many(std::slice::from_ref(a), std::slice::from_ref(b), tables)?
+            .remove(0))
+    }
+
+    /// [`Self::mul`] of each pair (a\[i\], b\[i\]) in order (a CRT bundle's wires): the same
+    /// gates and rows, with the hashes of the products mod odd primes batched across pairs
+    /// (both halves of [`BATCH`]/2 products per AES call).
+    pub(crate) fn mul_many(
+        &mut self,
+        a: &[Label],
+        b: &[Label],
+        tables: &mut TableReader,
+    ) -> Result<Vec<Label>, ArithError> {
+        // In order: each pair's gate and rows (a pair mod 2 or 2^k is evaluated here).
+        let mut products = Vec::with_capacity(a.len());
+        let mut pending = Vec::new();
+        for (i, (a, b)) in a.iter().zip(b).enumerate() {
+            let m = a.modulus();
+            if b.modulus() != m {
+                return Err(ArithError::ModulusMismatch(m, b.modulus()));
+            }
+            let size = table_size(m)? as usize;
+            if m.is_boolean() {
+                let block = self.and_blocks(a.to_block()?, b.to_block()?, tables)?;
+                products.push(Label::from_block(block));
+                continue;
+            }
+            let [garbler_half, evaluator_half] = halves(self.take_gate());
+            let rows = [tables.rows(m, size - 1)?, tables.rows(m, size - 1)?];
+            if m.odd_prime_value().is_none() {
+                // A label mod 2^k, hashed with BLAKE3: on its own.
+                let g = self.unmask(Input::Label(a), garbler_half, m, &rows[0])?;
+                let mut e = self.unmask(Input::Label(b), evaluator_half, m, &rows[1])?;
+                e.add_scaled_assign(a, b.colour());
+                e.add_scaled_assign(&g, 1);
+                products.push(e);
+                continue;
+            }
+            products.push(Label::zero(m));
+            pending.push((i, garbler_half.gate, rows));
         }
-        let size = table_size(m)?;
-        if m.is_boolean() {
-            return Ok(Label::from_block(self.and_blocks(
-                a.to_block()?,
-                b.to_block()?,
-                tables,
-            )?));
+        for jobs in pending.chunks(BATCH / 2) {
+            let mut encoded = [Encoded::default(); BATCH];
+            for (e, &(i, _, _)) in encoded.chunks_exact_mut(2).zip(jobs) {
+                (e[0], e[1]) = (encode(Input::Label(&a[i])), encode(Input::Label(&b[i])));
+            }
+            let mut blocks = [0u128; BATCH * MAX_BLOCKS];
+            let blocks = &mut blocks[..2 * jobs.len() * MAX_BLOCKS];
+            let target = |k: usize| {
+                let (i, gate, _) = jobs[k / 2];
+                (halves(gate)[k % 2], a[i].modulus())
+            };
+            self.hash
+                .rows()
+                .hash_blocks_to(&encoded[..2 * jobs.len()], target, blocks);
+            // G and E − … are opened into one label: G + (E' + β·A) = G + E, β = colour(B).
+            for ((i, _, rows), blocks) in jobs.iter().zip(blocks.chunks_exact(2 * MAX_BLOCKS)) {
+                let (a, b, product) = (&a[*i], &b[*i], &mut products[*i]);
+                let m = a.modulus();
+                let (mut e, mut pad) = ([0u64; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
+                let e = &mut e[..m.label_len()];
+                blocks_to_groups(&blocks[..MAX_BLOCKS], m, &mut pad);
+                rows[0].open(a.colour(), &pad, product.digits_mut())?;
+                blocks_to_groups(&blocks[MAX_BLOCKS..], m, &mut pad);
+                rows[1].open(b.colour(), &pad, e)?;
+                m.add_scaled_sum_digits(product.digits_mut(), e, a.digits(), b.colour());
+            }
         }
-        let gate = self.take_gate();
-        let halves = [Domain::MulGarblerHalf, Domain::MulEvaluatorHalf].map(|domain| Tweak { domain, gate });
-        let (garbler_rows, evaluator_rows) = (
-            tables.rows(m, size as usize - 1)?,
-            tables.rows(m, size as usize - 1)?,
-        );
-        let Some(row_hash) = self.hash.row_hash(Input::Label(a), m) else {
-            let g = self.unmask(Input::Label(a), halves[0], m, &garbler_rows)?;
-            let mut e = self.unmask(Input::Label(b), halves[1], m, &evaluator_rows)?;
-            e.add_scaled_assign(a, b.colour());
-            e.add_scaled_assign(&g, 1);
-            return Ok(e);
-        };
-        // Both halves' hashes share the AES calls; G and E − … are opened into one label.
-        let per_input = blocks_per_label(m);
-        let mut blocks = [0u128; 2 * MAX_BLOCKS];
-        let blocks = &mut blocks[..2 * per_input];
-        let inputs = [encode(Input::Label(a)), encode(Input::Label(b))];
-        row_hash.hash_blocks(&inputs, |i| halves[i], m, blocks);
-        let (mut product, mut e) = (Label::zero(m), [0u64; MAX_ODD_LABEL_LEN]);
-        let e = &mut e[..m.label_len()];
-        let mut pad = [0; MAX_BLOCKS];
-        let pad = &mut pad[..m.group_count()];
-        blocks_to_groups(&blocks[..per_input], m, pad);
-        garbler_rows.open(a.colour(), pad, product.digits_mut())?;
-        blocks_to_groups(&blocks[per_input..], m, pad);
-        evaluator_rows.open(b.colour(), pad, e)?;
-        // G + (E' + β·A) = G + E, with β = colour(B)
-        m.add_scaled_sum_digits(product.digits_mut(), e, a.digits(), b.colour());
-        Ok(product)
+        Ok(products)
     }
 
     /// The first of `n` consecutive global gate indices, taken together.

@@ -137,7 +137,20 @@ impl RowHash {
         out: Modulus,
         blocks: &mut [u128],
     ) {
-        let (n, per_input) = (inputs.len(), blocks_per_label(out));
+        self.hash_blocks_to(inputs, |i| (tweak(i), out), blocks);
+    }
+
+    /// [`RowHash::hash_blocks`] with an output modulus per input (input i to labels mod
+    /// `target(i).1` under the tweak `target(i).0`); every output modulus must take as
+    /// many blocks (all odd primes take [`MAX_BLOCKS`]).
+    pub(crate) fn hash_blocks_to(
+        &self,
+        inputs: &[Encoded],
+        target: impl Fn(usize) -> (Tweak, Modulus),
+        blocks: &mut [u128],
+    ) {
+        let n = inputs.len();
+        let per_input = blocks.len() / n.max(1);
         assert!(n <= BATCH && blocks.len() == n * per_input);
         let mut px = [Block::ZERO; BATCH];
         for (px, input) in px.iter_mut().zip(inputs) {
@@ -152,7 +165,9 @@ impl RowHash {
             .zip(px.iter().zip(inputs))
             .enumerate()
         {
-            let tweak = tweak_block(input, tweak(i), out, 0);
+            let (tweak, out) = target(i);
+            assert_eq!(blocks_per_label(out), per_input, "one block count per batch");
+            let tweak = tweak_block(input, tweak, out, 0);
             for (k, pad) in pads.iter_mut().enumerate() {
                 *pad = px ^ Block::from_u128(tweak | (k as u128) << 60); // τ_k: k in bits 60..64
             }

@@ -103,12 +103,16 @@ fn bundle_arithmetic_matches_plaintext_mod_n() {
 
 #[test]
 fn bundles_refuse_mismatches() {
-    let (mut g, _, _) = session(7000);
+    let (mut g, mut e, _) = session(7000);
     let (s1, s2) = (min_sum_primes(16).unwrap(), first_primes(16).unwrap());
     let (a0, b0) = (g.new_bundle(&s1), g.new_bundle(&s2));
     assert_eq!(a0.add(&b0), Err(ArithError::BundleMismatch));
     assert_eq!(
         g.mul_bundle(&a0, &b0, &mut Vec::new()),
+        Err(ArithError::BundleMismatch)
+    );
+    assert_eq!(
+        e.mul_bundle(&a0, &b0, &mut TableReader::new(&[])),
         Err(ArithError::BundleMismatch)
     );
     assert!(g.encode_bundle(&a0, s1.product()).is_err());
