@@ -27,7 +27,7 @@ use mixgc_core::Block;
 
 use crate::codec::TableReader;
 use crate::ring::{check_bits, RingLabel};
-use crate::side::{Bit, EvalSide, GarbleSide, Side};
+use crate::side::{Bit, EvalSide, GarbleSide, Side, Term};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, PrimeSet};
 
 /// 2^bits − 1 for bits in 1..=128.
@@ -92,15 +92,18 @@ fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<
     let Some(&low) = bits.first() else {
         return Err(ArithError::Conversion("no bits to compose".into()));
     };
-    let mut wires = Vec::with_capacity(set.moduli().len());
-    for &m in set.moduli() {
-        if m.is_boolean() {
-            wires.push(Label::from_block(low));
-            continue;
-        }
-        wires.push(side.project_bits_sum(bits, m, &m.powers_of_two(bits.len()))?);
-    }
-    CrtBundle::new(set, wires)
+    let terms: Vec<Term> = set
+        .moduli()
+        .iter()
+        .filter(|m| !m.is_boolean())
+        .map(|&m| (bits, m))
+        .collect();
+    let mut composed = side.compose_powers(&terms)?.into_iter();
+    let wires = set.moduli().iter().map(|m| match m.is_boolean() {
+        true => Label::from_block(low),
+        false => composed.next().expect("one composition per odd prime"),
+    });
+    CrtBundle::new(set, wires.collect())
 }
 
 /// The composition plan of a CRT bit decomposition: for each residue bit, its weight

@@ -4,7 +4,8 @@
 use crate::codec::{Rows, TableReader};
 use crate::garbler::table_size;
 use crate::grouped::MAX_ODD_LABEL_LEN;
-use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::side::{composition_jobs, Term};
 use mixgc_core::Block;
 
 use crate::hash::{ArithHash, Domain, Input, Tweak};
@@ -78,43 +79,50 @@ impl ArithEvaluator {
         self.evaluate_projection(Input::Bits(a), 2, out, tweak, tables)
     }
 
-    /// The sum of the projections of the Boolean labels `bits` to Z_`out`, one gate and one
-    /// row each, in order: the evaluator's half of a weighted bit composition (the weights
-    /// are in the garbler's tables). Under the AES row hash, [`BATCH`] bits share each AES
-    /// call; the result equals summing [`Self::project_bit`] over the bits.
-    pub(crate) fn project_bits_sum(
+    /// The evaluator's half of bit compositions ([`crate::side::Side::compose_powers`]): for
+    /// each term, the sum of the projections of its Boolean labels to Z_m, one gate and one
+    /// row each, term by term (the weights are in the garbler's rows). [`BATCH`] bits, of
+    /// any terms, share each AES call; the result equals summing [`Self::project_bit`].
+    pub(crate) fn compose_powers(
         &mut self,
-        bits: &[Block],
-        out: Modulus,
+        terms: &[Term],
         tables: &mut TableReader,
-    ) -> Result<Label, ArithError> {
-        let first_gate = self.take_gates(bits.len() as u64);
-        let row_hash = self.hash.composition_hash(out)?;
-        let mut sum = Label::zero(out);
-        let per_input = blocks_per_label(out);
+    ) -> Result<Vec<Label>, ArithError> {
+        for &(_, out) in terms {
+            self.hash.composition_hash(out)?;
+        }
+        let jobs = composition_jobs(terms);
+        let first_gate = self.take_gates(jobs.len() as u64);
+        let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut digits, mut pad) = ([0u64; MAX_ODD_LABEL_LEN], [0u64; MAX_BLOCKS]);
-        let (digits, pad) = (&mut digits[..out.label_len()], &mut pad[..per_input]);
-        for (k, chunk) in bits.chunks(BATCH).enumerate() {
-            let gate = first_gate + (k * BATCH) as u64;
+        for (n, chunk) in jobs.chunks(BATCH).enumerate() {
+            let gate = first_gate + (n * BATCH) as u64;
             let mut encoded = [Encoded::default(); BATCH];
-            for (e, &bit) in encoded.iter_mut().zip(chunk) {
+            for (e, &(_, bit, _)) in encoded.iter_mut().zip(chunk) {
                 *e = encode(Input::Bits(bit));
             }
-            let tweak = |i: usize| Tweak {
-                domain: Domain::Projection,
-                gate: gate + i as u64,
+            let target_of = |i: usize| {
+                let tweak = Tweak {
+                    domain: Domain::Projection,
+                    gate: gate + i as u64,
+                };
+                (tweak, terms[chunk[i].0].1)
             };
             let mut blocks = [0u128; BATCH * MAX_BLOCKS];
-            let blocks = &mut blocks[..chunk.len() * per_input];
-            row_hash.hash_blocks(&encoded[..chunk.len()], tweak, out, blocks);
-            for (&bit, blocks) in chunk.iter().zip(blocks.chunks_exact(per_input)) {
+            let blocks = &mut blocks[..chunk.len() * MAX_BLOCKS];
+            self.hash
+                .rows()
+                .hash_blocks_to(&encoded[..chunk.len()], target_of, blocks);
+            for (&(k, bit, _), blocks) in chunk.iter().zip(blocks.chunks_exact(MAX_BLOCKS)) {
+                let out = terms[k].1;
+                let digits = &mut digits[..out.label_len()];
                 let rows = tables.rows(out, 1)?;
-                blocks_to_groups(blocks, out, pad);
-                rows.open(u64::from(bit.lsb()), pad, digits)?;
-                out.add_scaled_digits(sum.digits_mut(), digits, 1);
+                blocks_to_groups(blocks, out, &mut pad);
+                rows.open(u64::from(bit.lsb()), &pad, digits)?;
+                out.add_scaled_digits(sums[k].digits_mut(), digits, 1);
             }
         }
-        Ok(sum)
+        Ok(sums)
     }
 
     /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks.

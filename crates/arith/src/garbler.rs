@@ -20,6 +20,7 @@ use crate::grouped::{GroupedDelta, GroupedLabel, MAX_ODD_LABEL_LEN};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, RowHash, BATCH, MAX_BLOCKS};
+use crate::side::{composition_jobs, Term};
 use crate::{ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
@@ -207,66 +208,65 @@ impl ArithGarbler {
         Ok(self.garble_projection(Input::Bits(a0), 2, out, Phi::Table(&table), tweak, rows))
     }
 
-    /// The sum of the projections b ↦ weights\[i\]·b of the Boolean wires with zero-labels
-    /// `bits` to Z_`out`, one gate and one row each, in order: the garbler's half of a
-    /// weighted bit composition. Rows and output are those of summing [`Self::project_bit`]
-    /// with tables [0, weights\[i\]] (pinned), but both colours of 4 bits share each AES
-    /// batch and no label is allocated per bit.
+    /// The garbler's half of bit compositions ([`crate::side::Side::compose_powers`]): for
+    /// each term (bits, m), the sum of the projections b ↦ 2^j·b of its Boolean wires
+    /// (zero-labels `bits`) to Z_m, one gate and one row each, term by term. Rows and
+    /// outputs are those of summing [`Self::project_bit`] with tables [0, 2^j] (pinned), but
+    /// both colours of 4 bits, of any terms, share each AES batch and no label is
+    /// allocated per bit.
     ///
     /// Per bit, with x0 = lsb(a0) (the value whose label has colour 0), C = H(A^x0, t) and
-    /// w = weights\[i\]: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ =
-    /// C ± w·Δ, and the output zero-label C^0 = C − φ(x0)·Δ is C for x0 = 0, the target
-    /// for x0 = 1.
-    pub(crate) fn project_bits_sum(
+    /// w = 2^j mod m: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ = C ± w·Δ,
+    /// and the output zero-label C^0 = C − φ(x0)·Δ is C for x0 = 0, the target for x0 = 1.
+    pub(crate) fn compose_powers(
         &mut self,
-        bits: &[Block],
-        out: Modulus,
-        weights: &[u64],
+        terms: &[Term],
         rows: &mut Vec<u8>,
-    ) -> Result<Label, ArithError> {
-        if bits.len() != weights.len() {
-            return Err(ArithError::Conversion("one weight per bit".into()));
+    ) -> Result<Vec<Label>, ArithError> {
+        for &(_, out) in terms {
+            self.hash.composition_hash(out)?;
+            self.delta_ref(out);
         }
-        for &w in weights {
-            check_table(Modulus::BOOLEAN, out, &[0, w])?;
-        }
-        self.delta_ref(out);
-        let first_gate = self.take_gates(bits.len() as u64);
-        let row_hash = self.hash.composition_hash(out)?;
-        let (delta_out, boolean_delta) = (&self.deltas[&out], self.boolean_delta);
-        let (len, per_input) = (out.label_len(), blocks_per_label(out));
-        let mut sum = Label::zero(out);
+        let jobs = composition_jobs(terms);
+        let first_gate = self.take_gates(jobs.len() as u64);
+        let (row_hash, boolean_delta) = (self.hash.rows(), self.boolean_delta);
+        let deltas: Vec<&Label> = terms.iter().map(|(_, out)| &self.deltas[out]).collect();
+        let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
-        let (c, target, pad) = (&mut c[..len], &mut target[..len], &mut pad[..per_input]);
-        rows.reserve(label_bytes(out) * bits.len());
-        let chunks = bits.chunks(BATCH / 2).zip(weights.chunks(BATCH / 2));
-        for (k, (chunk, weights)) in chunks.enumerate() {
-            let gate = first_gate + (k * BATCH / 2) as u64;
+        rows.reserve(jobs.iter().map(|&(k, _, _)| label_bytes(terms[k].1)).sum());
+        for (n, chunk) in jobs.chunks(BATCH / 2).enumerate() {
+            let gate = first_gate + (n * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];
-            for (i, &a0) in chunk.iter().enumerate() {
+            for (e, &(_, a0, _)) in encoded.chunks_exact_mut(2).zip(chunk) {
                 let colour0 = a0 ^ boolean_delta.and_bit(a0.lsb());
-                encoded[2 * i] = encode(Input::Bits(colour0));
-                encoded[2 * i + 1] = encode(Input::Bits(colour0 ^ boolean_delta));
+                (e[0], e[1]) = (
+                    encode(Input::Bits(colour0)),
+                    encode(Input::Bits(colour0 ^ boolean_delta)),
+                );
             }
-            let tweak = |j: usize| Tweak {
-                domain: Domain::Projection,
-                gate: gate + (j / 2) as u64,
+            let target_of = |j: usize| {
+                let tweak = Tweak {
+                    domain: Domain::Projection,
+                    gate: gate + (j / 2) as u64,
+                };
+                (tweak, terms[chunk[j / 2].0].1)
             };
             let mut blocks = [0u128; BATCH * MAX_BLOCKS];
-            let blocks = &mut blocks[..2 * chunk.len() * per_input];
-            row_hash.hash_blocks(&encoded[..2 * chunk.len()], tweak, out, blocks);
-            for ((&a0, &w), blocks) in chunk.iter().zip(weights).zip(blocks.chunks_exact(2 * per_input)) {
-                let x0 = usize::from(a0.lsb());
-                blocks_to_groups(&blocks[..per_input], out, pad);
-                out.split_groups(pad, c);
-                blocks_to_groups(&blocks[per_input..], out, pad);
-                out.set_scaled_sum(target, c, delta_out.digits(), [w, out.neg(w)][x0]);
-                write_masked_row(out, target, pad, rows);
-                out.add_scaled_digits(sum.digits_mut(), [&*c, &*target][x0], 1);
+            let blocks = &mut blocks[..2 * chunk.len() * MAX_BLOCKS];
+            row_hash.hash_blocks_to(&encoded[..2 * chunk.len()], target_of, blocks);
+            for (&(k, a0, w), blocks) in chunk.iter().zip(blocks.chunks_exact(2 * MAX_BLOCKS)) {
+                let (out, x0) = (terms[k].1, usize::from(a0.lsb()));
+                let (c, target) = (&mut c[..out.label_len()], &mut target[..out.label_len()]);
+                blocks_to_groups(&blocks[..MAX_BLOCKS], out, &mut pad);
+                out.split_groups(&pad, c);
+                blocks_to_groups(&blocks[MAX_BLOCKS..], out, &mut pad);
+                out.set_scaled_sum(target, c, deltas[k].digits(), [w, out.neg(w)][x0]);
+                write_masked_row(out, target, &pad, rows);
+                out.add_scaled_digits(sums[k].digits_mut(), [&*c, &*target][x0], 1);
             }
         }
-        self.table_rows += bits.len() as u64;
-        Ok(sum)
+        self.table_rows += jobs.len() as u64;
+        Ok(sums)
     }
 
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a

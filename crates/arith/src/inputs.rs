@@ -16,6 +16,7 @@ use mixgc_core::Block;
 
 use crate::codec::{write_label, TableReader};
 use crate::cost::protocol::residue_bits;
+use crate::side::Term;
 use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, Modulus, PrimeSet};
 
 /// The number of bits of each residue an evaluator-owned input sends through OT:
@@ -60,6 +61,26 @@ fn per_residue<'a>(set: &'a PrimeSet, bits: &'a [Block]) -> impl Iterator<Item =
         })
 }
 
+/// The bit compositions of a value's odd residues (Σ 2^j·b_j mod p from each one's bits).
+fn odd_residues<'a>(set: &'a PrimeSet, bits: &'a [Block]) -> Vec<Term<'a>> {
+    per_residue(set, bits)
+        .filter(|(m, _)| !m.is_boolean())
+        .map(|(m, bits)| (bits, m))
+        .collect()
+}
+
+/// A value's residue labels: the composed odd residues in order, a mod-2 residue its OT
+/// label itself.
+fn residue_wires(set: &PrimeSet, bits: &[Block], composed: Vec<Label>) -> Vec<Label> {
+    let mut composed = composed.into_iter();
+    per_residue(set, bits)
+        .map(|(m, bits)| match m.is_boolean() {
+            true => Label::from_block(bits[0]),
+            false => composed.next().expect("one composition per odd residue"),
+        })
+        .collect()
+}
+
 impl ArithGarbler {
     /// The packed active labels of x on the bundle with zero-labels `zero` (what a garbler
     /// sends for its own input): one table row per residue.
@@ -80,24 +101,8 @@ impl ArithGarbler {
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
         check_residue_bits(set, bits)?;
-        let mut wires = Vec::with_capacity(set.primes().len());
-        for (m, bits) in per_residue(set, bits) {
-            wires.push(self.compose_residue(bits, m, rows)?);
-        }
-        CrtBundle::new(set, wires)
-    }
-
-    /// Σ 2^j·b_j mod p from one residue's bit labels (the label itself for p = 2).
-    fn compose_residue(
-        &mut self,
-        bits: &[Block],
-        m: Modulus,
-        rows: &mut Vec<u8>,
-    ) -> Result<Label, ArithError> {
-        if m.is_boolean() {
-            return Ok(Label::from_block(bits[0]));
-        }
-        self.project_bits_sum(bits, m, &m.powers_of_two(bits.len()), rows)
+        let composed = self.compose_powers(&odd_residues(set, bits), rows)?;
+        CrtBundle::new(set, residue_wires(set, bits, composed))
     }
 
     /// The zero-labels of the public constant c mod N: −c_i·Δ_{p_i} per residue, so that
@@ -137,16 +142,8 @@ impl ArithEvaluator {
         tables: &mut TableReader,
     ) -> Result<CrtBundle, ArithError> {
         check_residue_bits(set, bits)?;
-        let mut wires = Vec::with_capacity(set.primes().len());
-        for (m, bits) in per_residue(set, bits) {
-            let label = if m.is_boolean() {
-                Label::from_block(bits[0])
-            } else {
-                self.project_bits_sum(bits, m, tables)?
-            };
-            wires.push(label);
-        }
-        CrtBundle::new(set, wires)
+        let composed = self.compose_powers(&odd_residues(set, bits), tables)?;
+        CrtBundle::new(set, residue_wires(set, bits, composed))
     }
 
     /// The evaluator's labels of a public constant: all zeros ([`ArithGarbler::constant_bundle`]).

@@ -367,13 +367,6 @@ impl Modulus {
         }
     }
 
-    /// 2^j mod m for j = 0 … count − 1: the weights of a bit composition.
-    pub(crate) fn powers_of_two(self, count: usize) -> Vec<u64> {
-        std::iter::successors(Some(self.reduce(1)), |&w| Some(self.add(w, w)))
-            .take(count)
-            .collect()
-    }
-
     /// Digit groups of a label ([`Modulus::group_len`] digits each, the last maybe fewer).
     #[inline]
     pub(crate) fn group_count(self) -> usize {

@@ -10,6 +10,21 @@ use crate::hash::{Domain, Input, Tweak};
 use crate::ring::{check_bits, row_bytes, RingLabel};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
+/// One bit composition: the Boolean labels of the bits b_j (LSB first) and the odd prime
+/// m of Σ_j 2^j·b_j mod m ([`Side::compose_powers`]).
+pub(crate) type Term<'a> = (&'a [Block], Modulus);
+
+/// The projections of a list of bit compositions, in gate and row order (term by term, bit
+/// by bit): each one's term index, bit label and weight 2^j mod m.
+pub(crate) fn composition_jobs(terms: &[Term]) -> Vec<(usize, Block, u64)> {
+    let mut jobs = Vec::with_capacity(terms.iter().map(|(bits, _)| bits.len()).sum());
+    for (k, &(bits, m)) in terms.iter().enumerate() {
+        let weights = std::iter::successors(Some(m.reduce(1)), |&w| Some(m.add(w, w)));
+        jobs.extend(bits.iter().zip(weights).map(|(&bit, w)| (k, bit, w)));
+    }
+    jobs
+}
+
 /// The primitive gadgets of a conversion, on Boolean (free-XOR) labels, mod-p labels and
 /// ring labels.
 pub(crate) trait Side {
@@ -21,23 +36,10 @@ pub(crate) trait Side {
     /// ignores it), the output as its free-XOR block.
     fn project_to_bit(&mut self, wire: &Label, table: &[u64]) -> Result<Block, ArithError>;
 
-    /// A row-reduced projection of the Boolean label `bit` to Z_`out` by `table` (one row).
-    fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError>;
-
-    /// Σ_i weights[i]·b_i mod `out` for the bits b_i carried by the Boolean labels `bits`:
-    /// one row-reduced projection b ↦ weights[i]·b per bit (one row each), summed.
-    fn project_bits_sum(
-        &mut self,
-        bits: &[Block],
-        out: Modulus,
-        weights: &[u64],
-    ) -> Result<Label, ArithError> {
-        let mut sum = Label::zero(out);
-        for (&bit, &weight) in bits.iter().zip(weights) {
-            sum.add_scaled_assign(&self.project_bit(bit, out, [0, weight])?, 1);
-        }
-        Ok(sum)
-    }
+    /// Bit compositions Σ_j 2^j·b_j mod m, one per term (bits, m) with m an odd prime: one
+    /// row-reduced projection b ↦ 2^j·b per bit (one gate and one row each, term by term,
+    /// bit by bit), summed per term ([`composition_jobs`]).
+    fn compose_powers(&mut self, terms: &[Term]) -> Result<Vec<Label>, ArithError>;
 
     /// a ∧ b: a product of two mod-2 wires (2 rows).
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError>;
@@ -105,17 +107,8 @@ impl Side for GarbleSide<'_> {
         self.garbler.project_to_bit(wire, table, self.rows)
     }
 
-    fn project_bit(&mut self, bit: Block, out: Modulus, table: [u64; 2]) -> Result<Label, ArithError> {
-        self.garbler.project_bit(bit, out, table, self.rows)
-    }
-
-    fn project_bits_sum(
-        &mut self,
-        bits: &[Block],
-        out: Modulus,
-        weights: &[u64],
-    ) -> Result<Label, ArithError> {
-        self.garbler.project_bits_sum(bits, out, weights, self.rows)
+    fn compose_powers(&mut self, terms: &[Term]) -> Result<Vec<Label>, ArithError> {
+        self.garbler.compose_powers(terms, self.rows)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {
@@ -156,18 +149,8 @@ impl Side for EvalSide<'_, '_> {
         self.evaluator.project_to_bit(wire, self.tables)
     }
 
-    fn project_bit(&mut self, bit: Block, out: Modulus, _table: [u64; 2]) -> Result<Label, ArithError> {
-        self.evaluator.project_bit(bit, out, self.tables)
-    }
-
-    /// The evaluator ignores the weights (they are in the rows) and batches the hashes.
-    fn project_bits_sum(
-        &mut self,
-        bits: &[Block],
-        out: Modulus,
-        _weights: &[u64],
-    ) -> Result<Label, ArithError> {
-        self.evaluator.project_bits_sum(bits, out, self.tables)
+    fn compose_powers(&mut self, terms: &[Term]) -> Result<Vec<Label>, ArithError> {
+        self.evaluator.compose_powers(terms, self.tables)
     }
 
     fn and(&mut self, a: Block, b: Block) -> Result<Block, ArithError> {

@@ -12,7 +12,7 @@ use crate::codec::label_bytes;
 use crate::convert;
 use crate::cost::protocol::residue_bits;
 use crate::ring::{check_bits, row_bytes, RingLabel};
-use crate::side::Side;
+use crate::side::{Side, Term};
 use crate::{ArithError, CrtBundle, Label, Modulus, PrimeSet};
 
 /// Bytes of `rows` rows mod `m`.
@@ -93,9 +93,12 @@ impl Side for CountSide {
         Ok(Block::ZERO)
     }
 
-    fn project_bit(&mut self, _bit: Block, out: Modulus, _table: [u64; 2]) -> Result<Label, ArithError> {
-        self.bytes += rows(out, 1);
-        Ok(Label::zero(out))
+    fn compose_powers(&mut self, terms: &[Term]) -> Result<Vec<Label>, ArithError> {
+        self.bytes += terms
+            .iter()
+            .map(|&(bits, out)| rows(out, bits.len() as u64))
+            .sum::<usize>();
+        Ok(terms.iter().map(|&(_, out)| Label::zero(out)).collect())
     }
 
     fn and(&mut self, _a: Block, _b: Block) -> Result<Block, ArithError> {
