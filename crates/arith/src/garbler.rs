@@ -347,6 +347,7 @@ impl ArithGarbler {
         let x0 = m.neg(a0.colour());
         let mut c0 = grouped.multiple(m.neg(m.mul(minus_bc, x0))).into_owned();
         let mut a = GroupedLabel::from_digits(m, a0.digits());
+        let minus_a = grouped.negate(&a);
         grouped.add_multiple(&mut a, x0);
         let by = grouped.multiple(minus_bc);
         garble_linear_half(row_hash, garbler_half, &mut a, grouped, &by, &mut c0, rows);
@@ -354,7 +355,6 @@ impl ArithGarbler {
         // E^0 = H(B^(−b_c)).
         let mut b = GroupedLabel::from_digits(m, b0.digits());
         b.add_step(&by, &grouped.shape);
-        let minus_a = GroupedLabel::negated(m, a0.digits());
         garble_linear_half(row_hash, evaluator_half, &mut b, grouped, &minus_a, &mut c0, rows);
         Ok(c0.to_label())
     }

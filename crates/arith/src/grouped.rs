@@ -70,16 +70,6 @@ impl GroupedLabel {
         label
     }
 
-    /// The label mod the odd prime `m` with digits −digits\[i\] (ℓ of them, reduced).
-    pub(crate) fn negated(m: Modulus, digits: &[u64]) -> GroupedLabel {
-        let mut negated = [0; MAX_ODD_LABEL_LEN];
-        let negated = &mut negated[..m.label_len()];
-        for (n, &d) in negated.iter_mut().zip(digits) {
-            *n = m.neg(d);
-        }
-        GroupedLabel::from_digits(m, negated)
-    }
-
     fn zero(m: Modulus) -> GroupedLabel {
         assert!(
             m.odd_prime_value().is_some(),
@@ -224,6 +214,9 @@ impl StepShape {
 pub(crate) struct GroupedDelta {
     pub(crate) delta: GroupedLabel,
     pub(crate) shape: StepShape,
+    /// The labels whose digits are all p − 1, and all 1 ([`GroupedDelta::negate`]).
+    top: GroupedLabel,
+    ones: GroupedLabel,
     /// c·Δ_p for c = 0 … p − 1 when p ≤ [`MAX_CACHED_MULTIPLES`] (empty otherwise).
     multiples: Vec<GroupedLabel>,
 }
@@ -244,11 +237,29 @@ impl GroupedDelta {
                 c_delta.add_step(&delta, &shape);
             }
         }
+        let len = m.label_len();
         GroupedDelta {
             delta,
             shape,
+            top: GroupedLabel::from_digits(m, &vec![p - 1; len]),
+            ones: GroupedLabel::from_digits(m, &vec![1; len]),
             multiples,
         }
+    }
+
+    /// −a, digit-wise: the complement p − 1 − a_i of every digit (no carries, so each group
+    /// value is p^len − 1 − G), plus the all-ones label.
+    pub(crate) fn negate(&self, a: &GroupedLabel) -> GroupedLabel {
+        let mut negated = self.top.clone();
+        // Padding slots are 0 in both, so they stay 0.
+        for (n, &d) in negated.slots.iter_mut().zip(&a.slots) {
+            *n -= d;
+        }
+        for (n, &g) in negated.groups.iter_mut().zip(&a.groups) {
+            *n -= g;
+        }
+        negated.add_step(&self.ones, &self.shape);
+        negated
     }
 
     /// c·Δ_p (c reduced).
@@ -320,7 +331,7 @@ mod tests {
     }
 
     /// Δ's cached multiples (and, past the cache, its computed ones) are c·Δ digit-wise with
-    /// their group values; `negated` is −a; `add_multiple` adds c·Δ.
+    /// their group values; `negate` is −a; `add_multiple` adds c·Δ.
     #[test]
     fn multiples_of_delta_and_negation_match_label_arithmetic() {
         let mut rng = new_rng(Some(33), 0);
@@ -339,12 +350,14 @@ mod tests {
                 grouped.add_multiple(&mut moved, c);
                 assert_eq!(moved.to_label(), a.plus_scaled(&delta, c));
             }
-            let negated = GroupedLabel::negated(m, a.digits());
+            let negated = grouped.negate(&GroupedLabel::from_digits(m, a.digits()));
             assert_eq!(negated.to_label(), a.neg());
             assert_eq!(
                 negated.groups(),
                 GroupedLabel::from_digits(m, a.neg().digits()).groups()
             );
+            let zero = GroupedLabel::from_digits(m, Label::zero(m).digits());
+            assert_eq!(grouped.negate(&zero).to_label(), Label::zero(m));
         }
     }
 
