@@ -193,7 +193,7 @@ pub(crate) fn blocks_per_label(out: Modulus) -> usize {
     if out.is_boolean() {
         1
     } else {
-        out.label_len().div_ceil(out.group_len())
+        out.group_count()
     }
 }
 
