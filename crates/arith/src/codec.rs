@@ -83,8 +83,8 @@ pub(crate) fn write_masked_groups(m: Modulus, target: &[u64], pad: &[u64], out: 
     let [(_, full, bits), _, (_, last, _)] = prime.group_shapes();
     let value = |g: usize, modulus: u64| u128::from(add_mod(target[g], pad[g], u128::from(modulus)));
     // The three groups, least significant bit first, as one 192-bit number written whole
-    // and cut to the label's bytes (fixed-size writes only). A full group has 48 ≤ bits ≤
-    // 64 (p^j > 2^64 / p ≥ 2^48), so the last one starts at bit 2·bits ∈ [96, 128].
+    // and cut to the label's bytes (fixed-size writes only). A full group has 32 ≤ bits ≤
+    // 64 (tested for every prime), so the last one starts at bit 2·bits ∈ [64, 128].
     let top = value(2, last) << (2 * bits - 64);
     let low = value(0, full) | value(1, full) << bits | top << 64;
     let start = out.len();
@@ -352,8 +352,9 @@ mod tests {
         }
     }
 
-    /// Also: full groups have 48 to 64 bits, as `write_masked_groups` assumes (it places
-    /// the last group at bit 2·bits).
+    /// Also: full groups have 32 to 64 bits, as `write_masked_groups` assumes (it places
+    /// the last group at bit 2·bits), and no row is longer than with groups of the largest
+    /// j (p^j ≤ 2^64).
     #[test]
     fn precomputed_sizes_match_the_group_sizes() {
         for p in (3..=crate::MAX_ODD_PRIME)
@@ -363,7 +364,15 @@ mod tests {
             let m = Modulus::new(p).unwrap();
             assert_eq!(label_bytes(m), packed_bytes(m), "p = {p}");
             let bits = m.group_bits(m.group_len());
-            assert!((48..=64).contains(&bits), "p = {p}: {bits} bits");
+            assert!((32..=64).contains(&bits), "p = {p}: {bits} bits");
+            // Groups cut to 8k digits pack as tightly as groups of the largest j.
+            let pow_bits = |n: usize| u128::BITS - ((p as u128).pow(n as u32) - 1).leading_zeros();
+            let largest = (1..)
+                .take_while(|&j| (p as u128).pow(j as u32) <= 1 << 64)
+                .last()
+                .unwrap();
+            let tightest = (2 * pow_bits(largest) + pow_bits(m.label_len() - 2 * largest)).div_ceil(8);
+            assert_eq!(label_bytes(m), tightest as usize, "p = {p}");
             for count in 1..=m.group_len() {
                 let bits = u128::BITS - (m.group_modulus(count) - 1).leading_zeros();
                 assert_eq!(m.group_bits(count), bits, "p = {p}, {count} digits");

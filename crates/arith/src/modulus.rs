@@ -150,8 +150,10 @@ impl Modulus {
         }
     }
 
-    /// Digits per group: the largest j with m^j ≤ 2^64. Hash outputs and table rows are
-    /// produced and packed one group (a number below m^j) at a time.
+    /// Digits per group: the largest j with m^j ≤ 2^64, or for an odd prime that j rounded
+    /// down to a multiple of 8 where three groups of it still hold the label in as many
+    /// packed bytes (whole 8-digit chunks for the garbler's label steps). Hash outputs and
+    /// table rows are produced and packed one group (a number below m^j) at a time.
     pub(crate) fn group_len(self) -> usize {
         match self.0 {
             Kind::PowerOfTwo(k) => (64 / k) as usize,
@@ -552,7 +554,15 @@ mod tests {
             let m = Modulus::new(m).unwrap();
             let j = m.group_len();
             assert!(m.group_modulus(j) <= 1u128 << 64);
-            assert!(m.group_modulus(j) * m.value() > 1u128 << 64);
+            // The largest such j, or (an odd prime) a multiple of 8 below it.
+            assert!(
+                m.group_modulus(j) * m.value() > 1u128 << 64 || (m.value() % 2 == 1 && j.is_multiple_of(8))
+            );
+        }
+        // Mod 3 the largest j is a multiple of 8 already; mod 5, 7, 11 and 13 groups are cut
+        // to 24, 16, 16 and 16 digits; mod 17 they keep 15 (16 would not fit, 8 too short).
+        for (p, j) in [(3, 40), (5, 24), (7, 16), (11, 16), (13, 16), (17, 15), (251, 8)] {
+            assert_eq!(Modulus::new(p).unwrap().group_len(), j, "p = {p}");
         }
         assert_eq!(Modulus::power_of_two(64).unwrap().group_len(), 1);
     }

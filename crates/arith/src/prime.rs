@@ -115,7 +115,8 @@ pub(crate) struct OddPrime {
     p4: Divisor,
     /// ℓ = 1 + min{n : p^n ≥ 2^128}.
     label_len: u16,
-    /// j = max{j : p^j ≤ 2^64}.
+    /// j: the largest j with p^j ≤ 2^64, cut to a multiple of 8 where that packs as tightly
+    /// ([`crate::Modulus::group_len`]).
     group_len: u16,
     /// p^j (< 2^64: p is odd).
     group_modulus: u64,
@@ -202,11 +203,29 @@ impl OddPrime {
             group_modulus *= p as u128;
             group_len += 1;
         }
+        let bits = |modulus: u128| (u128::BITS - (modulus - 1).leading_zeros()) as u8;
+        let packed = |j: u16| {
+            let last_len = label_len - (ODD_GROUPS as u16 - 1) * j;
+            let (full, last) = (
+                (p as u128).pow(u32::from(j)),
+                (p as u128).pow(u32::from(last_len)),
+            );
+            u16::from(bits(full)) * (ODD_GROUPS as u16 - 1) + u16::from(bits(last))
+        };
+        // A multiple of 8 digits per full group when three groups still hold the label in as
+        // many bytes: whole 8-digit chunks for the garbler's steps (grouped.rs).
+        let aligned = group_len / 8 * 8;
+        if aligned > 0
+            && 3 * aligned >= label_len
+            && packed(aligned).div_ceil(8) == packed(group_len).div_ceil(8)
+        {
+            group_len = aligned;
+            group_modulus = (p as u128).pow(u32::from(aligned));
+        }
         let groups = label_len.div_ceil(group_len);
         debug_assert_eq!(usize::from(groups), ODD_GROUPS);
         let last_len = label_len - (groups - 1) * group_len;
         let last_group_modulus = (p as u128).pow(u32::from(last_len));
-        let bits = |modulus: u128| (u128::BITS - (modulus - 1).leading_zeros()) as u8;
         let (group_bits, last_group_bits) = (bits(group_modulus), bits(last_group_modulus));
         let packed_bits = u16::from(group_bits) * (groups - 1) + u16::from(last_group_bits);
         OddPrime {

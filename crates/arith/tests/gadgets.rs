@@ -388,6 +388,6 @@ fn seeded_garbling_is_deterministic() {
     assert_eq!(rows.len(), 3 * 6 * 17);
     assert_eq!(
         blake3::hash(&rows).to_hex().as_str(),
-        "29c8fa7c56736d34003901177eb3cdaed38e4ae7f3dfeb6c9888425ea7cce1c8"
+        "da934ff709f6837df76ff33bc3c8e0d63584a7f583c7bb532358d399628bc1d1"
     );
 }

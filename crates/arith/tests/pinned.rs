@@ -60,7 +60,7 @@ fn projections_and_products_are_pinned() {
     });
     assert_eq!(
         d,
-        "cecf909f85d64e0a15b1b24a38dec1f1e1ce24803c8f9b30465ba3797770f8d0"
+        "1825520acabf42586e7fb985f3f88c96d244e40ee0f926bc79364c7c700b6063"
     );
 }
 
@@ -96,6 +96,6 @@ fn crt_products_and_conversions_are_pinned() {
     });
     assert_eq!(
         d,
-        "f5e308043dad2057ba7eaf5cc111cc040d24fd22f15ea98c44aa1cd53761411b"
+        "35f6bdb52e975485b4755cb65d1a9563a0286dd4c17cbca6b15916ce82ce0651"
     );
 }

@@ -257,8 +257,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "5b58da08d6f58d3b4859a1221c6a87db88152b345109a524775b8dab0246bb15";
-const PINNED_EVALUATOR_SENT: &str = "defb7e6c3e4815dab05a0b2fa5afdad6b5685b7209a70763486e61b65ae22140";
+const PINNED_GARBLER_SENT: &str = "4543adcbb51913605f1cf4efa9f5800d4dec0a2197468b7ed0a740c40c996704";
+const PINNED_EVALUATOR_SENT: &str = "18d5d8f1d2365ba956d61b35bee430bfe7deeb0c42057b26ac0437d0ce0ee245";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
