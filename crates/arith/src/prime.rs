@@ -216,7 +216,7 @@ impl OddPrime {
         // many bytes: whole 8-digit chunks for the garbler's steps (grouped.rs).
         let aligned = group_len / 8 * 8;
         if aligned > 0
-            && 3 * aligned >= label_len
+            && ODD_GROUPS as u16 * aligned >= label_len
             && packed(aligned).div_ceil(8) == packed(group_len).div_ceil(8)
         {
             group_len = aligned;
@@ -227,7 +227,7 @@ impl OddPrime {
         let last_len = label_len - (groups - 1) * group_len;
         let last_group_modulus = (p as u128).pow(u32::from(last_len));
         let (group_bits, last_group_bits) = (bits(group_modulus), bits(last_group_modulus));
-        let packed_bits = u16::from(group_bits) * (groups - 1) + u16::from(last_group_bits);
+        let packed_bits = packed(group_len);
         OddPrime {
             p: Divisor::new(p),
             p2: Divisor::new(p.pow(2)),
