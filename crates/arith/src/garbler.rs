@@ -770,9 +770,9 @@ mod tests {
 
     use super::*;
 
-    /// Products and projections garble to the same bytes and labels whether odd-prime labels
-    /// are stepped with their group values or digit by digit (the grouped path switched off
-    /// by dropping the Δ steps after the Δs are drawn).
+    /// Products and projections garble to the same bytes, labels and row counts whether
+    /// odd-prime labels are stepped with their group values or digit by digit (the grouped
+    /// path switched off by dropping the Δ steps after the Δs are drawn).
     #[test]
     fn grouped_steps_garble_the_same_bytes_as_digit_steps() {
         let run = |grouped: bool| {
@@ -791,10 +791,15 @@ mod tests {
                 let table: Vec<u64> = (0..p).map(|x| x * x % p).collect();
                 labels.push(g.project(&a0, m, &table, &mut rows).unwrap());
             }
-            (rows, labels)
+            (rows, labels, g.table_rows())
         };
         let (grouped, digits) = (run(true), run(false));
         assert!(!grouped.0.is_empty());
         assert_eq!(grouped, digits);
+        // Two products of 2(p − 1) rows and a projection of p − 1 per prime, on both paths.
+        assert_eq!(
+            grouped.2,
+            [3u64, 5, 17, 251].iter().map(|p| 5 * (p - 1)).sum::<u64>()
+        );
     }
 }
