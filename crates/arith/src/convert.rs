@@ -89,18 +89,30 @@ fn decompose<S: Side>(side: &mut S, a: &RingLabel, count: u32) -> Result<Vec<Blo
 
 /// x mod p_i for every prime of `set`, from the Boolean labels of x's bits (LSB first).
 fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<CrtBundle, ArithError> {
-    let Some(&low) = bits.first() else {
+    if bits.is_empty() {
         return Err(ArithError::Conversion("no bits to compose".into()));
-    };
-    let terms: Vec<Term> = set
-        .moduli()
-        .iter()
-        .filter(|m| !m.is_boolean())
-        .map(|&m| (bits, m))
+    }
+    compose_residues(side, set, &vec![bits; set.moduli().len()])
+}
+
+/// The bundle over `set` whose residue mod p_i is Σ_j 2^j·b_j from the Boolean labels
+/// `residue_bits[i]` of its bits (LSB first; not empty): the compositions of all odd primes
+/// in one [`Side::compose_powers`], so they share AES batches; a mod-2 residue is the label
+/// of its lowest bit (the others vanish mod 2). Used by BC and by evaluator-owned CRT inputs
+/// ([`crate::inputs`]).
+pub(crate) fn compose_residues<S: Side>(
+    side: &mut S,
+    set: &PrimeSet,
+    residue_bits: &[&[Block]],
+) -> Result<CrtBundle, ArithError> {
+    let residues = || set.moduli().iter().zip(residue_bits);
+    let terms: Vec<Term> = residues()
+        .filter(|(m, _)| !m.is_boolean())
+        .map(|(&m, &bits)| (bits, m))
         .collect();
     let mut composed = side.compose_powers(&terms)?.into_iter();
-    let wires = set.moduli().iter().map(|m| match m.is_boolean() {
-        true => Label::from_block(low),
+    let wires = residues().map(|(m, bits)| match m.is_boolean() {
+        true => Label::from_block(bits[0]),
         false => composed.next().expect("one composition per odd prime"),
     });
     CrtBundle::new(set, wires.collect())
@@ -299,7 +311,7 @@ impl ArithEvaluator {
         label.colour().wrapping_sub(decoding) & mask(label.bits())
     }
 
-    fn side<'a, 'b>(&'a mut self, tables: &'a mut TableReader<'b>) -> EvalSide<'a, 'b> {
+    pub(crate) fn side<'a, 'b>(&'a mut self, tables: &'a mut TableReader<'b>) -> EvalSide<'a, 'b> {
         EvalSide {
             evaluator: self,
             tables,

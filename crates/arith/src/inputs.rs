@@ -15,9 +15,10 @@
 use mixgc_core::Block;
 
 use crate::codec::{write_label, TableReader};
+use crate::convert::compose_residues;
 use crate::cost::protocol::residue_bits;
-use crate::side::Term;
-use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, Modulus, PrimeSet};
+use crate::side::GarbleSide;
+use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, PrimeSet};
 
 /// The number of bits of each residue an evaluator-owned input sends through OT:
 /// bitlen(p − 1) per prime, in the set's order.
@@ -48,35 +49,15 @@ fn check_residue_bits(set: &PrimeSet, bits: &[Block]) -> Result<(), ArithError> 
     Ok(())
 }
 
-/// Splits `bits` into each residue's bits, with that residue's modulus.
-fn per_residue<'a>(set: &'a PrimeSet, bits: &'a [Block]) -> impl Iterator<Item = (Modulus, &'a [Block])> {
+/// Splits `bits` into each residue's bits, in the set's order (`bits` holds
+/// [`residue_bit_counts`] of them, checked by [`check_residue_bits`]).
+fn bits_by_residue<'a>(set: &PrimeSet, bits: &'a [Block]) -> Vec<&'a [Block]> {
     let mut rest = bits;
-    set.moduli()
-        .iter()
-        .zip(residue_bit_counts(set))
-        .map(move |(&m, n)| {
+    residue_bit_counts(set)
+        .map(|n| {
             let (mine, tail) = rest.split_at(n as usize);
             rest = tail;
-            (m, mine)
-        })
-}
-
-/// The bit compositions of a value's odd residues (Σ 2^j·b_j mod p from each one's bits).
-fn odd_residues<'a>(set: &'a PrimeSet, bits: &'a [Block]) -> Vec<Term<'a>> {
-    per_residue(set, bits)
-        .filter(|(m, _)| !m.is_boolean())
-        .map(|(m, bits)| (bits, m))
-        .collect()
-}
-
-/// A value's residue labels: the composed odd residues in order, a mod-2 residue its OT
-/// label itself.
-fn residue_wires(set: &PrimeSet, bits: &[Block], composed: Vec<Label>) -> Vec<Label> {
-    let mut composed = composed.into_iter();
-    per_residue(set, bits)
-        .map(|(m, bits)| match m.is_boolean() {
-            true => Label::from_block(bits[0]),
-            false => composed.next().expect("one composition per odd residue"),
+            mine
         })
         .collect()
 }
@@ -101,8 +82,11 @@ impl ArithGarbler {
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
         check_residue_bits(set, bits)?;
-        let composed = self.compose_powers(&odd_residues(set, bits), rows)?;
-        CrtBundle::new(set, residue_wires(set, bits, composed))
+        compose_residues(
+            &mut GarbleSide::new(self, rows)?,
+            set,
+            &bits_by_residue(set, bits),
+        )
     }
 
     /// The zero-labels of the public constant c mod N: −c_i·Δ_{p_i} per residue, so that
@@ -142,8 +126,7 @@ impl ArithEvaluator {
         tables: &mut TableReader,
     ) -> Result<CrtBundle, ArithError> {
         check_residue_bits(set, bits)?;
-        let composed = self.compose_powers(&odd_residues(set, bits), tables)?;
-        CrtBundle::new(set, residue_wires(set, bits, composed))
+        compose_residues(&mut self.side(tables), set, &bits_by_residue(set, bits))
     }
 
     /// The evaluator's labels of a public constant: all zeros ([`ArithGarbler::constant_bundle`]).
