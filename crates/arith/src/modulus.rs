@@ -58,6 +58,37 @@ enum Kind {
     OddPrime(&'static OddPrime),
 }
 
+/// Runs `$body` with `$op` bound to the digit operation (a, b) ↦ a + c·b of the modulus
+/// `$m` (c reduced), the modulus dispatched once: each arm gets its own closure, so a loop
+/// in `$body` is compiled (and vectorized) for it. Addition and subtraction (c = 1, −1)
+/// need no product.
+macro_rules! with_scaled_add {
+    ($m:expr, $c:expr, |$op:ident| $body:expr) => {{
+        let c: u64 = $c;
+        match $m.0 {
+            Kind::PowerOfTwo(k) => {
+                let mask = Modulus::mask(k);
+                let $op = |a: u64, b: u64| a.wrapping_add(b.wrapping_mul(c)) & mask;
+                $body
+            }
+            Kind::OddPrime(p) if c == 1 => {
+                let p = p.p();
+                let $op = |a: u64, b: u64| Modulus::add_below(a + b, p);
+                $body
+            }
+            Kind::OddPrime(p) if c == p.p() - 1 => {
+                let p = p.p();
+                let $op = |a: u64, b: u64| Modulus::add_below(a + (p - b), p);
+                $body
+            }
+            Kind::OddPrime(p) => {
+                let $op = |a: u64, b: u64| p.rem32(a + b * c);
+                $body
+            }
+        }
+    }};
+}
+
 impl Modulus {
     /// Z_2: Boolean wires, whose labels are the free-XOR labels.
     pub const BOOLEAN: Modulus = Modulus(Kind::PowerOfTwo(1));
@@ -302,43 +333,21 @@ impl Modulus {
     #[inline]
     pub(crate) fn add_scaled_digits(self, acc: &mut [u64], other: &[u64], c: u64) {
         debug_assert!(acc.len() == other.len() && (c as u128) < self.value());
-        let pairs = acc.iter_mut().zip(other);
-        match self.0 {
-            Kind::PowerOfTwo(k) => {
-                let mask = Modulus::mask(k);
-                pairs.for_each(|(a, &b)| *a = a.wrapping_add(b.wrapping_mul(c)) & mask);
-            }
-            Kind::OddPrime(p) if c == 1 => {
-                let p = p.p();
-                pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + b, p));
-            }
-            // Subtraction (c = −1), without a product.
-            Kind::OddPrime(p) if c == p.p() - 1 => {
-                let p = p.p();
-                pairs.for_each(|(a, &b)| *a = Modulus::add_below(*a + (p - b), p));
-            }
-            Kind::OddPrime(p) => pairs.for_each(|(a, &b)| *a = p.rem32(*a + b * c)),
-        }
+        with_scaled_add!(self, c, |op| acc
+            .iter_mut()
+            .zip(other)
+            .for_each(|(a, &b)| *a = op(*a, b)))
     }
 
     /// base[i] + c·other[i] for every digit (c reduced; slices of equal length), as a new
     /// digit vector built in one pass ([`Modulus::add_scaled_digits`] in place).
     pub(crate) fn scaled_sum(self, base: &[u64], other: &[u64], c: u64) -> Vec<u64> {
         debug_assert!(base.len() == other.len() && (c as u128) < self.value());
-        let pairs = base.iter().zip(other);
-        match self.0 {
-            Kind::PowerOfTwo(k) => {
-                let mask = Modulus::mask(k);
-                pairs
-                    .map(|(&a, &b)| a.wrapping_add(b.wrapping_mul(c)) & mask)
-                    .collect()
-            }
-            Kind::OddPrime(p) if c == 1 => pairs.map(|(&a, &b)| Modulus::add_below(a + b, p.p())).collect(),
-            Kind::OddPrime(p) if c == p.p() - 1 => pairs
-                .map(|(&a, &b)| Modulus::add_below(a + (p.p() - b), p.p()))
-                .collect(),
-            Kind::OddPrime(p) => pairs.map(|(&a, &b)| p.rem32(a + b * c)).collect(),
-        }
+        with_scaled_add!(self, c, |op| base
+            .iter()
+            .zip(other)
+            .map(|(&a, &b)| op(a, b))
+            .collect())
     }
 
     /// acc[i] ← base[i] + c·offset[i] for every digit (c reduced; slices of equal length).
