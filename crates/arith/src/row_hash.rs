@@ -167,9 +167,9 @@ impl RowHash {
         {
             let (tweak, out) = target(i);
             assert_eq!(blocks_per_label(out), per_input, "one block count per batch");
-            let tweak = tweak_block(input, tweak, out, 0);
+            let base = tweak_base(input, tweak, out);
             for (k, pad) in pads.iter_mut().enumerate() {
-                *pad = px ^ Block::from_u128(tweak | (k as u128) << 60); // τ_k: k in bits 60..64
+                *pad = px ^ Block::from_u128(with_block(base, k));
             }
         }
         self.pi.permute_many(pads); // π(π(x) ⊕ τ_k)
@@ -215,22 +215,29 @@ pub(crate) fn blocks_to_groups(blocks: &[u128], out: Modulus, groups: &mut [u64]
     }
 }
 
-/// τ = e ‖ m ‖ q ‖ k ‖ domain ‖ gate (32, 16, 16, 4, 4 and 56 bits, top down).
+/// τ = e ‖ m ‖ q ‖ k ‖ domain ‖ gate (32, 16, 16, 4, 4 and 56 bits, top down), for block
+/// k = 0; [`with_block`] sets k.
 #[inline]
-fn tweak_block(encoded: Encoded, tweak: Tweak, out: Modulus, k: usize) -> u128 {
+fn tweak_base(encoded: Encoded, tweak: Tweak, out: Modulus) -> u128 {
     assert!(
         tweak.gate < MAX_GATES,
         "gate index {} exceeds the row hash's 2^56",
         tweak.gate
     );
-    debug_assert!(k < 16 && (tweak.domain as u8) < 16);
+    debug_assert!((tweak.domain as u8) < 16);
     let q = out.value() as u16; // 2 or an odd prime below 2^16 (`covers`)
     u128::from(encoded.e) << 96
         | u128::from(encoded.modulus) << 80
         | u128::from(q) << 64
-        | (k as u128) << 60
         | u128::from(tweak.domain as u8) << 56
         | u128::from(tweak.gate)
+}
+
+/// τ of output block k from τ of block 0 ([`tweak_base`]): k in its 4 bits.
+#[inline]
+fn with_block(base: u128, k: usize) -> u128 {
+    debug_assert!(k < 16);
+    base | (k as u128) << 60
 }
 
 /// Whether `input` has a modulus the encoding covers (2 or an odd prime).
@@ -411,7 +418,7 @@ mod tests {
             domain: Domain::MulEvaluatorHalf,
             gate: MAX_GATES - 1,
         };
-        let t = tweak_block(encoded, tweak, m, 2);
+        let t = with_block(tweak_base(encoded, tweak, m), 2);
         assert_eq!(t >> 96, u32::MAX as u128);
         assert_eq!((t >> 80) as u16, 65_521);
         assert_eq!((t >> 64) as u16, 65_521);
