@@ -321,72 +321,83 @@ impl OddPrime {
     pub(crate) fn split(self, mut group: u64, digits: &mut [u64]) {
         let mut quads = digits.chunks_exact_mut(4);
         for quad in &mut quads {
-            let (rest, low4) = self.p4.div_rem(group);
-            group = rest;
-            let (high2, low2) = self.p2.div_rem(low4);
-            for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
-                let high = self.div_small(v);
-                (pair[0], pair[1]) = (v - high * self.p.d, high);
-            }
+            self.split_quad(&mut group, quad);
         }
-        for digit in quads.into_remainder() {
-            let (rest, low) = self.p.div_rem(group);
-            (*digit, group) = (low, rest);
+        self.split_rest(group, quads.into_remainder());
+    }
+
+    /// [`OddPrime::split`] of two groups of equal length (a label's two full groups), their
+    /// dependent chains interleaved.
+    #[inline]
+    pub(crate) fn split_pair(self, mut groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
+        debug_assert_eq!(first.len(), second.len());
+        let mut quads = first.chunks_exact_mut(4).zip(second.chunks_exact_mut(4));
+        for (a, b) in &mut quads {
+            self.split_quad(&mut groups[0], a);
+            self.split_quad(&mut groups[1], b);
+        }
+        let tail = first.len() / 4 * 4;
+        self.split_rest(groups[0], &mut first[tail..]);
+        self.split_rest(groups[1], &mut second[tail..]);
+    }
+
+    /// The lowest four base-p digits of `group` into `quad`, and `group` ← ⌊group / p⁴⌋.
+    #[inline(always)]
+    fn split_quad(self, group: &mut u64, quad: &mut [u64]) {
+        let (rest, low4) = self.p4.div_rem(*group);
+        *group = rest;
+        let (high2, low2) = self.p2.div_rem(low4);
+        for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
+            let high = self.div_small(v);
+            (pair[0], pair[1]) = (v - high * self.p.d, high);
         }
     }
 
-    /// [`OddPrime::split`] of two groups of equal length, their dependent chains
-    /// interleaved (a label's two full groups).
-    #[inline]
-    pub(crate) fn split_pair(self, groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
-        debug_assert_eq!(first.len(), second.len());
-        let mut groups = groups;
-        let mut quads = first.chunks_exact_mut(4).zip(second.chunks_exact_mut(4));
-        for (a, b) in &mut quads {
-            for (quad, group) in [a, b].into_iter().zip(&mut groups) {
-                let (rest, low4) = self.p4.div_rem(*group);
-                *group = rest;
-                let (high2, low2) = self.p2.div_rem(low4);
-                for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
-                    let high = self.div_small(v);
-                    (pair[0], pair[1]) = (v - high * self.p.d, high);
-                }
-            }
+    /// The base-p digits of `group` into `digits`, one at a time (fewer than four).
+    #[inline(always)]
+    fn split_rest(self, mut group: u64, digits: &mut [u64]) {
+        for digit in digits {
+            let (rest, low) = self.p.div_rem(group);
+            (*digit, group) = (low, rest);
         }
-        let tail = first.len() / 4 * 4;
-        self.split(groups[0], &mut first[tail..]);
-        self.split(groups[1], &mut second[tail..]);
     }
 
     /// [`OddPrime::join`] of two groups of equal length, their Horner chains interleaved.
     #[inline]
     pub(crate) fn join_pair(self, first: &[u64], second: &[u64]) -> [u64; 2] {
         debug_assert_eq!(first.len(), second.len());
-        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
         let tail = first.len() / 4 * 4;
-        let mut values = [first, second].map(|d| d[tail..].iter().rev().fold(0, |v, &d| v * p + d));
+        let mut values = [&first[tail..], &second[tail..]].map(|top| self.join_rest(top));
         for (a, b) in first[..tail]
             .chunks_exact(4)
             .zip(second[..tail].chunks_exact(4))
             .rev()
         {
-            for (v, q) in values.iter_mut().zip([a, b]) {
-                *v = *v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2;
-            }
+            values = [self.join_quad(values[0], a), self.join_quad(values[1], b)];
         }
         values
+    }
+
+    /// v·p⁴ + the value of the four digits `quad`: one step of Horner's rule in base p⁴.
+    #[inline(always)]
+    fn join_quad(self, v: u64, q: &[u64]) -> u64 {
+        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
+        v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2
+    }
+
+    /// The value of a few top digits (fewer than four), Horner's rule in base p.
+    #[inline(always)]
+    fn join_rest(self, digits: &[u64]) -> u64 {
+        digits.iter().rev().fold(0, |v, &d| v * self.p.d + d)
     }
 
     /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
     /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
     #[inline]
     pub(crate) fn join(self, digits: &[u64]) -> u64 {
-        let (p, p2, p4) = (self.p.d, self.p2.d, self.p4.d);
         let quads = digits.chunks_exact(4);
-        let top = quads.remainder().iter().rev().fold(0, |v, &d| v * p + d);
-        quads
-            .rev()
-            .fold(top, |v, q| v * p4 + (q[0] + q[1] * p) + (q[2] + q[3] * p) * p2)
+        let top = self.join_rest(quads.remainder());
+        quads.rev().fold(top, |v, q| self.join_quad(v, q))
     }
 
     /// ⌊n/p⌋ for n < 2^32: one high product with Lemire's ⌈2^64/p⌉ (exact there, Lemire–
@@ -483,6 +494,15 @@ mod tests {
                     }
                     assert_eq!(rest, 0);
                     assert_eq!(prime.join(&digits), group);
+                    // Side by side with another group of as many digits: the same results.
+                    let other = rng.gen_range(0..=max);
+                    let (mut first, mut second) = (vec![0; count], vec![0; count]);
+                    prime.split_pair([group, other], &mut first, &mut second);
+                    assert_eq!(first, digits);
+                    let mut alone = vec![0; count];
+                    prime.split(other, &mut alone);
+                    assert_eq!(second, alone);
+                    assert_eq!(prime.join_pair(&first, &second), [group, other]);
                 }
             }
         }
