@@ -15,7 +15,8 @@
 //!
 //! Every gated call takes the next global gate index g; its hashes use the tweak
 //! (domain, g), and the two halves of a product use different domains, so x·x (both
-//! inputs from one wire) never hashes one label twice under one tweak (SECURITY-NOTES).
+//! inputs from one wire) never hashes one label twice under one tweak (`docs/security.md`,
+//! "Tweaks of arithmetic gadgets").
 
 use std::collections::BTreeMap;
 

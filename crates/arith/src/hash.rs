@@ -6,10 +6,11 @@
 //! use keyed BLAKE3 in XOF mode, reduced into Z_q^ℓ, as described below.
 //!
 //! A label mod p is wider than one AES block (ℓ ≥ 1 + ⌈128/log2 p⌉ digits), so it is hashed
-//! whole (SECURITY-NOTES "Arithmetic labels"). BLAKE3 is used as a random oracle, which
-//! covers the additive mod-p correlations of these labels (the fixed-key-AES arguments of
-//! the Boolean hashes are about XOR correlations and do not apply). The key is random per
-//! session and public to both parties, separating sessions as the re-keyed AES hash does.
+//! whole (`docs/security.md`, "The keyed-BLAKE3 hash"). BLAKE3 is used as a random oracle,
+//! which covers the additive mod-p correlations of these labels (the fixed-key-AES
+//! arguments of the Boolean hashes are about XOR correlations and do not apply). The key is
+//! random per session and public to both parties, separating sessions as the re-keyed AES
+//! hash does.
 //!
 //! Input (fixed-length header, so the encoding is injective): domain tag (1 byte), gate
 //! index (8 bytes LE), input modulus and output modulus (9 bytes each: kind, value LE),
@@ -23,7 +24,7 @@
 //! per group, hence below ⌈ℓ/j⌉·2^-64 per output label; for odd q there are at most 3
 //! groups (tested), so below 2^-62. For q = 2^k it is 0: M = 2^(k·j) divides 2^128.
 //! Each group reads 128 ≥ j·log2 q + 64 bits, so a label reads at least ℓ·log2 q + 64
-//! bits, as SECURITY-NOTES requires.
+//! bits: the 64-bit margin is what keeps each group's bias below 2^-64.
 
 use mixgc_core::Block;
 

@@ -2,7 +2,8 @@
 //! ABLE, Mo et al., §2–3), sans-IO like `mixgc-garble`.
 //!
 //! - [`Modulus`]: an odd prime or a power of two 2^k (the conversions' moduli); nothing
-//!   else can be built, so no composite-modulus wire exists (SECURITY-NOTES).
+//!   else can be built, so no composite-modulus wire exists (`docs/security.md`, "Moduli:
+//!   primes and powers of two only").
 //! - [`Label`]: W^x = W^0 + x·Δ_m ∈ Z_m^ℓ with ℓ = 1 + ⌈128/log2 p⌉ for odd p (128 for 2^k,
 //!   mod-2 labels are the free-XOR blocks), colour digit 0, Δ's colour digit = 1.
 //!   Addition, subtraction, negation and public multiplication are free.

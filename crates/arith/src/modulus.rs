@@ -1,6 +1,7 @@
 //! Wire moduli: odd primes, and the powers of two of the Boolean ↔ arithmetic conversion
 //! gadgets. No other modulus can be built, so no composite-modulus wire can exist
-//! (SECURITY-NOTES "Prime moduli only"; composite values are CRT bundles, see [`crate::crt`]).
+//! (`docs/security.md`, "Moduli: primes and powers of two only"; composite values are CRT
+//! bundles, see [`crate::crt`]).
 
 use std::fmt;
 
@@ -163,7 +164,8 @@ impl Modulus {
     ///
     /// - odd p: ℓ = 1 + ⌈128 / log2 p⌉, computed exactly as 1 + min{n : p^n ≥ 2^128}. The
     ///   colour digit of Δ_p is fixed to 1, so the other ℓ − 1 digits carry the entropy and
-    ///   every c·Δ_p with c ≠ 0 (c invertible mod p) keeps ≥ 128 bits (SECURITY-NOTES).
+    ///   every c·Δ_p with c ≠ 0 (c invertible mod p) keeps ≥ 128 bits (`docs/security.md`,
+    ///   "Label lengths").
     /// - 2^k: 128 digits with the colour digit fixed, as free-XOR (127 bits of entropy in
     ///   2^(k−1)·Δ, the weakest nonzero multiple).
     pub fn label_len(self) -> usize {

@@ -14,7 +14,8 @@
 //!   the value) is the free-XOR Boolean label of bit 0 of y ([`RingLabel::slice`]).
 //!
 //! Entropy: the weakest nonzero multiple of Δ_{2^k} is 2^(k−1)·Δ_{2^k} = 2^(k−1)·Δ_bool,
-//! which keeps Δ_bool's 127 random bits (SECURITY-NOTES "mod 2^k"), as free-XOR does.
+//! which keeps Δ_bool's 127 random bits (`docs/security.md`, "Ring labels mod 2^k"), as
+//! free-XOR does.
 
 use mixgc_core::Block;
 

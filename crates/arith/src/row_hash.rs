@@ -1,9 +1,9 @@
 //! The hash of mod-p and Boolean rows: a two-block TCCR built on a public random
-//! permutation π (AES-128 under a public per-session key). The issue and SECURITY-NOTES
-//! allow an AES-based hash for labels wider than one block only with a written security
-//! argument; this module is that argument and its implementation. Lifts into Z_{2^k}
-//! ([`crate::ring`]) and mod-2^k labels (k ≥ 2, up to 64·128 bits wide) keep the keyed
-//! BLAKE3 hash of [`crate::hash`].
+//! permutation π (AES-128 under a public per-session key). An AES-based hash for labels
+//! wider than one block needs a written security argument; this module is that argument
+//! and its implementation (summarised in `docs/security.md`, "The AES row hash"). Lifts
+//! into Z_{2^k} ([`crate::ring`]) and mod-2^k labels (k ≥ 2, up to 64·128 bits wide) keep
+//! the keyed BLAKE3 hash of [`crate::hash`].
 //!
 //! # Construction
 //!

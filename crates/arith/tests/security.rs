@@ -1,4 +1,4 @@
-//! Security regressions (SECURITY-NOTES "Regression tests to keep forever"):
+//! Security regressions (`docs/security.md`, "What each regression test guards"):
 //! x·x mod p and repeated projections of one wire cannot reveal Δ, no composite-modulus
 //! wire can be created, labels have the required length.
 //!

@@ -3,7 +3,7 @@
 //! backends, so the crypto exists once.
 //!
 //! With tweaks j = 2g, j' = 2g + 1 from the global AND index g and p_a = lsb(A⁰),
-//! p_b = lsb(B⁰) (SECURITY-NOTES):
+//! p_b = lsb(B⁰) (why the tweaks differ: `docs/security.md`, "Tweaks"):
 //!
 //! ```text
 //! garbler:   T_G = H(A⁰,j) ⊕ H(A¹,j) ⊕ p_b·Δ      W_G⁰ = H(A⁰,j) ⊕ p_a·T_G

@@ -5,7 +5,8 @@ use mixgc_core::Block;
 const HALF_GATES_DOMAIN: u128 = 1 << 64;
 
 /// The tweaks (j, j') = (2g, 2g + 1) of the AND gate with global index `g`
-/// (SECURITY-NOTES: distinct for the two halves; never repeated within a session).
+/// (distinct for the two halves, never repeated within a session: `docs/security.md`,
+/// "Tweaks").
 #[inline(always)]
 pub(crate) fn half_gate_tweaks(g: u64) -> (Block, Block) {
     let j = HALF_GATES_DOMAIN | (2 * g as u128);

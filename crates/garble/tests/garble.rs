@@ -91,9 +91,10 @@ fn every_shipped_circuit_garbles_correctly() {
     assert!(seen >= 4, "expected the shipped circuits in {}", dir.display());
 }
 
-/// SECURITY-NOTES regression: AND(x, x) and AND(x, ¬x). With one tweak for both halves the
-/// evaluator could combine the rows into Δ. With tweaks 2g, 2g+1 the two hashes differ, so
-/// neither row nor their XOR equals Δ or a Δ-dependent value the evaluator can compute.
+/// Regression (`docs/security.md`, "Tweaks"): AND(x, x) and AND(x, ¬x). With one tweak for
+/// both halves the evaluator could combine the rows into Δ. With tweaks 2g, 2g+1 the two
+/// hashes differ, so neither row nor their XOR equals Δ or a Δ-dependent value the
+/// evaluator can compute.
 #[test]
 fn and_of_a_wire_with_itself_or_its_negation_does_not_leak_delta() {
     for negated in [false, true] {

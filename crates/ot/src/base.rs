@@ -1,7 +1,7 @@
 //! Base oblivious transfer over the Ristretto group, the seed of OT extension.
 //!
 //! The protocol is the "simplest OT" of Chou–Orlandi (LATINCRYPT 2015, ePrint 2015/267)
-//! with the key derivation `SECURITY-NOTES.md` prescribes, in a prime-order group:
+//! with a hardened key derivation (`docs/security.md`, "Base OT"), in a prime-order group:
 //!
 //! ```text
 //! sender:    y ← Z_ℓ fresh,  S = y·B                               ──S──►

@@ -23,9 +23,9 @@
 //! ePrint 2019/074), H(x, i) = π(π(x) ⊕ i) ⊕ π(x). Its tweak is the *global* OT index j,
 //! counted from the setup and never restarted across calls, tagged in the high 64 bits
 //! (`"mixgc-ot"`) so it never equals a half-gates tweak 2g or 2g+1. The OT correlation s is
-//! independent of the garbling Δ, and Δ is only ever masked by TCCR outputs, as
-//! `SECURITY-NOTES.md` requires. There is one lane (no parallel OT streams), so no
-//! per-lane salt is needed.
+//! independent of the garbling Δ, and Δ is only ever masked by TCCR outputs
+//! (`docs/security.md`, "OT extension (IKNP)"). There is one lane (no parallel OT
+//! streams), so no per-lane salt is needed.
 //!
 //! Counts that are not multiples of 128 are padded (choice bit 0) inside each matrix
 //! chunk; the padding rows are never hashed. Every call starts with a 16-byte header from

@@ -4,9 +4,9 @@
 //! Two layers:
 //!
 //! - [`base`]: 1-out-of-2 OT over the Ristretto group (a Chou–Orlandi-style "simplest OT"
-//!   with the key derivation hardened as in `SECURITY-NOTES.md`: the OT index, the choice
-//!   bit and the whole transcript are hashed into every key, so a receiver cannot force
-//!   k₀ = k₁ — the 2025 "NIL-CIRC" attack).
+//!   with a hardened key derivation: the OT index, the choice bit and the whole transcript
+//!   are hashed into every key, so a receiver cannot force k₀ = k₁ — the 2025 "NIL-CIRC"
+//!   attack; `docs/security.md`, "Base OT").
 //! - IKNP OT extension ([`OtSender`], [`OtReceiver`]; Ishai–Kilian–Nissim–Petrank,
 //!   CRYPTO 2003) with the optimisations of Asharov–Lindell–Schneider–Zohner (CCS 2013):
 //!   128 base OTs with roles reversed, then any number of OTs for the cost of symmetric

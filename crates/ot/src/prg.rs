@@ -2,7 +2,7 @@
 //!
 //! Each stream is created once, when the OT extension is set up, and only ever continues
 //! where it stopped: a restarted stream would reuse the pads of earlier OT columns and
-//! leak the receiver's choice bits (`SECURITY-NOTES.md`, "never restart the PRG streams").
+//! leak the receiver's choice bits (`docs/security.md`, "OT extension (IKNP)").
 
 use mixgc_core::Block;
 use rand::{RngCore, SeedableRng};

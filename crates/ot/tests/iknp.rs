@@ -101,7 +101,7 @@ fn random_ot_gives_the_chosen_message() {
     }
 }
 
-/// The size target of the brief (well under a second in release, ~0.3 s in the test profile).
+/// A million OTs in one call (well under a second in release, ~0.3 s in the test profile).
 #[test]
 fn a_million_correlated_ots() {
     let (mut s, mut r) = setup(None);

@@ -8,9 +8,10 @@
 //! Gadgets ([`gadgets`]) are AND-minimal circuits over slices of wires (least significant
 //! bit first), generic over the backend, so each is written once and tested everywhere.
 //!
-//! Status: two-party execution of a program currently goes through the recorder (program →
-//! IR → compiled stream → session). Garbling a program gate by gate, with memory bounded by
-//! its live values, is the next step of the program-interface issue.
+//! Two-party execution garbles a program gate by gate, with memory bounded by its live
+//! values: `mixgc_session`'s `GarblerSession::program` and `EvaluatorSession::program`
+//! run it on backends whose wires are labels (`crates/session/src/program.rs`). A recorded
+//! program can also be compiled and run as a circuit.
 
 mod backend;
 pub mod clipdot;

@@ -11,7 +11,7 @@ use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH
 use crate::{ArithError, Label, Modulus};
 
 impl ArithGarbler {
-    /// Projection gate: the wire with zero-label `a0` (mod p ≤ [`MAX_ROWS_MODULUS`]) to a
+    /// Projection gate: the wire with zero-label `a0` (mod p ≤ [`crate::MAX_ROWS_MODULUS`]) to a
     /// new wire mod `out` carrying `table[x]` (entries in Z_out; the table stays the
     /// garbler's secret). Appends p − 1 rows to `rows` and returns the output zero-label.
     pub fn project(

@@ -28,7 +28,7 @@ const SWEEP_ANDS: u64 = 2_000_000;
 const BATCH_BYTES: [usize; 5] = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20];
 /// Bytes on the wire per AND: two half-gate rows.
 const BYTES_PER_AND: f64 = 32.0;
-/// The target: this fraction of the link's rate whenever compute allows.
+/// The target: this fraction of the link's rate whenever compute allows.
 const TARGET_FRACTION: f64 = 0.9;
 
 /// An emulated link: rate and one-way latency.
