@@ -30,6 +30,7 @@ use crate::{Backend, Bit, Ctx, Owner, ProgramError, SInt, Selectable};
 
 /// Why a fixed-point value could not be made.
 #[derive(Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FixedError {
     #[error(
         "a fixed-point format needs 1 <= width <= 128 and fraction bits <= width; got width {width} \

@@ -92,15 +92,15 @@ impl<B: Backend> Backend for Lanes<'_, B> {
 
     /// Lanes carry values packed from the inner backend; inputs are declared there.
     fn input(&mut self, _: Owner, _: u32, _: Option<&[bool]>) -> Result<Vec<Self::Wire>, ProgramError> {
-        Err(ProgramError::Peer(
-            "declare inputs on the inner backend, then pack them into lanes".into(),
+        Err(ProgramError::Unsupported(
+            "declare inputs on the inner backend, then pack them into lanes",
         ))
     }
 
     /// Lanes are unpacked to the inner backend to become outputs.
     fn output(&mut self, _: &[Self::Wire]) -> Result<Option<Vec<bool>>, ProgramError> {
-        Err(ProgramError::Peer(
-            "unpack lanes and output them on the inner backend".into(),
+        Err(ProgramError::Unsupported(
+            "unpack lanes and output them on the inner backend",
         ))
     }
 }

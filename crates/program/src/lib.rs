@@ -27,7 +27,7 @@ mod record;
 pub mod tensor;
 mod value;
 
-pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
+pub use backend::{checked_input, Audience, Backend, Owner, PeerError, ProgramError};
 pub use counter::{Cost, CountedCrt, Counter, CrtOp};
 pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};

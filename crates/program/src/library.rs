@@ -115,6 +115,7 @@ const fn op_info(
 
 /// Why an op could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LibraryError {
     #[error("unknown op '{name}'; known ops: {known}")]
     UnknownOp { name: String, known: String },

@@ -18,6 +18,7 @@ pub const MAX_DIMS: usize = 4;
 
 /// Why a tensor operation could not be done.
 #[derive(Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TensorError {
     /// Shapes, ranks, indices or ranges that do not fit.
     #[error("shape error: {0}")]

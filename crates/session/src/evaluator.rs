@@ -4,7 +4,7 @@ use mixgc_arith::ArithEvaluator;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind, Rng};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{send_frame, Channel, NetError, Tag};
+use mixgc_net::{send_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
@@ -144,8 +144,12 @@ impl<C: Channel> EvaluatorSession<C> {
                     .collect();
                 let outputs = match plan.decoding_bytes {
                     Some(len) => {
-                        let d = unpack(&inbox.recv(Tag::OutputDecoding, len)?, c.len())
-                            .ok_or_else(|| NetError::Protocol("output decoding of wrong length".into()))?;
+                        let frame = inbox.recv(Tag::OutputDecoding, len)?;
+                        let d = unpack(&frame, c.len()).ok_or(PeerMisbehaved::WrongLength {
+                            tag: Tag::OutputDecoding,
+                            len: frame.len(),
+                            expected: c.len().div_ceil(8),
+                        })?;
                         let bits: Vec<bool> = c.iter().zip(&d).map(|(c, d)| c ^ d).collect();
                         Some(split(&bits, header.output_widths()))
                     }

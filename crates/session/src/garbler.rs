@@ -4,7 +4,7 @@ use mixgc_arith::ArithGarbler;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
 use mixgc_garble::Garbler;
-use mixgc_net::{recv_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
 
@@ -164,8 +164,11 @@ impl<C: Channel> GarblerSession<C> {
         if terms.reveal.garbler_learns() {
             let n = decodings.iter().map(|(d, _)| d.len()).sum::<usize>();
             let colours = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
-            let colours = unpack(&colours, n)
-                .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+            let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
+                tag: Tag::OutputColours,
+                len: colours.len(),
+                expected: n.div_ceil(8),
+            })?;
             let per = per_instance(&colours, n / batch.len(), batch.len());
             for ((outcome, (decoding, _)), c) in outcomes.iter_mut().zip(&decodings).zip(per) {
                 let bits: Vec<bool> = c.iter().zip(decoding).map(|(c, d)| c ^ d).collect();

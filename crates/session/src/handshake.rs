@@ -4,7 +4,7 @@
 
 use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
-use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag};
 
 use crate::codec::Reader;
 use crate::{Reveal, SessionError, Terms};
@@ -47,7 +47,9 @@ pub(crate) fn hello<C: Channel>(
     send_frame(ch, Tag::Hello, &msg)?;
     ch.flush()?;
     let peer = recv_frame(ch, Tag::Hello, HELLO_LEN).map_err(|e| match e {
-        NetError::Protocol(_) => SessionError::Mismatch("the peer is not a mixgc party".into()),
+        NetError::Peer(_) | NetError::PeerStopped(_) => {
+            SessionError::Mismatch("the peer is not a mixgc party".into())
+        }
         e => e.into(),
     })?;
     if peer.len() != HELLO_LEN || &peer[..5] != MAGIC {
@@ -172,7 +174,7 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     ch.flush()?;
     let max = 64 + 8 + 8 * MAX_VALUES + 9;
     let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
-        .ok_or_else(|| NetError::Protocol("malformed circuit header".into()))?;
+        .ok_or(PeerMisbehaved::Malformed(Tag::CircuitHeader))?;
     let mut diffs = Vec::new();
     if ours.input_widths != peer.input_widths {
         diffs.push(format!(
@@ -239,7 +241,7 @@ pub(crate) fn agree_on_program<C: Channel>(
     ch.flush()?;
     let peer = recv_frame(ch, Tag::ProgramHeader, 33)?;
     if peer.len() != 33 {
-        return Err(NetError::Protocol("malformed program header".into()).into());
+        return Err(PeerMisbehaved::Malformed(Tag::ProgramHeader).into());
     }
     let mut diffs = Vec::new();
     if peer[..32] != ours[..32] {

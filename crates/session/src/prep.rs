@@ -25,7 +25,7 @@ use std::io::{Read, Write};
 use mixgc_compile::{GateStream, StreamHeader};
 use mixgc_core::{AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 use rand::{Rng as _, RngCore};
 
 use crate::bits::{pack, split, unpack};
@@ -345,7 +345,7 @@ impl<C: Channel> EvaluatorSession<C> {
         agree_on_circuit(&mut self.ch, header, terms, 1)?;
         let id: [u8; 32] = recv_frame(&mut self.ch, Tag::Preprocessed, 32)?
             .try_into()
-            .map_err(|_| NetError::Protocol("malformed preprocessing id".into()))?;
+            .map_err(|_| PeerMisbehaved::Malformed(Tag::Preprocessed))?;
         let my_bits = bits_of(&mine, widths);
         let choices: Vec<bool> = (0..my_bits).map(|_| self.rng.gen()).collect();
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
@@ -438,7 +438,7 @@ fn garbler_online_inner<C: Channel>(
     let max = 2 + 64 + 8 + their_bits.div_ceil(8);
     let request = recv_frame(ch, Tag::OnlineRequest, max)?;
     let mut r = Reader(&request);
-    let malformed = || NetError::Protocol("malformed online request".into());
+    let malformed = || PeerMisbehaved::Malformed(Tag::OnlineRequest);
     let version = u16::from_le_bytes(r.array().ok_or_else(malformed)?);
     if version != PROTOCOL_VERSION {
         return Err(SessionError::Mismatch(format!(
@@ -486,8 +486,11 @@ fn garbler_online_inner<C: Channel>(
     let outputs = if prep.reveal.garbler_learns() {
         let n = prep.decoding.len();
         let colours = recv_frame(ch, Tag::OutputColours, n.div_ceil(8))?;
-        let colours = unpack(&colours, n)
-            .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+        let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
+            tag: Tag::OutputColours,
+            len: colours.len(),
+            expected: n.div_ceil(8),
+        })?;
         let bits: Vec<bool> = colours.iter().zip(&prep.decoding).map(|(c, d)| c ^ d).collect();
         Some(split(&bits, &prep.output_widths))
     } else {
@@ -602,7 +605,9 @@ impl Inbox for Stored<'_> {
     fn recv(&mut self, tag: Tag, _len: usize) -> Result<Vec<u8>, SessionError> {
         match (tag, self.labels.take()) {
             (Tag::GarblerLabels, Some(labels)) => Ok(labels),
-            _ => Err(NetError::Protocol(format!("no {tag:?} frame in a preprocessed garbling")).into()),
+            _ => Err(SessionError::Input(format!(
+                "no {tag} frame in a preprocessed garbling"
+            ))),
         }
     }
 

@@ -17,10 +17,14 @@
 
 mod crt;
 
+use std::sync::Arc;
+
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
-use mixgc_program::{checked_input, Audience, Backend, Owner, ProgramError};
+use mixgc_net::{
+    recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
+};
+use mixgc_program::{checked_input, Audience, Backend, Owner, PeerError, ProgramError};
 
 use crate::bits::{pack, unpack};
 use crate::frames::{FrameSchedule, MAX_TABLE_FRAME_BYTES};
@@ -44,8 +48,25 @@ fn reveal(a: Audience) -> Reveal {
     }
 }
 
-fn peer(e: impl std::fmt::Display) -> ProgramError {
-    ProgramError::Peer(e.to_string())
+fn peer(e: impl Into<SessionError>) -> ProgramError {
+    ProgramError::Peer(PeerError::new(e.into()))
+}
+
+/// The first failure of a run, recorded while later gates do nothing; each later input or
+/// output reports it again.
+type FirstError = Option<Arc<SessionError>>;
+
+/// Records `e` unless an earlier failure was recorded.
+fn record_first(first: &mut FirstError, e: impl Into<SessionError>) {
+    first.get_or_insert_with(|| Arc::new(e.into()));
+}
+
+/// `Ok(out)`, or the recorded failure.
+fn unless_failed<T>(first: &FirstError, out: T) -> Result<T, ProgramError> {
+    match first {
+        Some(e) => Err(ProgramError::Peer(e.clone().into())),
+        None => Ok(out),
+    }
 }
 
 /// The garbler's backend for one program run; see the module docs.
@@ -61,7 +82,7 @@ pub struct ProgramGarbler<'s, C: Channel> {
     arith_rows: Vec<u8>,
     /// The first network failure (or arithmetic gadget error); later gates do nothing and
     /// the next input or output reports it.
-    error: Option<String>,
+    error: FirstError,
     inputs: usize,
 }
 
@@ -90,12 +111,22 @@ impl<C: Channel> GarblerSession<C> {
 }
 
 impl<C: Channel> ProgramGarbler<'_, C> {
+    /// Records `e` as the run's failure, unless one was recorded before.
+    fn fail(&mut self, e: impl Into<SessionError>) {
+        record_first(&mut self.error, e);
+    }
+
+    /// `out`, unless a failure was recorded.
+    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
+        unless_failed(&self.error, out)
+    }
+
     /// Sends the pending rows and everything buffered; reports any earlier failure (after
     /// delivering what was sent before it, so the evaluator meets the same failure).
     fn sync(&mut self) -> Result<(), ProgramError> {
-        if let Some(e) = &self.error {
+        if self.error.is_some() {
             let _ = self.s.ch.flush();
-            return Err(ProgramError::Peer(e.clone()));
+            return self.checked(());
         }
         let sent = self.send_pending().and_then(|()| self.s.ch.flush());
         sent.map_err(peer)
@@ -156,7 +187,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         // Arithmetic rows before these ANDs go first: the evaluator needs them first.
         if !self.arith_rows.is_empty() && self.error.is_none() {
             if let Err(e) = self.send_arith_rows() {
-                self.error = Some(e.to_string());
+                self.fail(e);
             }
         }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
@@ -164,7 +195,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
             // Send before the next batch could overflow the frame limit.
             if self.rows.len() + 2 * MAX_AND_GROUP > self.frames.blocks() && self.error.is_none() {
                 if let Err(e) = self.send_rows() {
-                    self.error = Some(e.to_string());
+                    self.fail(e);
                 }
             }
         }
@@ -228,7 +259,13 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         }
         let n = decoding.len();
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, n.div_ceil(8)).map_err(peer)?;
-        let colours = unpack(&colours, n).ok_or_else(|| peer("output colours of the wrong length"))?;
+        let colours = unpack(&colours, n).ok_or_else(|| {
+            peer(PeerMisbehaved::WrongLength {
+                tag: Tag::OutputColours,
+                len: colours.len(),
+                expected: n.div_ceil(8),
+            })
+        })?;
         Ok(Some(colours.iter().zip(&decoding).map(|(c, d)| c ^ d).collect()))
     }
 }
@@ -244,7 +281,7 @@ pub struct ProgramEvaluator<'s, C: Channel> {
     used: usize,
     /// Arithmetic rows received and not yet used ([`crt`]).
     arith: crt::ArithInbox,
-    error: Option<String>,
+    error: FirstError,
     inputs: usize,
 }
 
@@ -258,7 +295,12 @@ impl<C: Channel> EvaluatorSession<C> {
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
         if frame.len() != 32 {
-            return Err(NetError::Protocol("constant labels frame of the wrong length".into()).into());
+            return Err(PeerMisbehaved::WrongLength {
+                tag: Tag::GarblerLabels,
+                len: frame.len(),
+                expected: 32,
+            }
+            .into());
         }
         let consts = [
             Block::from_bytes(frame[..16].try_into().unwrap()),
@@ -278,16 +320,22 @@ impl<C: Channel> EvaluatorSession<C> {
 }
 
 impl<C: Channel> ProgramEvaluator<'_, C> {
+    /// Records `e` as the run's failure, unless one was recorded before.
+    fn fail(&mut self, e: impl Into<SessionError>) {
+        record_first(&mut self.error, e);
+    }
+
+    /// `out`, unless a failure was recorded.
+    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
+        unless_failed(&self.error, out)
+    }
+
     /// At an input or output every row sent so far must have been used: otherwise the two
     /// programs took different paths.
     fn sync(&mut self) -> Result<(), ProgramError> {
-        if let Some(e) = &self.error {
-            return Err(ProgramError::Peer(e.clone()));
-        }
+        self.checked(())?;
         if self.used != self.rows.len() || !self.arith.is_drained() {
-            return Err(peer(
-                "the parties' programs diverged (garbled rows left over at an input or output)",
-            ));
+            return Err(peer(PeerMisbehaved::ProgramsDiverged(Divergence::RowsLeftOver)));
         }
         Ok(())
     }
@@ -300,19 +348,23 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
                 return Err(crt::diverged());
             }
             let len = recv_frame_header(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
-            if len == 0 || len % 32 != 0 {
-                return Err(NetError::Protocol(format!(
-                    "table frame of {len} bytes is not whole AND gates"
-                )));
+            if len == 0 {
+                return Err(PeerMisbehaved::EmptyFrame(Tag::Tables).into());
+            }
+            if len % 32 != 0 {
+                return Err(PeerMisbehaved::PartialRows {
+                    tag: Tag::Tables,
+                    len,
+                    row_bytes: 32,
+                }
+                .into());
             }
             self.rows.resize(len / 16, Block::ZERO);
             self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
             self.used = 0;
         }
         if self.used + 2 * n > self.rows.len() {
-            return Err(NetError::Protocol(
-                "the parties' programs diverged (a batch of ANDs spans frames)".into(),
-            ));
+            return Err(PeerMisbehaved::ProgramsDiverged(Divergence::BatchSpansFrames).into());
         }
         self.used += 2 * n;
         Ok(&self.rows[self.used - 2 * n..self.used])
@@ -348,7 +400,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
             match self.next_rows(ins.len()) {
                 Ok(r) => rows[..r.len()].copy_from_slice(r),
                 Err(e) => {
-                    self.error = Some(e.to_string());
+                    self.fail(e);
                     break;
                 }
             }
@@ -383,7 +435,11 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
                 let frame =
                     recv_frame(&mut self.s.ch, Tag::GarblerLabels, width as usize * 16).map_err(peer)?;
                 if frame.len() != width as usize * 16 {
-                    return Err(peer(format!("the garbler's input #{index} has the wrong width")));
+                    return Err(peer(PeerMisbehaved::InputLabels {
+                        index,
+                        len: frame.len(),
+                        expected: width as usize * 16,
+                    }));
                 }
                 Ok(frame
                     .chunks_exact(16)
@@ -409,7 +465,13 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
         let n = colours.len();
         let learned = if reveal.evaluator_learns() {
             let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
-            let d = unpack(&d, n).ok_or_else(|| peer("output decoding of the wrong length"))?;
+            let d = unpack(&d, n).ok_or_else(|| {
+                peer(PeerMisbehaved::WrongLength {
+                    tag: Tag::OutputDecoding,
+                    len: d.len(),
+                    expected: n.div_ceil(8),
+                })
+            })?;
             Some(colours.iter().zip(&d).map(|(c, d)| c ^ d).collect())
         } else {
             None

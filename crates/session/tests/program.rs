@@ -3,10 +3,10 @@
 use std::thread;
 
 use mixgc_compile::compile;
-use mixgc_net::{memory_pair, MemoryChannel};
+use mixgc_net::{memory_pair, Divergence, MemoryChannel, NetError, PeerMisbehaved};
 use mixgc_program::gadgets::{aes::aes128, edit::edit_distance};
 use mixgc_program::{Backend, Ctx, Owner, Plain, ProgramError, Recorder};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
+use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, SessionError, Terms};
 use rand::{Rng, SeedableRng};
 
 /// Yao's millionaires: is the garbler richer? Written once for every backend.
@@ -247,6 +247,49 @@ fn diverging_programs_are_detected() {
     );
     let err = e.unwrap_err();
     assert!(err.contains("diverged") || err.contains("expected"), "{err}");
+}
+
+/// A failed two-party run reports the session's typed error, as the source of the program
+/// error, and again at a later output.
+#[test]
+fn a_peer_failure_stays_typed_behind_the_program_error() {
+    let (gch, ech) = memory_pair();
+    let cfg = SessionConfig::default();
+    let err = thread::scope(|s| {
+        s.spawn(|| {
+            let mut session = GarblerSession::setup(gch, &cfg).unwrap();
+            let backend = session.program("m", Reveal::Evaluator).unwrap();
+            let ctx = Ctx::new(backend);
+            let x = ctx.input_uint(Owner::Garbler, 8, Some(3)).unwrap();
+            let _extra = x.less_than(&x); // one more AND than the evaluator runs
+            let _ = x.greater_than(&x).reveal();
+        });
+        let mut session = EvaluatorSession::setup(ech, &cfg).unwrap();
+        let backend = session.program("m", Reveal::Evaluator).unwrap();
+        let ctx = Ctx::new(backend);
+        let x = ctx.input_uint(Owner::Garbler, 8, None).unwrap();
+        let first = x.greater_than(&x).reveal().unwrap_err();
+        let again = x.reveal().unwrap_err();
+        assert_eq!(first.to_string(), again.to_string());
+        first
+    });
+    let session = SessionError::of_program(&err).expect("a session error");
+    assert!(
+        matches!(
+            session,
+            SessionError::Net(NetError::Peer(PeerMisbehaved::ProgramsDiverged(
+                Divergence::RowsLeftOver
+            )))
+        ),
+        "{session:?}"
+    );
+    let source = std::error::Error::source(&err).expect("a source");
+    assert!(source.downcast_ref::<SessionError>().is_some());
+    assert_eq!(err.to_string(), session.to_string());
+    assert!(
+        err.to_string().contains("the parties' programs diverged"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub const MAX_BUFFERED_TABLE_BYTES: u64 = 1 << 30;
 
 /// Why a phased run failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     #[error("{0}")]
     Session(#[from] SessionError),

@@ -47,13 +47,15 @@ use mixgc_arith::{
     CrtBundle, TableReader,
 };
 use mixgc_core::{Block, Rng};
-use mixgc_net::{recv_frame, recv_frame_header, send_abort, send_frame, Channel, NetError, Tag};
+use mixgc_net::{
+    recv_frame, recv_frame_header, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
+};
 use mixgc_program::{Audience, CrtBackend, Owner, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{audience, peer, reveal, ProgramEvaluator, ProgramGarbler};
+use super::{audience, peer, record_first, reveal, FirstError, ProgramEvaluator, ProgramGarbler};
 use crate::frames::MAX_TABLE_FRAME_BYTES;
-use crate::{EvaluatorSession, GarblerSession};
+use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
 const KEY_BYTES: usize = 32;
@@ -63,7 +65,7 @@ const RESIDUE_BYTES: usize = 2;
 
 /// The error of rows used out of order: the two programs took different paths.
 pub(super) fn diverged() -> NetError {
-    NetError::Protocol("the parties' programs diverged (Boolean and arithmetic rows out of order)".into())
+    PeerMisbehaved::ProgramsDiverged(Divergence::RowsOutOfOrder).into()
 }
 
 /// The evaluator's arithmetic rows received and not yet used: `bytes[used..filled]`. The
@@ -136,24 +138,29 @@ fn encode_residues(values: impl Iterator<Item = u64>) -> Vec<u8> {
 }
 
 /// The u16 per residue of a peer's reveal frame, each checked to be below its prime.
-fn decode_residues(bytes: &[u8], set: &PrimeSet, what: &str) -> Result<Vec<u64>, ProgramError> {
-    if bytes.len() != set.primes().len() * RESIDUE_BYTES {
-        return Err(peer(format!("CRT output {what} of the wrong length")));
+fn decode_residues(bytes: &[u8], set: &PrimeSet, tag: Tag) -> Result<Vec<u64>, ProgramError> {
+    let expected = set.primes().len() * RESIDUE_BYTES;
+    if bytes.len() != expected {
+        return Err(peer(PeerMisbehaved::WrongLength {
+            tag,
+            len: bytes.len(),
+            expected,
+        }));
     }
     let values: Vec<u64> = bytes
         .chunks_exact(RESIDUE_BYTES)
         .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])))
         .collect();
     if values.iter().zip(set.primes()).any(|(&v, &p)| v >= p) {
-        return Err(peer(format!("CRT output {what} out of range")));
+        return Err(peer(PeerMisbehaved::OutOfRange(tag)));
     }
     Ok(values)
 }
 
 /// Result of a free operation on bundles: recorded where it fails.
-fn record(error: &mut Option<String>, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
+fn record(error: &mut FirstError, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
     r.unwrap_or_else(|e| {
-        error.get_or_insert_with(|| e.to_string());
+        record_first(error, e);
         placeholder(set)
     })
 }
@@ -178,18 +185,6 @@ impl<C: Channel> EvaluatorSession<C> {
 }
 
 impl<C: Channel> ProgramGarbler<'_, C> {
-    fn fail(&mut self, e: impl std::fmt::Display) {
-        self.error.get_or_insert_with(|| e.to_string());
-    }
-
-    /// `out`, unless an error was recorded.
-    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
-        match &self.error {
-            Some(e) => Err(ProgramError::Peer(e.clone())),
-            None => Ok(out),
-        }
-    }
-
     /// Sends the pending arithmetic rows as one frame.
     pub(super) fn send_arith_rows(&mut self) -> Result<(), NetError> {
         if !self.arith_rows.is_empty() {
@@ -277,7 +272,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
         let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
-        self.fail(&msg);
+        self.fail(SessionError::Input(msg));
         e
     }
 
@@ -285,7 +280,11 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn arith_synced(&mut self) -> Result<&mut ArithGarbler, ProgramError> {
         self.start_arith();
         self.sync()?;
-        self.s.arith.as_mut().ok_or_else(|| peer("no arithmetic garbler"))
+        Ok(self
+            .s
+            .arith
+            .as_mut()
+            .expect("start_arith creates the garbler or records why it could not"))
     }
 }
 
@@ -394,7 +393,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
         let set = a.set();
         let len = set.primes().len() * RESIDUE_BYTES;
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, len).map_err(peer)?;
-        let colours = decode_residues(&colours, set, "colours")?;
+        let colours = decode_residues(&colours, set, Tag::OutputColours)?;
         let residues: Vec<u64> = colours
             .iter()
             .zip(&decoding)
@@ -406,18 +405,6 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
 }
 
 impl<C: Channel> ProgramEvaluator<'_, C> {
-    fn fail(&mut self, e: impl std::fmt::Display) {
-        self.error.get_or_insert_with(|| e.to_string());
-    }
-
-    /// `out`, unless an error was recorded.
-    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
-        match &self.error {
-            Some(e) => Err(ProgramError::Peer(e.clone())),
-            None => Ok(out),
-        }
-    }
-
     /// Reads the garbler's arithmetic key at the first CRT value of the session.
     fn start_arith(&mut self) {
         if self.s.arith.is_some() || self.error.is_some() {
@@ -430,7 +417,11 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         };
         match key.map(<[u8; KEY_BYTES]>::try_from) {
             Ok(Ok(key)) => self.s.arith = Some(ArithEvaluator::new(key)),
-            Ok(Err(_)) => self.fail("the arithmetic key frame has the wrong length"),
+            Ok(Err(frame)) => self.fail(PeerMisbehaved::WrongLength {
+                tag: Tag::ArithTables,
+                len: frame.len(),
+                expected: KEY_BYTES,
+            }),
             Err(e) => self.fail(e),
         }
     }
@@ -445,7 +436,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             }
             let len = recv_frame_header(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 {
-                return Err(NetError::Protocol("empty arithmetic table frame".into()));
+                return Err(PeerMisbehaved::EmptyFrame(Tag::ArithTables).into());
             }
             let room = inbox.make_room(len);
             self.s.ch.recv(&mut inbox.bytes[room.clone()])?;
@@ -467,9 +458,9 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         if self.error.is_some() {
             return fallback();
         }
-        let range = match bytes.map_err(|e| e.to_string()) {
-            Ok(n) => self.pull_arith(n).map_err(|e| e.to_string()),
-            Err(e) => Err(e),
+        let range = match bytes {
+            Ok(n) => self.pull_arith(n).map_err(SessionError::from),
+            Err(e) => Err(SessionError::from(e)),
         };
         let (range, evaluator) = match (range, self.s.arith.as_mut()) {
             (Ok(r), Some(ev)) => (r, ev),
@@ -491,7 +482,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
         let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
-        self.fail(&msg);
+        self.fail(SessionError::Input(msg));
         e
     }
 }
@@ -519,7 +510,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                     .sum();
                 let bytes = recv_frame(&mut self.s.ch, Tag::GarblerLabels, len).map_err(peer)?;
                 ArithEvaluator::read_bundle(set, &bytes)
-                    .map_err(|e| peer(format!("the garbler's CRT input #{index}: {e}")))
+                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))
             }
             Owner::Evaluator => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
@@ -602,7 +593,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         let learned = if reveal.evaluator_learns() {
             let len = set.primes().len() * RESIDUE_BYTES;
             let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
-            let decoding = decode_residues(&bytes, set, "decoding")?;
+            let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
             Some(ArithEvaluator::decode_bundle(a, &decoding).map_err(peer)?)
         } else {
             None
