@@ -1,34 +1,21 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// Who supplies an input value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Owner {
-    Garbler,
-    Evaluator,
-}
-
-/// Who learns an output value of a two-party run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Audience {
-    Garbler,
-    Evaluator,
-    Both,
-}
+use mixgc_circuit::{Audience, PartyId};
 
 /// Why a program could not run on a backend.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ProgramError {
-    #[error("input #{index} of the {owner:?} must be {expected} bits, got {got}")]
+    #[error("input #{index} of the {owner} must be {expected} bits, got {got}")]
     InputWidth {
         index: usize,
-        owner: Owner,
+        owner: PartyId,
         expected: u32,
         got: usize,
     },
-    #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
-    MissingInput { index: usize, owner: Owner },
+    #[error("the plaintext backend needs the value of input #{index} of the {owner}")]
+    MissingInput { index: usize, owner: PartyId },
     /// A value outside the range its type can hold (e.g. a CRT input ≥ N).
     #[error("{0}")]
     OutOfRange(String),
@@ -40,6 +27,10 @@ pub enum ProgramError {
     /// backend's own error (a session error) is kept whole.
     #[error(transparent)]
     Peer(PeerError),
+    /// A party a two-party backend does not have (an input owner beyond the garbler and
+    /// the evaluator).
+    #[error("a two-party run has no {0}")]
+    NoSuchParty(PartyId),
     /// An operation this backend does not offer (e.g. an input declared on lanes).
     #[error("{0}")]
     Unsupported(&'static str),
@@ -96,7 +87,7 @@ impl Eq for PeerError {}
 /// that compute on the party's own values.
 pub fn checked_input(
     index: usize,
-    owner: Owner,
+    owner: PartyId,
     width: u32,
     value: Option<&[bool]>,
 ) -> Result<&[bool], ProgramError> {
@@ -135,7 +126,7 @@ pub trait Backend {
     /// first) is the owner's secret: backends that compute on values need it, others ignore it.
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Self::Wire>, ProgramError>;

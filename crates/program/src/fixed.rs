@@ -26,7 +26,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use crate::gadgets;
 use crate::value::to_i128;
-use crate::{Backend, Bit, Ctx, Owner, ProgramError, SInt, Selectable};
+use crate::{Backend, Bit, Ctx, PartyId, ProgramError, SInt, Selectable};
 
 /// Why a fixed-point value could not be made.
 #[derive(Debug, PartialEq, thiserror::Error)]
@@ -164,7 +164,7 @@ impl<B: Backend> Ctx<B> {
     /// the plaintext backend). A value that does not fit `format` is an error.
     pub fn input_fixed(
         &self,
-        owner: Owner,
+        owner: PartyId,
         format: FixedFormat,
         value: Option<f64>,
     ) -> Result<Fixed<B>, FixedError> {

@@ -35,8 +35,10 @@ use crate::frames::FrameSchedule;
 use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
-use crate::terms::{bits_of, check_inputs};
-use crate::{EvaluatorSession, GarblerSession, Outcome, Reveal, SessionError, Terms, PROTOCOL_VERSION};
+use crate::terms::{bits_of, check_inputs, reveal_code, reveal_of_code};
+use crate::{
+    Audience, EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION,
+};
 
 /// What the garbler keeps of a garbling made ahead of time. Secret: it holds Δ.
 pub struct GarblerPrep {
@@ -45,7 +47,7 @@ pub struct GarblerPrep {
     input_widths: Vec<u32>,
     output_widths: Vec<u32>,
     garbler_values: u32,
-    reveal: Reveal,
+    reveal: Audience,
     delta: Block,
     /// Zero-labels of the garbler's input bits, in circuit order.
     own_zero: Vec<Block>,
@@ -64,7 +66,7 @@ pub struct EvaluatorPrep {
     stream_digest: [u8; 32],
     input_widths: Vec<u32>,
     garbler_values: u32,
-    reveal: Reveal,
+    reveal: Audience,
     hash: HashKind,
     hash_seed: Block,
     /// Global index of the garbling's first AND gate.
@@ -75,6 +77,11 @@ pub struct EvaluatorPrep {
     labels: Vec<Block>,
     /// Output decoding, if the evaluator learns the outputs.
     decoding: Option<Vec<bool>>,
+}
+
+/// The reveal code of a preprocessed garbling's audience, which passed [`agree_on_circuit`].
+fn stored_reveal_code(reveal: Audience) -> u32 {
+    reveal_code(reveal).expect("the circuit header refuses other audiences") as u32
 }
 
 const GARBLER_MAGIC: &[u8; 8] = b"MIXGCPG1";
@@ -108,7 +115,7 @@ impl GarblerPrep {
             .u32s(&self.input_widths)
             .u32s(&self.output_widths)
             .u32(self.garbler_values)
-            .u32(self.reveal.code() as u32)
+            .u32(stored_reveal_code(self.reveal))
             .blocks(&[self.delta])
             .blocks(&self.own_zero)
             .blocks(&self.their_masks)
@@ -129,7 +136,7 @@ impl GarblerPrep {
             let input_widths = r.u32s(MAX_VALUES)?;
             let output_widths = r.u32s(MAX_VALUES)?;
             let garbler_values = r.u32()?;
-            let reveal = Reveal::from_code(u8::try_from(r.u32()?).ok()?)?;
+            let reveal = reveal_of_code(u8::try_from(r.u32()?).ok()?)?;
             let delta = *r.blocks()?.first()?;
             let own_zero = r.blocks()?;
             let their_masks = r.blocks()?;
@@ -183,7 +190,7 @@ impl EvaluatorPrep {
             .bytes(&self.stream_digest)
             .u32s(&self.input_widths)
             .u32(self.garbler_values)
-            .u32(self.reveal.code() as u32)
+            .u32(stored_reveal_code(self.reveal))
             .u32(self.hash.code() as u32)
             .blocks(&[self.hash_seed])
             .u64(self.first_and)
@@ -209,7 +216,7 @@ impl EvaluatorPrep {
                 stream_digest: r.array()?,
                 input_widths: r.u32s(MAX_VALUES)?,
                 garbler_values: r.u32()?,
-                reveal: Reveal::from_code(u8::try_from(r.u32()?).ok()?)?,
+                reveal: reveal_of_code(u8::try_from(r.u32()?).ok()?)?,
                 hash: HashKind::from_code(u8::try_from(r.u32()?).ok()?)?,
                 hash_seed: *r.blocks()?.first()?,
                 first_and: r.u64()?,
@@ -283,7 +290,7 @@ impl<C: Channel> GarblerSession<C> {
             mine: &mine,
             frames: FrameSchedule::new(self.batch_bytes),
         };
-        let learns = terms.reveal.evaluator_learns();
+        let learns = terms.reveal.contains(PartyId::EVALUATOR);
         let decoding = send_all(&mut self.ch, self.io_thread, |out| {
             let decoding = producer.garble(&zero, consts, out)?;
             if learns {
@@ -361,7 +368,7 @@ impl<C: Channel> EvaluatorSession<C> {
             inbox.recycle(tables);
         }
         let outputs = header.output_slots().len();
-        let decoding = match terms.reveal.evaluator_learns() {
+        let decoding = match terms.reveal.contains(PartyId::EVALUATOR) {
             true => Some(
                 unpack(&inbox.recv(Tag::OutputDecoding, outputs.div_ceil(8))?, outputs)
                     .expect("length checked"),
@@ -483,7 +490,7 @@ fn garbler_online_inner<C: Channel>(
     send_frame(ch, Tag::LabelCorrections, Block::slice_as_bytes(&corrections))?;
     ch.flush()?;
 
-    let outputs = if prep.reveal.garbler_learns() {
+    let outputs = if prep.reveal.contains(PartyId::GARBLER) {
         let n = prep.decoding.len();
         let colours = recv_frame(ch, Tag::OutputColours, n.div_ceil(8))?;
         let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
@@ -577,7 +584,7 @@ fn evaluator_online_inner<C: Channel>(
     };
     consumer.instance(&my_labels, &mut stored)?;
     let colours: Vec<bool> = core.output_labels(&header).iter().map(|l| l.lsb()).collect();
-    if prep.reveal.garbler_learns() {
+    if prep.reveal.contains(PartyId::GARBLER) {
         send_frame(ch, Tag::OutputColours, &pack(&colours))?;
         ch.flush()?;
     }

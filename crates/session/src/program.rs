@@ -24,29 +24,12 @@ use mixgc_core::Block;
 use mixgc_net::{
     recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
 };
-use mixgc_program::{checked_input, Audience, Backend, Owner, PeerError, ProgramError};
+use mixgc_program::{checked_input, Audience, Backend, PartyId, PeerError, ProgramError};
 
 use crate::bits::{pack, unpack};
 use crate::frames::{FrameSchedule, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::agree_on_program;
-use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError};
-
-/// The audience of the run's default reveal mode, and back.
-fn audience(r: Reveal) -> Audience {
-    match r {
-        Reveal::Both => Audience::Both,
-        Reveal::Garbler => Audience::Garbler,
-        Reveal::Evaluator => Audience::Evaluator,
-    }
-}
-
-fn reveal(a: Audience) -> Reveal {
-    match a {
-        Audience::Both => Reveal::Both,
-        Audience::Garbler => Reveal::Garbler,
-        Audience::Evaluator => Reveal::Evaluator,
-    }
-}
+use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 fn peer(e: impl Into<SessionError>) -> ProgramError {
     ProgramError::Peer(PeerError::new(e.into()))
@@ -72,7 +55,7 @@ fn unless_failed<T>(first: &FirstError, out: T) -> Result<T, ProgramError> {
 /// The garbler's backend for one program run; see the module docs.
 pub struct ProgramGarbler<'s, C: Channel> {
     s: &'s mut GarblerSession<C>,
-    reveal: Reveal,
+    reveal: Audience,
     /// Zero-labels of the constants 0 and 1.
     consts: [Block; 2],
     /// Rows not sent yet, and the sizes of the frames they go out in.
@@ -89,7 +72,11 @@ pub struct ProgramGarbler<'s, C: Channel> {
 impl<C: Channel> GarblerSession<C> {
     /// Starts a program run named `program` (both parties pass the same name and reveal
     /// mode). The AND index and Δ continue from the session, so tweaks never repeat.
-    pub fn program(&mut self, program: &str, reveal: Reveal) -> Result<ProgramGarbler<'_, C>, SessionError> {
+    pub fn program(
+        &mut self,
+        program: &str,
+        reveal: Audience,
+    ) -> Result<ProgramGarbler<'_, C>, SessionError> {
         agree_on_program(&mut self.ch, program, reveal)?;
         let delta = self.core.delta();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
@@ -212,7 +199,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
 
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Block>, ProgramError> {
@@ -221,7 +208,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         self.sync()?;
         let delta = self.s.core.delta();
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let value = checked_input(index, owner, width, value)?;
                 let zero: Vec<Block> = (0..width).map(|_| Block::random(&mut self.s.rng)).collect();
                 let active: Vec<Block> = zero
@@ -233,28 +220,27 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
                     .map_err(peer)?;
                 Ok(zero)
             }
-            Owner::Evaluator => self
+            PartyId::EVALUATOR => self
                 .s
                 .ot
                 .send_correlated(&mut self.s.ch, delta, width as usize)
                 .map_err(peer),
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
-        let to = audience(self.reveal);
-        self.output_to(wires, to)
+        self.output_to(wires, self.reveal)
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let decoding: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
-        if reveal.evaluator_learns() {
+        if to.contains(PartyId::EVALUATOR) {
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &pack(&decoding)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
-        if !reveal.garbler_learns() {
+        if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let n = decoding.len();
@@ -273,7 +259,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
 /// The evaluator's backend for one program run; see the module docs.
 pub struct ProgramEvaluator<'s, C: Channel> {
     s: &'s mut EvaluatorSession<C>,
-    reveal: Reveal,
+    reveal: Audience,
     /// Active labels of the constants 0 and 1.
     consts: [Block; 2],
     /// The current frame of rows and how far the program has used it.
@@ -290,7 +276,7 @@ impl<C: Channel> EvaluatorSession<C> {
     pub fn program(
         &mut self,
         program: &str,
-        reveal: Reveal,
+        reveal: Audience,
     ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
@@ -423,7 +409,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
 
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Block>, ProgramError> {
@@ -431,7 +417,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let frame =
                     recv_frame(&mut self.s.ch, Tag::GarblerLabels, width as usize * 16).map_err(peer)?;
                 if frame.len() != width as usize * 16 {
@@ -446,24 +432,23 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
                     .map(|c| Block::from_bytes(c.try_into().unwrap()))
                     .collect())
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 let value = checked_input(index, owner, width, value)?;
                 self.s.ot.receive_correlated(&mut self.s.ch, value).map_err(peer)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
-        let to = audience(self.reveal);
-        self.output_to(wires, to)
+        self.output_to(wires, self.reveal)
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let colours: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
         let n = colours.len();
-        let learned = if reveal.evaluator_learns() {
+        let learned = if to.contains(PartyId::EVALUATOR) {
             let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
             let d = unpack(&d, n).ok_or_else(|| {
                 peer(PeerMisbehaved::WrongLength {
@@ -476,7 +461,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
         } else {
             None
         };
-        if reveal.garbler_learns() {
+        if to.contains(PartyId::GARBLER) {
             send_frame(&mut self.s.ch, Tag::OutputColours, &pack(&colours)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }

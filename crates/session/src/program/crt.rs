@@ -50,10 +50,10 @@ use mixgc_core::{Block, Rng};
 use mixgc_net::{
     recv_frame, recv_frame_header, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
 };
-use mixgc_program::{Audience, CrtBackend, Owner, PrimeSet, ProgramError};
+use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{audience, peer, record_first, reveal, FirstError, ProgramEvaluator, ProgramGarbler};
+use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
 use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
@@ -118,14 +118,14 @@ fn same_set(a: &CrtBundle, b: &CrtBundle) -> Result<(), ArithError> {
 /// The owner's CRT input value, checked: present and below N.
 fn owned_value(
     index: usize,
-    owner: Owner,
+    owner: PartyId,
     set: &PrimeSet,
     value: Option<u128>,
 ) -> Result<u128, ProgramError> {
     let v = value.ok_or(ProgramError::MissingInput { index, owner })?;
     if v >= set.product() {
         return Err(ProgramError::OutOfRange(format!(
-            "CRT input #{index} of the {owner:?} is {v}, not below N = {}",
+            "CRT input #{index} of the {owner} is {v}, not below N = {}",
             set.product()
         )));
     }
@@ -293,7 +293,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<CrtBundle, ProgramError> {
@@ -301,7 +301,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
                 let g = self.arith_synced()?;
                 let zero = g.new_bundle(set);
@@ -309,7 +309,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                 send_frame(&mut self.s.ch, Tag::GarblerLabels, &active).map_err(peer)?;
                 Ok(zero)
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 self.arith_synced()?;
                 let delta = self.s.core.delta();
                 let count = residue_bit_counts(set).sum::<u32>() as usize;
@@ -324,6 +324,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                 );
                 self.checked(bundle)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
@@ -372,22 +373,20 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
     }
 
     fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        let to = audience(self.reveal);
-        self.crt_output_to(a, to)
+        self.crt_output_to(a, self.reveal)
     }
 
     /// Sends the decoding of each residue (its zero-label's colour) where the evaluator
     /// learns; reads the evaluator's colours where the garbler learns.
     fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let decoding = ArithGarbler::bundle_decoding(a);
-        if reveal.evaluator_learns() {
+        if to.contains(PartyId::EVALUATOR) {
             let bytes = encode_residues(decoding.iter().copied());
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &bytes).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
-        if !reveal.garbler_learns() {
+        if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let set = a.set();
@@ -492,7 +491,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<CrtBundle, ProgramError> {
@@ -500,7 +499,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 self.start_arith();
                 self.sync()?;
                 let len = set
@@ -512,7 +511,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                 ArithEvaluator::read_bundle(set, &bytes)
                     .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
                 self.start_arith();
                 self.sync()?;
@@ -529,6 +528,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                 );
                 self.checked(bundle)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
@@ -580,17 +580,15 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
     }
 
     fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        let to = audience(self.reveal);
-        self.crt_output_to(a, to)
+        self.crt_output_to(a, self.reveal)
     }
 
     /// Decodes with the garbler's decodings where the evaluator learns; sends the residues'
     /// colours where the garbler learns.
     fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let set = a.set();
-        let learned = if reveal.evaluator_learns() {
+        let learned = if to.contains(PartyId::EVALUATOR) {
             let len = set.primes().len() * RESIDUE_BYTES;
             let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
             let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
@@ -598,7 +596,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         } else {
             None
         };
-        if reveal.garbler_learns() {
+        if to.contains(PartyId::GARBLER) {
             let colours = encode_residues(a.wires().iter().map(|w| w.colour()));
             send_frame(&mut self.s.ch, Tag::OutputColours, &colours).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
