@@ -4,6 +4,7 @@ use crate::primes::{MAX_WIDTH, MIN_WIDTH};
 /// Why an arithmetic-garbling call failed. Bad moduli, labels, function tables, values and
 /// garbled tables are all reported as values; nothing in this crate panics on them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ArithError {
     /// A wire modulus that is neither an odd prime nor a power of two. Composite moduli
     /// are refused on purpose: a mod-86 label packed into 128 bits let the evaluator

@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Why a [`Circuit`](crate::Circuit) is not well formed, or why it cannot be evaluated on
 /// the inputs given. Gate indices are 0-based positions in the gate arrays.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CircuitError {
     /// The four gate arrays (`kind`, `a`, `b`, `out`) must have one entry per gate.
     #[error("gate arrays differ in length: kind {kind}, a {a}, b {b}, out {out}")]
@@ -109,6 +110,7 @@ impl ParseError {
 
 /// A textual value (see [`values`](crate::values)) could not be read.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ValueError {
     /// The string has no digits.
     #[error("empty value: expected hex digits")]

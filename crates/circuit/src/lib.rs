@@ -19,6 +19,7 @@ mod digest;
 mod error;
 mod eval;
 mod ir;
+mod party;
 mod random;
 mod stats;
 mod validate;
@@ -29,4 +30,5 @@ pub mod values;
 
 pub use error::{CircuitError, ParseError, ValueError};
 pub use ir::{Circuit, GateKind};
+pub use party::{Audience, PartyId, MAX_PARTIES};
 pub use stats::CircuitStats;

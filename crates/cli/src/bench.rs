@@ -25,14 +25,14 @@ use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::library;
-use mixgc_session::{Reveal, SessionConfig, Terms};
+use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::demo::AES_128;
 use crate::example::{random_values, LibraryRun};
 use crate::load::{from_circuit, load_text, Loaded};
-use crate::party::{execute, open, owned_values, Connection, Report, Role, SessionOptions};
+use crate::party::{execute, open, owned_values, role_parser, Connection, Report, SessionOptions};
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
 
@@ -189,8 +189,8 @@ pub enum Workload {
 
 #[derive(Args, Debug)]
 pub struct PartyArgs {
-    #[arg(long, value_enum)]
-    role: Role,
+    #[arg(long, value_parser = role_parser())]
+    role: PartyId,
     #[command(flatten)]
     connection: Connection,
     /// A built-in circuit workload (run as a compiled circuit)...
@@ -240,7 +240,7 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
             let recorded = library::record(op, args.width, args.size)?;
             let terms = Terms {
                 garbler_values: Some(recorded.garbler_values),
-                reveal: Reveal::Both,
+                reveal: Audience::BOTH,
             };
             // The whole circuit in memory: compiled, then executed from memory.
             let compiled = compile(&recorded.circuit);
@@ -256,7 +256,7 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         (None, Some(w)) => {
             let terms = Terms {
                 garbler_values: None,
-                reveal: Reveal::Both,
+                reveal: Audience::BOTH,
             };
             run_compiled(&args, &cfg, &workload(w)?.compiled, &terms)?
         }
@@ -287,7 +287,7 @@ fn run_compiled(
 
 /// `executions` random input sets of the values `role` owns in `circuit` under `terms`.
 fn random_batch(
-    role: Role,
+    role: PartyId,
     terms: &Terms,
     circuit: &CompiledCircuit,
     executions: usize,

@@ -6,12 +6,12 @@ use clap::Args;
 use mixgc_circuit::values;
 use mixgc_net::TcpChannel;
 use mixgc_program::library;
-use mixgc_session::{Reveal, SessionConfig, Terms};
+use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
 use rand::Rng;
 
 use crate::example::{random_values, LibraryRun};
 use crate::load::{from_circuit, load_text, Loaded};
-use crate::party::{execute, Report, Role};
+use crate::party::{execute, Report};
 use crate::summary::{bytes, thousands};
 use crate::CliError;
 
@@ -100,8 +100,8 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
 /// checked against the plaintext backend.
 fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(), CliError> {
     let op = LibraryRun::new(name, width, size)?;
-    let (gv, widths) = op.owned(Role::Garbler);
-    let (ev, _) = op.owned(Role::Evaluator);
+    let (gv, widths) = op.owned(PartyId::GARBLER);
+    let (ev, _) = op.owned(PartyId::EVALUATOR);
     let (gin, ein) = (random_values(&gv, &widths), random_values(&ev, &widths));
     let hex = |v: &[Vec<bool>]| v.iter().map(|x| values::to_hex(x)).collect::<Vec<_>>().join(",");
     say!("mixgc demo {name}: garbler and evaluator on two threads over TCP on 127.0.0.1,");
@@ -113,11 +113,11 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     let (g, e) = thread::scope(|s| -> Result<(Report, Report), CliError> {
         let evaluator = s.spawn(|| -> Result<Report, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            op.run(ch, Role::Evaluator, &cfg, ein.clone())
+            op.run(ch, PartyId::EVALUATOR, &cfg, ein.clone())
         });
         let garbler = TcpChannel::accept(&listener, cfg.timeout)
             .map_err(CliError::from)
-            .and_then(|ch| op.run(ch, Role::Garbler, &cfg, gin.clone()));
+            .and_then(|ch| op.run(ch, PartyId::GARBLER, &cfg, gin.clone()));
         let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
         Ok((garbler?, evaluator?))
     })?;
@@ -176,7 +176,7 @@ pub fn two_party(
 ) -> Result<(Report, Report), CliError> {
     let terms = Terms {
         garbler_values: Some(garbler_inputs.len()),
-        reveal: Reveal::Both,
+        reveal: Audience::BOTH,
     };
     let (gv, ev) = terms.owners(c.compiled.input_widths())?;
     let parse = |owned: &[usize], hex: &[&str]| -> Result<Vec<Vec<bool>>, CliError> {
@@ -194,7 +194,7 @@ pub fn two_party(
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
             execute(
                 ch,
-                Role::Evaluator,
+                PartyId::EVALUATOR,
                 &cfg,
                 &c.compiled,
                 &terms,
@@ -206,7 +206,7 @@ pub fn two_party(
             .and_then(|ch| {
                 execute(
                     ch,
-                    Role::Garbler,
+                    PartyId::GARBLER,
                     &cfg,
                     &c.compiled,
                     &terms,

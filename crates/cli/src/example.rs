@@ -8,13 +8,13 @@ use clap::Args;
 use mixgc_circuit::values;
 use mixgc_net::Channel;
 use mixgc_program::library::{self, Supply};
-use mixgc_program::Owner;
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
+use mixgc_program::PartyId;
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig};
 use rand::Rng;
 
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit, LABEL_BYTES};
-use crate::party::{open, print_report, Connection, Report, Role, SessionOptions};
+use crate::party::{open, print_report, role_parser, Connection, Report, SessionOptions};
 use crate::CliError;
 
 #[derive(Args, Debug)]
@@ -34,8 +34,8 @@ pub struct ExampleArgs {
     /// Example or library op (see `mixgc ops`).
     name: String,
     /// This party's role.
-    #[arg(long, value_enum)]
-    role: Role,
+    #[arg(long, value_parser = role_parser())]
+    role: PartyId,
     #[command(flatten)]
     connection: Connection,
     /// This party's input values, hex as for `mixgc run`; random if left out.
@@ -57,17 +57,13 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
     let op = LibraryRun::new(&args.name, args.width, args.size)?;
     let (owned, widths) = op.owned(args.role);
     let (inputs, note) = match args.input.as_deref() {
-        Some(hex) => (parse_inputs(args.role.name(), Some(hex), &owned, &widths)?, None),
+        Some(hex) => (parse_inputs(args.role, Some(hex), &owned, &widths)?, None),
         None => {
             let inputs = random_values(&owned, &widths);
             let shown: Vec<String> = inputs.iter().map(|v| values::to_hex(v)).collect();
             (
                 inputs,
-                Some(format!(
-                    "{} input (random): {}",
-                    args.role.name(),
-                    shown.join(",")
-                )),
+                Some(format!("{} input (random): {}", args.role, shown.join(","))),
             )
         }
     };
@@ -93,7 +89,7 @@ pub struct LibraryRun {
     width: Option<u32>,
     size: Option<usize>,
     /// Owner and width of each input value, in order.
-    inputs: Vec<(Owner, u32)>,
+    inputs: Vec<(PartyId, u32)>,
     /// The most wires alive at once on the cost counter (see [`mixgc_program::Counter`]).
     pub peak_live_wires: u64,
 }
@@ -111,10 +107,9 @@ impl LibraryRun {
     }
 
     /// The input values `role` owns (indices) and every input's width.
-    pub fn owned(&self, role: Role) -> (Vec<usize>, Vec<u32>) {
-        let owner = role.owner();
+    pub fn owned(&self, role: PartyId) -> (Vec<usize>, Vec<u32>) {
         let owned = (0..self.inputs.len())
-            .filter(|&i| self.inputs[i].0 == owner)
+            .filter(|&i| self.inputs[i].0 == role)
             .collect();
         (owned, self.inputs.iter().map(|&(_, w)| w).collect())
     }
@@ -123,41 +118,38 @@ impl LibraryRun {
     pub fn run<C: Channel>(
         &self,
         ch: C,
-        role: Role,
+        role: PartyId,
         cfg: &SessionConfig,
         inputs: Vec<Vec<bool>>,
     ) -> Result<Report, CliError> {
         let start = Instant::now();
         let run_name = library::run_name(&self.name, self.width, self.size)?;
-        let mut supply = Supply::of(role.owner(), inputs);
+        let mut supply = Supply::of(role, inputs);
         let (name, width, size) = (self.name.as_str(), self.width, self.size);
-        let (learned, ands, sent, received, base_ot) = match role {
-            Role::Garbler => {
-                let mut s = GarblerSession::setup(ch, cfg)?;
-                let mut backend = s.program(&run_name, Reveal::Both)?;
-                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-                let ands = backend.finish()?;
-                (
-                    learned,
-                    ands,
-                    s.channel().bytes_sent(),
-                    s.channel().bytes_received(),
-                    s.base_ot_time(),
-                )
-            }
-            Role::Evaluator => {
-                let mut s = EvaluatorSession::setup(ch, cfg)?;
-                let mut backend = s.program(&run_name, Reveal::Both)?;
-                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-                let ands = backend.finish()?;
-                (
-                    learned,
-                    ands,
-                    s.channel().bytes_sent(),
-                    s.channel().bytes_received(),
-                    s.base_ot_time(),
-                )
-            }
+        let (learned, ands, sent, received, base_ot) = if role == PartyId::GARBLER {
+            let mut s = GarblerSession::setup(ch, cfg)?;
+            let mut backend = s.program(&run_name, Audience::BOTH)?;
+            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+            let ands = backend.finish()?;
+            (
+                learned,
+                ands,
+                s.channel().bytes_sent(),
+                s.channel().bytes_received(),
+                s.base_ot_time(),
+            )
+        } else {
+            let mut s = EvaluatorSession::setup(ch, cfg)?;
+            let mut backend = s.program(&run_name, Audience::BOTH)?;
+            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+            let ands = backend.finish()?;
+            (
+                learned,
+                ands,
+                s.channel().bytes_sent(),
+                s.channel().bytes_received(),
+                s.base_ot_time(),
+            )
         };
         let outputs = learned.into_iter().collect::<Option<Vec<_>>>();
         Ok(Report {

@@ -13,11 +13,11 @@ use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::Ctx;
 use mixgc_session::planner::{self as phased, lenet_expected, LenetRun};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig};
 use rand::Rng;
 use serde::Serialize;
 
-use crate::party::{open, Connection, Role, SessionOptions};
+use crate::party::{open, role_parser, Connection, SessionOptions};
 use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
@@ -63,8 +63,8 @@ pub struct LenetArgs {
     #[arg(long)]
     json: bool,
     /// Run one party of a two-party run over TCP instead (needs --listen or --connect).
-    #[arg(long, value_enum)]
-    role: Option<Role>,
+    #[arg(long, value_parser = role_parser())]
+    role: Option<PartyId>,
     /// With --role: wait for the peer on ADDR.
     #[arg(long, value_name = "ADDR", requires = "role", conflicts_with = "connect")]
     listen: Option<String>,
@@ -271,7 +271,7 @@ pub(crate) fn random_inputs(rng: &mut impl Rng, layer: &ConvLayer) -> (Vec<i64>,
 }
 
 /// One party of a two-process run over TCP.
-fn party(args: &LenetArgs, role: Role) -> Result<(), CliError> {
+fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     let filters = args.filters.map_or(ConvShape::LENET.filters, usize::from);
     let layer = layer(args.width, usize::from(args.input), filters)?;
     let seed = args.seed.unwrap_or_else(rand::random);
@@ -286,31 +286,28 @@ fn party(args: &LenetArgs, role: Role) -> Result<(), CliError> {
     let cfg = args.session.config();
     let r = args.realization;
     let start = Instant::now();
-    let summary = match role {
-        Role::Garbler => {
-            let mut s = GarblerSession::setup(ch, &cfg)?;
-            let ctx = Ctx::new(s.program("lenet", Reveal::Evaluator)?);
-            lenet::run(&ctx, &layer, r, None, Some(&weights))?;
-            ctx.into_inner().ok_or("the program is still shared")?.finish()?;
-            format!(
-                "garbler: {} outputs garbled for the evaluator; sent {} B, received {} B",
-                layer.shape.outputs(),
-                s.channel().bytes_sent(),
-                s.channel().bytes_received()
-            )
-        }
-        Role::Evaluator => {
-            let mut s = EvaluatorSession::setup(ch, &cfg)?;
-            let ctx = Ctx::new(s.program("lenet", Reveal::Evaluator)?);
-            let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
-            ctx.into_inner().ok_or("the program is still shared")?.finish()?;
-            let checked = phased::check(&outputs, &lenet_expected(&layer, r, &image, &weights))?;
-            format!(
-                "evaluator: {checked} outputs, all equal to the plaintext layer; sent {} B, received {} B",
-                s.channel().bytes_sent(),
-                s.channel().bytes_received()
-            )
-        }
+    let summary = if role == PartyId::GARBLER {
+        let mut s = GarblerSession::setup(ch, &cfg)?;
+        let ctx = Ctx::new(s.program("lenet", Audience::only(PartyId::EVALUATOR))?);
+        lenet::run(&ctx, &layer, r, None, Some(&weights))?;
+        ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+        format!(
+            "garbler: {} outputs garbled for the evaluator; sent {} B, received {} B",
+            layer.shape.outputs(),
+            s.channel().bytes_sent(),
+            s.channel().bytes_received()
+        )
+    } else {
+        let mut s = EvaluatorSession::setup(ch, &cfg)?;
+        let ctx = Ctx::new(s.program("lenet", Audience::only(PartyId::EVALUATOR))?);
+        let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
+        ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+        let checked = phased::check(&outputs, &lenet_expected(&layer, r, &image, &weights))?;
+        format!(
+            "evaluator: {checked} outputs, all equal to the plaintext layer; sent {} B, received {} B",
+            s.channel().bytes_sent(),
+            s.channel().bytes_received()
+        )
     };
     write_stdout(&format!(
         "lenet {} at {} bits (primes {:?}): {summary}; {:.1} ms\n",

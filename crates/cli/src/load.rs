@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use mixgc_circuit::{bristol, values, Circuit};
+use mixgc_circuit::{bristol, values, Circuit, PartyId};
 use mixgc_compile::{
     compile, compile_with, is_stream_file, CompiledCircuit, GateStream, StreamFile, StreamHeader,
     DEFAULT_WINDOW,
@@ -134,7 +134,7 @@ impl Runnable {
 
 /// Parses `--input HEX[,HEX...]` for the values `owned` (indices into `widths`).
 pub fn parse_inputs(
-    role: &str,
+    role: PartyId,
     arg: Option<&str>,
     owned: &[usize],
     widths: &[u32],

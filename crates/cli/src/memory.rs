@@ -4,9 +4,8 @@
 //! memory is bounded by the batch).
 
 use clap::Args;
-use mixgc_session::{FIRST_FRAME_BYTES, QUEUE_FRAMES};
+use mixgc_session::{PartyId, FIRST_FRAME_BYTES, QUEUE_FRAMES};
 
-use crate::party::Role;
 use crate::summary::bytes;
 use crate::CliError;
 
@@ -114,7 +113,13 @@ pub struct Fit {
 impl MemoryLimit {
     /// Checks `est` against the limit. `advice` says what to do when even the smallest
     /// frames do not fit.
-    pub fn fit(&self, est: &Estimate, batch_bytes: usize, role: Role, advice: &str) -> Result<Fit, CliError> {
+    pub fn fit(
+        &self,
+        est: &Estimate,
+        batch_bytes: usize,
+        role: PartyId,
+        advice: &str,
+    ) -> Result<Fit, CliError> {
         let unchanged = Fit {
             batch_bytes,
             note: None,
@@ -129,8 +134,7 @@ impl MemoryLimit {
         let smallest = FIRST_FRAME_BYTES.min(batch_bytes);
         if est.total(smallest) > limit {
             return Err(format!(
-                "the {} needs about {} ({}), more than --memory-limit {}; {advice}",
-                role.name(),
+                "the {role} needs about {} ({}), more than --memory-limit {}; {advice}",
                 bytes(total),
                 est.breakdown(batch_bytes),
                 bytes(limit)
@@ -140,11 +144,10 @@ impl MemoryLimit {
         // Whole KiB, at least the first frame's size.
         let room = (limit - est.fixed()) / est.frame_buffers.max(1);
         let lowered = ((room as usize) & !1023).max(smallest);
-        let garbler_note = match role {
-            Role::Garbler => String::new(),
-            Role::Evaluator => {
-                format!("; frames are sized by the garbler: give it --batch-bytes {lowered} too")
-            }
+        let garbler_note = if role == PartyId::GARBLER {
+            String::new()
+        } else {
+            format!("; frames are sized by the garbler: give it --batch-bytes {lowered} too")
         };
         Ok(Fit {
             batch_bytes: lowered,
@@ -198,17 +201,17 @@ mod tests {
     fn frames_shrink_before_a_run_is_refused() {
         let est = Estimate::new(6).with("slots", 1 << 20);
         let none = MemoryLimit { limit: None }
-            .fit(&est, 1 << 20, Role::Garbler, "")
+            .fit(&est, 1 << 20, PartyId::GARBLER, "")
             .unwrap();
         assert_eq!((none.batch_bytes, none.note.is_none()), (1 << 20, true));
-        let roomy = limit(8 << 20).fit(&est, 1 << 20, Role::Garbler, "").unwrap();
+        let roomy = limit(8 << 20).fit(&est, 1 << 20, PartyId::GARBLER, "").unwrap();
         assert_eq!((roomy.batch_bytes, roomy.note.is_none()), (1 << 20, true));
-        let tight = limit(4 << 20).fit(&est, 1 << 20, Role::Evaluator, "").unwrap();
+        let tight = limit(4 << 20).fit(&est, 1 << 20, PartyId::EVALUATOR, "").unwrap();
         assert_eq!(tight.batch_bytes, 524_288);
         assert!(est.total(tight.batch_bytes) <= 4 << 20);
         assert!(tight.note.unwrap().contains("give it --batch-bytes 524288"));
         let e = limit(1 << 20)
-            .fit(&est, 1 << 20, Role::Garbler, "do X")
+            .fit(&est, 1 << 20, PartyId::GARBLER, "do X")
             .unwrap_err();
         let e = e.to_string();
         assert!(

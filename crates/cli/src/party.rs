@@ -2,35 +2,28 @@
 
 use std::time::{Duration, Instant};
 
+use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use mixgc_compile::{CompiledCircuit, GateStream};
 use mixgc_core::HashKind;
 use mixgc_net::{Channel, NetError, TcpChannel};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms, MAX_THREADS};
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, Terms, MAX_THREADS};
 
 use crate::CliError;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Role {
+/// The names `--role` accepts.
+#[derive(Clone, Copy, ValueEnum)]
+enum RoleName {
     Garbler,
     Evaluator,
 }
 
-impl Role {
-    /// The program interface's name for this party.
-    pub fn owner(self) -> mixgc_program::Owner {
-        match self {
-            Role::Garbler => mixgc_program::Owner::Garbler,
-            Role::Evaluator => mixgc_program::Owner::Evaluator,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Garbler => "garbler",
-            Role::Evaluator => "evaluator",
-        }
-    }
+/// Parses `--role garbler|evaluator` into the party.
+pub fn role_parser() -> impl TypedValueParser<Value = PartyId> {
+    EnumValueParser::<RoleName>::new().map(|name| match name {
+        RoleName::Garbler => PartyId::GARBLER,
+        RoleName::Evaluator => PartyId::EVALUATOR,
+    })
 }
 
 /// How a party reaches its peer and what session settings it uses.
@@ -133,7 +126,7 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError
 
 /// What one party's run produced and cost.
 pub struct Report {
-    pub role: Role,
+    pub role: PartyId,
     /// Outputs of the first (usually only) instance, if this party learns them.
     pub outputs: Option<Vec<Vec<bool>>>,
     pub ands: u64,
@@ -148,7 +141,7 @@ pub struct Report {
 /// executes `circuit` once per input set in `batch`.
 pub fn execute<C: Channel>(
     ch: C,
-    role: Role,
+    role: PartyId,
     cfg: &SessionConfig,
     circuit: &CompiledCircuit,
     terms: &Terms,
@@ -160,34 +153,31 @@ pub fn execute<C: Channel>(
 /// [`execute`] on any [`GateStream`], e.g. a compiled-stream file read chunk by chunk.
 pub fn execute_stream<C: Channel>(
     ch: C,
-    role: Role,
+    role: PartyId,
     cfg: &SessionConfig,
     circuit: &mut dyn GateStream,
     terms: &Terms,
     batch: &[Vec<Vec<bool>>],
 ) -> Result<Report, CliError> {
     let start = Instant::now();
-    let (outcomes, sent, received, base_ot) = match role {
-        Role::Garbler => {
-            let mut s = GarblerSession::setup(ch, cfg)?;
-            let o = s.execute_stream(circuit, terms, batch)?;
-            (
-                o,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
-        }
-        Role::Evaluator => {
-            let mut s = EvaluatorSession::setup(ch, cfg)?;
-            let o = s.execute_stream(circuit, terms, batch)?;
-            (
-                o,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
-        }
+    let (outcomes, sent, received, base_ot) = if role == PartyId::GARBLER {
+        let mut s = GarblerSession::setup(ch, cfg)?;
+        let o = s.execute_stream(circuit, terms, batch)?;
+        (
+            o,
+            s.channel().bytes_sent(),
+            s.channel().bytes_received(),
+            s.base_ot_time(),
+        )
+    } else {
+        let mut s = EvaluatorSession::setup(ch, cfg)?;
+        let o = s.execute_stream(circuit, terms, batch)?;
+        (
+            o,
+            s.channel().bytes_sent(),
+            s.channel().bytes_received(),
+            s.base_ot_time(),
+        )
     };
     Ok(Report {
         role,
@@ -215,12 +205,12 @@ pub fn print_report(report: &Report) -> Result<(), CliError> {
 }
 
 /// The input values `role` owns under `terms`.
-pub fn owned_values(role: Role, terms: &Terms, widths: &[u32]) -> Result<Vec<usize>, CliError> {
+pub fn owned_values(role: PartyId, terms: &Terms, widths: &[u32]) -> Result<Vec<usize>, CliError> {
     let (g, e) = terms.owners(widths)?;
-    Ok(if role == Role::Garbler { g } else { e })
+    Ok(if role == PartyId::GARBLER { g } else { e })
 }
 
-pub fn default_terms(garbler_values: Option<usize>, reveal: Reveal) -> Terms {
+pub fn default_terms(garbler_values: Option<usize>, reveal: Audience) -> Terms {
     Terms {
         garbler_values,
         reveal,

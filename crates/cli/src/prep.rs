@@ -10,12 +10,12 @@ use std::time::Instant;
 use clap::Args;
 use mixgc_net::{Channel, TcpChannel};
 use mixgc_session::{
-    evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Outcome,
-    Reveal, SessionError,
+    evaluator_online, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession,
+    Outcome, PartyId, SessionError,
 };
 
 use crate::load::{parse_inputs, ScheduleOptions};
-use crate::party::{default_terms, open, owned_values, Connection, Role, SessionOptions};
+use crate::party::{default_terms, open, owned_values, role_parser, Connection, SessionOptions};
 use crate::run::parse_reveal;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
@@ -31,8 +31,8 @@ pub struct PreprocessArgs {
     /// Circuit file.
     #[arg(long, value_name = "FILE")]
     circuit: PathBuf,
-    #[arg(long, value_enum)]
-    role: Role,
+    #[arg(long, value_parser = role_parser())]
+    role: PartyId,
     #[command(flatten)]
     connection: Connection,
     /// Where to store this party's side of the garbling (must not exist).
@@ -40,7 +40,7 @@ pub struct PreprocessArgs {
     state: PathBuf,
     /// Who will learn the outputs.
     #[arg(long, default_value = "both", value_parser = parse_reveal)]
-    reveal: Reveal,
+    reveal: Audience,
     /// Number of input values the garbler owns (default ⌈n/2⌉).
     #[arg(long, value_name = "K")]
     garbler_values: Option<usize>,
@@ -62,8 +62,8 @@ pub struct OnlineArgs {
     /// Circuit file (the evaluator's; the garbler needs only its state).
     #[arg(long, value_name = "FILE")]
     circuit: Option<PathBuf>,
-    #[arg(long, value_enum)]
-    role: Role,
+    #[arg(long, value_parser = role_parser())]
+    role: PartyId,
     #[command(flatten)]
     connection: Connection,
     /// This party's state from `mixgc preprocess`.
@@ -92,32 +92,29 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
     let ch = open(&args.connection, args.session.timeout())?;
     let cfg = args.session.config();
     let start = Instant::now();
-    let (id, stored, sent, received) = match args.role {
-        Role::Garbler => {
-            let mut s = GarblerSession::setup(ch, &cfg)?;
-            let prep = circuit.with_stream(|stream| s.preprocess(stream, &terms))?;
-            let state = prep.to_bytes();
-            file.write_all(&state).and_then(|()| file.sync_all())?;
-            let (sent, received) = ch_bytes(s.channel());
-            (prep.id(), state.len() as u64, sent, received)
-        }
-        Role::Evaluator => {
-            let mut s = EvaluatorSession::setup(ch, &cfg)?;
-            let mut w = BufWriter::new(&mut file);
-            w.write_all(STORE_MAGIC)?;
-            let prep = s.preprocess(&header, &terms, &mut w)?;
-            let state = prep.to_bytes();
-            w.write_all(&state)?;
-            w.write_all(&(state.len() as u64).to_le_bytes())?;
-            w.write_all(STORE_MAGIC)?;
-            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            let (sent, received) = ch_bytes(s.channel());
-            (prep.id(), prep.table_bytes(), sent, received)
-        }
+    let (id, stored, sent, received) = if args.role == PartyId::GARBLER {
+        let mut s = GarblerSession::setup(ch, &cfg)?;
+        let prep = circuit.with_stream(|stream| s.preprocess(stream, &terms))?;
+        let state = prep.to_bytes();
+        file.write_all(&state).and_then(|()| file.sync_all())?;
+        let (sent, received) = ch_bytes(s.channel());
+        (prep.id(), state.len() as u64, sent, received)
+    } else {
+        let mut s = EvaluatorSession::setup(ch, &cfg)?;
+        let mut w = BufWriter::new(&mut file);
+        w.write_all(STORE_MAGIC)?;
+        let prep = s.preprocess(&header, &terms, &mut w)?;
+        let state = prep.to_bytes();
+        w.write_all(&state)?;
+        w.write_all(&(state.len() as u64).to_le_bytes())?;
+        w.write_all(STORE_MAGIC)?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let (sent, received) = ch_bytes(s.channel());
+        (prep.id(), prep.table_bytes(), sent, received)
     };
     eprintln!(
         "{}: preprocessed garbling {} of {} ANDs, stored {} in {}, sent {}, received {}, {:.2} ms",
-        args.role.name(),
+        args.role,
         hex8(&id),
         thousands(header.num_ands()),
         bytes(stored),
@@ -132,34 +129,31 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
 pub fn online(args: OnlineArgs) -> Result<(), CliError> {
     let timeout = std::time::Duration::from_secs(args.timeout.max(1));
     let connection = &args.connection;
-    let (outcome, latency, sent, received) = match args.role {
-        Role::Garbler => {
-            let prep = claim_garbler_state(&args.state)?;
-            let inputs = party_inputs(
-                Role::Garbler,
-                prep.input_widths(),
-                &prep.terms(),
-                args.input.as_deref(),
-            )?;
-            timed(connection, timeout, |ch| garbler_online(ch, prep, &inputs))?
-        }
-        Role::Evaluator => {
-            let path = args
-                .circuit
-                .as_ref()
-                .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
-            let mut circuit = args.schedule.open(path)?;
-            let (prep, mut tables) = open_store(&args.state)?;
-            let inputs = party_inputs(
-                Role::Evaluator,
-                prep.input_widths(),
-                &prep.terms(),
-                args.input.as_deref(),
-            )?;
-            timed(connection, timeout, |ch| {
-                circuit.with_stream(|stream| evaluator_online(ch, &prep, stream, &mut tables, &inputs))
-            })?
-        }
+    let (outcome, latency, sent, received) = if args.role == PartyId::GARBLER {
+        let prep = claim_garbler_state(&args.state)?;
+        let inputs = party_inputs(
+            PartyId::GARBLER,
+            prep.input_widths(),
+            &prep.terms(),
+            args.input.as_deref(),
+        )?;
+        timed(connection, timeout, |ch| garbler_online(ch, prep, &inputs))?
+    } else {
+        let path = args
+            .circuit
+            .as_ref()
+            .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
+        let mut circuit = args.schedule.open(path)?;
+        let (prep, mut tables) = open_store(&args.state)?;
+        let inputs = party_inputs(
+            PartyId::EVALUATOR,
+            prep.input_widths(),
+            &prep.terms(),
+            args.input.as_deref(),
+        )?;
+        timed(connection, timeout, |ch| {
+            circuit.with_stream(|stream| evaluator_online(ch, &prep, stream, &mut tables, &inputs))
+        })?
     };
     if let Some(outputs) = &outcome.outputs {
         let text: String = outputs
@@ -170,7 +164,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
     }
     eprintln!(
         "{}: online {:.3} ms (connection to outputs), {} ANDs evaluated from storage, sent {}, received {}",
-        args.role.name(),
+        args.role,
         latency.as_secs_f64() * 1e3,
         thousands(outcome.ands),
         bytes(sent),
@@ -200,13 +194,13 @@ fn ch_bytes(ch: &impl Channel) -> (u64, u64) {
 /// Parses this party's `--input` against the widths and ownership of the preprocessed
 /// garbling.
 fn party_inputs(
-    role: Role,
+    role: PartyId,
     widths: &[u32],
     terms: &mixgc_session::Terms,
     input: Option<&str>,
 ) -> Result<Vec<Vec<bool>>, CliError> {
     let owned = owned_values(role, terms, widths)?;
-    parse_inputs(role.name(), input, &owned, widths)
+    parse_inputs(role, input, &owned, widths)
 }
 
 /// Creates `path` for writing, refusing to overwrite (a state file holds a single-use

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_session::Reveal;
+use mixgc_session::{Audience, PartyId};
 
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{
-    default_terms, execute_stream, open, owned_values, print_report, Connection, Role, SessionOptions,
+    default_terms, execute_stream, open, owned_values, print_report, role_parser, Connection, SessionOptions,
 };
 use crate::CliError;
 
@@ -20,8 +20,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     circuit: PathBuf,
     /// This party's role.
-    #[arg(long, value_enum)]
-    role: Role,
+    #[arg(long, value_parser = role_parser())]
+    role: PartyId,
     #[command(flatten)]
     connection: Connection,
     /// This party's input values in circuit order, hex without 0x (either case).
@@ -29,7 +29,7 @@ pub struct RunArgs {
     input: Option<String>,
     /// Who learns the outputs.
     #[arg(long, default_value = "both", value_parser = parse_reveal)]
-    reveal: Reveal,
+    reveal: Audience,
     /// Number of input values the garbler owns (default ⌈n/2⌉).
     #[arg(long, value_name = "K")]
     garbler_values: Option<usize>,
@@ -60,7 +60,7 @@ mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:70
     )
 }
 
-pub fn parse_reveal(s: &str) -> Result<Reveal, String> {
+pub fn parse_reveal(s: &str) -> Result<Audience, String> {
     s.parse()
 }
 
@@ -69,7 +69,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let widths = runnable.header().input_widths().to_vec();
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;
-    let inputs = parse_inputs(args.role.name(), args.input.as_deref(), &owned, &widths)?;
+    let inputs = parse_inputs(args.role, args.input.as_deref(), &owned, &widths)?;
     let (estimate, advice) = runnable.estimate(session_frame_buffers(!args.session.single_threaded));
     let fit = args
         .memory

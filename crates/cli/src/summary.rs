@@ -38,7 +38,7 @@ pub fn line(r: &Report) -> String {
     let secs = r.elapsed.as_secs_f64();
     format!(
         "{}: {} ANDs, sent {}, received {}, {:.2} ms (base OT {:.2} ms), {}AND/s",
-        r.role.name(),
+        r.role,
         thousands(r.ands),
         bytes(r.bytes_sent),
         bytes(r.bytes_received),

@@ -340,6 +340,7 @@ pub trait GateStream {
 
 /// Why a stream could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StreamError {
     #[error("{0}")]
     Io(#[from] std::io::Error),

@@ -5,7 +5,7 @@ use mixgc_compile::{
     circuit_info, compile, compile_with, CompiledCircuit, Layout, Reorder, RunKind, MAX_PARALLEL_GATES,
 };
 use mixgc_program::gadgets::aes::aes128;
-use mixgc_program::{Backend, Owner, Recorder};
+use mixgc_program::{Backend, PartyId, Recorder};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -179,8 +179,8 @@ fn reordered_streams_come_in_parallel_blocks() {
 fn wide_aes(n: usize) -> Circuit {
     let mut r = Recorder::default();
     for _ in 0..n {
-        let key = r.input(Owner::Garbler, 128, None).unwrap();
-        let pt = r.input(Owner::Evaluator, 128, None).unwrap();
+        let key = r.input(PartyId::GARBLER, 128, None).unwrap();
+        let pt = r.input(PartyId::EVALUATOR, 128, None).unwrap();
         let ct = aes128(&mut r, &key, &pt);
         r.output(&ct).unwrap();
     }

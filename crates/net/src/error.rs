@@ -1,8 +1,11 @@
 use std::io;
 use std::time::Duration;
 
+use crate::Tag;
+
 /// Why talking to the peer failed. Every failure is an error value: nothing here panics.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NetError {
     #[error("the peer closed the connection")]
     Disconnected,
@@ -12,8 +15,79 @@ pub enum NetError {
     Connect { addr: String, source: io::Error },
     #[error("network error: {0}")]
     Io(io::Error),
+    /// The peer deviated from the protocol.
     #[error("the peer sent something unexpected: {0}")]
-    Protocol(String),
+    Peer(#[from] PeerMisbehaved),
+    /// The peer stopped and sent its reason (an `Abort` frame).
+    #[error("the peer stopped: {0}")]
+    PeerStopped(String),
+}
+
+/// How the peer deviated from the protocol: what it sent does not fit the step reading it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerMisbehaved {
+    /// A frame of another kind than the step reads; `got` is its tag byte.
+    #[error("expected a {expected} frame, got {}", frame_name(.got))]
+    UnexpectedFrame { expected: Tag, got: u8 },
+    /// A frame longer than the step accepts.
+    #[error("{tag} frame of {len} bytes exceeds the limit of {limit} bytes")]
+    FrameTooLong { tag: Tag, len: usize, limit: usize },
+    /// A frame of another length than what it carries needs.
+    #[error("{tag} frame of {len} bytes, expected {expected}")]
+    WrongLength { tag: Tag, len: usize, expected: usize },
+    /// A frame of garbled rows that is empty.
+    #[error("empty {0} frame")]
+    EmptyFrame(Tag),
+    /// A frame of garbled rows that ends inside a row.
+    #[error("{tag} frame of {len} bytes is not a whole number of {row_bytes}-byte rows")]
+    PartialRows { tag: Tag, len: usize, row_bytes: usize },
+    /// A frame whose bytes do not decode (a header, an id, a request).
+    #[error("malformed {0} frame")]
+    Malformed(Tag),
+    /// A frame holding a value outside the range it must lie in.
+    #[error("{0} frame holds a value out of range")]
+    OutOfRange(Tag),
+    /// The garbler's labels of its input #`index` do not fit the input's width.
+    #[error("the garbler's input #{index} has the wrong width ({len} bytes of labels, expected {expected})")]
+    InputLabels {
+        index: usize,
+        len: usize,
+        expected: usize,
+    },
+    /// The parties' programs took different paths.
+    #[error("the parties' programs diverged ({0})")]
+    ProgramsDiverged(Divergence),
+}
+
+/// Where a program run saw that the parties' programs took different paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Divergence {
+    /// Boolean and arithmetic rows arrived in another order than the program uses them.
+    RowsOutOfOrder,
+    /// A batch of ANDs would need rows of two frames.
+    BatchSpansFrames,
+    /// Garbled rows were left unused at an input or output.
+    RowsLeftOver,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Divergence::RowsOutOfOrder => "Boolean and arithmetic rows out of order",
+            Divergence::BatchSpansFrames => "a batch of ANDs spans frames",
+            Divergence::RowsLeftOver => "garbled rows left over at an input or output",
+        })
+    }
+}
+
+/// The name of the frame kind with tag byte `code`, or that it is unknown.
+fn frame_name(code: &u8) -> String {
+    match Tag::from_code(*code) {
+        Some(tag) => tag.to_string(),
+        None => format!("unknown tag {code}"),
+    }
 }
 
 impl NetError {

@@ -2,7 +2,9 @@
 //! which tag it expects and how long a payload may be, so a confused or malicious peer
 //! produces a clear error instead of a huge allocation or a misread stream.
 
-use crate::{Channel, NetError};
+use std::fmt;
+
+use crate::{Channel, NetError, PeerMisbehaved};
 
 /// Largest payload any frame may carry (garbled-table frames stay far below).
 pub const MAX_FRAME_BYTES: usize = 64 << 20;
@@ -31,25 +33,44 @@ pub enum Tag {
 }
 
 impl Tag {
-    fn name(code: u8) -> String {
-        const ALL: [Tag; 12] = [
-            Tag::Hello,
-            Tag::Abort,
-            Tag::CircuitHeader,
-            Tag::GarblerLabels,
-            Tag::Tables,
-            Tag::OutputDecoding,
-            Tag::OutputColours,
-            Tag::ProgramHeader,
-            Tag::Preprocessed,
-            Tag::OnlineRequest,
-            Tag::LabelCorrections,
-            Tag::ArithTables,
-        ];
-        match ALL.iter().find(|t| **t as u8 == code) {
-            Some(t) => format!("{t:?}"),
-            None => format!("unknown tag {code}"),
-        }
+    const ALL: [Tag; 12] = [
+        Tag::Hello,
+        Tag::Abort,
+        Tag::CircuitHeader,
+        Tag::GarblerLabels,
+        Tag::Tables,
+        Tag::OutputDecoding,
+        Tag::OutputColours,
+        Tag::ProgramHeader,
+        Tag::Preprocessed,
+        Tag::OnlineRequest,
+        Tag::LabelCorrections,
+        Tag::ArithTables,
+    ];
+
+    /// The tag with wire code `code`, if any.
+    pub fn from_code(code: u8) -> Option<Tag> {
+        Tag::ALL.into_iter().find(|t| *t as u8 == code)
+    }
+}
+
+/// The frame kind's name in messages (`a Hello frame`).
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Tag::Hello => "Hello",
+            Tag::Abort => "Abort",
+            Tag::CircuitHeader => "Circuit header",
+            Tag::GarblerLabels => "Garbler labels",
+            Tag::Tables => "Tables",
+            Tag::OutputDecoding => "Output decoding",
+            Tag::OutputColours => "Output colours",
+            Tag::ProgramHeader => "Program header",
+            Tag::Preprocessed => "Preprocessed",
+            Tag::OnlineRequest => "Online request",
+            Tag::LabelCorrections => "Label corrections",
+            Tag::ArithTables => "Arithmetic tables",
+        })
     }
 }
 
@@ -63,7 +84,7 @@ pub fn send_frame<C: Channel + ?Sized>(ch: &mut C, tag: Tag, payload: &[u8]) -> 
 }
 
 /// Receives a frame with tag `tag` and a payload of at most `max_len` bytes.
-/// An `Abort` frame from the peer becomes `NetError::Protocol` carrying its message.
+/// An `Abort` frame from the peer becomes [`NetError::PeerStopped`] carrying its message.
 pub fn recv_frame<C: Channel + ?Sized>(ch: &mut C, tag: Tag, max_len: usize) -> Result<Vec<u8>, NetError> {
     let mut payload = Vec::new();
     recv_frame_into(ch, tag, max_len, &mut payload)?;
@@ -99,16 +120,15 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
         }
     }
     if header[0] != tag as u8 {
-        return Err(NetError::Protocol(format!(
-            "expected a {tag:?} frame, got {}",
-            Tag::name(header[0])
-        )));
+        return Err(PeerMisbehaved::UnexpectedFrame {
+            expected: tag,
+            got: header[0],
+        }
+        .into());
     }
     let limit = max_len.min(MAX_FRAME_BYTES);
     if len > limit {
-        return Err(NetError::Protocol(format!(
-            "{tag:?} frame of {len} bytes exceeds the limit of {limit} bytes"
-        )));
+        return Err(PeerMisbehaved::FrameTooLong { tag, len, limit }.into());
     }
     Ok(len)
 }
@@ -144,10 +164,7 @@ pub fn peer_abort<C: Channel + ?Sized>(ch: &mut C, read: &[u8]) -> Option<NetErr
         return Some(e);
     }
     msg.extend_from_slice(&rest);
-    Some(NetError::Protocol(format!(
-        "the peer stopped: {}",
-        String::from_utf8_lossy(&msg)
-    )))
+    Some(NetError::PeerStopped(String::from_utf8_lossy(&msg).into_owned()))
 }
 
 #[cfg(test)]
@@ -219,5 +236,40 @@ mod tests {
         b2.recv(&mut skip).unwrap();
         let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
         assert!(e.contains("the peer stopped: circuit digest differs"), "{e}");
+    }
+
+    #[test]
+    fn frame_errors_are_typed_and_name_frames_in_words() {
+        let (mut a, mut b) = memory_pair();
+        send_frame(&mut a, Tag::OutputColours, &[0; 4]).unwrap();
+        a.send(&[77, 0, 0, 0, 0]).unwrap();
+        send_frame(&mut a, Tag::Tables, &[0; 4]).unwrap();
+        a.flush().unwrap();
+        let e = recv_frame(&mut b, Tag::GarblerLabels, 16).unwrap_err();
+        assert!(matches!(
+            e,
+            NetError::Peer(PeerMisbehaved::UnexpectedFrame {
+                expected: Tag::GarblerLabels,
+                got: 7
+            })
+        ));
+        assert!(
+            e.to_string()
+                .contains("expected a Garbler labels frame, got Output colours"),
+            "{e}"
+        );
+        b.recv(&mut [0; 4]).unwrap();
+        let e = recv_frame(&mut b, Tag::Tables, 16).unwrap_err().to_string();
+        assert!(e.contains("got unknown tag 77"), "{e}");
+        let e = recv_frame(&mut b, Tag::Tables, 2).unwrap_err();
+        assert!(matches!(
+            e,
+            NetError::Peer(PeerMisbehaved::FrameTooLong {
+                tag: Tag::Tables,
+                len: 4,
+                limit: 2
+            })
+        ));
+        assert!(Tag::ALL.iter().all(|&t| Tag::from_code(t as u8) == Some(t)));
     }
 }

@@ -3,6 +3,7 @@ use mixgc_net::NetError;
 /// Why an OT failed. Every failure is reported as a value; nothing in this crate panics on
 /// input from the peer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OtError {
     /// The channel to the peer failed (disconnect, timeout, I/O).
     #[error("OT: {0}")]

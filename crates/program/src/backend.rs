@@ -1,30 +1,21 @@
-/// Who supplies an input value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Owner {
-    Garbler,
-    Evaluator,
-}
+use std::fmt;
+use std::sync::Arc;
 
-/// Who learns an output value of a two-party run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Audience {
-    Garbler,
-    Evaluator,
-    Both,
-}
+use mixgc_circuit::{Audience, PartyId};
 
 /// Why a program could not run on a backend.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ProgramError {
-    #[error("input #{index} of the {owner:?} must be {expected} bits, got {got}")]
+    #[error("input #{index} of the {owner} must be {expected} bits, got {got}")]
     InputWidth {
         index: usize,
-        owner: Owner,
+        owner: PartyId,
         expected: u32,
         got: usize,
     },
-    #[error("the plaintext backend needs the value of input #{index} of the {owner:?}")]
-    MissingInput { index: usize, owner: Owner },
+    #[error("the plaintext backend needs the value of input #{index} of the {owner}")]
+    MissingInput { index: usize, owner: PartyId },
     /// A value outside the range its type can hold (e.g. a CRT input ≥ N).
     #[error("{0}")]
     OutOfRange(String),
@@ -32,16 +23,71 @@ pub enum ProgramError {
     /// of a product so near 2^128 that its CRT sum exceeds 128 bits).
     #[error("arithmetic gadget: {0}")]
     Arith(String),
-    /// A two-party backend failed: the peer disconnected, disagreed or misbehaved.
+    /// A two-party backend failed: the peer disconnected, disagreed or misbehaved. The
+    /// backend's own error (a session error) is kept whole.
+    #[error(transparent)]
+    Peer(PeerError),
+    /// A party a two-party backend does not have (an input owner beyond the garbler and
+    /// the evaluator).
+    #[error("a two-party run has no {0}")]
+    NoSuchParty(PartyId),
+    /// An operation this backend does not offer (e.g. an input declared on lanes).
     #[error("{0}")]
-    Peer(String),
+    Unsupported(&'static str),
 }
+
+/// The error of a two-party backend, shared by every report of it (a backend that failed
+/// reports its first error again at each later input or output). [`PeerError::downcast_ref`]
+/// gives back the backend's error type (e.g. `mixgc_session::SessionError`), which is also
+/// the [`ProgramError`]'s source.
+#[derive(Clone, Debug)]
+pub struct PeerError(Arc<dyn std::error::Error + Send + Sync>);
+
+impl PeerError {
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> PeerError {
+        PeerError(Arc::new(e))
+    }
+
+    /// The backend's error as `E`, if it is one.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref()
+    }
+}
+
+/// Another report of an error already shared.
+impl<E: std::error::Error + Send + Sync + 'static> From<Arc<E>> for PeerError {
+    fn from(e: Arc<E>) -> PeerError {
+        PeerError(e)
+    }
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// [`ProgramError::Peer`] is transparent: its source is the backend's error.
+impl std::error::Error for PeerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
+/// Reports of the same error are equal.
+impl PartialEq for PeerError {
+    fn eq(&self, other: &PeerError) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for PeerError {}
 
 /// The value of input #`index` of `owner`, checked: present and `width` bits. For backends
 /// that compute on the party's own values.
 pub fn checked_input(
     index: usize,
-    owner: Owner,
+    owner: PartyId,
     width: u32,
     value: Option<&[bool]>,
 ) -> Result<&[bool], ProgramError> {
@@ -80,7 +126,7 @@ pub trait Backend {
     /// first) is the owner's secret: backends that compute on values need it, others ignore it.
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Self::Wire>, ProgramError>;

@@ -15,7 +15,7 @@
 
 use crate::crt::{residue_to_signed, Crt, CrtBackend, PrimeSet};
 use crate::value::{to_i128, Ctx, SInt};
-use crate::{Owner, ProgramError};
+use crate::{PartyId, ProgramError};
 
 /// Where the dot product runs (ABLE §5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,10 +92,10 @@ pub fn inputs<B: CrtBackend>(
     x: Option<&[i64]>,
     y: Option<&[i64]>,
 ) -> Result<DotInputs<B>, ProgramError> {
-    for (owner, v) in [(Owner::Garbler, x), (Owner::Evaluator, y)] {
+    for (owner, v) in [(PartyId::GARBLER, x), (PartyId::EVALUATOR, y)] {
         if let Some(v) = v.filter(|v| v.len() != p.n) {
             return Err(ProgramError::OutOfRange(format!(
-                "the {owner:?} supplies {} values, the dot product needs {}",
+                "the {owner} supplies {} values, the dot product needs {}",
                 v.len(),
                 p.n
             )));
@@ -108,14 +108,14 @@ pub fn inputs<B: CrtBackend>(
                 .map(|i| ctx.input_crt_signed(owner, &p.set, value(v, i)))
                 .collect::<Result<Vec<_>, _>>()
         };
-        DotInputs::Crt(input(Owner::Garbler, x)?, input(Owner::Evaluator, y)?)
+        DotInputs::Crt(input(PartyId::GARBLER, x)?, input(PartyId::EVALUATOR, y)?)
     } else {
         let input = |owner, v| {
             (0..p.n)
                 .map(|i| ctx.input_sint(owner, p.width, value(v, i)))
                 .collect::<Result<Vec<_>, _>>()
         };
-        DotInputs::Boolean(input(Owner::Garbler, x)?, input(Owner::Evaluator, y)?)
+        DotInputs::Boolean(input(PartyId::GARBLER, x)?, input(PartyId::EVALUATOR, y)?)
     })
 }
 

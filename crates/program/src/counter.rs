@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
 
 use crate::crt::{CrtBackend, PrimeSet};
-use crate::{Audience, Backend, Owner, ProgramError};
+use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// Bytes of one Boolean label (a garbler input bit) and of one half-gates AND's table.
 const LABEL_BYTES: u64 = 16;
@@ -65,7 +65,7 @@ impl Cost {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CrtOp {
     /// An input value of this party ([`CrtBackend::crt_input`]).
-    Input(Owner),
+    Input(PartyId),
     /// A public constant (free).
     Constant,
     /// a + b (free).
@@ -173,7 +173,7 @@ pub struct CountedCrt {
 #[derive(Debug, Default)]
 pub struct Counter {
     cost: Cost,
-    inputs: Vec<(Owner, u32)>,
+    inputs: Vec<(PartyId, u32)>,
     outputs: Vec<u32>,
     live_wires: u64,
     peak_live_wires: u64,
@@ -191,7 +191,7 @@ impl Counter {
 
     /// Owner and width of each Boolean input value, in the order the program declared
     /// them.
-    pub fn inputs(&self) -> &[(Owner, u32)] {
+    pub fn inputs(&self) -> &[(PartyId, u32)] {
         &self.inputs
     }
 
@@ -275,12 +275,12 @@ impl Counter {
         }
     }
 
-    /// ⌈bits/8⌉ packed bits per direction of a reveal to `to`.
+    /// ⌈bits/8⌉ packed bits per direction of a reveal to `to`: one per party that learns.
     fn directions(to: Audience) -> u64 {
-        match to {
-            Audience::Both => 2,
-            Audience::Garbler | Audience::Evaluator => 1,
-        }
+        [PartyId::GARBLER, PartyId::EVALUATOR]
+            .into_iter()
+            .filter(|&p| to.contains(p))
+            .count() as u64
     }
 }
 
@@ -311,28 +311,29 @@ impl Backend for Counter {
         0
     }
 
-    fn input(&mut self, owner: Owner, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
+    fn input(&mut self, owner: PartyId, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
         self.check()?;
-        self.inputs.push((owner, width));
-        self.created(width as u64);
         let bits = width as u64;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 self.cost.garbler_input_bits += bits;
                 self.cost.garbler_input_bytes += bits * LABEL_BYTES;
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 self.cost.evaluator_input_bits += bits;
                 self.cost.ots += bits;
                 self.cost.ot_bytes += bits * protocol::OT_BYTES;
             }
+            other => return Err(ProgramError::NoSuchParty(other)),
         }
+        self.inputs.push((owner, width));
+        self.created(width as u64);
         Ok(vec![0; width as usize])
     }
 
     /// Counts a reveal to both parties (see the type's docs).
     fn output(&mut self, wires: &[u32]) -> Result<Option<Vec<bool>>, ProgramError> {
-        self.output_to(wires, Audience::Both)
+        self.output_to(wires, Audience::BOTH)
     }
 
     fn output_to(&mut self, wires: &[u32], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
@@ -354,21 +355,22 @@ impl CrtBackend for Counter {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         _: Option<u128>,
     ) -> Result<CountedCrt, ProgramError> {
         self.check()?;
-        let index = self.set_index(set);
-        self.count_crt(CrtOp::Input(owner), index);
         match owner {
-            Owner::Garbler => self.cost.garbler_input_bytes += protocol::garbler_input_bytes(set),
-            Owner::Evaluator => {
+            PartyId::GARBLER => self.cost.garbler_input_bytes += protocol::garbler_input_bytes(set),
+            PartyId::EVALUATOR => {
                 let (ots, lift_bytes) = protocol::evaluator_input_cost(set);
                 self.cost.ots += ots;
                 self.cost.ot_bytes += ots * protocol::OT_BYTES + lift_bytes;
             }
+            other => return Err(ProgramError::NoSuchParty(other)),
         }
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Input(owner), index);
         Ok(CountedCrt { set: index, depth: 0 })
     }
 
@@ -426,12 +428,12 @@ impl CrtBackend for Counter {
 
     /// Counts a reveal to both parties (see the type's docs).
     fn crt_output(&mut self, a: &CountedCrt) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, Audience::Both)
+        self.crt_output_to(a, Audience::BOTH)
     }
 
     fn crt_output_to(&mut self, a: &CountedCrt, to: Audience) -> Result<Option<u128>, ProgramError> {
         self.count_crt(CrtOp::Output(to), a.set);
-        let to_both = to == Audience::Both;
+        let to_both = Counter::directions(to) == 2;
         self.cost.output_bytes += protocol::output_bytes(&self.sets[a.set], to_both);
         self.check()?;
         Ok(None)
@@ -440,13 +442,22 @@ impl CrtBackend for Counter {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Counter, Ctx, Owner};
+    use crate::{Backend, Counter, Ctx, PartyId, ProgramError, Recorder};
+
+    #[test]
+    fn two_party_backends_refuse_inputs_of_other_parties() {
+        let third = PartyId::new(2).unwrap();
+        let refused = ProgramError::NoSuchParty(third);
+        assert_eq!(Counter::default().input(third, 8, None), Err(refused.clone()));
+        assert_eq!(Recorder::default().input(third, 8, None), Err(refused.clone()));
+        assert_eq!(refused.to_string(), "a two-party run has no party 2");
+    }
 
     #[test]
     fn released_values_leave_the_live_count() {
         let ctx = Ctx::new(Counter::default());
-        let x = ctx.input_uint(Owner::Garbler, 32, None).unwrap();
-        let y = ctx.input_uint(Owner::Evaluator, 32, None).unwrap();
+        let x = ctx.input_uint(PartyId::GARBLER, 32, None).unwrap();
+        let y = ctx.input_uint(PartyId::EVALUATOR, 32, None).unwrap();
         let after_one = {
             let _ = &x ^ &y;
             ctx.with(|c| c.peak_live_wires())
@@ -468,7 +479,7 @@ mod tests {
     fn raw_wires_stay_live() {
         use crate::Backend;
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, 8, None).unwrap();
+        let x = c.input(PartyId::GARBLER, 8, None).unwrap();
         for &w in &x {
             c.and(w, w);
         }

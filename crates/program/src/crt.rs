@@ -22,7 +22,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 pub use mixgc_arith::PrimeSet;
 
 use crate::value::{Bit, Ctx, SInt, UInt};
-use crate::{Audience, Backend, Owner, ProgramError};
+use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// A backend that also computes on CRT values. `Bundle` is one value's residues (labels in
 /// two-party backends, numbers in plaintext, sizes in the counter).
@@ -33,7 +33,7 @@ pub trait CrtBackend: Backend {
     /// (needed where the backend computes on it). Values ≥ N are an input error.
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<Self::Bundle, ProgramError>;
@@ -83,7 +83,7 @@ impl<B: CrtBackend> Ctx<B> {
     /// A secret x ∈ Z_N over `set`, owned by `owner` (`value` is the owner's secret).
     pub fn input_crt(
         &self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<Crt<B>, ProgramError> {
@@ -94,7 +94,7 @@ impl<B: CrtBackend> Ctx<B> {
     /// A signed secret x ∈ [−⌊N/2⌋, ⌈N/2⌉), held as x mod N.
     pub fn input_crt_signed(
         &self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<i128>,
     ) -> Result<Crt<B>, ProgramError> {

@@ -26,10 +26,11 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use crate::gadgets;
 use crate::value::to_i128;
-use crate::{Backend, Bit, Ctx, Owner, ProgramError, SInt, Selectable};
+use crate::{Backend, Bit, Ctx, PartyId, ProgramError, SInt, Selectable};
 
 /// Why a fixed-point value could not be made.
 #[derive(Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FixedError {
     #[error(
         "a fixed-point format needs 1 <= width <= 128 and fraction bits <= width; got width {width} \
@@ -163,7 +164,7 @@ impl<B: Backend> Ctx<B> {
     /// the plaintext backend). A value that does not fit `format` is an error.
     pub fn input_fixed(
         &self,
-        owner: Owner,
+        owner: PartyId,
         format: FixedFormat,
         value: Option<f64>,
     ) -> Result<Fixed<B>, FixedError> {

@@ -6,7 +6,7 @@
 //! `mul(a, b)` on lanes multiplies up to [`MAX_LANES`] pairs with the AND count of that many
 //! separate multiplications, but in a fraction of the time when garbling gate by gate.
 
-use crate::{Backend, Owner, ProgramError};
+use crate::{Backend, PartyId, ProgramError};
 
 /// Most instances one lane wire carries.
 pub const MAX_LANES: usize = 16;
@@ -91,16 +91,16 @@ impl<B: Backend> Backend for Lanes<'_, B> {
     }
 
     /// Lanes carry values packed from the inner backend; inputs are declared there.
-    fn input(&mut self, _: Owner, _: u32, _: Option<&[bool]>) -> Result<Vec<Self::Wire>, ProgramError> {
-        Err(ProgramError::Peer(
-            "declare inputs on the inner backend, then pack them into lanes".into(),
+    fn input(&mut self, _: PartyId, _: u32, _: Option<&[bool]>) -> Result<Vec<Self::Wire>, ProgramError> {
+        Err(ProgramError::Unsupported(
+            "declare inputs on the inner backend, then pack them into lanes",
         ))
     }
 
     /// Lanes are unpacked to the inner backend to become outputs.
     fn output(&mut self, _: &[Self::Wire]) -> Result<Option<Vec<bool>>, ProgramError> {
-        Err(ProgramError::Peer(
-            "unpack lanes and output them on the inner backend".into(),
+        Err(ProgramError::Unsupported(
+            "unpack lanes and output them on the inner backend",
         ))
     }
 }

@@ -27,7 +27,7 @@
 use crate::crt::{residue_to_signed, Crt, CrtBackend, PrimeSet};
 use crate::modular::{add_mod, mul_mod};
 use crate::value::{to_i128, to_u128, Ctx, SInt};
-use crate::{gadgets, Owner, ProgramError};
+use crate::{gadgets, PartyId, ProgramError};
 
 /// How the layer is garbled (ABLE §6's four realizations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,8 +218,8 @@ pub fn inputs<B: CrtBackend>(
     filters: Option<&[i64]>,
 ) -> Result<LayerInputs<B>, ProgramError> {
     layer.shape.check()?;
-    let image = checked_len(Owner::Evaluator, image, layer.shape.pixels())?;
-    let filters = checked_len(Owner::Garbler, filters, layer.shape.weights())?;
+    let image = checked_len(PartyId::EVALUATOR, image, layer.shape.pixels())?;
+    let filters = checked_len(PartyId::GARBLER, filters, layer.shape.weights())?;
     let value = |v: Option<&[i64]>, i: usize| v.map(|v| i128::from(v[i]));
     Ok(if realization.is_arithmetic() {
         let input = |owner, v, n| {
@@ -228,8 +228,8 @@ pub fn inputs<B: CrtBackend>(
                 .collect::<Result<Vec<_>, _>>()
         };
         LayerInputs::Crt {
-            image: input(Owner::Evaluator, image, layer.shape.pixels())?,
-            filters: input(Owner::Garbler, filters, layer.shape.weights())?,
+            image: input(PartyId::EVALUATOR, image, layer.shape.pixels())?,
+            filters: input(PartyId::GARBLER, filters, layer.shape.weights())?,
         }
     } else {
         let input = |owner, v, n| {
@@ -238,8 +238,8 @@ pub fn inputs<B: CrtBackend>(
                 .collect::<Result<Vec<_>, _>>()
         };
         LayerInputs::Boolean {
-            image: input(Owner::Evaluator, image, layer.shape.pixels())?,
-            filters: input(Owner::Garbler, filters, layer.shape.weights())?,
+            image: input(PartyId::EVALUATOR, image, layer.shape.pixels())?,
+            filters: input(PartyId::GARBLER, filters, layer.shape.weights())?,
         }
     })
 }
@@ -323,10 +323,10 @@ fn poly_relu<B: CrtBackend>(ctx: &Ctx<B>, x: &Crt<B>) -> Crt<B> {
     &y + &constant
 }
 
-fn checked_len(owner: Owner, values: Option<&[i64]>, count: usize) -> Result<Option<&[i64]>, ProgramError> {
+fn checked_len(owner: PartyId, values: Option<&[i64]>, count: usize) -> Result<Option<&[i64]>, ProgramError> {
     match values {
         Some(v) if v.len() != count => Err(ProgramError::OutOfRange(format!(
-            "the {owner:?} supplies {} values, the layer needs {count}",
+            "the {owner} supplies {} values, the layer needs {count}",
             v.len()
         ))),
         v => Ok(v),

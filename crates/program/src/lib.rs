@@ -28,11 +28,12 @@ mod record;
 pub mod tensor;
 mod value;
 
-pub use backend::{checked_input, Audience, Backend, Owner, ProgramError};
+pub use backend::{checked_input, Backend, PeerError, ProgramError};
 pub use counter::{Cost, CountedCrt, Counter, CrtOp};
 pub use crt::{Crt, CrtBackend, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
+pub use mixgc_circuit::{Audience, PartyId, MAX_PARTIES};
 pub use plain::{Plain, PlainCrt};
 pub use record::{Recorded, Recorder};
 pub use tensor::{Element, Tensor, TensorError, MAX_DIMS};

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::gadgets;
-use crate::{Backend, Cost, Counter, Lanes, Owner, ProgramError, Recorded, Recorder, MAX_LANES};
+use crate::{Backend, Cost, Counter, Lanes, PartyId, ProgramError, Recorded, Recorder, MAX_LANES};
 
 /// A library op that can be exported or counted.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +115,7 @@ const fn op_info(
 
 /// Why an op could not be built.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LibraryError {
     #[error("unknown op '{name}'; known ops: {known}")]
     UnknownOp { name: String, known: String },
@@ -199,7 +200,7 @@ pub fn build<B: Backend>(
             vec![gadgets::div::div_unsigned(b, &x, &y)]
         }
         "sqrt" => {
-            let x = input(b, supply, Owner::Garbler, width)?;
+            let x = input(b, supply, PartyId::GARBLER, width)?;
             vec![gadgets::sqrt::sqrt(b, &x)]
         }
         "hamming" => {
@@ -207,7 +208,7 @@ pub fn build<B: Backend>(
             vec![gadgets::bits::hamming(b, &x, &y)]
         }
         "relu" => {
-            let x = input(b, supply, Owner::Garbler, width)?;
+            let x = input(b, supply, PartyId::GARBLER, width)?;
             vec![gadgets::select::relu(b, &x)]
         }
         "matmul" => matmul(b, supply, width, size)?,
@@ -245,27 +246,27 @@ pub fn build<B: Backend>(
             vec![vec![garbler_wins], price]
         }
         "aes128" => {
-            let key = input(b, supply, Owner::Garbler, 128)?;
-            let plaintext = input(b, supply, Owner::Evaluator, 128)?;
+            let key = input(b, supply, PartyId::GARBLER, 128)?;
+            let plaintext = input(b, supply, PartyId::EVALUATOR, 128)?;
             vec![gadgets::aes::aes128(b, &key, &plaintext)]
         }
         "aes-chain" => {
             // A chain of dependent encryptions: ≥ 10^8 ANDs in constant memory when streamed.
-            let key = input(b, supply, Owner::Garbler, 128)?;
-            let mut x = input(b, supply, Owner::Evaluator, 128)?;
+            let key = input(b, supply, PartyId::GARBLER, 128)?;
+            let mut x = input(b, supply, PartyId::EVALUATOR, 128)?;
             for _ in 0..size {
                 x = gadgets::aes::aes128(b, &key, &x);
             }
             vec![x]
         }
         "sha256" => {
-            let block = input(b, supply, Owner::Garbler, 512)?;
-            let state = input(b, supply, Owner::Evaluator, 256)?;
+            let block = input(b, supply, PartyId::GARBLER, 512)?;
+            let state = input(b, supply, PartyId::EVALUATOR, 256)?;
             vec![gadgets::sha256::sha256_compress(b, &block, &state)]
         }
         "edit-distance" => {
-            let s = symbols(b, supply, Owner::Garbler, size)?;
-            let t = symbols(b, supply, Owner::Evaluator, size)?;
+            let s = symbols(b, supply, PartyId::GARBLER, size)?;
+            let t = symbols(b, supply, PartyId::EVALUATOR, size)?;
             vec![gadgets::edit::edit_distance(b, &s, &t)]
         }
         _ => unreachable!("every name in OPS is built above"),
@@ -281,32 +282,29 @@ pub fn build<B: Backend>(
 /// of the other party (and all inputs on the recorder and counter) get none.
 #[derive(Clone, Debug, Default)]
 pub struct Supply {
-    garbler: VecDeque<Vec<bool>>,
-    evaluator: VecDeque<Vec<bool>>,
+    /// The values of each party, by party index.
+    values: Vec<VecDeque<Vec<bool>>>,
 }
 
 impl Supply {
     /// Values of both parties (plaintext runs).
     pub fn both(garbler: Vec<Vec<bool>>, evaluator: Vec<Vec<bool>>) -> Supply {
         Supply {
-            garbler: garbler.into(),
-            evaluator: evaluator.into(),
+            values: vec![garbler.into(), evaluator.into()],
         }
     }
 
     /// The values of one party.
-    pub fn of(owner: Owner, values: Vec<Vec<bool>>) -> Supply {
-        match owner {
-            Owner::Garbler => Supply::both(values, Vec::new()),
-            Owner::Evaluator => Supply::both(Vec::new(), values),
-        }
+    pub fn of(owner: PartyId, values: Vec<Vec<bool>>) -> Supply {
+        let mut supply = Supply {
+            values: vec![VecDeque::new(); owner.index() + 1],
+        };
+        supply.values[owner.index()] = values.into();
+        supply
     }
 
-    fn next(&mut self, owner: Owner) -> Option<Vec<bool>> {
-        match owner {
-            Owner::Garbler => self.garbler.pop_front(),
-            Owner::Evaluator => self.evaluator.pop_front(),
-        }
+    fn next(&mut self, owner: PartyId) -> Option<Vec<bool>> {
+        self.values.get_mut(owner.index())?.pop_front()
     }
 }
 
@@ -314,7 +312,7 @@ impl Supply {
 fn input<B: Backend>(
     b: &mut B,
     supply: &mut Supply,
-    owner: Owner,
+    owner: PartyId,
     width: u32,
 ) -> Result<Vec<B::Wire>, ProgramError> {
     b.input(owner, width, supply.next(owner).as_deref())
@@ -323,8 +321,8 @@ fn input<B: Backend>(
 /// Two `width`-bit operands: the garbler's, then the evaluator's.
 fn pair<B: Backend>(b: &mut B, supply: &mut Supply, width: u32) -> Result<[Vec<B::Wire>; 2], ProgramError> {
     Ok([
-        input(b, supply, Owner::Garbler, width)?,
-        input(b, supply, Owner::Evaluator, width)?,
+        input(b, supply, PartyId::GARBLER, width)?,
+        input(b, supply, PartyId::EVALUATOR, width)?,
     ])
 }
 
@@ -332,7 +330,7 @@ fn pair<B: Backend>(b: &mut B, supply: &mut Supply, width: u32) -> Result<[Vec<B
 fn symbols<B: Backend>(
     b: &mut B,
     supply: &mut Supply,
-    owner: Owner,
+    owner: PartyId,
     n: usize,
 ) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
     (0..n).map(|_| input(b, supply, owner, 8)).collect()
@@ -354,10 +352,10 @@ fn matmul<B: Backend>(
     n: usize,
 ) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
     let a: Vec<Vec<B::Wire>> = (0..n * n)
-        .map(|_| input(b, supply, Owner::Garbler, width))
+        .map(|_| input(b, supply, PartyId::GARBLER, width))
         .collect::<Result<_, _>>()?;
     let m: Vec<Vec<B::Wire>> = (0..n * n)
-        .map(|_| input(b, supply, Owner::Evaluator, width))
+        .map(|_| input(b, supply, PartyId::EVALUATOR, width))
         .collect::<Result<_, _>>()?;
     let (at, bt) = (
         |i: usize, k: usize| a[i * n + k].as_slice(),

@@ -1,6 +1,6 @@
 use crate::crt::{CrtBackend, PrimeSet};
 use crate::modular::{add_mod, from_bits_mod, mul_mod, pow_mod, sub_mod};
-use crate::{checked_input, Backend, Owner, ProgramError};
+use crate::{checked_input, Backend, PartyId, ProgramError};
 
 /// Runs a program on cleartext bits: the reference every other backend is checked against.
 ///
@@ -62,7 +62,12 @@ impl Backend for Plain {
         value
     }
 
-    fn input(&mut self, owner: Owner, width: u32, value: Option<&[bool]>) -> Result<Vec<bool>, ProgramError> {
+    fn input(
+        &mut self,
+        owner: PartyId,
+        width: u32,
+        value: Option<&[bool]>,
+    ) -> Result<Vec<bool>, ProgramError> {
         let index = self.next_input();
         Ok(checked_input(index, owner, width, value)?.to_vec())
     }
@@ -85,7 +90,7 @@ impl CrtBackend for Plain {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<PlainCrt, ProgramError> {
@@ -94,7 +99,7 @@ impl CrtBackend for Plain {
         let modulus = set.product();
         if value >= modulus {
             return Err(ProgramError::OutOfRange(format!(
-                "input #{index} of the {owner:?}: {value} is not below N = {modulus}"
+                "input #{index} of the {owner}: {value} is not below N = {modulus}"
             )));
         }
         Ok(PlainCrt { value, modulus })

@@ -1,6 +1,6 @@
 use mixgc_circuit::{Circuit, GateKind};
 
-use crate::{Backend, Owner, ProgramError};
+use crate::{Backend, PartyId, ProgramError};
 
 /// Records a program as a circuit in mixgc's IR (and from there Bristol Fashion).
 ///
@@ -14,7 +14,7 @@ pub struct Recorder {
     a: Vec<u32>,
     b: Vec<u32>,
     out: Vec<u32>,
-    inputs: Vec<(Owner, Vec<u32>)>,
+    inputs: Vec<(PartyId, Vec<u32>)>,
     outputs: Vec<Vec<u32>>,
     constants: [Option<u32>; 2],
 }
@@ -43,10 +43,13 @@ impl Recorder {
 
     /// The circuit, with inputs renumbered first (garbler's values, then evaluator's).
     pub fn finish(self) -> Recorded {
-        let mut order: Vec<&(Owner, Vec<u32>)> =
-            self.inputs.iter().filter(|(o, _)| *o == Owner::Garbler).collect();
+        let mut order: Vec<&(PartyId, Vec<u32>)> = self
+            .inputs
+            .iter()
+            .filter(|(o, _)| *o == PartyId::GARBLER)
+            .collect();
         let garbler_values = order.len();
-        order.extend(self.inputs.iter().filter(|(o, _)| *o == Owner::Evaluator));
+        order.extend(self.inputs.iter().filter(|(o, _)| *o == PartyId::EVALUATOR));
 
         let mut new_id = vec![u32::MAX; self.next_wire as usize];
         let mut next = 0u32;
@@ -116,7 +119,11 @@ impl Backend for Recorder {
         w
     }
 
-    fn input(&mut self, owner: Owner, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
+    /// Inputs of the garbler or the evaluator (a recorded circuit is a two-party one).
+    fn input(&mut self, owner: PartyId, width: u32, _: Option<&[bool]>) -> Result<Vec<u32>, ProgramError> {
+        if owner != PartyId::GARBLER && owner != PartyId::EVALUATOR {
+            return Err(ProgramError::NoSuchParty(owner));
+        }
         let wires: Vec<u32> = (0..width).map(|_| self.wire()).collect();
         self.inputs.push((owner, wires.clone()));
         Ok(wires)

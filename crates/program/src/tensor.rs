@@ -11,13 +11,14 @@
 use std::ops::Range;
 
 use crate::fixed::{Fixed, FixedError, FixedFormat};
-use crate::{Backend, Ctx, Owner, ProgramError, SInt, UInt};
+use crate::{Backend, Ctx, PartyId, ProgramError, SInt, UInt};
 
 /// The most dimensions a tensor may have.
 pub const MAX_DIMS: usize = 4;
 
 /// Why a tensor operation could not be done.
 #[derive(Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TensorError {
     /// Shapes, ranks, indices or ranges that do not fit.
     #[error("shape error: {0}")]
@@ -61,7 +62,7 @@ pub trait Element: Clone {
     /// A value that does not fit `format` is an error.
     fn input(
         ctx: &Ctx<Self::Backend>,
-        owner: Owner,
+        owner: PartyId,
         format: Self::Format,
         value: Option<Self::Clear>,
     ) -> Result<Self, TensorError>;
@@ -114,7 +115,7 @@ impl<B: Backend> Element for UInt<B> {
     fn mul(&self, other: &Self) -> Self {
         self * other
     }
-    fn input(ctx: &Ctx<B>, owner: Owner, width: u32, value: Option<u128>) -> Result<Self, TensorError> {
+    fn input(ctx: &Ctx<B>, owner: PartyId, width: u32, value: Option<u128>) -> Result<Self, TensorError> {
         if let Some(v) = value {
             check_uint(width, v)?;
         }
@@ -143,7 +144,7 @@ impl<B: Backend> Element for SInt<B> {
     fn mul(&self, other: &Self) -> Self {
         self * other
     }
-    fn input(ctx: &Ctx<B>, owner: Owner, width: u32, value: Option<i128>) -> Result<Self, TensorError> {
+    fn input(ctx: &Ctx<B>, owner: PartyId, width: u32, value: Option<i128>) -> Result<Self, TensorError> {
         if let Some(v) = value {
             check_sint(width, v)?;
         }
@@ -177,7 +178,7 @@ impl<B: Backend> Element for Fixed<B> {
     }
     fn input(
         ctx: &Ctx<B>,
-        owner: Owner,
+        owner: PartyId,
         format: FixedFormat,
         value: Option<f64>,
     ) -> Result<Self, TensorError> {
@@ -381,7 +382,7 @@ impl<T: Element> Tensor<T> {
     /// match the shape and each must fit the format.
     pub fn input(
         ctx: &Ctx<T::Backend>,
-        owner: Owner,
+        owner: PartyId,
         shape: &[usize],
         format: T::Format,
         values: Option<&[T::Clear]>,

@@ -11,7 +11,7 @@ use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Su
 use std::rc::Rc;
 
 use crate::gadgets;
-use crate::{Audience, Backend, Owner, ProgramError};
+use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// The backend a program runs on, shared by all its values.
 pub struct Ctx<B: Backend>(Rc<RefCell<B>>);
@@ -46,14 +46,24 @@ impl<B: Backend> Ctx<B> {
 
     /// An unsigned input of `width` bits owned by `owner`; `value` is the owner's secret
     /// (needed by the plaintext backend, ignored by the recorder and counter).
-    pub fn input_uint(&self, owner: Owner, width: u32, value: Option<u128>) -> Result<UInt<B>, ProgramError> {
+    pub fn input_uint(
+        &self,
+        owner: PartyId,
+        width: u32,
+        value: Option<u128>,
+    ) -> Result<UInt<B>, ProgramError> {
         let bits = value.map(|v| (0..width).map(|i| i < 128 && v >> i & 1 == 1).collect::<Vec<_>>());
         let wires = self.with(|b| b.input(owner, width, bits.as_deref()))?;
         Ok(UInt(self.wrap(wires)))
     }
 
     /// A signed (two's complement) input of `width` bits.
-    pub fn input_sint(&self, owner: Owner, width: u32, value: Option<i128>) -> Result<SInt<B>, ProgramError> {
+    pub fn input_sint(
+        &self,
+        owner: PartyId,
+        width: u32,
+        value: Option<i128>,
+    ) -> Result<SInt<B>, ProgramError> {
         Ok(SInt(self.input_uint(owner, width, value.map(|v| v as u128))?.0))
     }
 

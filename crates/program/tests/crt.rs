@@ -9,7 +9,7 @@ use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
 use mixgc_arith::primes::{first_primes, min_sum_primes};
 use mixgc_program::crt::residue_to_signed;
 use mixgc_program::{
-    to_i128, to_u128, Audience, Bit, Counter, Crt, CrtBackend, CrtOp, Ctx, Owner, Plain, PrimeSet,
+    to_i128, to_u128, Audience, Bit, Counter, Crt, CrtBackend, CrtOp, Ctx, PartyId, Plain, PrimeSet,
     ProgramError,
 };
 use rand::{Rng, SeedableRng};
@@ -53,7 +53,9 @@ fn reveal<B: CrtBackend>(x: &Crt<B>) -> u128 {
 
 /// A secret bit of the evaluator's on plaintext.
 fn secret_bit(ctx: &Ctx<Plain>, value: bool) -> Bit<Plain> {
-    let x = ctx.input_uint(Owner::Evaluator, 1, Some(value as u128)).unwrap();
+    let x = ctx
+        .input_uint(PartyId::EVALUATOR, 1, Some(value as u128))
+        .unwrap();
     x.equals(&ctx.uint(1, 1))
 }
 
@@ -71,8 +73,8 @@ fn ops_match_native_arithmetic_at_every_width() {
         let ctx = Ctx::new(Plain::default());
         for _ in 0..6 {
             let (a, b) = (random_below(&mut rng, bits, n), random_below(&mut rng, bits, n));
-            let x = ctx.input_crt(Owner::Garbler, &set, Some(a)).unwrap();
-            let y = ctx.input_crt(Owner::Evaluator, &set, Some(b)).unwrap();
+            let x = ctx.input_crt(PartyId::GARBLER, &set, Some(a)).unwrap();
+            let y = ctx.input_crt(PartyId::EVALUATOR, &set, Some(b)).unwrap();
             let tag = format!("{:?}: {a}, {b}", set.primes());
             // Sums and differences: native in u128 (a, b < N < 2^128 − N would overflow, so
             // go through a − (N − b)).
@@ -105,10 +107,10 @@ fn ops_match_native_arithmetic_at_every_width() {
             let bd = x.to_uint();
             assert_eq!(bd.width(), bits, "{tag}");
             assert_eq!(to_u128(&bd.reveal().unwrap().unwrap()), a, "{tag}");
-            let u = ctx.input_uint(Owner::Garbler, bits, Some(b)).unwrap();
+            let u = ctx.input_uint(PartyId::GARBLER, bits, Some(b)).unwrap();
             assert_eq!(reveal(&Crt::from_uint(&u, &set)), b, "{tag}");
             let wide: u128 = rng.gen();
-            let u = ctx.input_uint(Owner::Garbler, 128, Some(wide)).unwrap();
+            let u = ctx.input_uint(PartyId::GARBLER, 128, Some(wide)).unwrap();
             assert_eq!(reveal(&Crt::from_uint(&u, &set)), wide % n, "{tag}");
             // Signed: the offset convention, as a revealed value and through BD.
             let signed = residue_to_signed(n, a);
@@ -126,7 +128,7 @@ fn compositions_of_more_than_128_bits_reduce_mod_n() {
         for shift in [0, 1, 100, 172] {
             let a: u128 = rng.gen();
             // a·2^shift < 2^300: no wrap at the value's width.
-            let u = &ctx.input_uint(Owner::Garbler, 300, Some(a)).unwrap() << shift;
+            let u = &ctx.input_uint(PartyId::GARBLER, 300, Some(a)).unwrap() << shift;
             let want = by_residues(&set, a % set.product(), 0, |x, _, p| {
                 x * pow_mod_u64(2, u64::from(shift), p) % p
             });
@@ -148,7 +150,7 @@ fn signed_edge_values_round_trip() {
         let high = (n - n / 2) as i128 - 1;
         let ctx = Ctx::new(Plain::default());
         for v in [low, high, -1, 0, 1] {
-            let x = ctx.input_crt_signed(Owner::Evaluator, &set, Some(v)).unwrap();
+            let x = ctx.input_crt_signed(PartyId::EVALUATOR, &set, Some(v)).unwrap();
             let tag = format!("{:?}: {v}", set.primes());
             assert_eq!(x.reveal_signed().unwrap(), Some(v), "{tag}");
             assert_eq!(to_i128(&x.to_sint().reveal().unwrap().unwrap()), v, "{tag}");
@@ -156,7 +158,7 @@ fn signed_edge_values_round_trip() {
             assert_eq!(reveal(&x), residue, "{tag}");
         }
         // −x wraps within the signed range except at the bottom, where −low = high + 1.
-        let x = ctx.input_crt_signed(Owner::Garbler, &set, Some(high)).unwrap();
+        let x = ctx.input_crt_signed(PartyId::GARBLER, &set, Some(high)).unwrap();
         assert_eq!((-&x).reveal_signed().unwrap(), Some(-high));
     }
 }
@@ -166,41 +168,43 @@ fn bad_inputs_are_errors() {
     let set = min_sum_primes(16).unwrap();
     let n = set.product();
     let ctx = Ctx::new(Plain::default());
-    ctx.input_uint(Owner::Garbler, 8, Some(1)).unwrap();
+    ctx.input_uint(PartyId::GARBLER, 8, Some(1)).unwrap();
     assert!(matches!(
-        ctx.input_crt(Owner::Garbler, &set, Some(n)),
+        ctx.input_crt(PartyId::GARBLER, &set, Some(n)),
         Err(ProgramError::OutOfRange(msg)) if msg.contains("input #1")
     ));
     assert!(matches!(
-        ctx.input_crt(Owner::Evaluator, &set, Some(u128::MAX)),
+        ctx.input_crt(PartyId::EVALUATOR, &set, Some(u128::MAX)),
         Err(ProgramError::OutOfRange(_))
     ));
     assert_eq!(
-        ctx.input_crt(Owner::Evaluator, &set, None).err(),
+        ctx.input_crt(PartyId::EVALUATOR, &set, None).err(),
         Some(ProgramError::MissingInput {
             index: 3,
-            owner: Owner::Evaluator
+            owner: PartyId::EVALUATOR
         })
     );
     let high = (n - n / 2) as i128;
     for v in [high, -high - 1, i128::MAX, i128::MIN] {
         assert!(
             matches!(
-                ctx.input_crt_signed(Owner::Garbler, &set, Some(v)),
+                ctx.input_crt_signed(PartyId::GARBLER, &set, Some(v)),
                 Err(ProgramError::OutOfRange(_))
             ),
             "{v}"
         );
     }
     assert_eq!(
-        ctx.input_crt_signed(Owner::Garbler, &set, None).err(),
+        ctx.input_crt_signed(PartyId::GARBLER, &set, None).err(),
         Some(ProgramError::MissingInput {
             index: 4,
-            owner: Owner::Garbler
+            owner: PartyId::GARBLER
         })
     );
     assert_eq!(
-        ctx.input_crt(Owner::Garbler, &set, Some(n - 1)).unwrap().reveal(),
+        ctx.input_crt(PartyId::GARBLER, &set, Some(n - 1))
+            .unwrap()
+            .reveal(),
         Ok(Some(n - 1))
     );
 }
@@ -208,15 +212,15 @@ fn bad_inputs_are_errors() {
 /// A small mixed program over 16-bit minimum-sum primes: a product, a power, a
 /// multiplexer, a bit composition and a decomposition, with inputs of both parties.
 fn mixed_program(ctx: &Ctx<Counter>, set: &PrimeSet) {
-    let x = ctx.input_crt(Owner::Garbler, set, None).unwrap();
-    let y = ctx.input_crt(Owner::Evaluator, set, None).unwrap();
-    let s = ctx.input_uint(Owner::Evaluator, 1, None).unwrap();
-    let u = ctx.input_uint(Owner::Garbler, 16, None).unwrap();
+    let x = ctx.input_crt(PartyId::GARBLER, set, None).unwrap();
+    let y = ctx.input_crt(PartyId::EVALUATOR, set, None).unwrap();
+    let s = ctx.input_uint(PartyId::EVALUATOR, 1, None).unwrap();
+    let u = ctx.input_uint(PartyId::GARBLER, 16, None).unwrap();
     let p = (&x * &y).pow(3);
     let m = s.equals(&ctx.uint(1, 1)).select_crt(&p, &x);
     let sum = &(&m + &Crt::from_uint(&u, set)) - &ctx.crt_constant(set, 5);
     assert_eq!(sum.to_uint().reveal().unwrap(), None);
-    assert_eq!(m.reveal_to(Audience::Evaluator).unwrap(), None);
+    assert_eq!(m.reveal_to(Audience::only(PartyId::EVALUATOR)).unwrap(), None);
 }
 
 #[test]
@@ -267,8 +271,8 @@ fn counter_pins_a_mixed_program() {
     let primes = set.primes().to_vec();
     let tally = counter.crt_ops();
     let want = [
-        (CrtOp::Input(Owner::Garbler), 1),
-        (CrtOp::Input(Owner::Evaluator), 1),
+        (CrtOp::Input(PartyId::GARBLER), 1),
+        (CrtOp::Input(PartyId::EVALUATOR), 1),
         (CrtOp::Constant, 1),
         (CrtOp::Add, 1),
         (CrtOp::Sub, 1),
@@ -277,7 +281,7 @@ fn counter_pins_a_mixed_program() {
         (CrtOp::Mux, 1),
         (CrtOp::Compose { bits: 16 }, 1),
         (CrtOp::Decompose, 1),
-        (CrtOp::Output(Audience::Evaluator), 1),
+        (CrtOp::Output(Audience::only(PartyId::EVALUATOR)), 1),
     ];
     assert_eq!(
         tally,
@@ -300,10 +304,13 @@ fn counter_pins_a_mixed_program() {
 #[test]
 fn counter_costs_boolean_programs_as_before() {
     let ctx = Ctx::new(Counter::default());
-    let x = ctx.input_uint(Owner::Garbler, 64, None).unwrap();
-    let y = ctx.input_uint(Owner::Evaluator, 64, None).unwrap();
+    let x = ctx.input_uint(PartyId::GARBLER, 64, None).unwrap();
+    let y = ctx.input_uint(PartyId::EVALUATOR, 64, None).unwrap();
     assert_eq!(x.greater_than(&y).reveal().unwrap(), None);
-    assert_eq!((&x * &y).reveal_to(Audience::Garbler).unwrap(), None);
+    assert_eq!(
+        (&x * &y).reveal_to(Audience::only(PartyId::GARBLER)).unwrap(),
+        None
+    );
     drop((x, y));
     let counter = ctx.into_inner().unwrap();
     let cost = counter.cost();
@@ -327,12 +334,12 @@ fn counter_reports_gadgets_it_cannot_cost() {
     // BD of a product near 2^128: the CRT sum needs more than 128 bits.
     let set = first_primes(127).unwrap();
     let ctx = Ctx::new(Counter::default());
-    let x = ctx.input_crt(Owner::Garbler, &set, None).unwrap();
+    let x = ctx.input_crt(PartyId::GARBLER, &set, None).unwrap();
     let bits = x.to_uint();
     assert_eq!(bits.width(), 128);
     assert!(matches!(bits.reveal(), Err(ProgramError::Arith(msg)) if msg.contains("Decompose")));
     assert!(matches!(x.reveal(), Err(ProgramError::Arith(_))));
-    assert!(ctx.input_crt(Owner::Garbler, &set, None).is_err());
+    assert!(ctx.input_crt(PartyId::GARBLER, &set, None).is_err());
     // A composition of no bits.
     let ctx = Ctx::new(Counter::default());
     let x = Crt::from_uint(&ctx.uint(0, 0), &set);

@@ -3,7 +3,7 @@
 //! and plain Rust matrix products; AND counts on the counter.
 
 use mixgc_program::{
-    to_f64, Counter, Ctx, Fixed, FixedError, FixedFormat, Owner, Plain, SInt, Tensor, TensorError, UInt,
+    to_f64, Counter, Ctx, Fixed, FixedError, FixedFormat, PartyId, Plain, SInt, Tensor, TensorError, UInt,
 };
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
@@ -39,12 +39,12 @@ fn rand_raw(rng: &mut StdRng, w: u32) -> i128 {
 }
 
 fn input(ctx: &Ctx<Plain>, f: FixedFormat, v: f64) -> Fixed<Plain> {
-    ctx.input_fixed(Owner::Garbler, f, Some(v)).unwrap()
+    ctx.input_fixed(PartyId::GARBLER, f, Some(v)).unwrap()
 }
 
 fn input_raw(ctx: &Ctx<Plain>, f: FixedFormat, raw: i128) -> Fixed<Plain> {
     Fixed::from_raw(
-        ctx.input_sint(Owner::Garbler, f.width(), Some(raw)).unwrap(),
+        ctx.input_sint(PartyId::GARBLER, f.width(), Some(raw)).unwrap(),
         f.frac(),
     )
     .unwrap()
@@ -151,13 +151,13 @@ fn inputs_that_do_not_fit_are_errors() {
 
     let ctx = plain();
     assert!(matches!(
-        ctx.input_fixed(Owner::Evaluator, q, Some(9.0)),
+        ctx.input_fixed(PartyId::EVALUATOR, q, Some(9.0)),
         Err(FixedError::Overflow { .. })
     ));
     assert!(matches!(ctx.fixed(q, -9.0), Err(FixedError::Overflow { .. })));
     // The plaintext backend still needs the owner's value.
     assert!(matches!(
-        ctx.input_fixed(Owner::Evaluator, q, None),
+        ctx.input_fixed(PartyId::EVALUATOR, q, None),
         Err(FixedError::Program(_))
     ));
 
@@ -165,7 +165,7 @@ fn inputs_that_do_not_fit_are_errors() {
     assert!(matches!(FixedFormat::new(129, 0), Err(FixedError::Format { .. })));
     assert!(matches!(FixedFormat::new(8, 9), Err(FixedError::Format { .. })));
     assert!(FixedFormat::new(8, 8).is_ok());
-    let s = ctx.input_sint(Owner::Garbler, 8, Some(1)).unwrap();
+    let s = ctx.input_sint(PartyId::GARBLER, 8, Some(1)).unwrap();
     assert!(matches!(Fixed::from_raw(s, 9), Err(FixedError::Format { .. })));
 }
 
@@ -276,7 +276,7 @@ fn mixed_formats_use_the_common_format() {
         assert_eq!(a.less_than(&b).reveal().unwrap(), Some(val(&a) < val(&b)));
         assert_eq!(a.equals(&b).reveal().unwrap(), Some(val(&a) == val(&b)));
         let s = ctx
-            .input_uint(Owner::Evaluator, 1, Some(rng.gen_range(0..2)))
+            .input_uint(PartyId::EVALUATOR, 1, Some(rng.gen_range(0..2)))
             .unwrap();
         let bit = s.equals(&ctx.uint(1, 1));
         let pick = bit.select(&a, &b);
@@ -327,16 +327,16 @@ fn fixed_point_and_counts() {
     let q = fmt(32, 16);
     let two = |c: &Ctx<Counter>| {
         (
-            c.input_fixed(Owner::Garbler, q, None).unwrap(),
-            c.input_fixed(Owner::Evaluator, q, None).unwrap(),
+            c.input_fixed(PartyId::GARBLER, q, None).unwrap(),
+            c.input_fixed(PartyId::EVALUATOR, q, None).unwrap(),
         )
     };
     assert_eq!(
-        cost(&|c| drop(c.input_fixed(Owner::Garbler, q, None).unwrap().relu())),
+        cost(&|c| drop(c.input_fixed(PartyId::GARBLER, q, None).unwrap().relu())),
         31
     );
     assert_eq!(
-        cost(&|c| drop(c.input_fixed(Owner::Garbler, q, None).unwrap().abs())),
+        cost(&|c| drop(c.input_fixed(PartyId::GARBLER, q, None).unwrap().abs())),
         31
     );
     assert_eq!(
@@ -365,8 +365,8 @@ fn fixed_point_and_counts() {
     let q0 = fmt(32, 0);
     assert_eq!(
         cost(&|c| {
-            let a = c.input_fixed(Owner::Garbler, q0, None).unwrap();
-            let b = c.input_fixed(Owner::Evaluator, q0, None).unwrap();
+            let a = c.input_fixed(PartyId::GARBLER, q0, None).unwrap();
+            let b = c.input_fixed(PartyId::EVALUATOR, q0, None).unwrap();
             drop(&a * &b)
         }),
         680
@@ -379,7 +379,7 @@ fn fixed_point_and_counts() {
 // Tensors
 
 fn uints(ctx: &Ctx<Plain>, shape: &[usize], w: u32, v: &[u128]) -> Tensor<UInt<Plain>> {
-    Tensor::input(ctx, Owner::Garbler, shape, w, Some(v)).unwrap()
+    Tensor::input(ctx, PartyId::GARBLER, shape, w, Some(v)).unwrap()
 }
 
 fn reveal<T: mixgc_program::Element>(t: &Tensor<T>) -> Vec<T::Clear> {
@@ -445,7 +445,7 @@ fn reshape_slice_get_transpose() {
     let doubled = t.map(|x| x + x);
     assert_eq!(reveal(&doubled), v.iter().map(|x| 2 * x).collect::<Vec<_>>());
     let ctx_c = Ctx::new(Counter::default());
-    let tc = Tensor::<UInt<Counter>>::input(&ctx_c, Owner::Garbler, &[3, 4], 16, None).unwrap();
+    let tc = Tensor::<UInt<Counter>>::input(&ctx_c, PartyId::GARBLER, &[3, 4], 16, None).unwrap();
     let moved = tc
         .reshape(&[2, 6])
         .unwrap()
@@ -488,7 +488,7 @@ fn shape_mistakes_are_errors_not_panics() {
     assert!(matches!(t.get(&[0]), Err(TensorError::Shape(_))));
     shape_err(Tensor::input(
         &ctx,
-        Owner::Garbler,
+        PartyId::GARBLER,
         &[2, 2],
         8,
         Some(&[1, 2, 3][..]),
@@ -497,7 +497,7 @@ fn shape_mistakes_are_errors_not_panics() {
     shape_err(Tensor::from_vec(&[3], vec![ctx.uint(4, 1)]));
     // Values that do not fit their format.
     assert!(matches!(
-        Tensor::<UInt<Plain>>::input(&ctx, Owner::Garbler, &[2], 8, Some(&[1, 256])),
+        Tensor::<UInt<Plain>>::input(&ctx, PartyId::GARBLER, &[2], 8, Some(&[1, 256])),
         Err(TensorError::Value(_))
     ));
     assert!(matches!(
@@ -505,7 +505,7 @@ fn shape_mistakes_are_errors_not_panics() {
         Err(TensorError::Value(_))
     ));
     assert!(matches!(
-        Tensor::<Fixed<Plain>>::input(&ctx, Owner::Garbler, &[1], fmt(8, 4), Some(&[8.0])),
+        Tensor::<Fixed<Plain>>::input(&ctx, PartyId::GARBLER, &[1], fmt(8, 4), Some(&[8.0])),
         Err(TensorError::Fixed(FixedError::Overflow { .. }))
     ));
 }
@@ -518,8 +518,8 @@ fn element_wise_operations() {
     let (x, y): (Vec<i128>, Vec<i128>) = (0..24)
         .map(|_| (rand_raw(&mut rng, 12), rand_raw(&mut rng, 12)))
         .unzip();
-    let a = Tensor::<SInt<Plain>>::input(&ctx, Owner::Garbler, &shape, 12, Some(&x)).unwrap();
-    let b = Tensor::<SInt<Plain>>::input(&ctx, Owner::Evaluator, &shape, 12, Some(&y)).unwrap();
+    let a = Tensor::<SInt<Plain>>::input(&ctx, PartyId::GARBLER, &shape, 12, Some(&x)).unwrap();
+    let b = Tensor::<SInt<Plain>>::input(&ctx, PartyId::EVALUATOR, &shape, 12, Some(&y)).unwrap();
     let z = |f: fn(i128, i128) -> i128| {
         x.iter()
             .zip(&y)
@@ -534,7 +534,7 @@ fn element_wise_operations() {
     let q = fmt(20, 8);
     let xf: Vec<f64> = x.iter().map(|&r| r as f64 / 64.0).collect();
     let yf: Vec<f64> = y.iter().map(|&r| r as f64 / 128.0).collect();
-    let a = Tensor::<Fixed<Plain>>::input(&ctx, Owner::Garbler, &[4, 6], q, Some(&xf)).unwrap();
+    let a = Tensor::<Fixed<Plain>>::input(&ctx, PartyId::GARBLER, &[4, 6], q, Some(&xf)).unwrap();
     let b = Tensor::<Fixed<Plain>>::constant(&ctx, &[4, 6], q, &yf).unwrap();
     let sum: Vec<f64> = xf.iter().zip(&yf).map(|(p, q)| p + q).collect();
     assert_eq!(reveal(&a.add(&b).unwrap()), sum);
@@ -570,8 +570,8 @@ fn matmul_matches_plain_rust() {
         // Unsigned 32-bit, wrapping.
         let a: Vec<u128> = (0..m * k).map(|_| rng.gen::<u32>() as u128).collect();
         let b: Vec<u128> = (0..k * n).map(|_| rng.gen::<u32>() as u128).collect();
-        let ta = Tensor::<UInt<Plain>>::input(&ctx, Owner::Garbler, &[m, k], 32, Some(&a)).unwrap();
-        let tb = Tensor::<UInt<Plain>>::input(&ctx, Owner::Evaluator, &[k, n], 32, Some(&b)).unwrap();
+        let ta = Tensor::<UInt<Plain>>::input(&ctx, PartyId::GARBLER, &[m, k], 32, Some(&a)).unwrap();
+        let tb = Tensor::<UInt<Plain>>::input(&ctx, PartyId::EVALUATOR, &[k, n], 32, Some(&b)).unwrap();
         let c = ta.matmul(&tb).unwrap();
         assert_eq!(c.shape(), &[m, n]);
         let ai: Vec<i128> = a.iter().map(|&v| v as i128).collect();
@@ -585,8 +585,8 @@ fn matmul_matches_plain_rust() {
         // Signed 16-bit.
         let a: Vec<i128> = (0..m * k).map(|_| rand_raw(&mut rng, 16)).collect();
         let b: Vec<i128> = (0..k * n).map(|_| rand_raw(&mut rng, 16)).collect();
-        let ta = Tensor::<SInt<Plain>>::input(&ctx, Owner::Garbler, &[m, k], 16, Some(&a)).unwrap();
-        let tb = Tensor::<SInt<Plain>>::input(&ctx, Owner::Evaluator, &[k, n], 16, Some(&b)).unwrap();
+        let ta = Tensor::<SInt<Plain>>::input(&ctx, PartyId::GARBLER, &[m, k], 16, Some(&a)).unwrap();
+        let tb = Tensor::<SInt<Plain>>::input(&ctx, PartyId::EVALUATOR, &[k, n], 16, Some(&b)).unwrap();
         let want: Vec<i128> = plain_matmul(&a, &b, m, k, n)
             .into_iter()
             .map(|v| wrap_s(v, 16))
@@ -599,8 +599,8 @@ fn matmul_matches_plain_rust() {
         let b: Vec<i128> = (0..k * n).map(|_| rand_raw(&mut rng, 20)).collect();
         let af: Vec<f64> = a.iter().map(|&r| q.decode(r)).collect();
         let bf: Vec<f64> = b.iter().map(|&r| q.decode(r)).collect();
-        let ta = Tensor::<Fixed<Plain>>::input(&ctx, Owner::Garbler, &[m, k], q, Some(&af)).unwrap();
-        let tb = Tensor::<Fixed<Plain>>::input(&ctx, Owner::Evaluator, &[k, n], q, Some(&bf)).unwrap();
+        let ta = Tensor::<Fixed<Plain>>::input(&ctx, PartyId::GARBLER, &[m, k], q, Some(&af)).unwrap();
+        let tb = Tensor::<Fixed<Plain>>::input(&ctx, PartyId::EVALUATOR, &[k, n], q, Some(&bf)).unwrap();
         let c = ta.matmul(&tb).unwrap();
         let want: Vec<f64> = plain_matmul(&a, &b, m, k, n)
             .into_iter()
@@ -620,8 +620,8 @@ fn matmul_matches_plain_rust() {
 fn matmul_and_count() {
     // 5×5 by 5×5, 32-bit unsigned: 125 truncated products (680 ANDs) and 100 additions (31).
     let ctx = Ctx::new(Counter::default());
-    let a = Tensor::<UInt<Counter>>::input(&ctx, Owner::Garbler, &[5, 5], 32, None).unwrap();
-    let b = Tensor::<UInt<Counter>>::input(&ctx, Owner::Evaluator, &[5, 5], 32, None).unwrap();
+    let a = Tensor::<UInt<Counter>>::input(&ctx, PartyId::GARBLER, &[5, 5], 32, None).unwrap();
+    let b = Tensor::<UInt<Counter>>::input(&ctx, PartyId::EVALUATOR, &[5, 5], 32, None).unwrap();
     let c = a.matmul(&b).unwrap();
     c.reveal().unwrap();
     drop((a, b, c));
@@ -637,8 +637,8 @@ fn recorded_fixed_point_circuit_agrees_with_plaintext() {
     let mut rng = StdRng::seed_from_u64(8);
     let q = fmt(16, 8);
     let program = |ctx: &Ctx<Recorder>| {
-        let a = ctx.input_fixed(Owner::Garbler, q, None).unwrap();
-        let b = ctx.input_fixed(Owner::Evaluator, q, None).unwrap();
+        let a = ctx.input_fixed(PartyId::GARBLER, q, None).unwrap();
+        let b = ctx.input_fixed(PartyId::EVALUATOR, q, None).unwrap();
         let c = ctx.fixed(q, -0.75).unwrap();
         (&(&a * &b) + &c).relu().reveal().unwrap();
     };

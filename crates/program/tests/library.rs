@@ -135,12 +135,12 @@ fn every_op_declares_garbler_inputs_first_and_rejects_bad_arguments() {
         let owners: Vec<_> = shape.inputs().iter().map(|(o, _)| *o).collect();
         let first_evaluator = owners
             .iter()
-            .position(|o| *o == mixgc_program::Owner::Evaluator)
+            .position(|o| *o == mixgc_program::PartyId::EVALUATOR)
             .unwrap_or(owners.len());
         assert!(
             owners[first_evaluator..]
                 .iter()
-                .all(|o| *o == mixgc_program::Owner::Evaluator),
+                .all(|o| *o == mixgc_program::PartyId::EVALUATOR),
             "{}",
             op.name
         );
@@ -193,7 +193,7 @@ fn every_exported_op_reimports_and_evaluates_equal() {
 /// `MAX_SIZE` are the point) and a clear error beyond it.
 #[test]
 fn aes_chain_is_aes_applied_repeatedly() {
-    use mixgc_program::{gadgets, Backend, Owner};
+    use mixgc_program::{gadgets, Backend, PartyId};
     let key = 0x0001_0203_0405_0607_0809_0a0b_0c0d_0e0fu128;
     let x = 0x0011_2233_4455_6677_8899_aabb_ccdd_eeffu128;
     let chain = |n: usize| {
@@ -207,8 +207,8 @@ fn aes_chain_is_aes_applied_repeatedly() {
     };
     assert_eq!(chain(1), 0x69c4_e0d8_6a7b_0430_d8cd_b780_70b4_c55a);
     let mut p = Plain::default();
-    let k = p.input(Owner::Garbler, 128, Some(&bits(key, 128))).unwrap();
-    let mut y = p.input(Owner::Evaluator, 128, Some(&bits(x, 128))).unwrap();
+    let k = p.input(PartyId::GARBLER, 128, Some(&bits(key, 128))).unwrap();
+    let mut y = p.input(PartyId::EVALUATOR, 128, Some(&bits(x, 128))).unwrap();
     for n in 1..=3 {
         y = gadgets::aes::aes128(&mut p, &k, &y);
         assert_eq!(chain(n), val(&y), "chain of {n}");

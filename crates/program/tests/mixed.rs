@@ -189,9 +189,9 @@ fn relu_of_product<B: mixgc_program::CrtBackend>(
     x: Option<i128>,
     y: Option<i128>,
 ) -> Result<Option<i128>, mixgc_program::ProgramError> {
-    use mixgc_program::Owner;
-    let p =
-        &ctx.input_crt_signed(Owner::Garbler, set, x)? * &ctx.input_crt_signed(Owner::Evaluator, set, y)?;
+    use mixgc_program::PartyId;
+    let p = &ctx.input_crt_signed(PartyId::GARBLER, set, x)?
+        * &ctx.input_crt_signed(PartyId::EVALUATOR, set, y)?;
     let s = p.to_sint(); // BD
     let zero = ctx.sint(s.width(), 0);
     s.less_than(&zero)

@@ -1,13 +1,13 @@
 //! Typed values: the same program on plaintext, counter and recorder (two-party runs are
 //! tested in the session crate).
 
-use mixgc_program::{to_i128, to_u128, Backend, Counter, Ctx, Owner, Plain, Recorder, SInt, UInt};
+use mixgc_program::{to_i128, to_u128, Backend, Counter, Ctx, PartyId, Plain, Recorder, SInt, UInt};
 use rand::{Rng, SeedableRng};
 
 /// Yao's millionaires: is the garbler richer? One program for every backend.
 fn millionaires<B: Backend>(ctx: &Ctx<B>, a: Option<u128>, b: Option<u128>) -> Option<bool> {
-    let x = ctx.input_uint(Owner::Garbler, 64, a).unwrap();
-    let y = ctx.input_uint(Owner::Evaluator, 64, b).unwrap();
+    let x = ctx.input_uint(PartyId::GARBLER, 64, a).unwrap();
+    let y = ctx.input_uint(PartyId::EVALUATOR, 64, b).unwrap();
     x.greater_than(&y).reveal().unwrap()
 }
 
@@ -48,7 +48,7 @@ fn one_program_runs_on_every_backend() {
 }
 
 fn plain_uint(ctx: &Ctx<Plain>, w: u32, v: u128) -> UInt<Plain> {
-    ctx.input_uint(Owner::Garbler, w, Some(v)).unwrap()
+    ctx.input_uint(PartyId::GARBLER, w, Some(v)).unwrap()
 }
 
 fn wrap(v: u128, w: u32) -> u128 {
@@ -143,10 +143,10 @@ fn signed_operators_and_width_extension_follow_the_documented_rules() {
 fn wrong_input_widths_are_errors_not_panics() {
     let ctx = Ctx::new(Plain::default());
     assert!(
-        ctx.input_uint(Owner::Evaluator, 8, None).is_err(),
+        ctx.input_uint(PartyId::EVALUATOR, 8, None).is_err(),
         "plaintext needs the value"
     );
     let mut p = Plain::default();
-    let err = p.input(Owner::Garbler, 8, Some(&[true; 7])).unwrap_err();
+    let err = p.input(PartyId::GARBLER, 8, Some(&[true; 7])).unwrap_err();
     assert!(err.to_string().contains("must be 8 bits, got 7"), "{err}");
 }

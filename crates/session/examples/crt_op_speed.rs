@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use mixgc_arith::primes::min_sum_primes;
 use mixgc_net::{memory_pair_holding, Channel};
-use mixgc_program::{Bit, Crt, CrtBackend, Ctx, Owner, PrimeSet, ProgramError};
+use mixgc_program::{Bit, Crt, CrtBackend, Ctx, PartyId, PrimeSet, ProgramError};
 use mixgc_session::{
-    EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, Reveal, SessionConfig,
+    Audience, EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, SessionConfig,
 };
 
 /// Input pairs the ops cycle through, and runs per kind (the fastest is reported).
@@ -44,12 +44,12 @@ fn run_ops<B: CrtBackend>(bit: &Bit<B>, kind: &str, x: &[Crt<B>], y: &[Crt<B>], 
 fn inputs<B: CrtBackend>(ctx: &Ctx<B>, set: &PrimeSet, garbler: bool) -> Result<Inputs<B>, ProgramError> {
     let value = |mine: bool, i: usize| mine.then_some(i as u128 + 7);
     let x = (0..VALUES)
-        .map(|i| ctx.input_crt(Owner::Garbler, set, value(garbler, i)))
+        .map(|i| ctx.input_crt(PartyId::GARBLER, set, value(garbler, i)))
         .collect::<Result<_, _>>()?;
     let y = (0..VALUES)
-        .map(|i| ctx.input_crt(Owner::Evaluator, set, value(!garbler, i)))
+        .map(|i| ctx.input_crt(PartyId::EVALUATOR, set, value(!garbler, i)))
         .collect::<Result<_, _>>()?;
-    let select = ctx.input_uint(Owner::Evaluator, 1, (!garbler).then_some(1))?;
+    let select = ctx.input_uint(PartyId::EVALUATOR, 1, (!garbler).then_some(1))?;
     Ok((x, y, select.equals(&ctx.uint(1, 1))))
 }
 
@@ -65,7 +65,7 @@ fn timed(set: &PrimeSet, kind: &str, ops: usize) -> Result<(f64, f64), Error> {
         let (cfg, ready) = (&cfg, ready);
         let evaluator = s.spawn(move || -> Result<f64, Error> {
             let mut session = EvaluatorSession::setup(ech, cfg)?;
-            let ctx = Ctx::new(session.program(kind, Reveal::Evaluator)?);
+            let ctx = Ctx::new(session.program(kind, Audience::only(PartyId::EVALUATOR))?);
             let (x, y, bit) = inputs(&ctx, set, false)?;
             ready.send(())?;
             wait_garbled.recv()?;
@@ -78,7 +78,7 @@ fn timed(set: &PrimeSet, kind: &str, ops: usize) -> Result<(f64, f64), Error> {
             Ok(seconds)
         });
         let mut session = GarblerSession::setup(gch, cfg)?;
-        let ctx = Ctx::new(session.program(kind, Reveal::Evaluator)?);
+        let ctx = Ctx::new(session.program(kind, Audience::only(PartyId::EVALUATOR))?);
         let (x, y, bit) = inputs(&ctx, set, true)?;
         ctx.with(|b| b.flush())?;
         wait_ready.recv()?;

@@ -4,15 +4,15 @@ use mixgc_arith::ArithEvaluator;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind, Rng};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{send_frame, Channel, NetError, Tag};
+use mixgc_net::{send_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
-use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
+use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
 use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
 use crate::terms::{bits_of, check_batch, threads_failed};
-use crate::{Outcome, SessionConfig, SessionError, Terms};
+use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
 pub struct EvaluatorSession<C> {
@@ -37,7 +37,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 2);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, Role::Evaluator, cfg.hash, nonce)?;
+        let agreed = hello(&mut ch, PartyId::EVALUATOR, cfg.hash, nonce)?;
         let start = Instant::now();
         let ot = OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)?;
         let base_ot_time = start.elapsed();
@@ -122,7 +122,10 @@ impl<C: Channel> EvaluatorSession<C> {
             instances: batch.len(),
             labels_bytes: (header.input_slots().len() - my_bits + 2) * 16,
             table_blocks: header.num_ands() as usize * BLOCKS_PER_AND,
-            decoding_bytes: terms.reveal.evaluator_learns().then_some(outputs.div_ceil(8)),
+            decoding_bytes: terms
+                .reveal
+                .contains(PartyId::EVALUATOR)
+                .then_some(outputs.div_ceil(8)),
         };
         let mut consumer = Consumer {
             core: &mut self.core,
@@ -144,8 +147,12 @@ impl<C: Channel> EvaluatorSession<C> {
                     .collect();
                 let outputs = match plan.decoding_bytes {
                     Some(len) => {
-                        let d = unpack(&inbox.recv(Tag::OutputDecoding, len)?, c.len())
-                            .ok_or_else(|| NetError::Protocol("output decoding of wrong length".into()))?;
+                        let frame = inbox.recv(Tag::OutputDecoding, len)?;
+                        let d = unpack(&frame, c.len()).ok_or(PeerMisbehaved::WrongLength {
+                            tag: Tag::OutputDecoding,
+                            len: frame.len(),
+                            expected: c.len().div_ceil(8),
+                        })?;
                         let bits: Vec<bool> = c.iter().zip(&d).map(|(c, d)| c ^ d).collect();
                         Some(split(&bits, header.output_widths()))
                     }
@@ -159,7 +166,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let results = receive_all(&mut self.ch, self.io_thread, plan, evaluate_all)?;
 
         // Colours go back only at the end, so the garbler never stops streaming to read them.
-        if terms.reveal.garbler_learns() {
+        if terms.reveal.contains(PartyId::GARBLER) {
             let colours: Vec<bool> = results.iter().flat_map(|(c, _)| c.iter().copied()).collect();
             send_frame(&mut self.ch, Tag::OutputColours, &pack(&colours))?;
             self.ch.flush()?;

@@ -4,16 +4,16 @@ use mixgc_arith::ArithGarbler;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, Rng};
 use mixgc_garble::Garbler;
-use mixgc_net::{recv_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
-use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello, Role};
+use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
 use crate::pipe::{send_all, stream_failed, Outbox};
 use crate::terms::{bits_of, check_batch, threads_failed};
-use crate::{Outcome, SessionConfig, SessionError, Terms};
+use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
 pub struct GarblerSession<C> {
@@ -44,7 +44,7 @@ impl<C: Channel> GarblerSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, Role::Garbler, cfg.hash, nonce)?;
+        let agreed = hello(&mut ch, PartyId::GARBLER, cfg.hash, nonce)?;
         let start = Instant::now();
         let ot = OtSender::setup(&mut ch, &agreed.session_id, &mut rng)?;
         let base_ot_time = start.elapsed();
@@ -145,7 +145,7 @@ impl<C: Channel> GarblerSession<C> {
             {
                 let first_and = producer.core.ands_garbled();
                 let decoding = producer.instance(inputs, ot_labels, out)?;
-                if terms.reveal.evaluator_learns() {
+                if terms.reveal.contains(PartyId::EVALUATOR) {
                     out.send(Tag::OutputDecoding, pack(&decoding))?;
                 }
                 decodings.push((decoding, producer.core.ands_garbled() - first_and));
@@ -161,11 +161,14 @@ impl<C: Channel> GarblerSession<C> {
                 ands: *ands,
             })
             .collect();
-        if terms.reveal.garbler_learns() {
+        if terms.reveal.contains(PartyId::GARBLER) {
             let n = decodings.iter().map(|(d, _)| d.len()).sum::<usize>();
             let colours = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
-            let colours = unpack(&colours, n)
-                .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+            let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
+                tag: Tag::OutputColours,
+                len: colours.len(),
+                expected: n.div_ceil(8),
+            })?;
             let per = per_instance(&colours, n / batch.len(), batch.len());
             for ((outcome, (decoding, _)), c) in outcomes.iter_mut().zip(&decodings).zip(per) {
                 let bits: Vec<bool> = c.iter().zip(decoding).map(|(c, d)| c ^ d).collect();

@@ -4,10 +4,11 @@
 
 use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
-use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag};
 
 use crate::codec::Reader;
-use crate::{Reveal, SessionError, Terms};
+use crate::terms::{reveal_code, reveal_of_code};
+use crate::{Audience, PartyId, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames, their order or the meaning
 /// of their bytes (3: the AES row hash and group-masked rows of arithmetic gadgets; 4: the
@@ -19,10 +20,13 @@ const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 /// Most input or output values a header may list.
 const MAX_VALUES: usize = 1 << 20;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    Garbler = 1,
-    Evaluator = 2,
+/// A party's code in the hello (pinned in transcripts): the garbler 1, the evaluator 2.
+fn role_code(me: PartyId) -> u8 {
+    match me {
+        PartyId::GARBLER => 1,
+        PartyId::EVALUATOR => 2,
+        _ => unreachable!("sessions are set up by the garbler and the evaluator"),
+    }
 }
 
 /// What the setup agreed: the session id (both nonces hashed) and the gate-hash seed.
@@ -34,20 +38,22 @@ pub(crate) struct Agreed {
 /// Exchanges hellos and derives the session id from both parties' nonces.
 pub(crate) fn hello<C: Channel>(
     ch: &mut C,
-    role: Role,
+    me: PartyId,
     hash: HashKind,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
     let mut msg = Vec::with_capacity(HELLO_LEN);
     msg.extend_from_slice(MAGIC);
     msg.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
-    msg.push(role as u8);
+    msg.push(role_code(me));
     msg.push(hash.code());
     msg.extend_from_slice(&nonce);
     send_frame(ch, Tag::Hello, &msg)?;
     ch.flush()?;
     let peer = recv_frame(ch, Tag::Hello, HELLO_LEN).map_err(|e| match e {
-        NetError::Protocol(_) => SessionError::Mismatch("the peer is not a mixgc party".into()),
+        NetError::Peer(_) | NetError::PeerStopped(_) => {
+            SessionError::Mismatch("the peer is not a mixgc party".into())
+        }
         e => e.into(),
     })?;
     if peer.len() != HELLO_LEN || &peer[..5] != MAGIC {
@@ -59,13 +65,8 @@ pub(crate) fn hello<C: Channel>(
             "protocol version differs: ours {PROTOCOL_VERSION}, the peer's {peer_version}"
         )));
     }
-    if peer[7] == role as u8 {
-        let r = if role == Role::Garbler {
-            "garbler"
-        } else {
-            "evaluator"
-        };
-        return Err(SessionError::Mismatch(format!("both parties chose --role {r}")));
+    if peer[7] == role_code(me) {
+        return Err(SessionError::Mismatch(format!("both parties chose --role {me}")));
     }
     let peer_hash = HashKind::from_code(peer[8]).map_or("unknown".to_string(), |h| h.to_string());
     if peer[8] != hash.code() {
@@ -73,9 +74,10 @@ pub(crate) fn hello<C: Channel>(
             "gate hash differs: ours {hash}, the peer's {peer_hash}"
         )));
     }
-    let (g_nonce, e_nonce) = match role {
-        Role::Garbler => (&nonce[..], &peer[9..]),
-        Role::Evaluator => (&peer[9..], &nonce[..]),
+    let (g_nonce, e_nonce) = if me == PartyId::GARBLER {
+        (&nonce[..], &peer[9..])
+    } else {
+        (&peer[9..], &nonce[..])
     };
     let mut h = blake3::Hasher::new_derive_key("mixgc/session-id/v1");
     h.update(g_nonce).update(e_nonce);
@@ -165,14 +167,14 @@ pub(crate) fn agree_on_circuit<C: Channel>(
         input_widths: circuit.input_widths().to_vec(),
         output_widths: circuit.output_widths().to_vec(),
         garbler_values: garbler_values as u32,
-        reveal: terms.reveal.code(),
+        reveal: reveal_code(terms.reveal)?,
         instances: u32::try_from(instances).map_err(|_| SessionError::Input("batch too large".into()))?,
     };
     send_frame(ch, Tag::CircuitHeader, &ours.encode())?;
     ch.flush()?;
     let max = 64 + 8 + 8 * MAX_VALUES + 9;
     let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
-        .ok_or_else(|| NetError::Protocol("malformed circuit header".into()))?;
+        .ok_or(PeerMisbehaved::Malformed(Tag::CircuitHeader))?;
     let mut diffs = Vec::new();
     if ours.input_widths != peer.input_widths {
         diffs.push(format!(
@@ -207,7 +209,7 @@ pub(crate) fn agree_on_circuit<C: Channel>(
         ));
     }
     if ours.reveal != peer.reveal {
-        let name = |c| Reveal::from_code(c).map_or("unknown".to_string(), |r| r.to_string());
+        let name = |c| reveal_of_code(c).map_or("unknown".to_string(), |r| r.to_string());
         diffs.push(format!(
             "reveal mode differs: ours {}, the peer's {}",
             name(ours.reveal),
@@ -231,15 +233,15 @@ pub(crate) fn agree_on_circuit<C: Channel>(
 pub(crate) fn agree_on_program<C: Channel>(
     ch: &mut C,
     program: &str,
-    reveal: Reveal,
+    reveal: Audience,
 ) -> Result<(), SessionError> {
     let mut ours = blake3::hash(program.as_bytes()).as_bytes().to_vec();
-    ours.push(reveal.code());
+    ours.push(reveal_code(reveal)?);
     send_frame(ch, Tag::ProgramHeader, &ours)?;
     ch.flush()?;
     let peer = recv_frame(ch, Tag::ProgramHeader, 33)?;
     if peer.len() != 33 {
-        return Err(NetError::Protocol("malformed program header".into()).into());
+        return Err(PeerMisbehaved::Malformed(Tag::ProgramHeader).into());
     }
     let mut diffs = Vec::new();
     if peer[..32] != ours[..32] {
@@ -248,7 +250,7 @@ pub(crate) fn agree_on_program<C: Channel>(
         ));
     }
     if peer[32] != ours[32] {
-        let name = |c| Reveal::from_code(c).map_or("unknown".to_string(), |r| r.to_string());
+        let name = |c| reveal_of_code(c).map_or("unknown".to_string(), |r| r.to_string());
         diffs.push(format!(
             "reveal mode differs: ours {}, the peer's {}",
             name(ours[32]),

@@ -29,10 +29,11 @@ pub use evaluator::EvaluatorSession;
 pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
+pub use mixgc_program::{Audience, PartyId};
 pub use pipe::QUEUE_FRAMES;
 pub use prep::{evaluator_online, garbler_online, EvaluatorPrep, GarblerPrep};
 pub use program::{ProgramEvaluator, ProgramGarbler};
-pub use terms::{Reveal, SessionConfig, Terms, MAX_THREADS};
+pub use terms::{SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use mixgc_core::Block;
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, PeerMisbehaved, Tag};
 
 use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::SessionError;
@@ -86,10 +86,11 @@ impl<C: Channel> Inbox for Direct<'_, C> {
     fn recv(&mut self, tag: Tag, len: usize) -> Result<Vec<u8>, SessionError> {
         let frame = recv_frame(self.ch, tag, len)?;
         if frame.len() != len {
-            return Err(NetError::Protocol(format!(
-                "{tag:?} frame of {} bytes, expected {len}",
-                frame.len()
-            ))
+            return Err(PeerMisbehaved::WrongLength {
+                tag,
+                len: frame.len(),
+                expected: len,
+            }
             .into());
         }
         Ok(frame)
@@ -98,8 +99,16 @@ impl<C: Channel> Inbox for Direct<'_, C> {
     fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
         let limit = (max_blocks * 16).min(MAX_TABLE_FRAME_BYTES);
         let len = recv_frame_header(self.ch, Tag::Tables, limit)?;
-        if len == 0 || len % 16 != 0 {
-            return Err(NetError::Protocol(format!("table frame of {len} bytes is not whole blocks")).into());
+        if len == 0 {
+            return Err(PeerMisbehaved::EmptyFrame(Tag::Tables).into());
+        }
+        if len % 16 != 0 {
+            return Err(PeerMisbehaved::PartialRows {
+                tag: Tag::Tables,
+                len,
+                row_bytes: 16,
+            }
+            .into());
         }
         let mut buf = std::mem::take(&mut self.spare);
         if let Some(returned) = self.returns.as_ref().and_then(|r| r.try_recv().ok()) {
@@ -126,20 +135,18 @@ impl Outbox for Queued {
     fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
         self.frames
             .send(Frame::Bytes(tag, payload))
-            .map_err(|_| writer_gone())
+            .map_err(|_| SessionError::IoThreadStopped)
     }
 
     fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError> {
-        self.frames.send(Frame::Tables(blocks)).map_err(|_| writer_gone())
+        self.frames
+            .send(Frame::Tables(blocks))
+            .map_err(|_| SessionError::IoThreadStopped)
     }
 
     fn spare(&mut self) -> Vec<Block> {
         self.spare.try_recv().unwrap_or_default()
     }
-}
-
-fn writer_gone() -> SessionError {
-    NetError::Protocol("the I/O thread stopped".into()).into()
 }
 
 /// Runs `produce` with an [`Outbox`]: through an I/O thread if `io_thread`, else directly
@@ -273,9 +280,7 @@ pub(crate) struct Prefetched {
 
 impl Prefetched {
     fn next(&mut self) -> Result<Frame, SessionError> {
-        self.frames
-            .recv()
-            .unwrap_or_else(|_| Err(NetError::Protocol("the I/O thread stopped".into()).into()))
+        self.frames.recv().unwrap_or(Err(SessionError::IoThreadStopped))
     }
 }
 

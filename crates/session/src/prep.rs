@@ -25,7 +25,7 @@ use std::io::{Read, Write};
 use mixgc_compile::{GateStream, StreamHeader};
 use mixgc_core::{AnyHash, Block};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{recv_frame, send_frame, Channel, NetError, Tag};
+use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 use rand::{Rng as _, RngCore};
 
 use crate::bits::{pack, split, unpack};
@@ -36,7 +36,7 @@ use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
 use crate::terms::{bits_of, check_inputs};
-use crate::{EvaluatorSession, GarblerSession, Outcome, SessionError, Terms, PROTOCOL_VERSION};
+use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION};
 
 mod state;
 
@@ -85,7 +85,7 @@ impl<C: Channel> GarblerSession<C> {
             mine: &mine,
             frames: FrameSchedule::new(self.batch_bytes),
         };
-        let learns = terms.reveal.evaluator_learns();
+        let learns = terms.reveal.contains(PartyId::EVALUATOR);
         let decoding = send_all(&mut self.ch, self.io_thread, |out| {
             let decoding = producer.garble(&zero, consts, out)?;
             if learns {
@@ -147,7 +147,7 @@ impl<C: Channel> EvaluatorSession<C> {
         agree_on_circuit(&mut self.ch, header, terms, 1)?;
         let id: [u8; 32] = recv_frame(&mut self.ch, Tag::Preprocessed, 32)?
             .try_into()
-            .map_err(|_| NetError::Protocol("malformed preprocessing id".into()))?;
+            .map_err(|_| PeerMisbehaved::Malformed(Tag::Preprocessed))?;
         let my_bits = bits_of(&mine, widths);
         let choices: Vec<bool> = (0..my_bits).map(|_| self.rng.gen()).collect();
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
@@ -163,7 +163,7 @@ impl<C: Channel> EvaluatorSession<C> {
             inbox.recycle(tables);
         }
         let outputs = header.output_slots().len();
-        let decoding = match terms.reveal.evaluator_learns() {
+        let decoding = match terms.reveal.contains(PartyId::EVALUATOR) {
             true => Some(
                 unpack(&inbox.recv(Tag::OutputDecoding, outputs.div_ceil(8))?, outputs)
                     .expect("length checked"),
@@ -240,7 +240,7 @@ fn garbler_online_inner<C: Channel>(
     let max = 2 + 64 + 8 + their_bits.div_ceil(8);
     let request = recv_frame(ch, Tag::OnlineRequest, max)?;
     let mut r = Reader(&request);
-    let malformed = || NetError::Protocol("malformed online request".into());
+    let malformed = || PeerMisbehaved::Malformed(Tag::OnlineRequest);
     let version = u16::from_le_bytes(r.array().ok_or_else(malformed)?);
     if version != PROTOCOL_VERSION {
         return Err(SessionError::Mismatch(format!(
@@ -285,11 +285,14 @@ fn garbler_online_inner<C: Channel>(
     send_frame(ch, Tag::LabelCorrections, Block::slice_as_bytes(&corrections))?;
     ch.flush()?;
 
-    let outputs = if prep.reveal.garbler_learns() {
+    let outputs = if prep.reveal.contains(PartyId::GARBLER) {
         let n = prep.decoding.len();
         let colours = recv_frame(ch, Tag::OutputColours, n.div_ceil(8))?;
-        let colours = unpack(&colours, n)
-            .ok_or_else(|| NetError::Protocol(format!("output colours of wrong length for {n} bits")))?;
+        let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
+            tag: Tag::OutputColours,
+            len: colours.len(),
+            expected: n.div_ceil(8),
+        })?;
         let bits: Vec<bool> = colours.iter().zip(&prep.decoding).map(|(c, d)| c ^ d).collect();
         Some(split(&bits, &prep.output_widths))
     } else {
@@ -376,7 +379,7 @@ fn evaluator_online_inner<C: Channel>(
     };
     consumer.instance(&my_labels, &mut stored)?;
     let colours: Vec<bool> = core.output_labels(&header).iter().map(|l| l.lsb()).collect();
-    if prep.reveal.garbler_learns() {
+    if prep.reveal.contains(PartyId::GARBLER) {
         send_frame(ch, Tag::OutputColours, &pack(&colours))?;
         ch.flush()?;
     }
@@ -404,7 +407,9 @@ impl Inbox for Stored<'_> {
     fn recv(&mut self, tag: Tag, _len: usize) -> Result<Vec<u8>, SessionError> {
         match (tag, self.labels.take()) {
             (Tag::GarblerLabels, Some(labels)) => Ok(labels),
-            _ => Err(NetError::Protocol(format!("no {tag:?} frame in a preprocessed garbling")).into()),
+            _ => Err(SessionError::Input(format!(
+                "no {tag} frame in a preprocessed garbling"
+            ))),
         }
     }
 

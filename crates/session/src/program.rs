@@ -17,41 +17,45 @@
 
 mod crt;
 
+use std::sync::Arc;
+
 use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
-use mixgc_program::{checked_input, Audience, Backend, Owner, ProgramError};
+use mixgc_net::{
+    recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
+};
+use mixgc_program::{checked_input, Audience, Backend, PartyId, PeerError, ProgramError};
 
 use crate::bits::{pack, unpack};
 use crate::frames::{FrameSchedule, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::agree_on_program;
-use crate::{EvaluatorSession, GarblerSession, Reveal, SessionError};
+use crate::{EvaluatorSession, GarblerSession, SessionError};
 
-/// The audience of the run's default reveal mode, and back.
-fn audience(r: Reveal) -> Audience {
-    match r {
-        Reveal::Both => Audience::Both,
-        Reveal::Garbler => Audience::Garbler,
-        Reveal::Evaluator => Audience::Evaluator,
-    }
+fn peer(e: impl Into<SessionError>) -> ProgramError {
+    ProgramError::Peer(PeerError::new(e.into()))
 }
 
-fn reveal(a: Audience) -> Reveal {
-    match a {
-        Audience::Both => Reveal::Both,
-        Audience::Garbler => Reveal::Garbler,
-        Audience::Evaluator => Reveal::Evaluator,
-    }
+/// The first failure of a run, recorded while later gates do nothing; each later input or
+/// output reports it again.
+type FirstError = Option<Arc<SessionError>>;
+
+/// Records `e` unless an earlier failure was recorded.
+fn record_first(first: &mut FirstError, e: impl Into<SessionError>) {
+    first.get_or_insert_with(|| Arc::new(e.into()));
 }
 
-fn peer(e: impl std::fmt::Display) -> ProgramError {
-    ProgramError::Peer(e.to_string())
+/// `Ok(out)`, or the recorded failure.
+fn unless_failed<T>(first: &FirstError, out: T) -> Result<T, ProgramError> {
+    match first {
+        Some(e) => Err(ProgramError::Peer(e.clone().into())),
+        None => Ok(out),
+    }
 }
 
 /// The garbler's backend for one program run; see the module docs.
 pub struct ProgramGarbler<'s, C: Channel> {
     s: &'s mut GarblerSession<C>,
-    reveal: Reveal,
+    reveal: Audience,
     /// Zero-labels of the constants 0 and 1.
     consts: [Block; 2],
     /// Rows not sent yet, and the sizes of the frames they go out in.
@@ -61,14 +65,18 @@ pub struct ProgramGarbler<'s, C: Channel> {
     arith_rows: Vec<u8>,
     /// The first network failure (or arithmetic gadget error); later gates do nothing and
     /// the next input or output reports it.
-    error: Option<String>,
+    error: FirstError,
     inputs: usize,
 }
 
 impl<C: Channel> GarblerSession<C> {
     /// Starts a program run named `program` (both parties pass the same name and reveal
     /// mode). The AND index and Δ continue from the session, so tweaks never repeat.
-    pub fn program(&mut self, program: &str, reveal: Reveal) -> Result<ProgramGarbler<'_, C>, SessionError> {
+    pub fn program(
+        &mut self,
+        program: &str,
+        reveal: Audience,
+    ) -> Result<ProgramGarbler<'_, C>, SessionError> {
         agree_on_program(&mut self.ch, program, reveal)?;
         let delta = self.core.delta();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
@@ -90,12 +98,22 @@ impl<C: Channel> GarblerSession<C> {
 }
 
 impl<C: Channel> ProgramGarbler<'_, C> {
+    /// Records `e` as the run's failure, unless one was recorded before.
+    fn fail(&mut self, e: impl Into<SessionError>) {
+        record_first(&mut self.error, e);
+    }
+
+    /// `out`, unless a failure was recorded.
+    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
+        unless_failed(&self.error, out)
+    }
+
     /// Sends the pending rows and everything buffered; reports any earlier failure (after
     /// delivering what was sent before it, so the evaluator meets the same failure).
     fn sync(&mut self) -> Result<(), ProgramError> {
-        if let Some(e) = &self.error {
+        if self.error.is_some() {
             let _ = self.s.ch.flush();
-            return Err(ProgramError::Peer(e.clone()));
+            return self.checked(());
         }
         let sent = self.send_pending().and_then(|()| self.s.ch.flush());
         sent.map_err(peer)
@@ -156,7 +174,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         // Arithmetic rows before these ANDs go first: the evaluator needs them first.
         if !self.arith_rows.is_empty() && self.error.is_none() {
             if let Err(e) = self.send_arith_rows() {
-                self.error = Some(e.to_string());
+                self.fail(e);
             }
         }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
@@ -164,7 +182,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
             // Send before the next batch could overflow the frame limit.
             if self.rows.len() + 2 * MAX_AND_GROUP > self.frames.blocks() && self.error.is_none() {
                 if let Err(e) = self.send_rows() {
-                    self.error = Some(e.to_string());
+                    self.fail(e);
                 }
             }
         }
@@ -181,7 +199,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
 
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Block>, ProgramError> {
@@ -190,7 +208,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         self.sync()?;
         let delta = self.s.core.delta();
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let value = checked_input(index, owner, width, value)?;
                 let zero: Vec<Block> = (0..width).map(|_| Block::random(&mut self.s.rng)).collect();
                 let active: Vec<Block> = zero
@@ -202,33 +220,38 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
                     .map_err(peer)?;
                 Ok(zero)
             }
-            Owner::Evaluator => self
+            PartyId::EVALUATOR => self
                 .s
                 .ot
                 .send_correlated(&mut self.s.ch, delta, width as usize)
                 .map_err(peer),
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
-        let to = audience(self.reveal);
-        self.output_to(wires, to)
+        self.output_to(wires, self.reveal)
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let decoding: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
-        if reveal.evaluator_learns() {
+        if to.contains(PartyId::EVALUATOR) {
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &pack(&decoding)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
-        if !reveal.garbler_learns() {
+        if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let n = decoding.len();
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, n.div_ceil(8)).map_err(peer)?;
-        let colours = unpack(&colours, n).ok_or_else(|| peer("output colours of the wrong length"))?;
+        let colours = unpack(&colours, n).ok_or_else(|| {
+            peer(PeerMisbehaved::WrongLength {
+                tag: Tag::OutputColours,
+                len: colours.len(),
+                expected: n.div_ceil(8),
+            })
+        })?;
         Ok(Some(colours.iter().zip(&decoding).map(|(c, d)| c ^ d).collect()))
     }
 }
@@ -236,7 +259,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
 /// The evaluator's backend for one program run; see the module docs.
 pub struct ProgramEvaluator<'s, C: Channel> {
     s: &'s mut EvaluatorSession<C>,
-    reveal: Reveal,
+    reveal: Audience,
     /// Active labels of the constants 0 and 1.
     consts: [Block; 2],
     /// The current frame of rows and how far the program has used it.
@@ -244,7 +267,7 @@ pub struct ProgramEvaluator<'s, C: Channel> {
     used: usize,
     /// Arithmetic rows received and not yet used ([`crt`]).
     arith: crt::ArithInbox,
-    error: Option<String>,
+    error: FirstError,
     inputs: usize,
 }
 
@@ -253,12 +276,17 @@ impl<C: Channel> EvaluatorSession<C> {
     pub fn program(
         &mut self,
         program: &str,
-        reveal: Reveal,
+        reveal: Audience,
     ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
         if frame.len() != 32 {
-            return Err(NetError::Protocol("constant labels frame of the wrong length".into()).into());
+            return Err(PeerMisbehaved::WrongLength {
+                tag: Tag::GarblerLabels,
+                len: frame.len(),
+                expected: 32,
+            }
+            .into());
         }
         let consts = [
             Block::from_bytes(frame[..16].try_into().unwrap()),
@@ -278,16 +306,22 @@ impl<C: Channel> EvaluatorSession<C> {
 }
 
 impl<C: Channel> ProgramEvaluator<'_, C> {
+    /// Records `e` as the run's failure, unless one was recorded before.
+    fn fail(&mut self, e: impl Into<SessionError>) {
+        record_first(&mut self.error, e);
+    }
+
+    /// `out`, unless a failure was recorded.
+    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
+        unless_failed(&self.error, out)
+    }
+
     /// At an input or output every row sent so far must have been used: otherwise the two
     /// programs took different paths.
     fn sync(&mut self) -> Result<(), ProgramError> {
-        if let Some(e) = &self.error {
-            return Err(ProgramError::Peer(e.clone()));
-        }
+        self.checked(())?;
         if self.used != self.rows.len() || !self.arith.is_drained() {
-            return Err(peer(
-                "the parties' programs diverged (garbled rows left over at an input or output)",
-            ));
+            return Err(peer(PeerMisbehaved::ProgramsDiverged(Divergence::RowsLeftOver)));
         }
         Ok(())
     }
@@ -300,19 +334,23 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
                 return Err(crt::diverged());
             }
             let len = recv_frame_header(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
-            if len == 0 || len % 32 != 0 {
-                return Err(NetError::Protocol(format!(
-                    "table frame of {len} bytes is not whole AND gates"
-                )));
+            if len == 0 {
+                return Err(PeerMisbehaved::EmptyFrame(Tag::Tables).into());
+            }
+            if len % 32 != 0 {
+                return Err(PeerMisbehaved::PartialRows {
+                    tag: Tag::Tables,
+                    len,
+                    row_bytes: 32,
+                }
+                .into());
             }
             self.rows.resize(len / 16, Block::ZERO);
             self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
             self.used = 0;
         }
         if self.used + 2 * n > self.rows.len() {
-            return Err(NetError::Protocol(
-                "the parties' programs diverged (a batch of ANDs spans frames)".into(),
-            ));
+            return Err(PeerMisbehaved::ProgramsDiverged(Divergence::BatchSpansFrames).into());
         }
         self.used += 2 * n;
         Ok(&self.rows[self.used - 2 * n..self.used])
@@ -348,7 +386,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
             match self.next_rows(ins.len()) {
                 Ok(r) => rows[..r.len()].copy_from_slice(r),
                 Err(e) => {
-                    self.error = Some(e.to_string());
+                    self.fail(e);
                     break;
                 }
             }
@@ -371,7 +409,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
 
     fn input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         width: u32,
         value: Option<&[bool]>,
     ) -> Result<Vec<Block>, ProgramError> {
@@ -379,42 +417,51 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let frame =
                     recv_frame(&mut self.s.ch, Tag::GarblerLabels, width as usize * 16).map_err(peer)?;
                 if frame.len() != width as usize * 16 {
-                    return Err(peer(format!("the garbler's input #{index} has the wrong width")));
+                    return Err(peer(PeerMisbehaved::InputLabels {
+                        index,
+                        len: frame.len(),
+                        expected: width as usize * 16,
+                    }));
                 }
                 Ok(frame
                     .chunks_exact(16)
                     .map(|c| Block::from_bytes(c.try_into().unwrap()))
                     .collect())
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 let value = checked_input(index, owner, width, value)?;
                 self.s.ot.receive_correlated(&mut self.s.ch, value).map_err(peer)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
     fn output(&mut self, wires: &[Block]) -> Result<Option<Vec<bool>>, ProgramError> {
-        let to = audience(self.reveal);
-        self.output_to(wires, to)
+        self.output_to(wires, self.reveal)
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let colours: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
         let n = colours.len();
-        let learned = if reveal.evaluator_learns() {
+        let learned = if to.contains(PartyId::EVALUATOR) {
             let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
-            let d = unpack(&d, n).ok_or_else(|| peer("output decoding of the wrong length"))?;
+            let d = unpack(&d, n).ok_or_else(|| {
+                peer(PeerMisbehaved::WrongLength {
+                    tag: Tag::OutputDecoding,
+                    len: d.len(),
+                    expected: n.div_ceil(8),
+                })
+            })?;
             Some(colours.iter().zip(&d).map(|(c, d)| c ^ d).collect())
         } else {
             None
         };
-        if reveal.garbler_learns() {
+        if to.contains(PartyId::GARBLER) {
             send_frame(&mut self.s.ch, Tag::OutputColours, &pack(&colours)).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }

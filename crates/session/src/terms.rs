@@ -1,62 +1,30 @@
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use mixgc_core::HashKind;
+use mixgc_program::{Audience, PartyId};
 
 use crate::SessionError;
 
-/// Who learns the outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Reveal {
-    #[default]
-    Both,
-    Garbler,
-    Evaluator,
-}
-
-impl Reveal {
-    pub fn garbler_learns(self) -> bool {
-        matches!(self, Reveal::Both | Reveal::Garbler)
-    }
-    pub fn evaluator_learns(self) -> bool {
-        matches!(self, Reveal::Both | Reveal::Evaluator)
-    }
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            Reveal::Both => 0,
-            Reveal::Garbler => 1,
-            Reveal::Evaluator => 2,
-        }
-    }
-    pub(crate) fn from_code(c: u8) -> Option<Reveal> {
-        [Reveal::Both, Reveal::Garbler, Reveal::Evaluator]
-            .into_iter()
-            .find(|r| r.code() == c)
+/// The wire code of a two-party audience (in the circuit and program headers and the
+/// garbler's preprocessing state): both 0, the garbler 1, the evaluator 2.
+pub(crate) fn reveal_code(to: Audience) -> Result<u8, SessionError> {
+    match to {
+        Audience::BOTH => Ok(0),
+        _ if to == Audience::only(PartyId::GARBLER) => Ok(1),
+        _ if to == Audience::only(PartyId::EVALUATOR) => Ok(2),
+        _ => Err(SessionError::Input(format!(
+            "a two-party run reveals to both, the garbler or the evaluator, not to {to}"
+        ))),
     }
 }
 
-impl fmt::Display for Reveal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Reveal::Both => "both",
-            Reveal::Garbler => "garbler",
-            Reveal::Evaluator => "evaluator",
-        })
-    }
-}
-
-impl FromStr for Reveal {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "both" => Ok(Reveal::Both),
-            "garbler" => Ok(Reveal::Garbler),
-            "evaluator" => Ok(Reveal::Evaluator),
-            _ => Err(format!(
-                "unknown reveal mode '{s}' (expected both, garbler or evaluator)"
-            )),
-        }
+/// The audience of wire code `code` ([`reveal_code`]).
+pub(crate) fn reveal_of_code(code: u8) -> Option<Audience> {
+    match code {
+        0 => Some(Audience::BOTH),
+        1 => Some(Audience::only(PartyId::GARBLER)),
+        2 => Some(Audience::only(PartyId::EVALUATOR)),
+        _ => None,
     }
 }
 
@@ -122,7 +90,7 @@ pub struct Terms {
     /// How many input values (of nonzero width, in circuit order) the garbler owns;
     /// `None` means ⌈n/2⌉. The evaluator owns the rest.
     pub garbler_values: Option<usize>,
-    pub reveal: Reveal,
+    pub reveal: Audience,
 }
 
 impl Terms {
@@ -196,4 +164,26 @@ pub(crate) fn check_inputs(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reveal_codes_are_the_pinned_ones_and_other_audiences_are_refused() {
+        let (g, e) = (PartyId::GARBLER, PartyId::EVALUATOR);
+        for (to, code) in [
+            (Audience::BOTH, 0),
+            (Audience::only(g), 1),
+            (Audience::only(e), 2),
+        ] {
+            assert_eq!(reveal_code(to).unwrap(), code);
+            assert_eq!(reveal_of_code(code), Some(to));
+        }
+        assert_eq!(reveal_of_code(3), None);
+        let third = Audience::only(PartyId::new(2).unwrap()).with(g);
+        let err = reveal_code(third).unwrap_err().to_string();
+        assert!(err.contains("not to garbler, party 2"), "{err}");
+    }
 }

@@ -11,7 +11,7 @@ use mixgc_arith::{ArithGarbler, PrimeSet};
 use mixgc_core::{new_rng, Block};
 use mixgc_net::{memory_pair, Channel, Tag, TcpChannel};
 use mixgc_program::crt::residue_to_signed;
-use mixgc_program::{to_i128, to_u128, Audience, Crt, CrtBackend, Ctx, Owner, ProgramError};
+use mixgc_program::{to_i128, to_u128, Audience, Crt, CrtBackend, Ctx, PartyId, ProgramError};
 use rand::{Rng, SeedableRng};
 
 mod common;
@@ -19,7 +19,7 @@ mod common;
 use common::{bytes_per_tag, evaluate, garble, run, Tap};
 
 /// `value` if `me` owns the input.
-fn mine<T>(me: Owner, owner: Owner, value: T) -> Option<T> {
+fn mine<T>(me: PartyId, owner: PartyId, value: T) -> Option<T> {
     (me == owner).then_some(value)
 }
 
@@ -54,18 +54,22 @@ struct Case {
     exponent: u64,
     constant: u128,
     /// Owners of x, y, u and the select bit.
-    owners: [Owner; 4],
+    owners: [PartyId; 4],
 }
 
 const OPS: usize = 13;
 
 /// Each output's audience: varies with the op and the case.
 fn audience(op: usize, case: &Case) -> Audience {
-    [Audience::Both, Audience::Garbler, Audience::Evaluator][(op + case.width as usize) % 3]
+    [
+        Audience::BOTH,
+        Audience::only(PartyId::GARBLER),
+        Audience::only(PartyId::EVALUATOR),
+    ][(op + case.width as usize) % 3]
 }
 
 /// Every CRT operation once, each result revealed to its audience (as a signed number).
-fn every_op<B: CrtBackend>(ctx: &Ctx<B>, c: &Case, me: Owner) -> Result<Vec<Option<i128>>, ProgramError> {
+fn every_op<B: CrtBackend>(ctx: &Ctx<B>, c: &Case, me: PartyId) -> Result<Vec<Option<i128>>, ProgramError> {
     let set = &c.set;
     let [ox, oy, ou, os] = c.owners;
     let x = ctx.input_crt(ox, set, mine(me, ox, c.x))?;
@@ -131,9 +135,9 @@ fn random_case(set: PrimeSet, width: u32, rng: &mut impl Rng) -> Case {
     let n = set.product();
     let owner = |rng: &mut dyn rand::RngCore| {
         if rng.gen() {
-            Owner::Garbler
+            PartyId::GARBLER
         } else {
-            Owner::Evaluator
+            PartyId::EVALUATOR
         }
     };
     let (x, y) = match rng.gen_range(0..4) {
@@ -160,15 +164,11 @@ fn check(c: &Case, g: &[Option<i128>], e: &[Option<i128>]) {
     let want = expected(c);
     for op in 0..OPS {
         let to = if op == OPS - 1 {
-            Audience::Both
+            Audience::BOTH
         } else {
             audience(op, c)
         };
-        let (g_learns, e_learns) = match to {
-            Audience::Both => (true, true),
-            Audience::Garbler => (true, false),
-            Audience::Evaluator => (false, true),
-        };
+        let (g_learns, e_learns) = (to.contains(PartyId::GARBLER), to.contains(PartyId::EVALUATOR));
         let what = format!("op {op} over {:?} (x = {}, y = {})", c.set.primes(), c.x, c.y);
         assert_eq!(g[op], g_learns.then_some(want[op]), "garbler: {what}");
         assert_eq!(e[op], e_learns.then_some(want[op]), "evaluator: {what}");
@@ -180,11 +180,11 @@ fn run_cases(cases: &[Case]) {
     let (g, e) = run(
         memory_pair(),
         |s| {
-            let f = |c: &Case| garble(s, "ops", |ctx| every_op(ctx, c, Owner::Garbler));
+            let f = |c: &Case| garble(s, "ops", |ctx| every_op(ctx, c, PartyId::GARBLER));
             cases.iter().map(f).collect::<Result<Vec<_>, _>>()
         },
         |s| {
-            let f = |c: &Case| evaluate(s, "ops", |ctx| every_op(ctx, c, Owner::Evaluator));
+            let f = |c: &Case| evaluate(s, "ops", |ctx| every_op(ctx, c, PartyId::EVALUATOR));
             cases.iter().map(f).collect::<Result<Vec<_>, _>>()
         },
     );
@@ -221,10 +221,10 @@ fn signed_edges_match_native_arithmetic() {
         set: &PrimeSet,
         a: i128,
         b: i128,
-        me: Owner,
+        me: PartyId,
     ) -> Result<[Option<i128>; 5], ProgramError> {
-        let x = ctx.input_crt_signed(Owner::Garbler, set, mine(me, Owner::Garbler, a))?;
-        let y = ctx.input_crt_signed(Owner::Evaluator, set, mine(me, Owner::Evaluator, b))?;
+        let x = ctx.input_crt_signed(PartyId::GARBLER, set, mine(me, PartyId::GARBLER, a))?;
+        let y = ctx.input_crt_signed(PartyId::EVALUATOR, set, mine(me, PartyId::EVALUATOR, b))?;
         Ok([
             x.reveal_signed()?,
             y.reveal_signed()?,
@@ -256,13 +256,13 @@ fn signed_edges_match_native_arithmetic() {
         memory_pair(),
         |s| {
             let f = |(set, a, b): &(PrimeSet, i128, i128)| {
-                garble(s, "signed", |ctx| program(ctx, set, *a, *b, Owner::Garbler))
+                garble(s, "signed", |ctx| program(ctx, set, *a, *b, PartyId::GARBLER))
             };
             cases.iter().map(f).collect::<Result<Vec<_>, _>>()
         },
         |s| {
             let f = |(set, a, b): &(PrimeSet, i128, i128)| {
-                evaluate(s, "signed", |ctx| program(ctx, set, *a, *b, Owner::Evaluator))
+                evaluate(s, "signed", |ctx| program(ctx, set, *a, *b, PartyId::EVALUATOR))
             };
             cases.iter().map(f).collect::<Result<Vec<_>, _>>()
         },
@@ -292,8 +292,8 @@ fn mixed<B: CrtBackend>(
     x: Option<u128>,
     y: Option<u128>,
 ) -> Result<Mixed, ProgramError> {
-    let a = ctx.input_crt(Owner::Garbler, set, x)?;
-    let b = ctx.input_crt(Owner::Evaluator, set, y)?;
+    let a = ctx.input_crt(PartyId::GARBLER, set, x)?;
+    let b = ctx.input_crt(PartyId::EVALUATOR, set, y)?;
     let less = a.to_uint().less_than(&b.to_uint());
     let min = less.select_crt(&a, &b);
     let square = (&min * &min).to_uint();
@@ -372,8 +372,8 @@ fn one_arithmetic_key_and_gate_index_per_session() {
         x: Option<u128>,
         y: Option<u128>,
     ) -> Result<Option<u128>, ProgramError> {
-        let a = ctx.input_crt(Owner::Garbler, set, x)?;
-        let b = ctx.input_crt(Owner::Evaluator, set, y)?;
+        let a = ctx.input_crt(PartyId::GARBLER, set, x)?;
+        let b = ctx.input_crt(PartyId::EVALUATOR, set, y)?;
         (&a * &b).reveal()
     }
     let set = min_sum_primes(20).unwrap();
@@ -382,7 +382,7 @@ fn one_arithmetic_key_and_gate_index_per_session() {
             memory_pair(),
             |s| {
                 let boolean = garble(s, "bool", |ctx| {
-                    ctx.input_uint(Owner::Garbler, 4, Some(9))?.reveal()
+                    ctx.input_uint(PartyId::GARBLER, 4, Some(9))?.reveal()
                 })?;
                 assert_eq!(boolean, Some(vec![true, false, false, true]));
                 assert_eq!((s.arith_session_key(), s.arith_gates()), (None, 0));
@@ -394,7 +394,9 @@ fn one_arithmetic_key_and_gate_index_per_session() {
                 Ok(seen)
             },
             |s| {
-                evaluate(s, "bool", |ctx| ctx.input_uint(Owner::Garbler, 4, None)?.reveal())?;
+                evaluate(s, "bool", |ctx| {
+                    ctx.input_uint(PartyId::GARBLER, 4, None)?.reveal()
+                })?;
                 let mut gates = Vec::new();
                 for _ in 0..2 {
                     evaluate(s, "mul", |ctx| product(ctx, &set, None, Some(100)))?;
@@ -434,10 +436,10 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
         x: Option<u128>,
         y: Option<u128>,
     ) -> Result<(), ProgramError> {
-        let a = ctx.input_crt(Owner::Garbler, set, x)?;
-        let b = ctx.input_crt(Owner::Evaluator, set, y)?;
-        (&a * &b).reveal_to(Audience::Both)?;
-        a.to_uint().reveal_to(Audience::Evaluator)?;
+        let a = ctx.input_crt(PartyId::GARBLER, set, x)?;
+        let b = ctx.input_crt(PartyId::EVALUATOR, set, y)?;
+        (&a * &b).reveal_to(Audience::BOTH)?;
+        a.to_uint().reveal_to(Audience::only(PartyId::EVALUATOR))?;
         Ok(())
     }
     for set in [
@@ -510,7 +512,7 @@ fn arithmetic_and_boolean_frames_alternate_in_program_order() {
         set: &PrimeSet,
         x: Option<u128>,
     ) -> Result<Option<u128>, ProgramError> {
-        let a = ctx.input_crt(Owner::Garbler, set, x)?;
+        let a = ctx.input_crt(PartyId::GARBLER, set, x)?;
         let mut v = a.clone();
         for _ in 0..3 {
             let small = v.to_uint().less_than(&ctx.uint(8, 100));
@@ -553,8 +555,8 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
         y: Option<u128>,
     ) -> Result<Option<u128>, ProgramError> {
         let set = PrimeSet::new(&[65_521]).unwrap();
-        let a = ctx.input_crt(Owner::Garbler, &set, x)?;
-        let b = ctx.input_crt(Owner::Evaluator, &set, y)?;
+        let a = ctx.input_crt(PartyId::GARBLER, &set, x)?;
+        let b = ctx.input_crt(PartyId::EVALUATOR, &set, y)?;
         (&a * &b).reveal()
     }
     let (gch, ech) = memory_pair();
@@ -596,7 +598,7 @@ fn a_decomposition_beyond_its_width_is_an_error_on_both_sides() {
         set: &PrimeSet,
         x: Option<u128>,
     ) -> Result<Option<Vec<bool>>, ProgramError> {
-        let a = ctx.input_crt(Owner::Garbler, set, x)?;
+        let a = ctx.input_crt(PartyId::GARBLER, set, x)?;
         a.to_uint().reveal()
     }
     let (g, e) = run(
@@ -616,22 +618,23 @@ fn inputs_not_below_n_are_refused_by_their_owner() {
     fn program<B: CrtBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
-        owner: Owner,
-        me: Owner,
+        owner: PartyId,
+        me: PartyId,
     ) -> Result<Option<u128>, ProgramError> {
-        let _first = ctx.input_crt(Owner::Garbler, set, mine(me, Owner::Garbler, 1))?;
+        let _first = ctx.input_crt(PartyId::GARBLER, set, mine(me, PartyId::GARBLER, 1))?;
         ctx.input_crt(owner, set, mine(me, owner, set.product()))?
             .reveal()
     }
-    for owner in [Owner::Garbler, Owner::Evaluator] {
+    for owner in [PartyId::GARBLER, PartyId::EVALUATOR] {
         let (g, e) = run(
             memory_pair(),
-            |s| garble(s, "big", |ctx| program(ctx, &set, owner, Owner::Garbler)),
-            |s| evaluate(s, "big", |ctx| program(ctx, &set, owner, Owner::Evaluator)),
+            |s| garble(s, "big", |ctx| program(ctx, &set, owner, PartyId::GARBLER)),
+            |s| evaluate(s, "big", |ctx| program(ctx, &set, owner, PartyId::EVALUATOR)),
         );
-        let (own, other) = match owner {
-            Owner::Garbler => (g.unwrap_err(), e.unwrap_err()),
-            Owner::Evaluator => (e.unwrap_err(), g.unwrap_err()),
+        let (own, other) = if owner == PartyId::GARBLER {
+            (g.unwrap_err(), e.unwrap_err())
+        } else {
+            (e.unwrap_err(), g.unwrap_err())
         };
         assert!(own.contains("not below N"), "{own}");
         // The peer learns the reason, even when the abort reaches the garbler inside its OT.
@@ -646,7 +649,7 @@ fn inputs_not_below_n_are_refused_by_their_owner() {
 fn malformed_arithmetic_tables_are_an_error_at_the_evaluator() {
     fn program<B: CrtBackend>(ctx: &Ctx<B>, x: Option<u128>) -> Result<Option<u128>, ProgramError> {
         let set = PrimeSet::new(&[3, 5, 7]).unwrap();
-        let a = ctx.input_crt(Owner::Garbler, &set, x)?;
+        let a = ctx.input_crt(PartyId::GARBLER, &set, x)?;
         // Each product decodes the rows its operands' colours select: over several, some
         // colour is nonzero.
         let mut p = a.clone();
@@ -677,8 +680,8 @@ fn a_peer_that_disconnects_mid_crt_program_gives_errors_on_both_sides() {
         y: Option<u128>,
     ) -> Result<Option<u128>, ProgramError> {
         let set = min_sum_primes(32).unwrap();
-        let a = ctx.input_crt(Owner::Garbler, &set, x)?;
-        let b = ctx.input_crt(Owner::Evaluator, &set, y)?;
+        let a = ctx.input_crt(PartyId::GARBLER, &set, x)?;
+        let b = ctx.input_crt(PartyId::EVALUATOR, &set, y)?;
         let c = &(&a * &b) * &a;
         let bits = c.to_uint();
         Crt::from_uint(&bits, &set).reveal()

@@ -8,8 +8,8 @@ use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::HashKind;
 use mixgc_net::{memory_pair, Channel};
 use mixgc_session::{
-    evaluator_online, garbler_online, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession, Outcome,
-    Reveal, SessionConfig, SessionError, Terms,
+    evaluator_online, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession,
+    Outcome, PartyId, SessionConfig, SessionError, Terms,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -111,9 +111,9 @@ fn aes_128_online_gives_fips_197_and_sends_only_labels() {
 fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     for (name, reveal, hash) in [
-        ("adder64.txt", Reveal::Both, HashKind::Tccr),
-        ("mult64.txt", Reveal::Garbler, HashKind::Rekeyed),
-        ("sha256.txt", Reveal::Evaluator, HashKind::Tccr),
+        ("adder64.txt", Audience::BOTH, HashKind::Tccr),
+        ("mult64.txt", Audience::only(PartyId::GARBLER), HashKind::Rekeyed),
+        ("sha256.txt", Audience::only(PartyId::EVALUATOR), HashKind::Tccr),
     ] {
         let ir = circuit(name);
         let c = compile(&ir);
@@ -137,10 +137,10 @@ fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
         let (check_all, check) = draw(&mut rng);
         let (gs, es, outs) = offline(&c, terms, hash, 2, &check);
         let want = ir.eval_plain(&check_all).unwrap();
-        for (o, learns) in outs
-            .iter()
-            .zip([reveal.garbler_learns(), reveal.evaluator_learns()])
-        {
+        for (o, learns) in outs.iter().zip([
+            reveal.contains(PartyId::GARBLER),
+            reveal.contains(PartyId::EVALUATOR),
+        ]) {
             assert_eq!(
                 o.outputs.as_ref(),
                 learns.then_some(&want),
@@ -153,12 +153,12 @@ fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
             let ((g_out, _), (e_out, _)) = online(&c, g, e, store, &inputs);
             assert_eq!(
                 g_out.unwrap().outputs,
-                reveal.garbler_learns().then(|| want.clone()),
+                reveal.contains(PartyId::GARBLER).then(|| want.clone()),
                 "{name}"
             );
             assert_eq!(
                 e_out.unwrap().outputs,
-                reveal.evaluator_learns().then(|| want.clone()),
+                reveal.contains(PartyId::EVALUATOR).then(|| want.clone()),
                 "{name}"
             );
         }

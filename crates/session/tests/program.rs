@@ -3,10 +3,10 @@
 use std::thread;
 
 use mixgc_compile::compile;
-use mixgc_net::{memory_pair, MemoryChannel};
+use mixgc_net::{memory_pair, Divergence, MemoryChannel, NetError, PeerMisbehaved};
 use mixgc_program::gadgets::{aes::aes128, edit::edit_distance};
-use mixgc_program::{Backend, Ctx, Owner, Plain, ProgramError, Recorder};
-use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, Terms};
+use mixgc_program::{Backend, Ctx, PartyId, Plain, ProgramError, Recorder};
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig, SessionError, Terms};
 use rand::{Rng, SeedableRng};
 
 /// Yao's millionaires: is the garbler richer? Written once for every backend.
@@ -15,8 +15,8 @@ fn millionaires<B: Backend>(
     a: Option<u128>,
     b: Option<u128>,
 ) -> Result<Option<bool>, ProgramError> {
-    let x = ctx.input_uint(Owner::Garbler, 64, a)?;
-    let y = ctx.input_uint(Owner::Evaluator, 64, b)?;
+    let x = ctx.input_uint(PartyId::GARBLER, 64, a)?;
+    let y = ctx.input_uint(PartyId::EVALUATOR, 64, b)?;
     x.greater_than(&y).reveal()
 }
 
@@ -26,7 +26,7 @@ type E<'a> = mixgc_session::ProgramEvaluator<'a, MemoryChannel>;
 /// Runs `g` as the garbler and `e` as the evaluator of program `name` over memory channels.
 fn run<RG: Send, RE: Send>(
     names: [&str; 2],
-    reveal: [Reveal; 2],
+    reveal: [Audience; 2],
     g: impl FnOnce(&Ctx<G<'_>>) -> Result<RG, ProgramError> + Send,
     e: impl FnOnce(&Ctx<E<'_>>) -> Result<RE, ProgramError> + Send,
 ) -> (Result<RG, String>, Result<RE, String>) {
@@ -68,7 +68,7 @@ fn millionaires_streams_between_the_parties() {
     for (a, b) in [(10u128, 3u128), (3, 10), (7, 7), (u64::MAX as u128, 0)] {
         let (g, e) = run(
             ["millionaires"; 2],
-            [Reveal::Both; 2],
+            [Audience::BOTH; 2],
             |ctx| millionaires(ctx, Some(a), None),
             |ctx| millionaires(ctx, None, Some(b)),
         );
@@ -80,9 +80,9 @@ fn millionaires_streams_between_the_parties() {
 #[test]
 fn reveal_modes_are_honoured() {
     for (reveal, g_learns, e_learns) in [
-        (Reveal::Garbler, true, false),
-        (Reveal::Evaluator, false, true),
-        (Reveal::Both, true, true),
+        (Audience::only(PartyId::GARBLER), true, false),
+        (Audience::only(PartyId::EVALUATOR), false, true),
+        (Audience::BOTH, true, true),
     ] {
         let (g, e) = run(
             ["m"; 2],
@@ -107,8 +107,8 @@ fn aes_128_streams_gate_by_gate_and_matches_fips_197() {
         pt: Option<&[bool]>,
     ) -> Result<Option<Vec<bool>>, ProgramError> {
         ctx.with(|b| {
-            let k = b.input(Owner::Garbler, 128, key)?;
-            let p = b.input(Owner::Evaluator, 128, pt)?;
+            let k = b.input(PartyId::GARBLER, 128, key)?;
+            let p = b.input(PartyId::EVALUATOR, 128, pt)?;
             let c = aes128(b, &k, &p);
             b.output(&c)
         })
@@ -117,7 +117,7 @@ fn aes_128_streams_gate_by_gate_and_matches_fips_197() {
     let pt = hex_bits("00112233445566778899aabbccddeeff");
     let (g, e) = run(
         ["aes128"; 2],
-        [Reveal::Both; 2],
+        [Audience::BOTH; 2],
         |ctx| program(ctx, Some(&key), None),
         |ctx| program(ctx, None, Some(&pt)),
     );
@@ -141,8 +141,8 @@ fn edit_distance_streams_and_matches_plaintext() {
                     .map(|&c| b.input(owner, 8, known.then(|| bits(c)).as_deref()))
                     .collect()
             };
-            let x = take(Owner::Garbler, s, mine[0])?;
-            let y = take(Owner::Evaluator, t, mine[1])?;
+            let x = take(PartyId::GARBLER, s, mine[0])?;
+            let y = take(PartyId::EVALUATOR, t, mine[1])?;
             let d = edit_distance(b, &x, &y);
             b.output(&d)
         })
@@ -158,7 +158,7 @@ fn edit_distance_streams_and_matches_plaintext() {
             .unwrap();
         let (g, e) = run(
             ["edit"; 2],
-            [Reveal::Both; 2],
+            [Audience::BOTH; 2],
             |ctx| program(ctx, &s, &t, [true, false]),
             |ctx| program(ctx, &s, &t, [false, true]),
         );
@@ -177,7 +177,7 @@ fn circuits_and_programs_share_a_session_and_its_and_index() {
     let compiled = compile(&recorded.circuit);
     let terms = Terms {
         garbler_values: Some(recorded.garbler_values),
-        reveal: Reveal::Both,
+        reveal: Audience::BOTH,
     };
     let bits = |v: u128| (0..64).map(|i| v >> i & 1 == 1).collect::<Vec<bool>>();
     let (gch, ech) = memory_pair();
@@ -186,14 +186,14 @@ fn circuits_and_programs_share_a_session_and_its_and_index() {
         let e = s.spawn(|| {
             let mut session = EvaluatorSession::setup(ech, &cfg).unwrap();
             let first = session.execute(&compiled, &terms, &[bits(9)]).unwrap();
-            let ctx = Ctx::new(session.program("m", Reveal::Both).unwrap());
+            let ctx = Ctx::new(session.program("m", Audience::BOTH).unwrap());
             let second = millionaires(&ctx, None, Some(12)).unwrap();
             let ands = ctx.into_inner().unwrap().finish().unwrap();
             (first.outputs, second, ands)
         });
         let mut session = GarblerSession::setup(gch, &cfg).unwrap();
         let first = session.execute(&compiled, &terms, &[bits(10)]).unwrap();
-        let ctx = Ctx::new(session.program("m", Reveal::Both).unwrap());
+        let ctx = Ctx::new(session.program("m", Audience::BOTH).unwrap());
         let second = millionaires(&ctx, Some(11), None).unwrap();
         let ands = ctx.into_inner().unwrap().finish().unwrap();
         ((first.outputs, second, ands), e.join().unwrap())
@@ -209,7 +209,7 @@ fn circuits_and_programs_share_a_session_and_its_and_index() {
 fn different_programs_or_reveal_modes_stop_both_sides() {
     let (g, e) = run(
         ["alpha", "beta"],
-        [Reveal::Both; 2],
+        [Audience::BOTH; 2],
         |ctx| millionaires(ctx, Some(1), None),
         |ctx| millionaires(ctx, None, Some(2)),
     );
@@ -218,7 +218,7 @@ fn different_programs_or_reveal_modes_stop_both_sides() {
     }
     let (g, e) = run(
         ["m"; 2],
-        [Reveal::Both, Reveal::Garbler],
+        [Audience::BOTH, Audience::only(PartyId::GARBLER)],
         |ctx| millionaires(ctx, Some(1), None),
         |ctx| millionaires(ctx, None, Some(2)),
     );
@@ -232,21 +232,64 @@ fn diverging_programs_are_detected() {
     // The garbler computes one more comparison than the evaluator before the output.
     let (_, e) = run(
         ["m"; 2],
-        [Reveal::Evaluator; 2],
+        [Audience::only(PartyId::EVALUATOR); 2],
         |ctx| {
-            let x = ctx.input_uint(Owner::Garbler, 8, Some(3))?;
-            let y = ctx.input_uint(Owner::Evaluator, 8, None)?;
+            let x = ctx.input_uint(PartyId::GARBLER, 8, Some(3))?;
+            let y = ctx.input_uint(PartyId::EVALUATOR, 8, None)?;
             let _extra = x.less_than(&y);
             x.greater_than(&y).reveal()
         },
         |ctx| {
-            let x = ctx.input_uint(Owner::Garbler, 8, None)?;
-            let y = ctx.input_uint(Owner::Evaluator, 8, Some(4))?;
+            let x = ctx.input_uint(PartyId::GARBLER, 8, None)?;
+            let y = ctx.input_uint(PartyId::EVALUATOR, 8, Some(4))?;
             x.greater_than(&y).reveal()
         },
     );
     let err = e.unwrap_err();
     assert!(err.contains("diverged") || err.contains("expected"), "{err}");
+}
+
+/// A failed two-party run reports the session's typed error, as the source of the program
+/// error, and again at a later output.
+#[test]
+fn a_peer_failure_stays_typed_behind_the_program_error() {
+    let (gch, ech) = memory_pair();
+    let cfg = SessionConfig::default();
+    let err = thread::scope(|s| {
+        s.spawn(|| {
+            let mut session = GarblerSession::setup(gch, &cfg).unwrap();
+            let backend = session.program("m", Audience::only(PartyId::EVALUATOR)).unwrap();
+            let ctx = Ctx::new(backend);
+            let x = ctx.input_uint(PartyId::GARBLER, 8, Some(3)).unwrap();
+            let _extra = x.less_than(&x); // one more AND than the evaluator runs
+            let _ = x.greater_than(&x).reveal();
+        });
+        let mut session = EvaluatorSession::setup(ech, &cfg).unwrap();
+        let backend = session.program("m", Audience::only(PartyId::EVALUATOR)).unwrap();
+        let ctx = Ctx::new(backend);
+        let x = ctx.input_uint(PartyId::GARBLER, 8, None).unwrap();
+        let first = x.greater_than(&x).reveal().unwrap_err();
+        let again = x.reveal().unwrap_err();
+        assert_eq!(first.to_string(), again.to_string());
+        first
+    });
+    let session = SessionError::of_program(&err).expect("a session error");
+    assert!(
+        matches!(
+            session,
+            SessionError::Net(NetError::Peer(PeerMisbehaved::ProgramsDiverged(
+                Divergence::RowsLeftOver
+            )))
+        ),
+        "{session:?}"
+    );
+    let source = std::error::Error::source(&err).expect("a source");
+    assert!(source.downcast_ref::<SessionError>().is_some());
+    assert_eq!(err.to_string(), session.to_string());
+    assert!(
+        err.to_string().contains("the parties' programs diverged"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -257,10 +300,14 @@ fn a_garbler_that_disappears_mid_program_is_an_error_not_a_hang() {
     let result = thread::scope(|s| {
         let e = s.spawn(|| -> Result<Option<Vec<bool>>, String> {
             let mut session = EvaluatorSession::setup(ech, &cfg).map_err(|e| e.to_string())?;
-            let ctx = Ctx::new(session.program("aes", Reveal::Both).map_err(|e| e.to_string())?);
+            let ctx = Ctx::new(
+                session
+                    .program("aes", Audience::BOTH)
+                    .map_err(|e| e.to_string())?,
+            );
             ctx.with(|b| {
-                let k = b.input(Owner::Garbler, 128, None)?;
-                let p = b.input(Owner::Evaluator, 128, Some(&[true; 128]))?;
+                let k = b.input(PartyId::GARBLER, 128, None)?;
+                let p = b.input(PartyId::EVALUATOR, 128, Some(&[true; 128]))?;
                 let c = aes128(b, &k, &p);
                 b.output(&c)
             })
@@ -268,9 +315,9 @@ fn a_garbler_that_disappears_mid_program_is_an_error_not_a_hang() {
         });
         // The garbler sends its key labels, then vanishes before garbling anything.
         let mut session = GarblerSession::setup(gch, &cfg).unwrap();
-        let mut backend = session.program("aes", Reveal::Both).unwrap();
-        backend.input(Owner::Garbler, 128, Some(&[false; 128])).unwrap();
-        backend.input(Owner::Evaluator, 128, None).unwrap();
+        let mut backend = session.program("aes", Audience::BOTH).unwrap();
+        backend.input(PartyId::GARBLER, 128, Some(&[false; 128])).unwrap();
+        backend.input(PartyId::EVALUATOR, 128, None).unwrap();
         drop(backend);
         drop(session);
         e.join().unwrap()
@@ -288,8 +335,8 @@ fn op_program<B: Backend>(
     y: Option<&[bool]>,
 ) -> Result<Option<Vec<bool>>, ProgramError> {
     use mixgc_program::gadgets::{self as g, bits, div, mul, select, sqrt};
-    let xs = b.input(Owner::Garbler, w, x)?;
-    let ys = b.input(Owner::Evaluator, w, y)?;
+    let xs = b.input(PartyId::GARBLER, w, x)?;
+    let ys = b.input(PartyId::EVALUATOR, w, y)?;
     let out = match op {
         "add" => g::add(b, &xs, &ys),
         "sub" => g::sub(b, &xs, &ys),
@@ -344,7 +391,7 @@ fn every_op_at_every_width_matches_plaintext_through_2pc() {
             let mut session = EvaluatorSession::setup(ech, &cfg).unwrap();
             let mut got = Vec::new();
             for (op, w, _, y) in cases() {
-                let mut b = session.program(&format!("{op}/{w}"), Reveal::Both).unwrap();
+                let mut b = session.program(&format!("{op}/{w}"), Audience::BOTH).unwrap();
                 got.push(op_program(&mut b, op, w, None, Some(&y)).unwrap());
                 b.finish().unwrap();
             }
@@ -353,7 +400,7 @@ fn every_op_at_every_width_matches_plaintext_through_2pc() {
         let mut session = GarblerSession::setup(gch, &cfg).unwrap();
         let mut got = Vec::new();
         for (op, w, x, _) in cases() {
-            let mut b = session.program(&format!("{op}/{w}"), Reveal::Both).unwrap();
+            let mut b = session.program(&format!("{op}/{w}"), Audience::BOTH).unwrap();
             got.push(op_program(&mut b, op, w, Some(&x), None).unwrap());
             b.finish().unwrap();
         }
@@ -376,16 +423,16 @@ fn fixed_point_and_tensors_match_plaintext_through_2pc() {
     ) -> Result<(Option<f64>, Option<Vec<i128>>), ProgramError> {
         let f = FixedFormat::new(32, 12).unwrap();
         let a = ctx
-            .input_fixed(Owner::Garbler, f, mine[0].then_some(3.25))
+            .input_fixed(PartyId::GARBLER, f, mine[0].then_some(3.25))
             .unwrap();
         let b = ctx
-            .input_fixed(Owner::Evaluator, f, mine[1].then_some(-1.5))
+            .input_fixed(PartyId::EVALUATOR, f, mine[1].then_some(-1.5))
             .unwrap();
         let c: Fixed<B> = &(&a * &b) + &a;
         let x = c.reveal()?;
         let m: Tensor<SInt<B>> = Tensor::input(
             ctx,
-            Owner::Garbler,
+            PartyId::GARBLER,
             &[2, 2],
             16,
             mine[0].then_some(&[1, -2, 3, 4][..]),
@@ -393,7 +440,7 @@ fn fixed_point_and_tensors_match_plaintext_through_2pc() {
         .unwrap();
         let n: Tensor<SInt<B>> = Tensor::input(
             ctx,
-            Owner::Evaluator,
+            PartyId::EVALUATOR,
             &[2, 2],
             16,
             mine[1].then_some(&[5, 6, -7, 8][..]),
@@ -407,7 +454,7 @@ fn fixed_point_and_tensors_match_plaintext_through_2pc() {
     assert_eq!(plain.1, Some(vec![19, -10, -13, 50]));
     let (g, e) = run(
         ["fixed"; 2],
-        [Reveal::Both; 2],
+        [Audience::BOTH; 2],
         |ctx| program(ctx, [true, false]),
         |ctx| program(ctx, [false, true]),
     );
@@ -422,17 +469,17 @@ fn outputs_reveal_to_their_own_audience() {
     use mixgc_program::Audience;
     type Seen = (Option<bool>, Option<bool>, Option<bool>);
     fn program<B: Backend>(ctx: &Ctx<B>, a: Option<u128>, b: Option<u128>) -> Result<Seen, ProgramError> {
-        let x = ctx.input_uint(Owner::Garbler, 16, a)?;
-        let y = ctx.input_uint(Owner::Evaluator, 16, b)?;
+        let x = ctx.input_uint(PartyId::GARBLER, 16, a)?;
+        let y = ctx.input_uint(PartyId::EVALUATOR, 16, b)?;
         Ok((
-            x.less_than(&y).reveal_to(Audience::Garbler)?,
-            x.equals(&y).reveal_to(Audience::Evaluator)?,
-            y.less_than(&x).reveal_to(Audience::Both)?,
+            x.less_than(&y).reveal_to(Audience::only(PartyId::GARBLER))?,
+            x.equals(&y).reveal_to(Audience::only(PartyId::EVALUATOR))?,
+            y.less_than(&x).reveal_to(Audience::BOTH)?,
         ))
     }
     let (g, e) = run(
         ["aud"; 2],
-        [Reveal::Both; 2],
+        [Audience::BOTH; 2],
         |ctx| program(ctx, Some(3), None),
         |ctx| program(ctx, None, Some(9)),
     );

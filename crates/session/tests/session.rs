@@ -6,7 +6,9 @@ use mixgc_circuit::{bristol, values, Circuit};
 use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::HashKind;
 use mixgc_net::{memory_pair, Channel, TcpChannel, TranscriptChannel};
-use mixgc_session::{EvaluatorSession, GarblerSession, Outcome, Reveal, SessionConfig, SessionError, Terms};
+use mixgc_session::{
+    Audience, EvaluatorSession, GarblerSession, Outcome, PartyId, SessionConfig, SessionError, Terms,
+};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 
@@ -136,7 +138,7 @@ proptest! {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let c = Circuit::random(&mut rng, &widths, gates, 5);
         let nonzero = widths.iter().filter(|&&w| w > 0).count();
-        let terms = Terms { garbler_values: Some(k.min(nonzero)), reveal: Reveal::Both };
+        let terms = Terms { garbler_values: Some(k.min(nonzero)), reveal: Audience::BOTH };
         let inputs = random_inputs(&c, &mut rng);
         let want = c.eval_plain(&inputs).unwrap();
         let (g, e) = two_party(&c, &inputs, terms, HashKind::Tccr);
@@ -154,9 +156,9 @@ fn reveal_modes_give_outputs_only_to_who_learns() {
     ];
     let twelve = values::parse_hex("c", 64).unwrap();
     for (reveal, g_learns, e_learns) in [
-        (Reveal::Garbler, true, false),
-        (Reveal::Evaluator, false, true),
-        (Reveal::Both, true, true),
+        (Audience::only(PartyId::GARBLER), true, false),
+        (Audience::only(PartyId::EVALUATOR), false, true),
+        (Audience::BOTH, true, true),
     ] {
         let (g, e) = two_party(
             &c,
@@ -296,11 +298,11 @@ fn mismatched_circuits_and_terms_stop_both_sides_naming_the_difference() {
     expect_mismatch(g, e, "input widths differ");
 
     let both = Terms {
-        reveal: Reveal::Both,
+        reveal: Audience::BOTH,
         ..t
     };
     let garbler_only = Terms {
-        reveal: Reveal::Garbler,
+        reveal: Audience::only(PartyId::GARBLER),
         ..t
     };
     let (g, e) = run_pair(
@@ -427,7 +429,7 @@ fn batches_return_every_instance() {
     for garbler_values in [0, 1, 2] {
         let terms = Terms {
             garbler_values: Some(garbler_values),
-            reveal: Reveal::Both,
+            reveal: Audience::BOTH,
         };
         let sets: Vec<[u64; 2]> = (0..5u64).map(|i| [i * 1000 + 7, u64::MAX - i]).collect();
         let split = |range: std::ops::Range<usize>| -> Vec<Vec<Vec<bool>>> {
@@ -538,15 +540,15 @@ fn table_frames_slow_start_up_to_the_batch_size() {
 #[test]
 fn threads_change_no_byte_on_the_wire() {
     use mixgc_compile::{compile_with, Layout, Reorder, DEFAULT_WINDOW};
-    use mixgc_program::{gadgets::aes::aes128, Backend, Owner, Recorder};
+    use mixgc_program::{gadgets::aes::aes128, Backend, PartyId, Recorder};
 
     // 8 AES-128 encryptions of the FIPS-197 plaintext under its key, side by side: levels
     // wide enough to be split at the default threshold.
     const BLOCKS: usize = 8;
     let mut r = Recorder::default();
     for _ in 0..BLOCKS {
-        let key = r.input(Owner::Garbler, 128, None).unwrap();
-        let pt = r.input(Owner::Evaluator, 128, None).unwrap();
+        let key = r.input(PartyId::GARBLER, 128, None).unwrap();
+        let pt = r.input(PartyId::EVALUATOR, 128, None).unwrap();
         let ct = aes128(&mut r, &key, &pt);
         r.output(&ct).unwrap();
     }
@@ -557,7 +559,7 @@ fn threads_change_no_byte_on_the_wire() {
     );
     let terms = Terms {
         garbler_values: Some(recorded.garbler_values),
-        reveal: Reveal::Both,
+        reveal: Audience::BOTH,
     };
     let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
     let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();

@@ -11,14 +11,14 @@ use std::time::Duration;
 use mixgc_compile::CompiledCircuit;
 use mixgc_core::HashKind;
 use mixgc_net::link_pair;
-use mixgc_session::{Reveal, SessionConfig, Terms};
+use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
 use serde::Serialize;
 
 use super::{aes_blocks, in_memory, machine, median, progress, random_batch, two_processes, workload_args};
 use super::{BenchArgs, Workload};
 use crate::demo::AES_128;
 use crate::load::load_text;
-use crate::party::{execute, Role};
+use crate::party::execute;
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
 
@@ -224,15 +224,15 @@ fn over_link(
 ) -> Result<(Duration, Duration), CliError> {
     let terms = Terms {
         garbler_values: None,
-        reveal: Reveal::Both,
+        reveal: Audience::BOTH,
     };
-    let garbler_batch = random_batch(Role::Garbler, &terms, aes, blocks)?;
-    let evaluator_batch = random_batch(Role::Evaluator, &terms, aes, blocks)?;
+    let garbler_batch = random_batch(PartyId::GARBLER, &terms, aes, blocks)?;
+    let evaluator_batch = random_batch(PartyId::EVALUATOR, &terms, aes, blocks)?;
     let (g_ch, e_ch) = link_pair(link.rate_bits_per_sec, link.latency);
     // A failing party drops its channel end, so the other fails too instead of waiting.
     let (g, e) = std::thread::scope(|s| {
-        let garbler = s.spawn(|| execute(g_ch, Role::Garbler, cfg, aes, &terms, &garbler_batch));
-        let e = execute(e_ch, Role::Evaluator, cfg, aes, &terms, &evaluator_batch);
+        let garbler = s.spawn(|| execute(g_ch, PartyId::GARBLER, cfg, aes, &terms, &garbler_batch));
+        let e = execute(e_ch, PartyId::EVALUATOR, cfg, aes, &terms, &evaluator_batch);
         let g = garbler
             .join()
             .map_err(|_| CliError::from("the garbler thread panicked"));

@@ -6,7 +6,7 @@ use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::gadgets::{self, div, mul};
-use mixgc_program::{Backend, Owner, ProgramError, Recorder};
+use mixgc_program::{Backend, PartyId, ProgramError, Recorder};
 use rand::Rng;
 
 use super::timing::{time, Instance};
@@ -36,7 +36,7 @@ fn pow<B: Backend>(b: &mut B, x: &[B::Wire], e: u64) -> Vec<B::Wire> {
 fn build<B: Backend>(b: &mut B, op: Op, w: u32) -> Result<(), ProgramError> {
     let out = match op {
         Op::PubMul | Op::PubExp => {
-            let y = b.input(Owner::Evaluator, w, None)?;
+            let y = b.input(PartyId::EVALUATOR, w, None)?;
             if op == Op::PubMul {
                 mul::mul_const(b, &y, PUB_MUL_CONST)
             } else {
@@ -44,15 +44,15 @@ fn build<B: Backend>(b: &mut B, op: Op, w: u32) -> Result<(), ProgramError> {
             }
         }
         Op::Mux => {
-            let s = b.input(Owner::Garbler, 1, None)?;
-            let x = b.input(Owner::Garbler, w, None)?;
-            let y = b.input(Owner::Evaluator, w, None)?;
+            let s = b.input(PartyId::GARBLER, 1, None)?;
+            let x = b.input(PartyId::GARBLER, w, None)?;
+            let y = b.input(PartyId::EVALUATOR, w, None)?;
             // gadgets::mux(s, no, yes)
             gadgets::mux(b, s[0], &y, &x)
         }
         _ => {
-            let x = b.input(Owner::Garbler, w, None)?;
-            let y = b.input(Owner::Evaluator, w, None)?;
+            let x = b.input(PartyId::GARBLER, w, None)?;
+            let y = b.input(PartyId::EVALUATOR, w, None)?;
             match op {
                 Op::Xor => gadgets::xor(b, &x, &y),
                 Op::And => x.iter().zip(&y).map(|(&p, &q)| b.and(p, q)).collect(),

@@ -268,7 +268,7 @@ fn sbox<B: Backend>(b: &mut B, byte: &Byte<B::Wire>) -> Byte<B::Wire> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Counter, Owner, Plain, Recorder};
+    use crate::{Counter, PartyId, Plain, Recorder};
     use mixgc_circuit::values::{parse_hex, to_hex};
     use rand::{Rng, SeedableRng};
 
@@ -309,15 +309,15 @@ mod tests {
             assert_eq!(v, want as usize, "S-box({a:#04x})");
         }
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, 8, None).unwrap();
+        let x = c.input(PartyId::GARBLER, 8, None).unwrap();
         sbox(&mut c, &std::array::from_fn(|j| x[j]));
         assert_eq!(c.cost().ands, 32);
     }
 
     fn encrypt_plain(key: &[bool], pt: &[bool]) -> Vec<bool> {
         let mut p = Plain::default();
-        let k = p.input(Owner::Garbler, 128, Some(key)).unwrap();
-        let x = p.input(Owner::Evaluator, 128, Some(pt)).unwrap();
+        let k = p.input(PartyId::GARBLER, 128, Some(key)).unwrap();
+        let x = p.input(PartyId::EVALUATOR, 128, Some(pt)).unwrap();
         aes128(&mut p, &k, &x)
     }
 
@@ -344,16 +344,16 @@ mod tests {
         let reference = mixgc_circuit::bristol::read_file(std::path::Path::new(path)).unwrap();
 
         let mut r = Recorder::default();
-        let k = r.input(Owner::Garbler, 128, None).unwrap();
-        let x = r.input(Owner::Evaluator, 128, None).unwrap();
+        let k = r.input(PartyId::GARBLER, 128, None).unwrap();
+        let x = r.input(PartyId::EVALUATOR, 128, None).unwrap();
         let out = aes128(&mut r, &k, &x);
         r.output(&out).unwrap();
         let recorded = r.finish().circuit;
         assert_eq!(recorded.stats().ands, 6400);
 
         let mut c = Counter::default();
-        let k = c.input(Owner::Garbler, 128, None).unwrap();
-        let x = c.input(Owner::Evaluator, 128, None).unwrap();
+        let k = c.input(PartyId::GARBLER, 128, None).unwrap();
+        let x = c.input(PartyId::EVALUATOR, 128, None).unwrap();
         aes128(&mut c, &k, &x);
         assert_eq!((c.cost().ands, c.cost().and_depth), (6400, 60));
 

@@ -106,8 +106,8 @@ mod tests {
     fn sum_of_1024_bits_meets_tinygarble() {
         // TinyGarble Table 3.1: Sum-1024 with 1,023 ANDs.
         let mut c = crate::Counter::default();
-        let x = c.input(crate::Owner::Garbler, 1024, None).unwrap();
-        let y = c.input(crate::Owner::Evaluator, 1024, None).unwrap();
+        let x = c.input(crate::PartyId::GARBLER, 1024, None).unwrap();
+        let y = c.input(crate::PartyId::EVALUATOR, 1024, None).unwrap();
         add(&mut c, &x, &y);
         assert_eq!(c.cost().ands, 1023);
     }

@@ -112,7 +112,7 @@ pub fn hamming<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wi
 mod tests {
     use super::*;
     use crate::gadgets::testing::{check2, signed, wrap, WIDTHS};
-    use crate::{Counter, Owner};
+    use crate::{Counter, PartyId};
     use rand::{Rng, SeedableRng};
 
     fn popcount2<B: Backend>(b: &mut B, x: &[B::Wire], _: &[B::Wire]) -> Vec<B::Wire> {
@@ -230,7 +230,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(43);
         for n in 0..=300usize {
             let mut c = Counter::default();
-            let x = c.input(Owner::Garbler, n as u32, None).unwrap();
+            let x = c.input(PartyId::GARBLER, n as u32, None).unwrap();
             popcount(&mut c, &x);
             let want = if n == 0 { 0 } else { optimal(n) };
             assert_eq!(c.cost().ands, want, "n={n}");
@@ -239,7 +239,7 @@ mod tests {
             for ones in [false, true] {
                 let v: Vec<bool> = (0..n).map(|_| ones || rng.gen()).collect();
                 let mut p = Plain::default();
-                let xs = p.input(Owner::Garbler, n as u32, Some(&v)).unwrap();
+                let xs = p.input(PartyId::GARBLER, n as u32, Some(&v)).unwrap();
                 let out = popcount(&mut p, &xs);
                 assert_eq!(out.len(), count_bits(n));
                 assert_eq!(value(&out), v.iter().filter(|&&b| b).count() as u128, "n={n}");
@@ -247,8 +247,8 @@ mod tests {
         }
         // TinyGarble Table 3.1: Hamming-160 = 159 ANDs.
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, 160, None).unwrap();
-        let y = c.input(Owner::Evaluator, 160, None).unwrap();
+        let x = c.input(PartyId::GARBLER, 160, None).unwrap();
+        let y = c.input(PartyId::EVALUATOR, 160, None).unwrap();
         hamming(&mut c, &x, &y);
         assert_eq!(c.cost().ands, 158);
     }

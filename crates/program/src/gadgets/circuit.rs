@@ -44,7 +44,7 @@ pub fn call_circuit<B: Backend>(
 mod tests {
     use super::*;
     use crate::gadgets::testing::bits;
-    use crate::{Counter, Owner, Plain};
+    use crate::{Counter, PartyId, Plain};
 
     fn shipped(name: &str) -> Circuit {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -60,14 +60,14 @@ mod tests {
         let mut p = Plain::default();
         let key = p
             .input(
-                Owner::Garbler,
+                PartyId::GARBLER,
                 128,
                 Some(&hex("000102030405060708090a0b0c0d0e0f")),
             )
             .unwrap();
         let pt = p
             .input(
-                Owner::Evaluator,
+                PartyId::EVALUATOR,
                 128,
                 Some(&hex("00112233445566778899aabbccddeeff")),
             )
@@ -78,8 +78,8 @@ mod tests {
             "69c4e0d86a7b0430d8cdb78070b4c55a"
         );
         let mut c = Counter::default();
-        let k = c.input(Owner::Garbler, 128, None).unwrap();
-        let q = c.input(Owner::Evaluator, 128, None).unwrap();
+        let k = c.input(PartyId::GARBLER, 128, None).unwrap();
+        let q = c.input(PartyId::EVALUATOR, 128, None).unwrap();
         call_circuit(&mut c, &aes, &[k, q]).unwrap();
         assert_eq!(c.cost().ands, 6400);
     }
@@ -89,8 +89,8 @@ mod tests {
         // (a + b) with the shipped adder, then compared natively: a + b > a for b > 0.
         let adder = shipped("adder64.txt");
         let mut p = Plain::default();
-        let a = p.input(Owner::Garbler, 64, Some(&bits(40, 64))).unwrap();
-        let b = p.input(Owner::Evaluator, 64, Some(&bits(2, 64))).unwrap();
+        let a = p.input(PartyId::GARBLER, 64, Some(&bits(40, 64))).unwrap();
+        let b = p.input(PartyId::EVALUATOR, 64, Some(&bits(2, 64))).unwrap();
         let sum = call_circuit(&mut p, &adder, &[a.clone(), b]).unwrap().remove(0);
         assert_eq!(crate::gadgets::testing::value(&sum), 42);
         assert_eq!(crate::gadgets::lt_unsigned(&mut p, &a, &sum), vec![true]);

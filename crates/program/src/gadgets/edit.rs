@@ -207,7 +207,7 @@ fn sum_columns<B: Backend>(b: &mut B, mut columns: Vec<Vec<Bit<B::Wire>>>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Counter, Owner, Plain, Recorder};
+    use crate::{Counter, PartyId, Plain, Recorder};
     use rand::{Rng, SeedableRng};
 
     fn levenshtein(s: &[u8], t: &[u8]) -> usize {
@@ -236,11 +236,11 @@ mod tests {
         let mut p = Plain::default();
         let ss: Vec<Vec<bool>> = s
             .iter()
-            .map(|&x| p.input(Owner::Garbler, 8, Some(&byte_bits(x))).unwrap())
+            .map(|&x| p.input(PartyId::GARBLER, 8, Some(&byte_bits(x))).unwrap())
             .collect();
         let ts: Vec<Vec<bool>> = t
             .iter()
-            .map(|&x| p.input(Owner::Evaluator, 8, Some(&byte_bits(x))).unwrap())
+            .map(|&x| p.input(PartyId::EVALUATOR, 8, Some(&byte_bits(x))).unwrap())
             .collect();
         let plain = edit_distance(&mut p, &ss, &ts);
         assert_eq!(
@@ -251,11 +251,11 @@ mod tests {
         let mut r = Recorder::default();
         let ss: Vec<Vec<u32>> = s
             .iter()
-            .map(|_| r.input(Owner::Garbler, 8, None).unwrap())
+            .map(|_| r.input(PartyId::GARBLER, 8, None).unwrap())
             .collect();
         let ts: Vec<Vec<u32>> = t
             .iter()
-            .map(|_| r.input(Owner::Evaluator, 8, None).unwrap())
+            .map(|_| r.input(PartyId::EVALUATOR, 8, None).unwrap())
             .collect();
         let out = edit_distance(&mut r, &ss, &ts);
         r.output(&out).unwrap();
@@ -275,10 +275,10 @@ mod tests {
     fn count(n: usize, m: usize) -> u64 {
         let mut c = Counter::default();
         let ss: Vec<Vec<u32>> = (0..n)
-            .map(|_| c.input(Owner::Garbler, 8, None).unwrap())
+            .map(|_| c.input(PartyId::GARBLER, 8, None).unwrap())
             .collect();
         let ts: Vec<Vec<u32>> = (0..m)
-            .map(|_| c.input(Owner::Evaluator, 8, None).unwrap())
+            .map(|_| c.input(PartyId::EVALUATOR, 8, None).unwrap())
             .collect();
         edit_distance(&mut c, &ss, &ts);
         c.cost().ands

@@ -65,15 +65,15 @@ pub(crate) mod testing {
     macro_rules! check2 {
         ($gadget:path, $x:expr, $y:expr, $w:expr) => {{
             use $crate::gadgets::testing::{bits, value};
-            use $crate::{Backend, Counter, Owner, Plain, Recorder};
+            use $crate::{Backend, Counter, PartyId, Plain, Recorder};
             let (x, y, w): (u128, u128, usize) = ($x, $y, $w);
             let mut p = Plain::default();
-            let xs = p.input(Owner::Garbler, w as u32, Some(&bits(x, w))).unwrap();
-            let ys = p.input(Owner::Evaluator, w as u32, Some(&bits(y, w))).unwrap();
+            let xs = p.input(PartyId::GARBLER, w as u32, Some(&bits(x, w))).unwrap();
+            let ys = p.input(PartyId::EVALUATOR, w as u32, Some(&bits(y, w))).unwrap();
             let plain = $gadget(&mut p, &xs, &ys);
             let mut r = Recorder::default();
-            let xs = r.input(Owner::Garbler, w as u32, None).unwrap();
-            let ys = r.input(Owner::Evaluator, w as u32, None).unwrap();
+            let xs = r.input(PartyId::GARBLER, w as u32, None).unwrap();
+            let ys = r.input(PartyId::EVALUATOR, w as u32, None).unwrap();
             let out = $gadget(&mut r, &xs, &ys);
             r.output(&out).unwrap();
             let rec = r.finish();
@@ -84,8 +84,8 @@ pub(crate) mod testing {
                 "recorded circuit disagrees with plaintext"
             );
             let mut c = Counter::default();
-            let xs = c.input(Owner::Garbler, w as u32, None).unwrap();
-            let ys = c.input(Owner::Evaluator, w as u32, None).unwrap();
+            let xs = c.input(PartyId::GARBLER, w as u32, None).unwrap();
+            let ys = c.input(PartyId::EVALUATOR, w as u32, None).unwrap();
             $gadget(&mut c, &xs, &ys);
             assert_eq!(
                 c.cost().ands,

@@ -299,7 +299,7 @@ mod tests {
     use super::*;
     use crate::gadgets::add;
     use crate::gadgets::testing::{check2, wrap, WIDTHS};
-    use crate::{Counter, Owner};
+    use crate::{Counter, PartyId};
     use rand::{Rng, SeedableRng};
 
     /// 256-bit product of two u128 as (low, high).
@@ -315,8 +315,8 @@ mod tests {
 
     fn mul_ands(w: usize, full: bool) -> u64 {
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, w as u32, None).unwrap();
-        let y = c.input(Owner::Evaluator, w as u32, None).unwrap();
+        let x = c.input(PartyId::GARBLER, w as u32, None).unwrap();
+        let y = c.input(PartyId::EVALUATOR, w as u32, None).unwrap();
         if full {
             mul_full(&mut c, &x, &y);
         } else {
@@ -423,10 +423,10 @@ mod tests {
         // MatrixMult 5×5 32-bit = 127,225 ANDs: 125 products and 100 additions.
         let mut c = Counter::default();
         let a: Vec<Vec<u32>> = (0..25)
-            .map(|_| c.input(Owner::Garbler, 32, None).unwrap())
+            .map(|_| c.input(PartyId::GARBLER, 32, None).unwrap())
             .collect();
         let m: Vec<Vec<u32>> = (0..25)
-            .map(|_| c.input(Owner::Evaluator, 32, None).unwrap())
+            .map(|_| c.input(PartyId::EVALUATOR, 32, None).unwrap())
             .collect();
         for i in 0..5 {
             for j in 0..5 {
@@ -446,10 +446,10 @@ mod tests {
         use crate::gadgets::testing::{bits, value};
         use crate::{Plain, Recorder};
         let mut p = Plain::default();
-        let xs = p.input(Owner::Garbler, w as u32, Some(&bits(x, w))).unwrap();
+        let xs = p.input(PartyId::GARBLER, w as u32, Some(&bits(x, w))).unwrap();
         let plain = mul_const(&mut p, &xs, c);
         let mut r = Recorder::default();
-        let xs = r.input(Owner::Garbler, w as u32, None).unwrap();
+        let xs = r.input(PartyId::GARBLER, w as u32, None).unwrap();
         let out = mul_const(&mut r, &xs, c);
         let _ = r.output(&out);
         let rec = r.finish();
@@ -458,7 +458,7 @@ mod tests {
             vec![plain.clone()]
         );
         let mut k = Counter::default();
-        let xs = k.input(Owner::Garbler, w as u32, None).unwrap();
+        let xs = k.input(PartyId::GARBLER, w as u32, None).unwrap();
         mul_const(&mut k, &xs, c);
         assert_eq!(k.cost().ands, rec.circuit.stats().ands as u64);
         (value(&plain), k.cost().ands)

@@ -167,7 +167,7 @@ pub fn relu<B: Backend>(b: &mut B, x: &[B::Wire]) -> Vec<B::Wire> {
 mod tests {
     use super::*;
     use crate::gadgets::testing::{bits, check2, signed, value, wrap, WIDTHS};
-    use crate::{Counter, Owner, Plain, Recorder};
+    use crate::{Counter, PartyId, Plain, Recorder};
     use rand::{Rng, SeedableRng};
 
     fn abs2<B: Backend>(b: &mut B, x: &[B::Wire], _: &[B::Wire]) -> Vec<B::Wire> {
@@ -225,12 +225,12 @@ mod tests {
         let mut p = Plain::default();
         let xs: Vec<Vec<bool>> = vals
             .iter()
-            .map(|&v| p.input(Owner::Garbler, w as u32, Some(&bits(v, w))).unwrap())
+            .map(|&v| p.input(PartyId::GARBLER, w as u32, Some(&bits(v, w))).unwrap())
             .collect();
         let (pi, pm) = argmax_with_max(&mut p, &xs);
         let mut r = Recorder::default();
         let xs: Vec<Vec<u32>> = (0..n)
-            .map(|_| r.input(Owner::Garbler, w as u32, None).unwrap())
+            .map(|_| r.input(PartyId::GARBLER, w as u32, None).unwrap())
             .collect();
         let (ri, rm) = argmax_with_max(&mut r, &xs);
         let _ = r.output(&ri);
@@ -243,7 +243,7 @@ mod tests {
         );
         let mut c = Counter::default();
         let xs: Vec<Vec<u32>> = (0..n)
-            .map(|_| c.input(Owner::Garbler, w as u32, None).unwrap())
+            .map(|_| c.input(PartyId::GARBLER, w as u32, None).unwrap())
             .collect();
         argmax(&mut c, &xs);
         assert_eq!(c.cost().ands, rec.circuit.stats().ands as u64);

@@ -164,7 +164,7 @@ fn small_sigma<B: Backend>(b: &mut B, x: &[B::Wire], p: usize, q: usize, s: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Counter, Owner, Plain, Recorder};
+    use crate::{Counter, PartyId, Plain, Recorder};
     use mixgc_circuit::values::{parse_hex, to_hex};
     use rand::{Rng, SeedableRng};
 
@@ -172,8 +172,8 @@ mod tests {
 
     fn compress_plain(block: &[bool], state: &[bool]) -> Vec<bool> {
         let mut p = Plain::default();
-        let x = p.input(Owner::Garbler, 512, Some(block)).unwrap();
-        let s = p.input(Owner::Evaluator, 256, Some(state)).unwrap();
+        let x = p.input(PartyId::GARBLER, 512, Some(block)).unwrap();
+        let s = p.input(PartyId::EVALUATOR, 256, Some(state)).unwrap();
         sha256_compress(&mut p, &x, &s)
     }
 
@@ -204,7 +204,7 @@ mod tests {
             let v = sum.iter().enumerate().map(|(j, &s)| (s as u32) << j).sum::<u32>();
             assert_eq!(v, x.wrapping_add(k));
             let mut c = Counter::default();
-            let xs = c.input(Owner::Garbler, 32, None).unwrap();
+            let xs = c.input(PartyId::GARBLER, 32, None).unwrap();
             add_const(&mut c, &xs, k);
             let want = if k == 0 {
                 0
@@ -221,16 +221,16 @@ mod tests {
         let reference = mixgc_circuit::bristol::read_file(std::path::Path::new(path)).unwrap();
 
         let mut r = Recorder::default();
-        let x = r.input(Owner::Garbler, 512, None).unwrap();
-        let s = r.input(Owner::Evaluator, 256, None).unwrap();
+        let x = r.input(PartyId::GARBLER, 512, None).unwrap();
+        let s = r.input(PartyId::EVALUATOR, 256, None).unwrap();
         let out = sha256_compress(&mut r, &x, &s);
         r.output(&out).unwrap();
         let recorded = r.finish().circuit;
         assert_eq!(recorded.stats().ands, 22_573);
 
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, 512, None).unwrap();
-        let s = c.input(Owner::Evaluator, 256, None).unwrap();
+        let x = c.input(PartyId::GARBLER, 512, None).unwrap();
+        let s = c.input(PartyId::EVALUATOR, 256, None).unwrap();
         sha256_compress(&mut c, &x, &s);
         assert_eq!(c.cost().ands, 22_573);
 

@@ -143,7 +143,7 @@ pub fn sort<B: Backend>(b: &mut B, keys: &[Vec<B::Wire>]) -> Vec<Vec<B::Wire>> {
 mod tests {
     use super::*;
     use crate::gadgets::testing::{bits, value, wrap, WIDTHS};
-    use crate::{Counter, Owner, Plain, Recorder};
+    use crate::{Counter, PartyId, Plain, Recorder};
     use rand::{Rng, SeedableRng};
 
     /// Sorts on all three backends with payload = original index (p bits): (keys, payloads, ANDs).
@@ -161,13 +161,13 @@ mod tests {
         let vals: Vec<Vec<bool>> = inputs
             .iter()
             .zip(&widths)
-            .map(|(v, &wd)| pl.input(Owner::Garbler, wd as u32, Some(v)).unwrap())
+            .map(|(v, &wd)| pl.input(PartyId::GARBLER, wd as u32, Some(v)).unwrap())
             .collect();
         let (pk, pp) = sort_with_payloads(&mut pl, &vals[..n], &vals[n..]);
         let mut r = Recorder::default();
         let vals: Vec<Vec<u32>> = widths
             .iter()
-            .map(|&wd| r.input(Owner::Garbler, wd as u32, None).unwrap())
+            .map(|&wd| r.input(PartyId::GARBLER, wd as u32, None).unwrap())
             .collect();
         let (rk, rp) = sort_with_payloads(&mut r, &vals[..n], &vals[n..]);
         for o in rk.iter().chain(&rp) {
@@ -183,7 +183,7 @@ mod tests {
         let mut c = Counter::default();
         let vals: Vec<Vec<u32>> = widths
             .iter()
-            .map(|&wd| c.input(Owner::Garbler, wd as u32, None).unwrap())
+            .map(|&wd| c.input(PartyId::GARBLER, wd as u32, None).unwrap())
             .collect();
         sort_with_payloads(&mut c, &vals[..n], &vals[n..]);
         assert_eq!(c.cost().ands, rec.circuit.stats().ands as u64);
@@ -255,7 +255,7 @@ mod tests {
         }
         let mut c = Counter::default();
         let keys: Vec<Vec<u32>> = (0..16)
-            .map(|_| c.input(Owner::Garbler, 32, None).unwrap())
+            .map(|_| c.input(PartyId::GARBLER, 32, None).unwrap())
             .collect();
         sort(&mut c, &keys);
         assert_eq!(c.cost().ands, 80 * 64);

@@ -102,7 +102,7 @@ pub fn sqrt<B: Backend>(b: &mut B, x: &[B::Wire]) -> Vec<B::Wire> {
 mod tests {
     use super::*;
     use crate::gadgets::testing::{check2, wrap, WIDTHS};
-    use crate::{Counter, Owner};
+    use crate::{Counter, PartyId};
     use rand::{Rng, SeedableRng};
 
     fn sqrt2<B: Backend>(b: &mut B, x: &[B::Wire], _: &[B::Wire]) -> Vec<B::Wire> {
@@ -115,7 +115,7 @@ mod tests {
 
     fn ands(w: usize) -> u64 {
         let mut c = Counter::default();
-        let x = c.input(Owner::Garbler, w as u32, None).unwrap();
+        let x = c.input(PartyId::GARBLER, w as u32, None).unwrap();
         sqrt(&mut c, &x);
         c.cost().ands
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use mixgc_core::new_rng;
 use mixgc_program::counter::CrtOp;
-use mixgc_program::{Counter, Crt, CrtBackend, Ctx, Owner, PrimeSet, ProgramError, SInt, UInt};
+use mixgc_program::{Counter, Crt, CrtBackend, Ctx, PartyId, PrimeSet, ProgramError, SInt, UInt};
 use rand::Rng;
 
 use std::time::Duration;
@@ -164,8 +164,8 @@ impl Micro {
 
     const KINDS: [&'static str; 7] = ["and", "mul", "pow", "mux", "bc-bit", "bd", "free"];
 
-    fn values(&self, owner: Owner) -> Vec<i128> {
-        let mut rng = new_rng(Some(owner as u64), 0);
+    fn values(&self, owner: PartyId) -> Vec<i128> {
+        let mut rng = new_rng(Some(owner.index() as u64), 0);
         let half = 1i128 << (self.width - 1);
         (0..self.count).map(|_| rng.gen_range(-half..half)).collect()
     }
@@ -191,7 +191,7 @@ impl Phased for Micro {
         garbler: bool,
         evaluator: bool,
     ) -> Result<MicroInputs<B>, ProgramError> {
-        let (x, y) = (self.values(Owner::Garbler), self.values(Owner::Evaluator));
+        let (x, y) = (self.values(PartyId::GARBLER), self.values(PartyId::EVALUATOR));
         let pick = |v: &[i128], feed: bool, i: usize| feed.then(|| v[i]);
         if matches!(self.kind, "and" | "bc-bit") {
             let input = |owner, v: &[i128], feed| {
@@ -200,8 +200,8 @@ impl Phased for Micro {
                     .collect::<Result<Vec<_>, _>>()
             };
             return Ok(MicroInputs::Boolean(
-                input(Owner::Garbler, &x, garbler)?,
-                input(Owner::Evaluator, &y, evaluator)?,
+                input(PartyId::GARBLER, &x, garbler)?,
+                input(PartyId::EVALUATOR, &y, evaluator)?,
             ));
         }
         let input = |owner, v: &[i128], feed| {
@@ -210,9 +210,9 @@ impl Phased for Micro {
                 .collect::<Result<Vec<_>, _>>()
         };
         Ok(MicroInputs::Crt(
-            input(Owner::Garbler, &x, garbler)?,
-            input(Owner::Evaluator, &y, evaluator)?,
-            ctx.input_uint(Owner::Evaluator, 1, evaluator.then_some(1))?,
+            input(PartyId::GARBLER, &x, garbler)?,
+            input(PartyId::EVALUATOR, &y, evaluator)?,
+            ctx.input_uint(PartyId::EVALUATOR, 1, evaluator.then_some(1))?,
         ))
     }
 

@@ -10,13 +10,14 @@ use std::time::{Duration, Instant};
 use mixgc_net::memory_pair_holding;
 use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
 
-use crate::{EvaluatorSession, GarblerSession, Reveal, SessionConfig, SessionError};
+use crate::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, SessionError};
 
 /// Garbled-table bytes a timed run may hold in memory between garbling and evaluation.
 pub const MAX_BUFFERED_TABLE_BYTES: u64 = 1 << 30;
 
 /// Why a phased run failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     #[error("{0}")]
     Session(#[from] SessionError),
@@ -108,7 +109,7 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, RunErro
     let (garbler, evaluator) = std::thread::scope(|s| {
         let garbler = s.spawn(move || -> Result<Duration, RunError> {
             let mut session = GarblerSession::setup(gch, cfg)?;
-            let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
+            let ctx = Ctx::new(session.program(name, Audience::only(PartyId::EVALUATOR))?);
             let inputs = p.inputs(&ctx, true, false)?;
             ctx.with(|b| b.flush())?;
             evaluator_ready
@@ -129,7 +130,7 @@ pub fn two_party<P: Phased>(p: &P, cfg: &SessionConfig) -> Result<Timed, RunErro
         });
         let evaluator = s.spawn(move || -> Result<(Duration, Vec<Option<i128>>), RunError> {
             let mut session = EvaluatorSession::setup(ech, cfg)?;
-            let ctx = Ctx::new(session.program(name, Reveal::Evaluator)?);
+            let ctx = Ctx::new(session.program(name, Audience::only(PartyId::EVALUATOR))?);
             let inputs = p.inputs(&ctx, false, true)?;
             inputs_in
                 .send(())

@@ -5,7 +5,14 @@ use mixgc_core::{Block, HashKind};
 use mixgc_garble::BLOCKS_PER_AND;
 
 use crate::codec::{Reader, Writer};
-use crate::{Reveal, Terms};
+use crate::terms::{reveal_code, reveal_of_code};
+use crate::{Audience, Terms};
+
+/// The code of a stored garbling's audience. Only the three a circuit header accepts reach
+/// a state; any other is written as a code no reader accepts, never a panic.
+fn stored_reveal_code(reveal: Audience) -> u32 {
+    reveal_code(reveal).map_or(u32::MAX, u32::from)
+}
 
 /// What the garbler keeps of a garbling made ahead of time. Secret: it holds Δ.
 pub struct GarblerPrep {
@@ -14,7 +21,7 @@ pub struct GarblerPrep {
     pub(super) input_widths: Vec<u32>,
     pub(super) output_widths: Vec<u32>,
     pub(super) garbler_values: u32,
-    pub(super) reveal: Reveal,
+    pub(super) reveal: Audience,
     pub(super) delta: Block,
     /// Zero-labels of the garbler's input bits, in circuit order.
     pub(super) own_zero: Vec<Block>,
@@ -33,7 +40,7 @@ pub struct EvaluatorPrep {
     pub(super) stream_digest: [u8; 32],
     pub(super) input_widths: Vec<u32>,
     pub(super) garbler_values: u32,
-    pub(super) reveal: Reveal,
+    pub(super) reveal: Audience,
     pub(super) hash: HashKind,
     pub(super) hash_seed: Block,
     /// Global index of the garbling's first AND gate.
@@ -77,7 +84,7 @@ impl GarblerPrep {
             .u32s(&self.input_widths)
             .u32s(&self.output_widths)
             .u32(self.garbler_values)
-            .u32(self.reveal.code() as u32)
+            .u32(stored_reveal_code(self.reveal))
             .blocks(&[self.delta])
             .blocks(&self.own_zero)
             .blocks(&self.their_masks)
@@ -98,7 +105,7 @@ impl GarblerPrep {
             let input_widths = r.u32s(MAX_VALUES)?;
             let output_widths = r.u32s(MAX_VALUES)?;
             let garbler_values = r.u32()?;
-            let reveal = Reveal::from_code(u8::try_from(r.u32()?).ok()?)?;
+            let reveal = reveal_of_code(u8::try_from(r.u32()?).ok()?)?;
             let delta = *r.blocks()?.first()?;
             let own_zero = r.blocks()?;
             let their_masks = r.blocks()?;
@@ -152,7 +159,7 @@ impl EvaluatorPrep {
             .bytes(&self.stream_digest)
             .u32s(&self.input_widths)
             .u32(self.garbler_values)
-            .u32(self.reveal.code() as u32)
+            .u32(stored_reveal_code(self.reveal))
             .u32(self.hash.code() as u32)
             .blocks(&[self.hash_seed])
             .u64(self.first_and)
@@ -178,7 +185,7 @@ impl EvaluatorPrep {
                 stream_digest: r.array()?,
                 input_widths: r.u32s(MAX_VALUES)?,
                 garbler_values: r.u32()?,
-                reveal: Reveal::from_code(u8::try_from(r.u32()?).ok()?)?,
+                reveal: reveal_of_code(u8::try_from(r.u32()?).ok()?)?,
                 hash: HashKind::from_code(u8::try_from(r.u32()?).ok()?)?,
                 hash_seed: *r.blocks()?.first()?,
                 first_and: r.u64()?,

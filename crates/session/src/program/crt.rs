@@ -47,13 +47,15 @@ use mixgc_arith::{
     CrtBundle, TableReader,
 };
 use mixgc_core::{Block, Rng};
-use mixgc_net::{recv_frame, recv_frame_header, send_abort, send_frame, Channel, NetError, Tag};
-use mixgc_program::{Audience, CrtBackend, Owner, PrimeSet, ProgramError};
+use mixgc_net::{
+    recv_frame, recv_frame_header, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
+};
+use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{audience, peer, reveal, ProgramEvaluator, ProgramGarbler};
+use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
 use crate::frames::MAX_TABLE_FRAME_BYTES;
-use crate::{EvaluatorSession, GarblerSession};
+use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
 const KEY_BYTES: usize = 32;
@@ -63,7 +65,7 @@ const RESIDUE_BYTES: usize = 2;
 
 /// The error of rows used out of order: the two programs took different paths.
 pub(super) fn diverged() -> NetError {
-    NetError::Protocol("the parties' programs diverged (Boolean and arithmetic rows out of order)".into())
+    PeerMisbehaved::ProgramsDiverged(Divergence::RowsOutOfOrder).into()
 }
 
 /// The evaluator's arithmetic rows received and not yet used: `bytes[used..filled]`. The
@@ -116,14 +118,14 @@ fn same_set(a: &CrtBundle, b: &CrtBundle) -> Result<(), ArithError> {
 /// The owner's CRT input value, checked: present and below N.
 fn owned_value(
     index: usize,
-    owner: Owner,
+    owner: PartyId,
     set: &PrimeSet,
     value: Option<u128>,
 ) -> Result<u128, ProgramError> {
     let v = value.ok_or(ProgramError::MissingInput { index, owner })?;
     if v >= set.product() {
         return Err(ProgramError::OutOfRange(format!(
-            "CRT input #{index} of the {owner:?} is {v}, not below N = {}",
+            "CRT input #{index} of the {owner} is {v}, not below N = {}",
             set.product()
         )));
     }
@@ -136,24 +138,29 @@ fn encode_residues(values: impl Iterator<Item = u64>) -> Vec<u8> {
 }
 
 /// The u16 per residue of a peer's reveal frame, each checked to be below its prime.
-fn decode_residues(bytes: &[u8], set: &PrimeSet, what: &str) -> Result<Vec<u64>, ProgramError> {
-    if bytes.len() != set.primes().len() * RESIDUE_BYTES {
-        return Err(peer(format!("CRT output {what} of the wrong length")));
+fn decode_residues(bytes: &[u8], set: &PrimeSet, tag: Tag) -> Result<Vec<u64>, ProgramError> {
+    let expected = set.primes().len() * RESIDUE_BYTES;
+    if bytes.len() != expected {
+        return Err(peer(PeerMisbehaved::WrongLength {
+            tag,
+            len: bytes.len(),
+            expected,
+        }));
     }
     let values: Vec<u64> = bytes
         .chunks_exact(RESIDUE_BYTES)
         .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])))
         .collect();
     if values.iter().zip(set.primes()).any(|(&v, &p)| v >= p) {
-        return Err(peer(format!("CRT output {what} out of range")));
+        return Err(peer(PeerMisbehaved::OutOfRange(tag)));
     }
     Ok(values)
 }
 
 /// Result of a free operation on bundles: recorded where it fails.
-fn record(error: &mut Option<String>, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
+fn record(error: &mut FirstError, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
     r.unwrap_or_else(|e| {
-        error.get_or_insert_with(|| e.to_string());
+        record_first(error, e);
         placeholder(set)
     })
 }
@@ -178,18 +185,6 @@ impl<C: Channel> EvaluatorSession<C> {
 }
 
 impl<C: Channel> ProgramGarbler<'_, C> {
-    fn fail(&mut self, e: impl std::fmt::Display) {
-        self.error.get_or_insert_with(|| e.to_string());
-    }
-
-    /// `out`, unless an error was recorded.
-    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
-        match &self.error {
-            Some(e) => Err(ProgramError::Peer(e.clone())),
-            None => Ok(out),
-        }
-    }
-
     /// Sends the pending arithmetic rows as one frame.
     pub(super) fn send_arith_rows(&mut self) -> Result<(), NetError> {
         if !self.arith_rows.is_empty() {
@@ -277,7 +272,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
         let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
-        self.fail(&msg);
+        self.fail(SessionError::Input(msg));
         e
     }
 
@@ -285,7 +280,11 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn arith_synced(&mut self) -> Result<&mut ArithGarbler, ProgramError> {
         self.start_arith();
         self.sync()?;
-        self.s.arith.as_mut().ok_or_else(|| peer("no arithmetic garbler"))
+        Ok(self
+            .s
+            .arith
+            .as_mut()
+            .expect("start_arith creates the garbler or records why it could not"))
     }
 }
 
@@ -294,7 +293,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<CrtBundle, ProgramError> {
@@ -302,7 +301,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
                 let g = self.arith_synced()?;
                 let zero = g.new_bundle(set);
@@ -310,7 +309,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                 send_frame(&mut self.s.ch, Tag::GarblerLabels, &active).map_err(peer)?;
                 Ok(zero)
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 self.arith_synced()?;
                 let delta = self.s.core.delta();
                 let count = residue_bit_counts(set).sum::<u32>() as usize;
@@ -325,6 +324,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                 );
                 self.checked(bundle)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
@@ -373,28 +373,26 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
     }
 
     fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        let to = audience(self.reveal);
-        self.crt_output_to(a, to)
+        self.crt_output_to(a, self.reveal)
     }
 
     /// Sends the decoding of each residue (its zero-label's colour) where the evaluator
     /// learns; reads the evaluator's colours where the garbler learns.
     fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let decoding = ArithGarbler::bundle_decoding(a);
-        if reveal.evaluator_learns() {
+        if to.contains(PartyId::EVALUATOR) {
             let bytes = encode_residues(decoding.iter().copied());
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &bytes).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
-        if !reveal.garbler_learns() {
+        if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let set = a.set();
         let len = set.primes().len() * RESIDUE_BYTES;
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, len).map_err(peer)?;
-        let colours = decode_residues(&colours, set, "colours")?;
+        let colours = decode_residues(&colours, set, Tag::OutputColours)?;
         let residues: Vec<u64> = colours
             .iter()
             .zip(&decoding)
@@ -406,18 +404,6 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
 }
 
 impl<C: Channel> ProgramEvaluator<'_, C> {
-    fn fail(&mut self, e: impl std::fmt::Display) {
-        self.error.get_or_insert_with(|| e.to_string());
-    }
-
-    /// `out`, unless an error was recorded.
-    fn checked<T>(&self, out: T) -> Result<T, ProgramError> {
-        match &self.error {
-            Some(e) => Err(ProgramError::Peer(e.clone())),
-            None => Ok(out),
-        }
-    }
-
     /// Reads the garbler's arithmetic key at the first CRT value of the session.
     fn start_arith(&mut self) {
         if self.s.arith.is_some() || self.error.is_some() {
@@ -430,7 +416,11 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         };
         match key.map(<[u8; KEY_BYTES]>::try_from) {
             Ok(Ok(key)) => self.s.arith = Some(ArithEvaluator::new(key)),
-            Ok(Err(_)) => self.fail("the arithmetic key frame has the wrong length"),
+            Ok(Err(frame)) => self.fail(PeerMisbehaved::WrongLength {
+                tag: Tag::ArithTables,
+                len: frame.len(),
+                expected: KEY_BYTES,
+            }),
             Err(e) => self.fail(e),
         }
     }
@@ -445,7 +435,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             }
             let len = recv_frame_header(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES)?;
             if len == 0 {
-                return Err(NetError::Protocol("empty arithmetic table frame".into()));
+                return Err(PeerMisbehaved::EmptyFrame(Tag::ArithTables).into());
             }
             let room = inbox.make_room(len);
             self.s.ch.recv(&mut inbox.bytes[room.clone()])?;
@@ -467,9 +457,9 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         if self.error.is_some() {
             return fallback();
         }
-        let range = match bytes.map_err(|e| e.to_string()) {
-            Ok(n) => self.pull_arith(n).map_err(|e| e.to_string()),
-            Err(e) => Err(e),
+        let range = match bytes {
+            Ok(n) => self.pull_arith(n).map_err(SessionError::from),
+            Err(e) => Err(SessionError::from(e)),
         };
         let (range, evaluator) = match (range, self.s.arith.as_mut()) {
             (Ok(r), Some(ev)) => (r, ev),
@@ -491,7 +481,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     fn refuse(&mut self, e: ProgramError) -> ProgramError {
         let msg = e.to_string();
         let _ = send_abort(&mut self.s.ch, &msg); // best effort: we fail either way
-        self.fail(&msg);
+        self.fail(SessionError::Input(msg));
         e
     }
 }
@@ -501,7 +491,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
 
     fn crt_input(
         &mut self,
-        owner: Owner,
+        owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
     ) -> Result<CrtBundle, ProgramError> {
@@ -509,7 +499,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         self.inputs += 1;
         self.sync()?;
         match owner {
-            Owner::Garbler => {
+            PartyId::GARBLER => {
                 self.start_arith();
                 self.sync()?;
                 let len = set
@@ -519,9 +509,9 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                     .sum();
                 let bytes = recv_frame(&mut self.s.ch, Tag::GarblerLabels, len).map_err(peer)?;
                 ArithEvaluator::read_bundle(set, &bytes)
-                    .map_err(|e| peer(format!("the garbler's CRT input #{index}: {e}")))
+                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))
             }
-            Owner::Evaluator => {
+            PartyId::EVALUATOR => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
                 self.start_arith();
                 self.sync()?;
@@ -538,6 +528,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                 );
                 self.checked(bundle)
             }
+            other => Err(ProgramError::NoSuchParty(other)),
         }
     }
 
@@ -589,25 +580,23 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
     }
 
     fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        let to = audience(self.reveal);
-        self.crt_output_to(a, to)
+        self.crt_output_to(a, self.reveal)
     }
 
     /// Decodes with the garbler's decodings where the evaluator learns; sends the residues'
     /// colours where the garbler learns.
     fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
-        let reveal = reveal(to);
         self.sync()?;
         let set = a.set();
-        let learned = if reveal.evaluator_learns() {
+        let learned = if to.contains(PartyId::EVALUATOR) {
             let len = set.primes().len() * RESIDUE_BYTES;
             let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
-            let decoding = decode_residues(&bytes, set, "decoding")?;
+            let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
             Some(ArithEvaluator::decode_bundle(a, &decoding).map_err(peer)?)
         } else {
             None
         };
-        if reveal.garbler_learns() {
+        if to.contains(PartyId::GARBLER) {
             let colours = encode_residues(a.wires().iter().map(|w| w.colour()));
             send_frame(&mut self.s.ch, Tag::OutputColours, &colours).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;

@@ -8,7 +8,7 @@ use std::thread;
 use mixgc_net::{Channel, MemoryChannel, NetError};
 use mixgc_program::{Ctx, ProgramError};
 use mixgc_session::{
-    EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, Reveal, SessionConfig,
+    Audience, EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, SessionConfig,
 };
 
 /// One end of a memory channel, tapped: it records every write (a 5-byte write is taken
@@ -126,7 +126,7 @@ pub fn garble<C: Channel, R>(
     name: &str,
     f: impl FnOnce(&Ctx<ProgramGarbler<'_, C>>) -> Result<R, ProgramError>,
 ) -> Result<R, String> {
-    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
+    let ctx = Ctx::new(s.program(name, Audience::BOTH).map_err(|e| e.to_string())?);
     let out = f(&ctx).map_err(|e| e.to_string())?;
     let backend = ctx.into_inner().expect("values dropped");
     backend.finish().map_err(|e| e.to_string())?;
@@ -139,7 +139,7 @@ pub fn evaluate<C: Channel, R>(
     name: &str,
     f: impl FnOnce(&Ctx<ProgramEvaluator<'_, C>>) -> Result<R, ProgramError>,
 ) -> Result<R, String> {
-    let ctx = Ctx::new(s.program(name, Reveal::Both).map_err(|e| e.to_string())?);
+    let ctx = Ctx::new(s.program(name, Audience::BOTH).map_err(|e| e.to_string())?);
     let out = f(&ctx).map_err(|e| e.to_string())?;
     let backend = ctx.into_inner().expect("values dropped");
     backend.finish().map_err(|e| e.to_string())?;
