@@ -359,10 +359,11 @@ fn connection_cut_mid_stream() {
 
 #[test]
 fn garbage_peer_is_not_a_mixgc_party() {
+    let mut rng = test_rng();
     for role in ["garbler", "evaluator"] {
-        let (addr, h) = fake_peer(|mut s| {
-            let mut junk = vec![0u8; 64 << 10];
-            rand::thread_rng().fill_bytes(&mut junk);
+        let mut junk = vec![0u8; 64 << 10];
+        rng.fill_bytes(&mut junk);
+        let (addr, h) = fake_peer(move |mut s| {
             let _ = s.write_all(&junk);
             // Hold the connection until the party hangs up.
             let mut sink = [0u8; 4096];
