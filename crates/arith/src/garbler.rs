@@ -15,13 +15,13 @@ use std::collections::BTreeMap;
 use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
-use crate::codec::{label_bytes, write_masked_groups, write_masked_row};
+use crate::codec::{write_masked_groups, write_masked_row};
 use crate::grouped::{GroupedDelta, GroupedLabel, MAX_ODD_LABEL_LEN};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, RowHash, BATCH, MAX_BLOCKS};
 use crate::side::{composition_jobs, Term};
-use crate::{ArithError, Label, Modulus};
+use crate::{table_bytes, ArithError, Label, Modulus};
 
 /// The largest input modulus of a projection or a product (their tables have m − 1 rows
 /// per half).
@@ -233,7 +233,7 @@ impl ArithGarbler {
         let deltas: Vec<&Label> = terms.iter().map(|(_, out)| &self.deltas[out]).collect();
         let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
-        rows.reserve(jobs.iter().map(|&(k, _, _)| label_bytes(terms[k].1)).sum());
+        rows.reserve(table_bytes::compose_powers(terms).bytes);
         for (n, chunk) in jobs.chunks(BATCH / 2).enumerate() {
             let gate = first_gate + (n * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];
@@ -508,7 +508,7 @@ impl ArithGarbler {
             _ => boolean_delta,
         };
         let c0 = hashes.next_block() ^ times_delta(x0);
-        rows.reserve(16 * (size - 1) as usize);
+        rows.reserve(table_bytes::rows(Modulus::BOOLEAN, size - 1).bytes);
         for c in 1..size {
             let hash = hashes.next_block(); // colour c, value x0 + c
             let row = c0 ^ times_delta(m.add(x0, c)) ^ hash;
@@ -531,7 +531,7 @@ fn garble_rows(
     let out = hashes.out;
     let (mut digits, mut pad) = (first.to_vec(), out.group_buffer());
     let pad = pad.values();
-    rows.reserve(label_bytes(out) * hashes.left as usize);
+    rows.reserve(table_bytes::rows(out, hashes.left).bytes);
     for colour in 1..=hashes.left {
         hashes.next_groups(pad);
         target(colour, &mut digits);
@@ -583,7 +583,7 @@ fn garble_linear_half(
     let mut target = GroupedLabel::from_groups(m, pad);
     output.add_step(&target, &delta.shape);
     // Room for the rows, and for the whole-word writes of the last one.
-    rows.reserve(label_bytes(m) * (p - 1) + 8);
+    rows.reserve(table_bytes::rows(m, p as u64 - 1).bytes + 8);
     for colour in 1..p {
         let slot = colour % BATCH;
         if slot == 0 {
