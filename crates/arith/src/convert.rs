@@ -87,11 +87,17 @@ fn decompose<S: Side>(side: &mut S, a: &RingLabel, count: u32) -> Result<Vec<Blo
     Ok(out)
 }
 
+/// A CRT bit composition needs at least one bit.
+pub(crate) fn check_compose_bits(count: usize) -> Result<(), ArithError> {
+    match count {
+        0 => Err(ArithError::Conversion("no bits to compose".into())),
+        _ => Ok(()),
+    }
+}
+
 /// x mod p_i for every prime of `set`, from the Boolean labels of x's bits (LSB first).
 fn crt_compose<S: Side>(side: &mut S, bits: &[Block], set: &PrimeSet) -> Result<CrtBundle, ArithError> {
-    if bits.is_empty() {
-        return Err(ArithError::Conversion("no bits to compose".into()));
-    }
+    check_compose_bits(bits.len())?;
     compose_residues(side, set, &vec![bits; set.moduli().len()])
 }
 

@@ -1,12 +1,10 @@
-//! Garbled-table cost of the arithmetic gadgets, measured by garbling them once (not by a
-//! formula): the CRT conversions at a bit width next to ABLE's Table 1
-//! ([`conversion_cost`]), any gadget over any prime set ([`gadget_cost`], what the program
-//! cost counter uses), and the bytes of CRT inputs and outputs ([`protocol`]).
-
-use mixgc_core::{new_rng, Block};
+//! Garbled-table cost of the arithmetic gadgets, from the formulas of [`crate::table_bytes`]
+//! (checked there against the garbler): the CRT conversions at a bit width next to ABLE's
+//! Table 1 ([`conversion_cost`]), any gadget over any prime set ([`gadget_cost`], what the
+//! program cost counter uses), and the bytes of CRT inputs and outputs ([`protocol`]).
 
 use crate::primes::min_sum_primes;
-use crate::{ArithError, ArithGarbler, PrimeSet};
+use crate::{table_bytes, ArithError, PrimeSet};
 
 /// ABLE Table 1, optimized columns: (bit width, BD rows, BC rows).
 pub const ABLE_TABLE_1: [(u32, u64, u64); 5] = [
@@ -45,21 +43,33 @@ impl std::ops::Add for TableCost {
     }
 }
 
+impl std::ops::AddAssign for TableCost {
+    fn add_assign(&mut self, other: TableCost) {
+        *self = *self + other;
+    }
+}
+
+impl std::iter::Sum for TableCost {
+    fn sum<I: Iterator<Item = TableCost>>(costs: I) -> TableCost {
+        costs.fold(TableCost::default(), |a, b| a + b)
+    }
+}
+
 /// A gadget on CRT bundles whose garbled table depends on its prime set and the
 /// parameters named here, never on the values (free operations have none).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub enum Gadget {
-    /// a·b ([`ArithGarbler::mul_bundle`]): Σ 2(p − 1) rows.
+    /// a·b ([`crate::ArithGarbler::mul_bundle`]): Σ 2(p − 1) rows.
     Mul,
-    /// a^e for a public e ([`ArithGarbler::pow_bundle`]): Σ (p − 1) rows.
+    /// a^e for a public e ([`crate::ArithGarbler::pow_bundle`]): Σ (p − 1) rows.
     Pow(u64),
     /// The multiplexer s ? yes : no, computed as no + BC(s)·(yes − no): a one-bit
     /// [`Gadget::Compose`] of the select bit, then a [`Gadget::Mul`] (ABLE §4's Mux).
     Mux,
-    /// Bit composition of `bits` Boolean bits ([`ArithGarbler::crt_compose`]); 0 bits is
+    /// Bit composition of `bits` Boolean bits ([`crate::ArithGarbler::crt_compose`]); 0 bits is
     /// an error.
     Compose { bits: u32 },
-    /// Bit decomposition ([`ArithGarbler::crt_decompose`]); an error where the CRT sum
+    /// Bit decomposition ([`crate::ArithGarbler::crt_decompose`]); an error where the CRT sum
     /// exceeds 128 bits (products near 2^127).
     Decompose,
 }
@@ -70,36 +80,15 @@ pub enum Gadget {
 pub struct ConversionCost {
     pub width: u32,
     pub primes: PrimeSet,
-    /// Boolean → bundle ([`ArithGarbler::crt_compose`]).
+    /// Boolean → bundle ([`crate::ArithGarbler::crt_compose`]).
     pub compose: TableCost,
-    /// Bundle → Boolean ([`ArithGarbler::crt_decompose`]).
+    /// Bundle → Boolean ([`crate::ArithGarbler::crt_decompose`]).
     pub decompose: TableCost,
 }
 
-/// The rows and bytes `gadget` garbles.
-fn measure(
-    garbler: &mut ArithGarbler,
-    gadget: impl FnOnce(&mut ArithGarbler, &mut Vec<u8>) -> Result<(), ArithError>,
-) -> Result<TableCost, ArithError> {
-    let (before, mut rows) = (garbler.table_rows(), Vec::new());
-    gadget(garbler, &mut rows)?;
-    Ok(TableCost {
-        rows: garbler.table_rows() - before,
-        bytes: rows.len(),
-    })
-}
-
-/// A garbler used only to measure tables, and random Boolean zero-labels for it. Table
-/// sizes do not depend on the labels, so the seed is arbitrary.
-fn throwaway_garbler(seed: u64) -> Result<(ArithGarbler, impl FnMut() -> Block), ArithError> {
-    let mut rng = new_rng(Some(seed), 0);
-    let garbler = ArithGarbler::new(new_rng(Some(seed), 1), Block::random(&mut rng).with_lsb_set())?;
-    Ok((garbler, move || Block::random(&mut rng)))
-}
-
-/// Garbles one CRT bit composition and one CRT bit decomposition at `width` bits (1..=127,
-/// as prime selection) and reports their tables. Fails where the CRT sum of the
-/// decomposition exceeds 128 bits (widths near 127).
+/// The tables of one CRT bit composition and one CRT bit decomposition at `width` bits
+/// (1..=127, as prime selection). Fails where the CRT sum of the decomposition exceeds 128
+/// bits (widths near 127).
 pub fn conversion_cost(width: u32) -> Result<ConversionCost, ArithError> {
     let primes = min_sum_primes(width)?;
     Ok(ConversionCost {
@@ -110,30 +99,11 @@ pub fn conversion_cost(width: u32) -> Result<ConversionCost, ArithError> {
     })
 }
 
-/// The table `gadget` sends over `set`, measured by garbling it once with a throwaway
-/// garbler (a few milliseconds for a 64-bit decomposition; callers that count many
-/// gadgets cache the answer). Errors are the garbler's, e.g. a decomposition of a set
-/// whose CRT sum exceeds 128 bits, or a composition of no bits.
+/// The table `gadget` sends over `set` ([`table_bytes::gadget`]). Errors are the
+/// garbler's, e.g. a decomposition of a set whose CRT sum exceeds 128 bits, or a
+/// composition of no bits.
 pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ArithError> {
-    let (mut garbler, mut random_bit) = throwaway_garbler(0)?;
-    let a = garbler.new_bundle(set);
-    let b = garbler.new_bundle(set);
-    match gadget {
-        Gadget::Mul => measure(&mut garbler, |g, rows| g.mul_bundle(&a, &b, rows).map(drop)),
-        Gadget::Pow(e) => measure(&mut garbler, |g, rows| g.pow_bundle(&a, e, rows).map(drop)),
-        Gadget::Mux => {
-            let select = random_bit();
-            measure(&mut garbler, |g, rows| {
-                let s = g.crt_compose(&[select], set, rows)?;
-                g.mul_bundle(&s, &a.sub(&b)?, rows)?.add(&b).map(drop)
-            })
-        }
-        Gadget::Compose { bits } => {
-            let bits: Vec<Block> = (0..bits).map(|_| random_bit()).collect();
-            measure(&mut garbler, |g, rows| g.crt_compose(&bits, set, rows).map(drop))
-        }
-        Gadget::Decompose => measure(&mut garbler, |g, rows| g.crt_decompose(&a, rows).map(drop)),
-    }
+    table_bytes::gadget(gadget, set)
 }
 
 /// Bytes on the wire of CRT inputs and outputs in a two-party program run, by the
@@ -141,7 +111,7 @@ pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ArithErr
 /// session agree; the session's tests compare them with the bytes actually sent).
 pub mod protocol {
     use crate::codec::label_bytes;
-    use crate::PrimeSet;
+    use crate::{table_bytes, PrimeSet};
 
     /// Bytes one correlated OT costs the receiver in IKNP extension: one 128-bit column
     /// entry (base OTs and the chunk framing are amortised away).
@@ -166,14 +136,8 @@ pub mod protocol {
     /// one-row projection b ↦ 2^j·b (its row is a label mod p). Returns (OTs, bytes of
     /// those rows).
     pub fn evaluator_input_cost(set: &PrimeSet) -> (u64, u64) {
-        set.moduli()
-            .iter()
-            .zip(set.primes())
-            .fold((0, 0), |(ots, bytes), (&m, &p)| {
-                let bits = u64::from(residue_bits(p));
-                let rows = if p == 2 { 0 } else { bits * label_bytes(m) as u64 };
-                (ots + bits, bytes + rows)
-            })
+        let ots = set.primes().iter().map(|&p| u64::from(residue_bits(p))).sum();
+        (ots, table_bytes::residues_from_bits(set) as u64)
     }
 
     /// Revealing a value to one party: one u16 per residue (the garbler's decodings, or

@@ -6,8 +6,9 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::codec::{label_bytes, TableReader};
-use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
+use crate::codec::TableReader;
+use crate::cost::TableCost;
+use crate::{table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// A set of distinct primes, ascending, with product N < 2^128. Cloning is cheap (the
 /// primes are shared): every CRT value and bundle holds its set.
@@ -19,9 +20,9 @@ struct Primes {
     primes: Vec<u64>,
     moduli: Vec<Modulus>,
     product: u128,
-    /// The table bytes of a bit decomposition over the set, counted once
+    /// The table of a bit decomposition over the set, counted once
     /// ([`crate::table_bytes::crt_decompose`]).
-    decompose_bytes: OnceLock<Result<usize, ArithError>>,
+    decompose_table: OnceLock<Result<TableCost, ArithError>>,
 }
 
 impl PartialEq for PrimeSet {
@@ -73,7 +74,7 @@ impl PrimeSet {
             primes: sorted,
             moduli,
             product,
-            decompose_bytes: OnceLock::new(),
+            decompose_table: OnceLock::new(),
         })))
     }
 
@@ -93,11 +94,11 @@ impl PrimeSet {
     }
 
     /// `count()`, computed on the first call for this set (and its clones) and kept.
-    pub(crate) fn decompose_bytes(
+    pub(crate) fn decompose_table(
         &self,
-        count: impl FnOnce() -> Result<usize, ArithError>,
-    ) -> Result<usize, ArithError> {
-        self.0.decompose_bytes.get_or_init(count).clone()
+        count: impl FnOnce() -> Result<TableCost, ArithError>,
+    ) -> Result<TableCost, ArithError> {
+        self.0.decompose_table.get_or_init(count).clone()
     }
 
     /// The sum of the primes (the garbling cost measure of ABLE §3.1).
@@ -276,9 +277,7 @@ impl ArithGarbler {
         b0: &CrtBundle,
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
-        let set = &a0.set;
-        let primes = set.primes().iter().zip(set.moduli());
-        rows.reserve(primes.map(|(&p, &m)| 2 * (p as usize - 1) * label_bytes(m)).sum());
+        rows.reserve(table_bytes::mul_bundle(&a0.set));
         a0.zip_with(b0, |a, b| self.mul(a, b, rows))
     }
 

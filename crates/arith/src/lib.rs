@@ -21,7 +21,7 @@
 //!   conversions (`Label` keeps 64-bit digits, so its 2^k wires stop at k = 64).
 //! - Conversions (ABLE §3.2, Li–Liu): mod-2^k bit composition and decomposition
 //!   ([`ArithGarbler::compose_bits`], [`ArithGarbler::bit_decompose`]) and CRT ones
-//!   ([`ArithGarbler::crt_compose`], [`ArithGarbler::crt_decompose`]); [`cost`] measures
+//!   ([`ArithGarbler::crt_compose`], [`ArithGarbler::crt_decompose`]); [`cost`] counts
 //!   their tables against ABLE's Table 1 (BC equal, BD 3.1–4.0× smaller).
 //!
 //! Rows per gate (each row is one packed label of the output modulus, masked group by group

@@ -104,16 +104,15 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
     if !(4..=64).contains(&args.width) {
         return Err(format!("--width: {} is not a width from 4 to 64", args.width).into());
     }
+    // Checked before the calibration (about a second) is spent.
+    let size = problem_size(args.program, args.size)?;
     let set = min_sum_primes(args.width)?;
     let cfg = args.session.config();
     eprintln!("plan: calibrating unit costs at {} bits ...", args.width);
     let units = calibrate(args.width, &set, &cfg)?;
     let rows = match args.program {
         Program::Clipdot => {
-            let n = args.size.unwrap_or(256);
-            if !(1..=1 << 16).contains(&n) {
-                return Err("--size: clipdot takes 1 to 65536 values".into());
-            }
+            let n = size;
             let problem = ClipDot {
                 n,
                 width: args.width,
@@ -138,13 +137,9 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                 .collect::<Result<Vec<_>, _>>()?
         }
         Program::Lenet => {
-            let filters = args.size.unwrap_or(32);
-            if !(1..=32).contains(&filters) {
-                return Err("--size: lenet takes 1 to 32 filters".into());
-            }
             let layer = ConvLayer {
                 shape: ConvShape {
-                    filters,
+                    filters: size,
                     ..ConvShape::LENET
                 },
                 width: args.width,
@@ -194,6 +189,18 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
         return write_stdout(&format!("{}\n", serde_json::to_string_pretty(&plan)?));
     }
     write_stdout(&report(&plan))
+}
+
+/// `--size`, or the program's default, if in range.
+fn problem_size(program: Program, size: Option<usize>) -> Result<usize, CliError> {
+    let (size, max, range) = match program {
+        Program::Clipdot => (size.unwrap_or(256), 1 << 16, "clipdot takes 1 to 65536 values"),
+        Program::Lenet => (size.unwrap_or(32), 32, "lenet takes 1 to 32 filters"),
+    };
+    match (1..=max).contains(&size) {
+        true => Ok(size),
+        false => Err(format!("--size: {range}").into()),
+    }
 }
 
 /// The realization names of ABLE §5.2 for the LeNet layer's realizations.

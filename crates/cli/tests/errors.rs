@@ -270,6 +270,11 @@ fn fake_peer(serve: impl FnOnce(TcpStream) + Send + 'static) -> (String, thread:
 }
 
 fn connect_to(addr: &str, role: &str, extra: &[&str]) -> Output {
+    run1(&strs(&connect_args(addr, role, extra)))
+}
+
+/// `run` of AES-128 as `role` with its FIPS-197 input, connecting to `addr`, plus `extra`.
+fn connect_args(addr: &str, role: &str, extra: &[&str]) -> Vec<String> {
     let input = if role == "garbler" {
         "000102030405060708090a0b0c0d0e0f"
     } else {
@@ -281,7 +286,7 @@ fn connect_to(addr: &str, role: &str, extra: &[&str]) -> Output {
         &["--connect", addr, "--input", input],
     );
     args.extend(extra.iter().map(|s| s.to_string()));
-    run1(&strs(&args))
+    args
 }
 
 #[test]
@@ -359,10 +364,11 @@ fn connection_cut_mid_stream() {
 
 #[test]
 fn garbage_peer_is_not_a_mixgc_party() {
+    let mut rng = test_rng();
     for role in ["garbler", "evaluator"] {
-        let (addr, h) = fake_peer(|mut s| {
-            let mut junk = vec![0u8; 64 << 10];
-            rand::thread_rng().fill_bytes(&mut junk);
+        let mut junk = vec![0u8; 64 << 10];
+        rng.fill_bytes(&mut junk);
+        let (addr, h) = fake_peer(move |mut s| {
             let _ = s.write_all(&junk);
             // Hold the connection until the party hangs up.
             let mut sink = [0u8; 4096];
@@ -394,13 +400,22 @@ fn wrong_protocol_version_is_named() {
 
 #[test]
 fn silent_peer_times_out() {
-    for role in ["garbler", "evaluator"] {
+    // Both roles at once: each waits out its one-second timeout.
+    let deadline = Instant::now() + DEADLINE;
+    let parties = ["garbler", "evaluator"].map(|role| {
         let (addr, h) = fake_peer(|mut s| {
             // Say nothing; read until the party gives up and closes.
             let mut sink = [0u8; 4096];
             while let Ok(1..) = s.read(&mut sink) {}
         });
-        let out = connect_to(&addr, role, &["--timeout", "1"]);
+        (
+            role,
+            spawn(&strs(&connect_args(&addr, role, &["--timeout", "1"]))),
+            h,
+        )
+    });
+    for (role, party, h) in parties {
+        let out = party.finish(deadline);
         h.join().unwrap();
         out.assert_error(role, &["timeout"]);
         assert!(

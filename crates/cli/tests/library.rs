@@ -156,7 +156,8 @@ fn examples_run_between_two_processes_like_the_exported_circuit() {
         .expect("echoed input");
     let theirs = u64::from_str_radix(shown, 16).unwrap();
     let want = (0x8000_0000_0000_0000u64 > theirs) as u8;
-    assert_eq!(eo.stdout, format!("{want}\n"));
+    // The drawn input is in the message, so a failure can be replayed with `--input`.
+    assert_eq!(eo.stdout, format!("{want}\n"), "evaluator input {shown}");
     assert_eq!(go.stdout, eo.stdout);
 }
 

@@ -156,7 +156,7 @@ fn two_party_stdout(file: &str, garbler: &[String], evaluator: &[String]) -> Str
 
 /// Two-input 64-bit circuit against `f`, on `edge` cases and a few random pairs.
 fn check_binary64(file: &str, edge: &[(u64, u64)], f: impl Fn(u64, u64) -> u64) {
-    let mut rng = rand::thread_rng();
+    let mut rng = test_rng();
     let mut cases = edge.to_vec();
     cases.extend((0..3).map(|_| (rng.gen::<u64>(), rng.gen::<u64>())));
     for (a, b) in cases {
@@ -190,7 +190,7 @@ fn udivide64_random() {
 
 #[test]
 fn divide64_random_nonzero_divisor() {
-    let mut rng = rand::thread_rng();
+    let mut rng = test_rng();
     let mut cases = vec![(i64::MIN, -1i64), (-7, 2), (7, -2)];
     cases.extend((0..2).map(|_| (rng.gen::<i64>(), rng.gen_range(1..=i64::MAX))));
     for (a, b) in cases {
@@ -210,7 +210,7 @@ fn divide64_random_nonzero_divisor() {
 #[test]
 fn neg64_random_evaluator_has_no_input() {
     // One input value: the garbler owns it, the evaluator passes no --input.
-    let mut rng = rand::thread_rng();
+    let mut rng = test_rng();
     for a in [0u64, 1, rng.gen(), rng.gen()] {
         let out = two_party_stdout("neg64.txt", &[hex_any(&mut rng, a)], &[]);
         assert_eq!(out, format!("{:016x}\n", a.wrapping_neg()), "neg64({a:#x})");
@@ -219,7 +219,7 @@ fn neg64_random_evaluator_has_no_input() {
 
 #[test]
 fn zero_equal_prints_one_digit() {
-    let mut rng = rand::thread_rng();
+    let mut rng = test_rng();
     for (a, want) in [
         (0u64, "1\n"),
         (1, "0\n"),
@@ -234,7 +234,7 @@ fn zero_equal_prints_one_digit() {
 #[test]
 fn adder_32bit_prints_nine_digits() {
     // 33-bit output (carry in bit 32): exactly 9 lowercase hex digits, zero-padded.
-    let mut rng = rand::thread_rng();
+    let mut rng = test_rng();
     let mut cases = vec![(0u32, 0u32), (u32::MAX, u32::MAX), (u32::MAX, 1), (0xabcdef01, 2)];
     cases.extend((0..2).map(|_| (rng.gen::<u32>(), rng.gen::<u32>())));
     for (a, b) in cases {

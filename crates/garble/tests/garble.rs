@@ -2,7 +2,7 @@
 
 use mixgc_circuit::{bristol, Circuit};
 use mixgc_compile::{compile, CompiledCircuit};
-use mixgc_core::{AnyHash, Block, HashKind};
+use mixgc_core::{AnyHash, Block, HashKind, TweakableHash};
 use mixgc_garble::{Evaluator, Garbler};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -91,12 +91,41 @@ fn every_shipped_circuit_garbles_correctly() {
     assert!(seen >= 4, "expected the shipped circuits in {}", dir.display());
 }
 
-/// Regression (`docs/security.md`, "Tweaks"): AND(x, x) and AND(x, ¬x). With one tweak for
-/// both halves the evaluator could combine the rows into Δ. With tweaks 2g, 2g+1 the two
-/// hashes differ, so neither row nor their XOR equals Δ or a Δ-dependent value the
-/// evaluator can compute.
+/// The test's copy of the half-gates rows (T_G, T_E) of one AND with zero-labels
+/// (A⁰, B⁰), hashed under tweaks (j, j') (Zahur–Rosulek–Evans, ePrint 2014/756, Fig. 2):
+/// the real garbler's rows with the real tweaks, a flawed variant with others.
+fn half_gate_rows(
+    hash: &AnyHash,
+    delta: Block,
+    (a0, b0): (Block, Block),
+    (j, j1): (Block, Block),
+) -> (Block, Block) {
+    let tg = hash.hash(a0, j) ^ hash.hash(a0 ^ delta, j) ^ delta.and_bit(b0.lsb());
+    let te = hash.hash(b0, j1) ^ hash.hash(b0 ^ delta, j1) ^ a0;
+    (tg, te)
+}
+
+/// The garbler's tweaks (2g, 2g + 1) of AND gate `g`, in the half-gates domain (bit 64).
+fn half_gate_tweaks(g: u64) -> (Block, Block) {
+    let j = (1u128 << 64) | (2 * g as u128);
+    (Block::from_u128(j), Block::from_u128(j + 1))
+}
+
+/// `b` with its colour bit set to `colour`.
+fn with_colour(b: Block, colour: bool) -> Block {
+    b ^ Block::from_u128(u128::from(b.lsb() != colour))
+}
+
+/// AND(x, x) and AND(x, ¬x): the evaluator holds one label A for both inputs (NOT is a free
+/// label copy), so with one tweak for both halves the four hashes cancel in T_G ⊕ T_E and
+/// T_G ⊕ T_E ⊕ A = p_b·Δ ⊕ x·Δ is Δ whenever p_b ≠ x. Every colour p_a and input x is
+/// garbled, so the flawed variant provably leaks in some case of each gate and input; the
+/// real garbler (tweaks 2g, 2g + 1) leaks in none.
 #[test]
 fn and_of_a_wire_with_itself_or_its_negation_does_not_leak_delta() {
+    let hash = AnyHash::new(HashKind::Tccr, Block::ZERO);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+    let mut flawed_leaks = Vec::new();
     for negated in [false, true] {
         // inputs: x (1 bit); w1 = ¬x or x (EQW); out = x & w1
         let text = if negated {
@@ -104,27 +133,43 @@ fn and_of_a_wire_with_itself_or_its_negation_does_not_leak_delta() {
         } else {
             "1 2\n1 1\n1 1\n\n2 1 0 0 1 AND\n"
         };
-        let c = bristol::parse(text, "selfand").unwrap();
-        let compiled = compile(&c);
-        for x in [false, true] {
-            let mut rng = rand::rngs::StdRng::seed_from_u64(x as u64 + 10 * negated as u64);
+        let compiled = compile(&bristol::parse(text, "selfand").unwrap());
+        let gate = if negated { "AND(x, ¬x)" } else { "AND(x, x)" };
+        for (p_a, x) in [(false, false), (false, true), (true, false), (true, true)] {
             let delta = Block::random(&mut rng).with_lsb_set();
-            let zero = [Block::random(&mut rng)];
-            let mut g = Garbler::new(AnyHash::new(HashKind::Tccr, Block::ZERO), delta);
-            g.start(&compiled, &zero, [Block::ZERO; 2]);
+            let a0 = with_colour(Block::random(&mut rng), p_a);
+            let b0 = if negated { a0 ^ delta } else { a0 };
+            let mut g = Garbler::new(hash.clone(), delta);
+            g.start(&compiled, &[a0], [Block::ZERO; 2]);
             let mut tables = Vec::new();
             g.garble(compiled.body(), &mut tables, usize::MAX);
+            assert_eq!(tables.len(), 2, "{gate}: one AND");
             let (tg, te) = (tables[0], tables[1]);
-            // The evaluator holds one label A for both inputs (NOT is a free label copy).
-            // With a single tweak for both halves, T_G ⊕ T_E ⊕ A would be p_b·Δ or
-            // p_b·Δ ⊕ Δ: Δ itself in about half of such gates. With 2g and 2g+1 it is not.
-            let a = zero[0] ^ delta.and_bit(x);
+            assert_eq!(
+                (tg, te),
+                half_gate_rows(&hash, delta, (a0, b0), half_gate_tweaks(0)),
+                "{gate}: the test's rows are the garbler's"
+            );
+            let a = a0 ^ delta.and_bit(x);
+            // The flawed variant: the garbler half's tweak for both halves.
+            let (j, _) = half_gate_tweaks(0);
+            let (fg, fe) = half_gate_rows(&hash, delta, (a0, b0), (j, j));
+            let leaks = b0.lsb() != x;
+            assert_eq!(fg ^ fe ^ a, delta.and_bit(leaks), "{gate}, p_a = {p_a}, x = {x}");
+            flawed_leaks.push((negated, x, leaks));
             for v in [tg, te, tg ^ te, tg ^ te ^ a, tg ^ a, te ^ a] {
-                assert_ne!(v, delta, "AND(x, {}x) leaks Δ", if negated { "¬" } else { "" });
+                assert_ne!(v, delta, "{gate} leaks Δ (p_a = {p_a}, x = {x})");
                 assert_ne!(v, Block::ZERO);
             }
             let out = garble_and_eval(&compiled, &[x], HashKind::Tccr, usize::MAX, 3);
             assert_eq!(out, vec![x && (x ^ negated)]);
+        }
+    }
+    // The attack succeeds once per gate and input (at the colour where p_b ≠ x).
+    for negated in [false, true] {
+        for x in [false, true] {
+            let cases = flawed_leaks.iter().filter(|&&(n, v, _)| (n, v) == (negated, x));
+            assert_eq!(cases.filter(|c| c.2).count(), 1, "negated = {negated}, x = {x}");
         }
     }
 }

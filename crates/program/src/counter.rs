@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
+use mixgc_arith::table_bytes;
 
 use crate::crt::{CrtBackend, PrimeSet};
 use crate::{Audience, Backend, PartyId, ProgramError};
 
-/// Bytes of one Boolean label (a garbler input bit) and of one half-gates AND's table.
+/// Bytes of one Boolean label (a garbler input bit).
 const LABEL_BYTES: u64 = 16;
-const AND_BYTES: u64 = 32;
 
 /// What a program costs to garble and run. Communication is split as ABLE's Fig. 4 splits
 /// it (§5.1): garbled tables, garbler inputs, oblivious transfer and outputs; frame
@@ -26,8 +26,8 @@ pub struct Cost {
     /// Longest chain of AND gates from an input to a wire (the rounds a pipelined
     /// garbler cannot overlap). CRT gadgets pass their operands' depth on unchanged.
     pub and_depth: u32,
-    /// Garbled-table bytes: 32 per AND with half-gates, plus each arithmetic gadget's
-    /// table ([`gadget_cost`]).
+    /// Garbled-table bytes: 32 per AND with half-gates ([`table_bytes::and`]), plus each
+    /// arithmetic gadget's table ([`gadget_cost`]).
     pub table_bytes: u64,
     /// Garbled-table rows as ABLE counts them (Table 1): 2 per AND, and each arithmetic
     /// gadget's [`TableCost::rows`] (a mod-p label is one row, a ring label mod 2^k is k).
@@ -165,8 +165,8 @@ pub struct CountedCrt {
 /// [`CrtBackend::crt_output`] count a reveal to both parties (both directions);
 /// the `_to` variants count the audience they name.
 ///
-/// CRT gadgets are costed by [`gadget_cost`] (garbling each once over its prime set, then
-/// cached). Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
+/// CRT gadgets are costed by [`gadget_cost`] (the formulas of [`table_bytes`], cached per
+/// op and set). Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
 /// exceeds 128 bits, a composition of no bits), the counter keeps the
 /// first such error and every later input or output returns it, as a two-party backend
 /// reports a failed gate.
@@ -255,6 +255,10 @@ impl Counter {
                 }
             },
         };
+        self.add_table(table);
+    }
+
+    fn add_table(&mut self, table: TableCost) {
         self.cost.table_rows += table.rows;
         self.cost.table_bytes += table.bytes as u64;
     }
@@ -294,8 +298,7 @@ impl Backend for Counter {
     }
     fn and(&mut self, a: u32, b: u32) -> u32 {
         self.cost.ands += 1;
-        self.cost.table_bytes += AND_BYTES;
-        self.cost.table_rows += 2;
+        self.add_table(table_bytes::and());
         self.created(1);
         let d = a.max(b) + 1;
         self.cost.and_depth = self.cost.and_depth.max(d);

@@ -2,12 +2,12 @@
 //! b ↦ 2^j·b per bit, batched across terms.
 
 use super::ArithGarbler;
-use crate::codec::{label_bytes, write_masked_row};
+use crate::codec::write_masked_row;
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::hash::{Domain, Input, Tweak};
 use crate::row_hash::{blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
 use crate::side::{composition_jobs, Term};
-use crate::{ArithError, Label};
+use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {
     /// The garbler's half of bit compositions ([`crate::side::Side::compose_powers`]): for
@@ -35,7 +35,7 @@ impl ArithGarbler {
         let deltas: Vec<&Label> = terms.iter().map(|(_, out)| &self.deltas[out]).collect();
         let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
-        rows.reserve(jobs.iter().map(|&(k, _, _)| label_bytes(terms[k].1)).sum());
+        rows.reserve(table_bytes::compose_powers(terms).bytes);
         for (n, chunk) in jobs.chunks(BATCH / 2).enumerate() {
             let gate = first_gate + (n * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];

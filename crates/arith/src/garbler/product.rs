@@ -4,11 +4,11 @@ use mixgc_core::Block;
 
 use super::projection::{garble_rows, ColourHashes, Phi, Running};
 use super::{table_size, ArithGarbler};
-use crate::codec::{label_bytes, write_masked_groups};
+use crate::codec::write_masked_groups;
 use crate::grouped::{GroupedDelta, GroupedLabel};
 use crate::hash::{Domain, Input, Tweak};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, Encoded, RowHash, BATCH, MAX_BLOCKS};
-use crate::{ArithError, Label};
+use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {
     /// Product of the wires with zero-labels `a0` and `b0` (same modulus m) by BMR16's
@@ -161,7 +161,7 @@ fn garble_linear_half(
     let mut target = GroupedLabel::from_groups(m, pad);
     output.add_step(&target, &delta.shape);
     // Room for the rows, and for the whole-word writes of the last one.
-    rows.reserve(label_bytes(m) * (p - 1) + 8);
+    rows.reserve(table_bytes::rows(m, p as u64 - 1).bytes + 8);
     for colour in 1..p {
         let slot = colour % BATCH;
         if slot == 0 {

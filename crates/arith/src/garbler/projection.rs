@@ -4,11 +4,11 @@
 use mixgc_core::Block;
 
 use super::{table_size, ArithGarbler};
-use crate::codec::{label_bytes, write_masked_row};
+use crate::codec::write_masked_row;
 use crate::grouped::{GroupedDelta, GroupedLabel};
 use crate::hash::{ArithHash, Domain, Input, Tweak};
 use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
-use crate::{ArithError, Label, Modulus};
+use crate::{table_bytes, ArithError, Label, Modulus};
 
 impl ArithGarbler {
     /// Projection gate: the wire with zero-label `a0` (mod p ≤ [`crate::MAX_ROWS_MODULUS`]) to a
@@ -155,7 +155,7 @@ impl ArithGarbler {
             _ => boolean_delta,
         };
         let c0 = hashes.next_block() ^ times_delta(x0);
-        rows.reserve(16 * (size - 1) as usize);
+        rows.reserve(table_bytes::rows(Modulus::BOOLEAN, size - 1).bytes);
         for c in 1..size {
             let hash = hashes.next_block(); // colour c, value x0 + c
             let row = c0 ^ times_delta(m.add(x0, c)) ^ hash;
@@ -178,7 +178,7 @@ pub(super) fn garble_rows(
     let out = hashes.out;
     let (mut digits, mut pad) = (first.to_vec(), out.group_buffer());
     let pad = pad.values();
-    rows.reserve(label_bytes(out) * hashes.left as usize);
+    rows.reserve(table_bytes::rows(out, hashes.left).bytes);
     for colour in 1..=hashes.left {
         hashes.next_groups(pad);
         target(colour, &mut digits);

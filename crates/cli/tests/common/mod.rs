@@ -12,11 +12,28 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
 /// Path of the `mixgc` binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mixgc");
 
 /// Default deadline for one process or one pair of processes.
 pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The RNG of a test's random inputs, seeded from `MIXGC_TEST_SEED` or else a fresh
+/// seed. The seed goes to stderr, which the harness shows when the test fails, so
+/// `MIXGC_TEST_SEED=<seed> cargo test ...` replays the failure.
+pub fn test_rng() -> StdRng {
+    let seed = match std::env::var("MIXGC_TEST_SEED") {
+        Ok(s) => s
+            .parse()
+            .unwrap_or_else(|_| panic!("MIXGC_TEST_SEED must be a number, not {s:?}")),
+        Err(_) => rand::random(),
+    };
+    eprintln!("random test inputs from MIXGC_TEST_SEED={seed}");
+    StdRng::seed_from_u64(seed)
+}
 
 /// Path of a shipped circuit, e.g. `circuit("aes_128.txt")`.
 pub fn circuit(name: &str) -> String {
