@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use mixgc_compile::{compile_with, is_stream_file, save, schedule_report, Layout, Reorder, DEFAULT_WINDOW};
 
-use crate::load::load_file;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleArg {
@@ -102,7 +102,7 @@ pub fn compile(args: CompileArgs) -> Result<(), CliError> {
         )
         .into());
     }
-    let loaded = load_file(&args.file)?;
+    let loaded = Loaded::read_file(&args.file)?;
     if let Some(out) = &args.out {
         let layout = schedule
             .reorder()

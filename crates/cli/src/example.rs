@@ -13,9 +13,10 @@ use mixgc_session::{EvaluatorSession, GarblerSession, Reveal, SessionConfig};
 use rand::Rng;
 
 use crate::load::parse_inputs;
-use crate::memory::{Estimate, MemoryLimit, LABEL_BYTES};
+use crate::memory::{Estimate, MemoryLimit};
 use crate::party::{open, print_report, Connection, Report, Role, SessionOptions};
 use crate::CliError;
+use mixgc_compile::LABEL_BYTES;
 
 #[derive(Args, Debug)]
 #[command(

@@ -10,9 +10,6 @@ use crate::party::Role;
 use crate::summary::bytes;
 use crate::CliError;
 
-/// Bytes of a wire label.
-pub const LABEL_BYTES: u64 = 16;
-
 /// The `--memory-limit` flag.
 #[derive(Args, Clone, Debug)]
 pub struct MemoryLimit {

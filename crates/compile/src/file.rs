@@ -12,8 +12,9 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::stream::{Chunk, CompiledCircuit, Gate, GateStream, Run, RunKind, StreamError, StreamHasher};
-use crate::{StreamHeader, MAX_AND_GROUP};
+use crate::instr::{Gate, Run, RunKind};
+use crate::stream::{Chunk, CompiledCircuit, GateStream, StreamError, StreamHasher};
+use crate::{StreamHeader, MAX_AND_RUN};
 
 /// The first bytes of every compiled-stream file.
 pub const MAGIC: [u8; 8] = *b"MIXGCCS\0";
@@ -292,7 +293,7 @@ impl StreamFile {
             header,
             src,
             body_start,
-            chunk_gates: chunk_gates.max(2 * MAX_AND_GROUP),
+            chunk_gates: chunk_gates.max(2 * MAX_AND_RUN),
             chunk: Chunk::default(),
             scratch: Vec::new(),
         })
@@ -339,7 +340,7 @@ impl StreamFile {
                 p.block_left = len;
                 return Ok(true);
             }
-            RunKind::And if !(1..=MAX_AND_GROUP as u32).contains(&len) => {
+            RunKind::And if !(1..=MAX_AND_RUN as u32).contains(&len) => {
                 return Err(self.src.corrupt(at, format!("an AND run of {len} gates")))
             }
             RunKind::And => p.ands += len as u64,

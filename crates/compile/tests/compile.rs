@@ -41,7 +41,7 @@ fn check_layout(c: &Circuit, layout: Layout, rng: &mut impl Rng) {
     let got = compiled.eval_plain(&inputs.concat());
     assert_eq!(got, want, "{layout:?}");
     // The type invariant the engines rely on holds (slots in range, AND runs of
-    // 1..=MAX_AND_GROUP gates, runs covering every gate).
+    // 1..=MAX_AND_RUN gates, runs covering every gate).
     // That includes the promise of every parallel marker (independent gates, no slot
     // written by one gate and read or written by another).
     compiled.check().unwrap();

@@ -17,8 +17,8 @@
 
 mod crt;
 
-use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
+use mixgc_garble::MAX_AND_GROUP;
 use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, NetError, Tag};
 use mixgc_program::{checked_input, Audience, Backend, Owner, ProgramError};
 
