@@ -81,11 +81,32 @@ pub fn save(c: &CompiledCircuit, path: &Path) -> io::Result<()> {
 
 /// Whether the file at `path` starts with [`MAGIC`] (a compiled stream, not a circuit).
 pub fn is_stream_file(path: &Path) -> io::Result<bool> {
+    Ok(sniff(path)? == FileKind::Stream)
+}
+
+/// What a file is by its first bytes, before any text parsing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// Starts with [`MAGIC`].
+    Stream,
+    /// Its first bytes differ from [`MAGIC`] in one or two places: a damaged stream file.
+    DamagedStream,
+    /// Anything else (a Bristol circuit, or not a circuit at all).
+    Other,
+}
+
+/// Reads the first bytes of `path` and says what the file is.
+pub fn sniff(path: &Path) -> io::Result<FileKind> {
     let mut start = Vec::with_capacity(MAGIC.len());
     File::open(path)?
         .take(MAGIC.len() as u64)
         .read_to_end(&mut start)?;
-    Ok(start == MAGIC)
+    let differences = MAGIC.iter().zip(&start).filter(|(a, b)| a != b).count();
+    Ok(match (start.len() == MAGIC.len(), differences) {
+        (true, 0) => FileKind::Stream,
+        (true, 1..=2) => FileKind::DamagedStream,
+        _ => FileKind::Other,
+    })
 }
 
 /// The header fields in file order, without the checksum.

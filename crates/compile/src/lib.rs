@@ -21,7 +21,9 @@ mod schedule;
 mod slots;
 mod stream;
 
-pub use file::{is_stream_file, save, write_stream, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC};
+pub use file::{
+    is_stream_file, save, sniff, write_stream, FileKind, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC,
+};
 pub use info::{circuit_info, CircuitInfo};
 pub use instr::{Gate, Run, RunKind, MAX_AND_RUN, NOT_SLOT};
 pub use reorder::Reorder;

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use mixgc_circuit::{bristol, Circuit, ParseError};
 
-use crate::{compile, compile_with, is_stream_file, CompiledCircuit, GateStream, Layout, StreamError};
+use crate::file::{sniff, FileKind};
+use crate::{compile, compile_with, CompiledCircuit, GateStream, Layout, StreamError};
 use crate::{StreamFile, StreamHeader};
 
 /// Bytes of one wire label (one slot).
@@ -24,8 +25,15 @@ impl Loaded {
         Loaded { circuit, compiled }
     }
 
-    /// Reads and compiles a Bristol file.
-    pub fn read_file(path: &Path) -> Result<Loaded, ParseError> {
+    /// Reads and compiles a Bristol file; a compiled-stream file (whole or damaged) is an
+    /// error naming it as such, not a text that fails to parse.
+    pub fn read_file(path: &Path) -> Result<Loaded, LoadError> {
+        match sniff(path) {
+            Ok(FileKind::Stream) => return Err(LoadError::NotBristol(path.to_path_buf())),
+            Ok(FileKind::DamagedStream) => return Err(LoadError::DamagedStream(path.to_path_buf())),
+            // A file that cannot be opened is reported by the Bristol reader, path included.
+            Ok(FileKind::Other) | Err(_) => {}
+        }
         Ok(Loaded::new(bristol::read_file(path)?))
     }
 
@@ -45,6 +53,14 @@ pub enum LoadError {
     Stream(#[from] StreamError),
     #[error("{} is a compiled stream: its schedule was fixed by `mixgc compile`; drop --schedule", .0.display())]
     ScheduleOfStream(PathBuf),
+    #[error("{} is a compiled stream, not a Bristol circuit", .0.display())]
+    NotBristol(PathBuf),
+    #[error(
+        "{}: its first bytes are nearly the compiled-stream magic `MIXGCCS`: a damaged stream file \
+         (compile the circuit again with `mixgc compile`)",
+        .0.display()
+    )]
+    DamagedStream(PathBuf),
 }
 
 /// A circuit ready to run.
@@ -75,8 +91,7 @@ impl Runnable {
     /// Bristol circuit compiled with `layout` (the default schedule when `None`). A stream
     /// file keeps the schedule it was compiled with, so a layout for one is an error.
     pub fn open(path: &Path, layout: Option<Layout>) -> Result<Runnable, LoadError> {
-        // A file that cannot be opened is reported by the Bristol reader, path included.
-        if is_stream_file(path).unwrap_or(false) {
+        if sniff(path).is_ok_and(|kind| kind == FileKind::Stream) {
             if layout.is_some() {
                 return Err(LoadError::ScheduleOfStream(path.to_path_buf()));
             }
