@@ -12,6 +12,8 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use mixgc_core::{Reporter, Unit};
+
 use crate::instr::{Gate, Run, RunKind};
 use crate::stream::{Chunk, CompiledCircuit, GateStream, StreamError, StreamHasher};
 use crate::{StreamHeader, MAX_AND_RUN};
@@ -44,6 +46,16 @@ const HASH_BATCH: usize = 16 << 10;
 /// Writes `c` in the compiled-stream format (magic, version, header, header checksum,
 /// runs with their gates, end marker).
 pub fn write_stream(c: &CompiledCircuit, w: &mut impl Write) -> io::Result<()> {
+    write_stream_reporting(c, w, &Reporter::none())
+}
+
+/// [`write_stream`], reporting the gates written to `progress` (one phase, the total known).
+pub fn write_stream_reporting(
+    c: &CompiledCircuit,
+    w: &mut impl Write,
+    progress: &Reporter,
+) -> io::Result<()> {
+    progress.begin("writing the stream", Some(c.num_gates()), Unit::Gates);
     let mut head = encode_header(c.header());
     let checksum = blake3::hash(&head);
     head.extend_from_slice(checksum.as_bytes());
@@ -65,16 +77,24 @@ pub fn write_stream(c: &CompiledCircuit, w: &mut impl Write) -> io::Result<()> {
             }
         }
         next += n;
+        progress.advance(n as u64);
     }
     buf.push(END_MARKER);
-    w.write_all(&buf)
+    w.write_all(&buf)?;
+    progress.end();
+    Ok(())
 }
 
 /// Writes `c` to a new file at `path` (replacing any file there).
 pub fn save(c: &CompiledCircuit, path: &Path) -> io::Result<()> {
+    save_reporting(c, path, &Reporter::none())
+}
+
+/// [`save`], reporting the gates written to `progress`.
+pub fn save_reporting(c: &CompiledCircuit, path: &Path, progress: &Reporter) -> io::Result<()> {
     let with_path = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     let mut w = BufWriter::with_capacity(IO_BUFFER, File::create(path).map_err(with_path)?);
-    write_stream(c, &mut w)
+    write_stream_reporting(c, &mut w, progress)
         .and_then(|()| w.flush())
         .map_err(with_path)
 }
