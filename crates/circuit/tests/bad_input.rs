@@ -112,9 +112,9 @@ fn truncated_and_overlong_gate_lists() {
 #[test]
 fn gate_syntax_errors() {
     bad(
-        &nand_with("2 1 0 1 2 NAND\n1 1 2 3 INV\n"),
+        &nand_with("2 1 0 1 2 ANDN\n1 1 2 3 INV\n"),
         5,
-        "unknown gate type \"NAND\"",
+        "unknown gate type \"ANDN\"",
     );
     bad(
         &nand_with("2 1 0 1 2\n1 1 2 3 INV\n"),

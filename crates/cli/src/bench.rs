@@ -31,10 +31,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::demo::AES_128;
 use crate::example::{random_values, LibraryRun};
-use crate::load::{from_circuit, load_text, Loaded};
 use crate::party::{execute, open, owned_values, role_parser, Connection, Report, SessionOptions};
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -226,8 +226,8 @@ struct PartyReport {
 
 fn workload(w: Workload) -> Result<Loaded, CliError> {
     match w {
-        Workload::Aes128 => load_text(AES_128, "circuits/aes_128.txt"),
-        Workload::Millionaires32 => Ok(from_circuit(
+        Workload::Aes128 => Ok(Loaded::parse(AES_128, "circuits/aes_128.txt")?),
+        Workload::Millionaires32 => Ok(Loaded::new(
             library::record("millionaires", Some(32), None)?.circuit,
         )),
     }
@@ -500,7 +500,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     if args.preprocess {
         return prep::preprocess(&args);
     }
-    let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
+    let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
     let bar = progress(6 * args.runs as u64);
     let tccr = measure_hash(&aes, &args, HashKind::Tccr, &bar)?;
     let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed, &bar)?;

@@ -4,11 +4,15 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use mixgc_compile::{compile_with, is_stream_file, save, schedule_report, Layout, Reorder, DEFAULT_WINDOW};
+use mixgc_compile::{
+    compile_with, is_stream_file, save_reporting, schedule_report, Layout, Reorder, DEFAULT_WINDOW,
+};
+use mixgc_core::Unit;
 
-use crate::load::load_file;
+use crate::progress::Feedback;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleArg {
@@ -56,6 +60,8 @@ pub struct CompileArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 impl ScheduleArg {
@@ -102,19 +108,25 @@ pub fn compile(args: CompileArgs) -> Result<(), CliError> {
         )
         .into());
     }
-    let loaded = load_file(&args.file)?;
+    let progress = args.feedback.reporter();
+    progress.begin(&format!("reading {}", args.file.display()), None, Unit::Time);
+    let loaded = Loaded::read_file(&args.file);
+    progress.end();
+    let loaded = loaded?;
     if let Some(out) = &args.out {
         let layout = schedule
             .reorder()
             .map_or(Layout::Batched, |r| Layout::Reordered(r, window));
+        progress.begin("compiling", None, Unit::Time);
         let compiled = compile_with(&loaded.circuit, layout);
-        save(&compiled, out)?;
+        progress.end();
+        save_reporting(&compiled, out, &progress)?;
         let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
         let digest: String = compiled.stream_digest()[..4]
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        eprintln!(
+        args.feedback.summary(&format!(
             "wrote {}: {} gates, {} ANDs, {} slots ({} working set), {}, stream digest {digest}…",
             out.display(),
             thousands(compiled.num_gates()),
@@ -122,7 +134,7 @@ pub fn compile(args: CompileArgs) -> Result<(), CliError> {
             thousands(compiled.num_slots() as u64),
             bytes(compiled.working_set_bytes()),
             bytes(size)
-        );
+        ));
     }
     let Some(reorder) = report_order else {
         return Ok(());

@@ -10,10 +10,10 @@ use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
 use rand::Rng;
 
 use crate::example::{random_values, LibraryRun};
-use crate::load::{from_circuit, load_text, Loaded};
 use crate::party::{execute, Report};
 use crate::summary::{bytes, thousands};
 use crate::CliError;
+use mixgc_compile::Loaded;
 
 /// The Bristol Fashion AES-128 circuit shipped in `circuits/`, built into the binary.
 pub const AES_128: &str = include_str!("../../../circuits/aes_128.txt");
@@ -54,7 +54,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     say!("mixgc demo: a garbler and an evaluator, two threads of this process, talking over");
     say!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.\n");
 
-    let aes = load_text(AES_128, "circuits/aes_128.txt")?;
+    let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?;
     say!("[1] AES-128 on the FIPS-197 test vector");
     say!("    garbler holds the key           {FIPS_KEY}");
     say!("    evaluator holds the plaintext   {FIPS_PLAINTEXT}");
@@ -70,7 +70,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         return Err("AES-128 gave the wrong ciphertext".into());
     }
 
-    let cmp = from_circuit(library::record("millionaires", Some(64), None)?.circuit);
+    let cmp = Loaded::new(library::record("millionaires", Some(64), None)?.circuit);
     let mut rng = rand::thread_rng();
     let (a, b): (u64, u64) = (rng.gen(), rng.gen());
     say!("\n[2] Millionaires' problem, 64-bit: is the garbler richer than the evaluator?");

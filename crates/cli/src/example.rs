@@ -13,9 +13,10 @@ use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig};
 use rand::Rng;
 
 use crate::load::parse_inputs;
-use crate::memory::{Estimate, MemoryLimit, LABEL_BYTES};
+use crate::memory::{Estimate, MemoryLimit};
 use crate::party::{open, print_report, role_parser, Connection, Report, SessionOptions};
 use crate::CliError;
+use mixgc_compile::LABEL_BYTES;
 
 #[derive(Args, Debug)]
 #[command(

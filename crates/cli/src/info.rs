@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 use mixgc_compile::{circuit_info, is_stream_file, GateStream, StreamFile, FORMAT_VERSION};
 
-use crate::load::load_file;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
@@ -117,7 +117,7 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     if is_stream_file(&args.file).unwrap_or(false) {
         return stream_info(&args);
     }
-    let loaded = load_file(&args.file)?;
+    let loaded = Loaded::read_file(&args.file)?;
     let i = circuit_info(&loaded.circuit, &loaded.compiled);
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));

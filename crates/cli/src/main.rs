@@ -14,6 +14,7 @@ mod plan;
 mod prep;
 mod primes;
 mod profile;
+mod progress;
 mod run;
 mod summary;
 

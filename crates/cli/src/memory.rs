@@ -9,9 +9,6 @@ use mixgc_session::{PartyId, FIRST_FRAME_BYTES, QUEUE_FRAMES};
 use crate::summary::bytes;
 use crate::CliError;
 
-/// Bytes of a wire label.
-pub const LABEL_BYTES: u64 = 16;
-
 /// The `--memory-limit` flag.
 #[derive(Args, Clone, Debug)]
 pub struct MemoryLimit {

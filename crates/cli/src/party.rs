@@ -42,8 +42,8 @@ pub struct Connection {
 /// Session options shared by the commands that talk to a peer.
 #[derive(Args, Clone, Debug)]
 pub struct SessionOptions {
-    /// Seconds to wait for a silent peer before giving up.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    /// Seconds to wait for a silent peer before giving up (1 to 86400).
+    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = parse_timeout)]
     pub timeout: u64,
     /// Gate hash: fixed-key TCCR (default) or the re-keyed multi-instance hash.
     #[arg(long, default_value = "tccr", value_parser = parse_hash)]
@@ -63,6 +63,19 @@ pub struct SessionOptions {
     /// TESTS ONLY: derive Δ, labels and OT secrets from this seed (insecure; prints a warning).
     #[arg(long, value_name = "SEED")]
     pub insecure_seed: Option<u64>,
+}
+
+/// Longest `--timeout`: one day.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+
+/// Parses `--timeout SECS`: whole seconds from 1 to [`MAX_TIMEOUT_SECS`].
+pub fn parse_timeout(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_TIMEOUT_SECS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected whole seconds from 1 to {MAX_TIMEOUT_SECS}, got '{s}'"
+        )),
+    }
 }
 
 fn parse_hash(s: &str) -> Result<HashKind, String> {
@@ -96,7 +109,7 @@ impl SessionOptions {
     }
 
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs(self.timeout.max(1))
+        Duration::from_secs(self.timeout)
     }
 }
 
@@ -214,5 +227,29 @@ pub fn default_terms(garbler_values: Option<usize>, reveal: Audience) -> Terms {
     Terms {
         garbler_values,
         reveal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_are_whole_seconds_from_one_second_to_a_day() {
+        assert_eq!(parse_timeout("1"), Ok(1));
+        assert_eq!(parse_timeout("86400"), Ok(86_400));
+        for bad in [
+            "0",
+            "86401",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-1",
+            "1.5",
+            "soon",
+            "",
+        ] {
+            let e = parse_timeout(bad).unwrap_err();
+            assert!(e.contains("from 1 to 86400"), "{bad}: {e}");
+        }
     }
 }

@@ -72,8 +72,8 @@ pub struct OnlineArgs {
     /// This party's input values in circuit order, hex without 0x.
     #[arg(long, value_name = "HEX[,HEX...]")]
     input: Option<String>,
-    /// Seconds to wait for a silent peer.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    /// Seconds to wait for a silent peer (1 to 86400).
+    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = crate::party::parse_timeout)]
     timeout: u64,
     #[command(flatten)]
     schedule: ScheduleOptions,
@@ -127,7 +127,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
 }
 
 pub fn online(args: OnlineArgs) -> Result<(), CliError> {
-    let timeout = std::time::Duration::from_secs(args.timeout.max(1));
+    let timeout = std::time::Duration::from_secs(args.timeout);
     let connection = &args.connection;
     let (outcome, latency, sent, received) = if args.role == PartyId::GARBLER {
         let prep = claim_garbler_state(&args.state)?;

@@ -70,7 +70,8 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;
     let inputs = parse_inputs(args.role, args.input.as_deref(), &owned, &widths)?;
-    let (estimate, advice) = runnable.estimate(session_frame_buffers(!args.session.single_threaded));
+    let (estimate, advice) =
+        crate::load::estimate(&runnable, session_frame_buffers(!args.session.single_threaded));
     let fit = args
         .memory
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;

@@ -12,8 +12,11 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::stream::{Chunk, CompiledCircuit, Gate, GateStream, Run, RunKind, StreamError, StreamHasher};
-use crate::{StreamHeader, MAX_AND_GROUP};
+use mixgc_core::{Reporter, Unit};
+
+use crate::instr::{Gate, Run, RunKind};
+use crate::stream::{Chunk, CompiledCircuit, GateStream, StreamError, StreamHasher};
+use crate::{StreamHeader, MAX_AND_RUN};
 
 /// The first bytes of every compiled-stream file.
 pub const MAGIC: [u8; 8] = *b"MIXGCCS\0";
@@ -43,6 +46,16 @@ const HASH_BATCH: usize = 16 << 10;
 /// Writes `c` in the compiled-stream format (magic, version, header, header checksum,
 /// runs with their gates, end marker).
 pub fn write_stream(c: &CompiledCircuit, w: &mut impl Write) -> io::Result<()> {
+    write_stream_reporting(c, w, &Reporter::none())
+}
+
+/// [`write_stream`], reporting the gates written to `progress` (one phase, the total known).
+pub fn write_stream_reporting(
+    c: &CompiledCircuit,
+    w: &mut impl Write,
+    progress: &Reporter,
+) -> io::Result<()> {
+    progress.begin("writing the stream", Some(c.num_gates()), Unit::Gates);
     let mut head = encode_header(c.header());
     let checksum = blake3::hash(&head);
     head.extend_from_slice(checksum.as_bytes());
@@ -64,27 +77,56 @@ pub fn write_stream(c: &CompiledCircuit, w: &mut impl Write) -> io::Result<()> {
             }
         }
         next += n;
+        progress.advance(n as u64);
     }
     buf.push(END_MARKER);
-    w.write_all(&buf)
+    w.write_all(&buf)?;
+    progress.end();
+    Ok(())
 }
 
 /// Writes `c` to a new file at `path` (replacing any file there).
 pub fn save(c: &CompiledCircuit, path: &Path) -> io::Result<()> {
+    save_reporting(c, path, &Reporter::none())
+}
+
+/// [`save`], reporting the gates written to `progress`.
+pub fn save_reporting(c: &CompiledCircuit, path: &Path, progress: &Reporter) -> io::Result<()> {
     let with_path = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     let mut w = BufWriter::with_capacity(IO_BUFFER, File::create(path).map_err(with_path)?);
-    write_stream(c, &mut w)
+    write_stream_reporting(c, &mut w, progress)
         .and_then(|()| w.flush())
         .map_err(with_path)
 }
 
 /// Whether the file at `path` starts with [`MAGIC`] (a compiled stream, not a circuit).
 pub fn is_stream_file(path: &Path) -> io::Result<bool> {
+    Ok(sniff(path)? == FileKind::Stream)
+}
+
+/// What a file is by its first bytes, before any text parsing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// Starts with [`MAGIC`].
+    Stream,
+    /// Its first bytes differ from [`MAGIC`] in one or two places: a damaged stream file.
+    DamagedStream,
+    /// Anything else (a Bristol circuit, or not a circuit at all).
+    Other,
+}
+
+/// Reads the first bytes of `path` and says what the file is.
+pub fn sniff(path: &Path) -> io::Result<FileKind> {
     let mut start = Vec::with_capacity(MAGIC.len());
     File::open(path)?
         .take(MAGIC.len() as u64)
         .read_to_end(&mut start)?;
-    Ok(start == MAGIC)
+    let differences = MAGIC.iter().zip(&start).filter(|(a, b)| a != b).count();
+    Ok(match (start.len() == MAGIC.len(), differences) {
+        (true, 0) => FileKind::Stream,
+        (true, 1..=2) => FileKind::DamagedStream,
+        _ => FileKind::Other,
+    })
 }
 
 /// The header fields in file order, without the checksum.
@@ -292,7 +334,7 @@ impl StreamFile {
             header,
             src,
             body_start,
-            chunk_gates: chunk_gates.max(2 * MAX_AND_GROUP),
+            chunk_gates: chunk_gates.max(2 * MAX_AND_RUN),
             chunk: Chunk::default(),
             scratch: Vec::new(),
         })
@@ -339,7 +381,7 @@ impl StreamFile {
                 p.block_left = len;
                 return Ok(true);
             }
-            RunKind::And if !(1..=MAX_AND_GROUP as u32).contains(&len) => {
+            RunKind::And if !(1..=MAX_AND_RUN as u32).contains(&len) => {
                 return Err(self.src.corrupt(at, format!("an AND run of {len} gates")))
             }
             RunKind::And => p.ands += len as u64,

@@ -10,16 +10,9 @@
 
 use mixgc_circuit::{Circuit, GateKind};
 
-use crate::schedule::{canonical_wires, Schedule};
+use crate::reorder::{gate_levels, order, reordered_schedule, Reorder};
+use crate::schedule::canonical_wires;
 use crate::slots::allocate;
-
-/// A gate order HAAC §4.2 studies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reorder {
-    Program,
-    Full,
-    Segment,
-}
 
 /// HAAC's default window: 2 MB of 16-byte labels.
 pub const DEFAULT_WINDOW: usize = 131_072;
@@ -41,51 +34,6 @@ pub struct ScheduleReport {
     /// Maximum live wires of the stream compiled in this order, and the labels' bytes.
     pub max_live_wires: u64,
     pub working_set_bytes: u64,
-}
-
-/// Dependence level of every gate: 1 + the deepest of its inputs (circuit inputs are 0).
-pub(crate) fn gate_levels(c: &Circuit, canon: &[u32]) -> Vec<u32> {
-    let mut wire_level = vec![0u32; c.num_wires as usize];
-    let mut levels = vec![0u32; c.num_gates()];
-    for g in 0..c.num_gates() {
-        let (a, b) = (canon[c.a[g] as usize] as usize, canon[c.b[g] as usize] as usize);
-        let level = match c.kind[g] {
-            GateKind::Xor | GateKind::And => 1 + wire_level[a].max(wire_level[b]),
-            GateKind::Not => 1 + wire_level[a],
-            GateKind::Copy => wire_level[a],
-            GateKind::Const => 1,
-        };
-        levels[g] = level;
-        wire_level[c.out[g] as usize] = level;
-    }
-    levels
-}
-
-/// The gate order of `reorder` with the given window.
-pub(crate) fn order(c: &Circuit, levels: &[u32], reorder: Reorder, window: usize) -> Vec<u32> {
-    let mut gates: Vec<u32> = (0..c.num_gates() as u32).collect();
-    match reorder {
-        Reorder::Program => {}
-        Reorder::Full => gates.sort_by_key(|&g| levels[g as usize]),
-        Reorder::Segment => {
-            for segment in gates.chunks_mut((window / 2).max(1)) {
-                segment.sort_by_key(|&g| levels[g as usize]);
-            }
-        }
-    }
-    gates
-}
-
-/// The schedule [`crate::compile_with`] runs under `reorder`: program order gate by gate;
-/// full and segment orders level by level, in parallel blocks that several threads may
-/// share (each level's gates are mutually independent).
-pub(crate) fn reordered_schedule(c: &Circuit, reorder: Reorder, window: usize) -> Schedule {
-    let levels = gate_levels(c, &canonical_wires(c));
-    let order = order(c, &levels, reorder, window);
-    match reorder {
-        Reorder::Program => Schedule::in_order(c, order),
-        Reorder::Full | Reorder::Segment => Schedule::in_parallel_blocks(c, &order, &levels),
-    }
 }
 
 /// The report of `c` (a validated circuit) under `reorder` and `window`.

@@ -5,9 +5,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use mixgc_circuit::{Circuit, GateKind};
 
-/// Most AND gates in one group: 16 ANDs are 64 independent AES inputs per hash layer
-/// when garbling, 32 when evaluating, enough to keep AES-NI's pipeline full.
-pub const MAX_AND_GROUP: usize = 16;
+use crate::MAX_AND_RUN;
 
 /// Most gates in one parallel block: a wider dependence level is cut into several blocks,
 /// so an evaluator running a block on several threads never waits for (and buffers) more
@@ -87,7 +85,7 @@ impl Schedule {
     }
 
     /// Batched order: free gates as soon as their inputs are ready, AND gates in groups of
-    /// up to [`MAX_AND_GROUP`] ready ANDs, never looking more than a window ahead.
+    /// up to [`MAX_AND_RUN`] ready ANDs, never looking more than a window ahead.
     /// The circuit must be valid (topologically ordered).
     pub fn batched(c: &Circuit) -> Schedule {
         let canon = canonical_wires(c);
@@ -203,8 +201,8 @@ impl<'c> ListScheduler<'c> {
                 self.complete(g as usize);
                 continue;
             }
-            let mut group = Vec::with_capacity(MAX_AND_GROUP);
-            while group.len() < MAX_AND_GROUP {
+            let mut group = Vec::with_capacity(MAX_AND_RUN);
+            while group.len() < MAX_AND_RUN {
                 match self.ready_and.pop() {
                     Some(Reverse(g)) => group.push(g),
                     None => break,
@@ -242,11 +240,11 @@ fn push_block(c: &Circuit, block: &[u32], steps: &mut Vec<Step>) {
         .copied()
         .filter(|g| matches!(kind(g), GateKind::Xor | GateKind::Not))
         .collect();
-    let groups = ands.len().div_ceil(MAX_AND_GROUP);
+    let groups = ands.len().div_ceil(MAX_AND_RUN);
     if groups == 0 {
         steps.extend(free.iter().map(|&g| Step::Free(g)));
     }
-    for (i, group) in ands.chunks(MAX_AND_GROUP).enumerate() {
+    for (i, group) in ands.chunks(MAX_AND_RUN).enumerate() {
         steps.push(Step::Ands(group.to_vec()));
         let share = free.len() * i / groups..free.len() * (i + 1) / groups;
         steps.extend(free[share].iter().map(|&g| Step::Free(g)));

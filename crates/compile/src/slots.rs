@@ -3,8 +3,8 @@
 use mixgc_circuit::{Circuit, GateKind};
 
 use crate::free_slots::{lane, FreeSlots};
+use crate::instr::{Gate, Run, RunKind, NOT_SLOT};
 use crate::schedule::{Schedule, Step};
-use crate::stream::{Gate, Run, RunKind, NOT_SLOT};
 
 /// Most gates in a run of free gates inside a parallel block: about the work of one AND
 /// group (an AND costs some 16 XORs), so blocks are cut into pieces of similar work.

@@ -41,7 +41,7 @@ fn check_layout(c: &Circuit, layout: Layout, rng: &mut impl Rng) {
     let got = compiled.eval_plain(&inputs.concat());
     assert_eq!(got, want, "{layout:?}");
     // The type invariant the engines rely on holds (slots in range, AND runs of
-    // 1..=MAX_AND_GROUP gates, runs covering every gate).
+    // 1..=MAX_AND_RUN gates, runs covering every gate).
     // That includes the promise of every parallel marker (independent gates, no slot
     // written by one gate and read or written by another).
     compiled.check().unwrap();
@@ -185,4 +185,38 @@ fn wide_aes(n: usize) -> Circuit {
         r.output(&ct).unwrap();
     }
     r.finish().circuit
+}
+
+/// Files are told apart by their first bytes before any text parsing: a stream file, a
+/// stream whose magic is damaged, and a Bristol file each get their own answer.
+#[test]
+fn files_are_recognised_by_their_magic_before_parsing() {
+    use mixgc_compile::{sniff, FileKind, LoadError, Loaded, Runnable};
+    let dir = std::env::temp_dir().join(format!("mixgc-sniff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bristol_path = circuits_dir().join("adder64.txt");
+    let stream = dir.join("adder.mgcs");
+    mixgc_compile::save(&compile(&bristol::read_file(&bristol_path).unwrap()), &stream).unwrap();
+    assert_eq!(sniff(&stream).unwrap(), FileKind::Stream);
+    assert_eq!(sniff(&bristol_path).unwrap(), FileKind::Other);
+    assert!(matches!(Runnable::open(&stream, None), Ok(Runnable::File(_))));
+    let e = Loaded::read_file(&stream).err().expect("a stream is not Bristol");
+    assert!(matches!(e, LoadError::NotBristol(_)), "{e}");
+
+    let mut bytes = std::fs::read(&stream).unwrap();
+    bytes[0] ^= 0x80; // the first byte damaged: no longer UTF-8, no longer the magic
+    let damaged = dir.join("damaged.mgcs");
+    std::fs::write(&damaged, &bytes).unwrap();
+    assert_eq!(sniff(&damaged).unwrap(), FileKind::DamagedStream);
+    for e in [
+        Runnable::open(&damaged, None).err().expect("damaged"),
+        Loaded::read_file(&damaged).err().expect("damaged"),
+    ] {
+        let msg = e.to_string();
+        assert!(
+            msg.contains("damaged stream file") && !msg.contains("UTF-8"),
+            "{msg}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,12 +1,15 @@
 //! Core primitives of mixgc: the 128-bit [`Block`], the tweakable hashes built on
-//! fixed-key AES (Guo–Katz–Wang–Yu), and seeded or system randomness.
+//! fixed-key AES (Guo–Katz–Wang–Yu), seeded or system randomness, and the progress
+//! reports long work makes ([`Progress`]).
 //!
 //! Nothing in this crate does I/O; every other crate builds on these types.
 
 mod block;
 mod hash;
+mod progress;
 mod rng;
 
 pub use block::Block;
 pub use hash::{AnyHash, FixedKeyAes, HashKind, Rekeyed, Tccr, TweakableHash};
+pub use progress::{Progress, Reporter, Unit};
 pub use rng::{new_rng, Rng};

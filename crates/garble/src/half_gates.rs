@@ -14,10 +14,10 @@
 
 use std::mem::MaybeUninit;
 
-use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::half_gate_tweaks;
+use crate::MAX_AND_GROUP;
 
 /// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
 /// evaluating). Each thread garbling part of a parallel block has its own.

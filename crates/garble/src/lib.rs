@@ -24,5 +24,11 @@ pub use garbler::Garbler;
 pub use half_gates::{HalfGateEvaluator, HalfGateGarbler};
 pub use parallel::DEFAULT_SPLIT_ANDS;
 
+/// Most AND gates hashed as one batch: 16 ANDs are 64 independent AES inputs per hash layer
+/// when garbling, 32 when evaluating, enough to keep AES-NI's pipeline full. A compiled
+/// stream's AND runs fit one batch.
+pub const MAX_AND_GROUP: usize = 16;
+const _: () = assert!(mixgc_compile::MAX_AND_RUN <= MAX_AND_GROUP);
+
 /// Garbled-table blocks per AND gate (half-gates: T_G and T_E).
 pub const BLOCKS_PER_AND: usize = 2;

@@ -3,8 +3,10 @@
 
 use std::marker::PhantomData;
 
-use mixgc_compile::{Gate, Run, RunKind, MAX_AND_GROUP};
+use mixgc_compile::{Gate, Run, RunKind};
 use mixgc_core::Block;
+
+use crate::MAX_AND_GROUP;
 
 /// Wire slots (or table rows) that several threads may access at once, each thread its own
 /// elements. Unlike `&mut [T]` it can be shared; the accessors are unsafe because the

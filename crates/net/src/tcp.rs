@@ -25,7 +25,8 @@ pub struct TcpChannel {
 }
 
 impl TcpChannel {
-    /// Connects to `addr`, retrying for up to [`CONNECT_RETRY`] while the peer starts.
+    /// Connects to `addr`, retrying for up to [`CONNECT_RETRY`] while the peer starts. A
+    /// name that does not resolve fails at once: waiting does not make it appear.
     pub fn connect(addr: &str, timeout: Duration) -> Result<TcpChannel, NetError> {
         TcpChannel::connect_retrying(addr, timeout, CONNECT_RETRY)
     }
@@ -33,8 +34,12 @@ impl TcpChannel {
     /// [`TcpChannel::connect`], retrying for up to `retry`.
     fn connect_retrying(addr: &str, timeout: Duration, retry: Duration) -> Result<TcpChannel, NetError> {
         let deadline = Instant::now() + retry;
+        let target = resolve(addr).map_err(|source| NetError::Connect {
+            addr: addr.to_string(),
+            source,
+        })?;
         loop {
-            let err = match resolve(addr).and_then(|a| TcpStream::connect_timeout(&a, timeout)) {
+            let err = match TcpStream::connect_timeout(&target, timeout) {
                 Ok(stream) => return TcpChannel::from_stream(stream, timeout),
                 Err(e) => e,
             };
@@ -202,5 +207,18 @@ mod tests {
             .unwrap();
         assert!(e.to_string().contains(&addr.to_string()), "{e}");
         assert!(start.elapsed() >= retry);
+    }
+
+    #[test]
+    fn a_name_that_does_not_resolve_fails_at_once() {
+        let start = Instant::now();
+        for addr in ["no-such-host.invalid:7000", "127.0.0.1", "localhost:notaport"] {
+            let e = TcpChannel::connect(addr, Duration::from_secs(1)).err().unwrap();
+            assert!(e.to_string().contains(addr), "{e}");
+        }
+        assert!(
+            start.elapsed() < CONNECT_RETRY,
+            "no retries for a name that cannot resolve"
+        );
     }
 }

@@ -19,8 +19,8 @@ mod crt;
 
 use std::sync::Arc;
 
-use mixgc_compile::MAX_AND_GROUP;
 use mixgc_core::Block;
+use mixgc_garble::MAX_AND_GROUP;
 use mixgc_net::{
     recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
 };

@@ -10,7 +10,7 @@ use super::Format;
 /// the next non-blank line, if any, is a gate (its last field is a name). A header like
 /// `2 64 64` fits both on its own; line 3 decides. `None` if neither fits.
 pub fn detect(text: &str) -> Option<Format> {
-    let mut lines = Lines::new(text);
+    let mut lines = Lines::new(text.strip_prefix('\u{feff}').unwrap_or(text));
     let mut toks = Vec::new();
     lines.next_tokens(&mut toks)?;
     if toks.len() != 2 || !toks.iter().all(|t| is_number(t)) {

@@ -12,11 +12,23 @@ enum Op {
     Eq,
     Eqw,
     Mand,
+    /// A gate the IR lacks, read as XOR, AND and NOT gates ([`decomposed`]).
+    Composite(Composite),
+}
+
+/// Two-input gates of other collections (MOTION's circuits use OR) that the IR builds from
+/// XOR, AND and NOT.
+#[derive(Clone, Copy)]
+enum Composite {
+    Or,
+    Nand,
+    Nor,
+    Xnor,
 }
 
 impl Op {
     fn from_name(name: &str) -> Option<Op> {
-        const NAMES: [(&str, Op); 7] = [
+        const NAMES: [(&str, Op); 11] = [
             ("XOR", Op::Xor),
             ("AND", Op::And),
             ("INV", Op::Inv),
@@ -24,6 +36,10 @@ impl Op {
             ("EQ", Op::Eq),
             ("EQW", Op::Eqw),
             ("MAND", Op::Mand),
+            ("OR", Op::Composite(Composite::Or)),
+            ("NAND", Op::Composite(Composite::Nand)),
+            ("NOR", Op::Composite(Composite::Nor)),
+            ("XNOR", Op::Composite(Composite::Xnor)),
         ];
         NAMES
             .iter()
@@ -39,13 +55,19 @@ impl Op {
             Op::Eq => "EQ",
             Op::Eqw => "EQW",
             Op::Mand => "MAND",
+            Op::Composite(Composite::Or) => "OR",
+            Op::Composite(Composite::Nand) => "NAND",
+            Op::Composite(Composite::Nor) => "NOR",
+            Op::Composite(Composite::Xnor) => "XNOR",
         }
     }
 }
 
-/// Parses one gate line and appends its gate(s) to `c`.
+/// Parses one gate line and appends its gate(s) to `c`. `OR`, `NAND`, `NOR` and `XNOR`
+/// become XOR, AND and NOT gates (one AND at most) through new wires numbered from
+/// `c.num_wires` on, after the `nwires` the header declares.
 pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), String> {
-    const TYPES: &str = "XOR, AND, INV, EQ, EQW or MAND";
+    const TYPES: &str = "XOR, AND, INV, EQ, EQW, MAND, OR, NAND, NOR or XNOR";
     let Some((&name, fields)) = toks.split_last() else {
         return Err("empty gate line".into());
     };
@@ -67,7 +89,7 @@ pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), St
     let nin = number(fields[0], "input count")?;
     let nout = number(fields[1], "output count")?;
     let (arity_ok, expected) = match op {
-        Op::Xor | Op::And => (nin == 2 && nout == 1, "2 inputs and 1 output"),
+        Op::Xor | Op::And | Op::Composite(_) => (nin == 2 && nout == 1, "2 inputs and 1 output"),
         Op::Inv | Op::Eq | Op::Eqw => (nin == 1 && nout == 1, "1 input and 1 output"),
         Op::Mand => (
             nout >= 1 && u64::from(nin) == 2 * u64::from(nout),
@@ -98,12 +120,11 @@ pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), St
         }
         Ok(w)
     };
-    let mut push = |kind: GateKind, a: u32, b: u32, out: u32| {
-        c.kind.push(kind);
-        c.a.push(a);
-        c.b.push(b);
-        c.out.push(out);
-    };
+    if let Op::Composite(kind) = op {
+        let (a, b, out) = (wire(wires[0])?, wire(wires[1])?, wire(wires[2])?);
+        return decomposed(kind, op.name(), a, b, out, c);
+    }
+    let mut push = |kind: GateKind, a: u32, b: u32, out: u32| push_gate(c, kind, a, b, out);
     match op {
         Op::Xor => push(GateKind::Xor, wire(wires[0])?, wire(wires[1])?, wire(wires[2])?),
         Op::And => push(GateKind::And, wire(wires[0])?, wire(wires[1])?, wire(wires[2])?),
@@ -123,6 +144,53 @@ pub(super) fn gate(toks: &[&str], nwires: u32, c: &mut Circuit) -> Result<(), St
             for i in 0..k {
                 push(GateKind::And, wire(lhs[i])?, wire(rhs[i])?, wire(outs[i])?);
             }
+        }
+        Op::Composite(_) => {}
+    }
+    Ok(())
+}
+
+fn push_gate(c: &mut Circuit, kind: GateKind, a: u32, b: u32, out: u32) {
+    c.kind.push(kind);
+    c.a.push(a);
+    c.b.push(b);
+    c.out.push(out);
+}
+
+/// `out = a op b` for the gates the IR lacks, over new wires after the declared ones:
+/// OR as a ⊕ b ⊕ (a ∧ b), NAND as ¬(a ∧ b), NOR as ¬a ∧ ¬b, XNOR as ¬(a ⊕ b).
+fn decomposed(kind: Composite, name: &str, a: u32, b: u32, out: u32, c: &mut Circuit) -> Result<(), String> {
+    let mut temp = || -> Result<u32, String> {
+        let w = c.num_wires;
+        c.num_wires = w
+            .checked_add(1)
+            .filter(|&n| n < u32::MAX)
+            .ok_or_else(|| format!("{name} needs a new wire, but the circuit has {w} already"))?;
+        Ok(w)
+    };
+    use GateKind::{And, Not, Xor};
+    match kind {
+        Composite::Or => {
+            let (t, u) = (temp()?, temp()?);
+            push_gate(c, And, a, b, t);
+            push_gate(c, Xor, a, b, u);
+            push_gate(c, Xor, t, u, out);
+        }
+        Composite::Nand => {
+            let t = temp()?;
+            push_gate(c, And, a, b, t);
+            push_gate(c, Not, t, 0, out);
+        }
+        Composite::Nor => {
+            let (t, u) = (temp()?, temp()?);
+            push_gate(c, Not, a, 0, t);
+            push_gate(c, Not, b, 0, u);
+            push_gate(c, And, t, u, out);
+        }
+        Composite::Xnor => {
+            let t = temp()?;
+            push_gate(c, Xor, a, b, t);
+            push_gate(c, Not, t, 0, out);
         }
     }
     Ok(())

@@ -22,6 +22,14 @@
 //! | `1 1 c o EQ` | `o = c`, the constant `c ∈ {0, 1}` (not a wire) |
 //! | `1 1 a o EQW` | `o = a` |
 //! | `2k k a_1..a_k b_1..b_k o_1..o_k MAND` | `o_i = a_i ∧ b_i`: `k` ANDs in one line |
+//! | `2 1 a b o OR` | `o = a ∨ b`, read as `a ⊕ b ⊕ (a ∧ b)` (one AND) |
+//! | `2 1 a b o NAND` | `o = ¬(a ∧ b)` (one AND) |
+//! | `2 1 a b o NOR` | `o = ¬a ∧ ¬b` (one AND) |
+//! | `2 1 a b o XNOR` | `o = ¬(a ⊕ b)` (free) |
+//!
+//! The IR has XOR, AND and NOT only, so the last four are read as those gates through
+//! new wires numbered after the declared ones, and written back decomposed. A UTF-8
+//! byte-order mark at the start of the text is ignored.
 //!
 //! The MAND convention (first half of the inputs are the left operands) is the one of
 //! SCALE-MAMBA's circuit documentation: `4 2 0 2 1 3 4 5 MAND` is `AND(0,1)→4` and

@@ -20,6 +20,7 @@ const MAX_OUTPUT_BITS: u64 = 1 << 26;
 /// exactly three fields and line 3 is missing or not all numbers, otherwise Bristol
 /// Fashion), so the error points at the first line that does not fit that format.
 pub fn parse(text: &str, source: &str) -> Result<Circuit, ParseError> {
+    let text = without_bom(text);
     let format = detect(text).unwrap_or_else(|| {
         let mut lines = Lines::new(text);
         let mut toks = Vec::new();
@@ -40,7 +41,7 @@ pub fn parse(text: &str, source: &str) -> Result<Circuit, ParseError> {
 pub fn parse_as(text: &str, source: &str, format: Format) -> Result<Circuit, ParseError> {
     Parser {
         file: source,
-        lines: Lines::new(text),
+        lines: Lines::new(without_bom(text)),
         toks: Vec::new(),
     }
     .circuit(format)
@@ -57,6 +58,11 @@ pub fn read_file(path: &Path) -> Result<Circuit, ParseError> {
         ParseError::new(&file, line, "not UTF-8 text")
     })?;
     parse(text, &file)
+}
+
+/// `text` without a UTF-8 byte-order mark (some editors write one).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 struct Parser<'a> {

@@ -17,8 +17,8 @@ use serde::Serialize;
 
 use super::{machine, median, progress, BenchArgs};
 use crate::demo::AES_128;
-use crate::load::load_text;
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 #[derive(Serialize)]
 struct PrepFigures {
@@ -58,7 +58,7 @@ fn over_tcp<G: Send, E: Send>(
 }
 
 pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
-    let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
+    let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
     let terms = Terms::default();
     let cfg = SessionConfig::default();
     let bar = progress(args.runs as u64);

@@ -17,10 +17,10 @@ use serde::Serialize;
 use super::{aes_blocks, in_memory, machine, median, progress, random_batch, two_processes, workload_args};
 use super::{BenchArgs, Workload};
 use crate::demo::AES_128;
-use crate::load::load_text;
 use crate::party::execute;
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
+use mixgc_compile::Loaded;
 
 /// ANDs of the sweep's workload unless `--ands` says otherwise.
 const SWEEP_ANDS: u64 = 2_000_000;
@@ -101,7 +101,7 @@ struct Sweep {
 }
 
 pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
-    let aes = load_text(AES_128, "circuits/aes_128.txt")?.compiled;
+    let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
     let blocks = aes_blocks(&aes, args.ands.unwrap_or(SWEEP_ANDS));
     let ands = aes.num_ands() * blocks as u64;
     let configs = NETWORKS.len() * BATCH_BYTES.len() * 2;

@@ -2,7 +2,7 @@
 //! compiled, then garbled and evaluated in memory by the half-gates cores.
 
 use mixgc_arith::cost::protocol::OT_BYTES;
-use mixgc_compile::{compile, CompiledCircuit};
+use mixgc_compile::{compile, CompiledCircuit, LABEL_BYTES};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::gadgets::{self, div, mul};
@@ -13,8 +13,6 @@ use super::timing::{time, Instance};
 use super::workload::{Measured, Op, PUB_EXP, PUB_MUL_CONST};
 use crate::CliError;
 
-/// Bytes of one garbler input label.
-const LABEL_BYTES: u64 = 16;
 /// Bytes of one half-gates AND table (two rows of 16 bytes).
 const AND_BYTES: u64 = 32;
 

@@ -57,8 +57,8 @@ fn read_all(path: &Path, cap: usize, inputs: &[bool]) -> Result<(usize, Vec<bool
     let mut chunks = 0;
     f.rewind()?;
     while let Some(chunk) = f.next_chunk()? {
-        assert!(chunk.gates().len() <= cap.max(2 * MAX_AND_GROUP));
-        assert!(chunk.runs().len() <= cap.max(2 * MAX_AND_GROUP));
+        assert!(chunk.gates().len() <= cap.max(2 * MAX_AND_RUN));
+        assert!(chunk.runs().len() <= cap.max(2 * MAX_AND_RUN));
         chunks += 1;
     }
     // A second pass after a rewind gives the same answer (and the first pass's outputs).
