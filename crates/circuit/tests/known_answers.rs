@@ -122,20 +122,6 @@ fn every_shipped_file_parses_and_validates() {
 }
 
 #[test]
-fn the_shared_originals_match_the_shipped_copies() {
-    let shared = circuits_dir().join("../../shared/circuits/bristol");
-    let Ok(dir) = std::fs::read_dir(&shared) else {
-        return; // not every checkout has the shared folder
-    };
-    for entry in dir {
-        let path = entry.unwrap().path();
-        let original = bristol::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
-        let name = path.file_name().unwrap().to_str().unwrap();
-        assert_eq!(load(name).digest(), original.digest(), "{name}");
-    }
-}
-
-#[test]
 fn aes_128_fips197() {
     let c = load("aes_128.txt");
     let out = c

@@ -21,11 +21,13 @@ const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 const MAX_VALUES: usize = 1 << 20;
 
 /// A party's code in the hello (pinned in transcripts): the garbler 1, the evaluator 2.
-fn role_code(me: PartyId) -> u8 {
+fn role_code(me: PartyId) -> Result<u8, SessionError> {
     match me {
-        PartyId::GARBLER => 1,
-        PartyId::EVALUATOR => 2,
-        _ => unreachable!("sessions are set up by the garbler and the evaluator"),
+        PartyId::GARBLER => Ok(1),
+        PartyId::EVALUATOR => Ok(2),
+        _ => Err(SessionError::Input(format!(
+            "a two-party session is set up by the garbler and the evaluator, not by {me}"
+        ))),
     }
 }
 
@@ -45,7 +47,7 @@ pub(crate) fn hello<C: Channel>(
     let mut msg = Vec::with_capacity(HELLO_LEN);
     msg.extend_from_slice(MAGIC);
     msg.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
-    msg.push(role_code(me));
+    msg.push(role_code(me)?);
     msg.push(hash.code());
     msg.extend_from_slice(&nonce);
     send_frame(ch, Tag::Hello, &msg)?;
@@ -65,7 +67,7 @@ pub(crate) fn hello<C: Channel>(
             "protocol version differs: ours {PROTOCOL_VERSION}, the peer's {peer_version}"
         )));
     }
-    if peer[7] == role_code(me) {
+    if peer[7] == role_code(me)? {
         return Err(SessionError::Mismatch(format!("both parties chose --role {me}")));
     }
     let peer_hash = HashKind::from_code(peer[8]).map_or("unknown".to_string(), |h| h.to_string());

@@ -280,11 +280,9 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn arith_synced(&mut self) -> Result<&mut ArithGarbler, ProgramError> {
         self.start_arith();
         self.sync()?;
-        Ok(self
-            .s
-            .arith
-            .as_mut()
-            .expect("start_arith creates the garbler or records why it could not"))
+        // start_arith creates the garbler or records why it could not, which sync reports.
+        let missing = || ProgramError::Unsupported("the arithmetic garbler could not start");
+        self.s.arith.as_mut().ok_or_else(missing)
     }
 }
 
