@@ -554,6 +554,19 @@ fn read_header(src: &mut Source) -> Result<StreamHeader, StreamError> {
     }
     let at = src.pos;
     h.check().map_err(|e| src.corrupt(at, e))?;
+    // Every gate takes GATE_BYTES of the body, so the file's length bounds the gate count
+    // (and with it the slots) before anything is sized from the header.
+    let most_gates = (src.len - src.pos) / GATE_BYTES as u64;
+    if h.num_gates > most_gates {
+        return Err(src.corrupt(
+            at,
+            format!(
+                "the header declares {} gates, but the rest of the file holds at most {most_gates} \
+                 (truncated or corrupt)",
+                h.num_gates
+            ),
+        ));
+    }
     // Every slot but NOT_SLOT holds an input bit or a gate output.
     let most_slots = 1 + h.input_slots.len() as u64 + h.num_gates;
     if h.num_ands > h.num_gates || h.num_slots as u64 > most_slots {

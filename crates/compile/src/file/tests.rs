@@ -311,6 +311,23 @@ fn slot_out_of_range_with_a_consistent_digest_is_refused() {
     assert!(m.contains("output slot") && m.contains("corrupt"), "{m}");
 }
 
+/// A forged header (checksum recomputed, as anyone can) that declares 2^40 gates is refused
+/// from the file's length, before anything is sized from it.
+#[test]
+fn a_gate_count_the_file_cannot_hold_is_refused() {
+    let (_, mut bytes, body) = small_file();
+    // num_gates and num_ands sit before the stream digest and the checksum.
+    let gates = body - 32 - 32 - 16;
+    bytes[gates..gates + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let sum = blake3::hash(&bytes[..body - 32]);
+    bytes[body - 32..body].copy_from_slice(sum.as_bytes());
+    let m = malformed(try_run("gates", &bytes));
+    assert!(
+        m.contains("declares 1099511627776 gates") && m.contains("at most"),
+        "{m}"
+    );
+}
+
 #[test]
 fn the_file_digest_is_the_compilers() {
     // The body is hashed as it is read: the same digest as the in-memory stream, so a
