@@ -12,6 +12,9 @@ use crate::{Circuit, CircuitError, ParseError};
 const PREALLOC_GATES: usize = 1 << 20;
 /// At most this many output bits are accepted (the output wire list is allocated).
 const MAX_OUTPUT_BITS: u64 = 1 << 26;
+/// Input bits a circuit may declare beyond what its gates and outputs can read (each costs
+/// a 16-byte label slot, so the margin is 1 MiB of labels).
+const UNREAD_INPUT_BITS: u64 = 1 << 16;
 
 /// Reads a circuit in either Bristol format, telling them apart with [`detect`].
 ///
@@ -79,6 +82,8 @@ struct Header {
     output_widths: Vec<u32>,
     /// Line declaring the output widths (errors about outputs point here).
     outputs_line: usize,
+    /// Line declaring the input widths.
+    inputs_line: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -140,6 +145,31 @@ impl<'a> Parser<'a> {
         let total_in = c.input_bits_u64();
         let total_out: u64 = c.output_widths.iter().map(|&w| u64::from(w)).sum();
         let defined = total_in + c.kind.len() as u64;
+        // Every wire is an input or a gate's output, so the gates present bound the wire
+        // count; nothing is sized from a declared count they do not back.
+        if u64::from(h.nwires) > defined {
+            return Err(self.err(
+                1,
+                format!(
+                    "the header declares {} wires, but the inputs and gates define only {defined} \
+                     (every wire is an input or a gate output)",
+                    h.nwires
+                ),
+            ));
+        }
+        // An input bit matters only if a gate reads it or it is an output: beyond a margin
+        // for unused inputs, the gates present bound the input bits too.
+        let readable = 2 * c.kind.len() as u64 + total_out + UNREAD_INPUT_BITS;
+        if total_in > readable {
+            return Err(self.err(
+                h.inputs_line,
+                format!(
+                    "the input values total {total_in} bits, but the gates and outputs can read at \
+                     most {} of them (at most {UNREAD_INPUT_BITS} input bits may go unread)",
+                    readable - UNREAD_INPUT_BITS
+                ),
+            ));
+        }
         if total_out > defined {
             return Err(self.err(
                 h.outputs_line,
@@ -240,6 +270,7 @@ impl<'a> Parser<'a> {
             input_widths,
             output_widths,
             outputs_line,
+            inputs_line,
         })
     }
 }
