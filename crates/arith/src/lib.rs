@@ -74,4 +74,4 @@ pub use hash::{ArithHash, Domain, Tweak};
 pub use inputs::{residue_bit_counts, residue_choice_bits};
 pub use label::Label;
 pub use modulus::{Modulus, MAX_ODD_PRIME, MAX_POWER_OF_TWO_EXPONENT};
-pub use ring::{row_bytes as ring_row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
+pub use ring::{ring_row_digits, row_bytes as ring_row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};

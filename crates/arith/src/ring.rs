@@ -51,7 +51,10 @@ pub(crate) fn check_bits(bits: u32) -> Result<(), ArithError> {
 
 impl RingLabel {
     /// The label mod 2^`bits` with these 128 digits; refuses a wrong k, length or digit.
-    pub fn new(bits: u32, digits: Vec<u128>) -> Result<RingLabel, ArithError> {
+    /// Only the ring's own code builds labels (a caller could otherwise reinterpret a label
+    /// of another modulus).
+    #[cfg(test)]
+    pub(crate) fn new(bits: u32, digits: Vec<u128>) -> Result<RingLabel, ArithError> {
         check_bits(bits)?;
         if digits.len() != RING_DIGITS {
             return Err(ArithError::Conversion(format!(
@@ -88,7 +91,7 @@ impl RingLabel {
     }
 
     /// The ring label mod 2 whose digit i is bit i of `block` (a free-XOR label).
-    pub fn from_block(block: Block) -> RingLabel {
+    pub(crate) fn from_block(block: Block) -> RingLabel {
         let v = block.to_u128();
         RingLabel::from_words(1, (0..RING_DIGITS).map(|i| v >> i))
     }
@@ -226,24 +229,25 @@ impl RingLabel {
         debug_assert_eq!(acc_bits, 0);
     }
 
-    /// The label mod 2^`bits` packed in `bytes` as a garbled-table row (16·`bits` bytes,
-    /// [`row_bytes`]); refuses a wrong k or length.
-    pub fn from_row(bits: u32, bytes: &[u8]) -> Result<RingLabel, ArithError> {
-        check_bits(bits)?;
-        if bytes.len() != row_bytes(bits) {
-            return Err(ArithError::Conversion(format!(
-                "a row mod 2^{bits} has {} bytes, got {}",
-                row_bytes(bits),
-                bytes.len()
-            )));
-        }
-        Ok(RingLabel::read_row(bits, bytes))
-    }
-
     /// Reads a row written by [`RingLabel::write_row`] (`bytes.len()` = 16·`bits`).
     pub(crate) fn read_row(bits: u32, bytes: &[u8]) -> RingLabel {
         RingLabel::from_masked(bits, row_digits(bits, bytes).collect())
     }
+}
+
+/// The 128 digits mod 2^`bits` packed in `bytes` as a garbled-table row (16·`bits` bytes,
+/// [`row_bytes`]), for inspecting tables; refuses a wrong k or length. Digits, not a label:
+/// only the ring's own code builds labels.
+pub fn ring_row_digits(bits: u32, bytes: &[u8]) -> Result<Vec<u128>, ArithError> {
+    check_bits(bits)?;
+    if bytes.len() != row_bytes(bits) {
+        return Err(ArithError::Conversion(format!(
+            "a row mod 2^{bits} has {} bytes, got {}",
+            row_bytes(bits),
+            bytes.len()
+        )));
+    }
+    Ok(row_digits(bits, bytes).collect())
 }
 
 /// The 128 digits of a ring row mod 2^`bits` (`bytes.len()` = 16·`bits`), read 64 bits at a
