@@ -123,6 +123,10 @@ pub enum LibraryError {
     BadWidth { name: String, width: u32, max: u32 },
     #[error("op '{name}' needs a size between 1 and {max}, got {size}")]
     BadSize { name: String, size: usize, max: usize },
+    #[error("op '{name}' has a fixed width: drop --width")]
+    FixedWidth { name: String },
+    #[error("op '{name}' takes no size: drop --size")]
+    NoSize { name: String },
     #[error(transparent)]
     Program(#[from] ProgramError),
 }
@@ -141,6 +145,17 @@ fn max_size(name: &str) -> usize {
     match name {
         "aes-chain" => MAX_CHAIN,
         _ => MAX_SIZE,
+    }
+}
+
+/// Refuses a width for a fixed-width op and a size for an op that takes none, rather than
+/// ignoring them.
+fn check_parameters(info: &OpInfo, width: Option<u32>, size: Option<usize>) -> Result<(), LibraryError> {
+    let name = info.name.to_string();
+    match (width, info.default_width, size, info.default_size) {
+        (Some(_), None, _, _) => Err(LibraryError::FixedWidth { name }),
+        (_, _, Some(_), None) => Err(LibraryError::NoSize { name }),
+        _ => Ok(()),
     }
 }
 
@@ -165,6 +180,7 @@ pub fn build<B: Backend>(
     supply: &mut Supply,
 ) -> Result<Vec<Option<Vec<bool>>>, LibraryError> {
     let info = op(name)?;
+    check_parameters(info, width, size)?;
     let width = width.or(info.default_width).unwrap_or(0);
     if info.default_width.is_some() && !(1..=MAX_WIDTH).contains(&width) {
         return Err(LibraryError::BadWidth {
@@ -468,6 +484,7 @@ pub fn cost(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Cost,
 /// so a run where they disagree on the op, width or size stops at the start.
 pub fn run_name(name: &str, width: Option<u32>, size: Option<usize>) -> Result<String, LibraryError> {
     let info = op(name)?;
+    check_parameters(info, width, size)?;
     let w = width.or(info.default_width);
     let n = size.or(info.default_size);
     Ok(format!("mixgc library op {name} width {w:?} size {n:?}"))

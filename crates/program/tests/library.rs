@@ -131,7 +131,7 @@ fn examples_compute_what_they_say() {
 #[test]
 fn every_op_declares_garbler_inputs_first_and_rejects_bad_arguments() {
     for op in OPS {
-        let shape = library::shape(op.name, None, Some(3)).unwrap();
+        let shape = library::shape(op.name, None, op.default_size.map(|_| 3)).unwrap();
         let owners: Vec<_> = shape.inputs().iter().map(|(o, _)| *o).collect();
         let first_evaluator = owners
             .iter()
@@ -217,4 +217,37 @@ fn aes_chain_is_aes_applied_repeatedly() {
     let err = library::shape("aes-chain", None, Some(library::MAX_CHAIN + 1)).unwrap_err();
     assert!(err.to_string().contains(&library::MAX_CHAIN.to_string()), "{err}");
     assert!(library::shape("aes-chain", None, Some(0)).is_err());
+}
+
+/// A width for a fixed-width op or a size for an op without one is refused, not ignored,
+/// both when building and when naming a two-party run (so it fails before connecting).
+#[test]
+fn parameters_an_op_does_not_take_are_refused() {
+    use mixgc_program::library::{record, run_name, LibraryError};
+    for e in [
+        record("aes128", Some(8), None).err(),
+        run_name("aes128", Some(8), None).err(),
+    ] {
+        assert_eq!(
+            e,
+            Some(LibraryError::FixedWidth {
+                name: "aes128".into()
+            })
+        );
+    }
+    for e in [
+        record("millionaires", None, Some(5)).err(),
+        run_name("millionaires", None, Some(5)).err(),
+    ] {
+        let e = e.expect("refused");
+        assert_eq!(
+            e,
+            LibraryError::NoSize {
+                name: "millionaires".into()
+            }
+        );
+        assert_eq!(e.to_string(), "op 'millionaires' takes no size: drop --size");
+    }
+    assert!(record("millionaires", Some(16), None).is_ok());
+    assert!(record("matmul", Some(8), Some(2)).is_ok());
 }
