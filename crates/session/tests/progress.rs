@@ -10,9 +10,12 @@ use mixgc_net::memory_pair;
 use mixgc_program::{Backend, Ctx, PartyId};
 use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig, Terms};
 
-/// Every phase begun, with its total and the sum of its advances.
+/// A phase seen: name, total, unit, sum of its advances, ended.
+type Phase = (String, Option<u64>, Unit, u64, bool);
+
+/// Every phase begun.
 #[derive(Default)]
-struct Tally(Mutex<Vec<(String, Option<u64>, Unit, u64, bool)>>);
+struct Tally(Mutex<Vec<Phase>>);
 
 impl Progress for Tally {
     fn begin(&self, what: &str, total: Option<u64>, unit: Unit) {
@@ -30,7 +33,7 @@ impl Progress for Tally {
 }
 
 impl Tally {
-    fn phases(&self) -> Vec<(String, Option<u64>, Unit, u64, bool)> {
+    fn phases(&self) -> Vec<Phase> {
         self.0.lock().unwrap().clone()
     }
 }
