@@ -15,6 +15,7 @@ use rand::Rng;
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit};
 use crate::party::{open, print_report, role_parser, Connection, Report, SessionOptions};
+use crate::progress::Feedback;
 use crate::CliError;
 use mixgc_compile::LABEL_BYTES;
 
@@ -52,6 +53,8 @@ pub struct ExampleArgs {
     session: SessionOptions,
     #[command(flatten)]
     memory: MemoryLimit,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 pub fn example(args: ExampleArgs) -> Result<(), CliError> {
@@ -75,13 +78,16 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
     let ch = open(&args.connection, args.session.timeout())?;
-    let mut cfg = args.session.config();
-    for note in [note, fit.note].into_iter().flatten() {
+    let mut cfg = args.session.config().with_progress(args.feedback.reporter());
+    if let Some(note) = note {
+        args.feedback.summary(&note);
+    }
+    if let Some(note) = fit.note {
         eprintln!("{note}");
     }
     cfg.batch_bytes = fit.batch_bytes;
     let report = op.run(ch, args.role, &cfg, inputs)?;
-    print_report(&report)
+    print_report(&report, &args.feedback)
 }
 
 /// A library op ready to run between two parties.

@@ -9,6 +9,7 @@ use mixgc_core::HashKind;
 use mixgc_net::{Channel, NetError, TcpChannel};
 use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, Terms, MAX_THREADS};
 
+use crate::progress::Feedback;
 use crate::CliError;
 
 /// The names `--role` accepts.
@@ -105,6 +106,7 @@ impl SessionOptions {
             batch_bytes: self.batch_bytes,
             io_thread: !self.single_threaded,
             threads: self.threads,
+            ..SessionConfig::default()
         }
     }
 
@@ -204,8 +206,8 @@ pub fn execute_stream<C: Channel>(
 }
 
 /// Prints each output value this party learned on stdout (⌈width/4⌉ hex digits a line)
-/// and the one-line summary on stderr.
-pub fn print_report(report: &Report) -> Result<(), CliError> {
+/// and the one-line summary on stderr (unless `--quiet`).
+pub fn print_report(report: &Report, feedback: &Feedback) -> Result<(), CliError> {
     if let Some(outputs) = &report.outputs {
         let text: String = outputs
             .iter()
@@ -213,7 +215,7 @@ pub fn print_report(report: &Report) -> Result<(), CliError> {
             .collect();
         crate::write_stdout(&text)?;
     }
-    eprintln!("{}", crate::summary::line(report));
+    feedback.summary(&crate::summary::line(report));
     Ok(())
 }
 

@@ -10,12 +10,13 @@ use std::time::Instant;
 use clap::Args;
 use mixgc_net::{Channel, TcpChannel};
 use mixgc_session::{
-    evaluator_online, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession,
-    Outcome, PartyId, SessionError,
+    evaluator_online_with_progress, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep,
+    GarblerSession, Outcome, PartyId, SessionError,
 };
 
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::party::{default_terms, open, owned_values, role_parser, Connection, SessionOptions};
+use crate::progress::Feedback;
 use crate::run::parse_reveal;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
@@ -48,6 +49,8 @@ pub struct PreprocessArgs {
     session: SessionOptions,
     #[command(flatten)]
     schedule: ScheduleOptions,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 #[derive(Args, Debug)]
@@ -77,6 +80,8 @@ pub struct OnlineArgs {
     timeout: u64,
     #[command(flatten)]
     schedule: ScheduleOptions,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 /// Marks the start and end of an evaluator's store: tables, then its state, its length, and
@@ -90,7 +95,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
     terms.owners(header.input_widths())?;
     let mut file = create_new(&args.state)?;
     let ch = open(&args.connection, args.session.timeout())?;
-    let cfg = args.session.config();
+    let cfg = args.session.config().with_progress(args.feedback.reporter());
     let start = Instant::now();
     let (id, stored, sent, received) = if args.role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, &cfg)?;
@@ -112,7 +117,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
         let (sent, received) = ch_bytes(s.channel());
         (prep.id(), prep.table_bytes(), sent, received)
     };
-    eprintln!(
+    args.feedback.summary(&format!(
         "{}: preprocessed garbling {} of {} ANDs, stored {} in {}, sent {}, received {}, {:.2} ms",
         args.role,
         hex8(&id),
@@ -122,7 +127,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
         bytes(sent),
         bytes(received),
         start.elapsed().as_secs_f64() * 1e3
-    );
+    ));
     Ok(())
 }
 
@@ -145,6 +150,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
         let mut circuit = args.schedule.open(path)?;
         let (prep, mut tables) = open_store(&args.state)?;
+        let progress = args.feedback.reporter();
         let inputs = party_inputs(
             PartyId::EVALUATOR,
             prep.input_widths(),
@@ -152,7 +158,9 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             args.input.as_deref(),
         )?;
         timed(connection, timeout, |ch| {
-            circuit.with_stream(|stream| evaluator_online(ch, &prep, stream, &mut tables, &inputs))
+            circuit.with_stream(|stream| {
+                evaluator_online_with_progress(ch, &prep, stream, &mut tables, &inputs, &progress)
+            })
         })?
     };
     if let Some(outputs) = &outcome.outputs {
@@ -162,14 +170,14 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             .collect();
         write_stdout(&text)?;
     }
-    eprintln!(
+    args.feedback.summary(&format!(
         "{}: online {:.3} ms (connection to outputs), {} ANDs evaluated from storage, sent {}, received {}",
         args.role,
         latency.as_secs_f64() * 1e3,
         thousands(outcome.ands),
         bytes(sent),
         bytes(received)
-    );
+    ));
     Ok(())
 }
 

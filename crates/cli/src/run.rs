@@ -10,6 +10,7 @@ use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{
     default_terms, execute_stream, open, owned_values, print_report, role_parser, Connection, SessionOptions,
 };
+use crate::progress::Feedback;
 use crate::CliError;
 
 #[derive(Args, Debug)]
@@ -39,6 +40,8 @@ pub struct RunArgs {
     memory: MemoryLimit,
     #[command(flatten)]
     schedule: ScheduleOptions,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 /// The `--help` epilogue: outputs, an example, the memory estimate.
@@ -78,7 +81,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
     // --insecure-seed warning that `config` prints comes after it.
     let ch = open(&args.connection, args.session.timeout())?;
-    let mut cfg = args.session.config();
+    let mut cfg = args.session.config().with_progress(args.feedback.reporter());
     if let Some(note) = fit.note {
         eprintln!("{note}");
     }
@@ -86,5 +89,5 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let batch = [inputs];
     let report =
         runnable.with_stream(|stream| execute_stream(ch, args.role, &cfg, stream, &terms, &batch))?;
-    print_report(&report)
+    print_report(&report, &args.feedback)
 }

@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use mixgc_arith::ArithEvaluator;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
-use mixgc_core::{new_rng, AnyHash, Block, HashKind, Rng};
+use mixgc_core::{new_rng, AnyHash, Block, HashKind, Reporter, Rng, Unit};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
 use mixgc_net::{send_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtReceiver;
@@ -11,7 +11,7 @@ use rand::RngCore;
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
 use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
-use crate::terms::{bits_of, check_batch, threads_failed};
+use crate::terms::{bits_of, check_batch, phase, threads_failed};
 use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// The evaluator's side of a connection: the OT-extension receiver and the evaluation core.
@@ -28,6 +28,8 @@ pub struct EvaluatorSession<C> {
     /// The arithmetic evaluator of CRT values in programs, created when the garbler's key
     /// arrives (the first CRT value of the session) and kept for the session.
     pub(crate) arith: Option<ArithEvaluator>,
+    /// Where progress goes (see [`SessionConfig::progress`]).
+    pub(crate) progress: Reporter,
 }
 
 impl<C: Channel> EvaluatorSession<C> {
@@ -39,7 +41,9 @@ impl<C: Channel> EvaluatorSession<C> {
         rng.fill_bytes(&mut nonce);
         let agreed = hello(&mut ch, PartyId::EVALUATOR, cfg.hash, nonce)?;
         let start = Instant::now();
-        let ot = OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)?;
+        let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
+            OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)
+        })?;
         let base_ot_time = start.elapsed();
         let mut core = Evaluator::new(AnyHash::new(cfg.hash, agreed.hash_seed));
         core.set_threads(threads)
@@ -53,6 +57,7 @@ impl<C: Channel> EvaluatorSession<C> {
             hash: (cfg.hash, agreed.hash_seed),
             rng,
             arith: None,
+            progress: cfg.progress.clone(),
         })
     }
 
@@ -133,6 +138,7 @@ impl<C: Channel> EvaluatorSession<C> {
             header: &header,
             mine: &mine,
             plan,
+            progress: &self.progress,
         };
         let evaluate_all = |inbox: &mut dyn Inbox| {
             let mut results = Vec::with_capacity(batch.len());
@@ -163,7 +169,10 @@ impl<C: Channel> EvaluatorSession<C> {
             }
             Ok(results)
         };
-        let results = receive_all(&mut self.ch, self.io_thread, plan, evaluate_all)?;
+        let total = header.num_ands() * batch.len() as u64;
+        let results = phase(&self.progress, "evaluating", Some(total), Unit::Ands, || {
+            receive_all(&mut self.ch, self.io_thread, plan, evaluate_all)
+        })?;
 
         // Colours go back only at the end, so the garbler never stops streaming to read them.
         if terms.reveal.contains(PartyId::GARBLER) {
@@ -182,6 +191,8 @@ pub(crate) struct Consumer<'a> {
     pub(crate) header: &'a StreamHeader,
     pub(crate) mine: &'a [usize],
     pub(crate) plan: EvaluatorPlan,
+    /// Told the ANDs evaluated after each call into the core (a frame or a chunk at a time).
+    pub(crate) progress: &'a Reporter,
 }
 
 impl Consumer<'_> {
@@ -214,7 +225,9 @@ impl Consumer<'_> {
         self.circuit.rewind().map_err(stream_failed)?;
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
+                let before = self.core.ands_evaluated();
                 let (used, done) = self.core.evaluate(chunk, &pending);
+                self.progress.advance(self.core.ands_evaluated() - before);
                 pending.drain(..used);
                 if done {
                     break;

@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use mixgc_arith::ArithGarbler;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
-use mixgc_core::{new_rng, AnyHash, Block, Rng};
+use mixgc_core::{new_rng, AnyHash, Block, Reporter, Rng, Unit};
 use mixgc_garble::Garbler;
 use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtSender;
@@ -12,7 +12,7 @@ use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
 use crate::pipe::{send_all, stream_failed, Outbox};
-use crate::terms::{bits_of, check_batch, threads_failed};
+use crate::terms::{bits_of, check_batch, phase, threads_failed};
 use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
@@ -29,6 +29,8 @@ pub struct GarblerSession<C> {
     /// The arithmetic garbler of CRT values in programs: one per session, created on first
     /// use and never restarted, so its gate index (and tweaks) never repeat.
     pub(crate) arith: Option<ArithGarbler>,
+    /// Where progress goes (see [`SessionConfig::progress`]).
+    pub(crate) progress: Reporter,
 }
 
 impl<C: Channel> GarblerSession<C> {
@@ -46,7 +48,9 @@ impl<C: Channel> GarblerSession<C> {
         rng.fill_bytes(&mut nonce);
         let agreed = hello(&mut ch, PartyId::GARBLER, cfg.hash, nonce)?;
         let start = Instant::now();
-        let ot = OtSender::setup(&mut ch, &agreed.session_id, &mut rng)?;
+        let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
+            OtSender::setup(&mut ch, &agreed.session_id, &mut rng)
+        })?;
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
         let mut core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
@@ -61,6 +65,7 @@ impl<C: Channel> GarblerSession<C> {
             batch_bytes: cfg.batch_bytes,
             io_thread: cfg.io_thread,
             arith: None,
+            progress: cfg.progress.clone(),
         })
     }
 
@@ -136,6 +141,7 @@ impl<C: Channel> GarblerSession<C> {
             header: &header,
             mine: &mine,
             frames: FrameSchedule::new(self.batch_bytes),
+            progress: &self.progress,
         };
         let stream_all = |out: &mut dyn Outbox| {
             let mut decodings = Vec::with_capacity(batch.len());
@@ -152,7 +158,10 @@ impl<C: Channel> GarblerSession<C> {
             }
             Ok(decodings)
         };
-        let decodings = send_all(&mut self.ch, self.io_thread, stream_all)?;
+        let total = header.num_ands() * batch.len() as u64;
+        let decodings = phase(&self.progress, "garbling", Some(total), Unit::Ands, || {
+            send_all(&mut self.ch, self.io_thread, stream_all)
+        })?;
 
         let mut outcomes: Vec<Outcome> = decodings
             .iter()
@@ -187,6 +196,8 @@ pub(crate) struct Producer<'a> {
     pub(crate) header: &'a StreamHeader,
     pub(crate) mine: &'a [usize],
     pub(crate) frames: FrameSchedule,
+    /// Told the ANDs garbled after each call into the core (a frame or a chunk at a time).
+    pub(crate) progress: &'a Reporter,
 }
 
 impl Producer<'_> {
@@ -237,7 +248,9 @@ impl Producer<'_> {
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
                 let wanted = self.frames.blocks().min(left).saturating_sub(pending.len());
+                let before = self.core.ands_garbled();
                 let done = self.core.garble(chunk, &mut pending, wanted);
+                self.progress.advance(self.core.ands_garbled() - before);
                 while left > 0 && pending.len() >= self.frames.blocks().min(left) {
                     let frame = self.frames.blocks().min(left);
                     let mut rest = out.spare();

@@ -31,7 +31,9 @@ pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use mixgc_program::{Audience, PartyId};
 pub use pipe::QUEUE_FRAMES;
-pub use prep::{evaluator_online, garbler_online, EvaluatorPrep, GarblerPrep};
+pub use prep::{
+    evaluator_online, evaluator_online_with_progress, garbler_online, EvaluatorPrep, GarblerPrep,
+};
 pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{SessionConfig, Terms, MAX_THREADS};
 

@@ -23,7 +23,7 @@
 use std::io::{Read, Write};
 
 use mixgc_compile::{GateStream, StreamHeader};
-use mixgc_core::{AnyHash, Block};
+use mixgc_core::{AnyHash, Block, Reporter, Unit};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
 use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 use rand::{Rng as _, RngCore};
@@ -35,7 +35,7 @@ use crate::frames::FrameSchedule;
 use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
-use crate::terms::{bits_of, check_inputs};
+use crate::terms::{bits_of, check_inputs, phase};
 use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION};
 
 mod state;
@@ -84,15 +84,24 @@ impl<C: Channel> GarblerSession<C> {
             header: &header,
             mine: &mine,
             frames: FrameSchedule::new(self.batch_bytes),
+            progress: &self.progress,
         };
         let learns = terms.reveal.contains(PartyId::EVALUATOR);
-        let decoding = send_all(&mut self.ch, self.io_thread, |out| {
-            let decoding = producer.garble(&zero, consts, out)?;
-            if learns {
-                out.send(Tag::OutputDecoding, pack(&decoding))?;
-            }
-            Ok(decoding)
-        })?;
+        let decoding = phase(
+            &self.progress,
+            "garbling",
+            Some(header.num_ands()),
+            Unit::Ands,
+            || {
+                send_all(&mut self.ch, self.io_thread, |out| {
+                    let decoding = producer.garble(&zero, consts, out)?;
+                    if learns {
+                        out.send(Tag::OutputDecoding, pack(&decoding))?;
+                    }
+                    Ok(decoding)
+                })
+            },
+        )?;
 
         let (mut own_zero, mut their_masks) = (Vec::new(), Vec::new());
         let mut ot_zero = ot_zero.iter();
@@ -153,15 +162,29 @@ impl<C: Channel> EvaluatorSession<C> {
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 
         let mut inbox = Direct::new(&mut self.ch);
-        let mut left = header.num_ands() as usize * BLOCKS_PER_AND;
-        while left > 0 {
-            let tables = inbox.recv_tables(left)?;
-            left -= tables.len();
-            store
-                .write_all(Block::slice_as_bytes(&tables))
-                .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
-            inbox.recycle(tables);
-        }
+        let all = header.num_ands() as usize * BLOCKS_PER_AND;
+        let progress = &self.progress;
+        phase(
+            progress,
+            "storing tables",
+            Some(header.num_ands()),
+            Unit::Ands,
+            || {
+                let mut left = all;
+                while left > 0 {
+                    let tables = inbox.recv_tables(left)?;
+                    // ANDs whose tables are now complete (a frame may end inside one).
+                    let complete = |left: usize| ((all - left) / BLOCKS_PER_AND) as u64;
+                    progress.advance(complete(left - tables.len()) - complete(left));
+                    left -= tables.len();
+                    store
+                        .write_all(Block::slice_as_bytes(&tables))
+                        .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
+                    inbox.recycle(tables);
+                }
+                Ok::<_, SessionError>(())
+            },
+        )?;
         let outputs = header.output_slots().len();
         let decoding = match terms.reveal.contains(PartyId::EVALUATOR) {
             true => Some(
@@ -311,7 +334,19 @@ pub fn evaluator_online<C: Channel>(
     tables: &mut dyn Read,
     inputs: &[Vec<bool>],
 ) -> Result<Outcome, SessionError> {
-    let result = evaluator_online_inner(ch, prep, circuit, tables, inputs);
+    evaluator_online_with_progress(ch, prep, circuit, tables, inputs, &Reporter::none())
+}
+
+/// [`evaluator_online`], reporting the ANDs evaluated to `progress`.
+pub fn evaluator_online_with_progress<C: Channel>(
+    ch: &mut C,
+    prep: &EvaluatorPrep,
+    circuit: &mut dyn GateStream,
+    tables: &mut dyn Read,
+    inputs: &[Vec<bool>],
+    progress: &Reporter,
+) -> Result<Outcome, SessionError> {
+    let result = evaluator_online_inner(ch, prep, circuit, tables, inputs, progress);
     abort_on_bad_input(ch, result)
 }
 
@@ -321,6 +356,7 @@ fn evaluator_online_inner<C: Channel>(
     circuit: &mut dyn GateStream,
     tables: &mut dyn Read,
     inputs: &[Vec<bool>],
+    progress: &Reporter,
 ) -> Result<Outcome, SessionError> {
     let header = circuit.header().clone();
     if header.stream_digest() != prep.stream_digest || header.input_widths() != prep.input_widths {
@@ -371,13 +407,16 @@ fn evaluator_online_inner<C: Channel>(
             table_blocks: prep.num_ands as usize * BLOCKS_PER_AND,
             decoding_bytes: None,
         },
+        progress,
     };
     let mut stored = Stored {
         labels: Some(garbler_labels),
         tables,
         spare: Vec::new(),
     };
-    consumer.instance(&my_labels, &mut stored)?;
+    phase(progress, "evaluating", Some(prep.num_ands), Unit::Ands, || {
+        consumer.instance(&my_labels, &mut stored)
+    })?;
     let colours: Vec<bool> = core.output_labels(&header).iter().map(|l| l.lsb()).collect();
     if prep.reveal.contains(PartyId::GARBLER) {
         send_frame(ch, Tag::OutputColours, &pack(&colours))?;

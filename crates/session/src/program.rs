@@ -19,7 +19,7 @@ mod crt;
 
 use std::sync::Arc;
 
-use mixgc_core::Block;
+use mixgc_core::{Block, Unit};
 use mixgc_garble::MAX_AND_GROUP;
 use mixgc_net::{
     recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
@@ -84,6 +84,8 @@ impl<C: Channel> GarblerSession<C> {
         send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
         let frames = FrameSchedule::new(self.batch_bytes);
         let rows = Vec::with_capacity(frames.blocks());
+        // A program's size is not known in advance: a running count, ended on drop.
+        self.progress.begin("garbling", None, Unit::Ands);
         Ok(ProgramGarbler {
             s: self,
             reveal,
@@ -135,6 +137,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     fn send_rows(&mut self) -> Result<(), NetError> {
         if !self.rows.is_empty() {
             send_frame(&mut self.s.ch, Tag::Tables, Block::slice_as_bytes(&self.rows))?;
+            self.s.progress.advance((self.rows.len() / 2) as u64);
             self.rows.clear();
             self.frames.advance();
         }
@@ -154,6 +157,7 @@ impl<C: Channel> Drop for ProgramGarbler<'_, C> {
         if self.error.is_none() {
             let _ = self.send_pending().and_then(|()| self.s.ch.flush());
         }
+        self.s.progress.end();
     }
 }
 
@@ -292,6 +296,7 @@ impl<C: Channel> EvaluatorSession<C> {
             Block::from_bytes(frame[..16].try_into().unwrap()),
             Block::from_bytes(frame[16..].try_into().unwrap()),
         ];
+        self.progress.begin("evaluating", None, Unit::Ands);
         Ok(ProgramEvaluator {
             s: self,
             reveal,
@@ -348,6 +353,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             self.rows.resize(len / 16, Block::ZERO);
             self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
             self.used = 0;
+            self.s.progress.advance((len / 32) as u64);
         }
         if self.used + 2 * n > self.rows.len() {
             return Err(PeerMisbehaved::ProgramsDiverged(Divergence::BatchSpansFrames).into());
@@ -361,6 +367,12 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     pub fn finish(mut self) -> Result<u64, ProgramError> {
         self.sync()?;
         Ok(self.s.core.ands_evaluated())
+    }
+}
+
+impl<C: Channel> Drop for ProgramEvaluator<'_, C> {
+    fn drop(&mut self) {
+        self.s.progress.end();
     }
 }
 

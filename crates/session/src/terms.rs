@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use mixgc_core::HashKind;
+use mixgc_core::{HashKind, Reporter, Unit};
 use mixgc_program::{Audience, PartyId};
 
 use crate::SessionError;
@@ -47,12 +47,21 @@ pub struct SessionConfig {
     /// level (`compile_with(c, Layout::Reordered(Full | Segment, window))`), 1 to 64. The
     /// bytes on the wire are the same for every count, so each party picks its own.
     pub threads: usize,
+    /// Where the session reports its progress (base OT, ANDs garbled or evaluated), once
+    /// per frame or chunk, never per gate. None by default.
+    pub progress: Reporter,
 }
 
 /// Most compute threads a party may ask for ([`SessionConfig::threads`]).
 pub const MAX_THREADS: usize = 64;
 
 impl SessionConfig {
+    /// This configuration, reporting progress to `progress`.
+    pub fn with_progress(mut self, progress: Reporter) -> Self {
+        self.progress = progress;
+        self
+    }
+
     /// `threads`, checked against its limits.
     pub(crate) fn checked_threads(&self) -> Result<usize, SessionError> {
         if (1..=MAX_THREADS).contains(&self.threads) {
@@ -64,6 +73,20 @@ impl SessionConfig {
             )))
         }
     }
+}
+
+/// Runs `work` as a phase of `progress` named `what`, ending the phase however it returns.
+pub(crate) fn phase<T>(
+    progress: &Reporter,
+    what: &str,
+    total: Option<u64>,
+    unit: Unit,
+    work: impl FnOnce() -> T,
+) -> T {
+    progress.begin(what, total, unit);
+    let out = work();
+    progress.end();
+    out
 }
 
 /// The error when a core cannot start its threads.
@@ -80,6 +103,7 @@ impl Default for SessionConfig {
             batch_bytes: 1 << 20,
             io_thread: true,
             threads: 1,
+            progress: Reporter::none(),
         }
     }
 }
