@@ -1,10 +1,32 @@
 //! Sizes of garbled-table frames (MEG, §III): slow start, so the evaluator can begin as soon
 //! as the first rows exist, then large frames, so system calls and headers stay rare.
 
+use mixgc_net::{recv_frame_header, Channel, NetError, PeerMisbehaved, Tag};
+
 /// The first frame of a stream: 64 KiB of rows.
 pub const FIRST_FRAME_BYTES: usize = 64 << 10;
 /// The largest target a session may ask for (and so the largest frame an evaluator accepts).
 pub const MAX_TABLE_FRAME_BYTES: usize = 16 << 20;
+
+/// Receives the header of a table frame (`tag`) of at most `limit` bytes that holds whole
+/// rows of `row_bytes` (1 for byte-packed rows), and returns its length; an empty frame or
+/// one that ends inside a row is the peer's deviation. Every reader of garbled rows checks
+/// its frames here.
+pub(crate) fn recv_table_frame_len<C: Channel + ?Sized>(
+    ch: &mut C,
+    tag: Tag,
+    limit: usize,
+    row_bytes: usize,
+) -> Result<usize, NetError> {
+    let len = recv_frame_header(ch, tag, limit)?;
+    if len == 0 {
+        return Err(PeerMisbehaved::EmptyFrame(tag).into());
+    }
+    if len % row_bytes != 0 {
+        return Err(PeerMisbehaved::PartialRows { tag, len, row_bytes }.into());
+    }
+    Ok(len)
+}
 
 /// Frame sizes of one batch: 64 KiB, doubling up to the target; each instance's last frame
 /// holds what is left of its tables. Frames are cut by size alone (a frame may end inside

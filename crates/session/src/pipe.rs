@@ -14,9 +14,9 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use mixgc_core::Block;
-use mixgc_net::{recv_frame, recv_frame_header, send_frame, Channel, PeerMisbehaved, Tag};
+use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 
-use crate::frames::MAX_TABLE_FRAME_BYTES;
+use crate::frames::{recv_table_frame_len, MAX_TABLE_FRAME_BYTES};
 use crate::SessionError;
 
 /// Frames a queue holds between the compute thread and the I/O thread.
@@ -98,18 +98,7 @@ impl<C: Channel> Inbox for Direct<'_, C> {
 
     fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
         let limit = (max_blocks * 16).min(MAX_TABLE_FRAME_BYTES);
-        let len = recv_frame_header(self.ch, Tag::Tables, limit)?;
-        if len == 0 {
-            return Err(PeerMisbehaved::EmptyFrame(Tag::Tables).into());
-        }
-        if len % 16 != 0 {
-            return Err(PeerMisbehaved::PartialRows {
-                tag: Tag::Tables,
-                len,
-                row_bytes: 16,
-            }
-            .into());
-        }
+        let len = recv_table_frame_len(self.ch, Tag::Tables, limit, 16)?;
         let mut buf = std::mem::take(&mut self.spare);
         if let Some(returned) = self.returns.as_ref().and_then(|r| r.try_recv().ok()) {
             buf = returned;

@@ -21,13 +21,11 @@ use std::sync::Arc;
 
 use mixgc_core::{Block, Unit};
 use mixgc_garble::MAX_AND_GROUP;
-use mixgc_net::{
-    recv_frame, recv_frame_header, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
-};
+use mixgc_net::{recv_frame, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
 use mixgc_program::{checked_input, Audience, Backend, PartyId, PeerError, ProgramError};
 
 use crate::bits::{pack, unpack};
-use crate::frames::{FrameSchedule, MAX_TABLE_FRAME_BYTES};
+use crate::frames::{recv_table_frame_len, FrameSchedule, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::agree_on_program;
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
@@ -338,18 +336,8 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             if !self.arith.is_drained() {
                 return Err(crt::diverged());
             }
-            let len = recv_frame_header(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES)?;
-            if len == 0 {
-                return Err(PeerMisbehaved::EmptyFrame(Tag::Tables).into());
-            }
-            if len % 32 != 0 {
-                return Err(PeerMisbehaved::PartialRows {
-                    tag: Tag::Tables,
-                    len,
-                    row_bytes: 32,
-                }
-                .into());
-            }
+            // Frames hold whole AND batches: two rows of 16 bytes per AND.
+            let len = recv_table_frame_len(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES, 32)?;
             self.rows.resize(len / 16, Block::ZERO);
             self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
             self.used = 0;

@@ -47,14 +47,12 @@ use mixgc_arith::{
     CrtBundle, TableReader,
 };
 use mixgc_core::{Block, Rng};
-use mixgc_net::{
-    recv_frame, recv_frame_header, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag,
-};
+use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
 use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
 use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
-use crate::frames::MAX_TABLE_FRAME_BYTES;
+use crate::frames::{recv_table_frame_len, MAX_TABLE_FRAME_BYTES};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
@@ -431,10 +429,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             if self.used != self.rows.len() {
                 return Err(diverged());
             }
-            let len = recv_frame_header(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES)?;
-            if len == 0 {
-                return Err(PeerMisbehaved::EmptyFrame(Tag::ArithTables).into());
-            }
+            let len = recv_table_frame_len(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES, 1)?;
             let room = inbox.make_room(len);
             self.s.ch.recv(&mut inbox.bytes[room.clone()])?;
             inbox.filled = room.end;
