@@ -46,6 +46,12 @@ impl<H: TweakableHash> Evaluator<H> {
         self.threads.set(threads)
     }
 
+    /// Moves the next AND index past `n` gates this evaluator will not see (a garbling stored
+    /// for later), keeping its threads and settings.
+    pub fn skip_ands(&mut self, n: u64) {
+        self.gates.skip_ands(n);
+    }
+
     /// Threads evaluating parallel blocks.
     pub fn threads(&self) -> usize {
         self.threads.count()

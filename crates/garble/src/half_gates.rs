@@ -193,6 +193,12 @@ impl<H: TweakableHash> HalfGateEvaluator<H> {
         self.next_and
     }
 
+    /// Moves the next AND index past `n` gates evaluated by someone else (a garbling stored
+    /// for later), so the tweaks stay in step with the garbler's.
+    pub fn skip_ands(&mut self, n: u64) {
+        self.next_and += n;
+    }
+
     pub(crate) fn hash(&self) -> &H {
         &self.hash
     }

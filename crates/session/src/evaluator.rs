@@ -66,6 +66,11 @@ impl<C: Channel> EvaluatorSession<C> {
         self.base_ot_time
     }
 
+    /// Threads that run the parallel blocks of a stream (`SessionConfig::threads`).
+    pub fn threads(&self) -> usize {
+        self.core.threads()
+    }
+
     pub fn channel(&self) -> &C {
         &self.ch
     }

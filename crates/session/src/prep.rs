@@ -199,9 +199,10 @@ impl<C: Channel> EvaluatorSession<C> {
 
         // The garbler's AND index moved past this garbling; ours follows, so the session's
         // tweaks stay in step for later executions.
+        // (Skipped, not a new core: the session keeps its threads and settings.)
         let (hash, hash_seed) = self.hash;
         let first_and = self.core.ands_evaluated();
-        self.core = Evaluator::starting_at(AnyHash::new(hash, hash_seed), first_and + header.num_ands());
+        self.core.skip_ands(header.num_ands());
         Ok(EvaluatorPrep {
             id,
             stream_digest: header.stream_digest(),

@@ -35,11 +35,13 @@ fn offline(
     let (gch, ech) = memory_pair();
     let cfg = SessionConfig {
         hash,
+        threads: 2,
         ..SessionConfig::default()
     };
     thread::scope(|s| {
         let e = s.spawn(|| {
             let mut e = EvaluatorSession::setup(ech, &cfg).unwrap();
+            assert_eq!(e.threads(), 2);
             let preps: Vec<_> = (0..count)
                 .map(|_| {
                     let mut store = Vec::new();
@@ -48,6 +50,12 @@ fn offline(
                     (prep, store)
                 })
                 .collect();
+            // Preprocessing moves the AND index on, never the session's thread setting.
+            assert_eq!(
+                e.threads(),
+                2,
+                "the evaluator keeps --threads after preprocessing"
+            );
             (preps, e.execute(c, &terms, &check_inputs[1]).unwrap())
         });
         let mut g = GarblerSession::setup(gch, &cfg).unwrap();
