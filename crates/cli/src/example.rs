@@ -9,12 +9,12 @@ use mixgc_circuit::values;
 use mixgc_net::Channel;
 use mixgc_program::library::{self, Supply};
 use mixgc_program::PartyId;
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig};
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyReport as Report, SessionConfig};
 use rand::Rng;
 
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit};
-use crate::party::{open, print_report, role_parser, Connection, Report, SessionOptions};
+use crate::party::{open, print_report, role_parser, Connection, SessionOptions};
 use crate::CliError;
 use mixgc_compile::LABEL_BYTES;
 

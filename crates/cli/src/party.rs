@@ -1,13 +1,12 @@
-//! One party's run over TCP: open the connection, set up the session, execute, report.
+//! One party's run over TCP: the flags, opening the connection, printing the report.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{Args, ValueEnum};
-use mixgc_compile::{CompiledCircuit, GateStream};
 use mixgc_core::HashKind;
-use mixgc_net::{Channel, NetError, TcpChannel};
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, Terms, MAX_THREADS};
+use mixgc_net::{NetError, TcpChannel};
+use mixgc_session::{Audience, PartyId, PartyReport, SessionConfig, Terms, MAX_THREADS};
 
 use crate::CliError;
 
@@ -137,75 +136,9 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError
     }
 }
 
-/// What one party's run produced and cost.
-pub struct Report {
-    pub role: PartyId,
-    /// Outputs of the first (usually only) instance, if this party learns them.
-    pub outputs: Option<Vec<Vec<bool>>>,
-    pub ands: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    /// From the established connection to the outputs, base OT included.
-    pub elapsed: Duration,
-    pub base_ot: Duration,
-}
-
-/// Runs `role` on an open channel: session setup (hello, base OT), then one batch that
-/// executes `circuit` once per input set in `batch`.
-pub fn execute<C: Channel>(
-    ch: C,
-    role: PartyId,
-    cfg: &SessionConfig,
-    circuit: &CompiledCircuit,
-    terms: &Terms,
-    batch: &[Vec<Vec<bool>>],
-) -> Result<Report, CliError> {
-    execute_stream(ch, role, cfg, &mut circuit.stream(), terms, batch)
-}
-
-/// [`execute`] on any [`GateStream`], e.g. a compiled-stream file read chunk by chunk.
-pub fn execute_stream<C: Channel>(
-    ch: C,
-    role: PartyId,
-    cfg: &SessionConfig,
-    circuit: &mut dyn GateStream,
-    terms: &Terms,
-    batch: &[Vec<Vec<bool>>],
-) -> Result<Report, CliError> {
-    let start = Instant::now();
-    let (outcomes, sent, received, base_ot) = if role == PartyId::GARBLER {
-        let mut s = GarblerSession::setup(ch, cfg)?;
-        let o = s.execute_stream(circuit, terms, batch)?;
-        (
-            o,
-            s.channel().bytes_sent(),
-            s.channel().bytes_received(),
-            s.base_ot_time(),
-        )
-    } else {
-        let mut s = EvaluatorSession::setup(ch, cfg)?;
-        let o = s.execute_stream(circuit, terms, batch)?;
-        (
-            o,
-            s.channel().bytes_sent(),
-            s.channel().bytes_received(),
-            s.base_ot_time(),
-        )
-    };
-    Ok(Report {
-        role,
-        ands: outcomes.iter().map(|o| o.ands).sum(),
-        outputs: outcomes.into_iter().next().and_then(|o| o.outputs),
-        bytes_sent: sent,
-        bytes_received: received,
-        elapsed: start.elapsed(),
-        base_ot,
-    })
-}
-
 /// Prints each output value this party learned on stdout (⌈width/4⌉ hex digits a line)
 /// and the one-line summary on stderr.
-pub fn print_report(report: &Report) -> Result<(), CliError> {
+pub fn print_report(report: &PartyReport) -> Result<(), CliError> {
     if let Some(outputs) = &report.outputs {
         let text: String = outputs
             .iter()

@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_session::{Audience, PartyId};
+use mixgc_session::{run_party as execute_stream, Audience, PartyId};
 
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{
-    default_terms, execute_stream, open, owned_values, print_report, role_parser, Connection, SessionOptions,
+    default_terms, open, owned_values, print_report, role_parser, Connection, SessionOptions,
 };
 use crate::CliError;
 

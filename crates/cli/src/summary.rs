@@ -1,6 +1,6 @@
 //! Human-readable figures.
 
-use crate::party::Report;
+use mixgc_session::PartyReport;
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -34,7 +34,7 @@ pub fn rate(per_second: f64) -> String {
 }
 
 /// The one-line stderr summary of a run.
-pub fn line(r: &Report) -> String {
+pub fn line(r: &PartyReport) -> String {
     let secs = r.elapsed.as_secs_f64();
     format!(
         "{}: {} ANDs, sent {}, received {}, {:.2} ms (base OT {:.2} ms), {}AND/s",
