@@ -3,19 +3,17 @@
 use std::thread;
 
 use clap::Args;
+use mixgc_circuit::shipped::AES_128;
 use mixgc_circuit::values;
 use mixgc_net::TcpChannel;
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport, SessionConfig, Terms};
 use rand::Rng;
 
-use crate::example::{random_values, LibraryRun};
 use crate::summary::{bytes, thousands};
 use crate::CliError;
 use mixgc_compile::Loaded;
-
-/// The Bristol Fashion AES-128 circuit shipped in `circuits/`, built into the binary.
-pub const AES_128: &str = include_str!("../../../circuits/aes_128.txt");
+use mixgc_studies::common::{random_values, LibraryRun};
 
 const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";

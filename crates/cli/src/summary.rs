@@ -1,19 +1,7 @@
 //! Human-readable figures.
 
 use mixgc_session::PartyReport;
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use mixgc_studies::common::thousands;
 
 pub fn bytes(n: u64) -> String {
     match n {
@@ -52,9 +40,6 @@ pub fn line(r: &PartyReport) -> String {
 mod tests {
     #[test]
     fn formats() {
-        assert_eq!(super::thousands(6400), "6,400");
-        assert_eq!(super::thousands(12), "12");
-        assert_eq!(super::thousands(1_000_000), "1,000,000");
         assert_eq!(super::bytes(1023), "1023 B");
         assert_eq!(super::bytes(215 * 1024), "215.0 KiB");
     }

@@ -20,7 +20,6 @@ mod garbler;
 mod handshake;
 mod party;
 mod pipe;
-pub mod planner;
 mod prep;
 mod program;
 mod terms;

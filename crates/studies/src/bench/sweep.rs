@@ -16,9 +16,9 @@ use serde::Serialize;
 
 use super::{aes_blocks, in_memory, machine, median, progress, random_batch, two_processes, workload_args};
 use super::{BenchArgs, Workload};
-use crate::demo::AES_128;
-use crate::summary::thousands;
-use crate::{write_stdout, CliError};
+use crate::common::thousands;
+use crate::common::{write_stdout, CliError};
+use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
 /// ANDs of the sweep's workload unless `--ands` says otherwise.

@@ -29,11 +29,11 @@ use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, Session
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::demo::AES_128;
-use crate::example::{random_values, LibraryRun};
-use crate::party::{open, owned_values, role_parser, Connection, SessionOptions};
-use crate::summary::thousands;
-use crate::{write_stdout, CliError};
+use crate::common::thousands;
+use crate::common::{open, owned_values, role_parser, Connection, SessionOptions};
+use crate::common::{random_values, LibraryRun};
+use crate::common::{write_stdout, CliError};
+use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
