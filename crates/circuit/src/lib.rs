@@ -26,6 +26,7 @@ mod validate;
 mod writers;
 
 pub mod bristol;
+pub mod shipped;
 pub mod values;
 
 pub use error::{CircuitError, ParseError, ValueError};

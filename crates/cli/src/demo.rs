@@ -3,20 +3,17 @@
 use std::thread;
 
 use clap::Args;
+use mixgc_circuit::shipped::AES_128;
 use mixgc_circuit::values;
 use mixgc_net::TcpChannel;
 use mixgc_program::library;
-use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
+use mixgc_session::{run_party, Audience, PartyId, PartyReport, SessionConfig, Terms};
 use rand::Rng;
 
-use crate::example::{random_values, LibraryRun};
-use crate::party::{execute, Report};
 use crate::summary::{bytes, thousands};
 use crate::CliError;
 use mixgc_compile::Loaded;
-
-/// The Bristol Fashion AES-128 circuit shipped in `circuits/`, built into the binary.
-pub const AES_128: &str = include_str!("../../../circuits/aes_128.txt");
+use mixgc_studies::common::{random_values, LibraryRun};
 
 const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";
@@ -110,8 +107,8 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     say!("    evaluator's inputs (random)     {}", hex(&ein));
     let cfg = SessionConfig::default();
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
-    let (g, e) = thread::scope(|s| -> Result<(Report, Report), CliError> {
-        let evaluator = s.spawn(|| -> Result<Report, CliError> {
+    let (g, e) = thread::scope(|s| -> Result<(PartyReport, PartyReport), CliError> {
+        let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
             op.run(ch, PartyId::EVALUATOR, &cfg, ein.clone())
         });
@@ -148,7 +145,7 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     Ok(())
 }
 
-fn explain(c: &Loaded, g: &Report, e: &Report) -> Result<(), CliError> {
+fn explain(c: &Loaded, g: &PartyReport, e: &PartyReport) -> Result<(), CliError> {
     let s = c.circuit.stats();
     say!(
         "    cost: {} ANDs (2 ciphertexts, 32 B each), {} free XOR/NOT gates",
@@ -173,7 +170,7 @@ pub fn two_party(
     c: &Loaded,
     garbler_inputs: &[&str],
     evaluator_inputs: &[&str],
-) -> Result<(Report, Report), CliError> {
+) -> Result<(PartyReport, PartyReport), CliError> {
     let terms = Terms {
         garbler_values: Some(garbler_inputs.len()),
         reveal: Audience::BOTH,
@@ -190,28 +187,28 @@ pub fn two_party(
     let cfg = SessionConfig::default();
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
     thread::scope(|s| {
-        let evaluator = s.spawn(|| -> Result<Report, CliError> {
+        let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            execute(
+            Ok(run_party(
                 ch,
                 PartyId::EVALUATOR,
                 &cfg,
-                &c.compiled,
+                &mut c.compiled.stream(),
                 &terms,
                 std::slice::from_ref(&ein),
-            )
+            )?)
         });
         let garbler = TcpChannel::accept(&listener, cfg.timeout)
             .map_err(CliError::from)
             .and_then(|ch| {
-                execute(
+                Ok(run_party(
                     ch,
                     PartyId::GARBLER,
                     &cfg,
-                    &c.compiled,
+                    &mut c.compiled.stream(),
                     &terms,
                     std::slice::from_ref(&gin),
-                )
+                )?)
             });
         let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
         Ok((garbler?, evaluator?))

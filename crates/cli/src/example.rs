@@ -2,19 +2,14 @@
 //! `mixgc run` on the circuit `mixgc export NAME` writes, executed gate by gate (memory is
 //! the program's live labels, never the circuit).
 
-use std::time::Instant;
-
 use clap::Args;
 use mixgc_circuit::values;
-use mixgc_net::Channel;
-use mixgc_program::library::{self, Supply};
 use mixgc_program::PartyId;
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, SessionConfig};
-use rand::Rng;
+use mixgc_studies::common::{random_values, LibraryRun};
 
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit};
-use crate::party::{open, print_report, role_parser, Connection, Report, SessionOptions};
+use crate::party::{open, print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
 use crate::CliError;
 use mixgc_compile::LABEL_BYTES;
@@ -88,111 +83,4 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
     cfg.batch_bytes = fit.batch_bytes;
     let report = op.run(ch, args.role, &cfg, inputs)?;
     print_report(&report, &args.feedback)
-}
-
-/// A library op ready to run between two parties.
-pub struct LibraryRun {
-    name: String,
-    width: Option<u32>,
-    size: Option<usize>,
-    /// Owner and width of each input value, in order.
-    inputs: Vec<(PartyId, u32)>,
-    /// The most wires alive at once on the cost counter (see [`mixgc_program::Counter`]).
-    pub peak_live_wires: u64,
-}
-
-impl LibraryRun {
-    pub fn new(name: &str, width: Option<u32>, size: Option<usize>) -> Result<Self, CliError> {
-        let shape = library::shape(name, width, size)?;
-        Ok(LibraryRun {
-            name: name.into(),
-            width,
-            size,
-            inputs: shape.inputs().to_vec(),
-            peak_live_wires: shape.peak_live_wires(),
-        })
-    }
-
-    /// The input values `role` owns (indices) and every input's width.
-    pub fn owned(&self, role: PartyId) -> (Vec<usize>, Vec<u32>) {
-        let owned = (0..self.inputs.len())
-            .filter(|&i| self.inputs[i].0 == role)
-            .collect();
-        (owned, self.inputs.iter().map(|&(_, w)| w).collect())
-    }
-
-    /// Runs `role` with its `inputs` over `ch`: session setup, then the op gate by gate.
-    pub fn run<C: Channel>(
-        &self,
-        ch: C,
-        role: PartyId,
-        cfg: &SessionConfig,
-        inputs: Vec<Vec<bool>>,
-    ) -> Result<Report, CliError> {
-        let start = Instant::now();
-        let run_name = library::run_name(&self.name, self.width, self.size)?;
-        let mut supply = Supply::of(role, inputs);
-        let (name, width, size) = (self.name.as_str(), self.width, self.size);
-        let (learned, ands, sent, received, base_ot) = if role == PartyId::GARBLER {
-            let mut s = GarblerSession::setup(ch, cfg)?;
-            let mut backend = s.program(&run_name, Audience::BOTH)?;
-            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-            let ands = backend.finish()?;
-            (
-                learned,
-                ands,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
-        } else {
-            let mut s = EvaluatorSession::setup(ch, cfg)?;
-            let mut backend = s.program(&run_name, Audience::BOTH)?;
-            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-            let ands = backend.finish()?;
-            (
-                learned,
-                ands,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
-        };
-        let outputs = learned.into_iter().collect::<Option<Vec<_>>>();
-        Ok(Report {
-            role,
-            outputs,
-            ands,
-            bytes_sent: sent,
-            bytes_received: received,
-            elapsed: start.elapsed(),
-            base_ot,
-        })
-    }
-
-    /// The op on the plaintext backend: the reference answer.
-    pub fn plain(
-        &self,
-        garbler: Vec<Vec<bool>>,
-        evaluator: Vec<Vec<bool>>,
-    ) -> Result<Vec<Vec<bool>>, CliError> {
-        let mut p = mixgc_program::Plain::default();
-        let out = library::build(
-            &mut p,
-            &self.name,
-            self.width,
-            self.size,
-            &mut Supply::both(garbler, evaluator),
-        )?;
-        Ok(out.into_iter().flatten().collect())
-    }
-}
-
-/// Uniformly random values for the `owned` input values.
-pub fn random_values(owned: &[usize], widths: &[u32]) -> Vec<Vec<bool>> {
-    let mut rng = rand::thread_rng();
-    owned
-        .iter()
-        .map(|&v| (0..widths[v]).map(|_| rng.gen()).collect())
-        .collect()
 }

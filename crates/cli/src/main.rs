@@ -1,30 +1,24 @@
 //! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
 
-mod bench;
 mod compile;
 mod demo;
 mod example;
 mod info;
-mod lenet;
 mod load;
 mod memory;
 mod ops;
 mod party;
-mod plan;
 mod prep;
 mod primes;
-mod profile;
 mod progress;
 mod run;
 mod summary;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// An error a command reports to the user (one line, no backtrace).
-pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+use mixgc_studies::common::{write_stdout, CliError};
+use mixgc_studies::{bench, lenet, plan, profile};
 
 #[derive(Parser)]
 #[command(name = "mixgc", version, about = "Two-party computation with garbled circuits (semi-honest)", long_about = None)]
@@ -66,15 +60,6 @@ enum Command {
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
-}
-
-/// Writes `text` to stdout and flushes it. A closed stdout (e.g. `| head`) is an error,
-/// not the panic `println!` would give.
-pub fn write_stdout(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write to stdout: {e}").into())
 }
 
 fn main() -> ExitCode {

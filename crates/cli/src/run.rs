@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_session::{Audience, PartyId};
+use mixgc_session::{run_party, Audience, PartyId};
 
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{
-    default_terms, execute_stream, open, owned_values, print_report, role_parser, Connection, SessionOptions,
+    default_terms, open, owned_values, print_report, role_parser, Connection, SessionOptions,
 };
 use crate::progress::Feedback;
 use crate::CliError;
@@ -87,7 +87,6 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     }
     cfg.batch_bytes = fit.batch_bytes;
     let batch = [inputs];
-    let report =
-        runnable.with_stream(|stream| execute_stream(ch, args.role, &cfg, stream, &terms, &batch))?;
+    let report = runnable.with_stream(|stream| run_party(ch, args.role, &cfg, stream, &terms, &batch))?;
     print_report(&report, &args.feedback)
 }

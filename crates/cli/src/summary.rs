@@ -1,19 +1,7 @@
 //! Human-readable figures.
 
-use crate::party::Report;
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+use mixgc_session::PartyReport;
+pub use mixgc_studies::common::thousands;
 
 pub fn bytes(n: u64) -> String {
     match n {
@@ -34,7 +22,7 @@ pub fn rate(per_second: f64) -> String {
 }
 
 /// The one-line stderr summary of a run.
-pub fn line(r: &Report) -> String {
+pub fn line(r: &PartyReport) -> String {
     let secs = r.elapsed.as_secs_f64();
     format!(
         "{}: {} ANDs, sent {}, received {}, {:.2} ms (base OT {:.2} ms), {}AND/s",
@@ -52,9 +40,6 @@ pub fn line(r: &Report) -> String {
 mod tests {
     #[test]
     fn formats() {
-        assert_eq!(super::thousands(6400), "6,400");
-        assert_eq!(super::thousands(12), "12");
-        assert_eq!(super::thousands(1_000_000), "1,000,000");
         assert_eq!(super::bytes(1023), "1023 B");
         assert_eq!(super::bytes(215 * 1024), "215.0 KiB");
     }

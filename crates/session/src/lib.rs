@@ -18,8 +18,8 @@ mod evaluator;
 mod frames;
 mod garbler;
 mod handshake;
+mod party;
 mod pipe;
-pub mod planner;
 mod prep;
 mod program;
 mod terms;
@@ -30,6 +30,7 @@ pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use mixgc_program::{Audience, PartyId};
+pub use party::{run_party, PartyReport};
 pub use pipe::QUEUE_FRAMES;
 pub use prep::{
     evaluator_online, evaluator_online_with_progress, garbler_online, EvaluatorPrep, GarblerPrep,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mixgc_net::memory_pair_holding;
 use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
 
-use crate::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, SessionError};
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, SessionError};
 
 /// Garbled-table bytes a timed run may hold in memory between garbling and evaluation.
 pub const MAX_BUFFERED_TABLE_BYTES: u64 = 1 << 30;

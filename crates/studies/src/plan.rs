@@ -8,17 +8,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::planner::{self as phased, calibrate, ClipRun, LenetRun, Phased, Unit, UnitCosts};
 use clap::{Args, ValueEnum};
 use mixgc_arith::primes::min_sum_primes;
 use mixgc_core::new_rng;
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
-use mixgc_session::planner::{self as phased, calibrate, ClipRun, LenetRun, Phased, Unit, UnitCosts};
 use rand::Rng;
 use serde::Serialize;
 
-use crate::party::SessionOptions;
-use crate::{write_stdout, CliError};
+use crate::common::SessionOptions;
+use crate::common::{write_stdout, CliError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Program {

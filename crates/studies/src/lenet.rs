@@ -6,19 +6,19 @@
 
 use std::time::Instant;
 
+use crate::planner::{self as phased, lenet_expected, LenetRun};
 use clap::Args;
 use mixgc_arith::primes::min_sum_primes;
 use mixgc_core::new_rng;
 use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::Ctx;
-use mixgc_session::planner::{self as phased, lenet_expected, LenetRun};
 use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig};
 use rand::Rng;
 use serde::Serialize;
 
-use crate::party::{open, role_parser, Connection, SessionOptions};
-use crate::{write_stdout, CliError};
+use crate::common::{open, role_parser, Connection, SessionOptions};
+use crate::common::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
 #[command(

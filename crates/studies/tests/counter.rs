@@ -9,9 +9,11 @@ use mixgc_net::{memory_pair, Tag};
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
 use mixgc_program::{CrtBackend, Ctx, ProgramError};
-use mixgc_session::planner::{count, ClipRun, LenetRun, Phased};
+use mixgc_studies::planner::{count, ClipRun, LenetRun, Phased};
 use rand::{Rng, SeedableRng};
 
+// The session tests' two-party helpers.
+#[path = "../../session/tests/common/mod.rs"]
 mod common;
 
 use common::{bytes_per_tag, evaluate, garble, run, Tap};

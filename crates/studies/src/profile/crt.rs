@@ -14,7 +14,7 @@ use rand::Rng;
 
 use super::timing::{time, Instance};
 use super::workload::{Measured, Op, PUB_EXP, PUB_MUL_CONST};
-use crate::CliError;
+use crate::common::CliError;
 
 /// The gadgets with tables, on either side: the garbler appends rows, the evaluator reads
 /// them in the same order. (Free operations are the same label arithmetic on both sides.)

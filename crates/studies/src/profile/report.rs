@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::ratios::{Cost, Ratio};
 use super::workload::{find, Op, Record, Repr, PUB_EXP, PUB_MUL_CONST};
-use crate::summary::thousands;
+use crate::common::thousands;
 
 /// The ops whose first-k and optimized primes ABLE compares (Figs. 4–5).
 const CRT_OPS: [Op; 8] = [

@@ -20,7 +20,7 @@ use mixgc_arith::primes::{first_primes, min_sum_primes};
 use mixgc_arith::PrimeSet;
 
 use crate::bench::{machine, progress};
-use crate::{write_stdout, CliError};
+use crate::common::{write_stdout, CliError};
 use workload::{Op, Record, Repr};
 
 /// Widths `--widths` accepts: the Boolean and CRT values are u128 at most, and 64 bits is

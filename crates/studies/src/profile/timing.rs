@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::bench::median;
-use crate::CliError;
+use crate::common::CliError;
 
 use super::workload::Timing;
 

@@ -11,7 +11,7 @@ use rand::Rng;
 
 use super::timing::{time, Instance};
 use super::workload::{Measured, Op, PUB_EXP, PUB_MUL_CONST};
-use crate::CliError;
+use crate::common::CliError;
 
 /// Bytes of one half-gates AND table (two rows of 16 bytes).
 const AND_BYTES: u64 = 32;

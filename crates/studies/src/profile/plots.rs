@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::ratios::{Cost, Ratio};
 use super::report::SUMMARY_WIDTH;
 use super::workload::{find, Op, Record, Repr};
-use crate::CliError;
+use crate::common::CliError;
 
 /// The files [`write_all`] writes.
 pub const FILES: [&str; 6] = [

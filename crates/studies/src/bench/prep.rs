@@ -16,8 +16,8 @@ use rand::Rng;
 use serde::Serialize;
 
 use super::{machine, median, progress, BenchArgs};
-use crate::demo::AES_128;
-use crate::{write_stdout, CliError};
+use crate::common::{write_stdout, CliError};
+use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
 #[derive(Serialize)]

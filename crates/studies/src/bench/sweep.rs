@@ -11,15 +11,14 @@ use std::time::Duration;
 use mixgc_compile::CompiledCircuit;
 use mixgc_core::HashKind;
 use mixgc_net::link_pair;
-use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
+use mixgc_session::{run_party, Audience, PartyId, SessionConfig, Terms};
 use serde::Serialize;
 
 use super::{aes_blocks, in_memory, machine, median, progress, random_batch, two_processes, workload_args};
 use super::{BenchArgs, Workload};
-use crate::demo::AES_128;
-use crate::party::execute;
-use crate::summary::thousands;
-use crate::{write_stdout, CliError};
+use crate::common::thousands;
+use crate::common::{write_stdout, CliError};
+use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
 /// ANDs of the sweep's workload unless `--ands` says otherwise.
@@ -231,8 +230,24 @@ fn over_link(
     let (g_ch, e_ch) = link_pair(link.rate_bits_per_sec, link.latency);
     // A failing party drops its channel end, so the other fails too instead of waiting.
     let (g, e) = std::thread::scope(|s| {
-        let garbler = s.spawn(|| execute(g_ch, PartyId::GARBLER, cfg, aes, &terms, &garbler_batch));
-        let e = execute(e_ch, PartyId::EVALUATOR, cfg, aes, &terms, &evaluator_batch);
+        let garbler = s.spawn(|| {
+            run_party(
+                g_ch,
+                PartyId::GARBLER,
+                cfg,
+                &mut aes.stream(),
+                &terms,
+                &garbler_batch,
+            )
+        });
+        let e = run_party(
+            e_ch,
+            PartyId::EVALUATOR,
+            cfg,
+            &mut aes.stream(),
+            &terms,
+            &evaluator_batch,
+        );
         let g = garbler
             .join()
             .map_err(|_| CliError::from("the garbler thread panicked"));

@@ -25,15 +25,15 @@ use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::library;
-use mixgc_session::{Audience, PartyId, SessionConfig, Terms};
+use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::demo::AES_128;
-use crate::example::{random_values, LibraryRun};
-use crate::party::{execute, open, owned_values, role_parser, Connection, Report, SessionOptions};
-use crate::summary::thousands;
-use crate::{write_stdout, CliError};
+use crate::common::thousands;
+use crate::common::{open, owned_values, role_parser, Connection, SessionOptions};
+use crate::common::{random_values, LibraryRun};
+use crate::common::{write_stdout, CliError};
+use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
@@ -282,7 +282,14 @@ fn run_compiled(
 ) -> Result<Report, CliError> {
     let batch = random_batch(args.role, terms, circuit, args.executions)?;
     let ch = open(&args.connection, cfg.timeout)?;
-    execute(ch, args.role, cfg, circuit, terms, &batch)
+    Ok(run_party(
+        ch,
+        args.role,
+        cfg,
+        &mut circuit.stream(),
+        terms,
+        &batch,
+    )?)
 }
 
 /// `executions` random input sets of the values `role` owns in `circuit` under `terms`.

@@ -8,8 +8,8 @@ use mixgc_program::library;
 use serde::Serialize;
 
 use super::{machine, median, progress, two_processes, BenchArgs};
-use crate::summary::thousands;
-use crate::{write_stdout, CliError};
+use crate::common::thousands;
+use crate::common::{write_stdout, CliError};
 
 /// One workload: `bench-party` arguments, and how often to run it.
 struct Case {

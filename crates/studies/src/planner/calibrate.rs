@@ -13,7 +13,7 @@ use rand::Rng;
 use std::time::Duration;
 
 use super::phased::{count, two_party, Phased, RunError, Timed};
-use crate::SessionConfig;
+use mixgc_session::SessionConfig;
 
 /// Garbling and evaluation time, in µs.
 #[derive(Clone, Copy, Default, Debug, PartialEq, serde::Serialize)]

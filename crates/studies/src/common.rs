@@ -1,0 +1,47 @@
+//! Command-line plumbing shared by the studies and the `mixgc` binary: errors, stdout,
+//! the peer flags and connection, library ops between two parties, figures.
+
+mod library;
+mod party;
+
+use std::io::Write;
+
+pub use library::{random_values, LibraryRun};
+pub use party::{
+    open, owned_values, parse_timeout, role_parser, Connection, SessionOptions, MAX_TIMEOUT_SECS,
+};
+
+/// An error a command reports to the user (one line, no backtrace).
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Writes `text` to stdout and flushes it. A closed stdout (e.g. `| head`) is an error,
+/// not the panic `println!` would give.
+pub fn write_stdout(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}").into())
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands() {
+        assert_eq!(super::thousands(6400), "6,400");
+        assert_eq!(super::thousands(12), "12");
+        assert_eq!(super::thousands(1_000_000), "1,000,000");
+    }
+}
