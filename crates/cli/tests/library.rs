@@ -6,12 +6,18 @@ use common::*;
 use mixgc_circuit::{bristol, values};
 use serde_json::Value;
 
-/// Exports `name` to a temporary file unique to this test (`tag`) and returns its path.
-fn export(tag: &str, name: &str, width: u32) -> String {
-    let file = format!("mixgc-export-{tag}-{name}-{width}-{}.txt", std::process::id());
+/// Exports `name` (at `width`, for ops that take one) to a temporary file unique to this
+/// test (`tag`) and returns its path.
+fn export(tag: &str, name: &str, width: Option<u32>) -> String {
+    let w = width.map_or("fixed".to_string(), |w| w.to_string());
+    let file = format!("mixgc-export-{tag}-{name}-{w}-{}.txt", std::process::id());
     let path = std::env::temp_dir().join(file);
     let path = path.to_string_lossy().to_string();
-    run1(&["export", name, "--width", &width.to_string(), "--out", &path]).assert_ok("export");
+    let mut args = vec!["export", name, "--out", &path];
+    if width.is_some() {
+        args.extend(["--width", &w]);
+    }
+    run1(&args).assert_ok("export");
     path
 }
 
@@ -28,7 +34,7 @@ fn exported_ops_reimport_and_compute_the_documented_function() {
     ];
     for (name, f) in cases {
         for w in [1u32, 7, 8, 33, 64] {
-            let path = export("reimport", name, w);
+            let path = export("reimport", name, Some(w));
             let c = bristol::read_file(std::path::Path::new(&path)).unwrap();
             assert_eq!(c.input_widths, vec![w, w], "{name}");
             let mask = (1u128 << w) - 1;
@@ -50,7 +56,7 @@ fn exported_ops_reimport_and_compute_the_documented_function() {
 
 #[test]
 fn an_exported_op_runs_between_two_processes() {
-    let path = export("two-process", "add", 64);
+    let path = export("two-process", "add", Some(64));
     let (g, e) = garbler_listens(&path, &["--input", "fffffffffffffff0"], &["--input", "21"]);
     g.assert_ok("garbler");
     e.assert_ok("evaluator");
@@ -61,7 +67,7 @@ fn an_exported_op_runs_between_two_processes() {
 
 #[test]
 fn exported_aes128_gives_the_fips_197_ciphertext_between_two_processes() {
-    let path = export("fips", "aes128", 128);
+    let path = export("fips", "aes128", None);
     let (g, e) = garbler_listens(
         &path,
         &["--input", "000102030405060708090a0b0c0d0e0f"],
