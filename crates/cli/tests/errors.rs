@@ -198,6 +198,17 @@ fn argument_errors_from_the_parser() {
     with(&["--listen", "127.0.0.1:0", "--hash", "md5"]).assert_error("--hash md5", &["md5"]);
     with(&["--listen", "127.0.0.1:0", "--garbler-values", "-1"]).assert_error("K=-1", &["-1"]);
     with(&["--listen", "127.0.0.1:0", "--timeout", "soon"]).assert_error("--timeout soon", &["soon"]);
+    // Ranges are checked before listening: no `listening on` line, exit 2.
+    for (flag, value, needle) in [
+        ("--timeout", "0", "from 1 to 86400"),
+        ("--timeout", "18446744073709551615", "from 1 to 86400"),
+        ("--batch-bytes", "100", "from 65536 (64 KiB) to 16777216 (16 MiB)"),
+    ] {
+        let out = with(&["--listen", "127.0.0.1:0", flag, value]);
+        out.assert_error(flag, &[needle]);
+        assert!(!out.stderr.contains("listening on"), "{flag} {value}: {out:#?}");
+        assert_eq!(out.code, Some(2), "{flag} {value}");
+    }
     run1(&[
         "run",
         "--circuit",

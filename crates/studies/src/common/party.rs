@@ -6,7 +6,7 @@ use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use mixgc_core::HashKind;
 use mixgc_net::{NetError, TcpChannel};
-use mixgc_session::{PartyId, SessionConfig, Terms, MAX_THREADS};
+use mixgc_session::{PartyId, SessionConfig, Terms, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES, MAX_THREADS};
 
 use super::CliError;
 
@@ -49,7 +49,7 @@ pub struct SessionOptions {
     pub hash: HashKind,
     /// Target size of garbled-table frames in bytes, reached after a slow start from 64 KiB
     /// (64 KiB to 16 MiB; the garbler's setting is used).
-    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", value_parser = parse_batch_bytes)]
     pub batch_bytes: usize,
     /// Garble, send, receive and evaluate on one thread, without the dedicated I/O thread
     /// and its bounded queue (for comparison; the default overlaps compute and transfer).
@@ -79,6 +79,17 @@ pub fn parse_timeout(s: &str) -> Result<u64, String> {
 
 fn parse_hash(s: &str) -> Result<HashKind, String> {
     s.parse()
+}
+
+/// Parses `--batch-bytes`, checked before any connection (the garbler's session would
+/// refuse it only after the peer had connected).
+fn parse_batch_bytes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (FIRST_FRAME_BYTES..=MAX_TABLE_FRAME_BYTES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a frame size from {FIRST_FRAME_BYTES} (64 KiB) to {MAX_TABLE_FRAME_BYTES} (16 MiB) bytes, got '{s}'"
+        )),
+    }
 }
 
 fn parse_threads(s: &str) -> Result<usize, String> {
