@@ -2,13 +2,16 @@
 //! bytes in, active labels out. Calls must follow the garbler's order (same gate indices).
 
 use crate::codec::{Rows, TableReader};
+use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::garbler::table_size;
 use crate::grouped::MAX_ODD_LABEL_LEN;
-use crate::row_hash::{blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_to_groups, BATCH};
 use crate::side::{composition_jobs, Term};
+use crate::tweak::encode;
 use mixgc_core::Block;
 
-use crate::hash::{ArithHash, Domain, Input, Tweak};
+use crate::hash::ArithHash;
+use crate::tweak::{Domain, Input, Tweak};
 use crate::{ArithError, Label, Modulus};
 
 /// The evaluator: the session hash and the global gate index.

@@ -24,8 +24,9 @@ use mixgc_core::{Block, Rng};
 use rand::{Rng as _, RngCore};
 
 use crate::grouped::GroupedDelta;
-use crate::hash::{ArithHash, Domain, Tweak};
+use crate::hash::ArithHash;
 use crate::ring::{check_bits, RingLabel, MAX_RING_BITS, RING_DIGITS};
+use crate::tweak::{Domain, Tweak};
 use crate::{ArithError, Label, Modulus};
 
 mod composition;

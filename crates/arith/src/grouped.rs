@@ -1,6 +1,6 @@
 //! Labels mod an odd prime held together with the values of their digit groups, for the
 //! garbler's rows: the row hash encodes a label from its group values
-//! ([`crate::row_hash::encode_groups`]) and a row packs its target's group values
+//! ([`crate::encoding::encode_groups`]) and a row packs its target's group values
 //! ([`crate::codec::write_masked_groups`]), so neither joins digits in base p.
 //!
 //! A projection's garbler hashes its input at every colour, A, A + Δ, A + 2Δ, …, and for
@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use crate::row_hash::{encode_groups, Encoded, MAX_BLOCKS};
+use crate::encoding::{encode_groups, Encoded, MAX_BLOCKS};
 use crate::{Label, Modulus};
 
 /// The longest label mod an odd prime: ℓ = 82 for p = 3 (tested).
@@ -283,7 +283,7 @@ mod tests {
 
     use super::*;
     use crate::primes::is_prime;
-    use crate::row_hash::encode;
+    use crate::tweak::encode;
 
     #[test]
     fn the_largest_shapes_are_those_of_three() {
@@ -319,7 +319,7 @@ mod tests {
                     let mut joined = [0; MAX_BLOCKS];
                     m.join_groups(plain.digits(), &mut joined[..m.group_count()]);
                     assert_eq!(grouped.groups(), &joined[..m.group_count()], "p = {p}");
-                    assert_eq!(grouped.encoded(), encode(crate::hash::Input::Label(&plain)));
+                    assert_eq!(grouped.encoded(), encode(crate::tweak::Input::Label(&plain)));
                 }
             }
             let c = rng.gen_range(0..p);

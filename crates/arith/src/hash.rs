@@ -29,9 +29,9 @@
 use mixgc_core::Block;
 
 use crate::codec::{label_bytes, pack_grouped, pack_label};
-use crate::grouped::GroupedLabel;
 use crate::ring::{row_bytes, RingLabel, MAX_RING_BITS};
 use crate::row_hash::RowHash;
+use crate::tweak::{Input, Tweak};
 use crate::{ArithError, Label, Modulus};
 
 /// Bytes before the label in a hash input: domain, gate, two modulus tags.
@@ -39,30 +39,6 @@ const HEADER_BYTES: usize = 1 + 8 + 9 + 9;
 
 /// Packed inputs and XOF outputs up to this many bytes stay on the stack.
 const STACK_BYTES: usize = 256;
-
-/// What a hash call is for; part of every tweak, so no two gadgets (or the two halves of
-/// a product) ever hash under the same tweak.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[repr(u8)]
-pub enum Domain {
-    /// A projection gate Z_p → Z_q (public exponentiation included).
-    Projection = 1,
-    /// The garbler half of a product (BMR16 generalized half gate): a projection of A.
-    MulGarblerHalf = 2,
-    /// The evaluator half of a product: the hash of B.
-    MulEvaluatorHalf = 3,
-    /// Lifting a Boolean label to a ring label mod 2^k (bit composition, and each step of
-    /// bit decomposition, [`crate::ArithGarbler::compose_bits`]).
-    BitLift = 4,
-}
-
-/// A hash tweak: the domain and the gate's global index (in garbling order; never
-/// repeated within a session).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Tweak {
-    pub domain: Domain,
-    pub gate: u64,
-}
 
 /// The session's hash of arithmetic rows: the AES row hash (`row_hash.rs`) from
 /// labels mod 2 or an odd prime to labels mod 2 or an odd prime, keyed BLAKE3 XOF for the
@@ -85,28 +61,6 @@ fn modulus_tag(m: Modulus) -> [u8; 9] {
         tag[1..].copy_from_slice(&(v as u64).to_le_bytes());
     }
     tag
-}
-
-/// What a hash call reads: a label, or a mod-2 label given as its free-XOR block (packed,
-/// a mod-2 label is exactly its 16 bytes LE, so both give the same hash).
-#[derive(Clone, Copy)]
-pub(crate) enum Input<'a> {
-    Label(&'a Label),
-    /// A label mod an odd prime with its group values: hashed as the same label, but packed
-    /// and encoded from the group values without joining digits.
-    Grouped(&'a GroupedLabel),
-    Bits(Block),
-}
-
-impl Input<'_> {
-    /// The colour digit of the input label.
-    pub(crate) fn colour(self) -> u64 {
-        match self {
-            Input::Label(label) => label.colour(),
-            Input::Grouped(label) => label.colour(),
-            Input::Bits(block) => u64::from(block.lsb()),
-        }
-    }
 }
 
 impl ArithHash {
@@ -255,6 +209,7 @@ mod tests {
     use mixgc_core::new_rng;
 
     use super::*;
+    use crate::tweak::Domain;
 
     const TWEAK: Tweak = Tweak {
         domain: Domain::Projection,

@@ -46,6 +46,7 @@
 
 mod convert;
 mod crt;
+mod encoding;
 mod error;
 mod evaluator;
 mod garbler;
@@ -59,6 +60,7 @@ mod prime;
 mod ring;
 mod row_hash;
 mod side;
+mod tweak;
 
 pub mod codec;
 pub mod cost;
@@ -70,8 +72,9 @@ pub use crt::{CrtBundle, PrimeSet};
 pub use error::ArithError;
 pub use evaluator::ArithEvaluator;
 pub use garbler::{ArithGarbler, MAX_ROWS_MODULUS};
-pub use hash::{ArithHash, Domain, Tweak};
+pub use hash::ArithHash;
 pub use inputs::{residue_bit_counts, residue_choice_bits};
 pub use label::Label;
 pub use modulus::{Modulus, MAX_ODD_PRIME, MAX_POWER_OF_TWO_EXPONENT};
 pub use ring::{ring_row_digits, row_bytes as ring_row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
+pub use tweak::{Domain, Tweak};

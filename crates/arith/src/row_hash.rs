@@ -70,14 +70,12 @@
 
 use mixgc_core::{Block, FixedKeyAes};
 
-use crate::hash::{Input, Tweak};
+use crate::encoding::{Encoded, MAX_BLOCKS};
+use crate::tweak::{encodable, encode, Input, Tweak};
 use crate::Modulus;
 
 /// Gate indices must stay below 2^56: the tweak keeps 56 bits for them.
 pub(crate) const MAX_GATES: u64 = 1 << 56;
-
-/// Output blocks per hash at most (an odd-prime label has at most 3 digit groups).
-pub(crate) const MAX_BLOCKS: usize = 3;
 
 /// The BLAKE3 context from which the per-session AES key is derived.
 const KEY_CONTEXT: &str = "mixgc 2026 arithmetic row hash: AES-128 public permutation key";
@@ -86,14 +84,6 @@ const KEY_CONTEXT: &str = "mixgc 2026 arithmetic row hash: AES-128 public permut
 #[derive(Clone)]
 pub(crate) struct RowHash {
     pi: FixedKeyAes,
-}
-
-/// A label encoded for the hash: the block x, the high word e and the input modulus m.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Encoded {
-    x: u128,
-    e: u32,
-    modulus: u16,
 }
 
 impl RowHash {
@@ -240,73 +230,6 @@ fn with_block(base: u128, k: usize) -> u128 {
     base | (k as u128) << 60
 }
 
-/// Whether `input` has a modulus the encoding covers (2 or an odd prime).
-fn encodable(input: Input) -> bool {
-    match input {
-        Input::Bits(_) => true,
-        Input::Label(label) => label.modulus().is_boolean() || label.modulus().odd_prime_value().is_some(),
-        Input::Grouped(_) => true,
-    }
-}
-
-/// The injective encoding (x, e, m) of the module documentation.
-#[inline]
-pub(crate) fn encode(input: Input) -> Encoded {
-    let label = match input {
-        Input::Bits(block) => return boolean_encoding(block),
-        Input::Grouped(label) => return label.encoded(),
-        Input::Label(label) => label,
-    };
-    let m = label.modulus();
-    if m.odd_prime_value().is_none() {
-        return boolean_encoding(
-            label
-                .to_block()
-                .expect("encodable inputs are mod 2 or odd primes"),
-        );
-    }
-    let mut groups = [0; MAX_BLOCKS];
-    let groups = &mut groups[..m.group_count()];
-    m.join_groups(label.digits(), groups);
-    encode_groups(m, groups)
-}
-
-/// The encoding of the label mod the odd prime `m` whose digit groups have the values
-/// `groups` ([`Modulus::join_groups`]): W = G_0 + M·G_1 + M²·G_2 with M = p^j, as 192
-/// bits — x = W mod 2^128, e the rest (below p², see above). G_0 + M·G_1 < M² ≤ 2^128
-/// fits in a u128; M²·G_2 is added as a 192-bit product.
-#[inline]
-pub(crate) fn encode_groups(m: Modulus, groups: &[u64]) -> Encoded {
-    let prime = m.odd_constants().expect("an odd-prime label");
-    let [g0, g1, g2] = groups.try_into().expect("three digit groups");
-    let (big_m, big_m2) = (
-        prime.group_modulus(prime.group_len()),
-        prime.group_modulus_squared(),
-    );
-    let low = u128::from(g0) + u128::from(big_m) * u128::from(g1);
-    let (a, b) = (
-        u128::from(g2) * u128::from(big_m2 as u64),
-        u128::from(g2) * (big_m2 >> 64),
-    );
-    let (x, carry_a) = low.overflowing_add(a);
-    let (x, carry_b) = x.overflowing_add(b << 64);
-    let e = (b >> 64) + u128::from(carry_a) + u128::from(carry_b);
-    debug_assert!(e < u128::from(prime.p()).pow(2));
-    Encoded {
-        x,
-        e: e as u32,
-        modulus: prime.p() as u16,
-    }
-}
-
-fn boolean_encoding(block: Block) -> Encoded {
-    Encoded {
-        x: block.to_u128(),
-        e: 0,
-        modulus: 2,
-    }
-}
-
 /// ⌊r·M / 2^128⌋ for a group modulus M = q^j < 2^64: the top word of the 192-bit product.
 #[inline]
 fn scaled_floor(r: u128, modulus: u64) -> u64 {
@@ -321,7 +244,7 @@ mod tests {
     use rand::Rng as _;
 
     use super::*;
-    use crate::hash::Domain;
+    use crate::tweak::Domain;
     use crate::Label;
 
     /// W of the encoding computed digit by digit in plain u128 arithmetic (with the high

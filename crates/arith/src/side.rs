@@ -6,8 +6,8 @@
 use mixgc_core::Block;
 
 use crate::codec::TableReader;
-use crate::hash::{Domain, Input, Tweak};
 use crate::ring::{check_bits, row_bytes, RingLabel};
+use crate::tweak::{Domain, Input, Tweak};
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// One bit composition: the Boolean labels of the bits b_j (LSB first) and the odd prime

@@ -3,10 +3,12 @@
 
 use super::ArithGarbler;
 use crate::codec::write_masked_row;
+use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::MAX_ODD_LABEL_LEN;
-use crate::hash::{Domain, Input, Tweak};
-use crate::row_hash::{blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_to_groups, BATCH};
 use crate::side::{composition_jobs, Term};
+use crate::tweak::encode;
+use crate::tweak::{Domain, Input, Tweak};
 use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {

@@ -5,9 +5,10 @@ use mixgc_core::Block;
 use super::projection::{garble_rows, ColourHashes, Phi, Running};
 use super::{table_size, ArithGarbler};
 use crate::codec::write_masked_groups;
+use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::{GroupedDelta, GroupedLabel};
-use crate::hash::{Domain, Input, Tweak};
-use crate::row_hash::{blocks_per_label, blocks_to_groups, Encoded, RowHash, BATCH, MAX_BLOCKS};
+use crate::row_hash::{blocks_per_label, blocks_to_groups, RowHash, BATCH};
+use crate::tweak::{Domain, Input, Tweak};
 use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {

@@ -5,9 +5,12 @@ use mixgc_core::Block;
 
 use super::{table_size, ArithGarbler};
 use crate::codec::write_masked_row;
+use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::{GroupedDelta, GroupedLabel};
-use crate::hash::{ArithHash, Domain, Input, Tweak};
-use crate::row_hash::{blocks_per_label, blocks_to_groups, encode, Encoded, BATCH, MAX_BLOCKS};
+use crate::hash::ArithHash;
+use crate::row_hash::{blocks_per_label, blocks_to_groups, BATCH};
+use crate::tweak::encode;
+use crate::tweak::{Domain, Input, Tweak};
 use crate::{table_bytes, ArithError, Label, Modulus};
 
 impl ArithGarbler {
