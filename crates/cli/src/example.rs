@@ -9,7 +9,7 @@ use mixgc_studies::common::{random_values, LibraryRun};
 
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit};
-use crate::party::{open, print_report, role_parser, Connection, SessionOptions};
+use crate::party::{print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
 use crate::CliError;
 use mixgc_compile::LABEL_BYTES;
@@ -72,7 +72,7 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
         .memory
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
-    let ch = open(&args.connection, args.session.timeout())?;
+    let ch = args.session.open(&args.connection)?;
     let mut cfg = args.session.config().with_progress(args.feedback.reporter());
     if let Some(note) = note {
         args.feedback.summary(&note);

@@ -2,7 +2,9 @@
 
 use mixgc_session::{Audience, PartyReport, Terms};
 
-pub use mixgc_studies::common::{open, owned_values, parse_timeout, role_parser, Connection, SessionOptions};
+pub use mixgc_studies::common::{
+    open, owned_values, parse_deadline, parse_timeout, role_parser, Connection, SessionOptions,
+};
 
 use crate::progress::Feedback;
 use crate::CliError;

@@ -78,6 +78,10 @@ pub struct OnlineArgs {
     /// Seconds to wait for a silent peer (1 to 86400).
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = crate::party::parse_timeout)]
     timeout: u64,
+    /// Seconds the whole online phase may take once connected, however the peer paces its
+    /// bytes (1 to 604800).
+    #[arg(long, default_value_t = 86_400, value_name = "SECS", value_parser = crate::party::parse_deadline)]
+    deadline: u64,
     #[command(flatten)]
     schedule: ScheduleOptions,
     #[command(flatten)]
@@ -94,7 +98,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
     let terms = default_terms(args.garbler_values, args.reveal);
     terms.owners(header.input_widths())?;
     let mut file = create_new(&args.state)?;
-    let ch = open(&args.connection, args.session.timeout())?;
+    let ch = args.session.open(&args.connection)?;
     let cfg = args.session.config().with_progress(args.feedback.reporter());
     let start = Instant::now();
     let (id, stored, sent, received) = if args.role == PartyId::GARBLER {
@@ -133,6 +137,7 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
 
 pub fn online(args: OnlineArgs) -> Result<(), CliError> {
     let timeout = std::time::Duration::from_secs(args.timeout);
+    let deadline = std::time::Duration::from_secs(args.deadline);
     let connection = &args.connection;
     let (outcome, latency, sent, received) = if args.role == PartyId::GARBLER {
         let prep = claim_garbler_state(&args.state)?;
@@ -142,7 +147,9 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             &prep.terms(),
             args.input.as_deref(),
         )?;
-        timed(connection, timeout, |ch| garbler_online(ch, prep, &inputs))?
+        timed(connection, timeout, deadline, |ch| {
+            garbler_online(ch, prep, &inputs)
+        })?
     } else {
         let path = args
             .circuit
@@ -157,7 +164,7 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
             &prep.terms(),
             args.input.as_deref(),
         )?;
-        timed(connection, timeout, |ch| {
+        timed(connection, timeout, deadline, |ch| {
             circuit.with_stream(|stream| {
                 evaluator_online_with_progress(ch, &prep, stream, &mut tables, &inputs, &progress)
             })
@@ -186,9 +193,11 @@ pub fn online(args: OnlineArgs) -> Result<(), CliError> {
 fn timed(
     connection: &Connection,
     timeout: std::time::Duration,
+    deadline: std::time::Duration,
     phase: impl FnOnce(&mut TcpChannel) -> Result<Outcome, SessionError>,
 ) -> Result<(Outcome, std::time::Duration, u64, u64), CliError> {
     let mut ch = open(connection, timeout)?;
+    ch.set_deadline(deadline);
     let start = Instant::now();
     let outcome = phase(&mut ch)?;
     let (sent, received) = ch_bytes(&ch);

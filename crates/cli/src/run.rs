@@ -7,9 +7,7 @@ use mixgc_session::{run_party, Audience, PartyId};
 
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
-use crate::party::{
-    default_terms, open, owned_values, print_report, role_parser, Connection, SessionOptions,
-};
+use crate::party::{default_terms, owned_values, print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
 use crate::CliError;
 
@@ -80,7 +78,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
     // --insecure-seed warning that `config` prints comes after it.
-    let ch = open(&args.connection, args.session.timeout())?;
+    let ch = args.session.open(&args.connection)?;
     let mut cfg = args.session.config().with_progress(args.feedback.reporter());
     if let Some(note) = fit.note {
         eprintln!("{note}");

@@ -203,6 +203,7 @@ fn argument_errors_from_the_parser() {
         ("--timeout", "0", "from 1 to 86400"),
         ("--timeout", "18446744073709551615", "from 1 to 86400"),
         ("--batch-bytes", "100", "from 65536 (64 KiB) to 16777216 (16 MiB)"),
+        ("--deadline", "0", "from 1 to 604800"),
     ] {
         let out = with(&["--listen", "127.0.0.1:0", flag, value]);
         out.assert_error(flag, &[needle]);

@@ -11,6 +11,9 @@ pub enum NetError {
     Disconnected,
     #[error("the peer sent nothing for {0:?} (timeout)")]
     Timeout(Duration),
+    /// The session ran past its overall deadline (`--deadline`), however the peer paced it.
+    #[error("the session passed its deadline of {} s", .0.as_secs())]
+    Deadline(Duration),
     #[error("could not reach the peer at {addr}: {source}")]
     Connect { addr: String, source: io::Error },
     #[error("network error: {0}")]

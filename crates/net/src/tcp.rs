@@ -14,14 +14,26 @@ const SEND_BUFFER: usize = 1 << 20;
 /// every garbled table).
 const RECV_BUFFER: usize = 64 << 10;
 
-/// A TCP connection to the peer: `TCP_NODELAY`, buffered I/O, a read timeout that turns
-/// a silent peer into an error instead of a hang.
+/// A TCP connection to the peer: `TCP_NODELAY`, buffered I/O, a read and write timeout that
+/// turns a silent peer into an error instead of a hang, and an optional overall deadline
+/// ([`TcpChannel::set_deadline`]) that ends a session even when a peer drips a byte at a
+/// time, never silent for a whole timeout.
 pub struct TcpChannel {
     reader: BufReader<TcpStream>,
     writer: BufWriter<TcpStream>,
     sent: u64,
     received: u64,
     timeout: Duration,
+    deadline: Option<Deadline>,
+}
+
+/// When the session must be over, and whether the socket timeouts were cut to reach it.
+#[derive(Clone, Copy)]
+struct Deadline {
+    at: Instant,
+    /// The whole allowance, for the message.
+    total: Duration,
+    shortened: bool,
 }
 
 impl TcpChannel {
@@ -103,7 +115,51 @@ impl TcpChannel {
             sent: 0,
             received: 0,
             timeout,
+            deadline: None,
         })
+    }
+
+    /// Ends every later read or write with [`NetError::Deadline`] once `total` has passed
+    /// from now, however the peer paces its bytes (the per-call timeout alone bounds only
+    /// silence).
+    pub fn set_deadline(&mut self, total: Duration) {
+        self.deadline = Some(Deadline {
+            at: Instant::now() + total,
+            total,
+            shortened: false,
+        });
+    }
+
+    /// Before a system call: refuses once the deadline has passed, and in the last stretch
+    /// (less than one timeout left) cuts the socket timeouts to what is left, so no call
+    /// blocks past it.
+    fn before_io(&mut self) -> Result<(), NetError> {
+        let Some(d) = self.deadline.as_mut() else {
+            return Ok(());
+        };
+        let left = d.at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(NetError::Deadline(d.total));
+        }
+        if left < self.timeout {
+            d.shortened = true;
+            let cut = Some(left.max(Duration::from_millis(1)));
+            for s in [self.reader.get_ref(), self.writer.get_ref()] {
+                s.set_read_timeout(cut).map_err(NetError::Io)?;
+                s.set_write_timeout(cut).map_err(NetError::Io)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The error a user should see for `e`: past the deadline, the deadline.
+    fn io_error(&self, e: std::io::Error) -> NetError {
+        match (NetError::from_io(e, self.timeout), self.deadline) {
+            (NetError::Timeout(_), Some(d)) if d.shortened && Instant::now() >= d.at => {
+                NetError::Deadline(d.total)
+            }
+            (e, _) => e,
+        }
     }
 }
 
@@ -115,25 +171,40 @@ fn resolve(addr: &str) -> std::io::Result<SocketAddr> {
 
 impl Channel for TcpChannel {
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        self.writer
-            .write_all(data)
-            .map_err(|e| NetError::from_io(e, self.timeout))?;
+        let mut left = data;
+        while !left.is_empty() {
+            self.before_io()?;
+            match self.writer.write(left) {
+                Ok(0) => return Err(NetError::Disconnected),
+                Ok(n) => left = &left[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
         self.sent += data.len() as u64;
         Ok(())
     }
 
+    /// Reads `buf` whole, one system call at a time, so the deadline is checked between
+    /// the pieces a slow peer sends.
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.reader
-            .read_exact(buf)
-            .map_err(|e| NetError::from_io(e, self.timeout))?;
+        let mut filled = 0;
+        while filled < buf.len() {
+            self.before_io()?;
+            match self.reader.read(&mut buf[filled..]) {
+                Ok(0) => return Err(NetError::Disconnected),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
         self.received += buf.len() as u64;
         Ok(())
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
-        self.writer
-            .flush()
-            .map_err(|e| NetError::from_io(e, self.timeout))
+        self.before_io()?;
+        self.writer.flush().map_err(|e| self.io_error(e))
     }
 
     fn bytes_sent(&self) -> u64 {
@@ -220,5 +291,35 @@ mod tests {
             start.elapsed() < CONNECT_RETRY,
             "no retries for a name that cannot resolve"
         );
+    }
+
+    /// A peer that sends a byte every 50 ms is never silent for the 1 s timeout, so only the
+    /// deadline ends a read it drips into; it ends it on time, and says so.
+    #[test]
+    fn a_dripping_peer_is_stopped_by_the_deadline() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let drip = std::thread::spawn(move || {
+            let mut c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+            for _ in 0..40 {
+                if c.send(&[0]).and_then(|()| c.flush()).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let mut s = TcpChannel::accept(&listener, Duration::from_secs(1)).unwrap();
+        let start = Instant::now();
+        s.set_deadline(Duration::from_millis(400));
+        let mut buf = [0u8; 1000];
+        let e = s.recv(&mut buf).unwrap_err();
+        let took = start.elapsed();
+        assert!(matches!(e, NetError::Deadline(_)), "{e}");
+        assert!(e.to_string().contains("deadline"), "{e}");
+        assert!(
+            took >= Duration::from_millis(400) && took < Duration::from_millis(900),
+            "{took:?}"
+        );
+        drop(s);
+        drip.join().unwrap();
     }
 }

@@ -30,7 +30,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::common::thousands;
-use crate::common::{open, owned_values, role_parser, Connection, SessionOptions};
+use crate::common::{owned_values, role_parser, Connection, SessionOptions};
 use crate::common::{random_values, LibraryRun};
 use crate::common::{write_stdout, CliError};
 use mixgc_circuit::shipped::AES_128;
@@ -250,7 +250,7 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         (Some(op), _) => {
             let op = LibraryRun::new(op, args.width, args.size)?;
             let (owned, widths) = op.owned(args.role);
-            let ch = open(&args.connection, cfg.timeout)?;
+            let ch = args.session.open(&args.connection)?;
             op.run(ch, args.role, &cfg, random_values(&owned, &widths))?
         }
         (None, Some(w)) => {
@@ -281,7 +281,7 @@ fn run_compiled(
     terms: &Terms,
 ) -> Result<Report, CliError> {
     let batch = random_batch(args.role, terms, circuit, args.executions)?;
-    let ch = open(&args.connection, cfg.timeout)?;
+    let ch = args.session.open(&args.connection)?;
     Ok(run_party(
         ch,
         args.role,

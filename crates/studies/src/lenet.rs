@@ -17,7 +17,7 @@ use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, Session
 use rand::Rng;
 use serde::Serialize;
 
-use crate::common::{open, role_parser, Connection, SessionOptions};
+use crate::common::{role_parser, Connection, SessionOptions};
 use crate::common::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
@@ -281,7 +281,7 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
         connect: args.connect.clone(),
     };
     // A listener's first stderr line must be `listening on ADDR`.
-    let ch = open(&connection, args.session.timeout())?;
+    let ch = args.session.open(&connection)?;
     eprintln!("inputs drawn from --seed {seed}");
     let cfg = args.session.config();
     let r = args.realization;

@@ -55,6 +55,10 @@ pub struct SessionOptions {
     /// and its bounded queue (for comparison; the default overlaps compute and transfer).
     #[arg(long)]
     pub single_threaded: bool,
+    /// Seconds the whole session may take once connected, however the peer paces its bytes
+    /// (`--timeout` bounds only silence), 1 to 604800.
+    #[arg(long, default_value_t = 86_400, value_name = "SECS", value_parser = parse_deadline)]
+    pub deadline: u64,
     /// Threads that garble or evaluate the parallel blocks of a level-by-level stream (full
     /// or segment schedule), 1 to 64; the bytes sent are the same for every count.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = parse_threads)]
@@ -79,6 +83,19 @@ pub fn parse_timeout(s: &str) -> Result<u64, String> {
 
 fn parse_hash(s: &str) -> Result<HashKind, String> {
     s.parse()
+}
+
+/// Longest `--deadline`: a week.
+pub const MAX_DEADLINE_SECS: u64 = 604_800;
+
+/// Parses `--deadline SECS`: whole seconds from 1 to [`MAX_DEADLINE_SECS`].
+pub fn parse_deadline(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_DEADLINE_SECS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected whole seconds from 1 to {MAX_DEADLINE_SECS}, got '{s}'"
+        )),
+    }
 }
 
 /// Parses `--batch-bytes`, checked before any connection (the garbler's session would
@@ -121,6 +138,14 @@ impl SessionOptions {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout)
+    }
+
+    /// Opens the TCP connection as `conn` says, with this session's timeout and, from the
+    /// moment it is connected, its overall deadline.
+    pub fn open(&self, conn: &Connection) -> Result<TcpChannel, CliError> {
+        let mut ch = open(conn, self.timeout())?;
+        ch.set_deadline(Duration::from_secs(self.deadline));
+        Ok(ch)
     }
 }
 
