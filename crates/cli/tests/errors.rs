@@ -484,3 +484,41 @@ fn connect_to_closed_port_gives_up_after_retrying() {
         out.elapsed
     );
 }
+
+/// A program garbler whose evaluator is killed stops within its timeout plus a second: it
+/// garbles nothing more once a send has failed (it used to garble the rest of the program,
+/// piling up rows it could not send, before reporting the failure).
+#[test]
+fn a_program_garbler_stops_soon_after_its_evaluator_is_killed() {
+    let chain = |role: &str, input: &str| {
+        vec![
+            "example".to_string(),
+            "aes-chain".into(),
+            "--size".into(),
+            "20000".into(),
+            "--role".into(),
+            role.into(),
+            "--timeout".into(),
+            "2".into(),
+            "--input".into(),
+            input.into(),
+        ]
+    };
+    let mut g_args = chain("garbler", "000102030405060708090a0b0c0d0e0f");
+    g_args.extend(["--listen".into(), "127.0.0.1:0".into()]);
+    let mut garbler = spawn(&strs(&g_args));
+    let addr = garbler.listening_addr();
+    let mut e_args = chain("evaluator", "00112233445566778899aabbccddeeff");
+    e_args.extend(["--connect".into(), addr]);
+    let evaluator = spawn(&strs(&e_args));
+    // 128 M ANDs take far longer than this: the run is under way when the evaluator dies.
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(evaluator); // killed
+    let killed = Instant::now();
+    let out = garbler.finish(killed + Duration::from_secs(10));
+    out.assert_error("garbler", &["the peer"]);
+    assert!(
+        killed.elapsed() <= Duration::from_secs(3),
+        "timeout 2 s + 1 s: {out:#?}"
+    );
+}

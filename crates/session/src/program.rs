@@ -173,6 +173,12 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
     /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch; a frame holds whole batches.
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
         let mut out = vec![Block::ZERO; pairs.len()];
+        // After a failure nothing is garbled (the run is lost, and rows that can no longer be
+        // sent would pile up): the program hurries on to its next input or output, which
+        // reports the failure.
+        if self.error.is_some() {
+            return out;
+        }
         // Arithmetic rows before these ANDs go first: the evaluator needs them first.
         if !self.arith_rows.is_empty() && self.error.is_none() {
             if let Err(e) = self.send_arith_rows() {
