@@ -162,9 +162,12 @@ impl Lines {
     fn stop_ticker(&self) {
         if let Ok(mut phase) = self.shared.phase.lock() {
             if let Some(phase) = phase.take() {
-                // A phase that took over a second ends with its final count.
-                if phase.start.elapsed() >= Duration::from_secs(1) {
-                    eprintln!("{}", phase.line(self.shared.done.load(Ordering::Relaxed)));
+                // A phase that counted work ends with its final count, however fast it was
+                // (a log then always says how much was done); a timed one only if it took
+                // over a second.
+                let done = self.shared.done.load(Ordering::Relaxed);
+                if done > 0 || phase.start.elapsed() >= Duration::from_secs(1) {
+                    eprintln!("{}", phase.line(done));
                 }
             }
         }
