@@ -53,30 +53,27 @@ impl LibraryRun {
         let run_name = library::run_name(&self.name, self.width, self.size)?;
         let mut supply = Supply::of(role, inputs);
         let (name, width, size) = (self.name.as_str(), self.width, self.size);
+        // The same run on either party's session (the two types share no trait).
+        macro_rules! run_on {
+            ($session:ty) => {{
+                let mut s = <$session>::setup(ch, cfg)?;
+                let mut backend = s.program(&run_name, Audience::BOTH)?;
+                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+                let ands = backend.finish()?;
+                let ch = s.channel();
+                (
+                    learned,
+                    ands,
+                    ch.bytes_sent(),
+                    ch.bytes_received(),
+                    s.base_ot_time(),
+                )
+            }};
+        }
         let (learned, ands, sent, received, base_ot) = if role == PartyId::GARBLER {
-            let mut s = GarblerSession::setup(ch, cfg)?;
-            let mut backend = s.program(&run_name, Audience::BOTH)?;
-            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-            let ands = backend.finish()?;
-            (
-                learned,
-                ands,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
+            run_on!(GarblerSession<C>)
         } else {
-            let mut s = EvaluatorSession::setup(ch, cfg)?;
-            let mut backend = s.program(&run_name, Audience::BOTH)?;
-            let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-            let ands = backend.finish()?;
-            (
-                learned,
-                ands,
-                s.channel().bytes_sent(),
-                s.channel().bytes_received(),
-                s.base_ot_time(),
-            )
+            run_on!(EvaluatorSession<C>)
         };
         let outputs = learned.into_iter().collect::<Option<Vec<_>>>();
         Ok(PartyReport {
