@@ -67,10 +67,6 @@ pub enum PeerMisbehaved {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Divergence {
-    /// Boolean and arithmetic rows arrived in another order than the program uses them.
-    RowsOutOfOrder,
-    /// A batch of ANDs would need rows of two frames.
-    BatchSpansFrames,
     /// Garbled rows were left unused at an input or output.
     RowsLeftOver,
 }
@@ -78,8 +74,6 @@ pub enum Divergence {
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Divergence::RowsOutOfOrder => "Boolean and arithmetic rows out of order",
-            Divergence::BatchSpansFrames => "a batch of ANDs spans frames",
             Divergence::RowsLeftOver => "garbled rows left over at an input or output",
         })
     }

@@ -9,23 +9,24 @@ use mixgc_ot::OtSender;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
-use crate::frames::{FrameSchedule, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
+use crate::frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
-use crate::pipe::{send_all, stream_failed, Outbox};
+use crate::outlet::{Outbox, Outlet};
+use crate::pipe::stream_failed;
+use crate::rows::RowWriter;
 use crate::terms::{bits_of, check_batch, phase, threads_failed};
 use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// The garbler's side of a connection: Δ, the OT-extension sender and the garbling core.
 pub struct GarblerSession<C> {
-    pub(crate) ch: C,
+    /// The channel, behind the garbler's one route to it (and its I/O thread).
+    pub(crate) ch: Outlet<C>,
     pub(crate) rng: Rng,
     pub(crate) ot: OtSender,
     pub(crate) core: Garbler<AnyHash>,
     base_ot_time: Duration,
     /// Target size of table frames (see [`SessionConfig::batch_bytes`]).
     pub(crate) batch_bytes: usize,
-    /// Send through an I/O thread (see [`SessionConfig::io_thread`]).
-    pub(crate) io_thread: bool,
     /// The arithmetic garbler of CRT values in programs: one per session, created on first
     /// use and never restarted, so its gate index (and tweaks) never repeat.
     pub(crate) arith: Option<ArithGarbler>,
@@ -33,7 +34,7 @@ pub struct GarblerSession<C> {
     pub(crate) progress: Reporter,
 }
 
-impl<C: Channel> GarblerSession<C> {
+impl<C: Channel + 'static> GarblerSession<C> {
     /// Says hello, agrees on the session id and runs the base OTs.
     pub fn setup(mut ch: C, cfg: &SessionConfig) -> Result<Self, SessionError> {
         if !(FIRST_FRAME_BYTES..=MAX_TABLE_FRAME_BYTES).contains(&cfg.batch_bytes) {
@@ -57,13 +58,12 @@ impl<C: Channel> GarblerSession<C> {
         core.set_threads(threads)
             .map_err(|e| threads_failed(threads, e))?;
         Ok(GarblerSession {
-            ch,
+            ch: Outlet::new(ch, cfg.io_thread),
             rng,
             ot,
             core,
             base_ot_time,
             batch_bytes: cfg.batch_bytes,
-            io_thread: cfg.io_thread,
             arith: None,
             progress: cfg.progress.clone(),
         })
@@ -80,7 +80,7 @@ impl<C: Channel> GarblerSession<C> {
     }
 
     pub fn channel(&self) -> &C {
-        &self.ch
+        self.ch.get_ref()
     }
 
     /// Garbles `circuit` once with the garbler's `inputs` (one bit vector per value it
@@ -145,10 +145,10 @@ impl<C: Channel> GarblerSession<C> {
             circuit,
             header: &header,
             mine: &mine,
-            frames: FrameSchedule::new(self.batch_bytes),
+            rows: RowWriter::new(self.batch_bytes),
             progress: &self.progress,
         };
-        let stream_all = |out: &mut dyn Outbox| {
+        let mut stream_all = |out: &mut dyn Outbox| {
             let mut decodings = Vec::with_capacity(batch.len());
             for (inputs, ot_labels) in batch
                 .iter()
@@ -157,15 +157,17 @@ impl<C: Channel> GarblerSession<C> {
                 let first_and = producer.core.ands_garbled();
                 let decoding = producer.instance(inputs, ot_labels, out)?;
                 if terms.reveal.contains(PartyId::EVALUATOR) {
-                    out.send(Tag::OutputDecoding, pack(&decoding))?;
+                    out.push_frame(Tag::OutputDecoding, pack(&decoding))?;
                 }
                 decodings.push((decoding, producer.core.ands_garbled() - first_and));
             }
-            Ok(decodings)
+            Ok::<_, SessionError>(decodings)
         };
         let total = header.num_ands() * batch.len() as u64;
         let decodings = phase(&self.progress, "garbling", Some(total), Unit::Ands, || {
-            send_all(&mut self.ch, self.io_thread, stream_all)
+            let decodings = stream_all(&mut self.ch)?;
+            self.ch.flush()?;
+            Ok::<_, SessionError>(decodings)
         })?;
 
         let mut outcomes: Vec<Outcome> = decodings
@@ -200,7 +202,7 @@ pub(crate) struct Producer<'a> {
     pub(crate) circuit: &'a mut dyn GateStream,
     pub(crate) header: &'a StreamHeader,
     pub(crate) mine: &'a [usize],
-    pub(crate) frames: FrameSchedule,
+    pub(crate) rows: RowWriter,
     /// Told the ANDs garbled after each call into the core (a frame or a chunk at a time).
     pub(crate) progress: &'a Reporter,
 }
@@ -232,14 +234,14 @@ impl Producer<'_> {
         }
         let consts = [Block::random(self.rng), Block::random(self.rng)];
         active.extend([consts[0], consts[1] ^ delta]);
-        out.send(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
+        out.push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
         self.garble(&zero_labels, consts, out)
     }
 
     /// Garbles the stream once with the given zero-labels of the input bits and constants,
-    /// sending its tables in frames of exactly the sizes of the frame schedule (the last
-    /// frame of an instance holds what is left), chunk after chunk. Returns the output
-    /// decoding bits.
+    /// its rows going out on the table stream ([`RowWriter`]: frames of the schedule's
+    /// sizes, the last frame of an instance holding what is left), chunk after chunk.
+    /// Returns the output decoding bits.
     pub(crate) fn garble(
         &mut self,
         zero_labels: &[Block],
@@ -248,33 +250,34 @@ impl Producer<'_> {
     ) -> Result<Vec<bool>, SessionError> {
         self.core.start(self.header, zero_labels, consts);
         let mut left = self.header.num_ands() as usize * mixgc_garble::BLOCKS_PER_AND;
-        let mut pending = Vec::new();
         self.circuit.rewind().map_err(stream_failed)?;
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
-                let wanted = self.frames.blocks().min(left).saturating_sub(pending.len());
+                let wanted = self.rows.room().min(left);
                 let before = self.core.ands_garbled();
-                let done = self.core.garble(chunk, &mut pending, wanted);
-                self.progress.advance(self.core.ands_garbled() - before);
-                while left > 0 && pending.len() >= self.frames.blocks().min(left) {
-                    let frame = self.frames.blocks().min(left);
-                    let mut rest = out.spare();
-                    rest.extend_from_slice(&pending[frame..]);
-                    pending.truncate(frame);
-                    out.send_tables(std::mem::replace(&mut pending, rest))?;
-                    left -= frame;
-                    self.frames.advance();
-                }
+                let core = &mut *self.core;
+                let done = self.rows.append_blocks(|rows| core.garble(chunk, rows, wanted));
+                let ands = self.core.ands_garbled() - before;
+                self.progress.advance(ands);
+                left = left
+                    .checked_sub(ands as usize * mixgc_garble::BLOCKS_PER_AND)
+                    .ok_or_else(|| {
+                        stream_failed(StreamError::Malformed(
+                            "the stream has more AND gates than its header says".into(),
+                        ))
+                    })?;
+                self.rows.send_full(out)?;
                 if done {
                     break;
                 }
             }
         }
-        if left != 0 || !pending.is_empty() {
+        if left != 0 {
             return Err(stream_failed(StreamError::Malformed(
                 "the stream's AND gates do not match its header".into(),
             )));
         }
+        self.rows.flush(out)?;
         Ok(self
             .core
             .output_zero_labels(self.header)

@@ -4,8 +4,9 @@
 //! [`EvaluatorSession::setup`]: hello, base OTs) and can then execute several circuits.
 //! Each execution: both parties compare a circuit header (digest, widths, ownership,
 //! reveal); the evaluator gets its input labels by correlated OT; the garbler sends its
-//! input labels and streams garbled tables in frames of whole AND groups (the garbled
-//! circuit is never held whole); the outputs are revealed as agreed.
+//! input labels and streams garbled tables in frames cut by size ([`rows`]: one framing rule
+//! for every kind of row; the garbled circuit is never held whole); the outputs are revealed
+//! as agreed.
 //!
 //! A session also runs programs gate by gate ([`GarblerSession::program`]), on Boolean
 //! values and on CRT values (ABLE's arithmetic garbling, `mixgc-arith`), with one
@@ -18,10 +19,12 @@ mod evaluator;
 mod frames;
 mod garbler;
 mod handshake;
+mod outlet;
 mod party;
 mod pipe;
 mod prep;
 mod program;
+mod rows;
 mod terms;
 
 pub use error::SessionError;
@@ -30,8 +33,8 @@ pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
 pub use handshake::PROTOCOL_VERSION;
 pub use mixgc_program::{Audience, PartyId};
+pub use outlet::QUEUE_FRAMES;
 pub use party::{run_party, PartyReport};
-pub use pipe::QUEUE_FRAMES;
 pub use prep::{
     evaluator_online, evaluator_online_with_progress, garbler_online, EvaluatorPrep, GarblerPrep,
 };

@@ -23,7 +23,7 @@ pub struct PartyReport {
 
 /// Runs `role` on an open channel: session setup (hello, base OT), then one batch that
 /// executes `circuit` once per input set in `batch`.
-pub fn run_party<C: Channel>(
+pub fn run_party<C: Channel + 'static>(
     ch: C,
     role: PartyId,
     cfg: &SessionConfig,

@@ -1,40 +1,25 @@
-//! Moving a batch's frames between the compute core and the channel (MEG §III): either
-//! directly on the compute thread, or through a dedicated I/O thread and a bounded queue,
-//! so garbling (or evaluating) overlaps with sending (or receiving).
+//! The evaluator's frames of a compiled batch, from the channel to the compute core (MEG
+//! §III): either read directly on the compute thread, or by a reader thread through a
+//! bounded queue of at most [`QUEUE_FRAMES`] frames, so evaluating overlaps with receiving.
+//! (The garbler's side is [`crate::outlet`].)
 //!
-//! The queue holds at most [`QUEUE_FRAMES`] frames, so a slow peer slows the producer
-//! (backpressure) instead of growing memory; spent table buffers travel back for reuse.
-//!
-//! Shutdown: the I/O thread stops as soon as the queue closes or the channel fails. When
-//! the I/O thread fails first (peer gone), the compute side sees the closed queue and
-//! reports the I/O thread's error. The evaluator's reader knows every frame the batch will
-//! bring (see [`EvaluatorPlan`]) and checks each one, so its compute side has nothing left
-//! to fail on and never waits on a reader blocked in `recv`.
+//! The reader knows every frame the batch will bring (see [`EvaluatorPlan`]) and checks
+//! each one, so the compute side has nothing left to fail on and never waits on a reader
+//! blocked in `recv`; when the reader fails (peer gone), the compute side reports its error.
 
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
 use mixgc_core::Block;
-use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
+use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 
 use crate::frames::{recv_table_frame_len, MAX_TABLE_FRAME_BYTES};
+pub use crate::outlet::QUEUE_FRAMES;
 use crate::SessionError;
 
-/// Frames a queue holds between the compute thread and the I/O thread.
-pub const QUEUE_FRAMES: usize = 4;
-
-/// One frame on its way between the compute core and the channel.
+/// One frame on its way from the channel to the compute core.
 pub(crate) enum Frame {
     Bytes(Tag, Vec<u8>),
     Tables(Vec<Block>),
-}
-
-/// Where the garbler's frames go.
-pub(crate) trait Outbox {
-    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError>;
-    /// Sends `blocks` as one table frame.
-    fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError>;
-    /// An empty buffer to fill next (a spent one when there is one).
-    fn spare(&mut self) -> Vec<Block>;
 }
 
 /// Where the evaluator's frames come from.
@@ -62,23 +47,6 @@ impl<'c, C: Channel> Direct<'c, C> {
             spare: Vec::new(),
             returns: None,
         }
-    }
-}
-
-impl<C: Channel> Outbox for Direct<'_, C> {
-    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
-        Ok(send_frame(self.ch, tag, &payload)?)
-    }
-
-    fn send_tables(&mut self, mut blocks: Vec<Block>) -> Result<(), SessionError> {
-        send_frame(self.ch, Tag::Tables, Block::slice_as_bytes(&blocks))?;
-        blocks.clear();
-        self.spare = blocks;
-        Ok(())
-    }
-
-    fn spare(&mut self) -> Vec<Block> {
-        std::mem::take(&mut self.spare)
     }
 }
 
@@ -114,46 +82,6 @@ impl<C: Channel> Inbox for Direct<'_, C> {
     }
 }
 
-/// The compute side of a garbler's I/O thread.
-pub(crate) struct Queued {
-    frames: SyncSender<Frame>,
-    spare: Receiver<Vec<Block>>,
-}
-
-impl Outbox for Queued {
-    fn send(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
-        self.frames
-            .send(Frame::Bytes(tag, payload))
-            .map_err(|_| SessionError::IoThreadStopped)
-    }
-
-    fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError> {
-        self.frames
-            .send(Frame::Tables(blocks))
-            .map_err(|_| SessionError::IoThreadStopped)
-    }
-
-    fn spare(&mut self) -> Vec<Block> {
-        self.spare.try_recv().unwrap_or_default()
-    }
-}
-
-/// Runs `produce` with an [`Outbox`]: through an I/O thread if `io_thread`, else directly
-/// on the calling thread; everything is flushed when it returns.
-pub(crate) fn send_all<C: Channel, T>(
-    ch: &mut C,
-    io_thread: bool,
-    produce: impl FnOnce(&mut dyn Outbox) -> Result<T, SessionError>,
-) -> Result<T, SessionError> {
-    if io_thread {
-        with_writer(ch, |q| produce(q))
-    } else {
-        let v = produce(&mut Direct::new(ch))?;
-        ch.flush()?;
-        Ok(v)
-    }
-}
-
 /// Runs `consume` with an [`Inbox`] for the frames of `plan`: fed by a reader thread if
 /// `io_thread`, else read directly on the calling thread.
 pub(crate) fn receive_all<C: Channel, T>(
@@ -167,49 +95,6 @@ pub(crate) fn receive_all<C: Channel, T>(
     } else {
         consume(&mut Direct::new(ch))
     }
-}
-
-/// Runs `produce` with an [`Outbox`] served by an I/O thread that owns `ch` meanwhile,
-/// then flushes. An error of the I/O thread wins over the compute side's "queue closed".
-fn with_writer<C: Channel, T>(
-    ch: &mut C,
-    produce: impl FnOnce(&mut Queued) -> Result<T, SessionError>,
-) -> Result<T, SessionError> {
-    std::thread::scope(|s| {
-        let (tx, rx) = sync_channel::<Frame>(QUEUE_FRAMES);
-        let (spare_tx, spare_rx) = channel();
-        let writer = s.spawn(move || write_frames(ch, rx, spare_tx));
-        let mut outbox = Queued {
-            frames: tx,
-            spare: spare_rx,
-        };
-        let produced = produce(&mut outbox);
-        drop(outbox);
-        let written = writer.join().expect("the I/O thread panicked");
-        match (produced, written) {
-            (Ok(v), Ok(())) => Ok(v),
-            (Err(_), Err(e)) | (Ok(_), Err(e)) => Err(e),
-            (Err(e), Ok(())) => Err(e),
-        }
-    })
-}
-
-fn write_frames<C: Channel>(
-    ch: &mut C,
-    rx: Receiver<Frame>,
-    spare: Sender<Vec<Block>>,
-) -> Result<(), SessionError> {
-    for frame in rx {
-        match frame {
-            Frame::Bytes(tag, payload) => send_frame(ch, tag, &payload)?,
-            Frame::Tables(mut blocks) => {
-                send_frame(ch, Tag::Tables, Block::slice_as_bytes(&blocks))?;
-                blocks.clear();
-                let _ = spare.send(blocks);
-            }
-        }
-    }
-    Ok(ch.flush()?)
 }
 
 /// Every frame the garbler sends the evaluator in one batch, in order.

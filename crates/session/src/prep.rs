@@ -31,10 +31,11 @@ use rand::{Rng as _, RngCore};
 use crate::bits::{pack, split, unpack};
 use crate::codec::{Reader, Writer};
 use crate::evaluator::Consumer;
-use crate::frames::FrameSchedule;
 use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
-use crate::pipe::{send_all, Direct, EvaluatorPlan, Inbox};
+use crate::outlet::Outbox;
+use crate::pipe::{Direct, EvaluatorPlan, Inbox};
+use crate::rows::RowWriter;
 use crate::terms::{bits_of, check_inputs, phase};
 use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION};
 
@@ -42,7 +43,7 @@ mod state;
 
 pub use state::{EvaluatorPrep, GarblerPrep};
 
-impl<C: Channel> GarblerSession<C> {
+impl<C: Channel + 'static> GarblerSession<C> {
     /// Offline phase: garbles `circuit` once with fresh input labels, runs the OTs for the
     /// evaluator's input bits (random choices) and streams the tables to the evaluator.
     /// Returns what the garbler must keep, secretly, for [`garbler_online`].
@@ -83,7 +84,7 @@ impl<C: Channel> GarblerSession<C> {
             circuit,
             header: &header,
             mine: &mine,
-            frames: FrameSchedule::new(self.batch_bytes),
+            rows: RowWriter::new(self.batch_bytes),
             progress: &self.progress,
         };
         let learns = terms.reveal.contains(PartyId::EVALUATOR);
@@ -93,13 +94,13 @@ impl<C: Channel> GarblerSession<C> {
             Some(header.num_ands()),
             Unit::Ands,
             || {
-                send_all(&mut self.ch, self.io_thread, |out| {
-                    let decoding = producer.garble(&zero, consts, out)?;
-                    if learns {
-                        out.send(Tag::OutputDecoding, pack(&decoding))?;
-                    }
-                    Ok(decoding)
-                })
+                let out = &mut self.ch;
+                let decoding = producer.garble(&zero, consts, out)?;
+                if learns {
+                    out.push_frame(Tag::OutputDecoding, pack(&decoding))?;
+                }
+                out.flush()?;
+                Ok::<_, SessionError>(decoding)
             },
         )?;
 

@@ -2,8 +2,9 @@
 //! the same program (see `mixgc_program`) on a backend whose wires are labels.
 //!
 //! Nothing is compiled or stored: each AND is garbled the moment the program asks for it
-//! and its two rows go out in ≤ 1 MiB frames; the evaluator reads them as its copy of the
-//! program reaches the same gate. Memory is the labels the program keeps alive (16 bytes
+//! and its two rows go out on the table stream ([`crate::rows`]: frames cut by size, the
+//! same rule as for compiled circuits, through the session's I/O thread when it has one);
+//! the evaluator reads them as its copy of the program reaches the same gate. Memory is the labels the program keeps alive (16 bytes
 //! a bit), plus one frame. Both parties must run the same program with the same inputs'
 //! widths: they check a program name and reveal mode at the start, and any divergence
 //! shows up as a frame out of place, which stops both sides.
@@ -12,8 +13,8 @@
 //! then sends its input labels (garbler inputs), runs correlated OT (evaluator inputs), or
 //! sends decoding bits and reads colour bits (outputs), as the reveal mode says.
 //!
-//! Programs may also compute on CRT values (ABLE): see [`crt`] for how their arithmetic
-//! rows share the stream with the Boolean ones.
+//! Programs may also compute on CRT values (ABLE): their arithmetic rows share the same
+//! stream (see [`crt`]).
 
 mod crt;
 
@@ -21,12 +22,13 @@ use std::sync::Arc;
 
 use mixgc_core::{Block, Unit};
 use mixgc_garble::MAX_AND_GROUP;
-use mixgc_net::{recv_frame, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
+use mixgc_net::{recv_frame, send_frame, Channel, Divergence, PeerMisbehaved, Tag};
 use mixgc_program::{checked_input, Audience, Backend, PartyId, PeerError, ProgramError};
 
 use crate::bits::{pack, unpack};
-use crate::frames::{recv_table_frame_len, FrameSchedule, MAX_TABLE_FRAME_BYTES};
+use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::agree_on_program;
+use crate::rows::{RowReader, RowWriter};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 fn peer(e: impl Into<SessionError>) -> ProgramError {
@@ -51,15 +53,14 @@ fn unless_failed<T>(first: &FirstError, out: T) -> Result<T, ProgramError> {
 }
 
 /// The garbler's backend for one program run; see the module docs.
-pub struct ProgramGarbler<'s, C: Channel> {
+pub struct ProgramGarbler<'s, C: Channel + 'static> {
     s: &'s mut GarblerSession<C>,
     reveal: Audience,
     /// Zero-labels of the constants 0 and 1.
     consts: [Block; 2],
-    /// Rows not sent yet, and the sizes of the frames they go out in.
-    rows: Vec<Block>,
-    frames: FrameSchedule,
-    /// Arithmetic rows not sent yet ([`crt`]); never pending together with `rows`.
+    /// Rows not sent yet, Boolean and arithmetic.
+    rows: RowWriter,
+    /// An arithmetic gadget's rows, before they join the stream ([`crt`]).
     arith_rows: Vec<u8>,
     /// The first network failure (or arithmetic gadget error); later gates do nothing and
     /// the next input or output reports it.
@@ -67,7 +68,7 @@ pub struct ProgramGarbler<'s, C: Channel> {
     inputs: usize,
 }
 
-impl<C: Channel> GarblerSession<C> {
+impl<C: Channel + 'static> GarblerSession<C> {
     /// Starts a program run named `program` (both parties pass the same name and reveal
     /// mode). The AND index and Δ continue from the session, so tweaks never repeat.
     pub fn program(
@@ -80,8 +81,7 @@ impl<C: Channel> GarblerSession<C> {
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
         let active = [consts[0], consts[1] ^ delta];
         send_frame(&mut self.ch, Tag::GarblerLabels, Block::slice_as_bytes(&active))?;
-        let frames = FrameSchedule::new(self.batch_bytes);
-        let rows = Vec::with_capacity(frames.blocks());
+        let rows = RowWriter::new(self.batch_bytes);
         // A program's size is not known in advance: a running count, ended on drop.
         self.progress.begin("garbling", None, Unit::Ands);
         Ok(ProgramGarbler {
@@ -89,7 +89,6 @@ impl<C: Channel> GarblerSession<C> {
             reveal,
             consts,
             rows,
-            frames,
             arith_rows: Vec::new(),
             error: None,
             inputs: 0,
@@ -97,7 +96,7 @@ impl<C: Channel> GarblerSession<C> {
     }
 }
 
-impl<C: Channel> ProgramGarbler<'_, C> {
+impl<C: Channel + 'static> ProgramGarbler<'_, C> {
     /// Records `e` as the run's failure, unless one was recorded before.
     fn fail(&mut self, e: impl Into<SessionError>) {
         record_first(&mut self.error, e);
@@ -115,7 +114,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
             let _ = self.s.ch.flush();
             return self.checked(());
         }
-        let sent = self.send_pending().and_then(|()| self.s.ch.flush());
+        let sent = self.send_pending().and_then(|()| Ok(self.s.ch.flush()?));
         sent.map_err(peer)
     }
 
@@ -126,20 +125,16 @@ impl<C: Channel> ProgramGarbler<'_, C> {
         self.sync()
     }
 
-    /// Sends the pending Boolean or arithmetic rows.
-    fn send_pending(&mut self) -> Result<(), NetError> {
-        self.send_rows()?;
-        self.send_arith_rows()
+    /// Sends the pending rows, the last frame short (a sync point).
+    fn send_pending(&mut self) -> Result<(), SessionError> {
+        self.rows.flush(&mut self.s.ch)
     }
 
-    fn send_rows(&mut self) -> Result<(), NetError> {
-        if !self.rows.is_empty() {
-            send_frame(&mut self.s.ch, Tag::Tables, Block::slice_as_bytes(&self.rows))?;
-            self.s.progress.advance((self.rows.len() / 2) as u64);
-            self.rows.clear();
-            self.frames.advance();
+    /// Sends the full frames of the pending rows.
+    fn send_full(&mut self) {
+        if let Err(e) = self.rows.send_full(&mut self.s.ch) {
+            self.fail(e);
         }
-        Ok(())
     }
 
     /// Ends the run: sends what is pending. Returns the ANDs garbled in the session so far.
@@ -149,17 +144,19 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     }
 }
 
-impl<C: Channel> Drop for ProgramGarbler<'_, C> {
-    /// Rows of ANDs after the last output still belong to the evaluator's run.
+impl<C: Channel + 'static> Drop for ProgramGarbler<'_, C> {
+    /// Rows of ANDs after the last output still belong to the evaluator's run. The
+    /// channel comes back from the I/O thread either way.
     fn drop(&mut self) {
         if self.error.is_none() {
-            let _ = self.send_pending().and_then(|()| self.s.ch.flush());
+            let _ = self.send_pending();
         }
+        let _ = self.s.ch.flush();
         self.s.progress.end();
     }
 }
 
-impl<C: Channel> Backend for ProgramGarbler<'_, C> {
+impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
     type Wire = Block;
 
     fn xor(&mut self, a: Block, b: Block) -> Block {
@@ -170,7 +167,7 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         self.and_many(&[(a, b)])[0]
     }
 
-    /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch; a frame holds whole batches.
+    /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch, sending full frames as they fill.
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
         let mut out = vec![Block::ZERO; pairs.len()];
         // After a failure nothing is garbled (the run is lost, and rows that can no longer be
@@ -179,21 +176,18 @@ impl<C: Channel> Backend for ProgramGarbler<'_, C> {
         if self.error.is_some() {
             return out;
         }
-        // Arithmetic rows before these ANDs go first: the evaluator needs them first.
-        if !self.arith_rows.is_empty() && self.error.is_none() {
-            if let Err(e) = self.send_arith_rows() {
-                self.fail(e);
-            }
-        }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
-            self.s.core.half_gates().garble(ins, outs, &mut self.rows);
-            // Send before the next batch could overflow the frame limit.
-            if self.rows.len() + 2 * MAX_AND_GROUP > self.frames.blocks() && self.error.is_none() {
-                if let Err(e) = self.send_rows() {
-                    self.fail(e);
+            let core = &mut self.s.core;
+            self.rows
+                .append_blocks(|rows| core.half_gates().garble(ins, outs, rows));
+            if self.rows.room() == 0 {
+                self.send_full();
+                if self.error.is_some() {
+                    break;
                 }
             }
         }
+        self.s.progress.advance(pairs.len() as u64);
         out
     }
 
@@ -270,11 +264,8 @@ pub struct ProgramEvaluator<'s, C: Channel> {
     reveal: Audience,
     /// Active labels of the constants 0 and 1.
     consts: [Block; 2],
-    /// The current frame of rows and how far the program has used it.
-    rows: Vec<Block>,
-    used: usize,
-    /// Arithmetic rows received and not yet used ([`crt`]).
-    arith: crt::ArithInbox,
+    /// The table stream, Boolean and arithmetic rows.
+    rows: RowReader,
     error: FirstError,
     inputs: usize,
 }
@@ -305,9 +296,8 @@ impl<C: Channel> EvaluatorSession<C> {
             s: self,
             reveal,
             consts,
-            rows: Vec::new(),
-            used: 0,
-            arith: crt::ArithInbox::default(),
+            // The garbler's frames follow its schedule, which never outgrows this one.
+            rows: RowReader::new(MAX_TABLE_FRAME_BYTES),
             error: None,
             inputs: 0,
         })
@@ -329,31 +319,10 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     /// programs took different paths.
     fn sync(&mut self) -> Result<(), ProgramError> {
         self.checked(())?;
-        if self.used != self.rows.len() || !self.arith.is_drained() {
+        if !self.rows.is_drained() {
             return Err(peer(PeerMisbehaved::ProgramsDiverged(Divergence::RowsLeftOver)));
         }
         Ok(())
-    }
-
-    /// The rows of the next `n` ANDs, reading a frame when the current one is used up
-    /// (frames hold whole batches, so a batch never spans two frames).
-    fn next_rows(&mut self, n: usize) -> Result<&[Block], NetError> {
-        if self.used == self.rows.len() {
-            if !self.arith.is_drained() {
-                return Err(crt::diverged());
-            }
-            // Frames hold whole AND batches: two rows of 16 bytes per AND.
-            let len = recv_table_frame_len(&mut self.s.ch, Tag::Tables, MAX_TABLE_FRAME_BYTES, 32)?;
-            self.rows.resize(len / 16, Block::ZERO);
-            self.s.ch.recv(Block::slice_as_bytes_mut(&mut self.rows))?;
-            self.used = 0;
-            self.s.progress.advance((len / 32) as u64);
-        }
-        if self.used + 2 * n > self.rows.len() {
-            return Err(PeerMisbehaved::ProgramsDiverged(Divergence::BatchSpansFrames).into());
-        }
-        self.used += 2 * n;
-        Ok(&self.rows[self.used - 2 * n..self.used])
     }
 
     /// Ends the run, checking that every row the garbler sent was used. Returns the ANDs
@@ -384,23 +353,19 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     /// Evaluates the same batches the garbler garbled (up to [`MAX_AND_GROUP`] ANDs each).
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
         let mut out = vec![Block::ZERO; pairs.len()];
+        if self.error.is_some() {
+            return out;
+        }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
-            if self.error.is_some() {
-                break;
-            }
-            let mut rows = [Block::ZERO; 2 * MAX_AND_GROUP];
-            match self.next_rows(ins.len()) {
-                Ok(r) => rows[..r.len()].copy_from_slice(r),
+            match self.rows.take_blocks(2 * ins.len(), &mut self.s.ch) {
+                Ok(rows) => self.s.core.half_gates().evaluate(ins, rows, outs),
                 Err(e) => {
                     self.fail(e);
                     break;
                 }
             }
-            self.s
-                .core
-                .half_gates()
-                .evaluate(ins, &rows[..2 * ins.len()], outs);
         }
+        self.s.progress.advance(pairs.len() as u64);
         out
     }
 

@@ -425,8 +425,8 @@ fn one_arithmetic_key_and_gate_index_per_session() {
     assert_ne!(other.unwrap()[0].1, g[0].1, "sessions draw their own keys");
 }
 
-/// The bytes of each frame tag equal the protocol's input and output costs plus the
-/// gadgets' tables as the arithmetic garbler emits them; OT traffic is 16 bytes per bit of
+/// The bytes of each frame tag equal the protocol's input and output costs, the arithmetic
+/// key, and the gadgets' tables as the arithmetic garbler emits them; OT traffic is 16 bytes per bit of
 /// each evaluator-owned residue.
 #[test]
 fn bytes_on_the_wire_follow_the_protocol_costs() {
@@ -487,7 +487,8 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
                 protocol::output_bytes(&set, false) as usize + n_bits.div_ceil(8),
             ),
             (tag(Tag::ProgramHeader), 33),
-            (tag(Tag::ArithTables), 32 + rows.len()),
+            (tag(Tag::ArithTables), 32),
+            (tag(Tag::Tables), rows.len()),
         ];
         assert_eq!(g, want_g.into_iter().collect(), "garbler over {:?}", set.primes());
         assert_eq!(
@@ -503,10 +504,11 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
     }
 }
 
-/// Where arithmetic gadgets and Boolean gates alternate, so do their frames: each kind's
-/// pending rows go out before the other kind's, in program order.
+/// Arithmetic gadgets and Boolean gates share one table stream: where they alternate, their
+/// rows go out together in `Tables` frames cut by size (the arithmetic key is the only
+/// other frame), and the evaluator reads them in program order.
 #[test]
-fn arithmetic_and_boolean_frames_alternate_in_program_order() {
+fn arithmetic_and_boolean_rows_share_one_table_stream() {
     fn program<B: CrtBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
@@ -534,14 +536,9 @@ fn arithmetic_and_boolean_frames_alternate_in_program_order() {
     assert_eq!((z, e.unwrap()), (Some(81), Some(81)));
     let (arith, boolean) = (Tag::ArithTables as u8, Tag::Tables as u8);
     let kinds: Vec<u8> = tags.into_iter().filter(|&t| t == arith || t == boolean).collect();
-    let mut runs = kinds.clone();
-    runs.dedup();
-    // key, (BD | compare | mux) × 3: the kinds switch at every step.
-    assert_eq!(
-        runs,
-        [arith, boolean, arith, boolean, arith, boolean, arith],
-        "{kinds:?}"
-    );
+    // The key, then (BD | compare | mux) × 3 on the stream, frames cut by size alone.
+    assert_eq!(kinds[0], arith, "{kinds:?}");
+    assert!(kinds[1..].iter().all(|&k| k == boolean), "{kinds:?}");
 }
 
 /// A gadget larger than a frame (a product mod 65,521: 2.4 MB of rows) spans frames cut
@@ -568,7 +565,7 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
                 .channel()
                 .headers
                 .iter()
-                .filter(|h| h[0] == Tag::ArithTables as u8)
+                .filter(|h| h[0] == Tag::Tables as u8)
                 .map(|h| u32::from_le_bytes(h[1..].try_into().unwrap()) as usize)
                 .collect();
             Ok((z, frames))
@@ -584,8 +581,7 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
     assert!(rows > 2 << 20, "{rows}");
     let k = 1 << 10;
     let full = [64 * k, 128 * k, 256 * k, 512 * k, 1024 * k];
-    let mut want_frames = vec![32];
-    want_frames.extend(full);
+    let mut want_frames = full.to_vec();
     want_frames.push(rows - full.iter().sum::<usize>());
     assert_eq!(frames, want_frames);
 }
@@ -660,10 +656,7 @@ fn malformed_arithmetic_tables_are_an_error_at_the_evaluator() {
     }
     let (gch, ech) = memory_pair();
     let (g, e) = run(
-        (
-            Tap::corrupting(gch, Tag::ArithTables as u8),
-            Tap::new(ech, usize::MAX),
-        ),
+        (Tap::corrupting(gch, Tag::Tables as u8), Tap::new(ech, usize::MAX)),
         |s| garble(s, "bad", |ctx| program(ctx, Some(4))),
         |s| evaluate(s, "bad", |ctx| program(ctx, None)),
     );
@@ -706,3 +699,67 @@ fn a_peer_that_disconnects_mid_crt_program_gives_errors_on_both_sides() {
         assert!(!g.is_empty(), "{extra}");
     }
 }
+
+/// A seeded mixed program (CRT inputs, a product, BD, 64-bit products, BC back) has a
+/// fixed transcript, the same with the I/O thread as without: long AND runs go through the
+/// writer thread, the round trips around them do not. A change to the program wire format
+/// must change this digest on purpose (and `PROTOCOL_VERSION`).
+#[test]
+fn seeded_program_transcript_is_pinned() {
+    use mixgc_net::TranscriptChannel;
+    use mixgc_session::{EvaluatorSession, GarblerSession, SessionConfig};
+
+    fn program<B: CrtBackend>(
+        ctx: &Ctx<B>,
+        x: Option<u128>,
+        y: Option<u128>,
+    ) -> Result<(Option<u128>, Option<u128>), ProgramError> {
+        let set = min_sum_primes(32).unwrap();
+        let a = ctx.input_crt(PartyId::GARBLER, &set, x)?;
+        let b = ctx.input_crt(PartyId::EVALUATOR, &set, y)?;
+        // Products of 64-bit integers: runs of thousands of ANDs between round trips.
+        let mut v = (&a * &b).to_uint().resize(64);
+        for k in 0..3 {
+            v = &(&v * &v) + &ctx.uint(64, k);
+        }
+        let low = v.resize(32);
+        let back = Crt::from_uint(&low, &set);
+        Ok((low.reveal()?.map(|v| to_u128(&v)), (&back * &a).reveal()?))
+    }
+    fn transcript(io_thread: bool) -> ((String, String), (Option<u128>, Option<u128>)) {
+        let (gch, ech) = memory_pair();
+        let cfg = SessionConfig {
+            insecure_seed: Some(42),
+            io_thread,
+            ..SessionConfig::default()
+        };
+        let e = thread::spawn({
+            let cfg = cfg.clone();
+            move || {
+                let mut s = EvaluatorSession::setup(TranscriptChannel::new(ech), &cfg).unwrap();
+                evaluate(&mut s, "pinned", |ctx| program(ctx, None, Some(77_777))).unwrap()
+            }
+        });
+        let mut s = GarblerSession::setup(TranscriptChannel::new(gch), &cfg).unwrap();
+        let out = garble(&mut s, "pinned", |ctx| program(ctx, Some(123_456), None)).unwrap();
+        assert_eq!(out, e.join().unwrap(), "both parties learn the same");
+        (s.channel().digests(), out)
+    }
+    let (with, out) = transcript(true);
+    let (without, _) = transcript(false);
+    assert_eq!(with, without, "the I/O thread must not change the bytes");
+    // The plaintext model: the same program on the plaintext backend.
+    let plain = Ctx::new(mixgc_program::Plain::default());
+    assert_eq!(out, program(&plain, Some(123_456), Some(77_777)).unwrap());
+    assert_eq!(
+        with,
+        (
+            PINNED_PROGRAM_GARBLER.to_string(),
+            PINNED_PROGRAM_EVALUATOR.to_string()
+        ),
+        "the program transcript changed; update on purpose"
+    );
+}
+
+const PINNED_PROGRAM_GARBLER: &str = "6be75612229ee63d712e99ad663b595ed85704fde9528833bd784f32c806df27";
+const PINNED_PROGRAM_EVALUATOR: &str = "2290c60c91ee2eb99295f2bf74b1f1fbcbf6ac0ebe842b7eb5c463ffe8e4fe73";

@@ -40,19 +40,16 @@
 //! is missing or not below N is refused by its owner before anything of it is sent, and the
 //! owner tells the peer with an abort frame.
 
-use std::ops::Range;
-
 use mixgc_arith::{
     residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler,
     CrtBundle, TableReader,
 };
 use mixgc_core::{Block, Rng};
-use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
+use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, PeerMisbehaved, Tag};
 use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
 use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
-use crate::frames::{recv_table_frame_len, MAX_TABLE_FRAME_BYTES};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
@@ -60,38 +57,6 @@ const KEY_BYTES: usize = 32;
 
 /// Bytes of one residue's decoding or colour in a reveal (primes are below 2^16).
 const RESIDUE_BYTES: usize = 2;
-
-/// The error of rows used out of order: the two programs took different paths.
-pub(super) fn diverged() -> NetError {
-    PeerMisbehaved::ProgramsDiverged(Divergence::RowsOutOfOrder).into()
-}
-
-/// The evaluator's arithmetic rows received and not yet used: `bytes[used..filled]`. The
-/// buffer is reused across frames (only its growth is zero-filled).
-#[derive(Default)]
-pub(super) struct ArithInbox {
-    bytes: Vec<u8>,
-    filled: usize,
-    used: usize,
-}
-
-impl ArithInbox {
-    pub(super) fn is_drained(&self) -> bool {
-        self.used == self.filled
-    }
-
-    /// Room for `len` more bytes after the unused ones (moved to the front): its range.
-    fn make_room(&mut self, len: usize) -> Range<usize> {
-        self.bytes.copy_within(self.used..self.filled, 0);
-        self.filled -= self.used;
-        self.used = 0;
-        let end = self.filled + len;
-        if self.bytes.len() < end {
-            self.bytes.resize(end, 0);
-        }
-        self.filled..end
-    }
-}
 
 /// Stand-in labels for the result of a failed gadget (the failure is reported at the next
 /// input or output, so they are never decoded).
@@ -163,7 +128,7 @@ fn record(error: &mut FirstError, r: Result<CrtBundle, ArithError>, set: &PrimeS
     })
 }
 
-impl<C: Channel> GarblerSession<C> {
+impl<C: Channel + 'static> GarblerSession<C> {
     /// The hash key of the session's arithmetic garbler, once a program has used CRT values.
     pub fn arith_session_key(&self) -> Option<[u8; 32]> {
         self.arith.as_ref().map(ArithGarbler::session_key)
@@ -182,36 +147,9 @@ impl<C: Channel> EvaluatorSession<C> {
     }
 }
 
-impl<C: Channel> ProgramGarbler<'_, C> {
-    /// Sends the pending arithmetic rows as one frame.
-    pub(super) fn send_arith_rows(&mut self) -> Result<(), NetError> {
-        if !self.arith_rows.is_empty() {
-            send_frame(&mut self.s.ch, Tag::ArithTables, &self.arith_rows)?;
-            self.arith_rows.clear();
-            self.frames.advance();
-        }
-        Ok(())
-    }
-
-    /// Sends full frames of the schedule's size from the pending arithmetic rows.
-    fn send_full_arith_frames(&mut self) -> Result<(), NetError> {
-        let mut sent = 0;
-        while self.arith_rows.len() - sent >= self.frames.blocks() * 16 {
-            let size = self.frames.blocks() * 16;
-            send_frame(
-                &mut self.s.ch,
-                Tag::ArithTables,
-                &self.arith_rows[sent..sent + size],
-            )?;
-            sent += size;
-            self.frames.advance();
-        }
-        self.arith_rows.drain(..sent);
-        Ok(())
-    }
-
+impl<C: Channel + 'static> ProgramGarbler<'_, C> {
     /// Creates the session's arithmetic garbler on first use and sends its key (after the
-    /// pending Boolean rows, which the evaluator needs first).
+    /// pending rows, which the evaluator needs first).
     fn start_arith(&mut self) {
         if self.s.arith.is_some() || self.error.is_some() {
             return;
@@ -221,10 +159,10 @@ impl<C: Channel> ProgramGarbler<'_, C> {
             Ok(g) => {
                 let key = g.session_key();
                 self.s.arith = Some(g);
-                let sent = self
-                    .send_rows()
-                    .and_then(|()| send_frame(&mut self.s.ch, Tag::ArithTables, &key))
-                    .and_then(|()| self.s.ch.flush());
+                let sent = self.send_pending().and_then(|()| {
+                    send_frame(&mut self.s.ch, Tag::ArithTables, &key)?;
+                    Ok(self.s.ch.flush()?)
+                });
                 if let Err(e) = sent {
                     self.fail(e);
                 }
@@ -241,25 +179,18 @@ impl<C: Channel> ProgramGarbler<'_, C> {
         gadget: impl FnOnce(&mut ArithGarbler, &mut Vec<u8>) -> Result<T, ArithError>,
     ) -> T {
         self.start_arith();
-        if self.error.is_none() {
-            if let Err(e) = self.send_rows() {
-                self.fail(e);
-            }
-        }
         let garbler = match (&self.error, self.s.arith.as_mut()) {
             (None, Some(g)) => g,
             _ => return fallback(),
         };
-        let before = self.arith_rows.len();
+        self.arith_rows.clear();
         match gadget(garbler, &mut self.arith_rows) {
             Ok(out) => {
-                if let Err(e) = self.send_full_arith_frames() {
-                    self.fail(e);
-                }
+                self.rows.push_bytes(&self.arith_rows);
+                self.send_full();
                 out
             }
             Err(e) => {
-                self.arith_rows.truncate(before);
                 self.fail(e);
                 fallback()
             }
@@ -284,7 +215,7 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     }
 }
 
-impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
+impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
     type Bundle = CrtBundle;
 
     fn crt_input(
@@ -405,8 +336,8 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         if self.s.arith.is_some() || self.error.is_some() {
             return;
         }
-        let key = if self.used != self.rows.len() || !self.arith.is_drained() {
-            Err(diverged())
+        let key = if !self.rows.is_drained() {
+            Err(PeerMisbehaved::ProgramsDiverged(Divergence::RowsLeftOver).into())
         } else {
             recv_frame(&mut self.s.ch, Tag::ArithTables, KEY_BYTES)
         };
@@ -421,23 +352,6 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         }
     }
 
-    /// The next `n` arithmetic bytes (their range in the inbox), reading frames while fewer
-    /// are buffered.
-    fn pull_arith(&mut self, n: usize) -> Result<Range<usize>, NetError> {
-        let inbox = &mut self.arith;
-        while inbox.filled - inbox.used < n {
-            if self.used != self.rows.len() {
-                return Err(diverged());
-            }
-            let len = recv_table_frame_len(&mut self.s.ch, Tag::ArithTables, MAX_TABLE_FRAME_BYTES, 1)?;
-            let room = inbox.make_room(len);
-            self.s.ch.recv(&mut inbox.bytes[room.clone()])?;
-            inbox.filled = room.end;
-        }
-        inbox.used += n;
-        Ok(inbox.used - n..inbox.used)
-    }
-
     /// Evaluates one arithmetic gadget on exactly its `bytes` of rows (a count both parties
     /// know); on failure records the error and returns `fallback()`.
     fn evaluate<T>(
@@ -450,20 +364,15 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
         if self.error.is_some() {
             return fallback();
         }
-        let range = match bytes {
-            Ok(n) => self.pull_arith(n).map_err(SessionError::from),
-            Err(e) => Err(SessionError::from(e)),
+        let Some(evaluator) = self.s.arith.as_mut() else {
+            return fallback();
         };
-        let (range, evaluator) = match (range, self.s.arith.as_mut()) {
-            (Ok(r), Some(ev)) => (r, ev),
-            (Err(e), _) => {
-                self.fail(e);
-                return fallback();
-            }
-            (Ok(_), None) => return fallback(),
-        };
-        let mut reader = TableReader::new(&self.arith.bytes[range]);
-        let out = gadget(evaluator, &mut reader).and_then(|out| reader.finish().map(|()| out));
+        let out = bytes.map_err(SessionError::from).and_then(|n| {
+            let rows = self.rows.take_bytes(n, &mut self.s.ch)?;
+            let mut reader = TableReader::new(rows);
+            let out = gadget(evaluator, &mut reader).and_then(|out| reader.finish().map(|()| out));
+            Ok(out?)
+        });
         out.unwrap_or_else(|e| {
             self.fail(e);
             fallback()

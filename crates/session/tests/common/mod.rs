@@ -102,7 +102,7 @@ impl Channel for Tap {
 }
 
 /// Runs a session's garbler on this thread and its evaluator on another.
-pub fn run<C: Channel + Send, RG: Send, RE: Send>(
+pub fn run<C: Channel + Send + 'static, RG: Send, RE: Send>(
     (gch, ech): (C, C),
     g: impl FnOnce(&mut GarblerSession<C>) -> Result<RG, String> + Send,
     e: impl FnOnce(&mut EvaluatorSession<C>) -> Result<RE, String> + Send,
@@ -121,7 +121,7 @@ pub fn run<C: Channel + Send, RG: Send, RE: Send>(
 }
 
 /// One program run of the garbler, finished.
-pub fn garble<C: Channel, R>(
+pub fn garble<C: Channel + 'static, R>(
     s: &mut GarblerSession<C>,
     name: &str,
     f: impl FnOnce(&Ctx<ProgramGarbler<'_, C>>) -> Result<R, ProgramError>,

@@ -42,7 +42,7 @@ impl LibraryRun {
     }
 
     /// Runs `role` with its `inputs` over `ch`: session setup, then the op gate by gate.
-    pub fn run<C: Channel>(
+    pub fn run<C: Channel + 'static>(
         &self,
         ch: C,
         role: PartyId,

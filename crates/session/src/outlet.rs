@@ -1,0 +1,249 @@
+//! The garbler's one route to its channel (MEG §III: garbling overlaps with sending).
+//!
+//! An [`Outlet`] owns the session's channel. Frames go out directly on the calling thread
+//! or, when the session has an I/O thread and a run sends full-size table frames, through a
+//! writer thread that holds the channel meanwhile: the compute thread hands it the channel
+//! and queues frames, at most [`QUEUE_FRAMES`] of them, so a slow peer slows the producer
+//! (backpressure) instead of growing memory; spent table buffers travel back for reuse.
+//! Anything else (a read, a raw write, a flush) first takes the channel back, after the
+//! writer has sent everything queued, so the bytes on the wire are the same either way and
+//! short, interactive runs (a few frames between round trips) never pay for a hand-over.
+//!
+//! A write that fails on the writer thread is reported at the next frame queued (so a
+//! producer stops at once, not at its next round trip) and whenever the channel is taken
+//! back.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SendError, Sender, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mixgc_core::Block;
+use mixgc_net::{send_frame, Channel, NetError, Tag};
+
+use crate::frames::FIRST_FRAME_BYTES;
+use crate::SessionError;
+
+/// Frames a queue holds between the compute thread and the writer thread.
+pub const QUEUE_FRAMES: usize = 4;
+
+/// Where the garbler's frames go: an [`Outlet`], or a test's recorder.
+pub(crate) trait Outbox {
+    fn push_frame(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError>;
+    /// Sends `blocks` as one table frame.
+    fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError>;
+    /// An empty buffer to fill next (a spent one when there is one).
+    fn spare(&mut self) -> Vec<Block>;
+}
+
+/// A job for the writer thread.
+enum Job<C> {
+    /// Hold the channel and send what follows.
+    Take(C),
+    Frame(Tag, Vec<u8>),
+    Tables(Vec<Block>),
+    /// Send the channel back, with the first error since it was taken.
+    Return,
+}
+
+/// The writer thread, while it exists (it starts at the first hand-over).
+struct Writer<C> {
+    jobs: SyncSender<Job<C>>,
+    returned: Receiver<(C, Result<(), NetError>)>,
+    spares: Receiver<Vec<Block>>,
+    failed: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The session's channel, here or on the writer thread; see the module docs.
+pub struct Outlet<C> {
+    /// The channel when it is on this thread.
+    here: Option<C>,
+    io_thread: bool,
+    writer: Option<Writer<C>>,
+    spare: Vec<Block>,
+    /// The channel's byte counts when it was handed over.
+    counts: (u64, u64),
+}
+
+impl<C: Channel + 'static> Outlet<C> {
+    /// An outlet over `ch`; `io_thread` lets long runs send through a writer thread.
+    pub(crate) fn new(ch: C, io_thread: bool) -> Self {
+        Outlet {
+            here: Some(ch),
+            io_thread,
+            writer: None,
+            spare: Vec::new(),
+            counts: (0, 0),
+        }
+    }
+
+    /// The channel, taken back from the writer thread if it is there.
+    fn ch(&mut self) -> Result<&mut C, NetError> {
+        if self.here.is_none() {
+            let writer = self.writer.as_mut().expect("a channel away is on the writer");
+            let back = writer
+                .jobs
+                .send(Job::Return)
+                .ok()
+                .and_then(|()| writer.returned.recv().ok());
+            let (ch, result) = back.expect("the writer thread returns the channel");
+            writer.failed.store(false, Ordering::Relaxed);
+            self.here = Some(ch);
+            result?;
+        }
+        Ok(self.here.as_mut().expect("here"))
+    }
+
+    /// The channel, which is here between runs (every run takes it back before it ends).
+    pub(crate) fn get_ref(&self) -> &C {
+        self.here.as_ref().expect("the channel is back between runs")
+    }
+
+    /// Hands the channel to the writer thread (starting it on first use).
+    fn hand_over(&mut self) -> Result<(), SessionError> {
+        let ch = self.here.take().expect("here");
+        self.counts = (ch.bytes_sent(), ch.bytes_received());
+        let writer = self.writer.get_or_insert_with(start_writer);
+        writer.jobs.send(Job::Take(ch)).map_err(|SendError(job)| {
+            if let Job::Take(ch) = job {
+                self.here = Some(ch);
+            }
+            SessionError::IoThreadStopped
+        })
+    }
+
+    /// Queues `job` on the writer thread; a failure there is reported now.
+    fn queue(&mut self, job: Job<C>) -> Result<(), SessionError> {
+        let writer = self.writer.as_mut().expect("queued while away");
+        if writer.failed.load(Ordering::Relaxed) {
+            self.ch()?; // takes the channel back and reports the writer's error
+            return Err(SessionError::IoThreadStopped);
+        }
+        writer.jobs.send(job).map_err(|_| SessionError::IoThreadStopped)
+    }
+}
+
+fn start_writer<C: Channel + 'static>() -> Writer<C> {
+    let (jobs, rx) = sync_channel(QUEUE_FRAMES);
+    let (returned_tx, returned) = channel();
+    let (spares_tx, spares) = channel();
+    let failed = Arc::new(AtomicBool::new(false));
+    let flag = failed.clone();
+    let thread = std::thread::Builder::new()
+        .name("mixgc-writer".into())
+        .spawn(move || write(rx, returned_tx, spares_tx, flag))
+        .expect("spawning the writer thread");
+    Writer {
+        jobs,
+        returned,
+        spares,
+        failed,
+        thread: Some(thread),
+    }
+}
+
+/// The writer thread: sends the frames queued while it holds the channel; after a failure
+/// it drops them (so the producer never blocks on a full queue) until asked to return.
+fn write<C: Channel>(
+    jobs: Receiver<Job<C>>,
+    returned: Sender<(C, Result<(), NetError>)>,
+    spares: Sender<Vec<Block>>,
+    failed: Arc<AtomicBool>,
+) {
+    let mut ch: Option<C> = None;
+    let mut error: Option<NetError> = None;
+    for job in jobs {
+        let sent = match (job, ch.as_mut()) {
+            (Job::Take(c), _) => {
+                ch = Some(c);
+                Ok(())
+            }
+            (Job::Return, Some(_)) => {
+                let result = error.take().map_or(Ok(()), Err);
+                if returned.send((ch.take().expect("held"), result)).is_err() {
+                    return;
+                }
+                Ok(())
+            }
+            (Job::Frame(tag, payload), Some(c)) if error.is_none() => send_frame(c, tag, &payload),
+            (Job::Tables(mut blocks), Some(c)) if error.is_none() => {
+                let sent = send_frame(c, Tag::Tables, Block::slice_as_bytes(&blocks));
+                blocks.clear();
+                let _ = spares.send(blocks);
+                sent
+            }
+            _ => Ok(()), // after a failure: dropped
+        };
+        if let Err(e) = sent {
+            error = Some(e);
+            failed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<C> Drop for Outlet<C> {
+    /// Stops the writer thread (dropping the channel if it holds it).
+    fn drop(&mut self) {
+        if let Some(mut writer) = self.writer.take() {
+            drop(writer.jobs);
+            if let Some(t) = writer.thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl<C: Channel + 'static> Outbox for Outlet<C> {
+    fn push_frame(&mut self, tag: Tag, payload: Vec<u8>) -> Result<(), SessionError> {
+        if self.here.is_some() {
+            Ok(send_frame(self.ch()?, tag, &payload)?)
+        } else {
+            self.queue(Job::Frame(tag, payload))
+        }
+    }
+
+    /// A full-size frame (a long run) goes through the writer thread when there is one.
+    fn send_tables(&mut self, mut blocks: Vec<Block>) -> Result<(), SessionError> {
+        if self.here.is_some() && self.io_thread && blocks.len() * 16 >= FIRST_FRAME_BYTES {
+            self.hand_over()?;
+        }
+        if self.here.is_some() {
+            send_frame(self.ch()?, Tag::Tables, Block::slice_as_bytes(&blocks))?;
+            blocks.clear();
+            self.spare = blocks;
+            Ok(())
+        } else {
+            self.queue(Job::Tables(blocks))
+        }
+    }
+
+    fn spare(&mut self) -> Vec<Block> {
+        let returned = self.writer.as_ref().and_then(|w| w.spares.try_recv().ok());
+        returned.unwrap_or_else(|| std::mem::take(&mut self.spare))
+    }
+}
+
+/// Reads, raw writes and flushes take the channel back first.
+impl<C: Channel + 'static> Channel for Outlet<C> {
+    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+        self.ch()?.send(data)
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        self.ch()?.recv(buf)
+    }
+
+    fn flush(&mut self) -> Result<(), NetError> {
+        self.ch()?.flush()
+    }
+
+    /// While the writer holds the channel: the count when it was handed over.
+    fn bytes_sent(&self) -> u64 {
+        self.here.as_ref().map_or(self.counts.0, C::bytes_sent)
+    }
+
+    fn bytes_received(&self) -> u64 {
+        self.here.as_ref().map_or(self.counts.1, C::bytes_received)
+    }
+}
