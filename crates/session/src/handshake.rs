@@ -63,6 +63,11 @@ pub(crate) fn hello<C: Channel>(
     send_frame(ch, Tag::Hello, &msg)?;
     ch.flush()?;
     let peer = recv_frame(ch, Tag::Hello, len).map_err(|e| match e {
+        // A TLS record's first byte: a handshake (22) or an alert (21).
+        NetError::Peer(PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. }) => SessionError::Mismatch(
+            "the peer speaks TLS and this party plain TCP: give both --cert, --key and --peer-fingerprint or --peer-ca"
+                .into(),
+        ),
         NetError::Peer(_) | NetError::PeerStopped(_) => {
             SessionError::Mismatch("the peer is not a mixgc party".into())
         }
