@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
+use rustls::crypto::{
+    verify_tls12_signature, verify_tls13_signature, CryptoProvider, WebPkiSupportedAlgorithms,
+};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
@@ -131,6 +133,18 @@ impl PeerCheck {
     }
 }
 
+/// The ring provider with AES-128-GCM preferred: as strong as the garbling's 128-bit labels,
+/// and cheaper per byte than AES-256-GCM on the garbled tables.
+fn provider() -> CryptoProvider {
+    let mut provider = rustls::crypto::ring::default_provider();
+    provider.cipher_suites = vec![
+        rustls::crypto::ring::cipher_suite::TLS13_AES_128_GCM_SHA256,
+        rustls::crypto::ring::cipher_suite::TLS13_AES_256_GCM_SHA384,
+        rustls::crypto::ring::cipher_suite::TLS13_CHACHA20_POLY1305_SHA256,
+    ];
+    provider
+}
+
 /// The TLS settings of one party, for connecting or listening: TLS 1.3 only, the ring
 /// provider, a client certificate required.
 #[derive(Clone)]
@@ -141,7 +155,7 @@ pub struct TlsConfig {
 
 impl TlsConfig {
     pub fn new(me: Identity, peer: PeerCheck) -> Result<TlsConfig, NetError> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(provider());
         let setup = |e: rustls::Error| NetError::Tls(describe(&e));
         let (server_verifier, client_verifier): (Arc<dyn ServerCertVerifier>, Arc<dyn ClientCertVerifier>) =
             match peer {
@@ -333,6 +347,10 @@ impl TlsChannel {
                 .map_err(|e| self.timing.io_error(e))?;
             data = &data[n..];
             self.write_records()?;
+            if n == 0 {
+                // rustls takes no more plaintext with its buffer empty: the session is closed.
+                return Err(NetError::Disconnected);
+            }
         }
         Ok(())
     }
@@ -412,6 +430,8 @@ impl Drop for TlsChannel {
     /// Ends the stream with a close_notify (best effort), so the peer sees a clean close.
     fn drop(&mut self) {
         self.conn.send_close_notify();
+        // Never wait long on a peer that stopped reading.
+        let _ = self.writer.set_write_timeout(Some(Duration::from_millis(100)));
         let _ = self.conn.write_tls(&mut self.writer);
     }
 }

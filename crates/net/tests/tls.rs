@@ -253,3 +253,56 @@ fn a_modified_record_stops_both_parties() {
         "{e}"
     );
 }
+
+/// The channels' own throughput over loopback, 1 GiB in 1 MiB sends, TCP then TLS, twice
+/// (a measurement, not a check: `cargo test --release -p mixgc-net --test tls -- --ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn loopback_throughput_tls_vs_tcp() {
+    use std::time::Instant;
+    let (a, b) = (self_signed(), self_signed());
+    let total = 1usize << 30;
+    let chunk = vec![3u8; 1 << 20];
+    for round in 0..2 {
+        // TCP
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let c2 = chunk.clone();
+        let t = thread::spawn(move || {
+            let mut c = TcpChannel::connect(&addr.to_string(), TIMEOUT).unwrap();
+            for _ in 0..total / c2.len() {
+                c.send(&c2).unwrap();
+            }
+            c.flush().unwrap();
+        });
+        let mut s = TcpChannel::accept(&listener, TIMEOUT).unwrap();
+        let start = Instant::now();
+        let mut buf = vec![0u8; 1 << 20];
+        for _ in 0..total / buf.len() {
+            s.recv(&mut buf).unwrap();
+        }
+        let tcp = start.elapsed();
+        t.join().unwrap();
+        let (s, c) = pair(pinned(&a, b.fingerprint), pinned(&b, a.fingerprint), "127.0.0.1");
+        let (mut s, mut c) = (s.unwrap(), c.unwrap());
+        let c2 = chunk.clone();
+        let t = thread::spawn(move || {
+            for _ in 0..total / c2.len() {
+                c.send(&c2).unwrap();
+            }
+            c.flush().unwrap();
+            c
+        });
+        let start = Instant::now();
+        for _ in 0..total / buf.len() {
+            s.recv(&mut buf).unwrap();
+        }
+        let tls = start.elapsed();
+        t.join().unwrap();
+        eprintln!(
+            "round {round}: 1 GiB tcp {:.0} MB/s, tls {:.0} MB/s",
+            total as f64 / tcp.as_secs_f64() / 1e6,
+            total as f64 / tls.as_secs_f64() / 1e6
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! The flags of the commands that talk to a peer, and opening the connection: TLS 1.3 when
 //! this party has a certificate, plain TCP only on loopback or when explicitly allowed.
 
+use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -257,14 +258,23 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<PeerChannel, CliErro
     if tls.is_none() {
         conn.security.allow_plaintext(endpoint.0, endpoint.1)?;
     }
+    // Written without eprintln!: a caller that read only the first stderr line and closed
+    // the pipe must not make this party fail.
     let plain_note = || {
-        if !is_loopback(endpoint.0) {
-            eprintln!(
+        let mut err = std::io::stderr();
+        let _ = if !is_loopback(endpoint.0) {
+            writeln!(
+                err,
                 "WARNING: --insecure-plaintext: the connection is neither encrypted nor authenticated; anyone on the path reads the outputs"
-            );
+            )
         } else if !conn.quiet {
-            eprintln!("note: plain TCP on loopback, unencrypted and unauthenticated (--cert, --key and --peer-fingerprint or --peer-ca for TLS)");
-        }
+            writeln!(
+                err,
+                "note: plain TCP on loopback, unencrypted and unauthenticated (--cert, --key and --peer-fingerprint or --peer-ca for TLS)"
+            )
+        } else {
+            Ok(())
+        };
     };
     match endpoint {
         (addr, true) => {
