@@ -35,8 +35,8 @@ pub fn role_parser() -> impl TypedValueParser<Value = PartyId> {
 #[derive(Args, Clone, Debug)]
 #[group(id = "endpoint", required = true, multiple = false)]
 pub struct Connection {
-    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7000; port 0 picks a free port, printed
-    /// as `listening on ADDR` on the first stderr line).
+    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7000 with TLS, 127.0.0.1:7000 for plain TCP;
+    /// port 0 picks a free port, printed as `listening on ADDR` on the first stderr line).
     #[arg(long, value_name = "ADDR", group = "endpoint")]
     pub listen: Option<String>,
     /// Connect to the peer at ADDR, retrying for up to 10 s while it starts.
