@@ -79,6 +79,7 @@ fn write_new(path: &Path, text: &str, private: bool) -> Result<(), CliError> {
     if private {
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     }
+    #[cfg(not(unix))]
     let _ = private;
     let mut file = options.open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => {
