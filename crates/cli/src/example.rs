@@ -52,7 +52,7 @@ pub struct ExampleArgs {
     feedback: Feedback,
 }
 
-pub fn example(args: ExampleArgs) -> Result<(), CliError> {
+pub fn example(mut args: ExampleArgs) -> Result<(), CliError> {
     let op = LibraryRun::new(&args.name, args.width, args.size)?;
     let (owned, widths) = op.owned(args.role);
     let (inputs, note) = match args.input.as_deref() {
@@ -72,6 +72,7 @@ pub fn example(args: ExampleArgs) -> Result<(), CliError> {
         .memory
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
+    args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
     let mut cfg = args.session.config().with_progress(args.feedback.reporter());
     if let Some(note) = note {

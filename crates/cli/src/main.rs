@@ -4,6 +4,7 @@ mod compile;
 mod demo;
 mod example;
 mod info;
+mod keygen;
 mod load;
 mod memory;
 mod ops;
@@ -29,7 +30,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one party of a two-party computation on a Bristol circuit or compiled stream over TCP.
+    /// Run one party of a two-party computation on a Bristol circuit or compiled stream over TLS or TCP.
     Run(run::RunArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
@@ -41,7 +42,7 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit.
     Info(info::InfoArgs),
-    /// Run one party of a library example (millionaires, auction, ...) over TCP.
+    /// Run one party of a library example (millionaires, auction, ...) over TLS or TCP.
     Example(example::ExampleArgs),
     /// Write a library op's circuit as a Bristol Fashion file.
     Export(ops::ExportArgs),
@@ -53,6 +54,8 @@ enum Command {
     Plan(plan::PlanArgs),
     /// ABLE's LeNet case study: a conv layer in four Boolean/arithmetic realizations.
     Lenet(lenet::LenetArgs),
+    /// Make a private key and certificate for TLS between the parties (`--ca`: signed by a new CA).
+    Keygen(keygen::KeygenArgs),
     /// Print the CRT primes (minimum sum, or `--baseline` first k) for a bit width.
     Primes(primes::PrimesArgs),
     /// Profile ABLE's ops in Boolean and CRT garbling: bytes, times, BC/BD ratios, plots.
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Example(a) => example::example(a),
         Command::Export(a) => ops::export(a),
         Command::Ops(a) => ops::ops(a),
+        Command::Keygen(a) => keygen::keygen(a),
         Command::Primes(a) => primes::primes(a),
         Command::Lenet(a) => lenet::lenet(a),
         Command::Plan(a) => plan::plan(a),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use mixgc_net::{Channel, TcpChannel};
+use mixgc_net::{Channel, PeerChannel};
 use mixgc_session::{
     evaluator_online_with_progress, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep,
     GarblerSession, Outcome, PartyId, SessionError,
@@ -92,12 +92,13 @@ pub struct OnlineArgs {
 /// this magic again.
 const STORE_MAGIC: &[u8; 8] = b"MIXGCST1";
 
-pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
+pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
     let mut circuit = args.schedule.open(&args.circuit)?;
     let header = circuit.header().clone();
     let terms = default_terms(args.garbler_values, args.reveal);
     terms.owners(header.input_widths())?;
     let mut file = create_new(&args.state)?;
+    args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
     let cfg = args.session.config().with_progress(args.feedback.reporter());
     let start = Instant::now();
@@ -135,9 +136,10 @@ pub fn preprocess(args: PreprocessArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn online(args: OnlineArgs) -> Result<(), CliError> {
+pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
     let timeout = std::time::Duration::from_secs(args.timeout);
     let deadline = std::time::Duration::from_secs(args.deadline);
+    args.connection.quiet = args.feedback.quiet;
     let connection = &args.connection;
     let (outcome, latency, sent, received) = if args.role == PartyId::GARBLER {
         let prep = claim_garbler_state(&args.state)?;
@@ -194,7 +196,7 @@ fn timed(
     connection: &Connection,
     timeout: std::time::Duration,
     deadline: std::time::Duration,
-    phase: impl FnOnce(&mut TcpChannel) -> Result<Outcome, SessionError>,
+    phase: impl FnOnce(&mut PeerChannel) -> Result<Outcome, SessionError>,
 ) -> Result<(Outcome, std::time::Duration, u64, u64), CliError> {
     let mut ch = open(connection, timeout)?;
     ch.set_deadline(deadline);

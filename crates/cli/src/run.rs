@@ -65,7 +65,7 @@ pub fn parse_reveal(s: &str) -> Result<Audience, String> {
     s.parse()
 }
 
-pub fn run(args: RunArgs) -> Result<(), CliError> {
+pub fn run(mut args: RunArgs) -> Result<(), CliError> {
     let mut runnable = args.schedule.open(&args.circuit)?;
     let widths = runnable.header().input_widths().to_vec();
     let terms = default_terms(args.garbler_values, args.reveal);
@@ -78,6 +78,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         .fit(&estimate, args.session.batch_bytes, args.role, advice)?;
     // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
     // --insecure-seed warning that `config` prints comes after it.
+    args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
     let mut cfg = args.session.config().with_progress(args.feedback.reporter());
     if let Some(note) = fit.note {

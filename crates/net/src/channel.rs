@@ -12,6 +12,12 @@ pub trait Channel: Send {
     fn flush(&mut self) -> Result<(), NetError>;
     fn bytes_sent(&self) -> u64;
     fn bytes_received(&self) -> u64;
+    /// A secret both ends of this very connection share and no other connection has (a TLS
+    /// exporter, RFC 5705 / RFC 8446 §7.5), for the session to bind itself to; `None` for a
+    /// channel without one (plain TCP, in memory).
+    fn channel_binding(&self) -> Option<[u8; 32]> {
+        None
+    }
 }
 
 impl<C: Channel + ?Sized> Channel for &mut C {
@@ -29,6 +35,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     }
     fn bytes_received(&self) -> u64 {
         (**self).bytes_received()
+    }
+    fn channel_binding(&self) -> Option<[u8; 32]> {
+        (**self).channel_binding()
     }
 }
 

@@ -21,6 +21,9 @@ pub enum NetError {
     /// The peer deviated from the protocol.
     #[error("the peer sent something unexpected: {0}")]
     Peer(#[from] PeerMisbehaved),
+    /// The TLS layer refused the peer or a record (which side refused what, in words).
+    #[error("TLS: {0}")]
+    Tls(String),
     /// The peer stopped and sent its reason (an `Abort` frame).
     #[error("the peer stopped: {0}")]
     PeerStopped(String),

@@ -1,5 +1,5 @@
 //! Transport between the two parties. Cores never touch sockets; the session layer moves
-//! their bytes through a [`Channel`]: TCP for real runs, in-memory for tests,
+//! their bytes through a [`Channel`]: TCP or TLS 1.3 for real runs, in-memory for tests,
 //! an emulated link (rate and latency) for measurements.
 
 mod channel;
@@ -7,7 +7,9 @@ mod error;
 mod frame;
 mod link;
 mod memory;
+mod peer;
 mod tcp;
+mod tls;
 mod transcript;
 
 pub use channel::{Channel, ChannelExt};
@@ -18,5 +20,10 @@ pub use frame::{
 };
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
+pub use peer::PeerChannel;
 pub use tcp::{TcpChannel, CONNECT_RETRY};
+pub use tls::{
+    fingerprint, fingerprint_hex, generate, parse_fingerprint, Identity, KeyMaterial, PeerCheck, TlsChannel,
+    TlsConfig,
+};
 pub use transcript::TranscriptChannel;

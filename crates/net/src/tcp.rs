@@ -23,6 +23,12 @@ pub struct TcpChannel {
     writer: BufWriter<TcpStream>,
     sent: u64,
     received: u64,
+    timing: Timing,
+}
+
+/// The per-call timeout and the optional overall deadline of one socket, shared by the TCP
+/// and the TLS channel.
+pub(crate) struct Timing {
     timeout: Duration,
     deadline: Option<Deadline>,
 }
@@ -36,6 +42,53 @@ struct Deadline {
     shortened: bool,
 }
 
+impl Timing {
+    pub(crate) fn new(timeout: Duration) -> Timing {
+        Timing {
+            timeout,
+            deadline: None,
+        }
+    }
+
+    pub(crate) fn set_deadline(&mut self, total: Duration) {
+        self.deadline = Some(Deadline {
+            at: Instant::now() + total,
+            total,
+            shortened: false,
+        });
+    }
+
+    /// Before a system call on `socket`: refuses once the deadline has passed, and in the
+    /// last stretch (less than one timeout left) cuts the socket's timeouts to what is left,
+    /// so no call blocks past it.
+    pub(crate) fn before_io(&mut self, socket: &TcpStream) -> Result<(), NetError> {
+        let Some(d) = self.deadline.as_mut() else {
+            return Ok(());
+        };
+        let left = d.at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(NetError::Deadline(d.total));
+        }
+        if left < self.timeout {
+            d.shortened = true;
+            let cut = Some(left.max(Duration::from_millis(1)));
+            socket.set_read_timeout(cut).map_err(NetError::Io)?;
+            socket.set_write_timeout(cut).map_err(NetError::Io)?;
+        }
+        Ok(())
+    }
+
+    /// The error a user should see for `e`: past the deadline, the deadline.
+    pub(crate) fn io_error(&self, e: std::io::Error) -> NetError {
+        match (NetError::from_io(e, self.timeout), self.deadline) {
+            (NetError::Timeout(_), Some(d)) if d.shortened && Instant::now() >= d.at => {
+                NetError::Deadline(d.total)
+            }
+            (e, _) => e,
+        }
+    }
+}
+
 impl TcpChannel {
     /// Connects to `addr`, retrying for up to [`CONNECT_RETRY`] while the peer starts. A
     /// name that does not resolve fails at once: waiting does not make it appear.
@@ -45,24 +98,7 @@ impl TcpChannel {
 
     /// [`TcpChannel::connect`], retrying for up to `retry`.
     fn connect_retrying(addr: &str, timeout: Duration, retry: Duration) -> Result<TcpChannel, NetError> {
-        let deadline = Instant::now() + retry;
-        let target = resolve(addr).map_err(|source| NetError::Connect {
-            addr: addr.to_string(),
-            source,
-        })?;
-        loop {
-            let err = match TcpStream::connect_timeout(&target, timeout) {
-                Ok(stream) => return TcpChannel::from_stream(stream, timeout),
-                Err(e) => e,
-            };
-            if Instant::now() >= deadline {
-                return Err(NetError::Connect {
-                    addr: addr.to_string(),
-                    source: err,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        TcpChannel::from_stream(connect_socket(addr, timeout, retry)?, timeout)
     }
 
     /// Binds `addr` (port 0 picks a free port). Returns the listener and its address.
@@ -76,37 +112,11 @@ impl TcpChannel {
     }
 
     /// Waits up to `timeout` for the peer to connect to `listener`.
-    ///
-    /// std has no accept with a timeout, so this polls a non-blocking listener. The pause
-    /// between polls starts at 50 µs and doubles up to 5 ms: a peer that connects right away
-    /// (the usual case) is accepted within a fraction of a millisecond, which matters for
-    /// latency figures, while a long wait costs next to no CPU.
     pub fn accept(listener: &TcpListener, timeout: Duration) -> Result<TcpChannel, NetError> {
-        listener.set_nonblocking(true).map_err(NetError::Io)?;
-        let deadline = Instant::now() + timeout;
-        let mut pause = Duration::from_micros(50);
-        loop {
-            match listener.accept() {
-                Ok((stream, _)) => {
-                    stream.set_nonblocking(false).map_err(NetError::Io)?;
-                    return TcpChannel::from_stream(stream, timeout);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
-                        return Err(NetError::Timeout(timeout));
-                    }
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(1));
-                }
-                Err(e) => return Err(NetError::Io(e)),
-            }
-        }
+        TcpChannel::from_stream(accept_socket(listener, timeout)?, timeout)
     }
 
     fn from_stream(stream: TcpStream, timeout: Duration) -> Result<TcpChannel, NetError> {
-        stream.set_nodelay(true).map_err(NetError::Io)?;
-        stream.set_read_timeout(Some(timeout)).map_err(NetError::Io)?;
-        stream.set_write_timeout(Some(timeout)).map_err(NetError::Io)?;
         let reader = BufReader::with_capacity(RECV_BUFFER, stream.try_clone().map_err(NetError::Io)?);
         let writer = BufWriter::with_capacity(SEND_BUFFER, stream);
         Ok(TcpChannel {
@@ -114,8 +124,7 @@ impl TcpChannel {
             writer,
             sent: 0,
             received: 0,
-            timeout,
-            deadline: None,
+            timing: Timing::new(timeout),
         })
     }
 
@@ -123,44 +132,78 @@ impl TcpChannel {
     /// from now, however the peer paces its bytes (the per-call timeout alone bounds only
     /// silence).
     pub fn set_deadline(&mut self, total: Duration) {
-        self.deadline = Some(Deadline {
-            at: Instant::now() + total,
-            total,
-            shortened: false,
-        });
+        self.timing.set_deadline(total);
     }
 
-    /// Before a system call: refuses once the deadline has passed, and in the last stretch
-    /// (less than one timeout left) cuts the socket timeouts to what is left, so no call
-    /// blocks past it.
     fn before_io(&mut self) -> Result<(), NetError> {
-        let Some(d) = self.deadline.as_mut() else {
-            return Ok(());
-        };
-        let left = d.at.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(NetError::Deadline(d.total));
-        }
-        if left < self.timeout {
-            d.shortened = true;
-            let cut = Some(left.max(Duration::from_millis(1)));
-            for s in [self.reader.get_ref(), self.writer.get_ref()] {
-                s.set_read_timeout(cut).map_err(NetError::Io)?;
-                s.set_write_timeout(cut).map_err(NetError::Io)?;
-            }
-        }
-        Ok(())
+        // The reader and the writer are one socket: its timeouts are set once for both.
+        self.timing.before_io(self.writer.get_ref())
     }
 
-    /// The error a user should see for `e`: past the deadline, the deadline.
     fn io_error(&self, e: std::io::Error) -> NetError {
-        match (NetError::from_io(e, self.timeout), self.deadline) {
-            (NetError::Timeout(_), Some(d)) if d.shortened && Instant::now() >= d.at => {
-                NetError::Deadline(d.total)
+        self.timing.io_error(e)
+    }
+}
+
+/// Connects to `addr`, retrying for up to `retry` while the peer starts; the socket as
+/// [`configure`] leaves it.
+pub(crate) fn connect_socket(addr: &str, timeout: Duration, retry: Duration) -> Result<TcpStream, NetError> {
+    let deadline = Instant::now() + retry;
+    let target = resolve(addr).map_err(|source| NetError::Connect {
+        addr: addr.to_string(),
+        source,
+    })?;
+    loop {
+        let err = match TcpStream::connect_timeout(&target, timeout) {
+            Ok(stream) => return configure(stream, timeout),
+            Err(e) => e,
+        };
+        if Instant::now() >= deadline {
+            return Err(NetError::Connect {
+                addr: addr.to_string(),
+                source: err,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits up to `timeout` for a peer to connect to `listener`; the socket as [`configure`]
+/// leaves it.
+///
+/// std has no accept with a timeout, so this polls a non-blocking listener. The pause
+/// between polls starts at 50 µs and doubles up to 5 ms: a peer that connects right away
+/// (the usual case) is accepted within a fraction of a millisecond, which matters for
+/// latency figures, while a long wait costs next to no CPU.
+pub(crate) fn accept_socket(listener: &TcpListener, timeout: Duration) -> Result<TcpStream, NetError> {
+    listener.set_nonblocking(true).map_err(NetError::Io)?;
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_micros(50);
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).map_err(NetError::Io)?;
+                return configure(stream, timeout);
             }
-            (e, _) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err(NetError::Timeout(timeout));
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(1));
+            }
+            Err(e) => return Err(NetError::Io(e)),
         }
     }
+}
+
+/// `TCP_NODELAY`, and the read and write timeout that turns a silent peer into an error
+/// instead of a hang.
+fn configure(stream: TcpStream, timeout: Duration) -> Result<TcpStream, NetError> {
+    stream.set_nodelay(true).map_err(NetError::Io)?;
+    stream.set_read_timeout(Some(timeout)).map_err(NetError::Io)?;
+    stream.set_write_timeout(Some(timeout)).map_err(NetError::Io)?;
+    Ok(stream)
 }
 
 fn resolve(addr: &str) -> std::io::Result<SocketAddr> {

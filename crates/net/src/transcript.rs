@@ -45,4 +45,7 @@ impl<C: Channel> Channel for TranscriptChannel<C> {
     fn bytes_received(&self) -> u64 {
         self.inner.bytes_received()
     }
+    fn channel_binding(&self) -> Option<[u8; 32]> {
+        self.inner.channel_binding()
+    }
 }

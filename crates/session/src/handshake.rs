@@ -40,27 +40,42 @@ pub(crate) struct Agreed {
 }
 
 /// Exchanges hellos and derives the session id from both parties' nonces.
+///
+/// Over a channel with a binding (TLS: an exporter of this very connection), each hello also
+/// carries a tag of it and the session id hashes it in, so two TLS connections spliced by a
+/// relay fail here; a plain channel sends and derives exactly what it did before.
 pub(crate) fn hello<C: Channel>(
     ch: &mut C,
     me: PartyId,
     hash: HashKind,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
-    let mut msg = Vec::with_capacity(HELLO_LEN);
+    let binding = ch.channel_binding();
+    let tag = binding.map(|b| blake3::derive_key("mixgc/channel-binding-tag/v1", &b));
+    let len = HELLO_LEN + tag.map_or(0, |t| t.len());
+    let mut msg = Vec::with_capacity(len);
     msg.extend_from_slice(MAGIC);
     msg.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
     msg.push(role_code(me)?);
     msg.push(hash.code());
     msg.extend_from_slice(&nonce);
+    if let Some(t) = &tag {
+        msg.extend_from_slice(t);
+    }
     send_frame(ch, Tag::Hello, &msg)?;
     ch.flush()?;
-    let peer = recv_frame(ch, Tag::Hello, HELLO_LEN).map_err(|e| match e {
+    let peer = recv_frame(ch, Tag::Hello, len).map_err(|e| match e {
+        // A TLS record's first byte: a handshake (22) or an alert (21).
+        NetError::Peer(PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. }) => SessionError::Mismatch(
+            "the peer speaks TLS and this party plain TCP: give both --cert, --key and --peer-fingerprint or --peer-ca"
+                .into(),
+        ),
         NetError::Peer(_) | NetError::PeerStopped(_) => {
             SessionError::Mismatch("the peer is not a mixgc party".into())
         }
         e => e.into(),
     })?;
-    if peer.len() != HELLO_LEN || &peer[..5] != MAGIC {
+    if peer.len() < HELLO_LEN || &peer[..5] != MAGIC {
         return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
     let peer_version = u16::from_le_bytes([peer[5], peer[6]]);
@@ -68,6 +83,9 @@ pub(crate) fn hello<C: Channel>(
         return Err(SessionError::Mismatch(format!(
             "protocol version differs: ours {PROTOCOL_VERSION}, the peer's {peer_version}"
         )));
+    }
+    if peer.len() != len {
+        return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
     if peer[7] == role_code(me)? {
         return Err(SessionError::Mismatch(format!("both parties chose --role {me}")));
@@ -78,13 +96,25 @@ pub(crate) fn hello<C: Channel>(
             "gate hash differs: ours {hash}, the peer's {peer_hash}"
         )));
     }
+    if let Some(t) = &tag {
+        if peer[HELLO_LEN..] != t[..] {
+            return Err(SessionError::Mismatch(
+                "the TLS channel binding differs: the parties are not on the same TLS connection \
+                 (a relay between two connections)"
+                    .into(),
+            ));
+        }
+    }
     let (g_nonce, e_nonce) = if me == PartyId::GARBLER {
-        (&nonce[..], &peer[9..])
+        (&nonce[..], &peer[9..HELLO_LEN])
     } else {
-        (&peer[9..], &nonce[..])
+        (&peer[9..HELLO_LEN], &nonce[..])
     };
     let mut h = blake3::Hasher::new_derive_key("mixgc/session-id/v1");
     h.update(g_nonce).update(e_nonce);
+    if let Some(b) = &binding {
+        h.update(b);
+    }
     let session_id: [u8; 32] = h.finalize().into();
     let seed = blake3::derive_key("mixgc/rekeyed-hash-seed/v1", &session_id);
     Ok(Agreed {
@@ -314,6 +344,65 @@ mod tests {
             let mut longer = enc.clone();
             longer.extend(extra);
             prop_assert_eq!(Header::decode(&longer), None);
+        }
+    }
+
+    /// A channel that reports a given binding, as a TLS connection reports its exporter.
+    struct Bound<C>(C, [u8; 32]);
+
+    impl<C: Channel> Channel for Bound<C> {
+        fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+            self.0.send(data)
+        }
+        fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+            self.0.recv(buf)
+        }
+        fn flush(&mut self) -> Result<(), NetError> {
+            self.0.flush()
+        }
+        fn bytes_sent(&self) -> u64 {
+            self.0.bytes_sent()
+        }
+        fn bytes_received(&self) -> u64 {
+            self.0.bytes_received()
+        }
+        fn channel_binding(&self) -> Option<[u8; 32]> {
+            Some(self.1)
+        }
+    }
+
+    /// Both hellos over channels bound to `g` and `e` (or plain): the garbler's and the
+    /// evaluator's results.
+    fn hellos(g: Option<[u8; 32]>, e: Option<[u8; 32]>) -> [Result<[u8; 32], String>; 2] {
+        let (a, b) = mixgc_net::memory_pair();
+        let run = |ch: mixgc_net::MemoryChannel, binding: Option<[u8; 32]>, me: PartyId, nonce: u8| {
+            std::thread::spawn(move || {
+                let r = match binding {
+                    Some(x) => hello(&mut Bound(ch, x), me, HashKind::Tccr, [nonce; 32]),
+                    None => hello(&mut { ch }, me, HashKind::Tccr, [nonce; 32]),
+                };
+                r.map(|a| a.session_id).map_err(|e| e.to_string())
+            })
+        };
+        let g = run(a, g, PartyId::GARBLER, 1);
+        let e = run(b, e, PartyId::EVALUATOR, 2);
+        [g.join().unwrap(), e.join().unwrap()]
+    }
+
+    #[test]
+    fn the_session_id_binds_the_channel() {
+        let [g, e] = hellos(Some([5; 32]), Some([5; 32]));
+        assert_eq!(g.clone().unwrap(), e.unwrap());
+        let [plain, _] = hellos(None, None);
+        // The binding changes the id; without one the id is that of the nonces alone.
+        assert_ne!(g.unwrap(), plain.clone().unwrap());
+        let mut h = blake3::Hasher::new_derive_key("mixgc/session-id/v1");
+        h.update(&[1; 32]).update(&[2; 32]);
+        assert_eq!(plain.unwrap(), <[u8; 32]>::from(h.finalize()));
+        // Two connections spliced by a relay: each side has its own binding.
+        for r in hellos(Some([5; 32]), Some([6; 32])) {
+            let e = r.unwrap_err();
+            assert!(e.contains("TLS channel binding differs"), "{e}");
         }
     }
 

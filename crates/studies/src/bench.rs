@@ -3,7 +3,8 @@
 //! * in memory: the garbler and evaluator cores on AES-128 repeated until ≥ 10 M ANDs
 //!   (tables garbled per block, then evaluated; hashing, tables and slots are all real);
 //! * end to end: two child processes (`mixgc bench-party`) over 127.0.0.1, from TCP connect
-//!   to output, base OT and input OTs included; peak RSS is each child's VmHWM;
+//!   to output, base OT and input OTs included; peak RSS is each child's VmHWM; plain TCP
+//!   or, with `--transport tls`, TLS 1.3 with ephemeral certificates pinned by fingerprint;
 //! * `--sweep` ([`sweep`]): end-to-end throughput over frame sizes × pipelined or not, on
 //!   loopback TCP and on emulated links;
 //! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit;
@@ -15,8 +16,10 @@ mod memory;
 mod prep;
 mod sweep;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -65,12 +68,70 @@ pub struct BenchArgs {
     /// (masked inputs, labels, evaluation from the stored tables) timed separately.
     #[arg(long, group = "mode")]
     preprocess: bool,
+    /// How the two processes connect: plain TCP, or TLS 1.3 with ephemeral certificates
+    /// pinned by fingerprint (its handshake is counted in the latency from connect).
+    #[arg(long, value_enum, default_value = "tcp", conflicts_with = "preprocess")]
+    transport: Transport,
     /// With --memory: ANDs of the AES chain (rounded up to whole encryptions of 6,400 ANDs).
     #[arg(long, default_value_t = 100_000_000, requires = "memory", value_name = "N")]
     chain_ands: u64,
     /// With --memory: string length of the edit-distance workload.
     #[arg(long, default_value_t = 256, requires = "memory", value_name = "N")]
     edit_size: usize,
+}
+
+/// How `mixgc bench`'s two processes connect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    Tcp,
+    Tls,
+}
+
+/// Each role's TLS flags (garbler, evaluator) for the child processes, once ephemeral
+/// certificates are made; unset for plain TCP.
+static TLS_FLAGS: OnceLock<[Vec<String>; 2]> = OnceLock::new();
+
+/// The directory of the ephemeral certificates, removed when the bench ends.
+struct EphemeralKeys(PathBuf);
+
+impl Drop for EphemeralKeys {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Makes a key and certificate for each party and the flags that pin each to the other.
+fn ephemeral_keys() -> Result<EphemeralKeys, CliError> {
+    let dir = std::env::temp_dir().join(format!("mixgc-bench-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let keys = EphemeralKeys(dir);
+    let names = ["localhost".to_string(), "127.0.0.1".to_string()];
+    let made = [
+        mixgc_net::generate(&names, false)?,
+        mixgc_net::generate(&names, false)?,
+    ];
+    let mut flags: [Vec<String>; 2] = Default::default();
+    for (i, m) in made.iter().enumerate() {
+        let (cert, key) = (
+            keys.0.join(format!("cert{i}.pem")),
+            keys.0.join(format!("key{i}.pem")),
+        );
+        std::fs::write(&cert, &m.cert_pem)?;
+        std::fs::write(&key, &m.key_pem)?;
+        let peer = mixgc_net::fingerprint_hex(&made[1 - i].fingerprint);
+        flags[i] = vec![
+            "--cert".into(),
+            cert.display().to_string(),
+            "--key".into(),
+            key.display().to_string(),
+            "--peer-fingerprint".into(),
+            peer,
+        ];
+    }
+    TLS_FLAGS
+        .set(flags)
+        .map_err(|_| "the bench's TLS keys were already made")?;
+    Ok(keys)
 }
 
 /// ANDs of the default throughput workload.
@@ -217,6 +278,10 @@ pub struct PartyArgs {
 #[derive(Serialize, Deserialize, Debug)]
 struct PartyReport {
     elapsed_ns: u64,
+    /// Opening the connection (TCP connect, and the TLS handshake with `--transport tls`);
+    /// for the listener, also the wait for its peer.
+    #[serde(default)]
+    connect_ns: u64,
     base_ot_ns: u64,
     ands: u64,
     bytes_sent: u64,
@@ -235,6 +300,7 @@ fn workload(w: Workload) -> Result<Loaded, CliError> {
 
 pub fn party(args: PartyArgs) -> Result<(), CliError> {
     let cfg = args.session.config();
+    let mut connect = Duration::ZERO;
     let r = match (&args.op, args.workload) {
         (Some(op), _) if args.whole_circuit => {
             let recorded = library::record(op, args.width, args.size)?;
@@ -245,12 +311,14 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
             // The whole circuit in memory: compiled, then executed from memory.
             let compiled = compile(&recorded.circuit);
             drop(recorded);
-            run_compiled(&args, &cfg, &compiled, &terms)?
+            run_compiled(&args, &cfg, &compiled, &terms, &mut connect)?
         }
         (Some(op), _) => {
             let op = LibraryRun::new(op, args.width, args.size)?;
             let (owned, widths) = op.owned(args.role);
+            let start = Instant::now();
             let ch = args.session.open(&args.connection)?;
+            connect = start.elapsed();
             op.run(ch, args.role, &cfg, random_values(&owned, &widths))?
         }
         (None, Some(w)) => {
@@ -258,12 +326,13 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
                 garbler_values: None,
                 reveal: Audience::BOTH,
             };
-            run_compiled(&args, &cfg, &workload(w)?.compiled, &terms)?
+            run_compiled(&args, &cfg, &workload(w)?.compiled, &terms, &mut connect)?
         }
         (None, None) => return Err("give --workload or --op".into()),
     };
     let report = PartyReport {
         elapsed_ns: r.elapsed.as_nanos() as u64,
+        connect_ns: connect.as_nanos() as u64,
         base_ot_ns: r.base_ot.as_nanos() as u64,
         ands: r.ands,
         bytes_sent: r.bytes_sent,
@@ -273,15 +342,19 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     write_stdout(&format!("{}\n", serde_json::to_string(&report)?))
 }
 
-/// Runs `circuit` `--executions` times in one batch on random inputs, over the connection.
+/// Runs `circuit` `--executions` times in one batch on random inputs, over the connection;
+/// `connect` is set to the time it took to open.
 fn run_compiled(
     args: &PartyArgs,
     cfg: &SessionConfig,
     circuit: &CompiledCircuit,
     terms: &Terms,
+    connect: &mut Duration,
 ) -> Result<Report, CliError> {
     let batch = random_batch(args.role, terms, circuit, args.executions)?;
+    let start = Instant::now();
     let ch = args.session.open(&args.connection)?;
+    *connect = start.elapsed();
     Ok(run_party(
         ch,
         args.role,
@@ -315,20 +388,32 @@ fn peak_rss_kib() -> u64 {
 }
 
 /// Runs `mixgc bench-party ARGS` as a garbler and an evaluator in two child processes over
-/// 127.0.0.1 and returns their reports.
+/// 127.0.0.1 (TLS after `--transport tls` made its keys) and returns their reports.
 fn two_processes(args: &[String]) -> Result<(PartyReport, PartyReport), CliError> {
     let exe = std::env::current_exe()?;
     let spawn = |role: &str, endpoint: [&str; 2]| {
+        let tls = TLS_FLAGS
+            .get()
+            .map(|f| f[usize::from(role == "evaluator")].as_slice());
         Command::new(&exe)
             .args(["bench-party", "--role", role, endpoint[0], endpoint[1]])
             .args(args)
+            .args(tls.unwrap_or_default())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
     };
     let mut garbler = spawn("garbler", ["--listen", "127.0.0.1:0"])?;
     let mut first = String::new();
-    BufReader::new(garbler.stderr.take().ok_or("no stderr")?).read_line(&mut first)?;
+    let mut stderr = BufReader::new(garbler.stderr.take().ok_or("no stderr")?);
+    stderr.read_line(&mut first)?;
+    // Keep reading: the garbler may write more (a note, a warning) and must not hit a
+    // closed pipe.
+    let rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+        rest
+    });
     let addr = first
         .trim()
         .strip_prefix("listening on ")
@@ -341,7 +426,9 @@ fn two_processes(args: &[String]) -> Result<(PartyReport, PartyReport), CliError
         Ok(serde_json::from_slice(&out.stdout)?)
     };
     let e = parse(evaluator.wait_with_output()?, "evaluator")?;
-    let g = parse(garbler.wait_with_output()?, "garbler")?;
+    let mut g_out = garbler.wait_with_output()?;
+    g_out.stderr = rest.join().unwrap_or_default().into_bytes();
+    let g = parse(g_out, "garbler")?;
     Ok((g, e))
 }
 
@@ -478,23 +565,45 @@ fn measure_hash(
     Ok(f)
 }
 
-/// Median latency (ms, connect to output) and base-OT time of single executions.
-fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<(f64, f64), CliError> {
-    let (mut ms, mut ot) = (Vec::new(), Vec::new());
+/// Medians of single executions, in ms.
+struct Latency {
+    /// Connected to output.
+    session: f64,
+    base_ot: f64,
+    /// The connecting party's connect (with TLS, the whole handshake).
+    connect: f64,
+    /// From the connecting party's connect to output.
+    from_connect: f64,
+}
+
+fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<Latency, CliError> {
+    let (mut ms, mut ot, mut connect, mut from_connect) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
         bar.set_message(format!("{w:?} latency run {}/{runs}", run + 1));
         let (g, e) = two_processes(&workload_args(w, 1, HashKind::Tccr))?;
         bar.inc(1);
-        ms.push(g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6);
+        let session = g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6;
+        ms.push(session);
         ot.push(g.base_ot_ns.max(e.base_ot_ns) as f64 / 1e6);
+        connect.push(e.connect_ns as f64 / 1e6);
+        from_connect.push(e.connect_ns as f64 / 1e6 + session);
     }
-    Ok((median(ms), median(ot)))
+    Ok(Latency {
+        session: median(ms),
+        base_ot: median(ot),
+        connect: median(connect),
+        from_connect: median(from_connect),
+    })
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
+    let _keys = match args.transport {
+        Transport::Tls => Some(ephemeral_keys()?),
+        Transport::Tcp => None,
+    };
     if args.ops {
         return bench_ops(&args);
     }
@@ -511,8 +620,14 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     let bar = progress(6 * args.runs as u64);
     let tccr = measure_hash(&aes, &args, HashKind::Tccr, &bar)?;
     let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed, &bar)?;
-    let (aes128_ms, base_ot_ms) = latency(Workload::Aes128, args.runs, &bar)?;
-    let (millionaires32_ms, _) = latency(Workload::Millionaires32, args.runs, &bar)?;
+    let aes_latency = latency(Workload::Aes128, args.runs, &bar)?;
+    let millionaires = latency(Workload::Millionaires32, args.runs, &bar)?;
+    let (aes128_ms, base_ot_ms, millionaires32_ms) =
+        (aes_latency.session, aes_latency.base_ot, millionaires.session);
+    let transport = match args.transport {
+        Transport::Tcp => "tcp",
+        Transport::Tls => "tls",
+    };
     bar.finish_and_clear();
     let mut json = serde_json::json!({
         "machine": machine(),
@@ -521,6 +636,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         "aes128_ms": aes128_ms,
         "base_ot_ms": base_ot_ms,
         "millionaires32_ms": millionaires32_ms,
+        "transport": transport,
+        "aes128_connect_ms": aes_latency.connect,
+        "aes128_from_connect_ms": aes_latency.from_connect,
     });
     let obj = json.as_object_mut().unwrap();
     for (prefix, f) in [("", &tccr), ("rekeyed_", &rekeyed)] {
@@ -531,7 +649,11 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     if args.json {
         return write_stdout(&format!("{json}\n"));
     }
-    let mut out = format!("mixgc bench on {} (median of {} runs)\n", machine(), args.runs);
+    let mut out = format!(
+        "mixgc bench on {} (median of {} runs, {transport} between the processes)\n",
+        machine(),
+        args.runs
+    );
     out += &format!("{:<34} {:>9} {:>9}\n", "", "tccr", "rekeyed");
     let rows: [(&str, f64, f64); 7] = [
         (
@@ -574,6 +696,16 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         out += &format!("{name:<34} {a:>9.1} {b:>9.1}\n");
     }
     out += &format!("AES-128, connect to output:        {aes128_ms:.2} ms (base OT {base_ot_ms:.2} ms)\n");
+    out += &format!(
+        "AES-128, from connect:             {:.2} ms (connect{} {:.2} ms)\n",
+        aes_latency.from_connect,
+        if args.transport == Transport::Tls {
+            " and TLS handshake"
+        } else {
+            ""
+        },
+        aes_latency.connect
+    );
     out += &format!("millionaires 32-bit:               {millionaires32_ms:.2} ms\n");
     write_stdout(&out)
 }

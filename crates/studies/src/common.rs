@@ -8,7 +8,7 @@ use std::io::Write;
 
 pub use library::{random_values, LibraryRun};
 pub use party::{
-    open, owned_values, parse_deadline, parse_timeout, role_parser, Connection, SessionOptions,
+    open, owned_values, parse_deadline, parse_timeout, role_parser, Connection, Security, SessionOptions,
     MAX_DEADLINE_SECS, MAX_TIMEOUT_SECS,
 };
 

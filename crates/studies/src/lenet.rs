@@ -17,7 +17,7 @@ use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, Session
 use rand::Rng;
 use serde::Serialize;
 
-use crate::common::{role_parser, Connection, SessionOptions};
+use crate::common::{role_parser, Connection, Security, SessionOptions};
 use crate::common::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
@@ -62,7 +62,7 @@ pub struct LenetArgs {
     /// Print one JSON array of records instead of the tables.
     #[arg(long)]
     json: bool,
-    /// Run one party of a two-party run over TCP instead (needs --listen or --connect).
+    /// Run one party of a two-party run over TCP or TLS instead (needs --listen or --connect).
     #[arg(long, value_parser = role_parser())]
     role: Option<PartyId>,
     /// With --role: wait for the peer on ADDR.
@@ -71,6 +71,8 @@ pub struct LenetArgs {
     /// With --role: connect to the peer at ADDR.
     #[arg(long, value_name = "ADDR", requires = "role")]
     connect: Option<String>,
+    #[command(flatten)]
+    security: Security,
     /// With --role: the value width (3 to 64).
     #[arg(long, default_value_t = 8, requires = "role")]
     width: u32,
@@ -279,6 +281,8 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     let connection = Connection {
         listen: args.listen.clone(),
         connect: args.connect.clone(),
+        security: args.security.clone(),
+        quiet: false,
     };
     // A listener's first stderr line must be `listening on ADDR`.
     let ch = args.session.open(&connection)?;

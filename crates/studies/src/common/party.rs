@@ -1,11 +1,17 @@
-//! The flags of the commands that talk to a peer, and opening the TCP connection.
+//! The flags of the commands that talk to a peer, and opening the connection: TLS 1.3 when
+//! this party has a certificate, plain TCP only on loopback or when explicitly allowed.
 
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::{EnumValueParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use mixgc_core::HashKind;
-use mixgc_net::{NetError, TcpChannel};
+use mixgc_net::{
+    parse_fingerprint, Identity, NetError, PeerChannel, PeerCheck, TcpChannel, TlsChannel, TlsConfig,
+};
 use mixgc_session::{PartyId, SessionConfig, Terms, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES, MAX_THREADS};
 
 use super::CliError;
@@ -29,13 +35,104 @@ pub fn role_parser() -> impl TypedValueParser<Value = PartyId> {
 #[derive(Args, Clone, Debug)]
 #[group(id = "endpoint", required = true, multiple = false)]
 pub struct Connection {
-    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7000; port 0 picks a free port, printed
-    /// as `listening on ADDR` on the first stderr line).
+    /// Wait for the peer on ADDR (e.g. 0.0.0.0:7000 with TLS, 127.0.0.1:7000 for plain TCP;
+    /// port 0 picks a free port, printed as `listening on ADDR` on the first stderr line).
     #[arg(long, value_name = "ADDR", group = "endpoint")]
     pub listen: Option<String>,
     /// Connect to the peer at ADDR, retrying for up to 10 s while it starts.
     #[arg(long, value_name = "ADDR", group = "endpoint")]
     pub connect: Option<String>,
+    #[command(flatten)]
+    pub security: Security,
+    /// Leave out the note that a loopback connection is plain TCP (`--quiet`).
+    #[arg(skip)]
+    pub quiet: bool,
+}
+
+/// How the connection to the peer is secured: TLS 1.3 with mutual authentication when this
+/// party has a certificate; otherwise plain TCP, allowed only on loopback or with
+/// `--insecure-plaintext`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Security {
+    /// This party's certificate (PEM, e.g. from `mixgc keygen`): the connection is TLS 1.3,
+    /// each party authenticated by its certificate. Needs --key and --peer-fingerprint or
+    /// --peer-ca.
+    #[arg(long, value_name = "FILE", requires = "key", requires = "peer_check")]
+    pub cert: Option<PathBuf>,
+    /// The private key of --cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// Accept only the peer certificate with this SHA-256 fingerprint (64 hex digits, as
+    /// `mixgc keygen` prints it on the peer's side).
+    #[arg(long, value_name = "HEX", group = "peer_check", requires = "cert", value_parser = parse_fingerprint)]
+    pub peer_fingerprint: Option<[u8; 32]>,
+    /// Accept a peer certificate signed by this CA certificate (PEM, e.g. `ca.pem` from
+    /// `mixgc keygen --ca`); a listener's certificate must also name the host given to
+    /// --connect.
+    #[arg(long, value_name = "FILE", group = "peer_check", requires = "cert")]
+    pub peer_ca: Option<PathBuf>,
+    /// Allow plain TCP to or on a non-loopback address: neither encrypted nor authenticated,
+    /// so anyone on the path reads the outputs and can take the peer's place.
+    #[arg(long, conflicts_with = "cert")]
+    pub insecure_plaintext: bool,
+}
+
+impl Security {
+    /// The TLS settings, or `None` for plain TCP.
+    fn tls(&self) -> Result<Option<TlsConfig>, CliError> {
+        let (Some(cert), Some(key)) = (&self.cert, &self.key) else {
+            return Ok(None);
+        };
+        let me = Identity::load(cert, key).map_err(tls_setup)?;
+        let peer = match (&self.peer_fingerprint, &self.peer_ca) {
+            (Some(fp), _) => PeerCheck::Pinned(vec![*fp]),
+            (None, Some(ca)) => PeerCheck::load_ca(ca).map_err(tls_setup)?,
+            (None, None) => {
+                return Err(
+                    "--cert needs a check of the peer: --peer-fingerprint HEX or --peer-ca FILE".into(),
+                )
+            }
+        };
+        Ok(Some(TlsConfig::new(me, peer).map_err(tls_setup)?))
+    }
+
+    /// Refuses plain TCP on `addr` unless it is loopback or --insecure-plaintext was given.
+    fn allow_plaintext(&self, addr: &str, listening: bool) -> Result<(), CliError> {
+        if self.insecure_plaintext || is_loopback(addr) {
+            return Ok(());
+        }
+        let what = if listening {
+            format!("listening on {addr} with plain TCP is refused")
+        } else {
+            format!("plain TCP to {addr} is refused")
+        };
+        Err(format!(
+            "{what}: it is not a loopback address. Give --cert FILE --key FILE and \
+             --peer-fingerprint HEX or --peer-ca FILE for TLS (see `mixgc keygen`), or \
+             --insecure-plaintext to send everything unencrypted and unauthenticated"
+        )
+        .into())
+    }
+}
+
+/// A TLS setting that cannot be used, as the user should read it.
+fn tls_setup(e: NetError) -> CliError {
+    match e {
+        NetError::Tls(msg) => msg.into(),
+        e => e.to_string().into(),
+    }
+}
+
+/// Whether every address `addr` resolves to is a loopback address. A name that does not
+/// resolve counts as loopback here: connecting to it fails with its own error.
+fn is_loopback(addr: &str) -> bool {
+    match addr.to_socket_addrs() {
+        Ok(resolved) => {
+            let resolved: Vec<SocketAddr> = resolved.collect();
+            resolved.iter().all(|a| a.ip().is_loopback())
+        }
+        Err(_) => true,
+    }
 }
 
 /// Session options shared by the commands that talk to a peer.
@@ -140,36 +237,88 @@ impl SessionOptions {
         Duration::from_secs(self.timeout)
     }
 
-    /// Opens the TCP connection as `conn` says, with this session's timeout and, from the
+    /// Opens the connection as `conn` says, with this session's timeout and, from the
     /// moment it is connected, its overall deadline.
-    pub fn open(&self, conn: &Connection) -> Result<TcpChannel, CliError> {
+    pub fn open(&self, conn: &Connection) -> Result<PeerChannel, CliError> {
         let mut ch = open(conn, self.timeout())?;
         ch.set_deadline(Duration::from_secs(self.deadline));
         Ok(ch)
     }
 }
 
-/// Opens the TCP connection as the flags say.
-pub fn open(conn: &Connection, timeout: Duration) -> Result<TcpChannel, CliError> {
-    match (&conn.listen, &conn.connect) {
-        (Some(addr), _) => {
+/// Opens the connection as the flags say: TLS with a certificate, otherwise plain TCP where
+/// the policy allows it (a note on stderr says so, after the `listening on ADDR` line).
+pub fn open(conn: &Connection, timeout: Duration) -> Result<PeerChannel, CliError> {
+    let tls = conn.security.tls()?;
+    let endpoint = match (&conn.listen, &conn.connect) {
+        (Some(addr), _) => (addr, true),
+        (None, Some(addr)) => (addr, false),
+        (None, None) => return Err("give --listen ADDR or --connect ADDR".into()),
+    };
+    if tls.is_none() {
+        conn.security.allow_plaintext(endpoint.0, endpoint.1)?;
+    }
+    // Written without eprintln!: a caller that read only the first stderr line and closed
+    // the pipe must not make this party fail.
+    let plain_note = || {
+        let mut err = std::io::stderr();
+        let _ = if !is_loopback(endpoint.0) {
+            writeln!(
+                err,
+                "WARNING: --insecure-plaintext: the connection is neither encrypted nor authenticated; anyone on the path reads the outputs"
+            )
+        } else if !conn.quiet {
+            writeln!(
+                err,
+                "note: plain TCP on loopback, unencrypted and unauthenticated (--cert, --key and --peer-fingerprint or --peer-ca for TLS)"
+            )
+        } else {
+            Ok(())
+        };
+    };
+    match endpoint {
+        (addr, true) => {
             // NetError::Connect reads "could not reach the peer", wrong for a bind.
             let (listener, local) = TcpChannel::bind(addr).map_err(|e| match e {
                 NetError::Connect { source, .. } => format!("cannot listen on {addr}: {source}"),
                 e => format!("cannot listen on {addr}: {e}"),
             })?;
             eprintln!("listening on {local}");
-            TcpChannel::accept(&listener, timeout).map_err(|e| {
+            let no_peer = |e| -> CliError {
                 match e {
                     // NetError::Timeout reads "the peer sent nothing": no peer is there yet.
                     NetError::Timeout(t) => format!("no peer connected within {t:?} (timeout)"),
+                    NetError::Tls(msg) => format!("TLS with the peer failed: {msg}"),
                     e => format!("no peer connected: {e}"),
                 }
                 .into()
-            })
+            };
+            match &tls {
+                Some(config) => Ok(PeerChannel::Tls(Box::new(
+                    TlsChannel::accept(&listener, timeout, config).map_err(no_peer)?,
+                ))),
+                None => {
+                    plain_note();
+                    Ok(PeerChannel::Tcp(
+                        TcpChannel::accept(&listener, timeout).map_err(no_peer)?,
+                    ))
+                }
+            }
         }
-        (None, Some(addr)) => Ok(TcpChannel::connect(addr, timeout)?),
-        (None, None) => Err("give --listen ADDR or --connect ADDR".into()),
+        (addr, false) => match &tls {
+            Some(config) => Ok(PeerChannel::Tls(Box::new(
+                TlsChannel::connect(addr, timeout, config).map_err(|e| match e {
+                    NetError::Tls(msg) => {
+                        CliError::from(format!("TLS with the peer at {addr} failed: {msg}"))
+                    }
+                    e => e.into(),
+                })?,
+            ))),
+            None => {
+                plain_note();
+                Ok(PeerChannel::Tcp(TcpChannel::connect(addr, timeout)?))
+            }
+        },
     }
 }
 
