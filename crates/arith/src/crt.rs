@@ -313,7 +313,7 @@ impl ArithEvaluator {
         }
         Ok(CrtBundle {
             set: a.set.clone(),
-            wires: self.mul_many(&a.wires, &b.wires, tables)?,
+            wires: self.mul_many(&a.wires.iter().zip(&b.wires).collect::<Vec<_>>(), tables)?,
         })
     }
 

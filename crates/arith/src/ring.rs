@@ -86,7 +86,7 @@ impl RingLabel {
     }
 
     /// The zero vector mod 2^`bits` (`bits` already checked).
-    pub(crate) fn zero(bits: u32) -> RingLabel {
+    pub fn zero(bits: u32) -> RingLabel {
         RingLabel::from_masked(bits, vec![0; RING_DIGITS])
     }
 
@@ -177,7 +177,7 @@ impl RingLabel {
     /// 2^(k − shift): 2^shift·y is a value mod 2^k whose label is `other`'s digits shifted
     /// left (exact, by the nesting of the Δs), and (d·c mod 2^(k − shift))·2^shift =
     /// d·c·2^shift mod 2^k.
-    pub(crate) fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
+    pub fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
         debug_assert_eq!(other.bits + shift, self.bits);
         let mask = mask(self.bits);
         for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {

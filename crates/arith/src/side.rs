@@ -6,13 +6,12 @@
 use mixgc_core::Block;
 
 use crate::codec::TableReader;
-use crate::ring::{check_bits, row_bytes, RingLabel};
-use crate::tweak::{Domain, Input, Tweak};
+use crate::ring::RingLabel;
 use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// One bit composition: the Boolean labels of the bits b_j (LSB first) and the odd prime
 /// m of Σ_j 2^j·b_j mod m ([`Side::compose_powers`]).
-pub(crate) type Term<'a> = (&'a [Block], Modulus);
+pub type Term<'a> = (&'a [Block], Modulus);
 
 /// The projections of a list of bit compositions, in gate and row order (term by term, bit
 /// by bit): each one's term index, bit label and weight 2^j mod m.
@@ -66,41 +65,9 @@ impl<'a> GarbleSide<'a> {
     }
 }
 
-fn lift_tweak(gate: u64) -> Tweak {
-    Tweak {
-        domain: Domain::BitLift,
-        gate,
-    }
-}
-
 impl Side for GarbleSide<'_> {
-    /// Row-reduced lift (ABLE Fig. 3 bit composition, one bit, with the low bits free):
-    /// Z = K + 2·U digit-wise, where U ∈ Z_{2^(bits−1)}^128. The value π whose Boolean label
-    /// K^π has colour 0 gets U^π = H(K^π, t), so its row is zero and not sent; Z^0 follows
-    /// as Z^π − π·Δ_{2^bits}. The one row sent is T = U^(1−π) − H(K^(1−π), t). The low bits
-    /// of Z^(1−π) = Z^π ± Δ are K^π ⊕ Δ_bool = K^(1−π): they never need sending.
     fn lift(&mut self, bit: Block, bits: u32) -> Result<RingLabel, ArithError> {
-        if bits == 1 {
-            return Ok(RingLabel::from_block(bit));
-        }
-        check_bits(bits)?;
-        let garbler = &mut *self.garbler;
-        let tweak = lift_tweak(garbler.take_gate());
-        // π (the garbler's permute bit) is secret: no branch or index depends on it here.
-        let pi = bit.lsb();
-        let k_pi = bit ^ self.boolean_delta.and_bit(pi);
-        let k_other = k_pi ^ self.boolean_delta;
-        let high = garbler.hash.hash_to_ring(Input::Bits(k_pi), tweak, bits - 1);
-        let mut row = garbler.hash.hash_to_ring(Input::Bits(k_other), tweak, bits - 1);
-        let delta = garbler.ring_master_delta(); // Δ_{2^bits} is its truncation
-        let mut z0 = RingLabel::with_low_slice(k_pi, &high); // Z^π
-                                                             // Z^0 = Z^π − π·Δ.
-        z0.add_truncated_assign(delta, u128::from(pi).wrapping_neg());
-        // Z^(1−π) is Z^0 for π = 1 and Z^0 + Δ for π = 0; the row is its high part minus the pad.
-        row.subtract_from_high(&z0, delta, u128::from(!pi));
-        row.write_row(self.rows);
-        garbler.table_rows += u64::from(bits - 1);
-        Ok(z0)
+        self.garbler.lift(bit, bits, self.rows)
     }
 
     fn project_to_bit(&mut self, wire: &Label, table: &[u64]) -> Result<Block, ArithError> {
@@ -128,21 +95,8 @@ pub(crate) struct EvalSide<'a, 'b> {
 }
 
 impl Side for EvalSide<'_, '_> {
-    /// U = H(K, t) + colour(K)·T, Z = K + 2·U (see [`GarbleSide::lift`]).
     fn lift(&mut self, bit: Block, bits: u32) -> Result<RingLabel, ArithError> {
-        if bits == 1 {
-            return Ok(RingLabel::from_block(bit));
-        }
-        let tweak = lift_tweak(self.evaluator.take_gate());
-        let row = self.tables.take_bytes(row_bytes(bits - 1))?;
-        let mut high = self
-            .evaluator
-            .hash
-            .hash_to_ring(Input::Bits(bit), tweak, bits - 1);
-        if bit.lsb() {
-            high.add_row_assign(row);
-        }
-        Ok(RingLabel::with_low_slice(bit, &high))
+        self.evaluator.lift(bit, bits, self.tables)
     }
 
     fn project_to_bit(&mut self, wire: &Label, _table: &[u64]) -> Result<Block, ArithError> {

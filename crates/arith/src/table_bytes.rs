@@ -22,7 +22,7 @@ use crate::side::{Side, Term};
 use crate::{ArithError, CrtBundle, Label, Modulus, PrimeSet};
 
 /// `n` rows mod `m` (one packed label each).
-pub(crate) fn rows(m: Modulus, n: u64) -> TableCost {
+pub fn rows(m: Modulus, n: u64) -> TableCost {
     TableCost {
         rows: n,
         bytes: n as usize * label_bytes(m),
@@ -36,7 +36,7 @@ fn per_prime_rows(set: &PrimeSet, per_prime: u64) -> TableCost {
 }
 
 /// One row per bit of each term ([`Side::compose_powers`]).
-pub(crate) fn compose_powers(terms: &[Term]) -> TableCost {
+pub fn compose_powers(terms: &[Term]) -> TableCost {
     terms
         .iter()
         .map(|&(bits, out)| rows(out, bits.len() as u64))

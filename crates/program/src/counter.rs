@@ -4,10 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
-use mixgc_arith::table_bytes;
+use mixgc_arith::cost::{protocol, Gadget, TableCost};
+use mixgc_arith::{ring_row_bytes, table_bytes};
 
-use crate::crt::{CrtBackend, PrimeSet};
+use crate::crt::{gadgets, ArithBackend, Modulus, PrimeSet};
 use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// Bytes of one Boolean label (a garbler input bit).
@@ -64,7 +64,7 @@ impl Cost {
 /// change a gadget's table are part of the op; [`CrtOp::gadget`] names the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CrtOp {
-    /// An input value of this party ([`CrtBackend::crt_input`]).
+    /// An input value of this party ([`ArithBackend::crt_input`]).
     Input(PartyId),
     /// A public constant (free).
     Constant,
@@ -144,12 +144,32 @@ impl Hasher for OpHasher {
     }
 }
 
-/// A CRT value on the counter: which prime set it is over, and the AND depth of the
-/// Boolean wires it was built from.
+/// A wire mod p on the counter: its modulus, and the AND depth of the Boolean wires it was
+/// built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CountedCrt {
-    set: usize,
+pub struct CountedWire {
+    modulus: Modulus,
     depth: u32,
+}
+
+/// The table `gadget` sends over `set`, rows and bytes: the gadget of [`gadgets`] run on a
+/// counter. Fails where the gadget does (a composition of no bits, a decomposition whose
+/// CRT sum exceeds 128 bits).
+pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ProgramError> {
+    let mut c = Counter::default();
+    let a = gadgets::constant(&mut c, set, 0);
+    match gadget {
+        Gadget::Mul => drop(gadgets::mul(&mut c, set, &a, &a)),
+        Gadget::Pow(e) => drop(gadgets::pow(&mut c, set, &a, e)),
+        Gadget::Mux => drop(gadgets::mux(&mut c, set, 0, &a, &a)),
+        Gadget::Compose { bits } => drop(gadgets::from_bits(&mut c, &vec![0; bits as usize], set)),
+        Gadget::Decompose => drop(gadgets::to_bits(&mut c, set, &a)),
+    }
+    c.check()?;
+    Ok(TableCost {
+        rows: c.cost.table_rows,
+        bytes: c.cost.table_bytes as usize,
+    })
 }
 
 /// Counts gates, AND depth and bytes without computing anything. A wire is its AND depth.
@@ -162,11 +182,12 @@ pub struct CountedCrt {
 /// Boolean wires a bit decomposition makes are).
 ///
 /// Outputs: the counter has no reveal mode, so [`Backend::output`] and
-/// [`CrtBackend::crt_output`] count a reveal to both parties (both directions);
+/// [`ArithBackend::crt_output`] count a reveal to both parties (both directions);
 /// the `_to` variants count the audience they name.
 ///
-/// CRT gadgets are costed by [`gadget_cost`] (the formulas of [`table_bytes`], cached per
-/// op and set). Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
+/// CRT gadgets are costed by [`gadget_cost`] (the gadget run once on the counter's
+/// primitives, whose tables are the formulas of [`table_bytes`], cached per op and set);
+/// their Boolean gates are in the gadget's table, not in [`Cost::ands`]. Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
 /// exceeds 128 bits, a composition of no bits), the counter keeps the
 /// first such error and every later input or output returns it, as a two-party backend
 /// reports a failed gate.
@@ -177,7 +198,7 @@ pub struct Counter {
     outputs: Vec<u32>,
     live_wires: u64,
     peak_live_wires: u64,
-    /// The prime sets of the program's CRT values ([`CountedCrt::set`] indexes it).
+    /// The prime sets of the program's CRT values.
     sets: Vec<PrimeSet>,
     /// Each op over each set: how often it ran, and its gadget's table once costed.
     crt_ops: HashMap<(CrtOp, usize), Tally, BuildHasherDefault<OpHasher>>,
@@ -249,6 +270,10 @@ impl Counter {
                 Ok(table) => *tally.table.insert(table),
                 Err(e) => {
                     let primes = self.sets[set].primes();
+                    let e = match e {
+                        ProgramError::Arith(msg) => msg,
+                        other => other.to_string(),
+                    };
                     self.error
                         .get_or_insert(ProgramError::Arith(format!("{op:?} over {primes:?}: {e}")));
                     return;
@@ -263,20 +288,12 @@ impl Counter {
         self.cost.table_bytes += table.bytes as u64;
     }
 
-    /// A result of `op` on the values `from` (all over one set).
-    fn crt_result(&mut self, op: CrtOp, from: &[&CountedCrt]) -> CountedCrt {
-        let set = from[0].set;
-        assert!(
-            from.iter().all(|b| b.set == set),
-            "CRT values over different prime sets: {:?} and {:?}",
-            self.sets[set].primes(),
-            from.iter().map(|b| self.sets[b.set].primes()).collect::<Vec<_>>()
-        );
-        self.count_crt(op, set);
-        CountedCrt {
-            set,
-            depth: from.iter().map(|b| b.depth).max().unwrap_or(0),
-        }
+    /// A result of `op` over `set` on values of these depths: each residue at the deepest.
+    fn crt_result(&mut self, op: CrtOp, set: &PrimeSet, depth: u32) -> Vec<CountedWire> {
+        let index = self.set_index(set);
+        self.count_crt(op, index);
+        let wire = |&modulus: &Modulus| CountedWire { modulus, depth };
+        set.moduli().iter().map(wire).collect()
     }
 
     /// ⌈bits/8⌉ packed bits per direction of a reveal to `to`: one per party that learns.
@@ -353,15 +370,24 @@ impl Backend for Counter {
     }
 }
 
-impl CrtBackend for Counter {
-    type Bundle = CountedCrt;
+/// The deepest wire of a value.
+fn depth(x: &[CountedWire]) -> u32 {
+    x.iter().map(|w| w.depth).max().unwrap_or(0)
+}
+
+/// Each primitive adds its table as the two-party backends send it ([`table_bytes`]); the
+/// CRT ops are tallied and add their gadget's table ([`gadget_cost`]), so a gadget's Boolean
+/// gates are not in [`Cost::ands`].
+impl ArithBackend for Counter {
+    type ModWire = CountedWire;
+    type RingWire = u32;
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         _: Option<u128>,
-    ) -> Result<CountedCrt, ProgramError> {
+    ) -> Result<Vec<CountedWire>, ProgramError> {
         self.check()?;
         match owner {
             PartyId::GARBLER => self.cost.garbler_input_bytes += protocol::garbler_input_bytes(set),
@@ -372,74 +398,167 @@ impl CrtBackend for Counter {
             }
             other => return Err(ProgramError::NoSuchParty(other)),
         }
-        let index = self.set_index(set);
-        self.count_crt(CrtOp::Input(owner), index);
-        Ok(CountedCrt { set: index, depth: 0 })
-    }
-
-    fn crt_constant(&mut self, set: &PrimeSet, _: u128) -> CountedCrt {
-        let index = self.set_index(set);
-        self.count_crt(CrtOp::Constant, index);
-        CountedCrt { set: index, depth: 0 }
-    }
-
-    fn crt_add(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Add, &[a, b])
-    }
-
-    fn crt_sub(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Sub, &[a, b])
-    }
-
-    fn crt_scale(&mut self, a: &CountedCrt, _: u128) -> CountedCrt {
-        self.crt_result(CrtOp::Scale, &[a])
-    }
-
-    fn crt_mul(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Mul, &[a, b])
-    }
-
-    fn crt_pow(&mut self, a: &CountedCrt, e: u64) -> CountedCrt {
-        self.crt_result(CrtOp::Pow(e), &[a])
-    }
-
-    fn crt_mux(&mut self, select: u32, yes: &CountedCrt, no: &CountedCrt) -> CountedCrt {
-        let select = CountedCrt {
-            set: yes.set,
-            depth: select,
-        };
-        self.crt_result(CrtOp::Mux, &[&select, yes, no])
-    }
-
-    fn crt_from_bits(&mut self, bits: &[u32], set: &PrimeSet) -> CountedCrt {
-        let index = self.set_index(set);
-        let bits_len = u32::try_from(bits.len()).unwrap_or(u32::MAX);
-        self.count_crt(CrtOp::Compose { bits: bits_len }, index);
-        CountedCrt {
-            set: index,
-            depth: bits.iter().copied().max().unwrap_or(0),
-        }
-    }
-
-    fn crt_to_bits(&mut self, a: &CountedCrt) -> Vec<u32> {
-        self.count_crt(CrtOp::Decompose, a.set);
-        let n = self.sets[a.set].product();
-        let width = u128::BITS - (n - 1).leading_zeros();
-        self.created(width as u64);
-        vec![a.depth; width as usize]
+        Ok(self.crt_result(CrtOp::Input(owner), set, 0))
     }
 
     /// Counts a reveal to both parties (see the type's docs).
-    fn crt_output(&mut self, a: &CountedCrt) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, Audience::BOTH)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[CountedWire]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, Audience::BOTH)
     }
 
-    fn crt_output_to(&mut self, a: &CountedCrt, to: Audience) -> Result<Option<u128>, ProgramError> {
-        self.count_crt(CrtOp::Output(to), a.set);
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        _: &[CountedWire],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Output(to), index);
         let to_both = Counter::directions(to) == 2;
-        self.cost.output_bytes += protocol::output_bytes(&self.sets[a.set], to_both);
+        self.cost.output_bytes += protocol::output_bytes(set, to_both);
         self.check()?;
         Ok(None)
+    }
+
+    fn mod_constant(&mut self, modulus: Modulus, _: u64) -> CountedWire {
+        CountedWire { modulus, depth: 0 }
+    }
+
+    fn mod_add(&mut self, a: &CountedWire, b: &CountedWire) -> CountedWire {
+        CountedWire {
+            modulus: a.modulus,
+            depth: a.depth.max(b.depth),
+        }
+    }
+
+    fn mod_sub(&mut self, a: &CountedWire, b: &CountedWire) -> CountedWire {
+        self.mod_add(a, b)
+    }
+
+    fn mod_scale(&mut self, a: &CountedWire, _: u64) -> CountedWire {
+        *a
+    }
+
+    fn mod_project(&mut self, a: &CountedWire, out: Modulus, table: &[u64]) -> CountedWire {
+        self.add_table(table_bytes::rows(out, table.len() as u64 - 1));
+        CountedWire {
+            modulus: out,
+            depth: a.depth,
+        }
+    }
+
+    fn mod_to_bit(&mut self, a: &CountedWire, table: &[u64]) -> u32 {
+        self.add_table(table_bytes::rows(Modulus::BOOLEAN, table.len() as u64 - 1));
+        self.created(1);
+        a.depth
+    }
+
+    fn bits_to_mod(&mut self, terms: &[(&[u32], Modulus)]) -> Vec<CountedWire> {
+        let term = |&(bits, modulus): &(&[u32], Modulus)| {
+            let table = table_bytes::rows(modulus, bits.len() as u64);
+            let depth = bits.iter().copied().max().unwrap_or(0);
+            (table, CountedWire { modulus, depth })
+        };
+        let (tables, wires): (Vec<TableCost>, Vec<CountedWire>) = terms.iter().map(term).unzip();
+        self.add_table(tables.into_iter().sum());
+        wires
+    }
+
+    fn mod_mul(&mut self, pairs: &[(&CountedWire, &CountedWire)]) -> Vec<CountedWire> {
+        let product = |&(a, b): &(&CountedWire, &CountedWire)| {
+            let p = a.modulus.value() as u64;
+            (table_bytes::rows(a.modulus, 2 * (p - 1)), self.mod_add(a, b))
+        };
+        let (tables, wires): (Vec<TableCost>, Vec<CountedWire>) = pairs.iter().map(product).unzip();
+        self.add_table(tables.into_iter().sum());
+        wires
+    }
+
+    fn bit_to_mod2(&mut self, depth: u32) -> CountedWire {
+        CountedWire {
+            modulus: Modulus::BOOLEAN,
+            depth,
+        }
+    }
+
+    fn mod2_to_bit(&mut self, a: &CountedWire) -> u32 {
+        a.depth
+    }
+
+    /// A ring row mod 2^m counts m rows.
+    fn ring_lift(&mut self, depth: u32, bits: u32) -> u32 {
+        if bits > 1 {
+            self.add_table(TableCost {
+                rows: u64::from(bits - 1),
+                bytes: ring_row_bytes(bits - 1),
+            });
+        }
+        depth
+    }
+
+    fn ring_zero(&mut self, _: u32) -> u32 {
+        0
+    }
+
+    fn ring_add_shifted(&mut self, acc: &mut u32, x: &u32, _: u128, _: u32) {
+        *acc = (*acc).max(*x);
+    }
+
+    fn ring_slice(&mut self, a: &u32, _: u32) -> u32 {
+        self.created(1);
+        *a
+    }
+
+    fn gadget_error(&mut self, e: ProgramError) {
+        self.error.get_or_insert(e);
+    }
+
+    fn crt_constant(&mut self, set: &PrimeSet, _: u128) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Constant, set, 0)
+    }
+
+    fn crt_add(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Add, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_sub(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Sub, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_scale(&mut self, set: &PrimeSet, a: &[CountedWire], _: u128) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Scale, set, depth(a))
+    }
+
+    fn crt_mul(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Mul, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_pow(&mut self, set: &PrimeSet, a: &[CountedWire], e: u64) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Pow(e), set, depth(a))
+    }
+
+    fn crt_mux(
+        &mut self,
+        set: &PrimeSet,
+        select: u32,
+        yes: &[CountedWire],
+        no: &[CountedWire],
+    ) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Mux, set, select.max(depth(yes)).max(depth(no)))
+    }
+
+    fn crt_from_bits(&mut self, bits: &[u32], set: &PrimeSet) -> Vec<CountedWire> {
+        let bits_len = u32::try_from(bits.len()).unwrap_or(u32::MAX);
+        let depth = bits.iter().copied().max().unwrap_or(0);
+        self.crt_result(CrtOp::Compose { bits: bits_len }, set, depth)
+    }
+
+    fn crt_to_bits(&mut self, set: &PrimeSet, a: &[CountedWire]) -> Vec<u32> {
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Decompose, index);
+        let width = gadgets::decomposition_width(set);
+        self.created(width as u64);
+        vec![depth(a); width as usize]
     }
 }
 

@@ -29,12 +29,12 @@ pub mod tensor;
 mod value;
 
 pub use backend::{checked_input, Backend, PeerError, ProgramError};
-pub use counter::{Cost, CountedCrt, Counter, CrtOp};
-pub use crt::{Crt, CrtBackend, PrimeSet};
+pub use counter::{gadget_cost, Cost, CountedWire, Counter, CrtOp};
+pub use crt::{ArithBackend, Crt, Modulus, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
 pub use mixgc_circuit::{Audience, PartyId, MAX_PARTIES};
-pub use plain::{Plain, PlainCrt};
+pub use plain::{Plain, Residue, RingValue};
 pub use record::{Recorded, Recorder};
 pub use tensor::{Element, Tensor, TensorError, MAX_DIMS};
 pub use value::{to_i128, to_u128, Bit, Ctx, SInt, Selectable, UInt};

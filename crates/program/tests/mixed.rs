@@ -183,7 +183,7 @@ fn wrong_input_lengths_are_errors() {
 }
 
 /// The README's mixed-program example, verbatim.
-fn relu_of_product<B: mixgc_program::CrtBackend>(
+fn relu_of_product<B: mixgc_program::ArithBackend>(
     ctx: &Ctx<B>,
     set: &mixgc_program::PrimeSet,
     x: Option<i128>,

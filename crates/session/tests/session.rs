@@ -259,8 +259,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "4543adcbb51913605f1cf4efa9f5800d4dec0a2197468b7ed0a740c40c996704";
-const PINNED_EVALUATOR_SENT: &str = "18d5d8f1d2365ba956d61b35bee430bfe7deeb0c42057b26ac0437d0ce0ee245";
+const PINNED_GARBLER_SENT: &str = "7fa907f0c93f699b409971cc428d51baef786d0769e5130779788177492c8035";
+const PINNED_EVALUATOR_SENT: &str = "1601226013ed0fb6d650d43956d97dac986238955bc7ad2bcd0dabe267ebe166";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {

@@ -22,11 +22,7 @@ impl ArithGarbler {
     /// Per bit, with x0 = lsb(a0) (the value whose label has colour 0), C = H(A^x0, t) and
     /// w = 2^j mod m: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ = C ± w·Δ,
     /// and the output zero-label C^0 = C − φ(x0)·Δ is C for x0 = 0, the target for x0 = 1.
-    pub(crate) fn compose_powers(
-        &mut self,
-        terms: &[Term],
-        rows: &mut Vec<u8>,
-    ) -> Result<Vec<Label>, ArithError> {
+    pub fn compose_powers(&mut self, terms: &[Term], rows: &mut Vec<u8>) -> Result<Vec<Label>, ArithError> {
         for &(_, out) in terms {
             self.hash.composition_hash(out)?;
             self.delta_ref(out);

@@ -30,7 +30,7 @@ impl ArithGarbler {
     }
 
     /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
-    pub(crate) fn project_to_bit(
+    pub fn project_to_bit(
         &mut self,
         a0: &Label,
         table: &[u64],

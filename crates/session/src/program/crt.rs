@@ -1,9 +1,12 @@
-//! CRT values in two-party program runs: [`CrtBackend`] for [`ProgramGarbler`] and
-//! [`ProgramEvaluator`] (ABLE, Mo et al., §2–3; gadgets of BMR16 "Garbling gadgets").
+//! CRT values in two-party program runs: the primitives of [`ArithBackend`] for
+//! [`ProgramGarbler`] and [`ProgramEvaluator`] (ABLE, Mo et al., §2–3; BMR16 "Garbling
+//! gadgets"); the gadgets built on them (products, powers, mux, BC, BD) are the trait's
+//! provided methods, written once in `mixgc_program::crt::gadgets`.
 //!
-//! A bundle is a [`CrtBundle`]: the residues' zero-labels at the garbler, their active
-//! labels at the evaluator. The mod-2 residue, the select bit of a mux and the bits of BC and
-//! BD are ordinary session wires: the arithmetic garbler's Δ_2 is the session's free-XOR Δ.
+//! A wire mod p is a [`Label`]: its zero-label at the garbler, its active label at the
+//! evaluator. The mod-2 residue, the select bit of a mux and the bits of BC and BD are
+//! ordinary session wires (the arithmetic garbler's Δ_2 is the session's free-XOR Δ), and
+//! every AND inside a gadget is an AND of the session's half-gates.
 //!
 //! **Keys and gate indices.** One [`ArithGarbler`] per session, drawn from the session's
 //! RNG at the first CRT value (input, constant or BC) of the first run that has one, kept in
@@ -21,8 +24,8 @@
 //! frames, which are whole AND batches, and their pinned transcripts.) Arithmetic frames are
 //! cut by size alone at the session's frame schedule (a gadget's rows may span frames; a
 //! product mod 65,521 alone is 2.4 MB); the rest goes out at the next input, output, kind
-//! switch or the end of the run. The evaluator reads exactly the bytes each gadget has
-//! ([`mixgc_arith::table_bytes`], known to both parties from the prime set), reading frames
+//! switch or the end of the run. The evaluator reads exactly the bytes each primitive has
+//! ([`mixgc_arith::table_bytes`], known to both parties from the moduli), reading frames
 //! only while it lacks some of them: it never waits for rows the garbler still buffers,
 //! because the garbler flushes before anything it waits for.
 //!
@@ -31,10 +34,10 @@
 //! bit of each residue (bitlen(p − 1) bits) and lifts each bit to Z_p with a one-row
 //! projection; a reveal sends one u16 per residue each way needed ([`Tag::OutputDecoding`],
 //! [`Tag::OutputColours`]). Constants, +, −, negation and public scaling are free; the
-//! gadgets send their garbled rows and nothing else.
+//! primitives send their garbled rows and nothing else.
 //!
-//! **Errors.** An arithmetic error (a BD beyond its width limit, bundles over different
-//! sets) or a network failure inside a gadget is recorded; later gadgets do nothing and the
+//! **Errors.** An arithmetic error (a BD beyond its width limit, wires of different moduli)
+//! or a network failure inside a gadget is recorded; later gadgets do nothing and the
 //! next input, output or [`ProgramGarbler::finish`] reports it, as on the Boolean path.
 //! Malformed rows or labels from the garbler are errors at the evaluator. A CRT input that
 //! is missing or not below N is refused by its owner before anything of it is sent, and the
@@ -43,12 +46,12 @@
 use std::ops::Range;
 
 use mixgc_arith::{
-    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler,
-    CrtBundle, TableReader,
+    residue_bit_counts, residue_choice_bits, ring_row_bytes, table_bytes, ArithError, ArithEvaluator,
+    ArithGarbler, Label, Modulus, RingLabel, TableReader, Term,
 };
 use mixgc_core::{Block, Rng};
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
-use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
+use mixgc_program::{ArithBackend, Audience, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
 use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
@@ -95,21 +98,36 @@ impl ArithInbox {
 
 /// Stand-in labels for the result of a failed gadget (the failure is reported at the next
 /// input or output, so they are never decoded).
-fn placeholder(set: &PrimeSet) -> CrtBundle {
-    ArithEvaluator::constant_bundle(set)
+fn placeholder(set: &PrimeSet) -> Vec<Label> {
+    set.moduli().iter().map(|&m| Label::zero(m)).collect()
 }
 
-/// bitlen(N − 1): the width of a bit decomposition.
-fn decomposition_width(set: &PrimeSet) -> usize {
-    (u128::BITS - (set.product() - 1).leading_zeros()) as usize
+/// The rows of a projection of `a` (mod p): p − 1 labels of the output modulus.
+fn projection_bytes(a: &Label, out: Modulus) -> usize {
+    table_bytes::rows(out, a.modulus().value() as u64 - 1).bytes
 }
 
-/// Both operands over one set, or the error both parties record alike.
-fn same_set(a: &CrtBundle, b: &CrtBundle) -> Result<(), ArithError> {
-    if a.set() == b.set() {
-        Ok(())
+/// The rows of products of the pairs: 2(p − 1) labels mod p each.
+fn product_bytes(pairs: &[(&Label, &Label)]) -> usize {
+    let product =
+        |(a, _): &(&Label, &Label)| table_bytes::rows(a.modulus(), 2 * (a.modulus().value() as u64 - 1));
+    pairs.iter().map(product).map(|t| t.bytes).sum()
+}
+
+/// The row of a lift to 2^`bits`: `bits` − 1 bits per digit.
+fn lift_bytes(bits: u32) -> usize {
+    if bits > 1 {
+        ring_row_bytes(bits - 1)
     } else {
-        Err(ArithError::BundleMismatch)
+        0
+    }
+}
+
+/// A gadget error, as both parties record it.
+fn gadget_failure(e: ProgramError) -> SessionError {
+    match e {
+        ProgramError::Arith(msg) => ArithError::Conversion(msg).into(),
+        other => SessionError::Input(other.to_string()),
     }
 }
 
@@ -155,11 +173,20 @@ fn decode_residues(bytes: &[u8], set: &PrimeSet, tag: Tag) -> Result<Vec<u64>, P
     Ok(values)
 }
 
-/// Result of a free operation on bundles: recorded where it fails.
-fn record(error: &mut FirstError, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
+/// Result of a free operation on labels: recorded where it fails (operands of different
+/// moduli).
+fn record(error: &mut FirstError, r: Result<Label, ArithError>, m: Modulus) -> Label {
     r.unwrap_or_else(|e| {
         record_first(error, e);
-        placeholder(set)
+        Label::zero(m)
+    })
+}
+
+/// The Boolean label of a mod-2 wire: recorded where the wire is of another modulus.
+fn to_block(error: &mut FirstError, a: &Label) -> Block {
+    a.to_block().unwrap_or_else(|e| {
+        record_first(error, e);
+        Block::ZERO
     })
 }
 
@@ -284,15 +311,16 @@ impl<C: Channel> ProgramGarbler<'_, C> {
     }
 }
 
-impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
-    type Bundle = CrtBundle;
+impl<C: Channel> ArithBackend for ProgramGarbler<'_, C> {
+    type ModWire = Label;
+    type RingWire = RingLabel;
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
-    ) -> Result<CrtBundle, ProgramError> {
+    ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
         self.sync()?;
@@ -303,7 +331,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                 let zero = g.new_bundle(set);
                 let active = g.bundle_input_bytes(&zero, v).map_err(peer)?;
                 send_frame(&mut self.s.ch, Tag::GarblerLabels, &active).map_err(peer)?;
-                Ok(zero)
+                Ok(zero.wires().to_vec())
             }
             PartyId::EVALUATOR => {
                 self.arith_synced()?;
@@ -316,7 +344,7 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
                     .map_err(peer)?;
                 let bundle = self.garble(
                     || placeholder(set),
-                    |g, rows| g.residues_from_bits(&bits, set, rows),
+                    |g, rows| Ok(g.residues_from_bits(&bits, set, rows)?.wires().to_vec()),
                 );
                 self.checked(bundle)
             }
@@ -324,59 +352,20 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
         }
     }
 
-    fn crt_constant(&mut self, set: &PrimeSet, value: u128) -> CrtBundle {
-        self.start_arith();
-        match self.s.arith.as_mut() {
-            Some(g) => g.constant_bundle(set, value),
-            None => placeholder(set),
-        }
-    }
-
-    fn crt_add(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.add(b), a.set())
-    }
-
-    fn crt_sub(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.sub(b), a.set())
-    }
-
-    fn crt_scale(&mut self, a: &CrtBundle, c: u128) -> CrtBundle {
-        a.scale(c)
-    }
-
-    fn crt_mul(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        self.garble(|| placeholder(a.set()), |g, rows| g.mul_bundle(a, b, rows))
-    }
-
-    fn crt_pow(&mut self, a: &CrtBundle, e: u64) -> CrtBundle {
-        self.garble(|| placeholder(a.set()), |g, rows| g.pow_bundle(a, e, rows))
-    }
-
-    fn crt_mux(&mut self, select: Block, yes: &CrtBundle, no: &CrtBundle) -> CrtBundle {
-        self.garble(
-            || placeholder(no.set()),
-            |g, rows| g.mux_bundle(select, yes, no, rows),
-        )
-    }
-
-    fn crt_from_bits(&mut self, bits: &[Block], set: &PrimeSet) -> CrtBundle {
-        self.garble(|| placeholder(set), |g, rows| g.crt_compose(bits, set, rows))
-    }
-
-    fn crt_to_bits(&mut self, a: &CrtBundle) -> Vec<Block> {
-        let width = decomposition_width(a.set());
-        self.garble(|| vec![Block::ZERO; width], |g, rows| g.crt_decompose(a, rows))
-    }
-
-    fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, self.reveal)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[Label]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, self.reveal)
     }
 
     /// Sends the decoding of each residue (its zero-label's colour) where the evaluator
     /// learns; reads the evaluator's colours where the garbler learns.
-    fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        x: &[Label],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
         self.sync()?;
-        let decoding = ArithGarbler::bundle_decoding(a);
+        let decoding: Vec<u64> = x.iter().map(ArithGarbler::decoding).collect();
         if to.contains(PartyId::EVALUATOR) {
             let bytes = encode_residues(decoding.iter().copied());
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &bytes).map_err(peer)?;
@@ -385,7 +374,6 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
         if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
-        let set = a.set();
         let len = set.primes().len() * RESIDUE_BYTES;
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, len).map_err(peer)?;
         let colours = decode_residues(&colours, set, Tag::OutputColours)?;
@@ -396,6 +384,77 @@ impl<C: Channel> CrtBackend for ProgramGarbler<'_, C> {
             .map(|((&c, &d), &p)| (c + p - d) % p)
             .collect();
         set.decode(&residues).map(Some).map_err(peer)
+    }
+
+    /// The zero-label −value·Δ_m, so that the evaluator's label is all zeros.
+    fn mod_constant(&mut self, m: Modulus, value: u64) -> Label {
+        self.start_arith();
+        let p = m.value() as u64;
+        match self.s.arith.as_mut() {
+            Some(g) => g.delta(m).scale((p - value % p) % p),
+            None => Label::zero(m),
+        }
+    }
+
+    fn mod_add(&mut self, a: &Label, b: &Label) -> Label {
+        record(&mut self.error, a.add(b), a.modulus())
+    }
+
+    fn mod_sub(&mut self, a: &Label, b: &Label) -> Label {
+        record(&mut self.error, a.sub(b), a.modulus())
+    }
+
+    fn mod_scale(&mut self, a: &Label, c: u64) -> Label {
+        a.scale(c)
+    }
+
+    fn mod_project(&mut self, a: &Label, out: Modulus, table: &[u64]) -> Label {
+        self.garble(|| Label::zero(out), |g, rows| g.project(a, out, table, rows))
+    }
+
+    fn mod_to_bit(&mut self, a: &Label, table: &[u64]) -> Block {
+        self.garble(|| Block::ZERO, |g, rows| g.project_to_bit(a, table, rows))
+    }
+
+    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
+        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
+        self.garble(fallback, |g, rows| g.compose_powers(terms, rows))
+    }
+
+    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
+        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
+        self.garble(fallback, |g, rows| {
+            rows.reserve(product_bytes(pairs));
+            pairs.iter().map(|(a, b)| g.mul(a, b, rows)).collect()
+        })
+    }
+
+    fn bit_to_mod2(&mut self, bit: Block) -> Label {
+        Label::from_block(bit)
+    }
+
+    fn mod2_to_bit(&mut self, a: &Label) -> Block {
+        to_block(&mut self.error, a)
+    }
+
+    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
+        self.garble(|| RingLabel::zero(bits), |g, rows| g.lift(bit, bits, rows))
+    }
+
+    fn ring_zero(&mut self, bits: u32) -> RingLabel {
+        RingLabel::zero(bits)
+    }
+
+    fn ring_add_shifted(&mut self, acc: &mut RingLabel, x: &RingLabel, c: u128, shift: u32) {
+        acc.add_shifted_assign(x, c, shift);
+    }
+
+    fn ring_slice(&mut self, a: &RingLabel, i: u32) -> Block {
+        a.slice(i)
+    }
+
+    fn gadget_error(&mut self, e: ProgramError) {
+        self.fail(gadget_failure(e));
     }
 }
 
@@ -479,15 +538,16 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     }
 }
 
-impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
-    type Bundle = CrtBundle;
+impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
+    type ModWire = Label;
+    type RingWire = RingLabel;
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
-    ) -> Result<CrtBundle, ProgramError> {
+    ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
         self.sync()?;
@@ -501,8 +561,9 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                     .map(|&m| mixgc_arith::codec::label_bytes(m))
                     .sum();
                 let bytes = recv_frame(&mut self.s.ch, Tag::GarblerLabels, len).map_err(peer)?;
-                ArithEvaluator::read_bundle(set, &bytes)
-                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))
+                let bundle = ArithEvaluator::read_bundle(set, &bytes)
+                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))?;
+                Ok(bundle.wires().to_vec())
             }
             PartyId::EVALUATOR => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
@@ -517,7 +578,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                 let bundle = self.evaluate(
                     Ok(table_bytes::residues_from_bits(set)),
                     || placeholder(set),
-                    |ev, tables| ev.residues_from_bits(&bits, set, tables),
+                    |ev, tables| Ok(ev.residues_from_bits(&bits, set, tables)?.wires().to_vec()),
                 );
                 self.checked(bundle)
             }
@@ -525,75 +586,106 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         }
     }
 
-    fn crt_constant(&mut self, set: &PrimeSet, _value: u128) -> CrtBundle {
-        self.start_arith();
-        ArithEvaluator::constant_bundle(set)
-    }
-
-    fn crt_add(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.add(b), a.set())
-    }
-
-    fn crt_sub(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.sub(b), a.set())
-    }
-
-    fn crt_scale(&mut self, a: &CrtBundle, c: u128) -> CrtBundle {
-        a.scale(c)
-    }
-
-    fn crt_mul(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        let bytes = same_set(a, b).map(|()| table_bytes::mul_bundle(a.set()));
-        self.evaluate(bytes, || placeholder(a.set()), |ev, t| ev.mul_bundle(a, b, t))
-    }
-
-    fn crt_pow(&mut self, a: &CrtBundle, _e: u64) -> CrtBundle {
-        let bytes = Ok(table_bytes::pow_bundle(a.set()));
-        self.evaluate(bytes, || placeholder(a.set()), |ev, t| ev.project_bundle(a, t))
-    }
-
-    fn crt_mux(&mut self, select: Block, yes: &CrtBundle, no: &CrtBundle) -> CrtBundle {
-        let bytes = same_set(yes, no).map(|()| table_bytes::mux_bundle(no.set()));
-        self.evaluate(
-            bytes,
-            || placeholder(no.set()),
-            |ev, t| ev.mux_bundle(select, yes, no, t),
-        )
-    }
-
-    fn crt_from_bits(&mut self, bits: &[Block], set: &PrimeSet) -> CrtBundle {
-        let bytes = Ok(table_bytes::crt_compose(bits.len(), set));
-        self.evaluate(bytes, || placeholder(set), |ev, t| ev.crt_compose(bits, set, t))
-    }
-
-    fn crt_to_bits(&mut self, a: &CrtBundle) -> Vec<Block> {
-        let width = decomposition_width(a.set());
-        let bytes = table_bytes::crt_decompose(a.set());
-        self.evaluate(bytes, || vec![Block::ZERO; width], |ev, t| ev.crt_decompose(a, t))
-    }
-
-    fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, self.reveal)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[Label]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, self.reveal)
     }
 
     /// Decodes with the garbler's decodings where the evaluator learns; sends the residues'
     /// colours where the garbler learns.
-    fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        x: &[Label],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
         self.sync()?;
-        let set = a.set();
         let learned = if to.contains(PartyId::EVALUATOR) {
             let len = set.primes().len() * RESIDUE_BYTES;
             let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
             let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
-            Some(ArithEvaluator::decode_bundle(a, &decoding).map_err(peer)?)
+            let residues: Vec<u64> = x
+                .iter()
+                .zip(&decoding)
+                .map(|(w, &d)| ArithEvaluator::decode(w, d))
+                .collect();
+            Some(set.decode(&residues).map_err(peer)?)
         } else {
             None
         };
         if to.contains(PartyId::GARBLER) {
-            let colours = encode_residues(a.wires().iter().map(|w| w.colour()));
+            let colours = encode_residues(x.iter().map(|w| w.colour()));
             send_frame(&mut self.s.ch, Tag::OutputColours, &colours).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
         Ok(learned)
+    }
+
+    /// The evaluator's label of a public constant: all zeros.
+    fn mod_constant(&mut self, m: Modulus, _value: u64) -> Label {
+        self.start_arith();
+        Label::zero(m)
+    }
+
+    fn mod_add(&mut self, a: &Label, b: &Label) -> Label {
+        record(&mut self.error, a.add(b), a.modulus())
+    }
+
+    fn mod_sub(&mut self, a: &Label, b: &Label) -> Label {
+        record(&mut self.error, a.sub(b), a.modulus())
+    }
+
+    fn mod_scale(&mut self, a: &Label, c: u64) -> Label {
+        a.scale(c)
+    }
+
+    fn mod_project(&mut self, a: &Label, out: Modulus, _table: &[u64]) -> Label {
+        let bytes = Ok(projection_bytes(a, out));
+        self.evaluate(bytes, || Label::zero(out), |ev, t| ev.project(a, out, t))
+    }
+
+    fn mod_to_bit(&mut self, a: &Label, _table: &[u64]) -> Block {
+        let bytes = Ok(projection_bytes(a, Modulus::BOOLEAN));
+        self.evaluate(bytes, || Block::ZERO, |ev, t| ev.project_to_bit(a, t))
+    }
+
+    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
+        let bytes = Ok(table_bytes::compose_powers(terms).bytes);
+        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
+        self.evaluate(bytes, fallback, |ev, t| ev.compose_powers(terms, t))
+    }
+
+    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
+        let bytes = Ok(product_bytes(pairs));
+        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
+        self.evaluate(bytes, fallback, |ev, t| ev.mul_many(pairs, t))
+    }
+
+    fn bit_to_mod2(&mut self, bit: Block) -> Label {
+        Label::from_block(bit)
+    }
+
+    fn mod2_to_bit(&mut self, a: &Label) -> Block {
+        to_block(&mut self.error, a)
+    }
+
+    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
+        let bytes = Ok(lift_bytes(bits));
+        self.evaluate(bytes, || RingLabel::zero(bits), |ev, t| ev.lift(bit, bits, t))
+    }
+
+    fn ring_zero(&mut self, bits: u32) -> RingLabel {
+        RingLabel::zero(bits)
+    }
+
+    fn ring_add_shifted(&mut self, acc: &mut RingLabel, x: &RingLabel, c: u128, shift: u32) {
+        acc.add_shifted_assign(x, c, shift);
+    }
+
+    fn ring_slice(&mut self, a: &RingLabel, i: u32) -> Block {
+        a.slice(i)
+    }
+
+    fn gadget_error(&mut self, e: ProgramError) {
+        self.fail(gadget_failure(e));
     }
 }
