@@ -43,6 +43,29 @@ pub fn compose_powers(terms: &[Term]) -> TableCost {
         .sum()
 }
 
+/// A projection of a wire mod p (`input`) to Z_`out`: p − 1 rows mod `out`
+/// ([`crate::ArithGarbler::project`]).
+pub fn projection(input: Modulus, out: Modulus) -> TableCost {
+    rows(out, input.value() as u64 - 1)
+}
+
+/// A product of two wires mod p: 2(p − 1) rows mod p ([`crate::ArithGarbler::mul`]).
+pub fn product(m: Modulus) -> TableCost {
+    rows(m, 2 * (m.value() as u64 - 1))
+}
+
+/// A lift of a Boolean wire to Z_{2^`bits`}: one ring row of `bits` − 1 bits per digit,
+/// counted as `bits` − 1 rows ([`crate::ArithGarbler::lift`]).
+pub fn lift(bits: u32) -> TableCost {
+    match bits {
+        0 | 1 => TableCost::default(),
+        _ => TableCost {
+            rows: u64::from(bits - 1),
+            bytes: row_bytes(bits - 1),
+        },
+    }
+}
+
 /// One Boolean AND: two rows mod 2 (the half-gates T_G and T_E, and the mod-2 product
 /// inside a conversion alike).
 pub fn and() -> TableCost {

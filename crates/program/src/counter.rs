@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use mixgc_arith::cost::{protocol, Gadget, TableCost};
-use mixgc_arith::{ring_row_bytes, table_bytes};
+use mixgc_arith::table_bytes;
 
 use crate::crt::{gadgets, ArithBackend, Modulus, PrimeSet};
 use crate::{Audience, Backend, PartyId, ProgramError};
@@ -439,16 +439,16 @@ impl ArithBackend for Counter {
         *a
     }
 
-    fn mod_project(&mut self, a: &CountedWire, out: Modulus, table: &[u64]) -> CountedWire {
-        self.add_table(table_bytes::rows(out, table.len() as u64 - 1));
+    fn mod_project(&mut self, a: &CountedWire, out: Modulus, _: &[u64]) -> CountedWire {
+        self.add_table(table_bytes::projection(a.modulus, out));
         CountedWire {
             modulus: out,
             depth: a.depth,
         }
     }
 
-    fn mod_to_bit(&mut self, a: &CountedWire, table: &[u64]) -> u32 {
-        self.add_table(table_bytes::rows(Modulus::BOOLEAN, table.len() as u64 - 1));
+    fn mod_to_bit(&mut self, a: &CountedWire, _: &[u64]) -> u32 {
+        self.add_table(table_bytes::projection(a.modulus, Modulus::BOOLEAN));
         self.created(1);
         a.depth
     }
@@ -465,10 +465,8 @@ impl ArithBackend for Counter {
     }
 
     fn mod_mul(&mut self, pairs: &[(&CountedWire, &CountedWire)]) -> Vec<CountedWire> {
-        let product = |&(a, b): &(&CountedWire, &CountedWire)| {
-            let p = a.modulus.value() as u64;
-            (table_bytes::rows(a.modulus, 2 * (p - 1)), self.mod_add(a, b))
-        };
+        let product =
+            |&(a, b): &(&CountedWire, &CountedWire)| (table_bytes::product(a.modulus), self.mod_add(a, b));
         let (tables, wires): (Vec<TableCost>, Vec<CountedWire>) = pairs.iter().map(product).unzip();
         self.add_table(tables.into_iter().sum());
         wires
@@ -487,12 +485,7 @@ impl ArithBackend for Counter {
 
     /// A ring row mod 2^m counts m rows.
     fn ring_lift(&mut self, depth: u32, bits: u32) -> u32 {
-        if bits > 1 {
-            self.add_table(TableCost {
-                rows: u64::from(bits - 1),
-                bytes: ring_row_bytes(bits - 1),
-            });
-        }
+        self.add_table(table_bytes::lift(bits));
         depth
     }
 

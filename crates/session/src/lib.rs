@@ -18,6 +18,7 @@ mod evaluator;
 mod frames;
 mod garbler;
 mod handshake;
+pub mod memory;
 mod party;
 mod pipe;
 mod prep;

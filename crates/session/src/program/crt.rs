@@ -46,8 +46,8 @@
 use std::ops::Range;
 
 use mixgc_arith::{
-    residue_bit_counts, residue_choice_bits, ring_row_bytes, table_bytes, ArithError, ArithEvaluator,
-    ArithGarbler, Label, Modulus, RingLabel, TableReader, Term,
+    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label,
+    Modulus, RingLabel, TableReader, Term,
 };
 use mixgc_core::{Block, Rng};
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
@@ -100,35 +100,6 @@ impl ArithInbox {
 /// input or output, so they are never decoded).
 fn placeholder(set: &PrimeSet) -> Vec<Label> {
     set.moduli().iter().map(|&m| Label::zero(m)).collect()
-}
-
-/// The rows of a projection of `a` (mod p): p − 1 labels of the output modulus.
-fn projection_bytes(a: &Label, out: Modulus) -> usize {
-    table_bytes::rows(out, a.modulus().value() as u64 - 1).bytes
-}
-
-/// The rows of products of the pairs: 2(p − 1) labels mod p each.
-fn product_bytes(pairs: &[(&Label, &Label)]) -> usize {
-    let product =
-        |(a, _): &(&Label, &Label)| table_bytes::rows(a.modulus(), 2 * (a.modulus().value() as u64 - 1));
-    pairs.iter().map(product).map(|t| t.bytes).sum()
-}
-
-/// The row of a lift to 2^`bits`: `bits` − 1 bits per digit.
-fn lift_bytes(bits: u32) -> usize {
-    if bits > 1 {
-        ring_row_bytes(bits - 1)
-    } else {
-        0
-    }
-}
-
-/// A gadget error, as both parties record it.
-fn gadget_failure(e: ProgramError) -> SessionError {
-    match e {
-        ProgramError::Arith(msg) => ArithError::Conversion(msg).into(),
-        other => SessionError::Input(other.to_string()),
-    }
 }
 
 /// The owner's CRT input value, checked: present and below N.
@@ -424,7 +395,6 @@ impl<C: Channel> ArithBackend for ProgramGarbler<'_, C> {
     fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
         let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
         self.garble(fallback, |g, rows| {
-            rows.reserve(product_bytes(pairs));
             pairs.iter().map(|(a, b)| g.mul(a, b, rows)).collect()
         })
     }
@@ -454,7 +424,7 @@ impl<C: Channel> ArithBackend for ProgramGarbler<'_, C> {
     }
 
     fn gadget_error(&mut self, e: ProgramError) {
-        self.fail(gadget_failure(e));
+        self.fail(SessionError::of_gadget(e));
     }
 }
 
@@ -639,12 +609,12 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     }
 
     fn mod_project(&mut self, a: &Label, out: Modulus, _table: &[u64]) -> Label {
-        let bytes = Ok(projection_bytes(a, out));
+        let bytes = Ok(table_bytes::projection(a.modulus(), out).bytes);
         self.evaluate(bytes, || Label::zero(out), |ev, t| ev.project(a, out, t))
     }
 
     fn mod_to_bit(&mut self, a: &Label, _table: &[u64]) -> Block {
-        let bytes = Ok(projection_bytes(a, Modulus::BOOLEAN));
+        let bytes = Ok(table_bytes::projection(a.modulus(), Modulus::BOOLEAN).bytes);
         self.evaluate(bytes, || Block::ZERO, |ev, t| ev.project_to_bit(a, t))
     }
 
@@ -655,7 +625,10 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     }
 
     fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
-        let bytes = Ok(product_bytes(pairs));
+        let bytes = Ok(pairs
+            .iter()
+            .map(|(a, _)| table_bytes::product(a.modulus()).bytes)
+            .sum());
         let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
         self.evaluate(bytes, fallback, |ev, t| ev.mul_many(pairs, t))
     }
@@ -669,7 +642,7 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     }
 
     fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
-        let bytes = Ok(lift_bytes(bits));
+        let bytes = Ok(table_bytes::lift(bits).bytes);
         self.evaluate(bytes, || RingLabel::zero(bits), |ev, t| ev.lift(bit, bits, t))
     }
 
@@ -686,6 +659,6 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     }
 
     fn gadget_error(&mut self, e: ProgramError) {
-        self.fail(gadget_failure(e));
+        self.fail(SessionError::of_gadget(e));
     }
 }
