@@ -1,14 +1,13 @@
 //! CRT bundles: a value in Z_N, N a product of distinct primes, as one wire per prime
 //! (the residue number system of BMR16 §6 and ABLE §2.2). Addition, subtraction, negation
-//! and public multiplication are free per wire; a product costs Σ 2(p_i − 1) rows; public
-//! exponentiation Σ (p_i − 1). The mod-2 wire of a bundle is a Boolean (free-XOR) wire.
+//! and public multiplication are free per wire; the gadgets on bundles (products, powers,
+//! conversions) are `mixgc_program::crt::gadgets`, over this crate's label-level primitives.
+//! The mod-2 wire of a bundle is a Boolean (free-XOR) wire.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::codec::TableReader;
-use crate::cost::TableCost;
-use crate::{table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
+use crate::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus};
 
 /// A set of distinct primes, ascending, with product N < 2^128. Cloning is cheap (the
 /// primes are shared): every CRT value and bundle holds its set.
@@ -20,9 +19,6 @@ struct Primes {
     primes: Vec<u64>,
     moduli: Vec<Modulus>,
     product: u128,
-    /// The table of a bit decomposition over the set, counted once
-    /// ([`crate::table_bytes::crt_decompose`]).
-    decompose_table: OnceLock<Result<TableCost, ArithError>>,
 }
 
 impl PartialEq for PrimeSet {
@@ -74,7 +70,6 @@ impl PrimeSet {
             primes: sorted,
             moduli,
             product,
-            decompose_table: OnceLock::new(),
         })))
     }
 
@@ -91,14 +86,6 @@ impl PrimeSet {
     /// N, the product of the primes.
     pub fn product(&self) -> u128 {
         self.0.product
-    }
-
-    /// `count()`, computed on the first call for this set (and its clones) and kept.
-    pub(crate) fn decompose_table(
-        &self,
-        count: impl FnOnce() -> Result<TableCost, ArithError>,
-    ) -> Result<TableCost, ArithError> {
-        self.0.decompose_table.get_or_init(count).clone()
     }
 
     /// The sum of the primes (the garbling cost measure of ABLE §3.1).
@@ -171,15 +158,6 @@ impl CrtBundle {
             set: set.clone(),
             wires,
         })
-    }
-
-    /// The bundle of `wires`, which this crate built one per prime of `set` (unchecked).
-    pub(crate) fn from_wires(set: &PrimeSet, wires: Vec<Label>) -> CrtBundle {
-        debug_assert!(wires.iter().map(Label::modulus).eq(set.moduli().iter().copied()));
-        CrtBundle {
-            set: set.clone(),
-            wires,
-        }
     }
 
     pub fn set(&self) -> &PrimeSet {
@@ -269,72 +247,9 @@ impl ArithGarbler {
     pub fn bundle_decoding(zero: &CrtBundle) -> Vec<u64> {
         zero.wires.iter().map(ArithGarbler::decoding).collect()
     }
-
-    /// a·b in Z_N: one product gate per prime (Σ 2(p_i − 1) rows).
-    pub fn mul_bundle(
-        &mut self,
-        a0: &CrtBundle,
-        b0: &CrtBundle,
-        rows: &mut Vec<u8>,
-    ) -> Result<CrtBundle, ArithError> {
-        rows.reserve(table_bytes::mul_bundle(&a0.set));
-        a0.zip_with(b0, |a, b| self.mul(a, b, rows))
-    }
-
-    /// x^e in Z_N for a public e: one projection per prime (Σ (p_i − 1) rows).
-    pub fn pow_bundle(
-        &mut self,
-        a0: &CrtBundle,
-        e: u64,
-        rows: &mut Vec<u8>,
-    ) -> Result<CrtBundle, ArithError> {
-        let wires = a0
-            .wires
-            .iter()
-            .map(|w| self.pow(w, e, rows))
-            .collect::<Result<_, _>>()?;
-        Ok(CrtBundle {
-            set: a0.set.clone(),
-            wires,
-        })
-    }
 }
 
 impl ArithEvaluator {
-    /// Evaluates [`ArithGarbler::mul_bundle`].
-    pub fn mul_bundle(
-        &mut self,
-        a: &CrtBundle,
-        b: &CrtBundle,
-        tables: &mut TableReader,
-    ) -> Result<CrtBundle, ArithError> {
-        if a.set != b.set {
-            return Err(ArithError::BundleMismatch);
-        }
-        Ok(CrtBundle {
-            set: a.set.clone(),
-            wires: self.mul_many(&a.wires.iter().zip(&b.wires).collect::<Vec<_>>(), tables)?,
-        })
-    }
-
-    /// Evaluates a projection on every wire of `a` that keeps each wire's modulus, such as
-    /// [`ArithGarbler::pow_bundle`].
-    pub fn project_bundle(
-        &mut self,
-        a: &CrtBundle,
-        tables: &mut TableReader,
-    ) -> Result<CrtBundle, ArithError> {
-        let wires = a
-            .wires
-            .iter()
-            .map(|w| self.project(w, w.modulus(), tables))
-            .collect::<Result<_, _>>()?;
-        Ok(CrtBundle {
-            set: a.set.clone(),
-            wires,
-        })
-    }
-
     /// The value in Z_N of the bundle `bundle`, from [`ArithGarbler::bundle_decoding`].
     pub fn decode_bundle(bundle: &CrtBundle, decoding: &[u64]) -> Result<u128, ArithError> {
         if decoding.len() != bundle.wires.len() {

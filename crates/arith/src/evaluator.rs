@@ -2,11 +2,11 @@
 //! bytes in, active labels out. Calls must follow the garbler's order (same gate indices).
 
 use crate::codec::{Rows, TableReader};
+use crate::composition::{composition_jobs, Term};
 use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::garbler::table_size;
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_to_groups, BATCH};
-use crate::side::{composition_jobs, Term};
 use crate::tweak::encode;
 use mixgc_core::Block;
 
@@ -67,21 +67,10 @@ impl ArithEvaluator {
         self.evaluate_projection_to_bits(Input::Label(a), size, tweak, tables)
     }
 
-    /// [`Self::project`] of a mod-2 wire given as its free-XOR active label `a` (one row).
-    pub(crate) fn project_bit(
-        &mut self,
-        a: Block,
-        out: Modulus,
-        tables: &mut TableReader,
-    ) -> Result<Label, ArithError> {
-        let tweak = self.next_tweak(Domain::Projection);
-        self.evaluate_projection(Input::Bits(a), 2, out, tweak, tables)
-    }
-
-    /// The evaluator's half of bit compositions ([`crate::side::Side::compose_powers`]): for
+    /// The evaluator's half of bit compositions ([`crate::ArithGarbler::compose_powers`]): for
     /// each term, the sum of the projections of its Boolean labels to Z_m, one gate and one
-    /// row each, term by term (the weights are in the garbler's rows). [`BATCH`] bits, of
-    /// any terms, share each AES call; the result equals summing [`Self::project_bit`].
+    /// row each, term by term (the weights are in the garbler's rows). `BATCH` bits, of any
+    /// terms, share each AES call.
     pub fn compose_powers(
         &mut self,
         terms: &[Term],
@@ -124,31 +113,6 @@ impl ArithEvaluator {
         Ok(sums)
     }
 
-    /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks.
-    pub(crate) fn and_blocks(
-        &mut self,
-        a: Block,
-        b: Block,
-        tables: &mut TableReader,
-    ) -> Result<Block, ArithError> {
-        let gate = self.take_gate();
-        let garbler_half = Tweak {
-            domain: Domain::MulGarblerHalf,
-            gate,
-        };
-        let g = self.evaluate_projection_to_bits(Input::Bits(a), 2, garbler_half, tables)?;
-        let evaluator_half = Tweak {
-            domain: Domain::MulEvaluatorHalf,
-            gate,
-        };
-        let rows = tables.rows(Modulus::BOOLEAN, 1)?;
-        let mut e = self.hash.hash_to_block(Input::Bits(b), evaluator_half);
-        if b.lsb() {
-            e ^= a ^ rows.get_block(0)?;
-        }
-        Ok(g ^ e)
-    }
-
     /// The product of active labels `a` and `b` (same modulus m; may be one wire); reads
     /// 2(m − 1) rows. See [`crate::ArithGarbler::mul`] for the construction.
     pub fn mul(&mut self, a: &Label, b: &Label, tables: &mut TableReader) -> Result<Label, ArithError> {
@@ -157,7 +121,7 @@ impl ArithEvaluator {
 
     /// [`Self::mul`] of each pair (a, b) in order (a CRT bundle's wires): the same gates and
     /// rows, with the hashes of the products mod odd primes batched across pairs (both
-    /// halves of [`BATCH`]/2 products per AES call).
+    /// halves of `BATCH`/2 products per AES call).
     pub fn mul_many(
         &mut self,
         pairs: &[(&Label, &Label)],
@@ -173,9 +137,7 @@ impl ArithEvaluator {
             }
             let size = table_size(m)? as usize;
             if m.is_boolean() {
-                let block = self.and_blocks(a.to_block()?, b.to_block()?, tables)?;
-                products.push(Label::from_block(block));
-                continue;
+                return Err(ArithError::BooleanProduct);
             }
             let [garbler_half, evaluator_half] = halves(self.take_gate());
             let rows = [tables.rows(m, size - 1)?, tables.rows(m, size - 1)?];

@@ -66,3 +66,17 @@ impl ArithEvaluator {
         Ok(RingLabel::with_low_slice(bit, &high))
     }
 }
+
+impl ArithGarbler {
+    /// What the evaluator needs to decode a ring wire with zero-label `zero`: its colour.
+    pub fn ring_decoding(zero: &RingLabel) -> u128 {
+        zero.colour()
+    }
+}
+
+impl ArithEvaluator {
+    /// The value of a ring wire: colour(W^x) − colour(W^0) mod 2^k.
+    pub fn decode_ring(label: &RingLabel, decoding: u128) -> u128 {
+        label.colour().wrapping_sub(decoding) & (u128::MAX >> (128 - label.bits()))
+    }
+}

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use mixgc_arith::cost::{protocol, Gadget, TableCost};
+use mixgc_arith::primes::min_sum_primes;
 use mixgc_arith::table_bytes;
 
 use crate::crt::{gadgets, ArithBackend, Modulus, PrimeSet};
@@ -142,6 +143,40 @@ impl Hasher for OpHasher {
     fn write_isize(&mut self, n: isize) {
         self.write_u64(n as u64);
     }
+}
+
+/// ABLE Table 1, optimized columns: (bit width, BD rows, BC rows).
+pub const ABLE_TABLE_1: [(u32, u64, u64); 5] = [
+    (4, 275, 8),
+    (8, 937, 24),
+    (16, 2582, 80),
+    (32, 9322, 288),
+    (64, 32377, 960),
+];
+
+/// The cost of converting a `width`-bit value between Boolean labels and a CRT bundle over
+/// the minimum-sum primes of that width ([`min_sum_primes`]), next to ABLE's Table 1.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ConversionCost {
+    pub width: u32,
+    pub primes: PrimeSet,
+    /// Boolean → bundle (BC, [`gadgets::from_bits`]).
+    pub compose: TableCost,
+    /// Bundle → Boolean (BD, [`gadgets::to_bits`]).
+    pub decompose: TableCost,
+}
+
+/// The tables of one CRT bit composition and one CRT bit decomposition at `width` bits
+/// (1..=127, as prime selection). Fails where the CRT sum of the decomposition exceeds 128
+/// bits (widths near 127).
+pub fn conversion_cost(width: u32) -> Result<ConversionCost, ProgramError> {
+    let primes = min_sum_primes(width).map_err(|e| ProgramError::Arith(e.to_string()))?;
+    Ok(ConversionCost {
+        width,
+        compose: gadget_cost(Gadget::Compose { bits: width }, &primes)?,
+        decompose: gadget_cost(Gadget::Decompose, &primes)?,
+        primes,
+    })
 }
 
 /// A wire mod p on the counter: its modulus, and the AND depth of the Boolean wires it was
@@ -558,6 +593,94 @@ impl ArithBackend for Counter {
 #[cfg(test)]
 mod tests {
     use crate::{Backend, Counter, Ctx, PartyId, ProgramError, Recorder};
+    use mixgc_arith::cost::{Gadget, TableCost};
+    use mixgc_arith::PrimeSet;
+
+    use super::{conversion_cost, gadget_cost, ABLE_TABLE_1};
+
+    /// Measured (width, BC rows, BC bytes, BD rows, BD bytes). BC meets ABLE exactly (one
+    /// row per bit and odd prime, the same prime counts); BD is 3.1–4.0× below ABLE: free
+    /// Boolean slices and low bits (k(k − 1)/2 instead of (k² + 3k − 2)/2 per mod-2^k
+    /// decomposition), weights' trailing zeros skipped in the composition, and the
+    /// reduction mod N done by Boolean conditional subtraction.
+    const MEASURED: [(u32, u64, usize, u64, usize); 5] = [
+        (4, 8, 136, 68, 1_088),
+        (8, 24, 416, 232, 3_712),
+        (16, 80, 1_392, 841, 13_456),
+        (32, 288, 5_056, 2_880, 46_080),
+        (64, 960, 16_896, 10_039, 160_624),
+    ];
+
+    #[test]
+    fn table_1_is_met_or_beaten() {
+        for ((width, able_bd, able_bc), (w, bc_rows, bc_bytes, bd_rows, bd_bytes)) in
+            ABLE_TABLE_1.into_iter().zip(MEASURED)
+        {
+            assert_eq!(width, w);
+            let cost = conversion_cost(width).unwrap();
+            assert_eq!(
+                cost.compose,
+                TableCost {
+                    rows: bc_rows,
+                    bytes: bc_bytes
+                },
+                "BC {width}"
+            );
+            assert_eq!(
+                cost.decompose,
+                TableCost {
+                    rows: bd_rows,
+                    bytes: bd_bytes
+                },
+                "BD {width}"
+            );
+            assert!(bc_rows <= able_bc && bd_rows < able_bd, "width {width}");
+        }
+    }
+
+    #[test]
+    fn gadget_costs_follow_the_primes() {
+        let set = PrimeSet::new(&[2, 3, 5, 11]).unwrap();
+        let odd: u64 = [3, 5, 11].iter().map(|p| p - 1).sum();
+        let mul = gadget_cost(Gadget::Mul, &set).unwrap();
+        // 2(p − 1) rows per prime; the mod-2 product is one AND (two 16-byte rows).
+        assert_eq!(mul.rows, 2 * (odd + 1));
+        for e in [0, 1, 2, 7, u64::MAX] {
+            assert_eq!(
+                gadget_cost(Gadget::Pow(e), &set).unwrap().rows,
+                odd + 1,
+                "e = {e}"
+            );
+        }
+        let compose = |bits| gadget_cost(Gadget::Compose { bits }, &set).unwrap();
+        assert_eq!(compose(1).rows, 3);
+        assert_eq!(compose(200).rows, 200 * 3);
+        assert_eq!(gadget_cost(Gadget::Mux, &set).unwrap(), compose(1) + mul);
+        let bd = conversion_cost(8).unwrap();
+        assert_eq!(gadget_cost(Gadget::Decompose, &bd.primes).unwrap(), bd.decompose);
+        assert!(matches!(
+            gadget_cost(Gadget::Compose { bits: 0 }, &set),
+            Err(ProgramError::Arith(_))
+        ));
+        let wide = mixgc_arith::primes::first_primes(127).unwrap();
+        assert!(matches!(
+            gadget_cost(Gadget::Decompose, &wide),
+            Err(ProgramError::Arith(_))
+        ));
+        assert_eq!(
+            mul.times(3) + TableCost::default(),
+            TableCost {
+                rows: mul.rows * 3,
+                bytes: mul.bytes * 3
+            }
+        );
+    }
+
+    #[test]
+    fn out_of_range_widths_are_errors() {
+        assert!(matches!(conversion_cost(0), Err(ProgramError::Arith(_))));
+        assert!(matches!(conversion_cost(127), Err(ProgramError::Arith(_))));
+    }
 
     #[test]
     fn two_party_backends_refuse_inputs_of_other_parties() {

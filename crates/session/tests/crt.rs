@@ -573,8 +573,8 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
     let want = 65_000 * 60_000 % 65_521;
     assert_eq!((z, e.unwrap()), (Some(want), Some(want)));
     let set = PrimeSet::new(&[65_521]).unwrap();
-    let rows =
-        mixgc_arith::table_bytes::residues_from_bits(&set) + mixgc_arith::table_bytes::mul_bundle(&set);
+    let m = set.moduli()[0];
+    let rows = table_bytes::residues_from_bits(&set) + table_bytes::product(m).bytes;
     assert!(rows > 2 << 20, "{rows}");
     let k = 1 << 10;
     let full = [64 * k, 128 * k, 256 * k, 512 * k, 1024 * k];

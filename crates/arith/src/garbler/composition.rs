@@ -3,21 +3,19 @@
 
 use super::ArithGarbler;
 use crate::codec::write_masked_row;
+use crate::composition::{composition_jobs, Term};
 use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_to_groups, BATCH};
-use crate::side::{composition_jobs, Term};
 use crate::tweak::encode;
 use crate::tweak::{Domain, Input, Tweak};
 use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {
-    /// The garbler's half of bit compositions ([`crate::side::Side::compose_powers`]): for
-    /// each term (bits, m), the sum of the projections b ↦ 2^j·b of its Boolean wires
-    /// (zero-labels `bits`) to Z_m, one gate and one row each, term by term. Rows and
-    /// outputs are those of summing [`Self::project_bit`] with tables [0, 2^j] (pinned), but
-    /// both colours of 4 bits, of any terms, share each AES batch and no label is
-    /// allocated per bit.
+    /// The garbler's half of bit compositions: for each term (bits, m), m an odd prime, the
+    /// sum of the row-reduced projections b ↦ 2^j·b of its Boolean wires (zero-labels
+    /// `bits`) to Z_m, one gate and one row each, term by term. Both colours of 4 bits, of
+    /// any terms, share each AES batch and no label is allocated per bit.
     ///
     /// Per bit, with x0 = lsb(a0) (the value whose label has colour 0), C = H(A^x0, t) and
     /// w = 2^j mod m: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ = C ± w·Δ,

@@ -41,19 +41,6 @@ impl ArithGarbler {
         Ok(self.garble_projection_to_bits(Input::Label(a0), size, Phi::Table(table), tweak, rows))
     }
 
-    /// [`Self::project`] of a mod-2 wire given as its free-XOR zero-label `a0` (one row).
-    pub(crate) fn project_bit(
-        &mut self,
-        a0: Block,
-        out: Modulus,
-        table: [u64; 2],
-        rows: &mut Vec<u8>,
-    ) -> Result<Label, ArithError> {
-        check_table(Modulus::BOOLEAN, out, &table)?;
-        let tweak = self.next_tweak(Domain::Projection);
-        Ok(self.garble_projection(Input::Bits(a0), 2, out, Phi::Table(&table), tweak, rows))
-    }
-
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a
     /// projection Z_p → Z_p. The evaluator runs it as [`crate::ArithEvaluator::project`].
     pub fn pow(&mut self, a0: &Label, e: u64, rows: &mut Vec<u8>) -> Result<Label, ArithError> {
