@@ -20,3 +20,8 @@ pub(crate) fn composition_jobs(terms: &[Term]) -> Vec<(usize, Block, u64)> {
     }
     jobs
 }
+
+/// The (bit count, modulus) of each term, as [`crate::table_bytes::compose_powers`] sizes them.
+pub fn term_sizes<'a>(terms: &'a [Term]) -> impl Iterator<Item = (usize, Modulus)> + 'a {
+    terms.iter().map(|&(bits, m)| (bits.len(), m))
+}

@@ -51,7 +51,6 @@
 mod composition;
 mod crt;
 mod encoding;
-mod error;
 mod evaluator;
 mod garbler;
 mod grouped;
@@ -59,26 +58,22 @@ mod hash;
 mod inputs;
 mod label;
 mod lift;
-mod modulus;
-mod prime;
 mod ring;
 mod row_hash;
 mod tweak;
 
 pub mod codec;
-pub mod cost;
-pub mod primes;
-pub mod table_bytes;
 
 pub use codec::TableReader;
-pub use composition::Term;
-pub use crt::{CrtBundle, PrimeSet};
-pub use error::ArithError;
+pub use composition::{term_sizes, Term};
+pub use crt::CrtBundle;
 pub use evaluator::ArithEvaluator;
 pub use garbler::{ArithGarbler, MAX_ROWS_MODULUS};
 pub use hash::ArithHash;
 pub use inputs::{residue_bit_counts, residue_choice_bits};
 pub use label::Label;
-pub use modulus::{Modulus, MAX_ODD_PRIME, MAX_POWER_OF_TWO_EXPONENT};
+pub use mixgc_moduli::{
+    cost, primes, table_bytes, ArithError, Modulus, PrimeSet, MAX_ODD_PRIME, MAX_POWER_OF_TWO_EXPONENT,
+};
 pub use ring::{ring_row_digits, row_bytes as ring_row_bytes, RingLabel, MAX_RING_BITS, RING_DIGITS};
 pub use tweak::{Domain, Tweak};

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use mixgc_arith::cost::{protocol, Gadget, TableCost};
-use mixgc_arith::primes::min_sum_primes;
-use mixgc_arith::table_bytes;
+use mixgc_moduli::cost::{protocol, Gadget, TableCost};
+use mixgc_moduli::primes::min_sum_primes;
+use mixgc_moduli::table_bytes;
 
 use crate::crt::{gadgets, ArithBackend, Modulus, PrimeSet};
 use crate::{Audience, Backend, PartyId, ProgramError};
@@ -593,8 +593,8 @@ impl ArithBackend for Counter {
 #[cfg(test)]
 mod tests {
     use crate::{Backend, Counter, Ctx, PartyId, ProgramError, Recorder};
-    use mixgc_arith::cost::{Gadget, TableCost};
-    use mixgc_arith::PrimeSet;
+    use mixgc_moduli::cost::{Gadget, TableCost};
+    use mixgc_moduli::PrimeSet;
 
     use super::{conversion_cost, gadget_cost, ABLE_TABLE_1};
 
@@ -662,7 +662,7 @@ mod tests {
             gadget_cost(Gadget::Compose { bits: 0 }, &set),
             Err(ProgramError::Arith(_))
         ));
-        let wide = mixgc_arith::primes::first_primes(127).unwrap();
+        let wide = mixgc_moduli::primes::first_primes(127).unwrap();
         assert!(matches!(
             gadget_cost(Gadget::Decompose, &wide),
             Err(ProgramError::Arith(_))

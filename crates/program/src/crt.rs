@@ -24,7 +24,7 @@ pub mod gadgets;
 
 use std::ops::{Add, Mul, Neg, Sub};
 
-pub use mixgc_arith::{Modulus, PrimeSet};
+pub use mixgc_moduli::{Modulus, PrimeSet};
 
 use crate::value::{Bit, Ctx, SInt, UInt};
 use crate::{Audience, Backend, PartyId, ProgramError};

@@ -5,8 +5,8 @@
 //! the values fit and, for products and powers, residue by residue in u64 recombined by
 //! Garner's method ([`PrimeSet::decode`]), the garbled circuit's own route.
 
-use mixgc_arith::cost::{protocol, Gadget, TableCost};
-use mixgc_arith::primes::{first_primes, min_sum_primes};
+use mixgc_moduli::cost::{protocol, Gadget, TableCost};
+use mixgc_moduli::primes::{first_primes, min_sum_primes};
 use mixgc_program::crt::residue_to_signed;
 use mixgc_program::{
     gadget_cost, to_i128, to_u128, ArithBackend, Audience, Bit, Counter, Crt, CrtOp, Ctx, PartyId, Plain,

@@ -8,7 +8,8 @@
 //! zero-labels.
 
 use mixgc_arith::{
-    table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label, Modulus, RingLabel, TableReader, Term,
+    table_bytes, term_sizes, ArithError, ArithEvaluator, ArithGarbler, Label, Modulus, RingLabel,
+    TableReader, Term,
 };
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{HalfGateEvaluator, HalfGateGarbler, MAX_AND_GROUP};
@@ -393,7 +394,7 @@ impl ArithBackend for MemoryEvaluator {
     }
 
     fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let bytes = table_bytes::compose_powers(terms).bytes;
+        let bytes = table_bytes::compose_powers(term_sizes(terms)).bytes;
         let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
         self.evaluate(bytes, fallback, |ev, t| ev.compose_powers(terms, t))
     }

@@ -3,7 +3,7 @@
 
 use super::ArithGarbler;
 use crate::codec::write_masked_row;
-use crate::composition::{composition_jobs, Term};
+use crate::composition::{composition_jobs, term_sizes, Term};
 use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_to_groups, BATCH};
@@ -31,7 +31,7 @@ impl ArithGarbler {
         let deltas: Vec<&Label> = terms.iter().map(|(_, out)| &self.deltas[out]).collect();
         let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
-        rows.reserve(table_bytes::compose_powers(terms).bytes);
+        rows.reserve(table_bytes::compose_powers(term_sizes(terms)).bytes);
         for (n, chunk) in jobs.chunks(BATCH / 2).enumerate() {
             let gate = first_gate + (n * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];

@@ -346,7 +346,7 @@ fn subtract_if_at_least<B: ArithBackend + ?Sized>(b: &mut B, s: &[B::Wire], c: u
 
 #[cfg(test)]
 mod tests {
-    use mixgc_arith::primes::{first_primes, min_sum_primes};
+    use mixgc_moduli::primes::{first_primes, min_sum_primes};
 
     use super::*;
     use crate::Plain;

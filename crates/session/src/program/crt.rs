@@ -46,8 +46,8 @@
 use std::ops::Range;
 
 use mixgc_arith::{
-    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label,
-    Modulus, RingLabel, TableReader, Term,
+    residue_bit_counts, residue_choice_bits, table_bytes, term_sizes, ArithError, ArithEvaluator,
+    ArithGarbler, Label, Modulus, RingLabel, TableReader, Term,
 };
 use mixgc_core::{Block, Rng};
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
@@ -619,7 +619,7 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     }
 
     fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let bytes = Ok(table_bytes::compose_powers(terms).bytes);
+        let bytes = Ok(table_bytes::compose_powers(term_sizes(terms)).bytes);
         let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
         self.evaluate(bytes, fallback, |ev, t| ev.compose_powers(terms, t))
     }

@@ -65,7 +65,7 @@ pub enum Gadget {
 /// protocol of `mixgc-session` (one place, so the cost counter, the profiler and the
 /// session agree; the session's tests compare them with the bytes actually sent).
 pub mod protocol {
-    use crate::codec::label_bytes;
+    use crate::table_bytes::label_bytes;
     use crate::{table_bytes, PrimeSet};
 
     /// Bytes one correlated OT costs the receiver in IKNP extension: one 128-bit column
