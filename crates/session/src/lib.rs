@@ -22,6 +22,7 @@ pub mod memory;
 mod party;
 mod pipe;
 mod prep;
+mod primitives;
 mod program;
 mod terms;
 

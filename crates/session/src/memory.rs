@@ -7,14 +7,12 @@
 //! [`MemoryGarbler::encode`]), and the evaluator's outputs are decoded with the garbler's
 //! zero-labels.
 
-use mixgc_arith::{
-    table_bytes, term_sizes, ArithError, ArithEvaluator, ArithGarbler, Label, Modulus, RingLabel,
-    TableReader, Term,
-};
+use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus, RingLabel, TableReader};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind};
 use mixgc_garble::{HalfGateEvaluator, HalfGateGarbler, MAX_AND_GROUP};
 use mixgc_program::{ArithBackend, Backend, PartyId, PrimeSet, ProgramError};
 
+use crate::primitives::{evaluator_primitives, garbler_primitives, label_primitives};
 use crate::SessionError;
 
 /// Garbled tables: the arithmetic rows and the half-gates rows, each in gate order.
@@ -111,6 +109,10 @@ impl MemoryGarbler {
         Ok(std::mem::take(&mut self.tables))
     }
 
+    fn fail(&mut self, e: impl Into<SessionError>) {
+        self.error.get_or_insert(e.into());
+    }
+
     /// Runs one arithmetic primitive; on failure records the error and returns `fallback()`.
     fn garble<T>(
         &mut self,
@@ -121,7 +123,7 @@ impl MemoryGarbler {
             return fallback();
         }
         primitive(&mut self.arith, &mut self.tables.arith).unwrap_or_else(|e| {
-            self.error = Some(e.into());
+            self.fail(e);
             fallback()
         })
     }
@@ -205,10 +207,17 @@ impl MemoryEvaluator {
     /// error and returns `fallback()`.
     fn evaluate<T>(
         &mut self,
-        bytes: usize,
+        bytes: Result<usize, ArithError>,
         fallback: impl FnOnce() -> T,
         primitive: impl FnOnce(&mut ArithEvaluator, &mut TableReader) -> Result<T, ArithError>,
     ) -> T {
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.fail(e);
+                return fallback();
+            }
+        };
         let start = self.used.0;
         let Some(rows) = self
             .tables
@@ -273,8 +282,8 @@ impl Backend for MemoryEvaluator {
     }
 }
 
-/// The primitives that are the same label arithmetic on both sides.
-macro_rules! free_primitives {
+/// Program inputs and outputs, which the in-memory pair does not take.
+macro_rules! no_program_io {
     () => {
         fn crt_input(
             &mut self,
@@ -288,51 +297,6 @@ macro_rules! free_primitives {
         fn crt_output(&mut self, _: &PrimeSet, _: &[Label]) -> Result<Option<u128>, ProgramError> {
             Err(NO_INPUTS)
         }
-
-        fn mod_add(&mut self, a: &Label, b: &Label) -> Label {
-            a.add(b).unwrap_or_else(|e| {
-                self.error.get_or_insert(e.into());
-                Label::zero(a.modulus())
-            })
-        }
-
-        fn mod_sub(&mut self, a: &Label, b: &Label) -> Label {
-            a.sub(b).unwrap_or_else(|e| {
-                self.error.get_or_insert(e.into());
-                Label::zero(a.modulus())
-            })
-        }
-
-        fn mod_scale(&mut self, a: &Label, c: u64) -> Label {
-            a.scale(c)
-        }
-
-        fn bit_to_mod2(&mut self, bit: Block) -> Label {
-            Label::from_block(bit)
-        }
-
-        fn mod2_to_bit(&mut self, a: &Label) -> Block {
-            a.to_block().unwrap_or_else(|e| {
-                self.error.get_or_insert(e.into());
-                Block::ZERO
-            })
-        }
-
-        fn ring_zero(&mut self, bits: u32) -> RingLabel {
-            RingLabel::zero(bits)
-        }
-
-        fn ring_add_shifted(&mut self, acc: &mut RingLabel, x: &RingLabel, c: u128, shift: u32) {
-            acc.add_shifted_assign(x, c, shift);
-        }
-
-        fn ring_slice(&mut self, a: &RingLabel, i: u32) -> Block {
-            a.slice(i)
-        }
-
-        fn gadget_error(&mut self, e: ProgramError) {
-            self.error.get_or_insert(SessionError::of_gadget(e));
-        }
     };
 }
 
@@ -340,36 +304,14 @@ impl ArithBackend for MemoryGarbler {
     type ModWire = Label;
     type RingWire = RingLabel;
 
-    free_primitives!();
+    no_program_io!();
+    label_primitives!();
+    garbler_primitives!();
 
     /// −value·Δ_m, so that the evaluator's label is all zeros.
     fn mod_constant(&mut self, m: Modulus, value: u64) -> Label {
         let p = m.value() as u64;
         self.arith.delta(m).scale((p - value % p) % p)
-    }
-
-    fn mod_project(&mut self, a: &Label, out: Modulus, table: &[u64]) -> Label {
-        self.garble(|| Label::zero(out), |g, rows| g.project(a, out, table, rows))
-    }
-
-    fn mod_to_bit(&mut self, a: &Label, table: &[u64]) -> Block {
-        self.garble(|| Block::ZERO, |g, rows| g.project_to_bit(a, table, rows))
-    }
-
-    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
-        self.garble(fallback, |g, rows| g.compose_powers(terms, rows))
-    }
-
-    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
-        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
-        self.garble(fallback, |g, rows| {
-            pairs.iter().map(|(a, b)| g.mul(a, b, rows)).collect()
-        })
-    }
-
-    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
-        self.garble(|| RingLabel::zero(bits), |g, rows| g.lift(bit, bits, rows))
     }
 }
 
@@ -377,39 +319,11 @@ impl ArithBackend for MemoryEvaluator {
     type ModWire = Label;
     type RingWire = RingLabel;
 
-    free_primitives!();
+    no_program_io!();
+    label_primitives!();
+    evaluator_primitives!();
 
     fn mod_constant(&mut self, m: Modulus, _: u64) -> Label {
         Label::zero(m)
-    }
-
-    fn mod_project(&mut self, a: &Label, out: Modulus, _: &[u64]) -> Label {
-        let bytes = table_bytes::projection(a.modulus(), out).bytes;
-        self.evaluate(bytes, || Label::zero(out), |ev, t| ev.project(a, out, t))
-    }
-
-    fn mod_to_bit(&mut self, a: &Label, _: &[u64]) -> Block {
-        let bytes = table_bytes::projection(a.modulus(), Modulus::BOOLEAN).bytes;
-        self.evaluate(bytes, || Block::ZERO, |ev, t| ev.project_to_bit(a, t))
-    }
-
-    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let bytes = table_bytes::compose_powers(term_sizes(terms)).bytes;
-        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
-        self.evaluate(bytes, fallback, |ev, t| ev.compose_powers(terms, t))
-    }
-
-    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
-        let bytes = pairs
-            .iter()
-            .map(|(a, _)| table_bytes::product(a.modulus()).bytes)
-            .sum();
-        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
-        self.evaluate(bytes, fallback, |ev, t| ev.mul_many(pairs, t))
-    }
-
-    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
-        let bytes = table_bytes::lift(bits).bytes;
-        self.evaluate(bytes, || RingLabel::zero(bits), |ev, t| ev.lift(bit, bits, t))
     }
 }

@@ -46,16 +46,17 @@
 use std::ops::Range;
 
 use mixgc_arith::{
-    residue_bit_counts, residue_choice_bits, table_bytes, term_sizes, ArithError, ArithEvaluator,
-    ArithGarbler, Label, Modulus, RingLabel, TableReader, Term,
+    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label,
+    Modulus, RingLabel, TableReader,
 };
-use mixgc_core::{Block, Rng};
+use mixgc_core::Rng;
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, NetError, PeerMisbehaved, Tag};
 use mixgc_program::{ArithBackend, Audience, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
+use super::{peer, ProgramEvaluator, ProgramGarbler};
 use crate::frames::{recv_table_frame_len, MAX_TABLE_FRAME_BYTES};
+use crate::primitives::{evaluator_primitives, garbler_primitives, label_primitives};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
@@ -142,23 +143,6 @@ fn decode_residues(bytes: &[u8], set: &PrimeSet, tag: Tag) -> Result<Vec<u64>, P
         return Err(peer(PeerMisbehaved::OutOfRange(tag)));
     }
     Ok(values)
-}
-
-/// Result of a free operation on labels: recorded where it fails (operands of different
-/// moduli).
-fn record(error: &mut FirstError, r: Result<Label, ArithError>, m: Modulus) -> Label {
-    r.unwrap_or_else(|e| {
-        record_first(error, e);
-        Label::zero(m)
-    })
-}
-
-/// The Boolean label of a mod-2 wire: recorded where the wire is of another modulus.
-fn to_block(error: &mut FirstError, a: &Label) -> Block {
-    a.to_block().unwrap_or_else(|e| {
-        record_first(error, e);
-        Block::ZERO
-    })
 }
 
 impl<C: Channel> GarblerSession<C> {
@@ -286,6 +270,9 @@ impl<C: Channel> ArithBackend for ProgramGarbler<'_, C> {
     type ModWire = Label;
     type RingWire = RingLabel;
 
+    label_primitives!();
+    garbler_primitives!();
+
     fn crt_input(
         &mut self,
         owner: PartyId,
@@ -365,66 +352,6 @@ impl<C: Channel> ArithBackend for ProgramGarbler<'_, C> {
             Some(g) => g.delta(m).scale((p - value % p) % p),
             None => Label::zero(m),
         }
-    }
-
-    fn mod_add(&mut self, a: &Label, b: &Label) -> Label {
-        record(&mut self.error, a.add(b), a.modulus())
-    }
-
-    fn mod_sub(&mut self, a: &Label, b: &Label) -> Label {
-        record(&mut self.error, a.sub(b), a.modulus())
-    }
-
-    fn mod_scale(&mut self, a: &Label, c: u64) -> Label {
-        a.scale(c)
-    }
-
-    fn mod_project(&mut self, a: &Label, out: Modulus, table: &[u64]) -> Label {
-        self.garble(|| Label::zero(out), |g, rows| g.project(a, out, table, rows))
-    }
-
-    fn mod_to_bit(&mut self, a: &Label, table: &[u64]) -> Block {
-        self.garble(|| Block::ZERO, |g, rows| g.project_to_bit(a, table, rows))
-    }
-
-    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
-        self.garble(fallback, |g, rows| g.compose_powers(terms, rows))
-    }
-
-    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
-        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
-        self.garble(fallback, |g, rows| {
-            pairs.iter().map(|(a, b)| g.mul(a, b, rows)).collect()
-        })
-    }
-
-    fn bit_to_mod2(&mut self, bit: Block) -> Label {
-        Label::from_block(bit)
-    }
-
-    fn mod2_to_bit(&mut self, a: &Label) -> Block {
-        to_block(&mut self.error, a)
-    }
-
-    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
-        self.garble(|| RingLabel::zero(bits), |g, rows| g.lift(bit, bits, rows))
-    }
-
-    fn ring_zero(&mut self, bits: u32) -> RingLabel {
-        RingLabel::zero(bits)
-    }
-
-    fn ring_add_shifted(&mut self, acc: &mut RingLabel, x: &RingLabel, c: u128, shift: u32) {
-        acc.add_shifted_assign(x, c, shift);
-    }
-
-    fn ring_slice(&mut self, a: &RingLabel, i: u32) -> Block {
-        a.slice(i)
-    }
-
-    fn gadget_error(&mut self, e: ProgramError) {
-        self.fail(SessionError::of_gadget(e));
     }
 }
 
@@ -512,6 +439,9 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     type ModWire = Label;
     type RingWire = RingLabel;
 
+    label_primitives!();
+    evaluator_primitives!();
+
     fn crt_input(
         &mut self,
         owner: PartyId,
@@ -594,71 +524,5 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     fn mod_constant(&mut self, m: Modulus, _value: u64) -> Label {
         self.start_arith();
         Label::zero(m)
-    }
-
-    fn mod_add(&mut self, a: &Label, b: &Label) -> Label {
-        record(&mut self.error, a.add(b), a.modulus())
-    }
-
-    fn mod_sub(&mut self, a: &Label, b: &Label) -> Label {
-        record(&mut self.error, a.sub(b), a.modulus())
-    }
-
-    fn mod_scale(&mut self, a: &Label, c: u64) -> Label {
-        a.scale(c)
-    }
-
-    fn mod_project(&mut self, a: &Label, out: Modulus, _table: &[u64]) -> Label {
-        let bytes = Ok(table_bytes::projection(a.modulus(), out).bytes);
-        self.evaluate(bytes, || Label::zero(out), |ev, t| ev.project(a, out, t))
-    }
-
-    fn mod_to_bit(&mut self, a: &Label, _table: &[u64]) -> Block {
-        let bytes = Ok(table_bytes::projection(a.modulus(), Modulus::BOOLEAN).bytes);
-        self.evaluate(bytes, || Block::ZERO, |ev, t| ev.project_to_bit(a, t))
-    }
-
-    fn bits_to_mod(&mut self, terms: &[Term]) -> Vec<Label> {
-        let bytes = Ok(table_bytes::compose_powers(term_sizes(terms)).bytes);
-        let fallback = || terms.iter().map(|&(_, m)| Label::zero(m)).collect();
-        self.evaluate(bytes, fallback, |ev, t| ev.compose_powers(terms, t))
-    }
-
-    fn mod_mul(&mut self, pairs: &[(&Label, &Label)]) -> Vec<Label> {
-        let bytes = Ok(pairs
-            .iter()
-            .map(|(a, _)| table_bytes::product(a.modulus()).bytes)
-            .sum());
-        let fallback = || pairs.iter().map(|(a, _)| Label::zero(a.modulus())).collect();
-        self.evaluate(bytes, fallback, |ev, t| ev.mul_many(pairs, t))
-    }
-
-    fn bit_to_mod2(&mut self, bit: Block) -> Label {
-        Label::from_block(bit)
-    }
-
-    fn mod2_to_bit(&mut self, a: &Label) -> Block {
-        to_block(&mut self.error, a)
-    }
-
-    fn ring_lift(&mut self, bit: Block, bits: u32) -> RingLabel {
-        let bytes = Ok(table_bytes::lift(bits).bytes);
-        self.evaluate(bytes, || RingLabel::zero(bits), |ev, t| ev.lift(bit, bits, t))
-    }
-
-    fn ring_zero(&mut self, bits: u32) -> RingLabel {
-        RingLabel::zero(bits)
-    }
-
-    fn ring_add_shifted(&mut self, acc: &mut RingLabel, x: &RingLabel, c: u128, shift: u32) {
-        acc.add_shifted_assign(x, c, shift);
-    }
-
-    fn ring_slice(&mut self, a: &RingLabel, i: u32) -> Block {
-        a.slice(i)
-    }
-
-    fn gadget_error(&mut self, e: ProgramError) {
-        self.fail(SessionError::of_gadget(e));
     }
 }
