@@ -13,10 +13,10 @@ use crate::{Audience, PartyId, SessionError, Terms};
 /// Version of the wire protocol; bump on any change to frames, their order or the meaning
 /// of their bytes (3: the AES row hash and group-masked rows of arithmetic gadgets; 4: the
 /// row hash encodes a label's full base-p value; 5: digit groups of 8k digits mod 5, 7, 11,
-/// 13 and other primes where that packs as tightly, `Modulus::group_len`; 6: the ANDs of
+/// 13 and other primes where that packs as tightly, `Modulus::group_len`; 6: the ANDs inside
 /// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
-/// the session's half-gates, with its gate counter, their rows in the Boolean table frames,
-/// and each gadget's arithmetic rows are sent primitive by primitive).
+/// the session's half-gates, on its one AND counter, with their rows in the Boolean table
+/// frames, no longer arithmetic gates with rows in the arithmetic frames).
 pub const PROTOCOL_VERSION: u16 = 6;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
