@@ -2,20 +2,20 @@
 //! in µs. Run with `cargo run --release -p mixgc-arith --example gadget_speed [-- FILTER]`: with a
 //! FILTER, only the gadgets whose name contains it.
 //!
-//! Gadgets: CRT products (16 and 32 bits, minimum-sum primes), a CRT multiplexer
-//! b + s·(a − b) (the selector bit composed into the bundle, then one product), CRT bit
-//! composition (BC) and decomposition (BD) at 16 bits, and one projection Z_17 → Z_17.
+//! Gadgets: products mod 17 and mod 251, a lift of a Boolean label to Z_{2^64} and one
+//! projection Z_17 → Z_17. The CRT gadgets built on them (products of bundles, mux, BC,
+//! BD) are timed through the program interface by `mixgc-session`'s `crt_op_speed` example.
 
 use std::time::Instant;
 
-use mixgc_arith::primes::min_sum_primes;
-use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Modulus, PrimeSet, TableReader};
+use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, Modulus, TableReader};
 use mixgc_core::{new_rng, Block};
 
 /// Calls per gadget and side (the median is reported).
 const CALLS: usize = 41;
 
-/// Arena bytes reserved per call for its rows (the largest gadget here, BD, has 13 KiB).
+/// Arena bytes reserved per call for its rows (the largest gadget here, the product mod
+/// 251, has 9 KB).
 const ARENA_PER_CALL: usize = 1 << 16;
 
 fn median_us(mut samples: Vec<f64>) -> f64 {
@@ -88,72 +88,27 @@ fn run<Z, A>(mut gadget: Gadget<Z, A>) -> Result<(), ArithError> {
     Ok(())
 }
 
-type Pair = (CrtBundle, CrtBundle);
-
-/// Fresh zero-labels for two bundles over `set`, and active labels of 3 and 5 on them.
-fn two_bundles(g: &mut ArithGarbler, set: &PrimeSet) -> Result<(Pair, Pair), ArithError> {
-    let (a0, b0) = (g.new_bundle(set), g.new_bundle(set));
-    let (a, b) = (g.encode_bundle(&a0, 3)?, g.encode_bundle(&b0, 5)?);
-    Ok(((a0, b0), (a, b)))
-}
-
-fn product(width: u32) -> Result<(), ArithError> {
-    let set = min_sum_primes(width)?;
-    let name = format!("CRT product, {width} bits ({} primes)", set.primes().len());
+fn product(p: u64) -> Result<(), ArithError> {
+    let m = Modulus::new(p)?;
     run(Gadget {
-        name: &name,
-        inputs: Box::new(|g| two_bundles(g, &set)),
-        garble: Box::new(|g, (a0, b0), rows| g.mul_bundle(a0, b0, rows).map(drop)),
-        evaluate: Box::new(|e, (a, b), t| e.mul_bundle(a, b, t).map(drop)),
-    })
-}
-
-fn mux(width: u32) -> Result<(), ArithError> {
-    let set = min_sum_primes(width)?;
-    let name = format!("CRT mux (BC of s + product), {width}");
-    run(Gadget {
-        name: &name,
+        name: &format!("product mod {p}"),
         inputs: Box::new(|g| {
-            let ((a0, b0), (a, b)) = two_bundles(g, &set)?;
-            let s0 = Block::from_u128(0x5eed);
-            let s = s0 ^ g.delta(Modulus::BOOLEAN).to_block()?;
-            Ok(((s0, a0, b0), (s, a, b)))
+            let (a0, b0) = (g.new_wire(m), g.new_wire(m));
+            let (a, b) = (g.encode(&a0, 3)?, g.encode(&b0, 5)?);
+            Ok(((a0, b0), (a, b)))
         }),
-        garble: Box::new(|g, (s0, a0, b0), rows| {
-            let selector = g.crt_compose(&[*s0], &set, rows)?;
-            g.mul_bundle(&selector, &a0.sub(b0)?, rows)?.add(b0).map(drop)
-        }),
-        evaluate: Box::new(|e, (s, a, b), t| {
-            let selector = e.crt_compose(&[*s], &set, t)?;
-            e.mul_bundle(&selector, &a.sub(b)?, t)?.add(b).map(drop)
-        }),
+        garble: Box::new(|g, (a0, b0), rows| g.mul(a0, b0, rows).map(drop)),
+        evaluate: Box::new(|e, (a, b), t| e.mul(a, b, t).map(drop)),
     })
 }
 
-fn compose(width: u32) -> Result<(), ArithError> {
-    let set = min_sum_primes(width)?;
-    let zeros: Vec<Block> = (0..width)
-        .map(|i| Block::from_u128(0x9e37_79b9 * (i as u128 + 1)))
-        .collect();
+fn lift(bits: u32) -> Result<(), ArithError> {
+    let zero = Block::from_u128(0x9e37_79b9);
     run(Gadget {
-        name: &format!("BC, {width} bits"),
-        inputs: Box::new(|_| Ok(((), zeros.clone()))),
-        garble: Box::new(|g, (), rows| g.crt_compose(&zeros, &set, rows).map(drop)),
-        evaluate: Box::new(|e, bits, t| e.crt_compose(bits, &set, t).map(drop)),
-    })
-}
-
-fn decompose(width: u32) -> Result<(), ArithError> {
-    let set = min_sum_primes(width)?;
-    run(Gadget {
-        name: &format!("BD, {width} bits"),
-        inputs: Box::new(|g| {
-            let a0 = g.new_bundle(&set);
-            let a = g.encode_bundle(&a0, 12_345)?;
-            Ok((a0, a))
-        }),
-        garble: Box::new(|g, a0, rows| g.crt_decompose(a0, rows).map(drop)),
-        evaluate: Box::new(|e, a, t| e.crt_decompose(a, t).map(drop)),
+        name: &format!("lift to 2^{bits}"),
+        inputs: Box::new(|g| Ok(((), zero ^ g.delta(Modulus::BOOLEAN).to_block()?))),
+        garble: Box::new(|g, (), rows| g.lift(zero, bits, rows).map(drop)),
+        evaluate: Box::new(|e, active, t| e.lift(*active, bits, t).map(drop)),
     })
 }
 
@@ -178,10 +133,8 @@ fn main() -> Result<(), ArithError> {
         "{:<34} {:>10} {:>10} {:>8}",
         "gadget", "garble", "evaluate", "bytes"
     );
-    product(16)?;
-    product(32)?;
-    mux(16)?;
-    compose(16)?;
-    decompose(16)?;
+    product(17)?;
+    product(251)?;
+    lift(64)?;
     projection(17)
 }

@@ -19,22 +19,10 @@ use mixgc_core::Block;
 
 use crate::grouped::GroupedLabel;
 use crate::{ArithError, Label, Modulus};
+use mixgc_moduli::add_mod;
 
-/// The digit count of each group of a label mod m.
-fn group_sizes(m: Modulus) -> impl Iterator<Item = usize> {
-    let (len, j) = (m.label_len(), m.group_len());
-    (0..len.div_ceil(j)).map(move |g| j.min(len - g * j))
-}
-
-/// Bytes of one packed label mod m (one garbled-table row).
-pub fn label_bytes(m: Modulus) -> usize {
-    m.odd_label_bytes().unwrap_or_else(|| packed_bytes(m))
-}
-
-/// [`label_bytes`] from the group sizes (what odd primes precompute).
-fn packed_bytes(m: Modulus) -> usize {
-    (group_sizes(m).map(|n| m.group_bits(n) as usize).sum::<usize>()).div_ceil(8)
-}
+use mixgc_moduli::table_bytes::group_sizes;
+pub use mixgc_moduli::table_bytes::label_bytes;
 
 /// Appends `label`, packed, to `out`.
 pub(crate) fn write_label(label: &Label, out: &mut Vec<u8>) {
@@ -91,13 +79,6 @@ pub(crate) fn write_masked_groups(m: Modulus, target: &[u64], pad: &[u64], out: 
     out.extend_from_slice(&low.to_le_bytes());
     out.extend_from_slice(&((top >> 64) as u64).to_le_bytes());
     out.truncate(start + prime.label_bytes());
-}
-
-/// (a + b) mod `modulus` for a, b below it (≤ 2^64).
-#[inline]
-pub(crate) fn add_mod(a: u64, b: u64, modulus: u128) -> u64 {
-    let sum = u128::from(a) + u128::from(b);
-    (if sum >= modulus { sum - modulus } else { sum }) as u64
 }
 
 /// Appends the row whose group g is (`target(g, len)` + pad\[g\]) mod m^len.
@@ -362,7 +343,11 @@ mod tests {
             .filter(|&p| crate::primes::is_prime(p))
         {
             let m = Modulus::new(p).unwrap();
-            assert_eq!(label_bytes(m), packed_bytes(m), "p = {p}");
+            assert_eq!(
+                label_bytes(m),
+                mixgc_moduli::table_bytes::packed_bytes(m),
+                "p = {p}"
+            );
             let bits = m.group_bits(m.group_len());
             assert!((32..=64).contains(&bits), "p = {p}: {bits} bits");
             // Groups cut to 8k digits pack as tightly as groups of the largest j.

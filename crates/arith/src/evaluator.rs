@@ -2,11 +2,11 @@
 //! bytes in, active labels out. Calls must follow the garbler's order (same gate indices).
 
 use crate::codec::{Rows, TableReader};
+use crate::composition::{composition_jobs, Term};
 use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::garbler::table_size;
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_to_groups, BATCH};
-use crate::side::{composition_jobs, Term};
 use crate::tweak::encode;
 use mixgc_core::Block;
 
@@ -61,32 +61,17 @@ impl ArithEvaluator {
     }
 
     /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
-    pub(crate) fn project_to_bit(
-        &mut self,
-        a: &Label,
-        tables: &mut TableReader,
-    ) -> Result<Block, ArithError> {
+    pub fn project_to_bit(&mut self, a: &Label, tables: &mut TableReader) -> Result<Block, ArithError> {
         let size = table_size(a.modulus())?;
         let tweak = self.next_tweak(Domain::Projection);
         self.evaluate_projection_to_bits(Input::Label(a), size, tweak, tables)
     }
 
-    /// [`Self::project`] of a mod-2 wire given as its free-XOR active label `a` (one row).
-    pub(crate) fn project_bit(
-        &mut self,
-        a: Block,
-        out: Modulus,
-        tables: &mut TableReader,
-    ) -> Result<Label, ArithError> {
-        let tweak = self.next_tweak(Domain::Projection);
-        self.evaluate_projection(Input::Bits(a), 2, out, tweak, tables)
-    }
-
-    /// The evaluator's half of bit compositions ([`crate::side::Side::compose_powers`]): for
+    /// The evaluator's half of bit compositions ([`crate::ArithGarbler::compose_powers`]): for
     /// each term, the sum of the projections of its Boolean labels to Z_m, one gate and one
-    /// row each, term by term (the weights are in the garbler's rows). [`BATCH`] bits, of
-    /// any terms, share each AES call; the result equals summing [`Self::project_bit`].
-    pub(crate) fn compose_powers(
+    /// row each, term by term (the weights are in the garbler's rows). `BATCH` bits, of any
+    /// terms, share each AES call.
+    pub fn compose_powers(
         &mut self,
         terms: &[Term],
         tables: &mut TableReader,
@@ -128,61 +113,31 @@ impl ArithEvaluator {
         Ok(sums)
     }
 
-    /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks.
-    pub(crate) fn and_blocks(
-        &mut self,
-        a: Block,
-        b: Block,
-        tables: &mut TableReader,
-    ) -> Result<Block, ArithError> {
-        let gate = self.take_gate();
-        let garbler_half = Tweak {
-            domain: Domain::MulGarblerHalf,
-            gate,
-        };
-        let g = self.evaluate_projection_to_bits(Input::Bits(a), 2, garbler_half, tables)?;
-        let evaluator_half = Tweak {
-            domain: Domain::MulEvaluatorHalf,
-            gate,
-        };
-        let rows = tables.rows(Modulus::BOOLEAN, 1)?;
-        let mut e = self.hash.hash_to_block(Input::Bits(b), evaluator_half);
-        if b.lsb() {
-            e ^= a ^ rows.get_block(0)?;
-        }
-        Ok(g ^ e)
-    }
-
     /// The product of active labels `a` and `b` (same modulus m; may be one wire); reads
     /// 2(m − 1) rows. See [`crate::ArithGarbler::mul`] for the construction.
     pub fn mul(&mut self, a: &Label, b: &Label, tables: &mut TableReader) -> Result<Label, ArithError> {
-        Ok(self
-            .mul_many(std::slice::from_ref(a), std::slice::from_ref(b), tables)?
-            .remove(0))
+        Ok(self.mul_many(&[(a, b)], tables)?.remove(0))
     }
 
-    /// [`Self::mul`] of each pair (a\[i\], b\[i\]) in order (a CRT bundle's wires): the same
-    /// gates and rows, with the hashes of the products mod odd primes batched across pairs
-    /// (both halves of [`BATCH`]/2 products per AES call).
-    pub(crate) fn mul_many(
+    /// [`Self::mul`] of each pair (a, b) in order (a CRT bundle's wires): the same gates and
+    /// rows, with the hashes of the products mod odd primes batched across pairs (both
+    /// halves of `BATCH`/2 products per AES call).
+    pub fn mul_many(
         &mut self,
-        a: &[Label],
-        b: &[Label],
+        pairs: &[(&Label, &Label)],
         tables: &mut TableReader,
     ) -> Result<Vec<Label>, ArithError> {
         // In order: each pair's gate and rows (a pair mod 2 or 2^k is evaluated here).
-        let mut products = Vec::with_capacity(a.len());
+        let mut products = Vec::with_capacity(pairs.len());
         let mut pending = Vec::new();
-        for (i, (a, b)) in a.iter().zip(b).enumerate() {
+        for (i, &(a, b)) in pairs.iter().enumerate() {
             let m = a.modulus();
             if b.modulus() != m {
                 return Err(ArithError::ModulusMismatch(m, b.modulus()));
             }
             let size = table_size(m)? as usize;
             if m.is_boolean() {
-                let block = self.and_blocks(a.to_block()?, b.to_block()?, tables)?;
-                products.push(Label::from_block(block));
-                continue;
+                return Err(ArithError::BooleanProduct);
             }
             let [garbler_half, evaluator_half] = halves(self.take_gate());
             let rows = [tables.rows(m, size - 1)?, tables.rows(m, size - 1)?];
@@ -201,20 +156,20 @@ impl ArithEvaluator {
         for jobs in pending.chunks(BATCH / 2) {
             let mut encoded = [Encoded::default(); BATCH];
             for (e, &(i, _, _)) in encoded.chunks_exact_mut(2).zip(jobs) {
-                (e[0], e[1]) = (encode(Input::Label(&a[i])), encode(Input::Label(&b[i])));
+                (e[0], e[1]) = (encode(Input::Label(pairs[i].0)), encode(Input::Label(pairs[i].1)));
             }
             let mut blocks = [0u128; BATCH * MAX_BLOCKS];
             let blocks = &mut blocks[..2 * jobs.len() * MAX_BLOCKS];
             let target = |k: usize| {
                 let (i, gate, _) = jobs[k / 2];
-                (halves(gate)[k % 2], a[i].modulus())
+                (halves(gate)[k % 2], pairs[i].0.modulus())
             };
             self.hash
                 .rows()
                 .hash_blocks_to(&encoded[..2 * jobs.len()], target, blocks);
             // G and E − … are opened into one label: G + (E' + β·A) = G + E, β = colour(B).
             for ((i, _, rows), blocks) in jobs.iter().zip(blocks.chunks_exact(2 * MAX_BLOCKS)) {
-                let (a, b, product) = (&a[*i], &b[*i], &mut products[*i]);
+                let ((a, b), product) = (pairs[*i], &mut products[*i]);
                 let m = a.modulus();
                 let (mut e, mut pad) = ([0u64; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
                 let e = &mut e[..m.label_len()];

@@ -55,7 +55,7 @@ pub struct ArithGarbler {
     /// labels through the colours.
     delta_steps: BTreeMap<Modulus, GroupedDelta>,
     /// Δ_2 as its free-XOR block.
-    boolean_delta: Block,
+    pub(crate) boolean_delta: Block,
     /// The master ring offset ([`crate::ring`]): every Δ_{2^k} is its truncation mod 2^k.
     ring_delta: Option<RingLabel>,
     next_gate: u64,

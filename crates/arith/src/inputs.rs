@@ -15,9 +15,8 @@
 use mixgc_core::Block;
 
 use crate::codec::{write_label, TableReader};
-use crate::convert::compose_residues;
+use crate::composition::Term;
 use crate::cost::protocol::residue_bits;
-use crate::side::GarbleSide;
 use crate::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, Label, PrimeSet};
 
 /// The number of bits of each residue an evaluator-owned input sends through OT:
@@ -62,6 +61,29 @@ fn bits_by_residue<'a>(set: &PrimeSet, bits: &'a [Block]) -> Vec<&'a [Block]> {
         .collect()
 }
 
+/// The bundle over `set` whose residue mod p_i is Σ_j 2^j·b_j from the Boolean labels
+/// `bits` of its bits ([`residue_choice_bits`] order): the compositions of all odd primes in
+/// one `compose` (so they share AES batches); a mod-2 residue is the label of its bit.
+fn compose_residues(
+    set: &PrimeSet,
+    bits: &[Block],
+    compose: impl FnOnce(&[Term]) -> Result<Vec<Label>, ArithError>,
+) -> Result<CrtBundle, ArithError> {
+    check_residue_bits(set, bits)?;
+    let residue_bits = bits_by_residue(set, bits);
+    let residues = || set.moduli().iter().zip(&residue_bits);
+    let terms: Vec<Term> = residues()
+        .filter(|(m, _)| !m.is_boolean())
+        .map(|(&m, &bits)| (bits, m))
+        .collect();
+    let mut composed = compose(&terms)?.into_iter();
+    let wires = residues().map(|(m, bits)| match m.is_boolean() {
+        true => Label::from_block(bits[0]),
+        false => composed.next().expect("one composition per odd prime"),
+    });
+    CrtBundle::new(set, wires.collect())
+}
+
 impl ArithGarbler {
     /// The packed active labels of x on the bundle with zero-labels `zero` (what a garbler
     /// sends for its own input): one table row per residue.
@@ -81,12 +103,7 @@ impl ArithGarbler {
         set: &PrimeSet,
         rows: &mut Vec<u8>,
     ) -> Result<CrtBundle, ArithError> {
-        check_residue_bits(set, bits)?;
-        compose_residues(
-            &mut GarbleSide::new(self, rows)?,
-            set,
-            &bits_by_residue(set, bits),
-        )
+        compose_residues(set, bits, |terms| self.compose_powers(terms, rows))
     }
 
     /// The zero-labels of the public constant c mod N: −c_i·Δ_{p_i} per residue, so that
@@ -125,8 +142,7 @@ impl ArithEvaluator {
         set: &PrimeSet,
         tables: &mut TableReader,
     ) -> Result<CrtBundle, ArithError> {
-        check_residue_bits(set, bits)?;
-        compose_residues(&mut self.side(tables), set, &bits_by_residue(set, bits))
+        compose_residues(set, bits, |terms| self.compose_powers(terms, tables))
     }
 
     /// The evaluator's labels of a public constant: all zeros ([`ArithGarbler::constant_bundle`]).
@@ -143,10 +159,10 @@ mod tests {
     use super::*;
     use crate::primes::min_sum_primes;
 
-    /// Garbler inputs, evaluator inputs (with simulated correlated OT), constants and the
-    /// multiplexer decode to their values; malformed input bytes are errors.
+    /// Garbler inputs, evaluator inputs (with simulated correlated OT) and constants decode
+    /// to their values; malformed input bytes are errors.
     #[test]
-    fn inputs_constants_and_mux_decode() {
+    fn inputs_and_constants_decode() {
         let mut rng = new_rng(Some(8), 0);
         let delta = Block::random(&mut rng).with_lsb_set();
         let mut g = ArithGarbler::new(new_rng(Some(8), 1), delta).unwrap();
@@ -183,17 +199,6 @@ mod tests {
             let ac = ArithEvaluator::constant_bundle(&set);
             assert_eq!(decode(&zc, &ac), c);
             assert_eq!(decode(&zc.add(&zx).unwrap(), &ac.add(&ax).unwrap()), (c + x) % n);
-
-            for s in [false, true] {
-                let zs = Block::random(&mut rng);
-                let active_s = if s { zs ^ delta } else { zs };
-                let mut rows = Vec::new();
-                let zm = g.mux_bundle(zs, &zx, &zy, &mut rows).unwrap();
-                let mut reader = TableReader::new(&rows);
-                let am = e.mux_bundle(active_s, &ax, &ay, &mut reader).unwrap();
-                reader.finish().unwrap();
-                assert_eq!(decode(&zm, &am), if s { x } else { y }, "width {width}");
-            }
         }
     }
 }

@@ -24,8 +24,7 @@ use crate::ArithError;
 /// The largest k of a ring label (digits are 128-bit words).
 pub const MAX_RING_BITS: u32 = 128;
 
-/// Digits of every ring label (the security parameter: one digit per bit of a Boolean label).
-pub const RING_DIGITS: usize = 128;
+pub use mixgc_moduli::table_bytes::{row_bytes, RING_DIGITS};
 
 /// A label in Z_{2^k}^128; its digits are always below 2^k.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -86,7 +85,7 @@ impl RingLabel {
     }
 
     /// The zero vector mod 2^`bits` (`bits` already checked).
-    pub(crate) fn zero(bits: u32) -> RingLabel {
+    pub fn zero(bits: u32) -> RingLabel {
         RingLabel::from_masked(bits, vec![0; RING_DIGITS])
     }
 
@@ -177,7 +176,7 @@ impl RingLabel {
     /// 2^(k − shift): 2^shift·y is a value mod 2^k whose label is `other`'s digits shifted
     /// left (exact, by the nesting of the Δs), and (d·c mod 2^(k − shift))·2^shift =
     /// d·c·2^shift mod 2^k.
-    pub(crate) fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
+    pub fn add_shifted_assign(&mut self, other: &RingLabel, c: u128, shift: u32) {
         debug_assert_eq!(other.bits + shift, self.bits);
         let mask = mask(self.bits);
         for (a, &b) in self.digits.iter_mut().zip(other.digits.iter()) {
@@ -284,11 +283,6 @@ fn split_digit(d: u128, bits: u32) -> impl Iterator<Item = (u128, u32)> {
     [(d & mask(low), low), (d >> 64, bits.saturating_sub(64))]
         .into_iter()
         .filter(|&(_, w)| w > 0)
-}
-
-/// Bytes of one ring row mod 2^k: 128 digits of k bits.
-pub fn row_bytes(bits: u32) -> usize {
-    RING_DIGITS * bits as usize / 8
 }
 
 #[cfg(test)]

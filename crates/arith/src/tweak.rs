@@ -18,8 +18,8 @@ pub enum Domain {
     MulGarblerHalf = 2,
     /// The evaluator half of a product: the hash of B.
     MulEvaluatorHalf = 3,
-    /// Lifting a Boolean label to a ring label mod 2^k (bit composition, and each step of
-    /// bit decomposition, [`crate::ArithGarbler::compose_bits`]).
+    /// Lifting a Boolean label to a ring label mod 2^k ([`crate::ArithGarbler::lift`]: the
+    /// mod-2^k compositions and each step of the decompositions inside a CRT BD).
     BitLift = 4,
 }
 

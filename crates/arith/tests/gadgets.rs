@@ -47,9 +47,10 @@ fn projections_compute_any_function_on_every_input() {
     }
 }
 
+/// Every modulus but 2, whose products are ANDs of the Boolean half-gates.
 #[test]
 fn products_are_correct_on_every_pair_of_inputs() {
-    for (i, &p) in MODULI.iter().enumerate() {
+    for (i, &p) in MODULI.iter().enumerate().filter(|(_, &p)| p != 2) {
         let p = modulus(p);
         let (mut g, _, mut rng) = session(200 + i as u64);
         let (a0, b0) = (g.new_wire(p), g.new_wire(p));
@@ -77,7 +78,7 @@ fn products_are_correct_on_every_pair_of_inputs() {
 
 #[test]
 fn squares_of_one_wire_are_correct() {
-    for (i, &p) in MODULI.iter().enumerate() {
+    for (i, &p) in MODULI.iter().enumerate().filter(|(_, &p)| p != 2) {
         let p = modulus(p);
         let (mut g, _, _) = session(300 + i as u64);
         let a0 = g.new_wire(p);
@@ -242,7 +243,8 @@ fn run_evaluator(e: &mut ArithEvaluator, active: &[Label], program: &[Op], rows:
 fn random_programs_match_plaintext() {
     for seed in 0..14u64 {
         let (mut g, mut e, mut rng) = session(500 + seed);
-        let m = modulus([3u64, 5, 7, 13, 251, 2, 8][seed as usize % 7]);
+        // (Mod 2, products are ANDs of the Boolean half-gates, not garbled here.)
+        let m = modulus([3u64, 5, 7, 13, 251, 11, 8][seed as usize % 7]);
         let inputs: Vec<u64> = (0..4).map(|_| random_value(m, &mut rng)).collect();
         let program = random_program(m, inputs.len(), 40, &mut rng);
         let zeros: Vec<Label> = inputs.iter().map(|_| g.new_wire(m)).collect();

@@ -52,7 +52,7 @@ pub(crate) fn transpose_128(m: &mut [u128; 128]) {
 /// of 128.
 pub(crate) fn columns_to_rows(cols: &[u8], rows: &mut [Block]) {
     let n = rows.len();
-    assert!(n % 128 == 0, "rows must come in blocks of 128");
+    assert!(n.is_multiple_of(128), "rows must come in blocks of 128");
     let col_bytes = n / 8;
     assert_eq!(cols.len(), 128 * col_bytes, "128 columns of n bits");
     let mut m = [0u128; 128];

@@ -13,7 +13,7 @@
 //! read as in [`crate::lenet`]; [`reference`] computes exactly that in the clear. With
 //! c² · n < 2^(w−1) nothing wraps and all realizations agree with integer arithmetic.
 
-use crate::crt::{residue_to_signed, Crt, CrtBackend, PrimeSet};
+use crate::crt::{residue_to_signed, ArithBackend, Crt, PrimeSet};
 use crate::value::{to_i128, Ctx, SInt};
 use crate::{PartyId, ProgramError};
 
@@ -78,14 +78,14 @@ pub fn reference(p: &ClipDot, r: Realization, x: &[i64], y: &[i64]) -> i128 {
 }
 
 /// Each party's values as its backend holds them after the input phase.
-pub enum DotInputs<B: CrtBackend> {
+pub enum DotInputs<B: ArithBackend> {
     Boolean(Vec<SInt<B>>, Vec<SInt<B>>),
     Crt(Vec<Crt<B>>, Vec<Crt<B>>),
 }
 
 /// Declares the inputs: `x` is the garbler's, `y` the evaluator's (each party passes its
 /// own, `n` values of `width` signed bits).
-pub fn inputs<B: CrtBackend>(
+pub fn inputs<B: ArithBackend>(
     ctx: &Ctx<B>,
     p: &ClipDot,
     r: Realization,
@@ -120,7 +120,7 @@ pub fn inputs<B: CrtBackend>(
 }
 
 /// Clips, multiplies, adds, reveals; the value where this party learns it.
-pub fn compute<B: CrtBackend>(
+pub fn compute<B: ArithBackend>(
     ctx: &Ctx<B>,
     p: &ClipDot,
     r: Realization,
@@ -167,7 +167,7 @@ pub fn compute<B: CrtBackend>(
 
 /// Signed bit composition: the CRT value of a two's-complement x (w bits): the unsigned
 /// composition of its bits minus 2^w where the sign bit is set (BC of w + 1 bits).
-fn from_sint<B: CrtBackend>(x: &SInt<B>, set: &PrimeSet) -> Crt<B> {
+fn from_sint<B: ArithBackend>(x: &SInt<B>, set: &PrimeSet) -> Crt<B> {
     let unsigned = Crt::from_uint(&x.as_unsigned(), set);
     let w = x.width();
     let sign = (&x.as_unsigned() >> (w - 1)).resize(1);

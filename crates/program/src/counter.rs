@@ -4,10 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
-use mixgc_arith::table_bytes;
+use mixgc_moduli::cost::{protocol, Gadget, TableCost};
+use mixgc_moduli::primes::min_sum_primes;
+use mixgc_moduli::table_bytes;
 
-use crate::crt::{CrtBackend, PrimeSet};
+use crate::crt::{gadgets, ArithBackend, Modulus, PrimeSet};
 use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// Bytes of one Boolean label (a garbler input bit).
@@ -64,7 +65,7 @@ impl Cost {
 /// change a gadget's table are part of the op; [`CrtOp::gadget`] names the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CrtOp {
-    /// An input value of this party ([`CrtBackend::crt_input`]).
+    /// An input value of this party ([`ArithBackend::crt_input`]).
     Input(PartyId),
     /// A public constant (free).
     Constant,
@@ -144,12 +145,66 @@ impl Hasher for OpHasher {
     }
 }
 
-/// A CRT value on the counter: which prime set it is over, and the AND depth of the
-/// Boolean wires it was built from.
+/// ABLE Table 1, optimized columns: (bit width, BD rows, BC rows).
+pub const ABLE_TABLE_1: [(u32, u64, u64); 5] = [
+    (4, 275, 8),
+    (8, 937, 24),
+    (16, 2582, 80),
+    (32, 9322, 288),
+    (64, 32377, 960),
+];
+
+/// The cost of converting a `width`-bit value between Boolean labels and a CRT bundle over
+/// the minimum-sum primes of that width ([`min_sum_primes`]), next to ABLE's Table 1.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ConversionCost {
+    pub width: u32,
+    pub primes: PrimeSet,
+    /// Boolean → bundle (BC, [`gadgets::from_bits`]).
+    pub compose: TableCost,
+    /// Bundle → Boolean (BD, [`gadgets::to_bits`]).
+    pub decompose: TableCost,
+}
+
+/// The tables of one CRT bit composition and one CRT bit decomposition at `width` bits
+/// (1..=127, as prime selection). Fails where the CRT sum of the decomposition exceeds 128
+/// bits (widths near 127).
+pub fn conversion_cost(width: u32) -> Result<ConversionCost, ProgramError> {
+    let primes = min_sum_primes(width).map_err(|e| ProgramError::Arith(e.to_string()))?;
+    Ok(ConversionCost {
+        width,
+        compose: gadget_cost(Gadget::Compose { bits: width }, &primes)?,
+        decompose: gadget_cost(Gadget::Decompose, &primes)?,
+        primes,
+    })
+}
+
+/// A wire mod p on the counter: its modulus, and the AND depth of the Boolean wires it was
+/// built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CountedCrt {
-    set: usize,
+pub struct CountedWire {
+    modulus: Modulus,
     depth: u32,
+}
+
+/// The table `gadget` sends over `set`, rows and bytes: the gadget of [`gadgets`] run on a
+/// counter. Fails where the gadget does (a composition of no bits, a decomposition whose
+/// CRT sum exceeds 128 bits).
+pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ProgramError> {
+    let mut c = Counter::default();
+    let a = gadgets::constant(&mut c, set, 0);
+    match gadget {
+        Gadget::Mul => drop(gadgets::mul(&mut c, set, &a, &a)),
+        Gadget::Pow(e) => drop(gadgets::pow(&mut c, set, &a, e)),
+        Gadget::Mux => drop(gadgets::mux(&mut c, set, 0, &a, &a)),
+        Gadget::Compose { bits } => drop(gadgets::from_bits(&mut c, &vec![0; bits as usize], set)),
+        Gadget::Decompose => drop(gadgets::to_bits(&mut c, set, &a)),
+    }
+    c.check()?;
+    Ok(TableCost {
+        rows: c.cost.table_rows,
+        bytes: c.cost.table_bytes as usize,
+    })
 }
 
 /// Counts gates, AND depth and bytes without computing anything. A wire is its AND depth.
@@ -162,11 +217,12 @@ pub struct CountedCrt {
 /// Boolean wires a bit decomposition makes are).
 ///
 /// Outputs: the counter has no reveal mode, so [`Backend::output`] and
-/// [`CrtBackend::crt_output`] count a reveal to both parties (both directions);
+/// [`ArithBackend::crt_output`] count a reveal to both parties (both directions);
 /// the `_to` variants count the audience they name.
 ///
-/// CRT gadgets are costed by [`gadget_cost`] (the formulas of [`table_bytes`], cached per
-/// op and set). Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
+/// CRT gadgets are costed by [`gadget_cost`] (the gadget run once on the counter's
+/// primitives, whose tables are the formulas of [`table_bytes`], cached per op and set);
+/// their Boolean gates are in the gadget's table, not in [`Cost::ands`]. Where a gadget cannot be garbled (a bit decomposition of a set whose CRT sum
 /// exceeds 128 bits, a composition of no bits), the counter keeps the
 /// first such error and every later input or output returns it, as a two-party backend
 /// reports a failed gate.
@@ -177,7 +233,7 @@ pub struct Counter {
     outputs: Vec<u32>,
     live_wires: u64,
     peak_live_wires: u64,
-    /// The prime sets of the program's CRT values ([`CountedCrt::set`] indexes it).
+    /// The prime sets of the program's CRT values.
     sets: Vec<PrimeSet>,
     /// Each op over each set: how often it ran, and its gadget's table once costed.
     crt_ops: HashMap<(CrtOp, usize), Tally, BuildHasherDefault<OpHasher>>,
@@ -249,6 +305,10 @@ impl Counter {
                 Ok(table) => *tally.table.insert(table),
                 Err(e) => {
                     let primes = self.sets[set].primes();
+                    let e = match e {
+                        ProgramError::Arith(msg) => msg,
+                        other => other.to_string(),
+                    };
                     self.error
                         .get_or_insert(ProgramError::Arith(format!("{op:?} over {primes:?}: {e}")));
                     return;
@@ -263,20 +323,12 @@ impl Counter {
         self.cost.table_bytes += table.bytes as u64;
     }
 
-    /// A result of `op` on the values `from` (all over one set).
-    fn crt_result(&mut self, op: CrtOp, from: &[&CountedCrt]) -> CountedCrt {
-        let set = from[0].set;
-        assert!(
-            from.iter().all(|b| b.set == set),
-            "CRT values over different prime sets: {:?} and {:?}",
-            self.sets[set].primes(),
-            from.iter().map(|b| self.sets[b.set].primes()).collect::<Vec<_>>()
-        );
-        self.count_crt(op, set);
-        CountedCrt {
-            set,
-            depth: from.iter().map(|b| b.depth).max().unwrap_or(0),
-        }
+    /// A result of `op` over `set` on values of these depths: each residue at the deepest.
+    fn crt_result(&mut self, op: CrtOp, set: &PrimeSet, depth: u32) -> Vec<CountedWire> {
+        let index = self.set_index(set);
+        self.count_crt(op, index);
+        let wire = |&modulus: &Modulus| CountedWire { modulus, depth };
+        set.moduli().iter().map(wire).collect()
     }
 
     /// ⌈bits/8⌉ packed bits per direction of a reveal to `to`: one per party that learns.
@@ -353,15 +405,24 @@ impl Backend for Counter {
     }
 }
 
-impl CrtBackend for Counter {
-    type Bundle = CountedCrt;
+/// The deepest wire of a value.
+fn depth(x: &[CountedWire]) -> u32 {
+    x.iter().map(|w| w.depth).max().unwrap_or(0)
+}
+
+/// Each primitive adds its table as the two-party backends send it ([`table_bytes`]); the
+/// CRT ops are tallied and add their gadget's table ([`gadget_cost`]), so a gadget's Boolean
+/// gates are not in [`Cost::ands`].
+impl ArithBackend for Counter {
+    type ModWire = CountedWire;
+    type RingWire = u32;
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         _: Option<u128>,
-    ) -> Result<CountedCrt, ProgramError> {
+    ) -> Result<Vec<CountedWire>, ProgramError> {
         self.check()?;
         match owner {
             PartyId::GARBLER => self.cost.garbler_input_bytes += protocol::garbler_input_bytes(set),
@@ -372,80 +433,254 @@ impl CrtBackend for Counter {
             }
             other => return Err(ProgramError::NoSuchParty(other)),
         }
-        let index = self.set_index(set);
-        self.count_crt(CrtOp::Input(owner), index);
-        Ok(CountedCrt { set: index, depth: 0 })
-    }
-
-    fn crt_constant(&mut self, set: &PrimeSet, _: u128) -> CountedCrt {
-        let index = self.set_index(set);
-        self.count_crt(CrtOp::Constant, index);
-        CountedCrt { set: index, depth: 0 }
-    }
-
-    fn crt_add(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Add, &[a, b])
-    }
-
-    fn crt_sub(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Sub, &[a, b])
-    }
-
-    fn crt_scale(&mut self, a: &CountedCrt, _: u128) -> CountedCrt {
-        self.crt_result(CrtOp::Scale, &[a])
-    }
-
-    fn crt_mul(&mut self, a: &CountedCrt, b: &CountedCrt) -> CountedCrt {
-        self.crt_result(CrtOp::Mul, &[a, b])
-    }
-
-    fn crt_pow(&mut self, a: &CountedCrt, e: u64) -> CountedCrt {
-        self.crt_result(CrtOp::Pow(e), &[a])
-    }
-
-    fn crt_mux(&mut self, select: u32, yes: &CountedCrt, no: &CountedCrt) -> CountedCrt {
-        let select = CountedCrt {
-            set: yes.set,
-            depth: select,
-        };
-        self.crt_result(CrtOp::Mux, &[&select, yes, no])
-    }
-
-    fn crt_from_bits(&mut self, bits: &[u32], set: &PrimeSet) -> CountedCrt {
-        let index = self.set_index(set);
-        let bits_len = u32::try_from(bits.len()).unwrap_or(u32::MAX);
-        self.count_crt(CrtOp::Compose { bits: bits_len }, index);
-        CountedCrt {
-            set: index,
-            depth: bits.iter().copied().max().unwrap_or(0),
-        }
-    }
-
-    fn crt_to_bits(&mut self, a: &CountedCrt) -> Vec<u32> {
-        self.count_crt(CrtOp::Decompose, a.set);
-        let n = self.sets[a.set].product();
-        let width = u128::BITS - (n - 1).leading_zeros();
-        self.created(width as u64);
-        vec![a.depth; width as usize]
+        Ok(self.crt_result(CrtOp::Input(owner), set, 0))
     }
 
     /// Counts a reveal to both parties (see the type's docs).
-    fn crt_output(&mut self, a: &CountedCrt) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, Audience::BOTH)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[CountedWire]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, Audience::BOTH)
     }
 
-    fn crt_output_to(&mut self, a: &CountedCrt, to: Audience) -> Result<Option<u128>, ProgramError> {
-        self.count_crt(CrtOp::Output(to), a.set);
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        _: &[CountedWire],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Output(to), index);
         let to_both = Counter::directions(to) == 2;
-        self.cost.output_bytes += protocol::output_bytes(&self.sets[a.set], to_both);
+        self.cost.output_bytes += protocol::output_bytes(set, to_both);
         self.check()?;
         Ok(None)
+    }
+
+    fn mod_constant(&mut self, modulus: Modulus, _: u64) -> CountedWire {
+        CountedWire { modulus, depth: 0 }
+    }
+
+    fn mod_add(&mut self, a: &CountedWire, b: &CountedWire) -> CountedWire {
+        CountedWire {
+            modulus: a.modulus,
+            depth: a.depth.max(b.depth),
+        }
+    }
+
+    fn mod_sub(&mut self, a: &CountedWire, b: &CountedWire) -> CountedWire {
+        self.mod_add(a, b)
+    }
+
+    fn mod_scale(&mut self, a: &CountedWire, _: u64) -> CountedWire {
+        *a
+    }
+
+    fn mod_project(&mut self, a: &CountedWire, out: Modulus, _: &[u64]) -> CountedWire {
+        self.add_table(table_bytes::projection(a.modulus, out));
+        CountedWire {
+            modulus: out,
+            depth: a.depth,
+        }
+    }
+
+    fn mod_to_bit(&mut self, a: &CountedWire, _: &[u64]) -> u32 {
+        self.add_table(table_bytes::projection(a.modulus, Modulus::BOOLEAN));
+        self.created(1);
+        a.depth
+    }
+
+    fn bits_to_mod(&mut self, terms: &[(&[u32], Modulus)]) -> Vec<CountedWire> {
+        let term = |&(bits, modulus): &(&[u32], Modulus)| {
+            let table = table_bytes::rows(modulus, bits.len() as u64);
+            let depth = bits.iter().copied().max().unwrap_or(0);
+            (table, CountedWire { modulus, depth })
+        };
+        let (tables, wires): (Vec<TableCost>, Vec<CountedWire>) = terms.iter().map(term).unzip();
+        self.add_table(tables.into_iter().sum());
+        wires
+    }
+
+    fn mod_mul(&mut self, pairs: &[(&CountedWire, &CountedWire)]) -> Vec<CountedWire> {
+        let product =
+            |&(a, b): &(&CountedWire, &CountedWire)| (table_bytes::product(a.modulus), self.mod_add(a, b));
+        let (tables, wires): (Vec<TableCost>, Vec<CountedWire>) = pairs.iter().map(product).unzip();
+        self.add_table(tables.into_iter().sum());
+        wires
+    }
+
+    fn bit_to_mod2(&mut self, depth: u32) -> CountedWire {
+        CountedWire {
+            modulus: Modulus::BOOLEAN,
+            depth,
+        }
+    }
+
+    fn mod2_to_bit(&mut self, a: &CountedWire) -> u32 {
+        a.depth
+    }
+
+    /// A ring row mod 2^m counts m rows.
+    fn ring_lift(&mut self, depth: u32, bits: u32) -> u32 {
+        self.add_table(table_bytes::lift(bits));
+        depth
+    }
+
+    fn ring_zero(&mut self, _: u32) -> u32 {
+        0
+    }
+
+    fn ring_add_shifted(&mut self, acc: &mut u32, x: &u32, _: u128, _: u32) {
+        *acc = (*acc).max(*x);
+    }
+
+    fn ring_slice(&mut self, a: &u32, _: u32) -> u32 {
+        self.created(1);
+        *a
+    }
+
+    fn gadget_error(&mut self, e: ProgramError) {
+        self.error.get_or_insert(e);
+    }
+
+    fn crt_constant(&mut self, set: &PrimeSet, _: u128) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Constant, set, 0)
+    }
+
+    fn crt_add(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Add, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_sub(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Sub, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_scale(&mut self, set: &PrimeSet, a: &[CountedWire], _: u128) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Scale, set, depth(a))
+    }
+
+    fn crt_mul(&mut self, set: &PrimeSet, a: &[CountedWire], b: &[CountedWire]) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Mul, set, depth(a).max(depth(b)))
+    }
+
+    fn crt_pow(&mut self, set: &PrimeSet, a: &[CountedWire], e: u64) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Pow(e), set, depth(a))
+    }
+
+    fn crt_mux(
+        &mut self,
+        set: &PrimeSet,
+        select: u32,
+        yes: &[CountedWire],
+        no: &[CountedWire],
+    ) -> Vec<CountedWire> {
+        self.crt_result(CrtOp::Mux, set, select.max(depth(yes)).max(depth(no)))
+    }
+
+    fn crt_from_bits(&mut self, bits: &[u32], set: &PrimeSet) -> Vec<CountedWire> {
+        let bits_len = u32::try_from(bits.len()).unwrap_or(u32::MAX);
+        let depth = bits.iter().copied().max().unwrap_or(0);
+        self.crt_result(CrtOp::Compose { bits: bits_len }, set, depth)
+    }
+
+    fn crt_to_bits(&mut self, set: &PrimeSet, a: &[CountedWire]) -> Vec<u32> {
+        let index = self.set_index(set);
+        self.count_crt(CrtOp::Decompose, index);
+        let width = gadgets::decomposition_width(set);
+        self.created(width as u64);
+        vec![depth(a); width as usize]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::{Backend, Counter, Ctx, PartyId, ProgramError, Recorder};
+    use mixgc_moduli::cost::{Gadget, TableCost};
+    use mixgc_moduli::PrimeSet;
+
+    use super::{conversion_cost, gadget_cost, ABLE_TABLE_1};
+
+    /// Measured (width, BC rows, BC bytes, BD rows, BD bytes). BC meets ABLE exactly (one
+    /// row per bit and odd prime, the same prime counts); BD is 3.1–4.0× below ABLE: free
+    /// Boolean slices and low bits (k(k − 1)/2 instead of (k² + 3k − 2)/2 per mod-2^k
+    /// decomposition), weights' trailing zeros skipped in the composition, and the
+    /// reduction mod N done by Boolean conditional subtraction.
+    const MEASURED: [(u32, u64, usize, u64, usize); 5] = [
+        (4, 8, 136, 68, 1_088),
+        (8, 24, 416, 232, 3_712),
+        (16, 80, 1_392, 841, 13_456),
+        (32, 288, 5_056, 2_880, 46_080),
+        (64, 960, 16_896, 10_039, 160_624),
+    ];
+
+    #[test]
+    fn table_1_is_met_or_beaten() {
+        for ((width, able_bd, able_bc), (w, bc_rows, bc_bytes, bd_rows, bd_bytes)) in
+            ABLE_TABLE_1.into_iter().zip(MEASURED)
+        {
+            assert_eq!(width, w);
+            let cost = conversion_cost(width).unwrap();
+            assert_eq!(
+                cost.compose,
+                TableCost {
+                    rows: bc_rows,
+                    bytes: bc_bytes
+                },
+                "BC {width}"
+            );
+            assert_eq!(
+                cost.decompose,
+                TableCost {
+                    rows: bd_rows,
+                    bytes: bd_bytes
+                },
+                "BD {width}"
+            );
+            assert!(bc_rows <= able_bc && bd_rows < able_bd, "width {width}");
+        }
+    }
+
+    #[test]
+    fn gadget_costs_follow_the_primes() {
+        let set = PrimeSet::new(&[2, 3, 5, 11]).unwrap();
+        let odd: u64 = [3, 5, 11].iter().map(|p| p - 1).sum();
+        let mul = gadget_cost(Gadget::Mul, &set).unwrap();
+        // 2(p − 1) rows per prime; the mod-2 product is one AND (two 16-byte rows).
+        assert_eq!(mul.rows, 2 * (odd + 1));
+        for e in [0, 1, 2, 7, u64::MAX] {
+            assert_eq!(
+                gadget_cost(Gadget::Pow(e), &set).unwrap().rows,
+                odd + 1,
+                "e = {e}"
+            );
+        }
+        let compose = |bits| gadget_cost(Gadget::Compose { bits }, &set).unwrap();
+        assert_eq!(compose(1).rows, 3);
+        assert_eq!(compose(200).rows, 200 * 3);
+        assert_eq!(gadget_cost(Gadget::Mux, &set).unwrap(), compose(1) + mul);
+        let bd = conversion_cost(8).unwrap();
+        assert_eq!(gadget_cost(Gadget::Decompose, &bd.primes).unwrap(), bd.decompose);
+        assert!(matches!(
+            gadget_cost(Gadget::Compose { bits: 0 }, &set),
+            Err(ProgramError::Arith(_))
+        ));
+        let wide = mixgc_moduli::primes::first_primes(127).unwrap();
+        assert!(matches!(
+            gadget_cost(Gadget::Decompose, &wide),
+            Err(ProgramError::Arith(_))
+        ));
+        assert_eq!(
+            mul.times(3) + TableCost::default(),
+            TableCost {
+                rows: mul.rows * 3,
+                bytes: mul.bytes * 3
+            }
+        );
+    }
+
+    #[test]
+    fn out_of_range_widths_are_errors() {
+        assert!(matches!(conversion_cost(0), Err(ProgramError::Arith(_))));
+        assert!(matches!(conversion_cost(127), Err(ProgramError::Arith(_))));
+    }
 
     #[test]
     fn two_party_backends_refuse_inputs_of_other_parties() {

@@ -11,75 +11,174 @@
 //! Mixing values over different prime sets is a program bug, like adding tensors of
 //! different shapes: the operators panic with a message naming both sets.
 //!
-//! Backends: CRT programs run on [`crate::Plain`] (the reference, computing on the integer
-//! mod N rather than per residue), on [`crate::Counter`] (exact table rows and bytes, split
-//! as ABLE Fig. 4; per-op tally in [`crate::Counter::crt_ops`]) and on the two-party
-//! backends of `mixgc-session`. [`crate::Recorder`] emits Boolean IR only and does not
-//! implement [`CrtBackend`].
+//! Backends implement [`ArithBackend`], the arithmetic extension of the Boolean core
+//! [`Backend`]: label-level primitives over wires that carry their modulus. The gadgets
+//! (products, powers, the multiplexer, BC and BD) are written once over these primitives
+//! ([`gadgets`]) and are provided methods of the trait: the two-party backends of
+//! `mixgc-session` implement the primitives only. [`crate::Plain`] computes on residues, its
+//! BD on the integer mod N (an independent reference, defined for every N); [`crate::Counter`]
+//! counts each gadget's table once per prime set by running the gadget on its primitives.
+//! [`crate::Recorder`] emits Boolean IR only and does not implement [`ArithBackend`].
+
+pub mod gadgets;
 
 use std::ops::{Add, Mul, Neg, Sub};
 
-pub use mixgc_arith::PrimeSet;
+pub use mixgc_moduli::{Modulus, PrimeSet};
 
 use crate::value::{Bit, Ctx, SInt, UInt};
 use crate::{Audience, Backend, PartyId, ProgramError};
 
-/// A backend that also computes on CRT values. `Bundle` is one value's residues (labels in
-/// two-party backends, numbers in plaintext, sizes in the counter).
-pub trait CrtBackend: Backend {
-    type Bundle: Clone + std::fmt::Debug;
+/// The arithmetic extension of the Boolean core: wires mod a prime p ([`Self::ModWire`];
+/// mod 2 it is a Boolean wire's label, converted for free) and mod 2^k ([`Self::RingWire`],
+/// the intermediate of a bit decomposition), with the primitives a garbling scheme offers
+/// on them (BMR16 "Garbling gadgets"): free linear operations, projections by a public
+/// table, products, and the lifts of Boolean wires. Row counts are those of the two-party
+/// backends (a row is one label of the output modulus; a ring row mod 2^m counts m rows).
+///
+/// The CRT operations on values in Z_N, N a product of distinct primes (one wire per
+/// prime, in the [`PrimeSet`]'s order), are provided methods that run [`gadgets`]. A backend
+/// without mod-p projections (an n-party or malicious one) implements [`Backend`] only.
+///
+/// Primitives do not fail: a backend that cannot run one (the peer failed, a gadget over
+/// operands it cannot garble) records the error and reports it at the next input or output,
+/// as [`Backend::and`] does.
+pub trait ArithBackend: Backend {
+    /// A wire mod a prime (a label, a residue in plaintext, its modulus in the counter).
+    type ModWire: Clone + std::fmt::Debug;
+    /// A wire mod 2^k, 1 ≤ k ≤ 128.
+    type RingWire: Clone + std::fmt::Debug;
 
-    /// A new input x ∈ Z_N over `set`, owned by `owner`; `value` is the owner's secret
-    /// (needed where the backend computes on it). Values ≥ N are an input error.
+    /// A new input x ∈ Z_N over `set`, owned by `owner`: one wire per residue. `value` is the
+    /// owner's secret (needed where the backend computes on it); values ≥ N are an input
+    /// error.
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
-    ) -> Result<Self::Bundle, ProgramError>;
+    ) -> Result<Vec<Self::ModWire>, ProgramError>;
 
-    /// The public constant `value mod N` (free).
-    fn crt_constant(&mut self, set: &PrimeSet, value: u128) -> Self::Bundle;
+    /// Reveals the value x ∈ [0, N) of the residues `x` over `set` (to the run's default
+    /// audience on two-party backends), where this party learns it.
+    fn crt_output(&mut self, set: &PrimeSet, x: &[Self::ModWire]) -> Result<Option<u128>, ProgramError>;
 
-    /// a + b mod N (free). Both over the same set.
-    fn crt_add(&mut self, a: &Self::Bundle, b: &Self::Bundle) -> Self::Bundle;
+    /// Like [`ArithBackend::crt_output`], revealing the value only to `to` on two-party
+    /// backends. Backends without parties ignore `to`.
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        x: &[Self::ModWire],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
+        let _ = to;
+        self.crt_output(set, x)
+    }
+
+    /// The public constant `value` (< m) on a wire mod `m` (free).
+    fn mod_constant(&mut self, m: Modulus, value: u64) -> Self::ModWire;
+
+    /// a + b (free; same modulus).
+    fn mod_add(&mut self, a: &Self::ModWire, b: &Self::ModWire) -> Self::ModWire;
+
+    /// a − b (free; same modulus).
+    fn mod_sub(&mut self, a: &Self::ModWire, b: &Self::ModWire) -> Self::ModWire;
+
+    /// c·a for a public c below the modulus (free).
+    fn mod_scale(&mut self, a: &Self::ModWire, c: u64) -> Self::ModWire;
+
+    /// The projection of `a` (mod p) to a wire mod `out` carrying `table[a]`: p − 1 rows.
+    fn mod_project(&mut self, a: &Self::ModWire, out: Modulus, table: &[u64]) -> Self::ModWire;
+
+    /// The projection of `a` (mod p) to Z_2 by `table` (bits), as a Boolean wire: p − 1 rows.
+    fn mod_to_bit(&mut self, a: &Self::ModWire, table: &[u64]) -> Self::Wire;
+
+    /// For each term (bits, m), m an odd prime: Σ_j 2^j·bits_j mod m, by one projection
+    /// Z_2 → Z_m of each bit (one row each), term by term, bit by bit.
+    fn bits_to_mod(&mut self, terms: &[(&[Self::Wire], Modulus)]) -> Vec<Self::ModWire>;
+
+    /// The products a·b of the pairs, each mod an odd prime p (BMR16's generalized half
+    /// gate: 2(p − 1) rows each), in order.
+    fn mod_mul(&mut self, pairs: &[(&Self::ModWire, &Self::ModWire)]) -> Vec<Self::ModWire>;
+
+    /// The mod-2 wire of a Boolean wire (free: the same label).
+    fn bit_to_mod2(&mut self, bit: Self::Wire) -> Self::ModWire;
+
+    /// The Boolean wire of a mod-2 wire (free).
+    fn mod2_to_bit(&mut self, a: &Self::ModWire) -> Self::Wire;
+
+    /// The wire mod 2^`bits` of the bit on `bit`: `bits` − 1 rows (none for 1 bit).
+    fn ring_lift(&mut self, bit: Self::Wire, bits: u32) -> Self::RingWire;
+
+    /// The constant 0 mod 2^`bits` (free).
+    fn ring_zero(&mut self, bits: u32) -> Self::RingWire;
+
+    /// acc ← acc + c·2^shift·x mod 2^k, for acc mod 2^k and x mod 2^(k − shift) (free).
+    fn ring_add_shifted(&mut self, acc: &mut Self::RingWire, x: &Self::RingWire, c: u128, shift: u32);
+
+    /// Bit i of the value of `a`, which must be a multiple of 2^i, as a Boolean wire (free).
+    fn ring_slice(&mut self, a: &Self::RingWire, i: u32) -> Self::Wire;
+
+    /// A gadget cannot run over its operands (e.g. a BD whose CRT sum exceeds 128 bits):
+    /// recorded, and reported at the next input or output.
+    fn gadget_error(&mut self, e: ProgramError);
+
+    /// The public constant `value mod N` over `set` (free).
+    fn crt_constant(&mut self, set: &PrimeSet, value: u128) -> Vec<Self::ModWire> {
+        gadgets::constant(self, set, value)
+    }
+
+    /// a + b mod N (free). Both over `set`.
+    fn crt_add(&mut self, set: &PrimeSet, a: &[Self::ModWire], b: &[Self::ModWire]) -> Vec<Self::ModWire> {
+        let _ = set;
+        gadgets::add(self, a, b)
+    }
 
     /// a − b mod N (free).
-    fn crt_sub(&mut self, a: &Self::Bundle, b: &Self::Bundle) -> Self::Bundle;
+    fn crt_sub(&mut self, set: &PrimeSet, a: &[Self::ModWire], b: &[Self::ModWire]) -> Vec<Self::ModWire> {
+        let _ = set;
+        gadgets::sub(self, a, b)
+    }
 
     /// c·a mod N for a public c (free).
-    fn crt_scale(&mut self, a: &Self::Bundle, c: u128) -> Self::Bundle;
+    fn crt_scale(&mut self, set: &PrimeSet, a: &[Self::ModWire], c: u128) -> Vec<Self::ModWire> {
+        gadgets::scale(self, set, a, c)
+    }
 
-    /// a·b mod N: one BMR16 product per prime.
-    fn crt_mul(&mut self, a: &Self::Bundle, b: &Self::Bundle) -> Self::Bundle;
+    /// a·b mod N: Σ 2(p − 1) rows.
+    fn crt_mul(&mut self, set: &PrimeSet, a: &[Self::ModWire], b: &[Self::ModWire]) -> Vec<Self::ModWire> {
+        gadgets::mul(self, set, a, b)
+    }
 
-    /// a^e mod N for a public e: one projection per prime.
-    fn crt_pow(&mut self, a: &Self::Bundle, e: u64) -> Self::Bundle;
+    /// a^e mod N for a public e: Σ (p − 1) rows.
+    fn crt_pow(&mut self, set: &PrimeSet, a: &[Self::ModWire], e: u64) -> Vec<Self::ModWire> {
+        gadgets::pow(self, set, a, e)
+    }
 
-    /// `yes` where the Boolean `select` is 1, else `no`: no + BC(s)·(yes − no), a one-bit
-    /// composition then a product (ABLE §4's Mux).
-    fn crt_mux(&mut self, select: Self::Wire, yes: &Self::Bundle, no: &Self::Bundle) -> Self::Bundle;
+    /// `yes` where the Boolean `select` is 1, else `no`: no + BC(s)·(yes − no) (ABLE §4's Mux).
+    fn crt_mux(
+        &mut self,
+        set: &PrimeSet,
+        select: Self::Wire,
+        yes: &[Self::ModWire],
+        no: &[Self::ModWire],
+    ) -> Vec<Self::ModWire> {
+        gadgets::mux(self, set, select, yes, no)
+    }
 
     /// Bit composition (BC): Σ 2^j·bits_j mod N over `set`, bits least significant first.
-    fn crt_from_bits(&mut self, bits: &[Self::Wire], set: &PrimeSet) -> Self::Bundle;
+    fn crt_from_bits(&mut self, bits: &[Self::Wire], set: &PrimeSet) -> Vec<Self::ModWire> {
+        gadgets::from_bits(self, bits, set)
+    }
 
     /// Bit decomposition (BD): the bits of x ∈ [0, N), bitlen(N − 1) of them, least
     /// significant first.
-    fn crt_to_bits(&mut self, a: &Self::Bundle) -> Vec<Self::Wire>;
-
-    /// Marks `a` as an output value; its value in [0, N) where this party learns it (as
-    /// [`Backend::output`]: two-party backends reveal to the run's default audience).
-    fn crt_output(&mut self, a: &Self::Bundle) -> Result<Option<u128>, ProgramError>;
-
-    /// Like [`CrtBackend::crt_output`], revealing the value only to `to` on two-party
-    /// backends. Backends without parties ignore `to`.
-    fn crt_output_to(&mut self, a: &Self::Bundle, to: Audience) -> Result<Option<u128>, ProgramError> {
-        let _ = to;
-        self.crt_output(a)
+    fn crt_to_bits(&mut self, set: &PrimeSet, a: &[Self::ModWire]) -> Vec<Self::Wire> {
+        gadgets::to_bits(self, set, a)
     }
 }
 
-impl<B: CrtBackend> Ctx<B> {
+impl<B: ArithBackend> Ctx<B> {
     /// A secret x ∈ Z_N over `set`, owned by `owner` (`value` is the owner's secret).
     pub fn input_crt(
         &self,
@@ -108,7 +207,7 @@ impl<B: CrtBackend> Ctx<B> {
         self.crt(set, bundle)
     }
 
-    fn crt(&self, set: &PrimeSet, bundle: B::Bundle) -> Crt<B> {
+    fn crt(&self, set: &PrimeSet, bundle: Vec<B::ModWire>) -> Crt<B> {
         Crt {
             set: set.clone(),
             bundle,
@@ -146,25 +245,25 @@ pub fn residue_to_signed(n: u128, r: u128) -> i128 {
 }
 
 /// A secret value in Z_N; see the module docs.
-pub struct Crt<B: CrtBackend> {
+pub struct Crt<B: ArithBackend> {
     set: PrimeSet,
-    bundle: B::Bundle,
+    bundle: Vec<B::ModWire>,
     ctx: Ctx<B>,
 }
 
-impl<B: CrtBackend> Clone for Crt<B> {
+impl<B: ArithBackend> Clone for Crt<B> {
     fn clone(&self) -> Self {
         self.ctx.crt(&self.set, self.bundle.clone())
     }
 }
 
-impl<B: CrtBackend> Crt<B> {
+impl<B: ArithBackend> Crt<B> {
     pub fn set(&self) -> &PrimeSet {
         &self.set
     }
 
-    /// The backend's residues.
-    pub fn bundle(&self) -> &B::Bundle {
+    /// The backend's residues, one wire per prime of the set.
+    pub fn bundle(&self) -> &[B::ModWire] {
         &self.bundle
     }
 
@@ -177,25 +276,29 @@ impl<B: CrtBackend> Crt<B> {
         );
     }
 
-    fn binary(&self, other: &Crt<B>, f: impl FnOnce(&mut B, &B::Bundle, &B::Bundle) -> B::Bundle) -> Crt<B> {
+    fn binary(
+        &self,
+        other: &Crt<B>,
+        f: impl FnOnce(&mut B, &PrimeSet, &[B::ModWire], &[B::ModWire]) -> Vec<B::ModWire>,
+    ) -> Crt<B> {
         self.same_set(other);
-        let bundle = self.ctx.with(|b| f(b, &self.bundle, &other.bundle));
+        let bundle = self.ctx.with(|b| f(b, &self.set, &self.bundle, &other.bundle));
         self.ctx.crt(&self.set, bundle)
     }
 
-    fn unary(&self, f: impl FnOnce(&mut B, &B::Bundle) -> B::Bundle) -> Crt<B> {
-        let bundle = self.ctx.with(|b| f(b, &self.bundle));
+    fn unary(&self, f: impl FnOnce(&mut B, &PrimeSet, &[B::ModWire]) -> Vec<B::ModWire>) -> Crt<B> {
+        let bundle = self.ctx.with(|b| f(b, &self.set, &self.bundle));
         self.ctx.crt(&self.set, bundle)
     }
 
     /// c·self mod N for a public c (free).
     pub fn scale(&self, c: u128) -> Crt<B> {
-        self.unary(|b, a| b.crt_scale(a, c))
+        self.unary(|b, set, a| b.crt_scale(set, a, c))
     }
 
     /// self^e mod N for a public e.
     pub fn pow(&self, e: u64) -> Crt<B> {
-        self.unary(|b, a| b.crt_pow(a, e))
+        self.unary(|b, set, a| b.crt_pow(set, a, e))
     }
 
     /// Bit composition (BC): the CRT value of `x mod N`.
@@ -207,7 +310,7 @@ impl<B: CrtBackend> Crt<B> {
 
     /// Bit decomposition (BD): self as an unsigned integer in [0, N) of bitlen(N − 1) bits.
     pub fn to_uint(&self) -> UInt<B> {
-        let wires = self.ctx.with(|b| b.crt_to_bits(&self.bundle));
+        let wires = self.ctx.with(|b| b.crt_to_bits(&self.set, &self.bundle));
         UInt::from_wires(&self.ctx, wires)
     }
 
@@ -228,12 +331,12 @@ impl<B: CrtBackend> Crt<B> {
     /// Reveals self (to the run's default audience); its value in [0, N) where this party
     /// learns it.
     pub fn reveal(&self) -> Result<Option<u128>, ProgramError> {
-        self.ctx.with(|b| b.crt_output(&self.bundle))
+        self.ctx.with(|b| b.crt_output(&self.set, &self.bundle))
     }
 
     /// Reveals self only to `to` (both parties' programs name the same audience).
     pub fn reveal_to(&self, to: Audience) -> Result<Option<u128>, ProgramError> {
-        self.ctx.with(|b| b.crt_output_to(&self.bundle, to))
+        self.ctx.with(|b| b.crt_output_to(&self.set, &self.bundle, to))
     }
 
     /// Reveals self as a signed value (offset convention).
@@ -243,35 +346,35 @@ impl<B: CrtBackend> Crt<B> {
     }
 }
 
-impl<B: CrtBackend> Bit<B> {
+impl<B: ArithBackend> Bit<B> {
     /// `yes` where this bit is 1, else `no` (both over the same set).
     pub fn select_crt(&self, yes: &Crt<B>, no: &Crt<B>) -> Crt<B> {
-        yes.binary(no, |b, y, n| b.crt_mux(self.wire(), y, n))
+        yes.binary(no, |b, set, y, n| b.crt_mux(set, self.wire(), y, n))
     }
 }
 
-impl<B: CrtBackend> Add for &Crt<B> {
+impl<B: ArithBackend> Add for &Crt<B> {
     type Output = Crt<B>;
     fn add(self, other: &Crt<B>) -> Crt<B> {
-        self.binary(other, |b, x, y| b.crt_add(x, y))
+        self.binary(other, |b, set, x, y| b.crt_add(set, x, y))
     }
 }
 
-impl<B: CrtBackend> Sub for &Crt<B> {
+impl<B: ArithBackend> Sub for &Crt<B> {
     type Output = Crt<B>;
     fn sub(self, other: &Crt<B>) -> Crt<B> {
-        self.binary(other, |b, x, y| b.crt_sub(x, y))
+        self.binary(other, |b, set, x, y| b.crt_sub(set, x, y))
     }
 }
 
-impl<B: CrtBackend> Mul for &Crt<B> {
+impl<B: ArithBackend> Mul for &Crt<B> {
     type Output = Crt<B>;
     fn mul(self, other: &Crt<B>) -> Crt<B> {
-        self.binary(other, |b, x, y| b.crt_mul(x, y))
+        self.binary(other, |b, set, x, y| b.crt_mul(set, x, y))
     }
 }
 
-impl<B: CrtBackend> Neg for &Crt<B> {
+impl<B: ArithBackend> Neg for &Crt<B> {
     type Output = Crt<B>;
     fn neg(self) -> Crt<B> {
         let n = self.set.product();

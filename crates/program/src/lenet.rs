@@ -24,7 +24,7 @@
 //! exactly what Table 2 says but is not a ReLU at integer scale; [`reference`] evaluates
 //! the same polynomial mod N.
 
-use crate::crt::{residue_to_signed, Crt, CrtBackend, PrimeSet};
+use crate::crt::{residue_to_signed, ArithBackend, Crt, PrimeSet};
 use crate::modular::{add_mod, mul_mod};
 use crate::value::{to_i128, to_u128, Ctx, SInt};
 use crate::{gadgets, PartyId, ProgramError};
@@ -196,7 +196,7 @@ pub fn reference(
 }
 
 /// The layer's inputs on a backend: Boolean integers or CRT values.
-pub enum LayerInputs<B: CrtBackend> {
+pub enum LayerInputs<B: ArithBackend> {
     Boolean {
         image: Vec<SInt<B>>,
         filters: Vec<SInt<B>>,
@@ -210,7 +210,7 @@ pub enum LayerInputs<B: CrtBackend> {
 /// Declares the layer's inputs (the interactive part of a two-party run: the garbler's
 /// labels and the evaluator's OTs). Each party passes its own values, `image` for the
 /// evaluator and `filters` for the garbler, signed.
-pub fn inputs<B: CrtBackend>(
+pub fn inputs<B: ArithBackend>(
     ctx: &Ctx<B>,
     layer: &ConvLayer,
     realization: Realization,
@@ -247,7 +247,7 @@ pub fn inputs<B: CrtBackend>(
 /// The convolution and ReLUs on declared inputs (non-interactive for the garbler when the
 /// outputs go to the evaluator only). Reveals every output; returns each one's signed
 /// value where this party learns it, in [`reference`]'s order.
-pub fn compute<B: CrtBackend>(
+pub fn compute<B: ArithBackend>(
     ctx: &Ctx<B>,
     layer: &ConvLayer,
     realization: Realization,
@@ -286,7 +286,7 @@ pub fn compute<B: CrtBackend>(
 }
 
 /// [`inputs`], then [`compute`].
-pub fn run<B: CrtBackend>(
+pub fn run<B: ArithBackend>(
     ctx: &Ctx<B>,
     layer: &ConvLayer,
     realization: Realization,
@@ -311,7 +311,7 @@ where
 /// The pure-arithmetic ReLU stand-in: p = c_0 + Σ c_k·x^k (k = 1..54), then
 /// a·x + b·(x·p) + d·p + c_0 — 54 public powers, 57 public products, 57 additions and one
 /// product, as ABLE Table 2 counts them.
-fn poly_relu<B: CrtBackend>(ctx: &Ctx<B>, x: &Crt<B>) -> Crt<B> {
+fn poly_relu<B: ArithBackend>(ctx: &Ctx<B>, x: &Crt<B>) -> Crt<B> {
     let (terms, c0, [a, b, d]) = poly_coefficients(x.set().product());
     let constant = ctx.crt_constant(x.set(), c0);
     let mut p = constant.clone();

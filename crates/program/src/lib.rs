@@ -2,11 +2,13 @@
 //! runs in plaintext ([`Plain`], the reference answer), as a recorder that emits mixgc's
 //! circuit IR and Bristol files ([`Recorder`]), or as a cost counter ([`Counter`]).
 //!
-//! CRT values ([`crt`], ABLE's arithmetic garbling) run on [`Plain`] and [`Counter`] and on
-//! the two-party backends; the recorder emits Boolean circuits only.
+//! CRT values ([`crt`], ABLE's arithmetic garbling) run on backends of the arithmetic
+//! extension [`ArithBackend`]: [`Plain`], [`Counter`] and the two-party backends; the
+//! recorder emits Boolean circuits only.
 //!
-//! Gadgets ([`gadgets`]) are AND-minimal circuits over slices of wires (least significant
-//! bit first), generic over the backend, so each is written once and tested everywhere.
+//! Gadgets are written once on the trait they need: the Boolean ones ([`gadgets`],
+//! AND-minimal circuits over slices of wires, least significant bit first) on [`Backend`]
+//! alone, the CRT ones, BC and BD ([`crt::gadgets`]) on [`ArithBackend`]'s primitives.
 //!
 //! Two-party execution garbles a program gate by gate, with memory bounded by its live
 //! values: `mixgc_session`'s `GarblerSession::program` and `EvaluatorSession::program`
@@ -29,12 +31,12 @@ pub mod tensor;
 mod value;
 
 pub use backend::{checked_input, Backend, PeerError, ProgramError};
-pub use counter::{Cost, CountedCrt, Counter, CrtOp};
-pub use crt::{Crt, CrtBackend, PrimeSet};
+pub use counter::{gadget_cost, Cost, CountedWire, Counter, CrtOp};
+pub use crt::{ArithBackend, Crt, Modulus, PrimeSet};
 pub use fixed::{to_f64, Fixed, FixedError, FixedFormat};
 pub use lanes::{Lanes, MAX_LANES};
 pub use mixgc_circuit::{Audience, PartyId, MAX_PARTIES};
-pub use plain::{Plain, PlainCrt};
+pub use plain::{Plain, Residue, RingValue};
 pub use record::{Recorded, Recorder};
 pub use tensor::{Element, Tensor, TensorError, MAX_DIMS};
 pub use value::{to_i128, to_u128, Bit, Ctx, SInt, Selectable, UInt};

@@ -1,6 +1,6 @@
 //! Arithmetic in Z_N for any modulus 2 ≤ N < 2^128 (CRT products reach 2^127.5), without
-//! overflow: the plaintext reference of CRT values ([`crate::Plain`]) computes on the
-//! integer mod N with these, independently of the per-residue garbled computation.
+//! overflow: the plaintext reference of CRT values ([`crate::Plain`]) computes its residues
+//! and LeNet's reference convolution with these.
 
 /// a + b mod n, for a, b < n.
 pub(crate) fn add_mod(a: u128, b: u128, n: u128) -> u128 {

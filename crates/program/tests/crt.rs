@@ -5,12 +5,12 @@
 //! the values fit and, for products and powers, residue by residue in u64 recombined by
 //! Garner's method ([`PrimeSet::decode`]), the garbled circuit's own route.
 
-use mixgc_arith::cost::{gadget_cost, protocol, Gadget, TableCost};
-use mixgc_arith::primes::{first_primes, min_sum_primes};
+use mixgc_moduli::cost::{protocol, Gadget, TableCost};
+use mixgc_moduli::primes::{first_primes, min_sum_primes};
 use mixgc_program::crt::residue_to_signed;
 use mixgc_program::{
-    to_i128, to_u128, Audience, Bit, Counter, Crt, CrtBackend, CrtOp, Ctx, PartyId, Plain, PrimeSet,
-    ProgramError,
+    gadget_cost, to_i128, to_u128, ArithBackend, Audience, Bit, Counter, Crt, CrtOp, Ctx, PartyId, Plain,
+    PrimeSet, ProgramError,
 };
 use rand::{Rng, SeedableRng};
 
@@ -47,7 +47,7 @@ fn pow_mod_u64(a: u64, e: u64, p: u64) -> u64 {
     acc
 }
 
-fn reveal<B: CrtBackend>(x: &Crt<B>) -> u128 {
+fn reveal<B: ArithBackend>(x: &Crt<B>) -> u128 {
     x.reveal().unwrap().unwrap()
 }
 

@@ -3,8 +3,16 @@
 //! and plain Rust matrix products; AND counts on the counter.
 
 use mixgc_program::{
-    to_f64, Counter, Ctx, Fixed, FixedError, FixedFormat, PartyId, Plain, SInt, Tensor, TensorError, UInt,
+    to_f64, Counter, Ctx, Fixed, FixedError, FixedFormat, PartyId, SInt, Tensor, TensorError, UInt,
 };
+// The reference backend: `Plain` here; `tests/boolean_core.rs` runs these tests again on a
+// backend with only the Boolean core.
+use crate::reference::Plain;
+
+#[allow(unused_imports)]
+mod reference {
+    pub use mixgc_program::Plain;
+}
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 fn fmt(w: u32, f: u32) -> FixedFormat {

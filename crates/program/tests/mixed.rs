@@ -2,7 +2,7 @@
 //! layer) on the plaintext backend against their clear references, at several widths, and
 //! their cost shapes on the counter.
 
-use mixgc_arith::primes::min_sum_primes;
+use mixgc_moduli::primes::min_sum_primes;
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::{Counter, Ctx, Plain};
@@ -183,7 +183,7 @@ fn wrong_input_lengths_are_errors() {
 }
 
 /// The README's mixed-program example, verbatim.
-fn relu_of_product<B: mixgc_program::CrtBackend>(
+fn relu_of_product<B: mixgc_program::ArithBackend>(
     ctx: &Ctx<B>,
     set: &mixgc_program::PrimeSet,
     x: Option<i128>,

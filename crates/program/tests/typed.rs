@@ -1,7 +1,15 @@
 //! Typed values: the same program on plaintext, counter and recorder (two-party runs are
 //! tested in the session crate).
 
-use mixgc_program::{to_i128, to_u128, Backend, Counter, Ctx, PartyId, Plain, Recorder, SInt, UInt};
+use mixgc_program::{to_i128, to_u128, Backend, Counter, Ctx, PartyId, Recorder, SInt, UInt};
+// The reference backend: `Plain` here; `tests/boolean_core.rs` runs these tests again on a
+// backend with only the Boolean core.
+use crate::reference::Plain;
+
+#[allow(unused_imports)]
+mod reference {
+    pub use mixgc_program::Plain;
+}
 use rand::{Rng, SeedableRng};
 
 /// Yao's millionaires: is the garbler richer? One program for every backend.

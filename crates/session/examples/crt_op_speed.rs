@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use mixgc_arith::primes::min_sum_primes;
 use mixgc_net::{memory_pair_holding, Channel};
-use mixgc_program::{Bit, Crt, CrtBackend, Ctx, PartyId, PrimeSet, ProgramError};
+use mixgc_program::{ArithBackend, Bit, Crt, Ctx, PartyId, PrimeSet, ProgramError};
 use mixgc_session::{
     Audience, EvaluatorSession, GarblerSession, ProgramEvaluator, ProgramGarbler, SessionConfig,
 };
@@ -21,7 +21,7 @@ const RUNS: usize = 5;
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// `ops` ops of `kind` on the inputs; the last result.
-fn run_ops<B: CrtBackend>(bit: &Bit<B>, kind: &str, x: &[Crt<B>], y: &[Crt<B>], ops: usize) -> Crt<B> {
+fn run_ops<B: ArithBackend>(bit: &Bit<B>, kind: &str, x: &[Crt<B>], y: &[Crt<B>], ops: usize) -> Crt<B> {
     let mut last = x[0].clone();
     for i in 0..ops {
         let (a, b) = (&x[i % VALUES], &y[i % VALUES]);
@@ -41,7 +41,7 @@ fn run_ops<B: CrtBackend>(bit: &Bit<B>, kind: &str, x: &[Crt<B>], y: &[Crt<B>], 
 }
 
 /// Both parties' inputs: the garbler's and the evaluator's values, and a select bit of 1.
-fn inputs<B: CrtBackend>(ctx: &Ctx<B>, set: &PrimeSet, garbler: bool) -> Result<Inputs<B>, ProgramError> {
+fn inputs<B: ArithBackend>(ctx: &Ctx<B>, set: &PrimeSet, garbler: bool) -> Result<Inputs<B>, ProgramError> {
     let value = |mine: bool, i: usize| mine.then_some(i as u128 + 7);
     let x = (0..VALUES)
         .map(|i| ctx.input_crt(PartyId::GARBLER, set, value(garbler, i)))

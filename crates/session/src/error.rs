@@ -34,6 +34,15 @@ impl From<PeerMisbehaved> for SessionError {
 }
 
 impl SessionError {
+    /// A gadget error of a program run (`ArithBackend::gadget_error`), as both parties
+    /// record it.
+    pub(crate) fn of_gadget(e: ProgramError) -> SessionError {
+        match e {
+            ProgramError::Arith(msg) => ArithError::Conversion(msg).into(),
+            other => SessionError::Input(other.to_string()),
+        }
+    }
+
     /// The session error a two-party backend reported as `e`, if `e` is one.
     pub fn of_program(e: &ProgramError) -> Option<&SessionError> {
         match e {

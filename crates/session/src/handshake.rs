@@ -15,7 +15,9 @@ use crate::{Audience, PartyId, SessionError, Terms};
 /// row hash encodes a label's full base-p value; 5: digit groups of 8k digits mod 5, 7, 11,
 /// 13 and other primes where that packs as tightly, `Modulus::group_len`; 6: programs send
 /// Boolean and arithmetic rows on one table stream, `Tables` frames cut by size alone, so a
-/// batch of ANDs may span frames and arithmetic frames are gone).
+/// batch of ANDs may span frames and arithmetic frames carry only the key; the ANDs inside
+/// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
+/// the session's half-gates, on its one AND counter).
 pub const PROTOCOL_VERSION: u16 = 6;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;

@@ -7,11 +7,10 @@ use std::time::Duration;
 
 use mixgc_arith::cost::protocol;
 use mixgc_arith::primes::{first_primes, min_sum_primes};
-use mixgc_arith::{ArithGarbler, PrimeSet};
-use mixgc_core::{new_rng, Block};
+use mixgc_arith::{table_bytes, PrimeSet};
 use mixgc_net::{memory_pair, Channel, Tag, TcpChannel};
-use mixgc_program::crt::residue_to_signed;
-use mixgc_program::{to_i128, to_u128, Audience, Crt, CrtBackend, Ctx, PartyId, ProgramError};
+use mixgc_program::crt::{gadgets, residue_to_signed};
+use mixgc_program::{to_i128, to_u128, ArithBackend, Audience, Counter, Crt, Ctx, PartyId, ProgramError};
 use rand::{Rng, SeedableRng};
 
 mod common;
@@ -69,7 +68,7 @@ fn audience(op: usize, case: &Case) -> Audience {
 }
 
 /// Every CRT operation once, each result revealed to its audience (as a signed number).
-fn every_op<B: CrtBackend>(ctx: &Ctx<B>, c: &Case, me: PartyId) -> Result<Vec<Option<i128>>, ProgramError> {
+fn every_op<B: ArithBackend>(ctx: &Ctx<B>, c: &Case, me: PartyId) -> Result<Vec<Option<i128>>, ProgramError> {
     let set = &c.set;
     let [ox, oy, ou, os] = c.owners;
     let x = ctx.input_crt(ox, set, mine(me, ox, c.x))?;
@@ -216,7 +215,7 @@ fn every_op_at_every_width_matches_native_arithmetic() {
 /// arithmetic.
 #[test]
 fn signed_edges_match_native_arithmetic() {
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         a: i128,
@@ -286,7 +285,7 @@ type Mixed = (Option<u128>, Option<u128>, Option<bool>);
 
 /// A mixed program: BD, a Boolean comparison, a CRT mux on its result, a product, and BD
 /// again. Returns (min(x, y) as CRT, min² as bits, x < y).
-fn mixed<B: CrtBackend>(
+fn mixed<B: ArithBackend>(
     ctx: &Ctx<B>,
     set: &PrimeSet,
     x: Option<u128>,
@@ -366,7 +365,7 @@ fn crt_programs_run_over_tcp_loopback() {
 /// tweak repeats); another session draws another key; Boolean-only runs send no key.
 #[test]
 fn one_arithmetic_key_and_gate_index_per_session() {
-    fn product<B: CrtBackend>(
+    fn product<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         x: Option<u128>,
@@ -411,14 +410,10 @@ fn one_arithmetic_key_and_gate_index_per_session() {
     assert_eq!((g[0].0, g[1].0), (Some(600), Some(700)));
     assert_eq!(g[0].1, g[1].1, "one key per session");
     // The evaluator input's lifts (one gate per bit of each odd residue) and the product
-    // (one gate per prime), twice, on one running index.
-    let per_run = set
-        .primes()
-        .iter()
-        .filter(|&&p| p != 2)
-        .map(|&p| u64::from(protocol::residue_bits(p)))
-        .sum::<u64>()
-        + set.primes().len() as u64;
+    // (one gate per odd prime; the mod-2 residue's is an AND of the session's half-gates),
+    // twice, on one running index.
+    let odd = || set.primes().iter().filter(|&&p| p != 2);
+    let per_run = odd().map(|&p| u64::from(protocol::residue_bits(p))).sum::<u64>() + odd().count() as u64;
     assert_eq!((g[0].2, g[1].2), (per_run, 2 * per_run));
     assert_eq!(e, [per_run, 2 * per_run]);
     let (other, _) = session();
@@ -430,7 +425,7 @@ fn one_arithmetic_key_and_gate_index_per_session() {
 /// each evaluator-owned residue.
 #[test]
 fn bytes_on_the_wire_follow_the_protocol_costs() {
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         x: Option<u128>,
@@ -447,17 +442,17 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
         PrimeSet::new(&[2, 3, 5, 11]).unwrap(),
         first_primes(40).unwrap(),
     ] {
-        // The gadgets' tables, garbled directly.
-        let mut rng = new_rng(Some(1), 0);
-        let delta = Block::random(&mut rng).with_lsb_set();
-        let mut arith = ArithGarbler::new(rng, delta).unwrap();
+        // The gadgets' tables as the counter counts their primitives: the ANDs (a product's
+        // mod-2 residue, the reduction mod N of BD) and the rest (and the lifts of the
+        // evaluator's input), all on the one table stream.
+        let mut counter = Counter::default();
+        let a = gadgets::constant(&mut counter, &set, 0);
+        gadgets::mul(&mut counter, &set, &a, &a);
+        gadgets::to_bits(&mut counter, &set, &a);
         let (ots, _) = protocol::evaluator_input_cost(&set);
-        let mut rows = Vec::new();
-        let bits: Vec<Block> = (0..ots).map(|_| Block::ZERO).collect();
-        let a = arith.new_bundle(&set);
-        let b = arith.residues_from_bits(&bits, &set, &mut rows).unwrap();
-        arith.mul_bundle(&a, &b, &mut rows).unwrap();
-        arith.crt_decompose(&a, &mut rows).unwrap();
+        let cost = counter.cost();
+        let and_bytes = 32 * cost.ands as usize;
+        let arith_bytes = table_bytes::residues_from_bits(&set) + cost.table_bytes as usize - and_bytes;
 
         let (gch, ech) = memory_pair();
         let (g, e) = run(
@@ -488,7 +483,7 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
             ),
             (tag(Tag::ProgramHeader), 33),
             (tag(Tag::ArithTables), 32),
-            (tag(Tag::Tables), rows.len()),
+            (tag(Tag::Tables), and_bytes + arith_bytes),
         ];
         assert_eq!(g, want_g.into_iter().collect(), "garbler over {:?}", set.primes());
         assert_eq!(
@@ -509,7 +504,7 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
 /// other frame), and the evaluator reads them in program order.
 #[test]
 fn arithmetic_and_boolean_rows_share_one_table_stream() {
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         x: Option<u128>,
@@ -546,7 +541,7 @@ fn arithmetic_and_boolean_rows_share_one_table_stream() {
 /// exactly its bytes across them.
 #[test]
 fn a_large_gadget_spans_frames_of_the_schedule() {
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         x: Option<u128>,
         y: Option<u128>,
@@ -576,8 +571,8 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
     let want = 65_000 * 60_000 % 65_521;
     assert_eq!((z, e.unwrap()), (Some(want), Some(want)));
     let set = PrimeSet::new(&[65_521]).unwrap();
-    let rows =
-        mixgc_arith::table_bytes::residues_from_bits(&set) + mixgc_arith::table_bytes::mul_bundle(&set);
+    let m = set.moduli()[0];
+    let rows = table_bytes::residues_from_bits(&set) + table_bytes::product(m).bytes;
     assert!(rows > 2 << 20, "{rows}");
     let k = 1 << 10;
     let full = [64 * k, 128 * k, 256 * k, 512 * k, 1024 * k];
@@ -589,7 +584,7 @@ fn a_large_gadget_spans_frames_of_the_schedule() {
 #[test]
 fn a_decomposition_beyond_its_width_is_an_error_on_both_sides() {
     let set = first_primes(127).unwrap();
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         x: Option<u128>,
@@ -611,7 +606,7 @@ fn a_decomposition_beyond_its_width_is_an_error_on_both_sides() {
 #[test]
 fn inputs_not_below_n_are_refused_by_their_owner() {
     let set = min_sum_primes(10).unwrap();
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         set: &PrimeSet,
         owner: PartyId,
@@ -643,7 +638,7 @@ fn inputs_not_below_n_are_refused_by_their_owner() {
 
 #[test]
 fn malformed_arithmetic_tables_are_an_error_at_the_evaluator() {
-    fn program<B: CrtBackend>(ctx: &Ctx<B>, x: Option<u128>) -> Result<Option<u128>, ProgramError> {
+    fn program<B: ArithBackend>(ctx: &Ctx<B>, x: Option<u128>) -> Result<Option<u128>, ProgramError> {
         let set = PrimeSet::new(&[3, 5, 7]).unwrap();
         let a = ctx.input_crt(PartyId::GARBLER, &set, x)?;
         // Each product decodes the rows its operands' colours select: over several, some
@@ -667,7 +662,7 @@ fn malformed_arithmetic_tables_are_an_error_at_the_evaluator() {
 
 #[test]
 fn a_peer_that_disconnects_mid_crt_program_gives_errors_on_both_sides() {
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         x: Option<u128>,
         y: Option<u128>,
@@ -709,7 +704,7 @@ fn seeded_program_transcript_is_pinned() {
     use mixgc_net::TranscriptChannel;
     use mixgc_session::{EvaluatorSession, GarblerSession, SessionConfig};
 
-    fn program<B: CrtBackend>(
+    fn program<B: ArithBackend>(
         ctx: &Ctx<B>,
         x: Option<u128>,
         y: Option<u128>,
@@ -761,5 +756,5 @@ fn seeded_program_transcript_is_pinned() {
     );
 }
 
-const PINNED_PROGRAM_GARBLER: &str = "6be75612229ee63d712e99ad663b595ed85704fde9528833bd784f32c806df27";
-const PINNED_PROGRAM_EVALUATOR: &str = "2290c60c91ee2eb99295f2bf74b1f1fbcbf6ac0ebe842b7eb5c463ffe8e4fe73";
+const PINNED_PROGRAM_GARBLER: &str = "102abe4258f2fe56383231789041f55ce4532d109ba6eccbf1b412e6bd7b0f30";
+const PINNED_PROGRAM_EVALUATOR: &str = "c9ab851e38513871a33234617cf2c64144330179aff42ea223f3fc02d100abd7";

@@ -8,7 +8,7 @@ use mixgc_arith::primes::min_sum_primes;
 use mixgc_net::{memory_pair, Tag};
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
-use mixgc_program::{CrtBackend, Ctx, ProgramError};
+use mixgc_program::{ArithBackend, Ctx, ProgramError};
 use mixgc_studies::planner::{count, ClipRun, LenetRun, Phased};
 use rand::{Rng, SeedableRng};
 
@@ -68,7 +68,7 @@ fn check<P: Phased>(p: &P, what: &str) {
 }
 
 /// Both phases of `p` on one party's backend.
-fn run_phases<P: Phased, B: CrtBackend>(
+fn run_phases<P: Phased, B: ArithBackend>(
     p: &P,
     ctx: &Ctx<B>,
     garbler: bool,

@@ -3,30 +3,24 @@
 
 use super::ArithGarbler;
 use crate::codec::write_masked_row;
+use crate::composition::{composition_jobs, term_sizes, Term};
 use crate::encoding::{Encoded, MAX_BLOCKS};
 use crate::grouped::MAX_ODD_LABEL_LEN;
 use crate::row_hash::{blocks_to_groups, BATCH};
-use crate::side::{composition_jobs, Term};
 use crate::tweak::encode;
 use crate::tweak::{Domain, Input, Tweak};
 use crate::{table_bytes, ArithError, Label};
 
 impl ArithGarbler {
-    /// The garbler's half of bit compositions ([`crate::side::Side::compose_powers`]): for
-    /// each term (bits, m), the sum of the projections b ↦ 2^j·b of its Boolean wires
-    /// (zero-labels `bits`) to Z_m, one gate and one row each, term by term. Rows and
-    /// outputs are those of summing [`Self::project_bit`] with tables [0, 2^j] (pinned), but
-    /// both colours of 4 bits, of any terms, share each AES batch and no label is
-    /// allocated per bit.
+    /// The garbler's half of bit compositions: for each term (bits, m), m an odd prime, the
+    /// sum of the row-reduced projections b ↦ 2^j·b of its Boolean wires (zero-labels
+    /// `bits`) to Z_m, one gate and one row each, term by term. Both colours of 4 bits, of
+    /// any terms, share each AES batch and no label is allocated per bit.
     ///
     /// Per bit, with x0 = lsb(a0) (the value whose label has colour 0), C = H(A^x0, t) and
     /// w = 2^j mod m: the row masks the colour-1 target C + (φ(1 − x0) − φ(x0))·Δ = C ± w·Δ,
     /// and the output zero-label C^0 = C − φ(x0)·Δ is C for x0 = 0, the target for x0 = 1.
-    pub(crate) fn compose_powers(
-        &mut self,
-        terms: &[Term],
-        rows: &mut Vec<u8>,
-    ) -> Result<Vec<Label>, ArithError> {
+    pub fn compose_powers(&mut self, terms: &[Term], rows: &mut Vec<u8>) -> Result<Vec<Label>, ArithError> {
         for &(_, out) in terms {
             self.hash.composition_hash(out)?;
             self.delta_ref(out);
@@ -37,7 +31,7 @@ impl ArithGarbler {
         let deltas: Vec<&Label> = terms.iter().map(|(_, out)| &self.deltas[out]).collect();
         let mut sums: Vec<Label> = terms.iter().map(|&(_, out)| Label::zero(out)).collect();
         let (mut c, mut target, mut pad) = ([0; MAX_ODD_LABEL_LEN], [0; MAX_ODD_LABEL_LEN], [0; MAX_BLOCKS]);
-        rows.reserve(table_bytes::compose_powers(terms).bytes);
+        rows.reserve(table_bytes::compose_powers(term_sizes(terms)).bytes);
         for (n, chunk) in jobs.chunks(BATCH / 2).enumerate() {
             let gate = first_gate + (n * BATCH / 2) as u64;
             let mut encoded = [Encoded::default(); BATCH];

@@ -1,6 +1,5 @@
-//! Products of two wires by BMR16's generalized half gate, and the AND of two mod-2 wires.
-
-use mixgc_core::Block;
+//! Products of two wires by BMR16's generalized half gate (mod 2, a product is an AND of
+//! the Boolean half-gates, not garbled here).
 
 use super::projection::{garble_rows, ColourHashes, Phi, Running};
 use super::{table_size, ArithGarbler};
@@ -33,11 +32,7 @@ impl ArithGarbler {
         }
         let size = table_size(m)?;
         if m.is_boolean() {
-            return Ok(Label::from_block(self.and_blocks(
-                a0.to_block()?,
-                b0.to_block()?,
-                rows,
-            )));
+            return Err(ArithError::BooleanProduct);
         }
         let gate = self.take_gate();
         let minus_bc = m.neg(b0.colour());
@@ -93,28 +88,6 @@ impl ArithGarbler {
         b.add_step(&by, &grouped.shape);
         garble_linear_half(row_hash, evaluator_half, &mut b, grouped, &minus_a, &mut c0, rows);
         Ok(c0.to_label())
-    }
-
-    /// [`Self::mul`] of two mod-2 wires (a ∧ b) on free-XOR blocks: the same two rows.
-    pub(crate) fn and_blocks(&mut self, a0: Block, b0: Block, rows: &mut Vec<u8>) -> Block {
-        let gate = self.take_gate();
-        let bc = u64::from(b0.lsb()); // −b_c = b_c mod 2
-        let garbler_half = Tweak {
-            domain: Domain::MulGarblerHalf,
-            gate,
-        };
-        let g0 = self.garble_projection_to_bits(Input::Bits(a0), 2, Phi::Times(bc), garbler_half, rows);
-        let evaluator_half = Tweak {
-            domain: Domain::MulEvaluatorHalf,
-            gate,
-        };
-        let b = b0 ^ self.times_boolean_delta(bc); // colour 0
-        let e0 = self.hash.hash_to_block(Input::Bits(b), evaluator_half);
-        let b1 = Input::Bits(b ^ self.boolean_delta);
-        let row = e0 ^ a0 ^ self.hash.hash_to_block(b1, evaluator_half); // E^0 − a − H(B^1)
-        rows.extend_from_slice(&row.to_u128().to_le_bytes());
-        self.table_rows += 1;
-        g0 ^ e0
     }
 }
 

@@ -30,7 +30,7 @@ impl ArithGarbler {
     }
 
     /// [`Self::project`] to Z_2, returning the output as its free-XOR block.
-    pub(crate) fn project_to_bit(
+    pub fn project_to_bit(
         &mut self,
         a0: &Label,
         table: &[u64],
@@ -39,19 +39,6 @@ impl ArithGarbler {
         let size = check_table(a0.modulus(), Modulus::BOOLEAN, table)?;
         let tweak = self.next_tweak(Domain::Projection);
         Ok(self.garble_projection_to_bits(Input::Label(a0), size, Phi::Table(table), tweak, rows))
-    }
-
-    /// [`Self::project`] of a mod-2 wire given as its free-XOR zero-label `a0` (one row).
-    pub(crate) fn project_bit(
-        &mut self,
-        a0: Block,
-        out: Modulus,
-        table: [u64; 2],
-        rows: &mut Vec<u8>,
-    ) -> Result<Label, ArithError> {
-        check_table(Modulus::BOOLEAN, out, &table)?;
-        let tweak = self.next_tweak(Domain::Projection);
-        Ok(self.garble_projection(Input::Bits(a0), 2, out, Phi::Table(&table), tweak, rows))
     }
 
     /// Public exponentiation x ↦ x^e on the wire with zero-label `a0` (0^0 = 1): a

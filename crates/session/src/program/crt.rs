@@ -1,9 +1,12 @@
-//! CRT values in two-party program runs: [`CrtBackend`] for [`ProgramGarbler`] and
-//! [`ProgramEvaluator`] (ABLE, Mo et al., §2–3; gadgets of BMR16 "Garbling gadgets").
+//! CRT values in two-party program runs: the primitives of [`ArithBackend`] for
+//! [`ProgramGarbler`] and [`ProgramEvaluator`] (ABLE, Mo et al., §2–3; BMR16 "Garbling
+//! gadgets"); the gadgets built on them (products, powers, mux, BC, BD) are the trait's
+//! provided methods, written once in `mixgc_program::crt::gadgets`.
 //!
-//! A bundle is a [`CrtBundle`]: the residues' zero-labels at the garbler, their active
-//! labels at the evaluator. The mod-2 residue, the select bit of a mux and the bits of BC and
-//! BD are ordinary session wires: the arithmetic garbler's Δ_2 is the session's free-XOR Δ.
+//! A wire mod p is a [`Label`]: its zero-label at the garbler, its active label at the
+//! evaluator. The mod-2 residue, the select bit of a mux and the bits of BC and BD are
+//! ordinary session wires (the arithmetic garbler's Δ_2 is the session's free-XOR Δ), and
+//! every AND inside a gadget is an AND of the session's half-gates.
 //!
 //! **Keys and gate indices.** One [`ArithGarbler`] per session, drawn from the session's
 //! RNG at the first CRT value (input, constant or BC) of the first run that has one, kept in
@@ -21,8 +24,8 @@
 //! frames, which are whole AND batches, and their pinned transcripts.) Arithmetic frames are
 //! cut by size alone at the session's frame schedule (a gadget's rows may span frames; a
 //! product mod 65,521 alone is 2.4 MB); the rest goes out at the next input, output, kind
-//! switch or the end of the run. The evaluator reads exactly the bytes each gadget has
-//! ([`mixgc_arith::table_bytes`], known to both parties from the prime set), reading frames
+//! switch or the end of the run. The evaluator reads exactly the bytes each primitive has
+//! ([`mixgc_arith::table_bytes`], known to both parties from the moduli), reading frames
 //! only while it lacks some of them: it never waits for rows the garbler still buffers,
 //! because the garbler flushes before anything it waits for.
 //!
@@ -31,25 +34,26 @@
 //! bit of each residue (bitlen(p − 1) bits) and lifts each bit to Z_p with a one-row
 //! projection; a reveal sends one u16 per residue each way needed ([`Tag::OutputDecoding`],
 //! [`Tag::OutputColours`]). Constants, +, −, negation and public scaling are free; the
-//! gadgets send their garbled rows and nothing else.
+//! primitives send their garbled rows and nothing else.
 //!
-//! **Errors.** An arithmetic error (a BD beyond its width limit, bundles over different
-//! sets) or a network failure inside a gadget is recorded; later gadgets do nothing and the
+//! **Errors.** An arithmetic error (a BD beyond its width limit, wires of different moduli)
+//! or a network failure inside a gadget is recorded; later gadgets do nothing and the
 //! next input, output or [`ProgramGarbler::finish`] reports it, as on the Boolean path.
 //! Malformed rows or labels from the garbler are errors at the evaluator. A CRT input that
 //! is missing or not below N is refused by its owner before anything of it is sent, and the
 //! owner tells the peer with an abort frame.
 
 use mixgc_arith::{
-    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler,
-    CrtBundle, TableReader,
+    residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label,
+    Modulus, RingLabel, TableReader,
 };
-use mixgc_core::{Block, Rng};
+use mixgc_core::Rng;
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, PeerMisbehaved, Tag};
-use mixgc_program::{Audience, CrtBackend, PartyId, PrimeSet, ProgramError};
+use mixgc_program::{ArithBackend, Audience, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{peer, record_first, FirstError, ProgramEvaluator, ProgramGarbler};
+use super::{peer, ProgramEvaluator, ProgramGarbler};
+use crate::primitives::{evaluator_primitives, garbler_primitives, label_primitives};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
@@ -60,22 +64,8 @@ const RESIDUE_BYTES: usize = 2;
 
 /// Stand-in labels for the result of a failed gadget (the failure is reported at the next
 /// input or output, so they are never decoded).
-fn placeholder(set: &PrimeSet) -> CrtBundle {
-    ArithEvaluator::constant_bundle(set)
-}
-
-/// bitlen(N − 1): the width of a bit decomposition.
-fn decomposition_width(set: &PrimeSet) -> usize {
-    (u128::BITS - (set.product() - 1).leading_zeros()) as usize
-}
-
-/// Both operands over one set, or the error both parties record alike.
-fn same_set(a: &CrtBundle, b: &CrtBundle) -> Result<(), ArithError> {
-    if a.set() == b.set() {
-        Ok(())
-    } else {
-        Err(ArithError::BundleMismatch)
-    }
+fn placeholder(set: &PrimeSet) -> Vec<Label> {
+    set.moduli().iter().map(|&m| Label::zero(m)).collect()
 }
 
 /// The owner's CRT input value, checked: present and below N.
@@ -118,14 +108,6 @@ fn decode_residues(bytes: &[u8], set: &PrimeSet, tag: Tag) -> Result<Vec<u64>, P
         return Err(peer(PeerMisbehaved::OutOfRange(tag)));
     }
     Ok(values)
-}
-
-/// Result of a free operation on bundles: recorded where it fails.
-fn record(error: &mut FirstError, r: Result<CrtBundle, ArithError>, set: &PrimeSet) -> CrtBundle {
-    r.unwrap_or_else(|e| {
-        record_first(error, e);
-        placeholder(set)
-    })
 }
 
 impl<C: Channel + 'static> GarblerSession<C> {
@@ -215,15 +197,19 @@ impl<C: Channel + 'static> ProgramGarbler<'_, C> {
     }
 }
 
-impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
-    type Bundle = CrtBundle;
+impl<C: Channel + 'static> ArithBackend for ProgramGarbler<'_, C> {
+    type ModWire = Label;
+    type RingWire = RingLabel;
+
+    label_primitives!();
+    garbler_primitives!();
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
-    ) -> Result<CrtBundle, ProgramError> {
+    ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
         self.sync()?;
@@ -234,7 +220,7 @@ impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
                 let zero = g.new_bundle(set);
                 let active = g.bundle_input_bytes(&zero, v).map_err(peer)?;
                 send_frame(&mut self.s.ch, Tag::GarblerLabels, &active).map_err(peer)?;
-                Ok(zero)
+                Ok(zero.wires().to_vec())
             }
             PartyId::EVALUATOR => {
                 self.arith_synced()?;
@@ -247,7 +233,7 @@ impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
                     .map_err(peer)?;
                 let bundle = self.garble(
                     || placeholder(set),
-                    |g, rows| g.residues_from_bits(&bits, set, rows),
+                    |g, rows| Ok(g.residues_from_bits(&bits, set, rows)?.wires().to_vec()),
                 );
                 self.checked(bundle)
             }
@@ -255,59 +241,20 @@ impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
         }
     }
 
-    fn crt_constant(&mut self, set: &PrimeSet, value: u128) -> CrtBundle {
-        self.start_arith();
-        match self.s.arith.as_mut() {
-            Some(g) => g.constant_bundle(set, value),
-            None => placeholder(set),
-        }
-    }
-
-    fn crt_add(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.add(b), a.set())
-    }
-
-    fn crt_sub(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.sub(b), a.set())
-    }
-
-    fn crt_scale(&mut self, a: &CrtBundle, c: u128) -> CrtBundle {
-        a.scale(c)
-    }
-
-    fn crt_mul(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        self.garble(|| placeholder(a.set()), |g, rows| g.mul_bundle(a, b, rows))
-    }
-
-    fn crt_pow(&mut self, a: &CrtBundle, e: u64) -> CrtBundle {
-        self.garble(|| placeholder(a.set()), |g, rows| g.pow_bundle(a, e, rows))
-    }
-
-    fn crt_mux(&mut self, select: Block, yes: &CrtBundle, no: &CrtBundle) -> CrtBundle {
-        self.garble(
-            || placeholder(no.set()),
-            |g, rows| g.mux_bundle(select, yes, no, rows),
-        )
-    }
-
-    fn crt_from_bits(&mut self, bits: &[Block], set: &PrimeSet) -> CrtBundle {
-        self.garble(|| placeholder(set), |g, rows| g.crt_compose(bits, set, rows))
-    }
-
-    fn crt_to_bits(&mut self, a: &CrtBundle) -> Vec<Block> {
-        let width = decomposition_width(a.set());
-        self.garble(|| vec![Block::ZERO; width], |g, rows| g.crt_decompose(a, rows))
-    }
-
-    fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, self.reveal)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[Label]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, self.reveal)
     }
 
     /// Sends the decoding of each residue (its zero-label's colour) where the evaluator
     /// learns; reads the evaluator's colours where the garbler learns.
-    fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        x: &[Label],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
         self.sync()?;
-        let decoding = ArithGarbler::bundle_decoding(a);
+        let decoding: Vec<u64> = x.iter().map(ArithGarbler::decoding).collect();
         if to.contains(PartyId::EVALUATOR) {
             let bytes = encode_residues(decoding.iter().copied());
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &bytes).map_err(peer)?;
@@ -316,7 +263,6 @@ impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
         if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
-        let set = a.set();
         let len = set.primes().len() * RESIDUE_BYTES;
         let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, len).map_err(peer)?;
         let colours = decode_residues(&colours, set, Tag::OutputColours)?;
@@ -327,6 +273,16 @@ impl<C: Channel + 'static> CrtBackend for ProgramGarbler<'_, C> {
             .map(|((&c, &d), &p)| (c + p - d) % p)
             .collect();
         set.decode(&residues).map(Some).map_err(peer)
+    }
+
+    /// The zero-label −value·Δ_m, so that the evaluator's label is all zeros.
+    fn mod_constant(&mut self, m: Modulus, value: u64) -> Label {
+        self.start_arith();
+        let p = m.value() as u64;
+        match self.s.arith.as_mut() {
+            Some(g) => g.delta(m).scale((p - value % p) % p),
+            None => Label::zero(m),
+        }
     }
 }
 
@@ -388,15 +344,19 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
     }
 }
 
-impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
-    type Bundle = CrtBundle;
+impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
+    type ModWire = Label;
+    type RingWire = RingLabel;
+
+    label_primitives!();
+    evaluator_primitives!();
 
     fn crt_input(
         &mut self,
         owner: PartyId,
         set: &PrimeSet,
         value: Option<u128>,
-    ) -> Result<CrtBundle, ProgramError> {
+    ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
         self.sync()?;
@@ -410,8 +370,9 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                     .map(|&m| mixgc_arith::codec::label_bytes(m))
                     .sum();
                 let bytes = recv_frame(&mut self.s.ch, Tag::GarblerLabels, len).map_err(peer)?;
-                ArithEvaluator::read_bundle(set, &bytes)
-                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))
+                let bundle = ArithEvaluator::read_bundle(set, &bytes)
+                    .map_err(|source| peer(SessionError::GarblerCrtInput { index, source }))?;
+                Ok(bundle.wires().to_vec())
             }
             PartyId::EVALUATOR => {
                 let v = owned_value(index, owner, set, value).map_err(|e| self.refuse(e))?;
@@ -426,7 +387,7 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
                 let bundle = self.evaluate(
                     Ok(table_bytes::residues_from_bits(set)),
                     || placeholder(set),
-                    |ev, tables| ev.residues_from_bits(&bits, set, tables),
+                    |ev, tables| Ok(ev.residues_from_bits(&bits, set, tables)?.wires().to_vec()),
                 );
                 self.checked(bundle)
             }
@@ -434,75 +395,43 @@ impl<C: Channel> CrtBackend for ProgramEvaluator<'_, C> {
         }
     }
 
-    fn crt_constant(&mut self, set: &PrimeSet, _value: u128) -> CrtBundle {
-        self.start_arith();
-        ArithEvaluator::constant_bundle(set)
-    }
-
-    fn crt_add(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.add(b), a.set())
-    }
-
-    fn crt_sub(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        record(&mut self.error, a.sub(b), a.set())
-    }
-
-    fn crt_scale(&mut self, a: &CrtBundle, c: u128) -> CrtBundle {
-        a.scale(c)
-    }
-
-    fn crt_mul(&mut self, a: &CrtBundle, b: &CrtBundle) -> CrtBundle {
-        let bytes = same_set(a, b).map(|()| table_bytes::mul_bundle(a.set()));
-        self.evaluate(bytes, || placeholder(a.set()), |ev, t| ev.mul_bundle(a, b, t))
-    }
-
-    fn crt_pow(&mut self, a: &CrtBundle, _e: u64) -> CrtBundle {
-        let bytes = Ok(table_bytes::pow_bundle(a.set()));
-        self.evaluate(bytes, || placeholder(a.set()), |ev, t| ev.project_bundle(a, t))
-    }
-
-    fn crt_mux(&mut self, select: Block, yes: &CrtBundle, no: &CrtBundle) -> CrtBundle {
-        let bytes = same_set(yes, no).map(|()| table_bytes::mux_bundle(no.set()));
-        self.evaluate(
-            bytes,
-            || placeholder(no.set()),
-            |ev, t| ev.mux_bundle(select, yes, no, t),
-        )
-    }
-
-    fn crt_from_bits(&mut self, bits: &[Block], set: &PrimeSet) -> CrtBundle {
-        let bytes = Ok(table_bytes::crt_compose(bits.len(), set));
-        self.evaluate(bytes, || placeholder(set), |ev, t| ev.crt_compose(bits, set, t))
-    }
-
-    fn crt_to_bits(&mut self, a: &CrtBundle) -> Vec<Block> {
-        let width = decomposition_width(a.set());
-        let bytes = table_bytes::crt_decompose(a.set());
-        self.evaluate(bytes, || vec![Block::ZERO; width], |ev, t| ev.crt_decompose(a, t))
-    }
-
-    fn crt_output(&mut self, a: &CrtBundle) -> Result<Option<u128>, ProgramError> {
-        self.crt_output_to(a, self.reveal)
+    fn crt_output(&mut self, set: &PrimeSet, x: &[Label]) -> Result<Option<u128>, ProgramError> {
+        self.crt_output_to(set, x, self.reveal)
     }
 
     /// Decodes with the garbler's decodings where the evaluator learns; sends the residues'
     /// colours where the garbler learns.
-    fn crt_output_to(&mut self, a: &CrtBundle, to: Audience) -> Result<Option<u128>, ProgramError> {
+    fn crt_output_to(
+        &mut self,
+        set: &PrimeSet,
+        x: &[Label],
+        to: Audience,
+    ) -> Result<Option<u128>, ProgramError> {
         self.sync()?;
-        let set = a.set();
         let learned = if to.contains(PartyId::EVALUATOR) {
             let len = set.primes().len() * RESIDUE_BYTES;
             let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
             let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
-            Some(ArithEvaluator::decode_bundle(a, &decoding).map_err(peer)?)
+            let residues: Vec<u64> = x
+                .iter()
+                .zip(&decoding)
+                .map(|(w, &d)| ArithEvaluator::decode(w, d))
+                .collect();
+            Some(set.decode(&residues).map_err(peer)?)
         } else {
             None
         };
         if to.contains(PartyId::GARBLER) {
-            let colours = encode_residues(a.wires().iter().map(|w| w.colour()));
+            let colours = encode_residues(x.iter().map(|w| w.colour()));
             send_frame(&mut self.s.ch, Tag::OutputColours, &colours).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
         Ok(learned)
+    }
+
+    /// The evaluator's label of a public constant: all zeros.
+    fn mod_constant(&mut self, m: Modulus, _value: u64) -> Label {
+        self.start_arith();
+        Label::zero(m)
     }
 }

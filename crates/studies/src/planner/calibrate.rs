@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use mixgc_core::new_rng;
 use mixgc_program::counter::CrtOp;
-use mixgc_program::{Counter, Crt, CrtBackend, Ctx, PartyId, PrimeSet, ProgramError, SInt, UInt};
+use mixgc_program::{ArithBackend, Counter, Crt, Ctx, PartyId, PrimeSet, ProgramError, SInt, UInt};
 use rand::Rng;
 
 use std::time::Duration;
@@ -172,20 +172,20 @@ impl Micro {
 }
 
 /// Inputs of a calibration program.
-enum MicroInputs<B: CrtBackend> {
+enum MicroInputs<B: ArithBackend> {
     Boolean(Vec<SInt<B>>, Vec<SInt<B>>),
     /// Garbler's and evaluator's values, and the evaluator's 1-bit mux selector.
     Crt(Vec<Crt<B>>, Vec<Crt<B>>, UInt<B>),
 }
 
 impl Phased for Micro {
-    type Inputs<B: CrtBackend> = MicroInputs<B>;
+    type Inputs<B: ArithBackend> = MicroInputs<B>;
 
     fn name(&self) -> String {
         format!("calibrate/{}/{}", self.kind, self.width)
     }
 
-    fn inputs<B: CrtBackend>(
+    fn inputs<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         garbler: bool,
@@ -216,7 +216,7 @@ impl Phased for Micro {
         ))
     }
 
-    fn compute<B: CrtBackend>(
+    fn compute<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         inputs: &MicroInputs<B>,

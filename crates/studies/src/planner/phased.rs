@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mixgc_net::memory_pair_holding;
-use mixgc_program::{Counter, CrtBackend, Ctx, ProgramError};
+use mixgc_program::{ArithBackend, Counter, Ctx, ProgramError};
 
 use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig, SessionError};
 
@@ -41,14 +41,14 @@ fn party(e: &str) -> RunError {
 /// A program with both parties' inputs, each fed only by its owner.
 pub trait Phased: Sync {
     /// The values a backend holds after the input phase.
-    type Inputs<B: CrtBackend>;
+    type Inputs<B: ArithBackend>;
 
     /// A name both parties agree on.
     fn name(&self) -> String;
 
     /// Declares every input; feeds the garbler's values where `garbler`, the evaluator's
     /// where `evaluator` (a party knows only its own; the counter neither).
-    fn inputs<B: CrtBackend>(
+    fn inputs<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         garbler: bool,
@@ -56,7 +56,7 @@ pub trait Phased: Sync {
     ) -> Result<Self::Inputs<B>, ProgramError>;
 
     /// The computation; reveals its outputs and returns them where learned.
-    fn compute<B: CrtBackend>(
+    fn compute<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         inputs: &Self::Inputs<B>,

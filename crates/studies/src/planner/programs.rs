@@ -4,7 +4,7 @@
 
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, Realization};
-use mixgc_program::{CrtBackend, Ctx, ProgramError};
+use mixgc_program::{ArithBackend, Ctx, ProgramError};
 
 use super::Phased;
 
@@ -27,13 +27,13 @@ pub struct LenetRun<'a> {
 }
 
 impl Phased for LenetRun<'_> {
-    type Inputs<B: CrtBackend> = lenet::LayerInputs<B>;
+    type Inputs<B: ArithBackend> = lenet::LayerInputs<B>;
 
     fn name(&self) -> String {
         format!("lenet/{}/{}", self.realization.name(), self.layer.width)
     }
 
-    fn inputs<B: CrtBackend>(
+    fn inputs<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         garbler: bool,
@@ -44,7 +44,7 @@ impl Phased for LenetRun<'_> {
         lenet::inputs(ctx, self.layer, self.realization, image, filters)
     }
 
-    fn compute<B: CrtBackend>(
+    fn compute<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         inputs: &Self::Inputs<B>,
@@ -71,13 +71,13 @@ pub struct ClipRun<'a> {
 }
 
 impl Phased for ClipRun<'_> {
-    type Inputs<B: CrtBackend> = clipdot::DotInputs<B>;
+    type Inputs<B: ArithBackend> = clipdot::DotInputs<B>;
 
     fn name(&self) -> String {
         format!("clipdot/{}/{}", self.realization.name(), self.problem.width)
     }
 
-    fn inputs<B: CrtBackend>(
+    fn inputs<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         garbler: bool,
@@ -88,7 +88,7 @@ impl Phased for ClipRun<'_> {
         clipdot::inputs(ctx, self.problem, self.realization, x, y)
     }
 
-    fn compute<B: CrtBackend>(
+    fn compute<B: ArithBackend>(
         &self,
         ctx: &Ctx<B>,
         inputs: &Self::Inputs<B>,

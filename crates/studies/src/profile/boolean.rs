@@ -115,7 +115,7 @@ impl Instance for BoolInstance {
     fn check(&mut self) -> Result<(), CliError> {
         let tables = self.garble(1)?;
         let zeros = self.garbler.output_zero_labels(&self.circuit);
-        self.evaluate(&tables, 1)?;
+        self.evaluate(tables, 1)?;
         let got: Vec<bool> = self
             .evaluator
             .output_labels(&self.circuit)
@@ -138,7 +138,7 @@ impl Instance for BoolInstance {
         Ok(tables)
     }
 
-    fn evaluate(&mut self, tables: &Vec<Block>, n: usize) -> Result<(), CliError> {
+    fn evaluate(&mut self, tables: Vec<Block>, n: usize) -> Result<Vec<Block>, CliError> {
         let consts = [self.consts[0], self.consts[1] ^ self.delta];
         let mut at = 0;
         for _ in 0..n {
@@ -149,7 +149,7 @@ impl Instance for BoolInstance {
         if at != tables.len() {
             return Err("the evaluator left garbled rows unused".into());
         }
-        Ok(())
+        Ok(tables)
     }
 }
 

@@ -1,4 +1,5 @@
-//! CRT (arithmetic) GC profiles: `mixgc-arith`'s gadgets called in memory (ABLE §2–3).
+//! CRT (arithmetic) GC profiles: the program interface's CRT gadgets ([`ArithBackend`]) run
+//! by both parties in memory ([`MemoryGarbler`], [`MemoryEvaluator`]; ABLE §2–3).
 //!
 //! Workloads, over a [`PrimeSet`]: the garbler's x and the evaluator's y (values < 2^w);
 //! Add x + y, Sub x − y, Pub Mul C·y and Pub Exp y^E (free scaling; one projection per
@@ -8,101 +9,50 @@
 //! both parties.
 
 use mixgc_arith::cost::protocol::{evaluator_input_cost, garbler_input_bytes, output_bytes, OT_BYTES};
-use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, CrtBundle, PrimeSet, TableReader};
+use mixgc_arith::{ArithEvaluator, ArithGarbler, Label, PrimeSet};
 use mixgc_core::{new_rng, Block};
+use mixgc_program::ArithBackend;
+use mixgc_session::memory::{MemoryEvaluator, MemoryGarbler, Tables};
 use rand::Rng;
 
 use super::timing::{time, Instance};
 use super::workload::{Measured, Op, PUB_EXP, PUB_MUL_CONST};
 use crate::common::CliError;
 
-/// The gadgets with tables, on either side: the garbler appends rows, the evaluator reads
-/// them in the same order. (Free operations are the same label arithmetic on both sides.)
-trait Party<T> {
-    fn mul(&mut self, a: &CrtBundle, b: &CrtBundle, t: &mut T) -> Result<CrtBundle, ArithError>;
-    fn pow(&mut self, a: &CrtBundle, e: u64, t: &mut T) -> Result<CrtBundle, ArithError>;
-    fn compose(&mut self, bits: &[Block], set: &PrimeSet, t: &mut T) -> Result<CrtBundle, ArithError>;
-    fn decompose(&mut self, a: &CrtBundle, t: &mut T) -> Result<Vec<Block>, ArithError>;
-}
-
-impl Party<Vec<u8>> for ArithGarbler {
-    fn mul(&mut self, a: &CrtBundle, b: &CrtBundle, t: &mut Vec<u8>) -> Result<CrtBundle, ArithError> {
-        self.mul_bundle(a, b, t)
-    }
-    fn pow(&mut self, a: &CrtBundle, e: u64, t: &mut Vec<u8>) -> Result<CrtBundle, ArithError> {
-        self.pow_bundle(a, e, t)
-    }
-    fn compose(&mut self, bits: &[Block], set: &PrimeSet, t: &mut Vec<u8>) -> Result<CrtBundle, ArithError> {
-        self.crt_compose(bits, set, t)
-    }
-    fn decompose(&mut self, a: &CrtBundle, t: &mut Vec<u8>) -> Result<Vec<Block>, ArithError> {
-        self.crt_decompose(a, t)
-    }
-}
-
-impl<'a> Party<TableReader<'a>> for ArithEvaluator {
-    fn mul(
-        &mut self,
-        a: &CrtBundle,
-        b: &CrtBundle,
-        t: &mut TableReader<'a>,
-    ) -> Result<CrtBundle, ArithError> {
-        self.mul_bundle(a, b, t)
-    }
-    fn pow(&mut self, a: &CrtBundle, _: u64, t: &mut TableReader<'a>) -> Result<CrtBundle, ArithError> {
-        self.project_bundle(a, t)
-    }
-    fn compose(
-        &mut self,
-        bits: &[Block],
-        set: &PrimeSet,
-        t: &mut TableReader<'a>,
-    ) -> Result<CrtBundle, ArithError> {
-        self.crt_compose(bits, set, t)
-    }
-    fn decompose(&mut self, a: &CrtBundle, t: &mut TableReader<'a>) -> Result<Vec<Block>, ArithError> {
-        self.crt_decompose(a, t)
-    }
-}
-
 /// One side's input labels (zero-labels for the garbler, active ones for the evaluator).
 struct Inputs {
     /// Mux's Boolean selector.
     s: Block,
-    x: CrtBundle,
-    y: CrtBundle,
+    x: Vec<Label>,
+    y: Vec<Label>,
     /// BC's Boolean input bits, least significant first.
     y_bits: Vec<Block>,
 }
 
 /// An op's output labels.
 enum Output {
-    Bundle(CrtBundle),
+    Bundle(Vec<Label>),
     Bits(Vec<Block>),
 }
 
 /// Runs `op` on one side.
-fn run<T, P: Party<T>>(
-    p: &mut P,
+fn run<B: ArithBackend<Wire = Block, ModWire = Label>>(
+    b: &mut B,
     op: Op,
     set: &PrimeSet,
     i: &Inputs,
-    t: &mut T,
-) -> Result<Output, ArithError> {
-    Ok(Output::Bundle(match op {
-        Op::Add => i.x.add(&i.y)?,
-        Op::Sub => i.x.sub(&i.y)?,
-        Op::PubMul => i.y.scale(PUB_MUL_CONST),
-        Op::Mul => p.mul(&i.x, &i.y, t)?,
-        Op::PubExp => p.pow(&i.y, PUB_EXP, t)?,
-        Op::Mux => {
-            let s = p.compose(&[i.s], set, t)?;
-            p.mul(&s, &i.x.sub(&i.y)?, t)?.add(&i.y)?
-        }
-        Op::Bc => p.compose(&i.y_bits, set, t)?,
-        Op::Bd => return Ok(Output::Bits(p.decompose(&i.y, t)?)),
+) -> Output {
+    Output::Bundle(match op {
+        Op::Add => b.crt_add(set, &i.x, &i.y),
+        Op::Sub => b.crt_sub(set, &i.x, &i.y),
+        Op::PubMul => b.crt_scale(set, &i.y, PUB_MUL_CONST),
+        Op::Mul => b.crt_mul(set, &i.x, &i.y),
+        Op::PubExp => b.crt_pow(set, &i.y, PUB_EXP),
+        Op::Mux => b.crt_mux(set, i.s, &i.x, &i.y),
+        Op::Bc => b.crt_from_bits(&i.y_bits, set),
+        Op::Bd => return Output::Bits(b.crt_to_bits(set, &i.y)),
         Op::Xor | Op::And | Op::Div | Op::Mod | Op::Geq => unreachable!("Boolean-only op"),
-    }))
+    })
 }
 
 /// b^e mod p.
@@ -111,7 +61,7 @@ fn pow_mod(b: u64, e: u64, p: u64) -> u64 {
 }
 
 /// The plaintext answer of `op` on (s, x, y), residue by residue.
-fn expected(op: Op, set: &PrimeSet, s: bool, x: u128, y: u128) -> Result<u128, ArithError> {
+fn expected(op: Op, set: &PrimeSet, s: bool, x: u128, y: u128) -> Result<u128, CliError> {
     let residues: Vec<u64> = set
         .primes()
         .iter()
@@ -128,15 +78,15 @@ fn expected(op: Op, set: &PrimeSet, s: bool, x: u128, y: u128) -> Result<u128, A
             }
         })
         .collect();
-    set.decode(&residues)
+    Ok(set.decode(&residues)?)
 }
 
 /// Both parties of one CRT op with fixed random inputs.
 struct CrtInstance {
     op: Op,
     set: PrimeSet,
-    garbler: ArithGarbler,
-    evaluator: ArithEvaluator,
+    garbler: MemoryGarbler,
+    evaluator: MemoryEvaluator,
     zero: Inputs,
     active: Inputs,
     /// Mux's selector and the two values.
@@ -149,9 +99,9 @@ struct CrtInstance {
 impl CrtInstance {
     fn new(op: Op, set: PrimeSet, w: u32, seed: u64) -> Result<CrtInstance, CliError> {
         let mut rng = new_rng(Some(seed), 2);
-        let delta = Block::random(&mut rng).with_lsb_set();
-        let mut garbler = ArithGarbler::new(new_rng(Some(seed), 3), delta)?;
-        let evaluator = ArithEvaluator::new(garbler.session_key());
+        let mut garbler = MemoryGarbler::new(seed)?;
+        let evaluator = garbler.evaluator();
+        let delta = garbler.delta();
         let mask = (1u128 << w) - 1;
         let (s, x, y) = (
             rng.gen::<bool>(),
@@ -159,7 +109,12 @@ impl CrtInstance {
             rng.gen::<u128>() & mask,
         );
         let (x0, y0) = (garbler.new_bundle(&set), garbler.new_bundle(&set));
-        let (x1, y1) = (garbler.encode_bundle(&x0, x)?, garbler.encode_bundle(&y0, y)?);
+        let mut encode = |zero: &[Label], v: u128| -> Result<Vec<Label>, CliError> {
+            let residues = set.encode(v % set.product())?;
+            let labels = zero.iter().zip(residues).map(|(z, r)| garbler.encode(z, r));
+            Ok(labels.collect::<Result<_, _>>()?)
+        };
+        let (x1, y1) = (encode(&x0, x)?, encode(&y0, y)?);
         let s0 = Block::random(&mut rng);
         let bits0: Vec<Block> = (0..w).map(|_| Block::random(&mut rng)).collect();
         let bits1 = bits0
@@ -192,21 +147,22 @@ impl CrtInstance {
 }
 
 impl Instance for CrtInstance {
-    type Tables = Vec<u8>;
+    type Tables = Tables;
 
     fn check(&mut self) -> Result<(), CliError> {
         let before = self.garbler.table_rows();
-        let mut rows = Vec::new();
-        let zero = run(&mut self.garbler, self.op, &self.set, &self.zero, &mut rows)?;
-        self.table = (self.garbler.table_rows() - before, rows.len() as u64);
-        let mut reader = TableReader::new(&rows);
-        let active = run(&mut self.evaluator, self.op, &self.set, &self.active, &mut reader)?;
-        reader.finish()?;
+        let zero = run(&mut self.garbler, self.op, &self.set, &self.zero);
+        let tables = self.garbler.take_tables()?;
+        self.table = (self.garbler.table_rows() - before, tables.bytes() as u64);
+        self.evaluator.read(tables);
+        let active = run(&mut self.evaluator, self.op, &self.set, &self.active);
+        self.evaluator.finish()?;
         let (s, x, y) = self.values;
         let correct = match (zero, active) {
             (Output::Bundle(z), Output::Bundle(a)) => {
-                let got = ArithEvaluator::decode_bundle(&a, &ArithGarbler::bundle_decoding(&z))?;
-                got == expected(self.op, &self.set, s, x, y)?
+                let decode = |(a, z): (&Label, &Label)| ArithEvaluator::decode(a, ArithGarbler::decoding(z));
+                let residues: Vec<u64> = a.iter().zip(&z).map(decode).collect();
+                self.set.decode(&residues)? == expected(self.op, &self.set, s, x, y)?
             }
             (Output::Bits(z), Output::Bits(a)) => {
                 self.output_bits = a.len() as u64;
@@ -221,20 +177,20 @@ impl Instance for CrtInstance {
         Ok(())
     }
 
-    fn garble(&mut self, n: usize) -> Result<Vec<u8>, CliError> {
-        let mut rows = Vec::with_capacity(n * self.table.1 as usize);
+    fn garble(&mut self, n: usize) -> Result<Tables, CliError> {
         for _ in 0..n {
-            run(&mut self.garbler, self.op, &self.set, &self.zero, &mut rows)?;
+            run(&mut self.garbler, self.op, &self.set, &self.zero);
         }
-        Ok(rows)
+        Ok(self.garbler.take_tables()?)
     }
 
-    fn evaluate(&mut self, rows: &Vec<u8>, n: usize) -> Result<(), CliError> {
-        let mut reader = TableReader::new(rows);
+    fn evaluate(&mut self, tables: Tables, n: usize) -> Result<Tables, CliError> {
+        self.evaluator.read(tables);
         for _ in 0..n {
-            run(&mut self.evaluator, self.op, &self.set, &self.active, &mut reader)?;
+            run(&mut self.evaluator, self.op, &self.set, &self.active);
         }
-        Ok(reader.finish()?)
+        self.evaluator.finish()?;
+        Ok(self.evaluator.take_tables())
     }
 }
 

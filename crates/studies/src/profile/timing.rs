@@ -30,8 +30,9 @@ pub trait Instance {
     /// Garbles `n` instances.
     fn garble(&mut self, n: usize) -> Result<Self::Tables, CliError>;
 
-    /// Evaluates the `n` instances of `tables`.
-    fn evaluate(&mut self, tables: &Self::Tables, n: usize) -> Result<(), CliError>;
+    /// Evaluates the `n` instances of `tables`, and gives them back (to be dropped outside
+    /// the timed region).
+    fn evaluate(&mut self, tables: Self::Tables, n: usize) -> Result<Self::Tables, CliError>;
 }
 
 /// Median garbling and evaluation time of one instance over `reps` samples.
@@ -40,7 +41,7 @@ pub fn time<I: Instance>(instance: &mut I, reps: usize) -> Result<Timing, CliErr
     let start = Instant::now();
     let tables = instance.garble(1)?;
     let once = start.elapsed().max(Duration::from_nanos(1));
-    instance.evaluate(&tables, 1)?;
+    instance.evaluate(tables, 1)?;
     let batch = (MIN_SAMPLE.as_nanos() / once.as_nanos()).clamp(1, MAX_BATCH as u128) as usize;
     let (mut garble, mut eval) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     for _ in 0..reps {
@@ -48,8 +49,9 @@ pub fn time<I: Instance>(instance: &mut I, reps: usize) -> Result<Timing, CliErr
         let tables = instance.garble(batch)?;
         garble.push(t.elapsed().as_secs_f64() * 1e6 / batch as f64);
         let t = Instant::now();
-        instance.evaluate(&tables, batch)?;
+        let tables = instance.evaluate(tables, batch)?;
         eval.push(t.elapsed().as_secs_f64() * 1e6 / batch as f64);
+        drop(tables);
     }
     Ok(Timing {
         garble_us: median(garble),

@@ -1,7 +1,7 @@
 //! Wire moduli: odd primes, and the powers of two of the Boolean ↔ arithmetic conversion
 //! gadgets. No other modulus can be built, so no composite-modulus wire can exist
 //! (`docs/security.md`, "Moduli: primes and powers of two only"; composite values are CRT
-//! bundles, see [`crate::crt`]).
+//! bundles, see [`crate::PrimeSet`]).
 
 use std::fmt;
 
@@ -20,12 +20,12 @@ pub const MAX_POWER_OF_TWO_EXPONENT: u32 = 64;
 const SECURITY_BITS: u32 = 128;
 
 /// Group values a [`GroupBuffer`] keeps on the stack: every odd prime and mod 2 (at most 3
-/// groups, tested in `crate::hash`); mod-2^k labels (k ≥ 2, up to 128 groups) go to the heap.
+/// groups, tested in `mixgc_arith`'s hash); mod-2^k labels (k ≥ 2, up to 128 groups) go to the heap.
 const SMALL_GROUPS: usize = 3;
 
 /// Scratch space for the group values of one label ([`Modulus::group_buffer`]), without
 /// zeroing a worst-case array on every gate.
-pub(crate) struct GroupBuffer {
+pub struct GroupBuffer {
     small: [u64; SMALL_GROUPS],
     large: Vec<u64>,
     len: usize,
@@ -33,7 +33,7 @@ pub(crate) struct GroupBuffer {
 
 impl GroupBuffer {
     #[inline]
-    pub(crate) fn values(&mut self) -> &mut [u64] {
+    pub fn values(&mut self) -> &mut [u64] {
         if self.len <= SMALL_GROUPS {
             &mut self.small[..self.len]
         } else {
@@ -149,7 +149,7 @@ impl Modulus {
     }
 
     /// p when the modulus is an odd prime p, `None` for 2^k.
-    pub(crate) fn odd_prime_value(self) -> Option<u64> {
+    pub fn odd_prime_value(self) -> Option<u64> {
         match self.0 {
             Kind::OddPrime(p) => Some(p.p()),
             Kind::PowerOfTwo(_) => None,
@@ -187,7 +187,7 @@ impl Modulus {
     /// down to a multiple of 8 where three groups of it still hold the label in as many
     /// packed bytes (whole 8-digit chunks for the garbler's label steps). Hash outputs and
     /// table rows are produced and packed one group (a number below m^j) at a time.
-    pub(crate) fn group_len(self) -> usize {
+    pub fn group_len(self) -> usize {
         match self.0 {
             Kind::PowerOfTwo(k) => (64 / k) as usize,
             Kind::OddPrime(p) => p.group_len(),
@@ -196,7 +196,7 @@ impl Modulus {
 
     /// m^j for a group of `j` digits (`j` ≤ [`Modulus::group_len`], so m^j ≤ 2^64).
     #[inline]
-    pub(crate) fn group_modulus(self, j: usize) -> u128 {
+    pub fn group_modulus(self, j: usize) -> u128 {
         match self.0 {
             Kind::PowerOfTwo(k) => 1u128 << (k as usize * j),
             Kind::OddPrime(p) => p.group_modulus(j) as u128,
@@ -204,9 +204,9 @@ impl Modulus {
     }
 
     /// ⌈log2 m^count⌉: the packed bits of a group of `count` ≤ [`Modulus::group_len`]
-    /// digits ([`crate::codec`]).
+    /// digits (`mixgc_arith::codec`).
     #[inline]
-    pub(crate) fn group_bits(self, count: usize) -> u32 {
+    pub fn group_bits(self, count: usize) -> u32 {
         match self.0 {
             Kind::PowerOfTwo(k) => k * count as u32,
             Kind::OddPrime(p) => p.group_bits(count),
@@ -215,7 +215,7 @@ impl Modulus {
 
     /// Bytes of one packed label mod m, for odd primes (precomputed); `None` for 2^k.
     #[inline]
-    pub(crate) fn odd_label_bytes(self) -> Option<usize> {
+    pub fn odd_label_bytes(self) -> Option<usize> {
         match self.0 {
             Kind::PowerOfTwo(_) => None,
             Kind::OddPrime(p) => Some(p.label_bytes()),
@@ -224,7 +224,7 @@ impl Modulus {
 
     /// r mod m^j for j = [`Modulus::group_len`]: one digit group of a hash output.
     #[inline]
-    pub(crate) fn reduce_group(self, r: u128) -> u64 {
+    pub fn reduce_group(self, r: u128) -> u64 {
         match self.0 {
             Kind::PowerOfTwo(_) => (r & (self.group_modulus(self.group_len()) - 1)) as u64,
             Kind::OddPrime(p) => p.reduce_group(r),
@@ -234,7 +234,7 @@ impl Modulus {
     /// Writes the base-m digits of `group` (< m^digits.len() ≤ 2^64) into `digits`, least
     /// significant first.
     #[inline]
-    pub(crate) fn split_group(self, group: u64, digits: &mut [u64]) {
+    pub fn split_group(self, group: u64, digits: &mut [u64]) {
         match self.0 {
             // Independent shifts (k·i < 64 within a group), so the loop vectorizes.
             Kind::PowerOfTwo(k) => {
@@ -246,9 +246,9 @@ impl Modulus {
         }
     }
 
-    /// The number Σ digits[i]·m^i (< m^len ≤ 2^64): the inverse of [`Modulus::split_group`].
+    /// The number Σ digits\[i\]·m^i (< m^len ≤ 2^64): the inverse of [`Modulus::split_group`].
     #[inline]
-    pub(crate) fn join_group(self, digits: &[u64]) -> u64 {
+    pub fn join_group(self, digits: &[u64]) -> u64 {
         match self.0 {
             Kind::PowerOfTwo(k) => digits
                 .iter()
@@ -260,7 +260,7 @@ impl Modulus {
 
     /// Reduces `v` into Z_m.
     #[inline]
-    pub(crate) fn reduce(self, v: u128) -> u64 {
+    pub fn reduce(self, v: u128) -> u64 {
         match self.0 {
             Kind::OddPrime(p) if v < 1 << 32 => p.rem32(v as u64),
             _ => (v % self.value()) as u64,
@@ -278,7 +278,7 @@ impl Modulus {
     // precomputed reciprocal, [`OddPrime::rem32`]), powers of two are masks.
 
     #[inline]
-    pub(crate) fn add(self, a: u64, b: u64) -> u64 {
+    pub fn add(self, a: u64, b: u64) -> u64 {
         debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
         match self.0 {
             Kind::PowerOfTwo(k) => a.wrapping_add(b) & Modulus::mask(k),
@@ -294,12 +294,12 @@ impl Modulus {
     }
 
     #[inline]
-    pub(crate) fn sub(self, a: u64, b: u64) -> u64 {
+    pub fn sub(self, a: u64, b: u64) -> u64 {
         self.add(a, self.neg(b))
     }
 
     #[inline]
-    pub(crate) fn neg(self, a: u64) -> u64 {
+    pub fn neg(self, a: u64) -> u64 {
         debug_assert!((a as u128) < self.value());
         match self.0 {
             Kind::PowerOfTwo(k) => a.wrapping_neg() & Modulus::mask(k),
@@ -314,7 +314,7 @@ impl Modulus {
     }
 
     #[inline]
-    pub(crate) fn mul(self, a: u64, b: u64) -> u64 {
+    pub fn mul(self, a: u64, b: u64) -> u64 {
         debug_assert!((a as u128) < self.value() && (b as u128) < self.value());
         match self.0 {
             Kind::PowerOfTwo(k) => a.wrapping_mul(b) & Modulus::mask(k),
@@ -330,10 +330,10 @@ impl Modulus {
         d.wrapping_add(p & (d >> 63).wrapping_neg())
     }
 
-    /// acc[i] ← acc[i] + c·other[i] for every digit (c reduced; slices of equal length):
+    /// acc\[i\] ← acc\[i\] + c·other\[i\] for every digit (c reduced; slices of equal length):
     /// the one linear operation of every gadget, with the modulus dispatched once per label.
     #[inline]
-    pub(crate) fn add_scaled_digits(self, acc: &mut [u64], other: &[u64], c: u64) {
+    pub fn add_scaled_digits(self, acc: &mut [u64], other: &[u64], c: u64) {
         debug_assert!(acc.len() == other.len() && (c as u128) < self.value());
         with_scaled_add!(self, c, |op| acc
             .iter_mut()
@@ -341,9 +341,9 @@ impl Modulus {
             .for_each(|(a, &b)| *a = op(*a, b)))
     }
 
-    /// base[i] + c·other[i] for every digit (c reduced; slices of equal length), as a new
+    /// base\[i\] + c·other\[i\] for every digit (c reduced; slices of equal length), as a new
     /// digit vector built in one pass ([`Modulus::add_scaled_digits`] in place).
-    pub(crate) fn scaled_sum(self, base: &[u64], other: &[u64], c: u64) -> Vec<u64> {
+    pub fn scaled_sum(self, base: &[u64], other: &[u64], c: u64) -> Vec<u64> {
         debug_assert!(base.len() == other.len() && (c as u128) < self.value());
         with_scaled_add!(self, c, |op| base
             .iter()
@@ -352,10 +352,10 @@ impl Modulus {
             .collect())
     }
 
-    /// acc[i] ← base[i] + c·offset[i] for every digit (c reduced; slices of equal length).
+    /// acc\[i\] ← base\[i\] + c·offset\[i\] for every digit (c reduced; slices of equal length).
     /// For odd p the sum is below p² < 2^32 before its one reduction.
     #[inline]
-    pub(crate) fn set_scaled_sum(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+    pub fn set_scaled_sum(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
         debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
         let digits = acc.iter_mut().zip(base.iter().zip(offset));
         match self.0 {
@@ -367,10 +367,10 @@ impl Modulus {
         }
     }
 
-    /// acc[i] ← acc[i] + base[i] + c·offset[i] for every digit of a label mod an odd prime
+    /// acc\[i\] ← acc\[i\] + base\[i\] + c·offset\[i\] for every digit of a label mod an odd prime
     /// (c reduced): the sum stays below 2p + p² < 2^32, so one reduction per digit.
     #[inline]
-    pub(crate) fn add_scaled_sum_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
+    pub fn add_scaled_sum_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
         debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
         let prime = self
             .odd_constants()
@@ -382,7 +382,7 @@ impl Modulus {
 
     /// Digit groups of a label ([`Modulus::group_len`] digits each, the last maybe fewer).
     #[inline]
-    pub(crate) fn group_count(self) -> usize {
+    pub fn group_count(self) -> usize {
         match self.0 {
             Kind::PowerOfTwo(_) => self.label_len().div_ceil(self.group_len()),
             Kind::OddPrime(_) => ODD_GROUPS,
@@ -391,7 +391,7 @@ impl Modulus {
 
     /// The constants of an odd-prime modulus, `None` for 2^k.
     #[inline]
-    pub(crate) fn odd_constants(self) -> Option<&'static OddPrime> {
+    pub fn odd_constants(self) -> Option<&'static OddPrime> {
         match self.0 {
             Kind::OddPrime(p) => Some(p),
             Kind::PowerOfTwo(_) => None,
@@ -400,7 +400,7 @@ impl Modulus {
 
     /// Zeroed scratch space for the group values of one label mod m.
     #[inline]
-    pub(crate) fn group_buffer(self) -> GroupBuffer {
+    pub fn group_buffer(self) -> GroupBuffer {
         let len = self.group_count();
         GroupBuffer {
             small: [0; SMALL_GROUPS],
@@ -415,13 +415,13 @@ impl Modulus {
 
     /// (a + b) mod m^len for group values a, b < m^len ≤ 2^64.
     #[inline]
-    pub(crate) fn add_group(self, a: u64, b: u64, len: usize) -> u64 {
-        crate::codec::add_mod(a, b, self.group_modulus(len))
+    pub fn add_group(self, a: u64, b: u64, len: usize) -> u64 {
+        add_mod(a, b, self.group_modulus(len))
     }
 
     /// (a − b) mod m^len for group values a, b < m^len ≤ 2^64.
     #[inline]
-    pub(crate) fn sub_group(self, a: u64, b: u64, len: usize) -> u64 {
+    pub fn sub_group(self, a: u64, b: u64, len: usize) -> u64 {
         if a >= b {
             a - b
         } else {
@@ -431,7 +431,7 @@ impl Modulus {
 
     /// Writes the digits of a label from its group values ([`Modulus::split_group`] each).
     #[inline]
-    pub(crate) fn split_groups(self, groups: &[u64], digits: &mut [u64]) {
+    pub fn split_groups(self, groups: &[u64], digits: &mut [u64]) {
         debug_assert_eq!(groups.len(), self.group_count());
         if let Kind::OddPrime(p) = self.0 {
             // Three groups (ODD_GROUPS): two full ones split side by side, then the last.
@@ -448,7 +448,7 @@ impl Modulus {
     /// Writes the group values of a label from its digits ([`Modulus::join_group`] each):
     /// the inverse of [`Modulus::split_groups`].
     #[inline]
-    pub(crate) fn join_groups(self, digits: &[u64], groups: &mut [u64]) {
+    pub fn join_groups(self, digits: &[u64], groups: &mut [u64]) {
         debug_assert_eq!(groups.len(), self.group_count());
         if let Kind::OddPrime(p) = self.0 {
             // Three groups (ODD_GROUPS): two full ones joined side by side, then the last.
@@ -464,7 +464,7 @@ impl Modulus {
     }
 
     /// a^e mod m by square-and-multiply (0^0 = 1).
-    pub(crate) fn pow(self, a: u64, mut e: u64) -> u64 {
+    pub fn pow(self, a: u64, mut e: u64) -> u64 {
         let (mut base, mut acc) = (self.reduce(a as u128), self.reduce(1));
         while e > 0 {
             if e & 1 == 1 {
@@ -486,6 +486,13 @@ impl Modulus {
             Kind::PowerOfTwo(k) => (a & 1 == 1).then(|| self.pow(a, (1u64 << (k - 1)) - 1)),
         }
     }
+}
+
+/// (a + b) mod `modulus` for a, b below it (≤ 2^64).
+#[inline]
+pub fn add_mod(a: u64, b: u64, modulus: u128) -> u64 {
+    let sum = u128::from(a) + u128::from(b);
+    (if sum >= modulus { sum - modulus } else { sum }) as u64
 }
 
 impl fmt::Display for Modulus {

@@ -16,7 +16,7 @@ use crate::MAX_ODD_PRIME;
 /// Digit groups of every label mod an odd prime: ℓ·log2 p ≥ 128 + log2 p bits need more
 /// than two groups of at most 64 bits, and p^j > 2^64 / p keeps it to three (tested for
 /// every prime in `crate::grouped`).
-pub(crate) const ODD_GROUPS: usize = 3;
+pub const ODD_GROUPS: usize = 3;
 
 /// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery).
 #[derive(Clone, Copy, Debug)]
@@ -108,7 +108,7 @@ impl Reciprocal {
 /// An odd prime p < 2^16 and its derived constants. Every field after `p` is a function of
 /// `p`, so equality, order and hash are those of `p` alone (compared without the rest).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct OddPrime {
+pub struct OddPrime {
     p: Divisor,
     /// p², p⁴ (< 2^64 for p < 2^16).
     p2: Divisor,
@@ -125,10 +125,10 @@ pub(crate) struct OddPrime {
     /// p^(last group length), the modulus of the last group.
     last_group_modulus: u64,
     /// ⌈log2 p^j⌉ and ⌈log2 p^(last group length)⌉: the packed bits of a full and of the
-    /// last group ([`crate::codec`]).
+    /// last group (`mixgc_arith::codec`).
     group_bits: u8,
     last_group_bits: u8,
-    /// Bytes of one packed label ([`crate::codec::label_bytes`]).
+    /// Bytes of one packed label ([`crate::table_bytes::label_bytes`]).
     label_bytes: u16,
     /// (p^j)², the weight of the third digit group in a label's value W = G_0 + p^j·G_1 +
     /// p^(2j)·G_2 (every odd-prime label has exactly [`ODD_GROUPS`] groups).
@@ -168,9 +168,9 @@ impl std::hash::Hash for OddPrime {
 
 impl OddPrime {
     /// The constants of the odd prime `p`, from a table of every odd prime up to
-    /// [`MAX_ODD_PRIME`] built on first use (a sieve, then [`OddPrime::new`] for each of the
+    /// [`MAX_ODD_PRIME`] built on first use (a sieve, then `OddPrime::new` for each of the
     /// 6,541 primes); `None` if `p` is not such a prime.
-    pub(crate) fn lookup(p: u64) -> Option<&'static OddPrime> {
+    pub fn lookup(p: u64) -> Option<&'static OddPrime> {
         static TABLE: OnceLock<Vec<OddPrime>> = OnceLock::new();
         let table = TABLE.get_or_init(|| {
             let limit = MAX_ODD_PRIME as usize;
@@ -247,23 +247,23 @@ impl OddPrime {
     }
 
     #[inline]
-    pub(crate) fn p(self) -> u64 {
+    pub fn p(self) -> u64 {
         self.p.d
     }
 
     #[inline]
-    pub(crate) fn label_len(self) -> usize {
+    pub fn label_len(self) -> usize {
         self.label_len as usize
     }
 
     #[inline]
-    pub(crate) fn group_len(self) -> usize {
+    pub fn group_len(self) -> usize {
         self.group_len as usize
     }
 
     /// p^count for a group of `count` ≤ j digits; the full and the last group are precomputed.
     #[inline]
-    pub(crate) fn group_modulus(self, count: usize) -> u64 {
+    pub fn group_modulus(self, count: usize) -> u64 {
         if count == self.group_len() {
             self.group_modulus
         } else if count == usize::from(self.last_group_len) {
@@ -275,7 +275,7 @@ impl OddPrime {
 
     /// ⌈log2 p^count⌉, the packed bits of a group of `count` ≤ j digits.
     #[inline]
-    pub(crate) fn group_bits(self, count: usize) -> u32 {
+    pub fn group_bits(self, count: usize) -> u32 {
         if count == self.group_len() {
             u32::from(self.group_bits)
         } else if count == usize::from(self.last_group_len) {
@@ -287,13 +287,13 @@ impl OddPrime {
 
     /// Bytes of one packed label mod p.
     #[inline]
-    pub(crate) fn label_bytes(self) -> usize {
+    pub fn label_bytes(self) -> usize {
         usize::from(self.label_bytes)
     }
 
     /// The digit count, modulus and packed bits of each of the [`ODD_GROUPS`] digit groups.
     #[inline]
-    pub(crate) fn group_shapes(self) -> [(usize, u64, u32); ODD_GROUPS] {
+    pub fn group_shapes(self) -> [(usize, u64, u32); ODD_GROUPS] {
         let full = (self.group_len(), self.group_modulus, u32::from(self.group_bits));
         let last = (
             usize::from(self.last_group_len),
@@ -305,20 +305,20 @@ impl OddPrime {
 
     /// (p^j)² ([`OddPrime::group_modulus_squared`]'s field).
     #[inline]
-    pub(crate) fn group_modulus_squared(self) -> u128 {
+    pub fn group_modulus_squared(self) -> u128 {
         self.group_modulus_squared
     }
 
     /// r mod p^j for a 128-bit r (one digit group of a hash output).
     #[inline]
-    pub(crate) fn reduce_group(self, r: u128) -> u64 {
+    pub fn reduce_group(self, r: u128) -> u64 {
         self.group_reciprocal.rem(r)
     }
 
     /// Writes the base-p digits of `group` (< p^digits.len()) into `digits`, least
     /// significant first: four at a time by p⁴, then p² and p off the dependent chain.
     #[inline]
-    pub(crate) fn split(self, mut group: u64, digits: &mut [u64]) {
+    pub fn split(self, mut group: u64, digits: &mut [u64]) {
         let mut quads = digits.chunks_exact_mut(4);
         for quad in &mut quads {
             self.split_quad(&mut group, quad);
@@ -329,7 +329,7 @@ impl OddPrime {
     /// [`OddPrime::split`] of two groups of equal length (a label's two full groups), their
     /// dependent chains interleaved.
     #[inline]
-    pub(crate) fn split_pair(self, mut groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
+    pub fn split_pair(self, mut groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
         debug_assert_eq!(first.len(), second.len());
         let mut quads = first.chunks_exact_mut(4).zip(second.chunks_exact_mut(4));
         for (a, b) in &mut quads {
@@ -364,7 +364,7 @@ impl OddPrime {
 
     /// [`OddPrime::join`] of two groups of equal length, their Horner chains interleaved.
     #[inline]
-    pub(crate) fn join_pair(self, first: &[u64], second: &[u64]) -> [u64; 2] {
+    pub fn join_pair(self, first: &[u64], second: &[u64]) -> [u64; 2] {
         debug_assert_eq!(first.len(), second.len());
         let tail = first.len() / 4 * 4;
         let mut values = [&first[tail..], &second[tail..]].map(|top| self.join_rest(top));
@@ -391,10 +391,10 @@ impl OddPrime {
         digits.iter().rev().fold(0, |v, &d| v * self.p.d + d)
     }
 
-    /// Σ digits[i]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
+    /// Σ digits\[i\]·p^i (< p^digits.len() ≤ 2^64), the inverse of [`OddPrime::split`]: Horner's
     /// rule in base p⁴ (every partial value is a prefix of the result, so nothing overflows).
     #[inline]
-    pub(crate) fn join(self, digits: &[u64]) -> u64 {
+    pub fn join(self, digits: &[u64]) -> u64 {
         let quads = digits.chunks_exact(4);
         let top = self.join_rest(quads.remainder());
         quads.rev().fold(top, |v, q| self.join_quad(v, q))
@@ -410,7 +410,7 @@ impl OddPrime {
 
     /// n mod p for n < 2^32 (Lemire).
     #[inline]
-    pub(crate) fn rem32(self, n: u64) -> u64 {
+    pub fn rem32(self, n: u64) -> u64 {
         debug_assert!(n < 1 << 32);
         let low = self.rem_magic.wrapping_mul(n);
         ((low as u128 * self.p.d as u128) >> 64) as u64
@@ -419,15 +419,15 @@ impl OddPrime {
 
 #[cfg(test)]
 mod tests {
-    use mixgc_core::new_rng;
     use rand::Rng as _;
+    use rand::SeedableRng;
 
     use super::*;
     use crate::primes::is_prime;
 
     #[test]
     fn reciprocals_match_division_for_every_prime() {
-        let mut rng = new_rng(Some(8), 0);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
         for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
             let prime = OddPrime::new(p);
             let top = u64::MAX / p * p;
@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn group_remainders_match_division() {
-        let mut rng = new_rng(Some(10), 0);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(10);
         for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
             let prime = OddPrime::new(p);
             let m = prime.group_modulus as u128;
@@ -479,7 +479,7 @@ mod tests {
 
     #[test]
     fn digits_split_and_join_as_base_p() {
-        let mut rng = new_rng(Some(9), 0);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
         for p in [3u64, 5, 7, 17, 251, 65_521] {
             let prime = OddPrime::new(p);
             for count in 1..=prime.group_len() {

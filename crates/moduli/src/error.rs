@@ -62,6 +62,9 @@ pub enum ArithError {
     /// product does not fit in 128 bits.
     #[error("invalid CRT prime set: {0}")]
     InvalidPrimeSet(String),
+    /// A product of two mod-2 wires: an AND, garbled by the Boolean half-gates.
+    #[error("a product of mod-2 wires is an AND of the Boolean half-gates")]
+    BooleanProduct,
     /// Two bundles over different prime sets.
     #[error("bundles over different prime sets cannot be combined")]
     BundleMismatch,
