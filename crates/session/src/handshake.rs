@@ -349,7 +349,7 @@ fn program_differences(ours: &str, theirs: &str) -> String {
                 .map(|k| format!("{k}: ours {}, the peer's {}", value(&p1, k), value(&p2, k)))
                 .collect();
             if !named.is_empty() {
-                return format!("{n1} parameters differ: {}", named.join("; "));
+                return format!("program differs ({n1}): {}", named.join("; "));
             }
         }
     }
