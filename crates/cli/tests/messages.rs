@@ -168,6 +168,21 @@ fn bad_input_errors_are_in_words() {
             "127.0.0.1:0",
         ],
         &["primes", "--width", "0"],
+        &["plan", "lenet", "--size", "0"],
+        &["plan", "clipdot", "--width", "99"],
+        &["demo", "aes128", "--width", "8"],
+        &["demo", "millionaires", "--size", "5"],
+        &["export", "add", "--width", "0", "--out", "unused.txt"],
+        &["bench-party", "--workload", "foo"],
+        &[
+            "lenet",
+            "--role",
+            "garbler",
+            "--filters",
+            "0",
+            "--listen",
+            "127.0.0.1:0",
+        ],
     ] {
         cases.push(args.iter().map(|s| s.to_string()).collect());
     }
