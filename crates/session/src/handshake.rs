@@ -448,6 +448,21 @@ mod tests {
     }
 
     #[test]
+    fn program_differences_name_each_parameter_with_both_values() {
+        assert_eq!(
+            program_differences(
+                "lenet realization=plain width=8 input=28",
+                "lenet realization=plain width=12"
+            ),
+            "program differs (lenet): width: ours 8, the peer's 12; input: ours 28, the peer's (none)"
+        );
+        assert_eq!(
+            program_differences("aes", "lenet width=8"),
+            "program differs: ours is 'aes', the peer's is 'lenet width=8'"
+        );
+    }
+
+    #[test]
     fn the_session_id_binds_the_channel() {
         let [g, e] = hellos(Some([5; 32]), Some([5; 32]));
         assert_eq!(g.clone().unwrap(), e.unwrap());
