@@ -50,14 +50,17 @@ pub fn export(args: ExportArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Value widths for a summary: `[8, 8, 16] bits`, or `512 × 8 bits` when all are equal and
+/// Value widths for a summary: `8, 8, 16 bits`, or `512 × 8 bits` when all are equal and
 /// there are many.
 fn widths(w: &[u32]) -> String {
     match w {
         [first, rest @ ..] if rest.len() >= 4 && rest.iter().all(|x| x == first) => {
             format!("{} × {first} bits", w.len())
         }
-        _ => format!("{w:?} bits"),
+        _ => {
+            let each: Vec<String> = w.iter().map(u32::to_string).collect();
+            format!("{} bits", each.join(", "))
+        }
     }
 }
 

@@ -448,7 +448,7 @@ fn listener_without_peer_times_out() {
     let mut p = spawn(&strs(&args));
     p.listening_addr();
     let out = p.finish(Instant::now() + DEADLINE);
-    out.assert_error("listener", &["no peer connected within 1s", "timeout"]);
+    out.assert_error("listener", &["no peer connected within 1 s", "timeout"]);
     assert!(out.elapsed < Duration::from_secs(5), "took {:?}", out.elapsed);
 }
 

@@ -9,7 +9,7 @@ use crate::Tag;
 pub enum NetError {
     #[error("the peer closed the connection")]
     Disconnected,
-    #[error("the peer sent nothing for {0:?} (timeout)")]
+    #[error("the peer sent nothing for {} (timeout)", seconds(*.0))]
     Timeout(Duration),
     /// The session ran past its overall deadline (`--deadline`), however the peer paced it.
     #[error("the session passed its deadline of {} s", .0.as_secs())]
@@ -34,7 +34,7 @@ pub enum NetError {
 #[non_exhaustive]
 pub enum PeerMisbehaved {
     /// A frame of another kind than the step reads; `got` is its tag byte.
-    #[error("expected a {expected} frame, got {}", frame_name(.got))]
+    #[error("{}", unexpected_frame(*.expected, *.got))]
     UnexpectedFrame { expected: Tag, got: u8 },
     /// A frame longer than the step accepts.
     #[error("{tag} frame of {len} bytes exceeds the limit of {limit} bytes")]
@@ -82,11 +82,27 @@ impl std::fmt::Display for Divergence {
     }
 }
 
-/// The name of the frame kind with tag byte `code`, or that it is unknown.
-fn frame_name(code: &u8) -> String {
-    match Tag::from_code(*code) {
-        Some(tag) => tag.to_string(),
-        None => format!("unknown tag {code}"),
+/// A duration in words for messages: `5 s`, or `0.25 s` below whole seconds.
+pub fn seconds(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} s", d.as_secs_f64())
+    }
+}
+
+/// What a step expected and what came instead, in words; a circuit run meeting a program
+/// run (or the reverse) says so.
+fn unexpected_frame(expected: Tag, got: u8) -> String {
+    match (expected, Tag::from_code(got)) {
+        (Tag::CircuitHeader, Some(Tag::ProgramHeader)) => {
+            "the peer runs a program (example, lenet or a library op), not a circuit".into()
+        }
+        (Tag::ProgramHeader, Some(Tag::CircuitHeader)) => {
+            "the peer runs a circuit (run or demo), not a program".into()
+        }
+        (_, Some(tag)) => format!("expected {}, got {}", expected.a_frame(), tag.a_frame()),
+        (_, None) => format!("expected {}, got a frame of an unknown kind", expected.a_frame()),
     }
 }
 

@@ -54,23 +54,36 @@ impl Tag {
     }
 }
 
-/// The frame kind's name in messages (`a Hello frame`).
+/// The frame kind's name in messages (`a hello frame`), in words, not the type's name.
 impl fmt::Display for Tag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Tag::Hello => "Hello",
-            Tag::Abort => "Abort",
-            Tag::CircuitHeader => "Circuit header",
-            Tag::GarblerLabels => "Garbler labels",
-            Tag::Tables => "Tables",
-            Tag::OutputDecoding => "Output decoding",
-            Tag::OutputColours => "Output colours",
-            Tag::ProgramHeader => "Program header",
-            Tag::Preprocessed => "Preprocessed",
-            Tag::OnlineRequest => "Online request",
-            Tag::LabelCorrections => "Label corrections",
-            Tag::ArithTables => "Arithmetic tables",
+            Tag::Hello => "hello",
+            Tag::Abort => "abort",
+            Tag::CircuitHeader => "circuit header",
+            Tag::GarblerLabels => "garbler labels",
+            Tag::Tables => "garbled tables",
+            Tag::OutputDecoding => "output decoding",
+            Tag::OutputColours => "output colours",
+            Tag::ProgramHeader => "program header",
+            Tag::Preprocessed => "preprocessed garbling",
+            Tag::OnlineRequest => "online request",
+            Tag::LabelCorrections => "label corrections",
+            Tag::ArithTables => "arithmetic tables",
         })
+    }
+}
+
+impl Tag {
+    /// `a hello frame`, `an abort frame`.
+    pub fn a_frame(self) -> String {
+        let name = self.to_string();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name} frame")
     }
 }
 
@@ -226,7 +239,10 @@ mod tests {
         a.flush().unwrap();
         assert_eq!(recv_frame(&mut b, Tag::Hello, 10).unwrap(), b"hi");
         let e = recv_frame(&mut b, Tag::Hello, 10).unwrap_err().to_string();
-        assert!(e.contains("expected a Hello frame, got Tables"), "{e}");
+        assert!(
+            e.contains("expected a hello frame, got a garbled tables frame"),
+            "{e}"
+        );
         let mut b2 = b;
         // skip the payload of the rejected frame
         let mut skip = [0u8; 100];
@@ -255,12 +271,12 @@ mod tests {
         ));
         assert!(
             e.to_string()
-                .contains("expected a Garbler labels frame, got Output colours"),
+                .contains("expected a garbler labels frame, got an output colours frame"),
             "{e}"
         );
         b.recv(&mut [0; 4]).unwrap();
         let e = recv_frame(&mut b, Tag::Tables, 16).unwrap_err().to_string();
-        assert!(e.contains("got unknown tag 77"), "{e}");
+        assert!(e.contains("got a frame of an unknown kind"), "{e}");
         let e = recv_frame(&mut b, Tag::Tables, 2).unwrap_err();
         assert!(matches!(
             e,

@@ -13,7 +13,7 @@ mod tls;
 mod transcript;
 
 pub use channel::{Channel, ChannelExt};
-pub use error::{Divergence, NetError, PeerMisbehaved};
+pub use error::{seconds, Divergence, NetError, PeerMisbehaved};
 pub use frame::{
     peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame, Tag, MAX_ABORT_BYTES,
     MAX_FRAME_BYTES,

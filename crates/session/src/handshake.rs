@@ -186,6 +186,15 @@ pub(crate) fn hex8(d: &[u8; 32]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Widths as `8, 8, 16 bits`.
+fn width_list(w: &[u32]) -> String {
+    if w.is_empty() {
+        return "none".into();
+    }
+    let each: Vec<String> = w.iter().map(u32::to_string).collect();
+    format!("{} bits", each.join(", "))
+}
+
 /// Exchanges circuit headers (for a batch of `instances` executions) and names every
 /// difference.
 pub(crate) fn agree_on_circuit<C: Channel>(
@@ -214,14 +223,16 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     let mut diffs = Vec::new();
     if ours.input_widths != peer.input_widths {
         diffs.push(format!(
-            "input widths differ: ours {:?}, the peer's {:?}",
-            ours.input_widths, peer.input_widths
+            "input widths differ: ours {}, the peer's {}",
+            width_list(&ours.input_widths),
+            width_list(&peer.input_widths)
         ));
     }
     if ours.output_widths != peer.output_widths {
         diffs.push(format!(
-            "output widths differ: ours {:?}, the peer's {:?}",
-            ours.output_widths, peer.output_widths
+            "output widths differ: ours {}, the peer's {}",
+            width_list(&ours.output_widths),
+            width_list(&peer.output_widths)
         ));
     }
     if ours.digest != peer.digest {
@@ -265,7 +276,15 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     }
 }
 
+/// The longest program description a mismatch report carries.
+const MAX_PROGRAM_TEXT: usize = 4096;
+
 /// Exchanges the name of a program run and its reveal mode, and names any difference.
+///
+/// `program` is a name, optionally followed by the run's parameters as `key=value` words
+/// (`lenet realization=plain width=8`). The header carries its hash; only when the hashes
+/// differ do the parties exchange the text, so a mismatch names each differing parameter
+/// with both values while agreeing runs send nothing more.
 pub(crate) fn agree_on_program<C: Channel>(
     ch: &mut C,
     program: &str,
@@ -281,9 +300,11 @@ pub(crate) fn agree_on_program<C: Channel>(
     }
     let mut diffs = Vec::new();
     if peer[..32] != ours[..32] {
-        diffs.push(format!(
-            "program differs: ours is '{program}', the peer's is another"
-        ));
+        let text = program.as_bytes();
+        send_frame(ch, Tag::ProgramHeader, &text[..text.len().min(MAX_PROGRAM_TEXT)])?;
+        ch.flush()?;
+        let theirs = recv_frame(ch, Tag::ProgramHeader, MAX_PROGRAM_TEXT)?;
+        diffs.push(program_differences(program, &String::from_utf8_lossy(&theirs)));
     }
     if peer[32] != ours[32] {
         let name = |c| reveal_of_code(c).map_or("unknown".to_string(), |r| r.to_string());
@@ -298,6 +319,43 @@ pub(crate) fn agree_on_program<C: Channel>(
     } else {
         Err(SessionError::Mismatch(diffs.join("; ")))
     }
+}
+
+/// Names what differs between two program descriptions: each differing `key=value`
+/// parameter with both values when the names agree, else both descriptions whole.
+fn program_differences(ours: &str, theirs: &str) -> String {
+    let split = |d: &str| -> Option<(String, Vec<(String, String)>)> {
+        let mut words = d.split_whitespace();
+        let name = words.next()?.to_string();
+        let params = words
+            .map(|w| w.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+            .collect::<Option<Vec<_>>>()?;
+        Some((name, params))
+    };
+    if let (Some((n1, p1)), Some((n2, p2))) = (split(ours), split(theirs)) {
+        if n1 == n2 {
+            let value = |p: &[(String, String)], k: &str| {
+                p.iter()
+                    .find(|(key, _)| key == k)
+                    .map_or("(none)".to_string(), |(_, v)| v.clone())
+            };
+            let mut keys: Vec<&str> = p1.iter().map(|(k, _)| k.as_str()).collect();
+            keys.extend(
+                p2.iter()
+                    .map(|(k, _)| k.as_str())
+                    .filter(|k| !p1.iter().any(|(o, _)| o == k)),
+            );
+            let named: Vec<String> = keys
+                .into_iter()
+                .filter(|k| value(&p1, k) != value(&p2, k))
+                .map(|k| format!("{k}: ours {}, the peer's {}", value(&p1, k), value(&p2, k)))
+                .collect();
+            if !named.is_empty() {
+                return format!("program differs ({n1}): {}", named.join("; "));
+            }
+        }
+    }
+    format!("program differs: ours is '{ours}', the peer's is '{theirs}'")
 }
 
 /// Passes `result` through; if it is a local input error, first tells the peer (who is
@@ -389,6 +447,21 @@ mod tests {
         let g = run(a, g, PartyId::GARBLER, 1);
         let e = run(b, e, PartyId::EVALUATOR, 2);
         [g.join().unwrap(), e.join().unwrap()]
+    }
+
+    #[test]
+    fn program_differences_name_each_parameter_with_both_values() {
+        assert_eq!(
+            program_differences(
+                "lenet realization=plain width=8 input=28",
+                "lenet realization=plain width=12"
+            ),
+            "program differs (lenet): width: ours 8, the peer's 12; input: ours 28, the peer's (none)"
+        );
+        assert_eq!(
+            program_differences("aes", "lenet width=8"),
+            "program differs: ours is 'aes', the peer's is 'lenet width=8'"
+        );
     }
 
     #[test]

@@ -70,7 +70,9 @@ pub struct ProgramGarbler<'s, C: Channel + 'static> {
 
 impl<C: Channel + 'static> GarblerSession<C> {
     /// Starts a program run named `program` (both parties pass the same name and reveal
-    /// mode). The AND index and Δ continue from the session, so tweaks never repeat.
+    /// mode). The name may go on with the run's parameters as `key=value` words
+    /// (`lenet width=8`); parties that differ in one are told which, with both values.
+    /// The AND index and Δ continue from the session, so tweaks never repeat.
     pub fn program(
         &mut self,
         program: &str,

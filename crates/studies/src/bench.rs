@@ -579,7 +579,8 @@ struct Latency {
 fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<Latency, CliError> {
     let (mut ms, mut ot, mut connect, mut from_connect) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
-        bar.set_message(format!("{w:?} latency run {}/{runs}", run + 1));
+        let name = format!("{w:?}").to_lowercase();
+        bar.set_message(format!("{name} latency run {}/{runs}", run + 1));
         let (g, e) = two_processes(&workload_args(w, 1, HashKind::Tccr))?;
         bar.inc(1);
         let session = g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6;

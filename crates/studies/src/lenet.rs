@@ -290,9 +290,17 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     let cfg = args.session.config();
     let r = args.realization;
     let start = Instant::now();
+    let primes = prime_list(layer.set.primes());
+    // The handshake names any parameter the two processes disagree on.
+    let program = format!(
+        "lenet realization={} width={} primes={primes} input={} filters={filters}",
+        r.name(),
+        layer.width,
+        args.input
+    );
     let summary = if role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, &cfg)?;
-        let ctx = Ctx::new(s.program("lenet", Audience::only(PartyId::EVALUATOR))?);
+        let ctx = Ctx::new(s.program(&program, Audience::only(PartyId::EVALUATOR))?);
         lenet::run(&ctx, &layer, r, None, Some(&weights))?;
         ctx.into_inner().ok_or("the program is still shared")?.finish()?;
         format!(
@@ -303,7 +311,7 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
         )
     } else {
         let mut s = EvaluatorSession::setup(ch, &cfg)?;
-        let ctx = Ctx::new(s.program("lenet", Audience::only(PartyId::EVALUATOR))?);
+        let ctx = Ctx::new(s.program(&program, Audience::only(PartyId::EVALUATOR))?);
         let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
         ctx.into_inner().ok_or("the program is still shared")?.finish()?;
         let checked = phased::check(&outputs, &lenet_expected(&layer, r, &image, &weights))?;
@@ -314,12 +322,16 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
         )
     };
     write_stdout(&format!(
-        "lenet {} at {} bits (primes {:?}): {summary}; {:.1} ms\n",
+        "lenet {} at {} bits (primes {primes}): {summary}; {:.1} ms\n",
         r.name(),
         layer.width,
-        layer.set.primes(),
         start.elapsed().as_secs_f64() * 1e3
     ))
+}
+
+/// Primes as `3,5,7`.
+pub(crate) fn prime_list(primes: &[u64]) -> String {
+    primes.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// ABLE Table 4's layout: one block per cost, one row per realization, our figure with its

@@ -247,8 +247,11 @@ fn row<P: Phased>(
 
 fn report(plan: &Plan) -> String {
     let mut out = format!(
-        "{} at {} bits, CRT primes {:?}; objective: {}\n\n",
-        plan.program, plan.width, plan.primes, plan.objective
+        "{} at {} bits, CRT primes {}; objective: {}\n\n",
+        plan.program,
+        plan.width,
+        crate::lenet::prime_list(&plan.primes),
+        plan.objective
     );
     out += "unit costs (garble / eval µs): ";
     let units: Vec<String> = plan

@@ -87,6 +87,11 @@ impl Output {
         };
         let at = at.unwrap_or_else(|| panic!("{what}: no `error: ...` line on stderr: {self:#?}"));
         let message = &self.stderr[at..];
+        let found = internals(&self.stderr);
+        assert!(
+            found.is_empty(),
+            "{what}: Rust internals {found:?} in the messages: {self:#?}"
+        );
         for n in needles {
             assert!(
                 message.contains(n),
@@ -95,6 +100,70 @@ impl Output {
         }
         self
     }
+}
+
+/// Internal names that must not reach a user, as whole words.
+const INTERNAL_WORDS: &[&str] = &[
+    "None",
+    "Some",
+    "Tag",
+    "Tables",
+    "Preprocessed",
+    "Hello",
+    "Duration",
+    "PartyId",
+    "Audience",
+    "NetError",
+    "SessionError",
+    "PeerMisbehaved",
+    "Ok",
+    "Err",
+];
+
+/// Fragments that betray a `Debug` rendering or a panic.
+const INTERNAL_FRAGMENTS: &[&str] = &[
+    "Some(",
+    "None",
+    "panicked",
+    "Tag(",
+    "unknown tag",
+    "RUST_BACKTRACE",
+];
+
+/// A word with an upper-case letter after a lower-case one (`CircuitHeader`, `ArithTables`).
+fn is_camel_case(word: &str) -> bool {
+    if ["KiB", "MiB", "GiB", "TiB"].contains(&word) {
+        return false;
+    }
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+        && word
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// What in `stderr` looks like a Rust internal, if anything.
+pub fn internals(stderr: &str) -> Vec<String> {
+    let mut found: Vec<String> = INTERNAL_FRAGMENTS
+        .iter()
+        .filter(|f| stderr.contains(**f))
+        .map(|f| f.to_string())
+        .collect();
+    let words: Vec<&str> = stderr
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        if INTERNAL_WORDS.contains(w) || is_camel_case(w) {
+            found.push(w.to_string());
+        }
+        // A tag number: `tag 7`.
+        if w.eq_ignore_ascii_case("tag") && words.get(i + 1).is_some_and(|n| n.parse::<u32>().is_ok()) {
+            found.push(format!("{w} {}", words[i + 1]));
+        }
+    }
+    found
 }
 
 /// A running `mixgc` process whose stdout and stderr are being collected.

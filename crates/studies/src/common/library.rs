@@ -50,7 +50,17 @@ impl LibraryRun {
         inputs: Vec<Vec<bool>>,
     ) -> Result<PartyReport, CliError> {
         let start = Instant::now();
-        let run_name = library::run_name(&self.name, self.width, self.size)?;
+        // Checks the parameters; the handshake binds them as `key=value` words, so a
+        // mismatch names the differing one with both values.
+        library::run_name(&self.name, self.width, self.size)?;
+        let info = library::op(&self.name)?;
+        let shown = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+        let run_name = format!(
+            "library op={} width={} size={}",
+            self.name,
+            shown(self.width.or(info.default_width).map(|w| w.to_string())),
+            shown(self.size.or(info.default_size).map(|n| n.to_string()))
+        );
         let mut supply = Supply::of(role, inputs);
         let (name, width, size) = (self.name.as_str(), self.width, self.size);
         // The same run on either party's session (the two types share no trait).

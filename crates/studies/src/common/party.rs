@@ -287,7 +287,9 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<PeerChannel, CliErro
             let no_peer = |e| -> CliError {
                 match e {
                     // NetError::Timeout reads "the peer sent nothing": no peer is there yet.
-                    NetError::Timeout(t) => format!("no peer connected within {t:?} (timeout)"),
+                    NetError::Timeout(t) => {
+                        format!("no peer connected within {} (timeout)", mixgc_net::seconds(t))
+                    }
                     NetError::Tls(msg) => format!("TLS with the peer failed: {msg}"),
                     e => format!("no peer connected: {e}"),
                 }
