@@ -1,8 +1,9 @@
 //! The garbler's one route to its channel (MEG §III: garbling overlaps with sending).
 //!
 //! An [`Outlet`] owns the session's channel. Frames go out directly on the calling thread
-//! or, when the session has an I/O thread and a run sends full-size table frames, through a
-//! writer thread that holds the channel meanwhile: the compute thread hands it the channel
+//! or, when the session has an I/O thread and a run sends more than [`DIRECT_FRAMES`]
+//! full-size table frames without a round trip, through a writer thread that holds the
+//! channel meanwhile: the compute thread hands it the channel
 //! and queues frames, at most [`QUEUE_FRAMES`] of them, so a slow peer slows the producer
 //! (backpressure) instead of growing memory; spent table buffers travel back for reuse.
 //! Anything else (a read, a raw write, a flush) first takes the channel back, after the
@@ -26,6 +27,11 @@ use crate::SessionError;
 
 /// Frames a queue holds between the compute thread and the writer thread.
 pub const QUEUE_FRAMES: usize = 4;
+
+/// Full-size table frames sent directly before a run hands the channel to the writer thread
+/// (64 + 128 KiB: shorter runs, e.g. a 64-bit product between two round trips, finish sooner
+/// than a hand-over and back would take).
+pub const DIRECT_FRAMES: usize = 2;
 
 /// Where the garbler's frames go: an [`Outlet`], or a test's recorder.
 pub(crate) trait Outbox {
@@ -64,6 +70,8 @@ pub struct Outlet<C> {
     spare: Vec<Block>,
     /// The channel's byte counts when it was handed over.
     counts: (u64, u64),
+    /// Full-size table frames sent directly since the last read or flush.
+    direct_frames: usize,
 }
 
 impl<C: Channel + 'static> Outlet<C> {
@@ -75,6 +83,7 @@ impl<C: Channel + 'static> Outlet<C> {
             writer: None,
             spare: Vec::new(),
             counts: (0, 0),
+            direct_frames: 0,
         }
     }
 
@@ -203,10 +212,14 @@ impl<C: Channel + 'static> Outbox for Outlet<C> {
         }
     }
 
-    /// A full-size frame (a long run) goes through the writer thread when there is one.
+    /// A long run's full-size frames go through the writer thread when there is one.
     fn send_tables(&mut self, mut blocks: Vec<Block>) -> Result<(), SessionError> {
-        if self.here.is_some() && self.io_thread && blocks.len() * 16 >= FIRST_FRAME_BYTES {
-            self.hand_over()?;
+        if self.here.is_some() && blocks.len() * 16 >= FIRST_FRAME_BYTES {
+            if self.io_thread && self.direct_frames >= DIRECT_FRAMES {
+                self.hand_over()?;
+            } else {
+                self.direct_frames += 1;
+            }
         }
         if self.here.is_some() {
             send_frame(self.ch()?, Tag::Tables, Block::slice_as_bytes(&blocks))?;
@@ -231,10 +244,12 @@ impl<C: Channel + 'static> Channel for Outlet<C> {
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        self.direct_frames = 0;
         self.ch()?.recv(buf)
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
+        self.direct_frames = 0;
         self.ch()?.flush()
     }
 
