@@ -23,6 +23,8 @@ const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 /// Most input or output values a header may list.
 const MAX_VALUES: usize = 1 << 20;
+/// Most bytes of a circuit header frame.
+const MAX_HEADER_BYTES: usize = 64 + 8 + 8 * MAX_VALUES + 9;
 
 /// A party's code in the hello (pinned in transcripts): the garbler 1, the evaluator 2.
 fn role_code(me: PartyId) -> Result<u8, SessionError> {
@@ -182,6 +184,23 @@ impl Header {
     }
 }
 
+/// Fuzzing entry point: the evaluator's hello, then the reading of a circuit header, against
+/// a peer that sent `peer` (then closed its side). Never panics on any input.
+#[doc(hidden)]
+pub fn fuzz_handshake(peer: &[u8]) -> bool {
+    let (mut ours, mut theirs) = mixgc_net::memory_pair();
+    // Within what the channel holds unread.
+    let peer = &peer[..peer.len().min(1 << 20)];
+    if theirs.send(peer).and_then(|()| theirs.flush()).is_err() {
+        return false;
+    }
+    theirs.close();
+    if hello(&mut ours, PartyId::EVALUATOR, HashKind::Tccr, [7; 32]).is_err() {
+        return false;
+    }
+    recv_frame(&mut ours, Tag::CircuitHeader, MAX_HEADER_BYTES).is_ok_and(|m| Header::decode(&m).is_some())
+}
+
 pub(crate) fn hex8(d: &[u8; 32]) -> String {
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -217,8 +236,7 @@ pub(crate) fn agree_on_circuit<C: Channel>(
     };
     send_frame(ch, Tag::CircuitHeader, &ours.encode())?;
     ch.flush()?;
-    let max = 64 + 8 + 8 * MAX_VALUES + 9;
-    let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, max)?)
+    let peer = Header::decode(&recv_frame(ch, Tag::CircuitHeader, MAX_HEADER_BYTES)?)
         .ok_or(PeerMisbehaved::Malformed(Tag::CircuitHeader))?;
     let mut diffs = Vec::new();
     if ours.input_widths != peer.input_widths {
