@@ -7,7 +7,6 @@ mod common;
 
 use std::io::Read;
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -39,28 +38,6 @@ fn the_checker_catches_internals() {
     assert!(
         internals("error: the peer sent nothing for 5 s (timeout)\nlistening on 127.0.0.1:1\n").is_empty()
     );
-}
-
-/// A scratch file that is removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(name: &str, contents: &[u8]) -> TempFile {
-        let dir = std::env::temp_dir().join(format!("mixgc-messages-tests-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        std::fs::write(&path, contents).unwrap();
-        TempFile(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 #[test]

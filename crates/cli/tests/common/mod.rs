@@ -364,3 +364,26 @@ pub fn input_flag(values: &[String]) -> Vec<String> {
         vec!["--input".to_string(), values.join(",")]
     }
 }
+
+/// A scratch file that is removed when dropped.
+pub struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    pub fn new(name: &str, contents: &[u8]) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("mixgc-cli-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+
+    pub fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
