@@ -113,9 +113,19 @@ pub fn recv_frame_into<C: Channel + ?Sized>(
 ) -> Result<(), NetError> {
     let len = recv_frame_header(ch, tag, max_len)?;
     payload.clear();
-    payload.resize(len, 0);
-    ch.recv(payload)
+    // Grow with the bytes that arrive (1 MiB, then doubling), so a declared length the
+    // peer never sends costs at most twice what it did send.
+    while payload.len() < len {
+        let filled = payload.len();
+        let step = (len - filled).min(filled.max(FIRST_READ_BYTES));
+        payload.resize(filled + step, 0);
+        ch.recv(&mut payload[filled..])?;
+    }
+    Ok(())
 }
+
+/// The first allocation of a frame's payload; larger frames grow as their bytes arrive.
+const FIRST_READ_BYTES: usize = 1 << 20;
 
 /// Receives only the header of a frame with tag `tag` and returns its payload length
 /// (at most `max_len`); the caller then receives exactly that many bytes.
@@ -252,6 +262,31 @@ mod tests {
         b2.recv(&mut skip).unwrap();
         let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
         assert!(e.contains("the peer stopped: circuit digest differs"), "{e}");
+    }
+
+    #[test]
+    fn a_declared_length_is_allocated_only_as_its_bytes_arrive() {
+        let (mut a, mut b) = memory_pair();
+        // A frame declaring 60 MiB of which 10 bytes come before the peer leaves.
+        a.send(&[Tag::Tables as u8]).unwrap();
+        a.send(&(60u32 << 20).to_le_bytes()).unwrap();
+        a.send(&[7u8; 10]).unwrap();
+        a.flush().unwrap();
+        drop(a);
+        let mut payload = Vec::new();
+        assert!(recv_frame_into(&mut b, Tag::Tables, MAX_FRAME_BYTES, &mut payload).is_err());
+        assert!(
+            payload.capacity() <= 2 * FIRST_READ_BYTES,
+            "{}",
+            payload.capacity()
+        );
+
+        // A long frame still arrives whole and in order across the growth steps.
+        let (mut a, mut b) = memory_pair();
+        let long: Vec<u8> = (0..(5 << 20) + 3).map(|i: u32| (i % 251) as u8).collect();
+        send_frame(&mut a, Tag::Tables, &long).unwrap();
+        a.flush().unwrap();
+        assert_eq!(recv_frame(&mut b, Tag::Tables, MAX_FRAME_BYTES).unwrap(), long);
     }
 
     #[test]
