@@ -22,8 +22,8 @@ mod slots;
 mod stream;
 
 pub use file::{
-    is_stream_file, save, save_reporting, sniff, write_stream, write_stream_reporting, FileKind, StreamFile,
-    CHUNK_GATES, FORMAT_VERSION, MAGIC,
+    is_stream_file, reseal_header, save, save_reporting, sniff, write_stream, write_stream_reporting,
+    FileKind, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC,
 };
 pub use info::{circuit_info, CircuitInfo};
 pub use instr::{Gate, Run, RunKind, MAX_AND_RUN, NOT_SLOT};

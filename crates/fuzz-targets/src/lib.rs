@@ -44,6 +44,14 @@ pub fn stream(data: &[u8]) {
     }
 }
 
+/// [`stream`] on the bytes with their header checksum recomputed first (as a forger
+/// would), so mutations reach the header checks and the body reader, not only the checksum.
+pub fn stream_forged(data: &[u8]) {
+    let mut image = data.to_vec();
+    mixgc_compile::reseal_header(&mut image);
+    stream(&image);
+}
+
 /// The frame decoder over a channel whose peer sent `data`: frames of any tag until one
 /// fails, each checked for an abort.
 pub fn frame(data: &[u8]) {

@@ -13,9 +13,10 @@ use mixgc_session::{EvaluatorSession, GarblerSession, SessionConfig, Terms, PROT
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 6] = [
+const TARGETS: [(&str, Target); 7] = [
     ("bristol", mixgc_fuzz_targets::bristol),
     ("stream", mixgc_fuzz_targets::stream),
+    ("stream_forged", mixgc_fuzz_targets::stream_forged),
     ("frame", mixgc_fuzz_targets::frame),
     ("handshake", mixgc_fuzz_targets::handshake),
     ("state", mixgc_fuzz_targets::state),
@@ -77,7 +78,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
     let circuits = SMALL_CIRCUITS.map(|n| std::fs::read(root().join("circuits").join(n)).unwrap());
     match target {
         "bristol" => circuits.to_vec(),
-        "stream" => circuits[..2]
+        "stream" | "stream_forged" => circuits[..2]
             .iter()
             .map(|t| {
                 let c = bristol::parse(std::str::from_utf8(t).unwrap(), "seed").unwrap();

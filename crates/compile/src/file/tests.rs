@@ -374,3 +374,14 @@ proptest! {
         prop_assert!(try_run(&name, &bytes).is_err());
     }
 }
+
+#[test]
+fn reseal_header_recomputes_exactly_the_writers_checksum() {
+    let (_, bytes, body) = small_file();
+    let mut forged = bytes.clone();
+    forged[body - 32..body].fill(0);
+    assert!(reseal_header(&mut forged));
+    assert_eq!(forged, bytes);
+    assert!(!reseal_header(&mut bytes[..body - 1].to_vec()));
+    assert!(!reseal_header(&mut []));
+}
