@@ -135,11 +135,11 @@ pub fn sniff(path: &Path) -> io::Result<FileKind> {
 #[doc(hidden)]
 pub fn reseal_header(image: &mut [u8]) -> bool {
     let mut at = MAGIC.len() + 4;
-    let mut skip = |at: &mut usize, n: usize| {
+    let skip = |at: &mut usize, n: usize| {
         *at = at.checked_add(n).filter(|&end| end <= image.len())?;
         Some(())
     };
-    let mut list = |at: &mut usize| -> Option<()> {
+    let list = |at: &mut usize| -> Option<()> {
         let len = u64::from_le_bytes(image.get(*at..*at + 8)?.try_into().ok()?);
         skip(at, 8)?;
         skip(at, usize::try_from(len).ok()?.checked_mul(4)?)
