@@ -10,8 +10,8 @@ use std::time::Instant;
 use clap::Args;
 use mixgc_net::{Channel, PeerChannel};
 use mixgc_session::{
-    evaluator_online_with_progress, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep,
-    GarblerSession, Outcome, PartyId, SessionError,
+    evaluator_online_claiming, garbler_online_claiming, Audience, EvaluatorPrep, EvaluatorSession,
+    GarblerPrep, GarblerSession, Outcome, PartyId, SessionError,
 };
 
 use crate::load::{parse_inputs, ScheduleOptions};
@@ -23,10 +23,11 @@ use crate::{write_stdout, CliError};
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Offline phase of preprocessing mode. The garbler writes its secret state \
-to --state (it holds Δ: keep it private; it is created with mode 0600); the evaluator writes the \
-garbled tables and its OT results to --state. Neither file may exist yet. Then run `mixgc online` \
-with the same --state when the inputs are known. Example:\n  mixgc preprocess --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --state g.prep\n  mixgc preprocess --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep"
+    after_help = "Offline phase of preprocessing mode. The garbler writes its state to --state \
+(its secrets, Δ among them, sealed under a key only the evaluator's store holds); the evaluator \
+writes the garbled tables and its OT results to --state (authenticated under a key only the \
+garbler's state holds). Files are created with mode 0600; neither may exist yet, and a failed run \
+leaves none behind. Then run `mixgc online` with the same --state when the inputs are known. Example:\n  mixgc preprocess --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --state g.prep\n  mixgc preprocess --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep"
 )]
 pub struct PreprocessArgs {
     /// Circuit file.
@@ -57,9 +58,11 @@ pub struct PreprocessArgs {
 #[command(
     after_help = "Online phase of preprocessing mode, on a fresh connection (no base OT): \
 the evaluator sends its inputs masked by the preprocessed OT choices, the garbler answers with \
-input labels, the evaluator evaluates from its store. A garbling is used once: the garbler \
-destroys its state file before it releases any label, so a second `online` with the same state \
-is refused (preprocess again). Reports the online latency (connection to outputs). Example:\n  mixgc online --role garbler --listen 127.0.0.1:7000 --state g.prep --input 000102030405060708090a0b0c0d0e0f\n  mixgc online --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep --input 00112233445566778899aabbccddeeff"
+input labels, the evaluator evaluates from its store. A garbling is used once: the evaluator \
+consumes its store as its masked inputs leave, and the garbler consumes its state once the \
+evaluator's key has opened it and before any label leaves; a second `online` is refused \
+(preprocess again). A mistake before that point (bad --input, no peer, another store) leaves \
+both files as they were. Reports the online latency (connection to outputs). Example:\n  mixgc online --role garbler --listen 127.0.0.1:7000 --state g.prep --input 000102030405060708090a0b0c0d0e0f\n  mixgc online --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --state e.prep --input 00112233445566778899aabbccddeeff"
 )]
 pub struct OnlineArgs {
     /// Circuit file (the evaluator's; the garbler needs only its state).
@@ -97,7 +100,8 @@ pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
     let header = circuit.header().clone();
     let terms = default_terms(args.garbler_values, args.reveal);
     terms.owners(header.input_widths())?;
-    let mut file = create_new(&args.state)?;
+    let mut pending = PendingState::create(&args.state)?;
+    let file = &mut pending.file;
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
     let cfg = args.session.config().with_progress(args.feedback.reporter());
@@ -111,7 +115,7 @@ pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
         (prep.id(), state.len() as u64, sent, received)
     } else {
         let mut s = EvaluatorSession::setup(ch, &cfg)?;
-        let mut w = BufWriter::new(&mut file);
+        let mut w = BufWriter::new(&mut *file);
         w.write_all(STORE_MAGIC)?;
         let prep = s.preprocess(&header, &terms, &mut w)?;
         let state = prep.to_bytes();
@@ -122,6 +126,7 @@ pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
         let (sent, received) = ch_bytes(s.channel());
         (prep.id(), prep.table_bytes(), sent, received)
     };
+    pending.commit()?;
     args.feedback.summary(&format!(
         "{}: preprocessed garbling {} of {} ANDs, stored {} in {}, sent {}, received {}, {:.2} ms",
         args.role,
@@ -141,8 +146,17 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
     let deadline = std::time::Duration::from_secs(args.deadline);
     args.connection.quiet = args.feedback.quiet;
     let connection = &args.connection;
+    let state = &args.state;
     let (outcome, latency, sent, received) = if args.role == PartyId::GARBLER {
-        let prep = claim_garbler_state(&args.state)?;
+        let bytes = fs::read(state).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!(
+                "{} does not exist (a preprocessed garbling is used once, and its online phase \
+                 consumes the state; preprocess again)",
+                state.display()
+            ),
+            _ => format!("cannot read {}: {e}", state.display()),
+        })?;
+        let prep = GarblerPrep::from_bytes(&bytes).map_err(|e| format!("{}: {e}", state.display()))?;
         let inputs = party_inputs(
             PartyId::GARBLER,
             prep.input_widths(),
@@ -150,7 +164,7 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
             args.input.as_deref(),
         )?;
         timed(connection, timeout, deadline, |ch| {
-            garbler_online(ch, prep, &inputs)
+            garbler_online_claiming(ch, prep, &inputs, &mut || consume(state))
         })?
     } else {
         let path = args
@@ -158,7 +172,7 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
             .as_ref()
             .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
         let mut circuit = args.schedule.open(path)?;
-        let (prep, mut tables) = open_store(&args.state)?;
+        let (prep, mut tables) = open_store(state)?;
         let progress = args.feedback.reporter();
         let inputs = party_inputs(
             PartyId::EVALUATOR,
@@ -168,7 +182,9 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
         )?;
         timed(connection, timeout, deadline, |ch| {
             circuit.with_stream(|stream| {
-                evaluator_online_with_progress(ch, &prep, stream, &mut tables, &inputs, &progress)
+                evaluator_online_claiming(ch, &prep, stream, &mut tables, &inputs, &progress, &mut || {
+                    consume(state)
+                })
             })
         })?
     };
@@ -222,24 +238,64 @@ fn party_inputs(
     parse_inputs(role, input, &owned, widths)
 }
 
-/// Creates `path` for writing, refusing to overwrite (a state file holds a single-use
-/// garbling), readable by the owner only.
-fn create_new(path: &Path) -> Result<File, CliError> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => {
-            format!("{} already exists: give a new --state file", path.display()).into()
-        }
-        _ => format!("cannot create {}: {e}", path.display()).into(),
-    })
+/// A state file being written: a private temporary file beside `path`, moved into place
+/// only when the phase succeeded (so a failed `preprocess` leaves nothing behind).
+struct PendingState {
+    file: File,
+    temp: PathBuf,
+    path: PathBuf,
 }
 
-/// Loads the garbler's state and destroys the file before any label can leave: it is
-/// renamed (atomic, so of two concurrent `online` runs only one gets it), read, and deleted.
-fn claim_garbler_state(path: &Path) -> Result<GarblerPrep, CliError> {
+impl PendingState {
+    /// Refuses an existing `path` (a state file holds a single-use garbling) before
+    /// anything connects.
+    fn create(path: &Path) -> Result<PendingState, CliError> {
+        if path.exists() {
+            return Err(format!("{} already exists: give a new --state file", path.display()).into());
+        }
+        let temp = path.with_extension(format!("partial-{}", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options
+            .open(&temp)
+            .map_err(|e| format!("cannot create {}: {e}", temp.display()))?;
+        Ok(PendingState {
+            file,
+            temp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Moves the finished state into place, never over an existing file.
+    fn commit(self) -> Result<(), CliError> {
+        self.file.sync_all()?;
+        fs::hard_link(&self.temp, &self.path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => {
+                format!(
+                    "{} appeared meanwhile: the state stays in {}",
+                    self.path.display(),
+                    self.temp.display()
+                )
+            }
+            _ => format!("cannot create {}: {e}", self.path.display()),
+        })?;
+        // The state now lives at `path`; dropping removes the temporary name.
+        Ok(())
+    }
+}
+
+impl Drop for PendingState {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.temp);
+    }
+}
+
+/// Makes a state file unusable a second time, once the peer has proven it holds the
+/// matching state: renamed (atomic, so of two concurrent `online` runs only one gets it),
+/// then deleted (an open reader keeps its data until it closes).
+fn consume(path: &Path) -> Result<(), String> {
     let claimed = path.with_extension(format!("claimed-{}", std::process::id()));
     fs::rename(path, &claimed).map_err(|e| {
         format!(
@@ -247,10 +303,8 @@ fn claim_garbler_state(path: &Path) -> Result<GarblerPrep, CliError> {
             path.display()
         )
     })?;
-    let bytes = fs::read(&claimed);
     fs::remove_file(&claimed)
-        .map_err(|e| format!("cannot delete the claimed state {}: {e}", claimed.display()))?;
-    Ok(GarblerPrep::from_bytes(&bytes?)?)
+        .map_err(|e| format!("cannot delete the claimed state {}: {e}", claimed.display()))
 }
 
 /// Opens an evaluator's store: reads its state from the end, returns a reader positioned

@@ -98,9 +98,16 @@ fn aes_offline_then_online_gives_fips_197_once() {
         assert!(out.stderr.contains("online"), "{who}: {out:#?}");
     }
     // Online, only labels travel: no garbled tables (6,400 ANDs would be 200 KiB).
-    assert!(e.stderr.contains("received 4138 B"), "{e:#?}");
+    // (4138 B of labels and corrections, and the 37-byte release key frame.)
+    assert!(e.stderr.contains("received 4175 B"), "{e:#?}");
 
-    // The garbler's state is gone: a second online phase is refused before anything leaves.
+    // Both states are consumed: a second online phase is refused before anything leaves.
+    for (role, state) in [("garbler", &g_state), ("evaluator", &e_state)] {
+        assert!(
+            !std::path::Path::new(state).exists(),
+            "{role}'s state is consumed"
+        );
+    }
     run1(&[
         "online",
         "--role",
@@ -112,7 +119,135 @@ fn aes_offline_then_online_gives_fips_197_once() {
         "--input",
         FIPS_KEY,
     ])
-    .assert_error("reused state", &["cannot claim", "used once"]);
+    .assert_error("reused state", &["does not exist", "used once"]);
+}
+
+#[test]
+fn a_copied_garbler_state_is_useless_once_the_store_is_spent() {
+    let dir = Dir::new("copy");
+    let aes = circuit("aes_128.txt");
+    let (g_state, e_state, _) = preprocessed(&dir, &aes);
+    let backup = dir.file("g.backup");
+    std::fs::copy(&g_state, &backup).unwrap();
+    let (g, e) = online(&aes, &g_state, &e_state);
+    g.assert_ok("garbler");
+    e.assert_ok("evaluator");
+    // The garbler restores its backup; the evaluator has no store left to open it with.
+    std::fs::rename(&backup, &g_state).unwrap();
+    let e = run1(&[
+        "online",
+        "--circuit",
+        &aes,
+        "--role",
+        "evaluator",
+        "--state",
+        &e_state,
+        "--connect",
+        "127.0.0.1:9",
+        "--input",
+        FIPS_PLAINTEXT,
+    ]);
+    e.assert_error("spent store", &["cannot open", "e.prep"]);
+}
+
+#[test]
+fn mistakes_before_the_release_leave_both_states_as_they_were() {
+    let dir = Dir::new("mistakes");
+    let aes = circuit("aes_128.txt");
+    let (g_state, e_state, _) = preprocessed(&dir, &aes);
+    let before = [std::fs::read(&g_state).unwrap(), std::fs::read(&e_state).unwrap()];
+    let unchanged = |what: &str| {
+        let now = [std::fs::read(&g_state).unwrap(), std::fs::read(&e_state).unwrap()];
+        assert!(now == before, "{what}: the states changed");
+    };
+    // A bad input, on either side.
+    run1(&[
+        "online",
+        "--role",
+        "garbler",
+        "--state",
+        &g_state,
+        "--listen",
+        "127.0.0.1:0",
+        "--input",
+        "zz",
+    ])
+    .assert_error("bad hex", &["hex"]);
+    unchanged("bad garbler input");
+    // Another circuit: both sides are told, before any key or label leaves.
+    let (g, e) = pair(
+        &[
+            "online", "--role", "garbler", "--state", &g_state, "--input", FIPS_KEY,
+        ],
+        &[
+            "online",
+            "--circuit",
+            &circuit("sha256.txt"),
+            "--role",
+            "evaluator",
+            "--state",
+            &e_state,
+            "--input",
+            FIPS_PLAINTEXT,
+        ],
+    );
+    g.assert_error("garbler", &["not the one this store was preprocessed for"]);
+    e.assert_error("evaluator", &["not the one this store was preprocessed for"]);
+    unchanged("another circuit");
+    // A README passed as the garbler's state is read, refused and left alone.
+    let readme = dir.file("README");
+    std::fs::write(&readme, b"notes").unwrap();
+    run1(&[
+        "online",
+        "--role",
+        "garbler",
+        "--state",
+        &readme,
+        "--listen",
+        "127.0.0.1:0",
+        "--input",
+        FIPS_KEY,
+    ])
+    .assert_error("not a state", &["not a mixgc garbler preprocessing state"]);
+    assert_eq!(std::fs::read(&readme).unwrap(), b"notes");
+    // And the states still work.
+    let (g, e) = online(&aes, &g_state, &e_state);
+    g.assert_ok("garbler");
+    assert_eq!(e.stdout, format!("{FIPS_CIPHERTEXT}\n"));
+}
+
+#[test]
+fn a_failed_preprocess_leaves_no_state_file() {
+    let dir = Dir::new("failed");
+    let aes = circuit("aes_128.txt");
+    let g_state = dir.file("g.prep");
+    // The evaluator runs `run` instead of `preprocess`: both fail, nothing is left behind.
+    let (g, e) = pair(
+        &[
+            "preprocess",
+            "--circuit",
+            &aes,
+            "--role",
+            "garbler",
+            "--state",
+            &g_state,
+        ],
+        &[
+            "run",
+            "--circuit",
+            &aes,
+            "--role",
+            "evaluator",
+            "--input",
+            FIPS_PLAINTEXT,
+        ],
+    );
+    assert!(!g.success() && !e.success(), "{g:#?}\n{e:#?}");
+    let left: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|f| f.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 #[test]

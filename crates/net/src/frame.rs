@@ -30,10 +30,13 @@ pub enum Tag {
     /// Arithmetic (CRT) garbled rows of a program run, in program order; a session's first
     /// one carries the arithmetic hash key.
     ArithTables = 12,
+    /// Preprocessing: a key that opens the other party's stored state (offline each party
+    /// gives the other one; online the garbler releases the evaluator's).
+    ReleaseKey = 13,
 }
 
 impl Tag {
-    const ALL: [Tag; 12] = [
+    const ALL: [Tag; 13] = [
         Tag::Hello,
         Tag::Abort,
         Tag::CircuitHeader,
@@ -46,6 +49,7 @@ impl Tag {
         Tag::OnlineRequest,
         Tag::LabelCorrections,
         Tag::ArithTables,
+        Tag::ReleaseKey,
     ];
 
     /// The tag with wire code `code`, if any.
@@ -70,6 +74,7 @@ impl fmt::Display for Tag {
             Tag::OnlineRequest => "online request",
             Tag::LabelCorrections => "label corrections",
             Tag::ArithTables => "arithmetic tables",
+            Tag::ReleaseKey => "release key",
         })
     }
 }

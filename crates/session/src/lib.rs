@@ -38,7 +38,8 @@ pub use mixgc_program::{Audience, PartyId};
 pub use outlet::QUEUE_FRAMES;
 pub use party::{run_party, PartyReport};
 pub use prep::{
-    evaluator_online, evaluator_online_with_progress, garbler_online, EvaluatorPrep, GarblerPrep,
+    evaluator_online, evaluator_online_claiming, garbler_online, garbler_online_claiming, Claim,
+    EvaluatorPrep, GarblerPrep,
 };
 pub use program::{ProgramEvaluator, ProgramGarbler};
 pub use terms::{SessionConfig, Terms, MAX_THREADS};

@@ -42,6 +42,8 @@ use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Te
 mod state;
 
 pub use state::{EvaluatorPrep, GarblerPrep};
+use state::{GarblerPublic, GarblerSecrets, ReleaseKey};
+use zeroize::Zeroize;
 
 impl<C: Channel + 'static> GarblerSession<C> {
     /// Offline phase: garbles `circuit` once with fresh input labels, runs the OTs for the
@@ -104,6 +106,16 @@ impl<C: Channel + 'static> GarblerSession<C> {
             },
         )?;
 
+        // Exchange release keys: ours opens the evaluator's store online, theirs seals our
+        // secrets now and is then forgotten.
+        let mut store_key = [0u8; 32];
+        self.rng.fill_bytes(&mut store_key);
+        send_frame(&mut self.ch, Tag::ReleaseKey, &store_key)?;
+        self.ch.flush()?;
+        let mut state_key: ReleaseKey = recv_frame(&mut self.ch, Tag::ReleaseKey, 32)?
+            .try_into()
+            .map_err(|_| PeerMisbehaved::Malformed(Tag::ReleaseKey))?;
+
         let (mut own_zero, mut their_masks) = (Vec::new(), Vec::new());
         let mut ot_zero = ot_zero.iter();
         let mut labels = zero.iter();
@@ -116,19 +128,25 @@ impl<C: Channel + 'static> GarblerSession<C> {
                 }
             }
         }
-        Ok(GarblerPrep {
+        let public = GarblerPublic {
             id,
             stream_digest: header.stream_digest(),
             input_widths: widths.to_vec(),
             output_widths: header.output_widths().to_vec(),
             garbler_values: mine.len() as u32,
             reveal: terms.reveal,
+        };
+        let secrets = GarblerSecrets {
             delta,
             own_zero,
             their_masks,
             consts,
             decoding,
-        })
+            store_key,
+        };
+        let prep = GarblerPrep::seal(public, &secrets, &state_key);
+        state_key.zeroize();
+        Ok(prep)
     }
 }
 
@@ -165,6 +183,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let mut inbox = Direct::new(&mut self.ch);
         let all = header.num_ands() as usize * BLOCKS_PER_AND;
         let progress = &self.progress;
+        let mut tables_digest = blake3::Hasher::new();
         phase(
             progress,
             "storing tables",
@@ -178,6 +197,7 @@ impl<C: Channel> EvaluatorSession<C> {
                     let complete = |left: usize| ((all - left) / BLOCKS_PER_AND) as u64;
                     progress.advance(complete(left - tables.len()) - complete(left));
                     left -= tables.len();
+                    tables_digest.update(Block::slice_as_bytes(&tables));
                     store
                         .write_all(Block::slice_as_bytes(&tables))
                         .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
@@ -197,6 +217,14 @@ impl<C: Channel> EvaluatorSession<C> {
         store
             .flush()
             .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
+        let mut store_key: ReleaseKey = inbox
+            .recv(Tag::ReleaseKey, 32)?
+            .try_into()
+            .map_err(|_| PeerMisbehaved::Malformed(Tag::ReleaseKey))?;
+        let mut state_key = [0u8; 32];
+        self.rng.fill_bytes(&mut state_key);
+        send_frame(&mut self.ch, Tag::ReleaseKey, &state_key)?;
+        self.ch.flush()?;
 
         // The garbler's AND index moved past this garbling; ours follows, so the session's
         // tweaks stay in step for later executions.
@@ -204,7 +232,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let (hash, hash_seed) = self.hash;
         let first_and = self.core.ands_evaluated();
         self.core.skip_ands(header.num_ands());
-        Ok(EvaluatorPrep {
+        let mut prep = EvaluatorPrep {
             id,
             stream_digest: header.stream_digest(),
             input_widths: widths.to_vec(),
@@ -217,19 +245,33 @@ impl<C: Channel> EvaluatorSession<C> {
             choices,
             labels,
             decoding,
-        })
+            tables_digest: *tables_digest.finalize().as_bytes(),
+            state_key,
+            mac: [0; 32],
+        };
+        prep.authenticate(&store_key);
+        store_key.zeroize();
+        state_key.zeroize();
+        Ok(prep)
     }
 }
 
-/// The evaluator's online request: version, garbling id, stream digest, `d = x ⊕ r`.
-fn encode_request(id: &[u8; 32], stream_digest: &[u8; 32], d: &[bool]) -> Vec<u8> {
+/// The evaluator's online request: version, garbling id, stream digest, the key that opens
+/// the garbler's state, `d = x ⊕ r`.
+fn encode_request(prep: &EvaluatorPrep, d: &[bool]) -> Vec<u8> {
     let mut w = Writer::default();
     w.bytes(&PROTOCOL_VERSION.to_le_bytes())
-        .bytes(id)
-        .bytes(stream_digest)
+        .bytes(&prep.id)
+        .bytes(&prep.stream_digest)
+        .bytes(&prep.state_key)
         .bits(d);
     w.0
 }
+
+/// Makes a stored state unusable a second time (the CLI renames and deletes its file).
+/// Called once the peer has proven it holds the matching state, before anything that must
+/// happen only once leaves this party; an error stops the run there.
+pub type Claim<'a> = &'a mut dyn FnMut() -> Result<(), String>;
 
 /// Online phase, garbler side, on a fresh connection: answers the evaluator's request for
 /// `prep` with the labels of `inputs` (the garbler's values, as in
@@ -239,7 +281,18 @@ pub fn garbler_online<C: Channel>(
     prep: GarblerPrep,
     inputs: &[Vec<bool>],
 ) -> Result<Outcome, SessionError> {
-    let result = garbler_online_inner(ch, &prep, inputs);
+    garbler_online_claiming(ch, prep, inputs, &mut || Ok(()))
+}
+
+/// [`garbler_online`], calling `claim` once the evaluator's key has opened the state and
+/// before any label leaves.
+pub fn garbler_online_claiming<C: Channel>(
+    ch: &mut C,
+    prep: GarblerPrep,
+    inputs: &[Vec<bool>],
+    claim: Claim,
+) -> Result<Outcome, SessionError> {
+    let result = garbler_online_inner(ch, &prep, inputs, claim);
     if let Err(e @ (SessionError::Input(_) | SessionError::Mismatch(_))) = &result {
         abort(ch, e);
     }
@@ -250,19 +303,13 @@ fn garbler_online_inner<C: Channel>(
     ch: &mut C,
     prep: &GarblerPrep,
     inputs: &[Vec<bool>],
+    claim: Claim,
 ) -> Result<Outcome, SessionError> {
     let terms = prep.terms();
     let (mine, theirs) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
-    if bits_of(&mine, &prep.input_widths) != prep.own_zero.len()
-        || bits_of(&theirs, &prep.input_widths) != prep.their_masks.len()
-    {
-        return Err(SessionError::Input(
-            "the preprocessing state does not match its own circuit widths (corrupted)".into(),
-        ));
-    }
     check_inputs("garbler", &mine, &prep.input_widths, inputs).map_err(SessionError::Input)?;
-    let their_bits = prep.their_masks.len();
-    let max = 2 + 64 + 8 + their_bits.div_ceil(8);
+    let their_bits = bits_of(&theirs, &prep.input_widths);
+    let max = 2 + 96 + 8 + their_bits.div_ceil(8);
     let request = recv_frame(ch, Tag::OnlineRequest, max)?;
     let mut r = Reader(&request);
     let malformed = || PeerMisbehaved::Malformed(Tag::OnlineRequest);
@@ -286,39 +333,61 @@ fn garbler_online_inner<C: Channel>(
             "compiled stream differs from the one preprocessed".into(),
         ));
     }
+    let mut state_key: ReleaseKey = r.array().ok_or_else(malformed)?;
     let d = r
         .bits()
         .filter(|d| d.len() == their_bits && r.0.is_empty())
         .ok_or_else(malformed)?;
+    let opened = prep.open(&state_key);
+    state_key.zeroize();
+    let prep_secrets = opened.ok_or_else(|| {
+        SessionError::Mismatch(
+            "the evaluator's store does not open this garbler state: the state file was modified \
+             or corrupted, or the store is from another preprocessing"
+                .into(),
+        )
+    })?;
+    if bits_of(&mine, &prep.input_widths) != prep_secrets.own_zero.len() {
+        return Err(SessionError::Input(
+            "the preprocessing state does not match its own circuit widths (corrupted)".into(),
+        ));
+    }
+    claim().map_err(SessionError::Input)?;
 
-    let delta = prep.delta;
+    let secrets = &prep_secrets;
+    let delta = secrets.delta;
     let own_bits = inputs.iter().flatten();
-    let mut labels: Vec<Block> = prep
+    let mut labels: Vec<Block> = secrets
         .own_zero
         .iter()
         .zip(own_bits)
         .map(|(&a, &x)| a ^ delta.and_bit(x))
         .collect();
-    labels.extend([prep.consts[0], prep.consts[1] ^ delta]);
-    let corrections: Vec<Block> = prep
+    labels.extend([secrets.consts[0], secrets.consts[1] ^ delta]);
+    let corrections: Vec<Block> = secrets
         .their_masks
         .iter()
         .zip(&d)
         .map(|(&m, &d)| m ^ delta.and_bit(d))
         .collect();
+    send_frame(ch, Tag::ReleaseKey, &secrets.store_key)?;
     send_frame(ch, Tag::GarblerLabels, Block::slice_as_bytes(&labels))?;
     send_frame(ch, Tag::LabelCorrections, Block::slice_as_bytes(&corrections))?;
     ch.flush()?;
 
     let outputs = if prep.reveal.contains(PartyId::GARBLER) {
-        let n = prep.decoding.len();
+        let n = secrets.decoding.len();
         let colours = recv_frame(ch, Tag::OutputColours, n.div_ceil(8))?;
         let colours = unpack(&colours, n).ok_or(PeerMisbehaved::WrongLength {
             tag: Tag::OutputColours,
             len: colours.len(),
             expected: n.div_ceil(8),
         })?;
-        let bits: Vec<bool> = colours.iter().zip(&prep.decoding).map(|(c, d)| c ^ d).collect();
+        let bits: Vec<bool> = colours
+            .iter()
+            .zip(&secrets.decoding)
+            .map(|(c, d)| c ^ d)
+            .collect();
         Some(split(&bits, &prep.output_widths))
     } else {
         None
@@ -336,19 +405,24 @@ pub fn evaluator_online<C: Channel>(
     tables: &mut dyn Read,
     inputs: &[Vec<bool>],
 ) -> Result<Outcome, SessionError> {
-    evaluator_online_with_progress(ch, prep, circuit, tables, inputs, &Reporter::none())
+    evaluator_online_claiming(ch, prep, circuit, tables, inputs, &Reporter::none(), &mut || {
+        Ok(())
+    })
 }
 
-/// [`evaluator_online`], reporting the ANDs evaluated to `progress`.
-pub fn evaluator_online_with_progress<C: Channel>(
+/// [`evaluator_online`], reporting the ANDs evaluated to `progress` and calling `claim`
+/// just before its masked inputs leave (from then on the store is spent: a second request
+/// with other inputs would tell the garbler their XOR).
+pub fn evaluator_online_claiming<C: Channel>(
     ch: &mut C,
     prep: &EvaluatorPrep,
     circuit: &mut dyn GateStream,
     tables: &mut dyn Read,
     inputs: &[Vec<bool>],
     progress: &Reporter,
+    claim: Claim,
 ) -> Result<Outcome, SessionError> {
-    let result = evaluator_online_inner(ch, prep, circuit, tables, inputs, progress);
+    let result = evaluator_online_inner(ch, prep, circuit, tables, inputs, progress, claim);
     abort_on_bad_input(ch, result)
 }
 
@@ -359,6 +433,7 @@ fn evaluator_online_inner<C: Channel>(
     tables: &mut dyn Read,
     inputs: &[Vec<bool>],
     progress: &Reporter,
+    claim: Claim,
 ) -> Result<Outcome, SessionError> {
     let header = circuit.header().clone();
     if header.stream_digest() != prep.stream_digest || header.input_widths() != prep.input_widths {
@@ -380,13 +455,23 @@ fn evaluator_online_inner<C: Channel>(
         .zip(&prep.choices)
         .map(|(x, r)| x ^ r)
         .collect();
-    send_frame(
-        ch,
-        Tag::OnlineRequest,
-        &encode_request(&prep.id, &prep.stream_digest, &d),
-    )?;
+    claim().map_err(SessionError::Input)?;
+    send_frame(ch, Tag::OnlineRequest, &encode_request(prep, &d))?;
     ch.flush()?;
 
+    let mut store_key: ReleaseKey = Direct::new(&mut *ch)
+        .recv(Tag::ReleaseKey, 32)?
+        .try_into()
+        .map_err(|_| PeerMisbehaved::Malformed(Tag::ReleaseKey))?;
+    let authentic = prep.is_authentic(&store_key);
+    store_key.zeroize();
+    if !authentic {
+        return Err(SessionError::Input(
+            "the preprocessing store fails its integrity check under the garbler's key: it was \
+             modified or corrupted"
+                .into(),
+        ));
+    }
     let my_bits = prep.labels.len();
     let labels_bytes = (header.input_slots().len() - my_bits + 2) * 16;
     let garbler_labels = Direct::new(&mut *ch).recv(Tag::GarblerLabels, labels_bytes)?;
@@ -414,11 +499,19 @@ fn evaluator_online_inner<C: Channel>(
     let mut stored = Stored {
         labels: Some(garbler_labels),
         tables,
+        digest: blake3::Hasher::new(),
         spare: Vec::new(),
     };
     phase(progress, "evaluating", Some(prep.num_ands), Unit::Ands, || {
         consumer.instance(&my_labels, &mut stored)
     })?;
+    if blake3::Hash::from(prep.tables_digest) != stored.digest.finalize() {
+        return Err(SessionError::Input(
+            "the stored tables fail their integrity check: the store was modified or corrupted \
+             (no output is given)"
+                .into(),
+        ));
+    }
     let colours: Vec<bool> = core.output_labels(&header).iter().map(|l| l.lsb()).collect();
     if prep.reveal.contains(PartyId::GARBLER) {
         send_frame(ch, Tag::OutputColours, &pack(&colours))?;
@@ -438,6 +531,8 @@ fn evaluator_online_inner<C: Channel>(
 struct Stored<'r> {
     labels: Option<Vec<u8>>,
     tables: &'r mut dyn Read,
+    /// BLAKE3 of the tables read so far.
+    digest: blake3::Hasher,
     spare: Vec<Block>,
 }
 
@@ -461,6 +556,7 @@ impl Inbox for Stored<'_> {
         self.tables
             .read_exact(Block::slice_as_bytes_mut(&mut buf))
             .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;
+        self.digest.update(Block::slice_as_bytes(&buf));
         Ok(buf)
     }
 

@@ -109,10 +109,11 @@ fn aes_128_online_gives_fips_197_and_sends_only_labels() {
     for out in [g_out.unwrap(), e_out.unwrap()] {
         assert_eq!(values::to_hex(&out.outputs.unwrap()[0]), want);
     }
-    // Online the garbler sends 128 + 2 labels and 128 corrections (plus two frame headers);
-    // the evaluator sends its request (2 + 64 + 8 + 16 bytes) and 16 bytes of colours.
-    assert_eq!(g_sent, (130 + 128) * 16 + 2 * 5);
-    assert_eq!(e_sent, 5 + 2 + 64 + 8 + 16 + 5 + 16);
+    // Online the garbler sends the store key, 128 + 2 labels and 128 corrections (plus three
+    // frame headers); the evaluator sends its request (version 2, id and digest 64, state
+    // key 32, 8 + 16 bytes of masked bits) and 16 bytes of colours.
+    assert_eq!(g_sent, 32 + (130 + 128) * 16 + 3 * 5);
+    assert_eq!(e_sent, 5 + 2 + 64 + 32 + 8 + 16 + 5 + 16);
 }
 
 #[test]
@@ -228,15 +229,10 @@ fn stored_state_round_trips_and_corruption_is_an_error() {
     assert!(e_r.unwrap_err().to_string().contains("stored tables"));
 }
 
-/// Stored states of one preprocessed adder, made once for the property test below.
-fn stored_states() -> &'static [Vec<u8>; 2] {
-    static STATES: std::sync::OnceLock<[Vec<u8>; 2]> = std::sync::OnceLock::new();
-    STATES.get_or_init(|| {
-        let c = compile(&circuit("adder64.txt"));
-        let inputs = [vec![vec![true; 64]], vec![vec![true; 64]]];
-        let (mut gs, mut es, _) = offline(&c, Terms::default(), HashKind::Tccr, 1, &inputs);
-        [gs.pop().unwrap().to_bytes(), es.pop().unwrap().0.to_bytes()]
-    })
+/// Stored states of one preprocessed adder, for the property test below.
+fn stored_states() -> [&'static Vec<u8>; 2] {
+    let (g, e, _) = stored_adder();
+    [g, e]
 }
 
 proptest! {
@@ -255,17 +251,78 @@ proptest! {
     }
 }
 
+/// One preprocessed adder: the garbler's state, the evaluator's state and its tables.
+fn stored_adder() -> &'static (Vec<u8>, Vec<u8>, Vec<u8>) {
+    static STATES: std::sync::OnceLock<(Vec<u8>, Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+    STATES.get_or_init(|| {
+        let c = compile(&circuit("adder64.txt"));
+        let inputs = [vec![vec![true; 64]], vec![vec![true; 64]]];
+        let (mut gs, mut es, _) = offline(&c, Terms::default(), HashKind::Tccr, 1, &inputs);
+        let (e, store) = es.pop().unwrap();
+        (gs.pop().unwrap().to_bytes(), e.to_bytes(), store)
+    })
+}
+
+/// Every byte of both states and of the stored tables is covered: a flipped bit anywhere
+/// is refused when read or stops both parties online, never a wrong output.
 #[test]
-fn a_state_whose_ownership_disagrees_with_its_labels_is_refused() {
-    let mut bytes = stored_states()[0].clone();
-    // magic 8, id 32, digest 32, input widths 4 + 2·4, output widths 4 + 4: then the
-    // number of values the garbler owns (1 for the adder). Claim 0: the state still parses,
-    // but its 64 garbler labels no longer fit the ownership.
-    assert_eq!(bytes[92..96], 1u32.to_le_bytes());
-    bytes[92..96].copy_from_slice(&0u32.to_le_bytes());
-    let prep = GarblerPrep::from_bytes(&bytes).unwrap();
-    let (mut gch, ech) = memory_pair();
-    drop(ech);
-    let err = garbler_online(&mut gch, prep, &[]).unwrap_err().to_string();
-    assert!(err.contains("corrupted"), "{err}");
+fn a_flipped_bit_in_either_state_or_the_tables_stops_both_parties() {
+    let c = compile(&circuit("adder64.txt"));
+    let inputs = [vec![vec![true; 64]], vec![vec![true; 64]]];
+    let (g, e, store) = stored_adder();
+    // The untouched files work (and may be read any number of times in a test).
+    let ((g_ok, _), (e_ok, _)) = online(
+        &c,
+        GarblerPrep::from_bytes(g).unwrap(),
+        &EvaluatorPrep::from_bytes(e).unwrap(),
+        store,
+        &inputs,
+    );
+    assert_eq!(
+        values::to_hex(&e_ok.unwrap().outputs.unwrap()[0]),
+        "fffffffffffffffe"
+    );
+    assert!(g_ok.is_ok());
+    for which in 0..3 {
+        let len = [g.len(), e.len(), store.len()][which];
+        for at in (0..len).step_by(len / 48 + 1).chain([len - 1]) {
+            let mut files = [g.clone(), e.clone(), store.clone()];
+            files[which][at] ^= 0x10;
+            let (Ok(gp), Ok(ep)) = (
+                GarblerPrep::from_bytes(&files[0]),
+                EvaluatorPrep::from_bytes(&files[1]),
+            ) else {
+                continue; // refused when read
+            };
+            let ((g_r, _), (e_r, _)) = online(&c, gp, &ep, &files[2], &inputs);
+            assert!(
+                g_r.is_err() && e_r.is_err(),
+                "file {which} byte {at}: garbler {:?}, evaluator {:?}",
+                g_r.map(|o| o.outputs),
+                e_r.map(|o| o.outputs)
+            );
+        }
+    }
+}
+
+/// The garbler's secrets are sealed: a state opened with another store's key is refused
+/// before any label leaves.
+#[test]
+fn a_garbler_state_opens_only_with_its_own_evaluator_store() {
+    let c = compile(&circuit("adder64.txt"));
+    let inputs = [vec![vec![true; 64]], vec![vec![true; 64]]];
+    let (mut gs, mut es, _) = offline(&c, Terms::default(), HashKind::Tccr, 2, &inputs);
+    let (e_second, store_second) = es.pop().unwrap();
+    let (e_first, _) = es.pop().unwrap();
+    // Pretend the second store names the first garbling: its key still does not open it.
+    let mut forged = e_second.to_bytes();
+    let id = e_first.id();
+    forged[8..40].copy_from_slice(&id);
+    let forged = EvaluatorPrep::from_bytes(&forged).unwrap();
+    let first = gs.remove(0);
+    let ((g_r, g_sent), (e_r, _)) = online(&c, first, &forged, &store_second, &inputs);
+    let msg = g_r.unwrap_err().to_string();
+    assert!(msg.contains("does not open this garbler state"), "{msg}");
+    assert!(e_r.is_err());
+    assert!(g_sent < 200, "no label left the garbler ({g_sent} bytes sent)");
 }
