@@ -74,7 +74,11 @@ pub fn example(mut args: ExampleArgs) -> Result<(), CliError> {
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
-    let mut cfg = args.session.config().with_progress(args.feedback.reporter());
+    let mut cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Example)
+        .with_progress(args.feedback.reporter());
     if let Some(note) = note {
         args.feedback.summary(&note);
     }

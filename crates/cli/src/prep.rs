@@ -104,7 +104,11 @@ pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
     let file = &mut pending.file;
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
-    let cfg = args.session.config().with_progress(args.feedback.reporter());
+    let cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Preprocess)
+        .with_progress(args.feedback.reporter());
     let start = Instant::now();
     let (id, stored, sent, received) = if args.role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, &cfg)?;

@@ -80,7 +80,11 @@ pub fn run(mut args: RunArgs) -> Result<(), CliError> {
     // --insecure-seed warning that `config` prints comes after it.
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
-    let mut cfg = args.session.config().with_progress(args.feedback.reporter());
+    let mut cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Run)
+        .with_progress(args.feedback.reporter());
     if let Some(note) = fit.note {
         eprintln!("{note}");
     }

@@ -236,6 +236,34 @@ fn mismatched_terms_are_named_on_both_sides() {
 }
 
 #[test]
+fn different_commands_are_named_on_both_sides() {
+    let adder = circuit("adder64.txt");
+    let g = run_args(&adder, "garbler", &["--input", "1"]);
+    let e = ["example", "auction", "--role", "evaluator", "--input", "4ff"];
+    let (g, e) = pair(&strs(&g), &e);
+    g.assert_error(
+        "garbler",
+        &["the peer runs `mixgc example` and this party `mixgc run`"],
+    );
+    e.assert_error(
+        "evaluator",
+        &["the peer runs `mixgc run` and this party `mixgc example`"],
+    );
+    let p = [
+        "preprocess",
+        "--circuit",
+        &adder,
+        "--role",
+        "garbler",
+        "--state",
+        "/nonexistent-dir/never-written.prep",
+        "--listen",
+        "127.0.0.1:0",
+    ];
+    run1(&p).assert_error("state in a missing directory", &["cannot create"]);
+}
+
+#[test]
 fn both_parties_with_the_same_role() {
     let adder = circuit("adder64.txt");
     for role in ["garbler", "evaluator"] {

@@ -43,6 +43,7 @@ fn handshake_seed() -> Vec<u8> {
     hello.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
     hello.push(1);
     hello.push(HashKind::Tccr.code());
+    hello.push(0); // a library session
     hello.extend_from_slice(&[9; 32]);
     let mut header = vec![0x5a; 64];
     for list in [&[64u32, 64][..], &[64][..]] {

@@ -39,7 +39,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 2);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, PartyId::EVALUATOR, cfg.hash, nonce)?;
+        let agreed = hello(&mut ch, PartyId::EVALUATOR, cfg.hash, cfg.command, nonce)?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
             OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)

@@ -47,7 +47,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, PartyId::GARBLER, cfg.hash, nonce)?;
+        let agreed = hello(&mut ch, PartyId::GARBLER, cfg.hash, cfg.command, nonce)?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
             OtSender::setup(&mut ch, &agreed.session_id, &mut rng)

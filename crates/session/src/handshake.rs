@@ -8,7 +8,7 @@ use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbe
 
 use crate::codec::Reader;
 use crate::terms::{reveal_code, reveal_of_code};
-use crate::{Audience, PartyId, SessionError, Terms};
+use crate::{Audience, Command, PartyId, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames, their order or the meaning
 /// of their bytes (3: the AES row hash and group-masked rows of arithmetic gadgets; 4: the
@@ -17,10 +17,13 @@ use crate::{Audience, PartyId, SessionError, Terms};
 /// Boolean and arithmetic rows on one table stream, `Tables` frames cut by size alone, so a
 /// batch of ANDs may span frames and arithmetic frames carry only the key; the ANDs inside
 /// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
-/// the session's half-gates, on its one AND counter).
-pub const PROTOCOL_VERSION: u16 = 6;
+/// the session's half-gates, on its one AND counter; 7: the hello names the command each
+/// party runs, and preprocessing exchanges release keys offline and online).
+pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
-const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
+const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 32;
+/// Where the nonce starts in a hello.
+const NONCE_AT: usize = HELLO_LEN - 32;
 /// Most input or output values a header may list.
 const MAX_VALUES: usize = 1 << 20;
 /// Most bytes of a circuit header frame.
@@ -52,6 +55,7 @@ pub(crate) fn hello<C: Channel>(
     ch: &mut C,
     me: PartyId,
     hash: HashKind,
+    command: Command,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
     let binding = ch.channel_binding();
@@ -62,6 +66,7 @@ pub(crate) fn hello<C: Channel>(
     msg.extend_from_slice(&PROTOCOL_VERSION.to_le_bytes());
     msg.push(role_code(me)?);
     msg.push(hash.code());
+    msg.push(command.code());
     msg.extend_from_slice(&nonce);
     if let Some(t) = &tag {
         msg.extend_from_slice(t);
@@ -100,6 +105,19 @@ pub(crate) fn hello<C: Channel>(
             "gate hash differs: ours {hash}, the peer's {peer_hash}"
         )));
     }
+    let peer_command = Command::from_code(peer[9]);
+    if let Some(theirs) =
+        peer_command.filter(|&c| c != command && c != Command::Library && command != Command::Library)
+    {
+        return Err(SessionError::Mismatch(format!(
+            "the peer runs {theirs} and this party {command}: both parties must run the same command"
+        )));
+    }
+    if peer_command.is_none() {
+        return Err(SessionError::Mismatch(
+            "the peer runs a command this version does not know".into(),
+        ));
+    }
     if let Some(t) = &tag {
         if peer[HELLO_LEN..] != t[..] {
             return Err(SessionError::Mismatch(
@@ -110,9 +128,9 @@ pub(crate) fn hello<C: Channel>(
         }
     }
     let (g_nonce, e_nonce) = if me == PartyId::GARBLER {
-        (&nonce[..], &peer[9..HELLO_LEN])
+        (&nonce[..], &peer[NONCE_AT..HELLO_LEN])
     } else {
-        (&peer[9..HELLO_LEN], &nonce[..])
+        (&peer[NONCE_AT..HELLO_LEN], &nonce[..])
     };
     let mut h = blake3::Hasher::new_derive_key("mixgc/session-id/v1");
     h.update(g_nonce).update(e_nonce);
@@ -195,7 +213,15 @@ pub fn fuzz_handshake(peer: &[u8]) -> bool {
         return false;
     }
     theirs.close();
-    if hello(&mut ours, PartyId::EVALUATOR, HashKind::Tccr, [7; 32]).is_err() {
+    if hello(
+        &mut ours,
+        PartyId::EVALUATOR,
+        HashKind::Tccr,
+        Command::Library,
+        [7; 32],
+    )
+    .is_err()
+    {
         return false;
     }
     recv_frame(&mut ours, Tag::CircuitHeader, MAX_HEADER_BYTES).is_ok_and(|m| Header::decode(&m).is_some())
@@ -456,8 +482,14 @@ mod tests {
         let run = |ch: mixgc_net::MemoryChannel, binding: Option<[u8; 32]>, me: PartyId, nonce: u8| {
             std::thread::spawn(move || {
                 let r = match binding {
-                    Some(x) => hello(&mut Bound(ch, x), me, HashKind::Tccr, [nonce; 32]),
-                    None => hello(&mut { ch }, me, HashKind::Tccr, [nonce; 32]),
+                    Some(x) => hello(
+                        &mut Bound(ch, x),
+                        me,
+                        HashKind::Tccr,
+                        Command::Library,
+                        [nonce; 32],
+                    ),
+                    None => hello(&mut { ch }, me, HashKind::Tccr, Command::Library, [nonce; 32]),
                 };
                 r.map(|a| a.session_id).map_err(|e| e.to_string())
             })

@@ -42,7 +42,7 @@ pub use prep::{
     EvaluatorPrep, GarblerPrep,
 };
 pub use program::{ProgramEvaluator, ProgramGarbler};
-pub use terms::{SessionConfig, Terms, MAX_THREADS};
+pub use terms::{Command, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,10 +28,62 @@ pub(crate) fn reveal_of_code(code: u8) -> Option<Audience> {
     }
 }
 
+/// The command a party runs, named in the hello so that two different commands stop at
+/// once with both named (a library user who composes sessions freely leaves it `Library`,
+/// which matches any).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Command {
+    #[default]
+    Library,
+    Run,
+    Example,
+    Preprocess,
+    Lenet,
+    Bench,
+    Plan,
+}
+
+impl Command {
+    const ALL: [Command; 7] = [
+        Command::Library,
+        Command::Run,
+        Command::Example,
+        Command::Preprocess,
+        Command::Lenet,
+        Command::Bench,
+        Command::Plan,
+    ];
+
+    /// The wire code (pinned in transcripts).
+    pub(crate) fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_code(code: u8) -> Option<Command> {
+        Command::ALL.into_iter().find(|c| c.code() == code)
+    }
+}
+
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Command::Library => "a library session",
+            Command::Run => "`mixgc run`",
+            Command::Example => "`mixgc example`",
+            Command::Preprocess => "`mixgc preprocess`",
+            Command::Lenet => "`mixgc lenet`",
+            Command::Bench => "`mixgc bench`",
+            Command::Plan => "`mixgc plan`",
+        })
+    }
+}
+
 /// Settings of a session, fixed at setup; both parties must agree on `hash`.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
     pub hash: HashKind,
+    /// The command this party runs (checked against the peer's in the hello).
+    pub command: Command,
     /// Test-only: a seed that makes Δ, labels, nonces and OT secrets predictable, for
     /// deterministic transcripts. `None` (the default) draws everything from the OS.
     pub insecure_seed: Option<u64>,
@@ -56,6 +108,12 @@ pub struct SessionConfig {
 pub const MAX_THREADS: usize = 64;
 
 impl SessionConfig {
+    /// This configuration, for `command`.
+    pub fn for_command(mut self, command: Command) -> Self {
+        self.command = command;
+        self
+    }
+
     /// This configuration, reporting progress to `progress`.
     pub fn with_progress(mut self, progress: Reporter) -> Self {
         self.progress = progress;
@@ -98,6 +156,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
             hash: HashKind::Tccr,
+            command: Command::Library,
             insecure_seed: None,
             timeout: Duration::from_secs(30),
             batch_bytes: 1 << 20,

@@ -263,8 +263,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "c371dc41316028bdcfe6c5a57b2ead2bcd7f89f0e7f17b47ab9cfa6c4278041a";
-const PINNED_EVALUATOR_SENT: &str = "7abce8a8a714c03e746576c1733a56e90b863808a18d17d019138d1cc2b88d45";
+const PINNED_GARBLER_SENT: &str = "d8245f7ff2b6fcd5856d394f69e4a9d74e57afe7ed9d9f2bd8bfe234a9cbf676";
+const PINNED_EVALUATOR_SENT: &str = "014b2dacf363f0109379540c0a753c3c7c0ca11b204a2ed533e9c27a2ccc20cc";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {

@@ -299,7 +299,7 @@ fn workload(w: Workload) -> Result<Loaded, CliError> {
 }
 
 pub fn party(args: PartyArgs) -> Result<(), CliError> {
-    let cfg = args.session.config();
+    let cfg = args.session.config().for_command(mixgc_session::Command::Bench);
     let mut connect = Duration::ZERO;
     let r = match (&args.op, args.workload) {
         (Some(op), _) if args.whole_circuit => {

@@ -149,7 +149,7 @@ pub fn lenet(args: LenetArgs) -> Result<(), CliError> {
     } else {
         args.realizations.clone()
     };
-    let cfg = args.session.config();
+    let cfg = args.session.config().for_command(mixgc_session::Command::Lenet);
     let mut records = Vec::new();
     for &width in &args.widths {
         let layer = layer(width, usize::from(args.input), ConvShape::LENET.filters)?;
@@ -287,7 +287,7 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     // A listener's first stderr line must be `listening on ADDR`.
     let ch = args.session.open(&connection)?;
     eprintln!("inputs drawn from --seed {seed}");
-    let cfg = args.session.config();
+    let cfg = args.session.config().for_command(mixgc_session::Command::Lenet);
     let r = args.realization;
     let start = Instant::now();
     let primes = prime_list(layer.set.primes());

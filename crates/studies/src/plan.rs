@@ -107,7 +107,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
     // Checked before the calibration (about a second) is spent.
     let size = problem_size(args.program, args.size)?;
     let set = min_sum_primes(args.width)?;
-    let cfg = args.session.config();
+    let cfg = args.session.config().for_command(mixgc_session::Command::Plan);
     eprintln!("plan: calibrating unit costs at {} bits ...", args.width);
     let units = calibrate(args.width, &set, &cfg)?;
     let rows = match args.program {
