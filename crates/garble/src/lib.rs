@@ -17,12 +17,14 @@ mod half_gates;
 mod parallel;
 mod pool;
 mod runs;
+mod three_halves;
 mod tweak;
 
 pub use evaluator::Evaluator;
 pub use garbler::Garbler;
 pub use half_gates::{HalfGateEvaluator, HalfGateGarbler};
 pub use parallel::DEFAULT_SPLIT_ANDS;
+pub use three_halves::{group_bytes as three_halves_group_bytes, ThreeHalvesEvaluator, ThreeHalvesGarbler};
 
 /// Most AND gates hashed as one batch: 16 ANDs are 64 independent AES inputs per hash layer
 /// when garbling, 32 when evaluating, enough to keep AES-NI's pipeline full. A compiled
