@@ -33,6 +33,7 @@
 
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Aes128Enc;
+use mixgc_compile::{Run, RunKind};
 use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::three_halves_tweaks;
@@ -44,6 +45,20 @@ pub const THREE_HALVES_ROW_BYTES: usize = 24;
 /// Table bytes of a group of `n` ANDs garbled together.
 pub const fn group_bytes(n: usize) -> usize {
     THREE_HALVES_ROW_BYTES * n + (5 * n).div_ceil(8)
+}
+
+/// Table bytes of the AND groups of `runs` (whole runs, no markers) before each run:
+/// `offsets[r]` for r in 0..=runs.len().
+pub(crate) fn byte_offsets(runs: &[Run], offsets: &mut Vec<usize>) {
+    offsets.clear();
+    let mut at = 0;
+    offsets.push(at);
+    for run in runs {
+        if run.kind == RunKind::And {
+            at += group_bytes(run.len as usize);
+        }
+        offsets.push(at);
+    }
 }
 
 /// A 2×4 matrix over (X_L, X_R, Y_L, Y_R) as a byte: row L in bits 0..4, row R in bits 4..8.
