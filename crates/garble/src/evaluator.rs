@@ -114,6 +114,7 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// The half-gates evaluator, for evaluating gates outside a compiled stream (programs)
     /// with the same never-restarting AND index.
+    /// Programs evaluate half-gates whatever the core's [`Scheme`].
     pub fn half_gates(&mut self) -> &mut HalfGateEvaluator<H> {
         &mut self.gates
     }

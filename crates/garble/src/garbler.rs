@@ -100,6 +100,7 @@ impl<H: TweakableHash> Garbler<H> {
 
     /// The half-gates garbler, for garbling gates outside a compiled stream (programs)
     /// under the same Δ and the same never-restarting AND index.
+    /// Programs garble half-gates whatever the core's [`Scheme`].
     pub fn half_gates(&mut self) -> &mut HalfGateGarbler<H> {
         &mut self.gates
     }
