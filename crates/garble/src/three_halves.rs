@@ -72,7 +72,9 @@ const fn matrix(rows: [[u8; 4]; 2]) -> u8 {
     m
 }
 
-/// R_p[i, j] at index 2i + j.
+/// R_p[i, j] at index 2i + j. The evaluator applies R_ij in the explicit form
+/// R_p[i, j]·(A_L, A_R, B_L, B_R) = (¬i·B_L, ¬j·A_R), S₁·(…) = (A_L ⊕ A_R ⊕ B_L, A_L ⊕ B_R),
+/// S₂·(…) = (A_L ⊕ B_R, A_R ⊕ B_L ⊕ B_R) (a test checks both agree).
 const R_P: [u8; 4] = [
     matrix([[0, 0, 1, 0], [0, 1, 0, 0]]),
     matrix([[0, 0, 1, 0], [0, 0, 0, 0]]),
@@ -185,14 +187,52 @@ const GARBLER_FORMS: [u32; 16] = {
     t
 };
 
-/// `GARBLER_FORMS[index]` without a secret-dependent memory access.
-#[inline(always)]
-fn select_forms(index: usize) -> u32 {
-    let mut forms = 0;
-    for (k, &f) in GARBLER_FORMS.iter().enumerate() {
-        forms |= f & 0u32.wrapping_sub(u32::from(k == index));
+/// The forms of `GARBLER_FORMS` for the 1 row at colours (ā, b̄) and control bits (r₁, r₂).
+const fn forms_at(a_bar: bool, b_bar: bool, r1: bool, r2: bool) -> u32 {
+    GARBLER_FORMS[!a_bar as usize | (!b_bar as usize) << 1 | (r1 as usize) << 2 | (r2 as usize) << 3]
+}
+
+/// `GARBLER_FORMS` in algebraic normal form over x = (ā, b̄, r₁, r₂) (bits 0..4 of an
+/// index): entry s is the coefficient of the monomial ∏_{k ∈ s} x_k. The garbler sums the
+/// fixed combinations of the monomials that hold, selected with masks: branch-free and
+/// without a secret-dependent memory access.
+const GARBLER_ANF: [u32; 16] = {
+    let mut t = [0; 16];
+    let mut x = 0;
+    while x < 16 {
+        t[x] = forms_at(bit(x, 0), bit(x, 1), bit(x, 2), bit(x, 3));
+        x += 1;
     }
-    forms
+    let mut v = 0;
+    while v < 4 {
+        let mut x = 0;
+        while x < 16 {
+            if bit(x, v) {
+                t[x] ^= t[x ^ (1 << v)];
+            }
+            x += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// Adds to `half` (C⁰_L, C⁰_R, G0, G1, G2) the combinations of `linear` that monomial `S`
+/// of [`GARBLER_ANF`] contributes when it holds for `vars`. `S` is a constant, so the
+/// combinations are fixed XORs.
+#[inline(always)]
+fn add_monomial<const S: usize>(vars: usize, linear: &[u64; 6], half: &mut [u64; 5]) {
+    let forms = const { GARBLER_ANF[S] };
+    if forms == 0 {
+        return;
+    }
+    let on = mask64(vars & S == S);
+    for (m, h) in half.iter_mut().enumerate() {
+        let form = (forms >> (6 * m)) & 63;
+        if form != 0 {
+            *h ^= combine(form, linear) & on;
+        }
+    }
 }
 
 #[inline(always)]
@@ -318,19 +358,25 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         let (hab0, hab1) = by_colour(hk(4), hk(5), p_a ^ p_b);
         let masks = [ha0 ^ hab0, hb0 ^ hab0, ha0 ^ ha1, hb0 ^ hb1, hab0 ^ hab1];
 
-        let index = usize::from(p_a) | usize::from(p_b) << 1 | usize::from(r1) << 2 | usize::from(r2) << 3;
-        let forms = select_forms(index);
+        let (a_bar, b_bar) = (!p_a, !p_b);
         let (a_l, a_r) = halves(a0);
         let (b_l, b_r) = halves(b0);
         let linear = [a_l, a_r, b_l, b_r, d_l, d_r];
-        let half = |m: usize| low(masks[m]) ^ combine(forms >> (6 * m), &linear);
+        let vars = usize::from(a_bar) | usize::from(b_bar) << 1 | usize::from(r1) << 2 | usize::from(r2) << 3;
+        let mut half = [0; 5];
+        macro_rules! add_monomials {
+            ($($s:literal)*) => { $(add_monomial::<$s>(vars, &linear, &mut half);)* };
+        }
+        add_monomials!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        for m in 0..5 {
+            half[m] ^= low(masks[m]);
+        }
 
-        outputs[k] = Block::from_u128(u128::from(half(0)) | u128::from(half(1)) << 64);
+        outputs[k] = Block::from_u128(u128::from(half[0]) | u128::from(half[1]) << 64);
         let row = &mut ciphertexts[THREE_HALVES_ROW_BYTES * k..THREE_HALVES_ROW_BYTES * (k + 1)];
         for m in 0..3 {
-            row[8 * m..8 * m + 8].copy_from_slice(&half(2 + m).to_le_bytes());
+            row[8 * m..8 * m + 8].copy_from_slice(&half[2 + m].to_le_bytes());
         }
-        let (a_bar, b_bar) = (!p_a, !p_b);
         let plain = [r1, r2, a_bar, b_bar, a_bar ^ b_bar];
         let mut z = 0u128;
         for (m, (&p, &mask)) in plain.iter().zip(&masks).enumerate() {
@@ -374,16 +420,29 @@ pub(crate) fn evaluate_rows<H: TweakableHash>(
         let (x_l, x_r) = (h[3 * k].to_u128() ^ hab, h[3 * k + 1].to_u128() ^ hab);
         let row = &ciphertexts[THREE_HALVES_ROW_BYTES * k..THREE_HALVES_ROW_BYTES * (k + 1)];
         let g = |m: usize| u64::from_le_bytes(row[8 * m..8 * m + 8].try_into().unwrap());
-        let z = |m: usize| (z_all >> (5 * k + m)) & 1 == 1;
+        let zk = (z_all >> (5 * k)) as u32;
+        let z = |m: u32| (zk >> m) & 1 == 1;
         let r1 = control_bit(x_l) ^ z(0) ^ (i & z(2)) ^ ((i ^ j) & z(4));
         let r2 = control_bit(x_r) ^ z(1) ^ (j & z(3)) ^ ((i ^ j) & z(4));
-        let m = u32::from(r_matrix(i, j, r1, r2));
         let (a_l, a_r) = halves(a);
         let (b_l, b_r) = halves(b);
-        let labels = [a_l, a_r, b_l, b_r];
+        // R_ij·(A_L, A_R, B_L, B_R) = (¬i·B_L, ¬j·A_R) ⊕ r₁·S₁·(…) ⊕ r₂·S₂·(…).
+        let shared = a_l ^ b_r;
+        let s1 = [a_l ^ a_r ^ b_l, shared];
+        let s2 = [shared, a_r ^ b_l ^ b_r];
         let g2 = g(2) & mask64(i ^ j);
-        let c_l = low(x_l) ^ (g(0) & mask64(i)) ^ g2 ^ combine(m, &labels);
-        let c_r = low(x_r) ^ (g(1) & mask64(j)) ^ g2 ^ combine(m >> 4, &labels);
+        let c_l = low(x_l)
+            ^ (g(0) & mask64(i))
+            ^ g2
+            ^ (b_l & mask64(!i))
+            ^ (s1[0] & mask64(r1))
+            ^ (s2[0] & mask64(r2));
+        let c_r = low(x_r)
+            ^ (g(1) & mask64(j))
+            ^ g2
+            ^ (a_r & mask64(!j))
+            ^ (s1[1] & mask64(r1))
+            ^ (s2[1] & mask64(r2));
         outputs[k] = Block::from_u128(u128::from(c_l) | u128::from(c_r) << 64);
     }
 }
@@ -509,6 +568,36 @@ mod tests {
                 ];
                 assert_eq!(got, want, "case {index}, colours ({i}, {j})");
             }
+        }
+    }
+
+    /// The evaluator's explicit R_ij equals the matrices the garbler's forms come from.
+    #[test]
+    fn explicit_r_matrices_match() {
+        let labels = [0x1111u64, 0x2222_0000, 0x4444_0000_0000, 0x8888_0000_0000_0000];
+        let [a_l, a_r, b_l, b_r] = labels;
+        for index in 0..16 {
+            let (i, j, r1, r2) = (bit(index, 0), bit(index, 1), bit(index, 2), bit(index, 3));
+            let m = u32::from(r_matrix(i, j, r1, r2));
+            let want = [combine(m, &labels), combine(m >> 4, &labels)];
+            let sel = |x: u64, on: bool| x & mask64(on);
+            let got = [
+                sel(b_l, !i) ^ sel(a_l ^ a_r ^ b_l, r1) ^ sel(a_l ^ b_r, r2),
+                sel(a_r, !j) ^ sel(a_l ^ b_r, r1) ^ sel(a_r ^ b_l ^ b_r, r2),
+            ];
+            assert_eq!(got, want, "i = {i}, j = {j}, r = ({r1}, {r2})");
+        }
+    }
+
+    #[test]
+    fn the_normal_form_gives_every_case() {
+        for x in 0..16 {
+            let sum = (0..16).filter(|&s| x & s == s).fold(0, |f, s| f ^ GARBLER_ANF[s]);
+            assert_eq!(
+                sum,
+                forms_at(bit(x, 0), bit(x, 1), bit(x, 2), bit(x, 3)),
+                "case {x}"
+            );
         }
     }
 
