@@ -2,11 +2,14 @@
 //! Lower Bound for Garbled Circuits", CRYPTO 2021, ePrint 2021/749) of independent AND
 //! gates, hashed together: 1.5κ + 5 bits per AND instead of half-gates' 2κ, with free-XOR.
 //!
-//! Labels are cut in halves X = X_L ‖ X_R, X_L the low 64 bits (it holds the colour bit).
-//! Δ must have lsb(Δ) = 1 (point-and-permute, as for half-gates) and Δ_R ≠ 0; the equations
-//! hold for every such Δ. Gate g hashes under the tweaks (t₀, t₁, t₂) = (3g, 3g + 1, 3g + 2);
-//! H_L(x, t) is the low half of H(x, t) and h(x, t) its bit 64. With colours i = lsb(A),
-//! j = lsb(B) of the active labels and the gate's rows G0, G1, G2 (halves) and z0..z4 (bits):
+//! Labels are cut in halves X = X_L ‖ X_R, X_L the low 64 bits (it holds the colour bit);
+//! outputs are ordinary free-XOR labels. Δ must have lsb(Δ) = 1 (point-and-permute, as for
+//! half-gates); correctness needs nothing else of its halves (the equations below are
+//! identities in Δ_L, Δ_R), and Δ_R = 0, which would make both labels of every wire share
+//! their right half, is refused. Gate g hashes under the tweaks (t₀, t₁, t₂) =
+//! (3g, 3g + 1, 3g + 2); H_L(x, t) is the low half of H(x, t) and h(x, t) its bit 64. With
+//! colours i = lsb(A), j = lsb(B) of the active labels and the gate's rows G0, G1, G2
+//! (halves) and z0..z4 (bits):
 //!
 //! ```text
 //! evaluator: C_L = H_L(A,t₀) ⊕ H_L(A⊕B,t₂) ⊕ i·G0 ⊕ (i⊕j)·G2 ⊕ R_ij[L]·(A_L, A_R, B_L, B_R)
@@ -19,7 +22,10 @@
 //!            decodes r₁ ⊕ i·ā ⊕ (i⊕j)(ā⊕b̄), r₂ ⊕ j·b̄ ⊕ (i⊕j)(ā⊕b̄): uniform, whatever (ā, b̄).
 //!            C⁰, G0, G1, G2 solve C = C⁰ ⊕ (i⊕p_a)(j⊕p_b)·Δ for all four (i, j): hash terms
 //!            plus linear forms in (A⁰_L, A⁰_R, B⁰_L, B⁰_R, Δ_L, Δ_R) (`GARBLER_FORMS`,
-//!            derived at compile time from the evaluator's equations).
+//!            derived at compile time from the evaluator's equations, computed branch-free
+//!            from their normal form in (ā, b̄, r₁, r₂)). Hash terms, with H(X^c) the hash of
+//!            the label of colour c: C⁰ ⊕= (H(A^0) ⊕ H(AB^0), H(B^0) ⊕ H(AB^0)),
+//!            G ⊕= (H(A^0) ⊕ H(A^1), H(B^0) ⊕ H(B^1), H(AB^0) ⊕ H(AB^1)), AB = A ⊕ B.
 //! ```
 //!
 //! The garbler hashes 6 labels per AND (A⁰, A⁰⊕Δ, B⁰, B⁰⊕Δ, A⁰⊕B⁰, A⁰⊕B⁰⊕Δ), the evaluator
