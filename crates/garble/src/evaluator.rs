@@ -4,12 +4,15 @@ use mixgc_core::{Block, TweakableHash};
 use crate::half_gates::{evaluate_rows, HalfGateEvaluator, Scratch};
 use crate::parallel::{Plan, Threads};
 use crate::runs::{and_run, execute_runs, free_run, BlockPtr};
-use crate::BLOCKS_PER_AND;
+use crate::three_halves::{self, byte_offsets, group_bytes};
+use crate::{Scheme, BLOCKS_PER_AND};
 
 /// Evaluator core: the half-gates evaluator (hash, global AND index), the active label of
 /// every live wire, the position in the stream and the threads that share parallel blocks.
+/// A three-halves evaluator also holds its scratch space.
 pub struct Evaluator<H> {
     gates: HalfGateEvaluator<H>,
+    three_halves: Option<Box<ThreeHalvesParts>>,
     slots: Vec<Block>,
     const_labels: [Block; 2],
     /// Position in the stream: the next run, and the index of its first gate.
@@ -18,16 +21,38 @@ pub struct Evaluator<H> {
     threads: Threads,
 }
 
+/// What a three-halves evaluator adds: hashing scratch space and the table bytes before
+/// each run of the parallel block at hand.
+struct ThreeHalvesParts {
+    scratch: three_halves::Scratch,
+    offsets: Vec<usize>,
+}
+
 impl<H: TweakableHash> Evaluator<H> {
+    /// A half-gates evaluator.
     pub fn new(hash: H) -> Self {
         Evaluator::starting_at(hash, 0)
     }
 
-    /// An evaluator whose first AND gate has global index `next_and` (see
+    /// A half-gates evaluator whose first AND gate has global index `next_and` (see
     /// [`HalfGateEvaluator::starting_at`]).
     pub fn starting_at(hash: H, next_and: u64) -> Self {
+        Evaluator::with_scheme(hash, Scheme::HalfGates, next_and)
+    }
+
+    /// An evaluator of `scheme` whose first AND gate has global index `next_and`. A
+    /// three-halves evaluator takes its tables in [`Evaluator::evaluate_bytes`].
+    pub fn with_scheme(hash: H, scheme: Scheme, next_and: u64) -> Self {
+        let three_halves = match scheme {
+            Scheme::HalfGates => None,
+            Scheme::ThreeHalves => Some(Box::new(ThreeHalvesParts {
+                scratch: three_halves::Scratch::new(),
+                offsets: Vec::new(),
+            })),
+        };
         Evaluator {
             gates: HalfGateEvaluator::starting_at(hash, next_and),
+            three_halves,
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
             run: 0,
@@ -44,6 +69,13 @@ impl<H: TweakableHash> Evaluator<H> {
     /// If `threads` is 0.
     pub fn set_threads(&mut self, threads: usize) -> std::io::Result<()> {
         self.threads.set(threads)
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        match self.three_halves {
+            None => Scheme::HalfGates,
+            Some(_) => Scheme::ThreeHalves,
+        }
     }
 
     /// Moves the next AND index past `n` gates this evaluator will not see (a garbling stored
@@ -82,6 +114,7 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// The half-gates evaluator, for evaluating gates outside a compiled stream (programs)
     /// with the same never-restarting AND index.
+    /// Programs evaluate half-gates whatever the core's [`Scheme`].
     pub fn half_gates(&mut self) -> &mut HalfGateEvaluator<H> {
         &mut self.gates
     }
@@ -95,7 +128,14 @@ impl<H: TweakableHash> Evaluator<H> {
     /// used and whether the chunk is done (the next call starts on the next chunk). It stops
     /// at the first AND group (or parallel block spread over threads) whose tables are not
     /// all in `tables`.
+    ///
+    /// # Panics
+    /// On a three-halves evaluator (its tables are bytes: [`Evaluator::evaluate_bytes`]).
     pub fn evaluate(&mut self, chunk: &Chunk, tables: &[Block]) -> (usize, bool) {
+        assert!(
+            self.three_halves.is_none(),
+            "a three-halves evaluator's tables are bytes: call evaluate_bytes()"
+        );
         let (runs, gates) = (chunk.runs(), chunk.gates());
         // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
         assert_eq!(
@@ -165,6 +205,108 @@ impl<H: TweakableHash> Evaluator<H> {
                     |k, ins, outs| {
                         let rows = &rows[k * BLOCKS_PER_AND..(k + ins.len()) * BLOCKS_PER_AND];
                         evaluate_rows(hash, first + k as u64, ins, rows, outs, &mut scratch);
+                    },
+                )
+            };
+        });
+        self.gates.advance(plan.ands);
+    }
+
+    /// [`Evaluator::evaluate`] for a three-halves evaluator: returns how many table bytes it
+    /// used and whether the chunk is done.
+    ///
+    /// # Panics
+    /// On a half-gates evaluator.
+    pub fn evaluate_bytes(&mut self, chunk: &Chunk, tables: &[u8]) -> (usize, bool) {
+        assert!(
+            self.three_halves.is_some(),
+            "a half-gates evaluator's tables are blocks: call evaluate()"
+        );
+        let (runs, gates) = (chunk.runs(), chunk.gates());
+        // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
+        assert_eq!(
+            self.slots.len(),
+            chunk.num_slots() as usize,
+            "evaluate_bytes() called with another circuit than start()"
+        );
+        let mut used = 0;
+        while self.run < runs.len() {
+            let run = runs[self.run];
+            let mut run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            match run.kind {
+                RunKind::Parallel => {
+                    if let Some(plan) = self.threads.plan(&runs[self.run..]) {
+                        let block = &runs[self.run + 1..self.run + 1 + plan.runs];
+                        let parts = self.three_halves.as_deref_mut().expect("checked above");
+                        byte_offsets(block, &mut parts.offsets);
+                        let need = parts.offsets[block.len()];
+                        if tables.len() - used < need {
+                            return (used, false);
+                        }
+                        run_gates = &gates[self.gate..self.gate + plan.gates];
+                        self.evaluate_block_bytes(block, run_gates, plan, &tables[used..used + need]);
+                        used += need;
+                        self.run += plan.runs;
+                    }
+                }
+                RunKind::And => {
+                    let need = group_bytes(run_gates.len());
+                    if tables.len() - used < need {
+                        return (used, false);
+                    }
+                    let parts = self.three_halves.as_deref_mut().expect("checked above");
+                    let (hash, first) = (self.gates.hash(), self.gates.ands_evaluated());
+                    let rows = &tables[used..used + need];
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: operands < num_slots == slots.len() (asserted above); one thread.
+                    unsafe {
+                        and_run(slots, run_gates, |ins, outs| {
+                            three_halves::evaluate_rows(hash, first, ins, rows, outs, &mut parts.scratch)
+                        })
+                    };
+                    self.gates.advance(run_gates.len());
+                    used += need;
+                }
+                kind => {
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: as above.
+                    unsafe { free_run(slots, &self.const_labels, kind, run_gates) };
+                }
+            }
+            self.run += 1;
+            self.gate += run_gates.len();
+        }
+        (self.run, self.gate) = (0, 0);
+        (used, true)
+    }
+
+    /// [`Evaluator::evaluate_block`] for three-halves (the byte offsets of the block's runs
+    /// are in place).
+    fn evaluate_block_bytes(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, rows: &[u8]) {
+        let offsets = &self
+            .three_halves
+            .as_deref()
+            .expect("a three-halves evaluator")
+            .offsets;
+        let slots = BlockPtr::new(&mut self.slots);
+        let (hash, first_and) = (self.gates.hash(), self.gates.ands_evaluated());
+        let consts = &self.const_labels;
+        self.threads.run(|from, to| {
+            let rows = &rows[offsets[from.run]..offsets[to.run]];
+            let mut scratch = three_halves::Scratch::new();
+            let first = first_and + from.and as u64;
+            let mut at = 0;
+            // SAFETY: as in `evaluate_block`.
+            unsafe {
+                execute_runs(
+                    slots,
+                    consts,
+                    &runs[from.run..to.run],
+                    &gates[from.gate..to.gate],
+                    |k, ins, outs| {
+                        let group = &rows[at..at + group_bytes(ins.len())];
+                        at += group.len();
+                        three_halves::evaluate_rows(hash, first + k as u64, ins, group, outs, &mut scratch);
                     },
                 )
             };

@@ -4,13 +4,15 @@ use mixgc_core::{Block, TweakableHash};
 use crate::half_gates::{garble_rows, HalfGateGarbler, Scratch};
 use crate::parallel::{Plan, Threads};
 use crate::runs::{and_run, execute_runs, free_run, BlockPtr, SharedSlice};
-use crate::BLOCKS_PER_AND;
+use crate::three_halves::{self, byte_offsets, group_bytes, ControlBits};
+use crate::{Scheme, BLOCKS_PER_AND};
 
 /// Garbler core: the half-gates garbler (Δ, hash, global AND index), the wire slots
 /// (zero-labels) of the circuit in progress, the position in the stream and the threads
-/// that share parallel blocks.
+/// that share parallel blocks. A three-halves garbler also holds its control-bit PRG.
 pub struct Garbler<H> {
     gates: HalfGateGarbler<H>,
+    three_halves: Option<Box<ThreeHalvesParts>>,
     slots: Vec<Block>,
     /// Zero-labels of the constant-0 and constant-1 wires of the current circuit.
     const_labels: [Block; 2],
@@ -20,16 +22,48 @@ pub struct Garbler<H> {
     threads: Threads,
 }
 
+/// What a three-halves garbler adds: the control bits' PRG, hashing scratch space, and the
+/// table bytes before each run of the parallel block at hand.
+struct ThreeHalvesParts {
+    control: ControlBits,
+    scratch: three_halves::Scratch,
+    offsets: Vec<usize>,
+}
+
 impl<H: TweakableHash> Garbler<H> {
-    /// A garbler with offset `delta`; its least significant bit must be 1.
+    /// A half-gates garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {
         Garbler {
             gates: HalfGateGarbler::new(hash, delta),
+            three_halves: None,
             slots: Vec::new(),
             const_labels: [Block::ZERO; 2],
             run: 0,
             gate: 0,
             threads: Threads::new(),
+        }
+    }
+
+    /// A three-halves garbler ([`Scheme::ThreeHalves`]) with offset `delta` (lsb(Δ) = 1 and a
+    /// nonzero high half) whose control bits come from `control_key`: secret, uniformly
+    /// random and never given to another garbler. Tables come from
+    /// [`Garbler::garble_bytes`].
+    pub fn three_halves(hash: H, delta: Block, control_key: Block) -> Self {
+        three_halves::check_delta(delta);
+        Garbler {
+            three_halves: Some(Box::new(ThreeHalvesParts {
+                control: ControlBits::new(control_key),
+                scratch: three_halves::Scratch::new(),
+                offsets: Vec::new(),
+            })),
+            ..Garbler::new(hash, delta)
+        }
+    }
+
+    pub fn scheme(&self) -> Scheme {
+        match self.three_halves {
+            None => Scheme::HalfGates,
+            Some(_) => Scheme::ThreeHalves,
         }
     }
 
@@ -66,6 +100,7 @@ impl<H: TweakableHash> Garbler<H> {
 
     /// The half-gates garbler, for garbling gates outside a compiled stream (programs)
     /// under the same Δ and the same never-restarting AND index.
+    /// Programs garble half-gates whatever the core's [`Scheme`].
     pub fn half_gates(&mut self) -> &mut HalfGateGarbler<H> {
         &mut self.gates
     }
@@ -92,7 +127,14 @@ impl<H: TweakableHash> Garbler<H> {
     /// `tables` or the chunk ends; stops only between AND groups (and never inside a
     /// parallel block spread over threads). Returns true when the chunk is done (the next
     /// call starts on the next chunk of the stream).
+    ///
+    /// # Panics
+    /// On a three-halves garbler (its tables are bytes: [`Garbler::garble_bytes`]).
     pub fn garble(&mut self, chunk: &Chunk, tables: &mut Vec<Block>, min_blocks: usize) -> bool {
+        assert!(
+            self.three_halves.is_none(),
+            "a three-halves garbler's tables are bytes: call garble_bytes()"
+        );
         let target = tables.len().saturating_add(min_blocks);
         let (runs, gates) = (chunk.runs(), chunk.gates());
         // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
@@ -173,6 +215,119 @@ impl<H: TweakableHash> Garbler<H> {
         // SAFETY: the pieces cover the block's ANDs and each wrote all rows of its ANDs (a
         // panic would not have come this far), within the capacity reserved above.
         unsafe { tables.set_len(tables.len() + len) };
+        self.gates.advance(plan.ands);
+    }
+
+    /// [`Garbler::garble`] for a three-halves garbler: appends table bytes (each AND group's
+    /// [`crate::three_halves_group_bytes`]) until at least `min_bytes` were appended or the
+    /// chunk ends.
+    ///
+    /// # Panics
+    /// On a half-gates garbler.
+    pub fn garble_bytes(&mut self, chunk: &Chunk, tables: &mut Vec<u8>, min_bytes: usize) -> bool {
+        assert!(
+            self.three_halves.is_some(),
+            "a half-gates garbler's tables are blocks: call garble()"
+        );
+        let target = tables.len().saturating_add(min_bytes);
+        let (runs, gates) = (chunk.runs(), chunk.gates());
+        // With this, the chunk's invariant bounds every slot operand by `slots.len()`.
+        assert_eq!(
+            self.slots.len(),
+            chunk.num_slots() as usize,
+            "garble_bytes() called with another circuit than start()"
+        );
+        while self.run < runs.len() {
+            let run = runs[self.run];
+            let mut run_gates = &gates[self.gate..self.gate + run.kind.gates_in(run.len)];
+            let garbled = match run.kind {
+                RunKind::Parallel => match self.threads.plan(&runs[self.run..]) {
+                    Some(plan) => {
+                        let block = self.run + 1..self.run + 1 + plan.runs;
+                        run_gates = &gates[self.gate..self.gate + plan.gates];
+                        self.garble_block_bytes(&runs[block], run_gates, plan, tables);
+                        self.run += plan.runs;
+                        true
+                    }
+                    None => false,
+                },
+                RunKind::And => {
+                    let parts = self.three_halves.as_deref_mut().expect("checked above");
+                    let (hash, delta, first) =
+                        (self.gates.hash(), self.gates.delta(), self.gates.ands_garbled());
+                    let start = tables.len();
+                    tables.resize(start + group_bytes(run_gates.len()), 0);
+                    let rows = &mut tables[start..];
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: operands < num_slots == slots.len() (asserted above); one thread.
+                    unsafe {
+                        and_run(slots, run_gates, |ins, outs| {
+                            three_halves::garble_rows(
+                                hash,
+                                delta,
+                                &parts.control,
+                                first,
+                                ins,
+                                outs,
+                                rows,
+                                &mut parts.scratch,
+                            )
+                        })
+                    };
+                    self.gates.advance(run_gates.len());
+                    true
+                }
+                kind => {
+                    let slots = BlockPtr::new(&mut self.slots);
+                    // SAFETY: as above.
+                    unsafe { free_run(slots, &self.const_labels, kind, run_gates) };
+                    false
+                }
+            };
+            self.run += 1;
+            self.gate += run_gates.len();
+            if garbled && tables.len() >= target && self.run < runs.len() {
+                return false;
+            }
+        }
+        (self.run, self.gate) = (0, 0);
+        true
+    }
+
+    /// [`Garbler::garble_block`] for three-halves: each piece's bytes go where one thread
+    /// would have appended them.
+    fn garble_block_bytes(&mut self, runs: &[Run], gates: &[Gate], plan: Plan, tables: &mut Vec<u8>) {
+        let parts = self.three_halves.as_deref_mut().expect("a three-halves garbler");
+        byte_offsets(runs, &mut parts.offsets);
+        let (offsets, control) = (&parts.offsets, &parts.control);
+        let start = tables.len();
+        tables.resize(start + offsets[runs.len()], 0);
+        let rows = SharedSlice::new(&mut tables[start..]);
+        let slots = BlockPtr::new(&mut self.slots);
+        let (hash, delta, first_and) = (self.gates.hash(), self.gates.delta(), self.gates.ands_garbled());
+        let consts = &self.const_labels;
+        self.threads.run(|from, to| {
+            // SAFETY: the cuts are increasing and each piece runs once, so its bytes are its own.
+            let rows = unsafe { rows.slice_mut(offsets[from.run]..offsets[to.run]) };
+            let mut scratch = three_halves::Scratch::new();
+            let first = first_and + from.and as u64;
+            let mut at = 0;
+            // SAFETY: as in `garble_block`.
+            unsafe {
+                execute_runs(
+                    slots,
+                    consts,
+                    &runs[from.run..to.run],
+                    &gates[from.gate..to.gate],
+                    |k, ins, outs| {
+                        let rows = &mut rows[at..at + group_bytes(ins.len())];
+                        at += rows.len();
+                        let first = first + k as u64;
+                        three_halves::garble_rows(hash, delta, control, first, ins, outs, rows, &mut scratch);
+                    },
+                )
+            };
+        });
         self.gates.advance(plan.ands);
     }
 

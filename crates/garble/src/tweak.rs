@@ -12,3 +12,20 @@ pub(crate) fn half_gate_tweaks(g: u64) -> (Block, Block) {
     let j = HALF_GATES_DOMAIN | (2 * g as u128);
     (Block::from_u128(j), Block::from_u128(j + 1))
 }
+
+/// Domain tag of the three-halves tweaks: above every half-gates tweak (< 2^66) and OT
+/// extension tweak (< 2^64), and above 3g + 2 for every 64-bit g.
+const THREE_HALVES_DOMAIN: u128 = 1 << 96;
+
+/// The tweaks (3g, 3g + 1, 3g + 2) of the three-halves AND gate with global index `g`,
+/// for the hashes of A, B and A ⊕ B (distinct per gate and per input, never repeated
+/// within a session).
+#[inline(always)]
+pub(crate) fn three_halves_tweaks(g: u64) -> [Block; 3] {
+    let t = THREE_HALVES_DOMAIN | (3 * g as u128);
+    [
+        Block::from_u128(t),
+        Block::from_u128(t + 1),
+        Block::from_u128(t + 2),
+    ]
+}
