@@ -4,11 +4,13 @@
 //!
 //! Nothing in this crate does I/O; every other crate builds on these types.
 
+mod aes;
 mod block;
 mod hash;
 mod progress;
 mod rng;
 
+pub use self::aes::{AesKernel, AesKernelError, RoundKeys, AES_KERNEL_ENV};
 pub use block::Block;
 pub use hash::{AnyHash, FixedKeyAes, HashKind, Rekeyed, Tccr, TweakableHash};
 pub use progress::{Progress, Reporter, Unit};
