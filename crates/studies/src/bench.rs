@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use mixgc_compile::{compile, CompiledCircuit};
-use mixgc_core::{new_rng, AnyHash, Block, HashKind};
+use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
@@ -41,7 +41,9 @@ use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Print one JSON object on stdout instead of a table.
+    /// Print one JSON object on stdout instead of a table (besides the figures: the machine,
+    /// its AES CPU flags, the AES kernel that ran and the default hash; `MIXGC_AES_KERNEL`
+    /// forces a kernel, see `mixgc info --cpu`).
     #[arg(long)]
     json: bool,
     /// Runs per figure; the median is reported.
@@ -632,6 +634,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let mut json = serde_json::json!({
         "machine": machine(),
+        "aes_kernel": AesKernel::active().name(),
+        "hash": HashKind::default().to_string(),
+        "cpu_flags": cpu_flags(),
         "runs": args.runs,
         "workload": format!("AES-128 x {} blocks", aes_blocks(&aes, args.ands.unwrap_or(DEFAULT_ANDS))),
         "aes128_ms": aes128_ms,
@@ -651,9 +656,10 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         return write_stdout(&format!("{json}\n"));
     }
     let mut out = format!(
-        "mixgc bench on {} (median of {} runs, {transport} between the processes)\n",
+        "mixgc bench on {} (median of {} runs, {transport} between the processes; AES kernel {})\n",
         machine(),
-        args.runs
+        args.runs,
+        AesKernel::active()
     );
     out += &format!("{:<34} {:>9} {:>9}\n", "", "tccr", "rekeyed");
     let rows: [(&str, f64, f64); 7] = [
@@ -711,9 +717,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     write_stdout(&out)
 }
 
-/// CPU model and core count, for the record.
-pub(crate) fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU model from /proc/cpuinfo (`model name`), or "unknown CPU".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
             s.lines().find_map(|l| {
@@ -721,7 +727,20 @@ pub(crate) fn machine() -> String {
                     .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
             })
         })
-        .unwrap_or_else(|| "unknown CPU".into());
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// CPU model and core count, for the record.
+pub(crate) fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{cpu}, {cores} cores")
+    format!("{}, {cores} cores", cpu_model())
+}
+
+/// The AES-related CPU flags this CPU has.
+pub(crate) fn cpu_flags() -> Vec<&'static str> {
+    cpu_features()
+        .into_iter()
+        .filter(|&(_, has)| has)
+        .map(|(name, _)| name)
+        .collect()
 }

@@ -205,6 +205,24 @@ impl AesKernel {
     }
 }
 
+/// The CPU features the AES kernels care about, and whether this CPU has each.
+pub fn cpu_features() -> Vec<(&'static str, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    return vec![
+        ("aes", is_x86_feature_detected!("aes")),
+        ("ssse3", is_x86_feature_detected!("ssse3")),
+        ("avx2", is_x86_feature_detected!("avx2")),
+        ("vaes", is_x86_feature_detected!("vaes")),
+        ("avx512f", is_x86_feature_detected!("avx512f")),
+        ("avx512bw", is_x86_feature_detected!("avx512bw")),
+        ("vpclmulqdq", is_x86_feature_detected!("vpclmulqdq")),
+    ];
+    #[cfg(target_arch = "aarch64")]
+    return vec![("aes", std::arch::is_aarch64_feature_detected!("aes"))];
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return Vec::new();
+}
+
 impl fmt::Display for AesKernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
