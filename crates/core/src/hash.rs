@@ -81,7 +81,7 @@ impl FixedKeyAes {
 
 /// The TCCR hash H(x, i) = π(π(x) ⊕ i) ⊕ π(x) (GKWY 2019, §7.4): two fixed-key AES calls,
 /// tweakable circular correlation robust, safe for half-gates, OT extension and every
-/// other use in mixgc.
+/// other use in mixgc (gates hash with it under `--hash tccr`).
 #[derive(Clone, Default)]
 pub struct Tccr {
     pi: FixedKeyAes,
@@ -149,9 +149,10 @@ impl TweakableHash for Rekeyed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum HashKind {
     /// Fixed-key TCCR, [`Tccr`].
-    #[default]
     Tccr,
-    /// Re-keyed multi-instance hash with a per-session public seed, [`Rekeyed`].
+    /// Re-keyed multi-instance hash with a per-session public seed, [`Rekeyed`]; the
+    /// default (no fixed key to precompute against across sessions).
+    #[default]
     Rekeyed,
 }
 

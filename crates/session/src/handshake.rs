@@ -17,8 +17,9 @@ use crate::{Audience, PartyId, SessionError, Terms};
 /// Boolean and arithmetic rows on one table stream, `Tables` frames cut by size alone, so a
 /// batch of ANDs may span frames and arithmetic frames carry only the key; the ANDs inside
 /// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
-/// the session's half-gates, on its one AND counter).
-pub const PROTOCOL_VERSION: u16 = 6;
+/// the session's half-gates, on its one AND counter); 7: the re-keyed hash is the default
+/// gate hash).
+pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 32;
 /// Most input or output values a header may list.

@@ -263,8 +263,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "c371dc41316028bdcfe6c5a57b2ead2bcd7f89f0e7f17b47ab9cfa6c4278041a";
-const PINNED_EVALUATOR_SENT: &str = "7abce8a8a714c03e746576c1733a56e90b863808a18d17d019138d1cc2b88d45";
+const PINNED_GARBLER_SENT: &str = "b221a9311bf7ad03e352eab082a0a8938dac7dfbf3a20f737cd22d09568b7b43";
+const PINNED_EVALUATOR_SENT: &str = "f9972c1dee080fc5078eb4ca513efe7f211565116818d92af6af0c948defc2aa";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
@@ -335,13 +335,13 @@ fn mismatched_circuits_and_terms_stop_both_sides_naming_the_difference() {
     );
     expect_mismatch(g, e, "value ownership differs");
 
-    let rekeyed = SessionConfig {
-        hash: HashKind::Rekeyed,
+    let tccr = SessionConfig {
+        hash: HashKind::Tccr,
         ..cfg.clone()
     };
     let (g, e) = run_pair(
         memory_pair(),
-        [cfg.clone(), rekeyed],
+        [cfg.clone(), tccr],
         [&add, &add],
         [t, t],
         [x.clone(), x.clone()],

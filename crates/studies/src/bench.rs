@@ -583,7 +583,7 @@ fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<Latency, CliEr
     for run in 0..runs {
         let name = format!("{w:?}").to_lowercase();
         bar.set_message(format!("{name} latency run {}/{runs}", run + 1));
-        let (g, e) = two_processes(&workload_args(w, 1, HashKind::Tccr))?;
+        let (g, e) = two_processes(&workload_args(w, 1, HashKind::default()))?;
         bar.inc(1);
         let session = g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6;
         ms.push(session);
@@ -647,7 +647,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         "aes128_from_connect_ms": aes_latency.from_connect,
     });
     let obj = json.as_object_mut().unwrap();
-    for (prefix, f) in [("", &tccr), ("rekeyed_", &rekeyed)] {
+    for (prefix, f) in [("", &rekeyed), ("tccr_", &tccr)] {
         for (k, v) in serde_json::to_value(f)?.as_object().unwrap() {
             obj.insert(format!("{prefix}{k}"), v.clone());
         }
@@ -661,42 +661,42 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         args.runs,
         AesKernel::active()
     );
-    out += &format!("{:<34} {:>9} {:>9}\n", "", "tccr", "rekeyed");
+    out += &format!("{:<34} {:>9} {:>9}\n", "", "rekeyed", "tccr");
     let rows: [(&str, f64, f64); 7] = [
         (
             "garbling in memory (ns/AND)",
-            tccr.garble_ns_per_and,
             rekeyed.garble_ns_per_and,
+            tccr.garble_ns_per_and,
         ),
         (
             "evaluation in memory (ns/AND)",
-            tccr.eval_ns_per_and,
             rekeyed.eval_ns_per_and,
+            tccr.eval_ns_per_and,
         ),
         (
             "end to end, loopback (ns/AND)",
-            tccr.e2e_ns_per_and,
             rekeyed.e2e_ns_per_and,
+            tccr.e2e_ns_per_and,
         ),
         (
             "end to end (M AND/s)",
-            tccr.e2e_and_per_s / 1e6,
             rekeyed.e2e_and_per_s / 1e6,
+            tccr.e2e_and_per_s / 1e6,
         ),
         (
             "bytes/AND, both directions",
-            tccr.bytes_per_and,
             rekeyed.bytes_per_and,
+            tccr.bytes_per_and,
         ),
         (
             "peak RSS garbler (MiB)",
-            tccr.peak_rss_garbler_kib as f64 / 1024.0,
             rekeyed.peak_rss_garbler_kib as f64 / 1024.0,
+            tccr.peak_rss_garbler_kib as f64 / 1024.0,
         ),
         (
             "peak RSS evaluator (MiB)",
-            tccr.peak_rss_evaluator_kib as f64 / 1024.0,
             rekeyed.peak_rss_evaluator_kib as f64 / 1024.0,
+            tccr.peak_rss_evaluator_kib as f64 / 1024.0,
         ),
     ];
     for (name, a, b) in rows {

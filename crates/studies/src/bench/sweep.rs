@@ -114,7 +114,7 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
     let mut compute = Vec::new();
     for run in 0..args.runs {
         bar.set_message(format!("in-memory run {}/{}", run + 1, args.runs));
-        let (garble, eval) = in_memory(&aes, blocks, HashKind::Tccr)?;
+        let (garble, eval) = in_memory(&aes, blocks, HashKind::default())?;
         compute.push(1e3 / (garble + eval));
         bar.inc(1);
     }
@@ -200,7 +200,7 @@ fn one_run(
 ) -> Result<(u64, f64), CliError> {
     let (g, e) = match network {
         Network::Loopback => {
-            let mut party_args = workload_args(Workload::Aes128, blocks, HashKind::Tccr);
+            let mut party_args = workload_args(Workload::Aes128, blocks, HashKind::default());
             party_args.extend(["--batch-bytes".to_string(), batch_bytes.to_string()]);
             if !pipelined {
                 party_args.push("--single-threaded".into());
