@@ -1,6 +1,6 @@
 //! `mixgc info`: what a circuit costs before anyone runs it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use mixgc_compile::{circuit_info, is_stream_file, GateStream, StreamFile, FORMAT_VERSION};
@@ -8,15 +8,23 @@ use mixgc_compile::{circuit_info, is_stream_file, GateStream, StreamFile, FORMAT
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
 use mixgc_compile::Loaded;
+use mixgc_core::{cpu_features, AesKernel, AES_KERNEL_ENV};
+use mixgc_studies::bench::cpu_model;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Circuit file (Bristol Fashion or the older Bristol Format), or a compiled-stream file
     /// (its header is described).
-    file: PathBuf,
+    #[arg(required_unless_present = "cpu")]
+    file: Option<PathBuf>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Instead: this CPU's model and AES flags, the AES kernels it runs and the one chosen
+    /// (the widest, unless the environment variable MIXGC_AES_KERNEL names another:
+    /// portable, aes-ni, vaes-256 or vaes-512).
+    #[arg(long, conflicts_with = "file")]
+    cpu: bool,
 }
 
 /// Appends one formatted line to a `String`.
@@ -74,8 +82,8 @@ fn interface_and_size(s: &mut String, inputs: &[u32], outputs: &[u32], gates: u6
 }
 
 /// Describes a compiled-stream file from its header (the body is not read).
-fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
-    let f = StreamFile::open(&args.file)?;
+fn stream_info(file: &Path, json: bool) -> Result<(), CliError> {
+    let f = StreamFile::open(file)?;
     let h = f.header();
     let i = StreamInfo {
         format: "compiled-stream",
@@ -90,14 +98,14 @@ fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
         circuit_digest: hex(&h.digest()),
         stream_digest: hex(&h.stream_digest()),
     };
-    if args.json {
+    if json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));
     }
     let mut s = String::new();
     add!(
         s,
         "{} (compiled stream, format version {}, {})",
-        args.file.display(),
+        file.display(),
         i.version,
         bytes(i.file_bytes)
     );
@@ -113,18 +121,92 @@ fn stream_info(args: &InfoArgs) -> Result<(), CliError> {
     write_stdout(&s)
 }
 
-pub fn info(args: InfoArgs) -> Result<(), CliError> {
-    if is_stream_file(&args.file).unwrap_or(false) {
-        return stream_info(&args);
+/// What `mixgc info --cpu` reports.
+#[derive(serde::Serialize)]
+struct CpuInfo {
+    model: String,
+    flags: Vec<&'static str>,
+    missing_flags: Vec<&'static str>,
+    aes_kernels: Vec<&'static str>,
+    aes_kernel: Option<&'static str>,
+    aes_kernel_error: Option<String>,
+}
+
+/// ", family F model M" from /proc/cpuinfo (x86), or nothing.
+fn cpu_family_and_model() -> String {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines().find_map(|l| {
+            let (key, value) = l.split_once(':')?;
+            (key.trim() == name).then(|| value.trim().to_string())
+        })
+    };
+    match (field("cpu family"), field("model")) {
+        (Some(family), Some(model)) => format!(", family {family} model {model}"),
+        _ => String::new(),
     }
-    let loaded = Loaded::read_file(&args.file)?;
+}
+
+fn cpu_info(json: bool) -> Result<(), CliError> {
+    let features = cpu_features();
+    let pick = |has: bool| {
+        features
+            .iter()
+            .filter(|f| f.1 == has)
+            .map(|f| f.0)
+            .collect::<Vec<_>>()
+    };
+    let chosen = AesKernel::current();
+    let i = CpuInfo {
+        model: cpu_model() + &cpu_family_and_model(),
+        flags: pick(true),
+        missing_flags: pick(false),
+        aes_kernels: AesKernel::available().into_iter().map(AesKernel::name).collect(),
+        aes_kernel: chosen.as_ref().ok().map(|k| k.name()),
+        aes_kernel_error: chosen.as_ref().err().map(|e| e.to_string()),
+    };
+    if json {
+        return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));
+    }
+    let none = |v: &[&str]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    let mut s = String::new();
+    add!(s, "CPU              {}", i.model);
+    add!(s, "  AES flags      {}", none(&i.flags));
+    add!(s, "  lacking        {}", none(&i.missing_flags));
+    add!(s, "AES kernels      {}", i.aes_kernels.join(", "));
+    match &chosen {
+        Ok(k) => add!(s, "  chosen         {k}"),
+        Err(e) => add!(s, "  chosen         none: {e}"),
+    }
+    add!(
+        s,
+        "  to force one   {AES_KERNEL_ENV}=<name> (one of {})",
+        AesKernel::ALL.map(AesKernel::name).join(", ")
+    );
+    write_stdout(&s)
+}
+
+pub fn info(args: InfoArgs) -> Result<(), CliError> {
+    let Some(file) = &args.file else {
+        return cpu_info(args.json);
+    };
+    if is_stream_file(file).unwrap_or(false) {
+        return stream_info(file, args.json);
+    }
+    let loaded = Loaded::read_file(file)?;
     let i = circuit_info(&loaded.circuit, &loaded.compiled);
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));
     }
     // Built whole, then written once: a closed stdout is an error, not a panic.
     let mut s = String::new();
-    add!(s, "{}", args.file.display());
+    add!(s, "{}", file.display());
     interface_and_size(&mut s, &i.inputs, &i.outputs, i.gates, i.ands);
     add!(s, "  XORs             {}", thousands(i.xors));
     add!(s, "  NOTs             {}", thousands(i.nots));

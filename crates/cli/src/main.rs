@@ -40,7 +40,7 @@ enum Command {
     Online(prep::OnlineArgs),
     /// Compile a circuit to a stream file, or report its levels, ILP and memory under a schedule (HAAC).
     Compile(compile::CompileArgs),
-    /// Print gate counts, AND depth and memory of a circuit.
+    /// Print gate counts, AND depth and memory of a circuit; `--cpu`: the AES kernels this CPU runs.
     Info(info::InfoArgs),
     /// Run one party of a library example (millionaires, auction, ...) over TLS or TCP.
     Example(example::ExampleArgs),
@@ -67,6 +67,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A bad MIXGC_AES_KERNEL stops every command that hashes, before any work (`info`
+    // hashes nothing and reports it).
+    if let (false, Err(e)) = (
+        matches!(cli.command, Command::Info(_)),
+        mixgc_core::AesKernel::current(),
+    ) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Demo(a) => demo::demo(a),

@@ -17,6 +17,7 @@ fn bench_json_smoke() {
     out.assert_ok("bench --preprocess");
     let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:#?}"));
     assert!(v["machine"].is_string(), "{v}");
+    assert!(v["aes_kernel"].is_string() && v["cpu_flags"].is_array(), "{v}");
     assert_eq!(v["runs"], 1);
     assert_eq!(v["ands"], 6400);
     assert_eq!(v["table_bytes"], 6400 * 32);

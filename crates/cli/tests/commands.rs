@@ -199,3 +199,44 @@ fn compile_report_gives_haac_columns_per_schedule() {
     );
     run1(&["compile", &aes]).assert_error("no report", &["--report"]);
 }
+
+#[test]
+fn info_cpu_names_the_aes_kernels_and_how_to_force_one() {
+    let out = run1(&["info", "--cpu"]);
+    out.assert_ok("info --cpu");
+    for needle in ["CPU", "AES kernels", "portable", "chosen", "MIXGC_AES_KERNEL"] {
+        assert!(out.stdout.contains(needle), "{needle}: {}", out.stdout);
+    }
+    let out = run1(&["info", "--cpu", "--json"]);
+    out.assert_ok("info --cpu --json");
+    let j: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(j["aes_kernels"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("portable")));
+    assert!(j["aes_kernel"].is_string(), "{j}");
+}
+
+#[test]
+fn a_bad_aes_kernel_name_is_a_clear_error() {
+    let run = |name: &str| {
+        let out = std::process::Command::new(BIN)
+            .args(["ops"])
+            .env("MIXGC_AES_KERNEL", name)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, stderr) = run("fastest");
+    assert!(!ok);
+    assert!(
+        stderr.starts_with("error: MIXGC_AES_KERNEL=fastest: unknown AES kernel 'fastest'")
+            && stderr.contains("vaes-512"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(run("portable").0);
+}

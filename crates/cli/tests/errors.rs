@@ -231,7 +231,7 @@ fn mismatched_terms_are_named_on_both_sides() {
         &["--input", "3"],
     );
     both_fail(&g, &e, "value ownership differs");
-    let (g, e) = garbler_listens(&adder, &["--input", "1", "--hash", "rekeyed"], &["--input", "2"]);
+    let (g, e) = garbler_listens(&adder, &["--input", "1", "--hash", "tccr"], &["--input", "2"]);
     both_fail(&g, &e, "gate hash differs");
 }
 

@@ -201,7 +201,7 @@ fn mismatch_errors_are_in_words() {
         ),
         (
             "hash",
-            g(&adder, &["--input", "1", "--hash", "rekeyed"]),
+            g(&adder, &["--input", "1", "--hash", "tccr"]),
             e(&adder, &["--input", "2"]),
         ),
         (

@@ -56,6 +56,12 @@ fn aes_fips197_rekeyed_hash() {
 }
 
 #[test]
+fn aes_fips197_tccr_hash() {
+    let (g, e) = aes(&["--hash", "tccr"], &["--hash", "tccr"], true);
+    assert_aes_both_learn(&g, &e);
+}
+
+#[test]
 fn insecure_seed_warns_and_still_computes() {
     // `pair` also checks that the listener's FIRST stderr line is `listening on ADDR`,
     // with the warning after it.

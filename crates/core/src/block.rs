@@ -144,6 +144,19 @@ impl Block {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+impl Block {
+    #[inline(always)]
+    pub(crate) fn into_m128(self) -> std::arch::x86_64::__m128i {
+        self.0
+    }
+
+    #[inline(always)]
+    pub(crate) fn from_m128(v: std::arch::x86_64::__m128i) -> Block {
+        Block(v)
+    }
+}
+
 impl Default for Block {
     fn default() -> Block {
         Block::ZERO

@@ -4,10 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use aes::cipher::{BlockEncrypt, KeyInit};
-use aes::{Aes128, Aes128Enc};
-
-use crate::Block;
+use crate::{AesKernel, Block, RoundKeys};
 
 /// Public key of the fixed-key permutation π: the first 128 bits of the fraction of π
 /// (nothing up the sleeve). π being public is what the TCCR construction assumes.
@@ -15,13 +12,27 @@ const FIXED_KEY: [u8; 16] = 0x243f6a8885a308d313198a2e03707344u128.to_be_bytes()
 
 /// A hash H(x, tweak) → 128 bits, evaluated on many independent inputs at once.
 ///
-/// Pass 8 or more inputs per call: AES-NI then has 8 blocks in flight (the `aes` crate's
-/// parallel path); a lone block waits out the full AES latency.
+/// Pass 8 or more inputs per call: the AES kernels keep 8 to 32 blocks in flight; a lone
+/// block waits out the full AES latency.
 pub trait TweakableHash: Send + Sync {
     /// Replaces each `xs[k]` by H(xs[k], tweaks[k]). `tweaks.len() == xs.len()`.
     /// `tweaks` is used as scratch space and holds garbage afterwards (this saves a copy
     /// of every block on the hot path).
     fn hash_many(&self, xs: &mut [Block], tweaks: &mut [Block]);
+
+    /// Replaces `xs[2i]` and `xs[2i+1]` by their hashes under `tweaks[i]`;
+    /// `xs.len() == 2 · tweaks.len()`.
+    fn hash_pairs(&self, xs: &mut [Block], tweaks: &[Block]) {
+        assert_eq!(xs.len(), 2 * tweaks.len(), "one tweak per pair of blocks");
+        const PAIRS: usize = 64;
+        let mut scratch = [Block::ZERO; 2 * PAIRS];
+        for (xs, tweaks) in xs.chunks_mut(2 * PAIRS).zip(tweaks.chunks(PAIRS)) {
+            for (s, &t) in scratch.chunks_exact_mut(2).zip(tweaks) {
+                s.copy_from_slice(&[t, t]);
+            }
+            self.hash_many(xs, &mut scratch[..xs.len()]);
+        }
+    }
 
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
     fn hash(&self, x: Block, tweak: Block) -> Block {
@@ -34,14 +45,13 @@ pub trait TweakableHash: Send + Sync {
 /// π: AES-128 under the fixed public key [`FIXED_KEY`].
 #[derive(Clone)]
 pub struct FixedKeyAes {
-    aes: Aes128,
+    kernel: AesKernel,
+    keys: RoundKeys,
 }
 
 impl Default for FixedKeyAes {
     fn default() -> Self {
-        FixedKeyAes {
-            aes: Aes128::new(&FIXED_KEY.into()),
-        }
+        FixedKeyAes::with_public_key(FIXED_KEY)
     }
 }
 
@@ -51,31 +61,39 @@ impl FixedKeyAes {
     /// permutation does not carry over to other sessions (the multi-instance concern of
     /// GKWWY 2019/1168). Security still only assumes π is a public random permutation.
     pub fn with_public_key(key: [u8; 16]) -> FixedKeyAes {
+        FixedKeyAes::on_kernel(AesKernel::active(), key)
+    }
+
+    /// π under `key`, computed by `kernel` (which this CPU must run).
+    pub fn on_kernel(kernel: AesKernel, key: [u8; 16]) -> FixedKeyAes {
         FixedKeyAes {
-            aes: Aes128::new(&key.into()),
+            kernel,
+            keys: kernel.expand(Block::from_bytes(key)),
         }
     }
 
-    /// Applies π to every block in place, 8 blocks at a time on AES-NI.
+    /// Applies π to every block in place.
     #[inline]
     pub fn permute_many(&self, blocks: &mut [Block]) {
-        self.aes.encrypt_blocks(as_aes_blocks(blocks));
+        self.kernel.encrypt_many(&self.keys, blocks);
     }
-}
-
-fn as_aes_blocks(blocks: &mut [Block]) -> &mut [aes::Block] {
-    // SAFETY: `aes::Block` is `GenericArray<u8, U16>`, a transparent wrapper over
-    // `[u8; 16]` with alignment 1; `Block` is `[u8; 16]` aligned to 16, so the cast only
-    // lowers alignment and every byte pattern is valid for both.
-    unsafe { std::slice::from_raw_parts_mut(blocks.as_mut_ptr().cast(), blocks.len()) }
 }
 
 /// The TCCR hash H(x, i) = π(π(x) ⊕ i) ⊕ π(x) (GKWY 2019, §7.4): two fixed-key AES calls,
 /// tweakable circular correlation robust, safe for half-gates, OT extension and every
-/// other use in mixgc. The default.
+/// other use in mixgc (gates hash with it under `--hash tccr`).
 #[derive(Clone, Default)]
 pub struct Tccr {
     pi: FixedKeyAes,
+}
+
+impl Tccr {
+    /// TCCR computed by `kernel` (which this CPU must run).
+    pub fn on_kernel(kernel: AesKernel) -> Tccr {
+        Tccr {
+            pi: FixedKeyAes::on_kernel(kernel, FIXED_KEY),
+        }
+    }
 }
 
 impl TweakableHash for Tccr {
@@ -96,47 +114,34 @@ impl TweakableHash for Tccr {
 /// The re-keyed multi-instance hash H(x, j) = AES_{S⊕j}(σ(x)) ⊕ σ(x) with
 /// σ(x_L‖x_R) = (x_L⊕x_R)‖x_L (GKWWY 2019/1168, MITCCR). `S` is a random public seed
 /// chosen per session, so precomputation against one fixed key does not carry over
-/// between sessions. Consecutive inputs under the same tweak share one key schedule.
+/// between sessions. Every block gets its own key schedule, expanded round by round
+/// beside the encryption (no schedule is stored).
 #[derive(Clone)]
 pub struct Rekeyed {
     seed: Block,
+    kernel: AesKernel,
 }
 
 impl Rekeyed {
     pub fn new(seed: Block) -> Self {
-        Rekeyed { seed }
+        Rekeyed::on_kernel(seed, AesKernel::active())
+    }
+
+    /// The hash computed by `kernel` (which this CPU must run).
+    pub fn on_kernel(seed: Block, kernel: AesKernel) -> Self {
+        Rekeyed { seed, kernel }
     }
 }
 
-/// σ(x_L‖x_R) = (x_L⊕x_R)‖x_L, a linear orthomorphism (x_L the high 64 bits).
-#[inline(always)]
-fn sigma(x: Block) -> Block {
-    let v = x.to_u128();
-    let (hi, lo) = (v >> 64, v & u64::MAX as u128);
-    Block::from_u128(((hi ^ lo) << 64) | hi)
-}
-
 impl TweakableHash for Rekeyed {
+    #[inline]
     fn hash_many(&self, xs: &mut [Block], tweaks: &mut [Block]) {
-        assert_eq!(xs.len(), tweaks.len(), "one tweak per block");
-        let mut start = 0;
-        while start < xs.len() {
-            let tweak = tweaks[start];
-            let mut end = start + 1;
-            while end < xs.len() && tweaks[end] == tweak {
-                end += 1;
-            }
-            let aes = Aes128Enc::new(&(self.seed ^ tweak).to_bytes().into());
-            for k in start..end {
-                xs[k] = sigma(xs[k]);
-                tweaks[k] = xs[k]; // keep σ(x) for the final XOR
-            }
-            aes.encrypt_blocks(as_aes_blocks(&mut xs[start..end]));
-            for k in start..end {
-                xs[k] ^= tweaks[k];
-            }
-            start = end;
-        }
+        self.kernel.sigma_mmo_each_under(self.seed, xs, tweaks);
+    }
+
+    #[inline]
+    fn hash_pairs(&self, xs: &mut [Block], tweaks: &[Block]) {
+        self.kernel.sigma_mmo_pairs_under(self.seed, xs, tweaks);
     }
 }
 
@@ -144,9 +149,10 @@ impl TweakableHash for Rekeyed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum HashKind {
     /// Fixed-key TCCR, [`Tccr`].
-    #[default]
     Tccr,
-    /// Re-keyed multi-instance hash with a per-session public seed, [`Rekeyed`].
+    /// Re-keyed multi-instance hash with a per-session public seed, [`Rekeyed`]; the
+    /// default (no fixed key to precompute against across sessions).
+    #[default]
     Rekeyed,
 }
 
@@ -214,11 +220,23 @@ impl TweakableHash for AnyHash {
             AnyHash::Rekeyed(h) => h.hash_many(xs, tweaks),
         }
     }
+
+    #[inline]
+    fn hash_pairs(&self, xs: &mut [Block], tweaks: &[Block]) {
+        match self {
+            AnyHash::Tccr(h) => h.hash_pairs(xs, tweaks),
+            AnyHash::Rekeyed(h) => h.hash_pairs(xs, tweaks),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ::aes::cipher::{BlockEncrypt, KeyInit};
+    use ::aes::Aes128;
+
+    use crate::aes::sigma;
 
     fn pi(x: Block) -> Block {
         let mut v = [x];
@@ -230,7 +248,7 @@ mod tests {
     fn fixed_key_aes_matches_fips197_style_vector() {
         // AES-128 known answer with our public key, computed independently of the batch path.
         let aes = Aes128::new(&FIXED_KEY.into());
-        let mut one = aes::Block::from([7u8; 16]);
+        let mut one = ::aes::Block::from([7u8; 16]);
         aes.encrypt_block(&mut one);
         assert_eq!(pi(Block::from_bytes([7u8; 16])).to_bytes(), <[u8; 16]>::from(one));
     }
@@ -270,7 +288,7 @@ mod tests {
         for k in 0..3 {
             let aes = Aes128::new(&(seed ^ ts[k]).to_bytes().into());
             let s = sigma(xs[k]);
-            let mut b = aes::Block::from(s.to_bytes());
+            let mut b = ::aes::Block::from(s.to_bytes());
             aes.encrypt_block(&mut b);
             assert_eq!(got[k], Block::from_bytes(b.into()) ^ s);
         }
@@ -284,5 +302,58 @@ mod tests {
         assert_ne!(sigma(a), a);
         // σ(x) ⊕ x must also be a permutation (orthomorphism): check it is not constant.
         assert_ne!(sigma(a) ^ a, sigma(b) ^ b);
+    }
+}
+
+#[cfg(test)]
+mod kernel_tests {
+    use super::*;
+
+    fn inputs(n: usize) -> (Vec<Block>, Vec<Block>) {
+        let xs = (0..n as u128)
+            .map(|i| Block::from_u128(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 77))
+            .collect();
+        let ts = (0..n as u128).map(|i| Block::from_u128(i / 3 + 1000)).collect();
+        (xs, ts)
+    }
+
+    fn check_pairs(h: &dyn TweakableHash, n: usize, tweaks: &[Block]) {
+        let (xs, _) = inputs(2 * n);
+        let mut dup: Vec<Block> = tweaks[..n].iter().flat_map(|&t| [t, t]).collect();
+        let mut want = xs.clone();
+        h.hash_many(&mut want, &mut dup);
+        let mut got = xs;
+        h.hash_pairs(&mut got, &tweaks[..n]);
+        assert_eq!(got, want, "{n} pairs");
+    }
+
+    #[test]
+    fn every_kernel_computes_the_same_hashes() {
+        let seed = Block::from_u128(0x5eed);
+        for n in [0, 1, 2, 5, 16, 64, 65, 300] {
+            let (xs, ts) = inputs(n);
+            let run = |h: &dyn TweakableHash| {
+                let mut v = xs.clone();
+                h.hash_many(&mut v, &mut ts.clone());
+                v
+            };
+            let tccr = run(&Tccr::on_kernel(AesKernel::Portable));
+            let rekeyed = run(&Rekeyed::on_kernel(seed, AesKernel::Portable));
+            for kernel in AesKernel::available() {
+                assert_eq!(
+                    run(&Tccr::on_kernel(kernel)),
+                    tccr,
+                    "tccr on {kernel}, {n} blocks"
+                );
+                assert_eq!(
+                    run(&Rekeyed::on_kernel(seed, kernel)),
+                    rekeyed,
+                    "rekeyed on {kernel}, {n} blocks"
+                );
+                check_pairs(&Tccr::on_kernel(kernel), n, &ts);
+                check_pairs(&Rekeyed::on_kernel(seed, kernel), n, &ts);
+                check_pairs(&AnyHash::Rekeyed(Rekeyed::on_kernel(seed, kernel)), n, &ts);
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 struct NoHash;
 impl TweakableHash for NoHash {
     fn hash_many(&self, _: &mut [Block], _: &mut [Block]) {}
+    fn hash_pairs(&self, _: &mut [Block], _: &[Block]) {}
 }
 
 fn run<H: TweakableHash>(name: &str, c: &mixgc_compile::CompiledCircuit, g: H, e: H) {

@@ -20,17 +20,17 @@ use crate::tweak::half_gate_tweaks;
 use crate::MAX_AND_GROUP;
 
 /// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
-/// evaluating). Each thread garbling part of a parallel block has its own.
+/// evaluating; two tweaks per gate). Each thread garbling part of a parallel block has its own.
 pub(crate) struct Scratch {
     hashes: [Block; 4 * MAX_AND_GROUP],
-    tweaks: [Block; 4 * MAX_AND_GROUP],
+    tweaks: [Block; 2 * MAX_AND_GROUP],
 }
 
 impl Scratch {
     pub(crate) fn new() -> Self {
         Scratch {
             hashes: [Block::ZERO; 4 * MAX_AND_GROUP],
-            tweaks: [Block::ZERO; 4 * MAX_AND_GROUP],
+            tweaks: [Block::ZERO; 2 * MAX_AND_GROUP],
         }
     }
 }
@@ -53,13 +53,13 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "at most MAX_AND_GROUP gates, one output and two rows each"
     );
-    let (h, t) = (&mut scratch.hashes[..4 * n], &mut scratch.tweaks[..4 * n]);
+    let (h, t) = (&mut scratch.hashes[..4 * n], &mut scratch.tweaks[..2 * n]);
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
         let (j, j1) = half_gate_tweaks(first_and + k as u64);
         h[4 * k..4 * k + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
-        t[4 * k..4 * k + 4].copy_from_slice(&[j, j, j1, j1]);
+        t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
     }
-    hash.hash_many(h, t);
+    hash.hash_pairs(h, t); // (A⁰, A¹) under j, (B⁰, B¹) under j'
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
         let (pa, pb) = (a0.lsb(), b0.lsb());
         let (ha0, ha1, hb0, hb1) = (h[4 * k], h[4 * k + 1], h[4 * k + 2], h[4 * k + 3]);

@@ -17,8 +17,9 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// Boolean and arithmetic rows on one table stream, `Tables` frames cut by size alone, so a
 /// batch of ANDs may span frames and arithmetic frames carry only the key; the ANDs inside
 /// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
-/// the session's half-gates, on its one AND counter; 7: the hello names the command each
-/// party runs, and preprocessing exchanges release keys offline and online).
+/// the session's half-gates, on its one AND counter; 7: the re-keyed hash is the default
+/// gate hash, the hello names the command each party runs, and preprocessing exchanges
+/// release keys offline and online).
 pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 32;

@@ -155,7 +155,7 @@ pub(crate) fn threads_failed(threads: usize, e: std::io::Error) -> SessionError 
 impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
-            hash: HashKind::Tccr,
+            hash: HashKind::default(),
             command: Command::Library,
             insecure_seed: None,
             timeout: Duration::from_secs(30),

@@ -263,8 +263,8 @@ fn seeded_transcript_is_pinned() {
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "d8245f7ff2b6fcd5856d394f69e4a9d74e57afe7ed9d9f2bd8bfe234a9cbf676";
-const PINNED_EVALUATOR_SENT: &str = "014b2dacf363f0109379540c0a753c3c7c0ca11b204a2ed533e9c27a2ccc20cc";
+const PINNED_GARBLER_SENT: &str = "f9fc507bdbed6d1be1b3fc2cdfd6431933b52bd7e44d6918decec578a693a876";
+const PINNED_EVALUATOR_SENT: &str = "a57ad74b0bf2c140efab4838f66fe0e48a03300d1d3e214f882974817aa4413f";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
@@ -335,13 +335,13 @@ fn mismatched_circuits_and_terms_stop_both_sides_naming_the_difference() {
     );
     expect_mismatch(g, e, "value ownership differs");
 
-    let rekeyed = SessionConfig {
-        hash: HashKind::Rekeyed,
+    let tccr = SessionConfig {
+        hash: HashKind::Tccr,
         ..cfg.clone()
     };
     let (g, e) = run_pair(
         memory_pair(),
-        [cfg.clone(), rekeyed],
+        [cfg.clone(), tccr],
         [&add, &add],
         [t, t],
         [x.clone(), x.clone()],

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use mixgc_compile::{compile, CompiledCircuit};
-use mixgc_core::{new_rng, AnyHash, Block, HashKind};
+use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind};
 use mixgc_garble::{Evaluator, Garbler};
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
@@ -41,7 +41,9 @@ use mixgc_compile::Loaded;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Print one JSON object on stdout instead of a table.
+    /// Print one JSON object on stdout instead of a table (besides the figures: the machine,
+    /// its AES CPU flags, the AES kernel that ran and the default hash; `MIXGC_AES_KERNEL`
+    /// forces a kernel, see `mixgc info --cpu`).
     #[arg(long)]
     json: bool,
     /// Runs per figure; the median is reported.
@@ -581,7 +583,7 @@ fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<Latency, CliEr
     for run in 0..runs {
         let name = format!("{w:?}").to_lowercase();
         bar.set_message(format!("{name} latency run {}/{runs}", run + 1));
-        let (g, e) = two_processes(&workload_args(w, 1, HashKind::Tccr))?;
+        let (g, e) = two_processes(&workload_args(w, 1, HashKind::default()))?;
         bar.inc(1);
         let session = g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6;
         ms.push(session);
@@ -632,6 +634,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let mut json = serde_json::json!({
         "machine": machine(),
+        "aes_kernel": AesKernel::active().name(),
+        "hash": HashKind::default().to_string(),
+        "cpu_flags": cpu_flags(),
         "runs": args.runs,
         "workload": format!("AES-128 x {} blocks", aes_blocks(&aes, args.ands.unwrap_or(DEFAULT_ANDS))),
         "aes128_ms": aes128_ms,
@@ -642,7 +647,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         "aes128_from_connect_ms": aes_latency.from_connect,
     });
     let obj = json.as_object_mut().unwrap();
-    for (prefix, f) in [("", &tccr), ("rekeyed_", &rekeyed)] {
+    for (prefix, f) in [("", &rekeyed), ("tccr_", &tccr)] {
         for (k, v) in serde_json::to_value(f)?.as_object().unwrap() {
             obj.insert(format!("{prefix}{k}"), v.clone());
         }
@@ -651,46 +656,47 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         return write_stdout(&format!("{json}\n"));
     }
     let mut out = format!(
-        "mixgc bench on {} (median of {} runs, {transport} between the processes)\n",
+        "mixgc bench on {} (median of {} runs, {transport} between the processes; AES kernel {})\n",
         machine(),
-        args.runs
+        args.runs,
+        AesKernel::active()
     );
-    out += &format!("{:<34} {:>9} {:>9}\n", "", "tccr", "rekeyed");
+    out += &format!("{:<34} {:>9} {:>9}\n", "", "rekeyed", "tccr");
     let rows: [(&str, f64, f64); 7] = [
         (
             "garbling in memory (ns/AND)",
-            tccr.garble_ns_per_and,
             rekeyed.garble_ns_per_and,
+            tccr.garble_ns_per_and,
         ),
         (
             "evaluation in memory (ns/AND)",
-            tccr.eval_ns_per_and,
             rekeyed.eval_ns_per_and,
+            tccr.eval_ns_per_and,
         ),
         (
             "end to end, loopback (ns/AND)",
-            tccr.e2e_ns_per_and,
             rekeyed.e2e_ns_per_and,
+            tccr.e2e_ns_per_and,
         ),
         (
             "end to end (M AND/s)",
-            tccr.e2e_and_per_s / 1e6,
             rekeyed.e2e_and_per_s / 1e6,
+            tccr.e2e_and_per_s / 1e6,
         ),
         (
             "bytes/AND, both directions",
-            tccr.bytes_per_and,
             rekeyed.bytes_per_and,
+            tccr.bytes_per_and,
         ),
         (
             "peak RSS garbler (MiB)",
-            tccr.peak_rss_garbler_kib as f64 / 1024.0,
             rekeyed.peak_rss_garbler_kib as f64 / 1024.0,
+            tccr.peak_rss_garbler_kib as f64 / 1024.0,
         ),
         (
             "peak RSS evaluator (MiB)",
-            tccr.peak_rss_evaluator_kib as f64 / 1024.0,
             rekeyed.peak_rss_evaluator_kib as f64 / 1024.0,
+            tccr.peak_rss_evaluator_kib as f64 / 1024.0,
         ),
     ];
     for (name, a, b) in rows {
@@ -711,9 +717,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     write_stdout(&out)
 }
 
-/// CPU model and core count, for the record.
-pub(crate) fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU model from /proc/cpuinfo (`model name`), or "unknown CPU".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
             s.lines().find_map(|l| {
@@ -721,7 +727,20 @@ pub(crate) fn machine() -> String {
                     .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
             })
         })
-        .unwrap_or_else(|| "unknown CPU".into());
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// CPU model and core count, for the record.
+pub(crate) fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{cpu}, {cores} cores")
+    format!("{}, {cores} cores", cpu_model())
+}
+
+/// The AES-related CPU flags this CPU has.
+pub(crate) fn cpu_flags() -> Vec<&'static str> {
+    cpu_features()
+        .into_iter()
+        .filter(|&(_, has)| has)
+        .map(|(name, _)| name)
+        .collect()
 }

@@ -15,14 +15,18 @@ use mixgc_session::{
 use rand::Rng;
 use serde::Serialize;
 
-use super::{machine, median, progress, BenchArgs};
+use super::{cpu_flags, machine, median, progress, BenchArgs};
 use crate::common::{write_stdout, CliError};
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
+use mixgc_core::AesKernel;
 
 #[derive(Serialize)]
 struct PrepFigures {
     machine: String,
+    /// The AES kernel that ran (`mixgc info --cpu`).
+    aes_kernel: &'static str,
+    cpu_flags: Vec<&'static str>,
     runs: usize,
     ands: u64,
     table_bytes: u64,
@@ -113,6 +117,8 @@ pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let f = PrepFigures {
         machine: machine(),
+        aes_kernel: AesKernel::active().name(),
+        cpu_flags: cpu_flags(),
         runs: args.runs,
         ands: aes.num_ands(),
         table_bytes: aes.num_ands() * 32,

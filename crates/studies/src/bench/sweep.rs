@@ -9,12 +9,14 @@
 use std::time::Duration;
 
 use mixgc_compile::CompiledCircuit;
-use mixgc_core::HashKind;
+use mixgc_core::{AesKernel, HashKind};
 use mixgc_net::link_pair;
 use mixgc_session::{run_party, Audience, PartyId, SessionConfig, Terms};
 use serde::Serialize;
 
-use super::{aes_blocks, in_memory, machine, median, progress, random_batch, two_processes, workload_args};
+use super::{
+    aes_blocks, cpu_flags, in_memory, machine, median, progress, random_batch, two_processes, workload_args,
+};
 use super::{BenchArgs, Workload};
 use crate::common::thousands;
 use crate::common::{write_stdout, CliError};
@@ -92,6 +94,9 @@ struct Point {
 #[derive(Serialize)]
 struct Sweep {
     machine: String,
+    /// The AES kernel that ran (`mixgc info --cpu`).
+    aes_kernel: &'static str,
+    cpu_flags: Vec<&'static str>,
     runs: usize,
     ands: u64,
     /// Garbling plus evaluation in memory, one after the other on one thread (M AND/s).
@@ -109,7 +114,7 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
     let mut compute = Vec::new();
     for run in 0..args.runs {
         bar.set_message(format!("in-memory run {}/{}", run + 1, args.runs));
-        let (garble, eval) = in_memory(&aes, blocks, HashKind::Tccr)?;
+        let (garble, eval) = in_memory(&aes, blocks, HashKind::default())?;
         compute.push(1e3 / (garble + eval));
         bar.inc(1);
     }
@@ -146,6 +151,8 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     let sweep = Sweep {
         machine: machine(),
+        aes_kernel: AesKernel::active().name(),
+        cpu_flags: cpu_flags(),
         runs: args.runs,
         ands,
         compute_mand_per_s,
@@ -193,7 +200,7 @@ fn one_run(
 ) -> Result<(u64, f64), CliError> {
     let (g, e) = match network {
         Network::Loopback => {
-            let mut party_args = workload_args(Workload::Aes128, blocks, HashKind::Tccr);
+            let mut party_args = workload_args(Workload::Aes128, blocks, HashKind::default());
             party_args.extend(["--batch-bytes".to_string(), batch_bytes.to_string()]);
             if !pipelined {
                 party_args.push("--single-threaded".into());

@@ -141,8 +141,9 @@ pub struct SessionOptions {
     /// Seconds to wait for a silent peer before giving up (1 to 86400).
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = parse_timeout)]
     pub timeout: u64,
-    /// Gate hash: fixed-key TCCR (default) or the re-keyed multi-instance hash.
-    #[arg(long, default_value = "tccr", value_parser = parse_hash)]
+    /// Gate hash: the re-keyed multi-instance hash (default, a fresh public seed per
+    /// session) or fixed-key TCCR (`tccr`). Both run on the AES kernel `mixgc info --cpu` names.
+    #[arg(long, default_value = "rekeyed", value_parser = parse_hash)]
     pub hash: HashKind,
     /// Target size of garbled-table frames in bytes, reached after a slow start from 64 KiB
     /// (64 KiB to 16 MiB; the garbler's setting is used).

@@ -1,0 +1,75 @@
+//! AES kernel speed on this CPU: ns per block for fixed-key and re-keyed AES, and ns per
+//! AND gate for the TCCR and re-keyed hashes as half-gates uses them (16 gates per call:
+//! garbling hashes 4 blocks per gate in pairs, evaluating 2 blocks per gate).
+//!
+//! `cargo run --release -p mixgc-core --example aes_speed`
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use mixgc_core::{AesKernel, Block, Rekeyed, Tccr, TweakableHash};
+
+const GATES: usize = 16;
+
+/// Nanoseconds per `unit` of `f`, run for about 0.1 s.
+fn ns_per(units: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..1000 {
+        f();
+    }
+    let (mut runs, start) = (0u64, Instant::now());
+    while start.elapsed() < Duration::from_millis(100) {
+        for _ in 0..256 {
+            f();
+        }
+        runs += 256;
+    }
+    start.elapsed().as_nanos() as f64 / (runs as f64 * units as f64)
+}
+
+fn blocks(n: usize, salt: u128) -> Vec<Block> {
+    (0..n as u128)
+        .map(|i| Block::from_u128((i + salt).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)))
+        .collect()
+}
+
+fn hash_and(h: &dyn TweakableHash) -> (f64, f64) {
+    let (mut xs, tweaks) = (blocks(4 * GATES, 1), blocks(2 * GATES, 2));
+    let garble = ns_per(GATES, || h.hash_pairs(black_box(&mut xs), black_box(&tweaks)));
+    let (mut xs, mut scratch) = (blocks(2 * GATES, 3), blocks(2 * GATES, 4));
+    let eval = ns_per(GATES, || h.hash_many(black_box(&mut xs), black_box(&mut scratch)));
+    (garble, eval)
+}
+
+fn main() {
+    println!(
+        "{:<9} {:>10} {:>10} {:>10} | {:>11} {:>11} | {:>11} {:>11}",
+        "kernel", "fixed", "per-block", "per-pair", "tccr AND-G", "tccr AND-E", "rekeyed A-G", "rekeyed A-E"
+    );
+    println!(
+        "{:<9} {:>32} | {:>23} | {:>23}",
+        "", "ns/block (64 blocks)", "ns/AND", "ns/AND"
+    );
+    let seed = Block::from_u128(0x5eed);
+    for kernel in AesKernel::available() {
+        let keys = kernel.expand(seed);
+        let mut xs = blocks(64, 5);
+        let fixed = ns_per(64, || kernel.encrypt_many(&keys, black_box(&mut xs)));
+        let tweaks = blocks(64, 6);
+        let each = ns_per(64, || {
+            kernel.encrypt_each_under(seed, black_box(&mut xs), black_box(&tweaks))
+        });
+        let pairs = ns_per(64, || {
+            kernel.encrypt_pairs_under(seed, black_box(&mut xs), black_box(&tweaks[..32]))
+        });
+        let (tg, te) = hash_and(&Tccr::on_kernel(kernel));
+        let (rg, re) = hash_and(&Rekeyed::on_kernel(seed, kernel));
+        println!(
+            "{:<9} {fixed:>10.2} {each:>10.2} {pairs:>10.2} | {tg:>11.1} {te:>11.1} | {rg:>11.1} {re:>11.1}",
+            kernel.name()
+        );
+    }
+    match AesKernel::current() {
+        Ok(k) => println!("hashes use {k} (set MIXGC_AES_KERNEL to force another)"),
+        Err(e) => println!("{e}"),
+    }
+}

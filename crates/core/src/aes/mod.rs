@@ -1,0 +1,279 @@
+//! AES-128 kernels chosen at run time: the portable `aes` crate, AES-NI, and VAES on 256-
+//! or 512-bit registers. Each batch call dispatches once; the wide kernels keep many
+//! blocks in flight. Besides fixed-key encryption they run the re-keyed cipher (a key per
+//! block or per pair of blocks) with key expansion fused into encryption, round by round.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use crate::Block;
+
+#[cfg(target_arch = "x86_64")]
+mod aesni;
+mod portable;
+#[cfg(test)]
+mod tests;
+#[cfg(target_arch = "x86_64")]
+mod vaes256;
+#[cfg(target_arch = "x86_64")]
+mod vaes512;
+
+/// The environment variable that forces a kernel by name (e.g. `MIXGC_AES_KERNEL=aes-ni`).
+pub const AES_KERNEL_ENV: &str = "MIXGC_AES_KERNEL";
+
+/// Round constants of the AES-128 key schedule (FIPS-197 §5.2).
+const RCON: [u8; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+
+/// An implementation of AES-128, from the slowest to the widest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AesKernel {
+    /// The `aes` crate (its own AES-NI or ARMv8 path where the CPU has one).
+    Portable,
+    /// AES-NI, one block per instruction, 8 in flight.
+    AesNi,
+    /// VAES on 256-bit registers (AVX2).
+    Vaes256,
+    /// VAES on 512-bit registers (AVX-512F/BW).
+    Vaes512,
+}
+
+/// An unknown kernel name, or one this CPU cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AesKernelError(String);
+
+impl fmt::Display for AesKernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AesKernelError {}
+
+impl AesKernel {
+    pub const ALL: [AesKernel; 4] = [
+        AesKernel::Portable,
+        AesKernel::AesNi,
+        AesKernel::Vaes256,
+        AesKernel::Vaes512,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AesKernel::Portable => "portable",
+            AesKernel::AesNi => "aes-ni",
+            AesKernel::Vaes256 => "vaes-256",
+            AesKernel::Vaes512 => "vaes-512",
+        }
+    }
+
+    /// Whether this CPU runs the kernel.
+    pub fn is_available(self) -> bool {
+        match self {
+            AesKernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::AesNi => is_x86_feature_detected!("aes") && is_x86_feature_detected!("ssse3"),
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes256 => {
+                AesKernel::AesNi.is_available()
+                    && is_x86_feature_detected!("avx2")
+                    && is_x86_feature_detected!("vaes")
+            }
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes512 => {
+                AesKernel::AesNi.is_available()
+                    && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("vaes")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The kernels this CPU runs, slowest first.
+    pub fn available() -> Vec<AesKernel> {
+        AesKernel::ALL.into_iter().filter(|k| k.is_available()).collect()
+    }
+
+    /// The widest kernel this CPU runs.
+    pub fn best() -> AesKernel {
+        AesKernel::available().pop().unwrap_or(AesKernel::Portable)
+    }
+
+    /// The process-wide kernel: [`AesKernel::best`], unless [`AES_KERNEL_ENV`] names
+    /// another; an unknown name or one this CPU lacks is an error (decided once).
+    pub fn current() -> Result<AesKernel, AesKernelError> {
+        static CHOICE: OnceLock<Result<AesKernel, AesKernelError>> = OnceLock::new();
+        CHOICE
+            .get_or_init(|| AesKernel::choose(std::env::var(AES_KERNEL_ENV).ok().as_deref()))
+            .clone()
+    }
+
+    /// The kernel asked for by `requested` (the variable's value, if set).
+    fn choose(requested: Option<&str>) -> Result<AesKernel, AesKernelError> {
+        let Some(name) = requested.map(str::trim).filter(|s| !s.is_empty()) else {
+            return Ok(AesKernel::best());
+        };
+        let kernel: AesKernel = name
+            .parse()
+            .map_err(|e| AesKernelError(format!("{AES_KERNEL_ENV}={name}: {e}")))?;
+        if !kernel.is_available() {
+            let names: Vec<_> = AesKernel::available().iter().map(|k| k.name()).collect();
+            return Err(AesKernelError(format!(
+                "{AES_KERNEL_ENV}={name}: this CPU cannot run the {name} AES kernel (it runs {})",
+                names.join(", ")
+            )));
+        }
+        Ok(kernel)
+    }
+
+    /// [`AesKernel::current`] for the hashes; panics on a bad [`AES_KERNEL_ENV`] (programs
+    /// check [`AesKernel::current`] at start-up to report it cleanly).
+    pub fn active() -> AesKernel {
+        AesKernel::current().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn checked(self) -> AesKernel {
+        assert!(
+            self.is_available(),
+            "this CPU cannot run the {} AES kernel",
+            self.name()
+        );
+        self
+    }
+
+    /// The AES-128 key schedule of `key`.
+    pub fn expand(self, key: Block) -> RoundKeys {
+        let keys = match self.checked() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY (every x86 kernel call below): `checked` verified the CPU features.
+            AesKernel::AesNi | AesKernel::Vaes256 | AesKernel::Vaes512 => unsafe { aesni::expand(key) },
+            _ => portable::expand_keys(key),
+        };
+        RoundKeys {
+            keys,
+            cipher: portable::cipher(key),
+        }
+    }
+
+    /// Encrypts every block in place under `keys`.
+    pub fn encrypt_many(self, keys: &RoundKeys, xs: &mut [Block]) {
+        match self.checked() {
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::AesNi => unsafe { aesni::encrypt_many(keys, xs) },
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes256 => unsafe { vaes256::encrypt_many(keys, xs) },
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes512 => unsafe { vaes512::encrypt_many(keys, xs) },
+            _ => portable::encrypt_many(keys, xs),
+        }
+    }
+
+    fn rekeyed<const PAIR: bool, const MMO: bool>(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+        let per = if PAIR { 2 } else { 1 };
+        assert_eq!(xs.len(), per * tweaks.len(), "one tweak per block (per pair)");
+        match self.checked() {
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::AesNi => unsafe { aesni::rekeyed::<PAIR, MMO>(seed, xs, tweaks) },
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes256 => unsafe { vaes256::rekeyed::<PAIR, MMO>(seed, xs, tweaks) },
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes512 => unsafe { vaes512::rekeyed::<PAIR, MMO>(seed, xs, tweaks) },
+            _ => portable::rekeyed(seed, xs, tweaks, per, MMO),
+        }
+    }
+
+    /// `xs[i] = AES_{seed ⊕ tweaks[i]}(xs[i])`.
+    pub fn encrypt_each_under(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+        self.rekeyed::<false, false>(seed, xs, tweaks);
+    }
+
+    /// `xs[2i], xs[2i+1]` encrypted under `seed ⊕ tweaks[i]`; `xs.len() == 2 · tweaks.len()`.
+    pub fn encrypt_pairs_under(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+        self.rekeyed::<true, false>(seed, xs, tweaks);
+    }
+
+    /// [`AesKernel::encrypt_each_under`] on σ(x), then ⊕ σ(x): the re-keyed hash.
+    pub(crate) fn sigma_mmo_each_under(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+        self.rekeyed::<false, true>(seed, xs, tweaks);
+    }
+
+    /// [`AesKernel::encrypt_pairs_under`] on σ(x), then ⊕ σ(x).
+    pub(crate) fn sigma_mmo_pairs_under(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+        self.rekeyed::<true, true>(seed, xs, tweaks);
+    }
+}
+
+/// The CPU features the AES kernels care about, and whether this CPU has each.
+pub fn cpu_features() -> Vec<(&'static str, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    return vec![
+        ("aes", is_x86_feature_detected!("aes")),
+        ("ssse3", is_x86_feature_detected!("ssse3")),
+        ("avx2", is_x86_feature_detected!("avx2")),
+        ("vaes", is_x86_feature_detected!("vaes")),
+        ("avx512f", is_x86_feature_detected!("avx512f")),
+        ("avx512bw", is_x86_feature_detected!("avx512bw")),
+        ("vpclmulqdq", is_x86_feature_detected!("vpclmulqdq")),
+    ];
+    #[cfg(target_arch = "aarch64")]
+    return vec![("aes", std::arch::is_aarch64_feature_detected!("aes"))];
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return Vec::new();
+}
+
+impl fmt::Display for AesKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AesKernel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AesKernel, String> {
+        AesKernel::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = AesKernel::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown AES kernel '{s}' (expected one of {})", names.join(", "))
+        })
+    }
+}
+
+/// An expanded AES-128 key: the 11 round keys, and the portable cipher's own schedule.
+#[derive(Clone)]
+pub struct RoundKeys {
+    keys: [Block; 11],
+    cipher: ::aes::Aes128Enc,
+}
+
+impl RoundKeys {
+    /// Round key `i` (0 is the key itself, 10 the last).
+    pub fn round_key(&self, i: usize) -> Block {
+        self.keys[i]
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn m128(&self) -> [std::arch::x86_64::__m128i; 11] {
+        self.keys.map(Block::into_m128)
+    }
+}
+
+/// σ(x_L‖x_R) = (x_L⊕x_R)‖x_L, a linear orthomorphism (x_L the high 64 bits).
+#[inline(always)]
+pub(crate) fn sigma(x: Block) -> Block {
+    let v = x.to_u128();
+    let (hi, lo) = (v >> 64, v & u64::MAX as u128);
+    Block::from_u128(((hi ^ lo) << 64) | hi)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn as_m128(xs: &mut [Block]) -> &mut [std::arch::x86_64::__m128i] {
+    // SAFETY: Block is repr(transparent) over __m128i on x86_64.
+    unsafe { std::slice::from_raw_parts_mut(xs.as_mut_ptr().cast(), xs.len()) }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn as_m128_ref(xs: &[Block]) -> &[std::arch::x86_64::__m128i] {
+    // SAFETY: as in `as_m128`.
+    unsafe { std::slice::from_raw_parts(xs.as_ptr().cast(), xs.len()) }
+}

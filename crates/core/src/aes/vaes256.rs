@@ -1,0 +1,124 @@
+//! VAES on 256-bit registers: two blocks per instruction, 16 blocks in flight for a fixed
+//! key; re-keyed, 8 blocks and their keys (2 per register) expanded alongside.
+
+use std::arch::x86_64::*;
+
+use super::{aesni, RoundKeys, RCON};
+use crate::Block;
+
+/// [`aesni::next_key`] on two keys at once (every step stays within 128-bit lanes).
+#[target_feature(enable = "aes,avx2,vaes")]
+#[inline]
+fn next_key(k: __m256i, rcon: __m256i) -> __m256i {
+    let sub = _mm256_aesenclast_epi128(_mm256_shuffle_epi8(k, _mm256_set1_epi32(0x0c0f_0e0d)), rcon);
+    let t = _mm256_xor_si256(k, _mm256_bslli_epi128::<4>(k));
+    _mm256_xor_si256(_mm256_xor_si256(t, _mm256_bslli_epi128::<8>(t)), sub)
+}
+
+#[target_feature(enable = "aes,avx2,vaes")]
+#[inline]
+fn sigma(x: __m256i) -> __m256i {
+    _mm256_xor_si256(_mm256_unpackhi_epi64(x, x), _mm256_bslli_epi128::<8>(x))
+}
+
+/// Encrypts the `2 * N` blocks at `p`.
+#[target_feature(enable = "aes,avx2,vaes")]
+#[inline]
+unsafe fn encrypt<const N: usize>(rk: &[__m256i; 11], p: *mut Block) {
+    let mut v = [_mm256_setzero_si256(); N];
+    for (i, x) in v.iter_mut().enumerate() {
+        *x = _mm256_xor_si256(_mm256_loadu_si256(p.add(2 * i).cast()), rk[0]);
+    }
+    for k in &rk[1..10] {
+        for x in &mut v {
+            *x = _mm256_aesenc_epi128(*x, *k);
+        }
+    }
+    for (i, x) in v.into_iter().enumerate() {
+        _mm256_storeu_si256(p.add(2 * i).cast(), _mm256_aesenclast_epi128(x, rk[10]));
+    }
+}
+
+#[target_feature(enable = "aes,avx2,vaes")]
+pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
+    let mut rk = [_mm256_setzero_si256(); 11];
+    for (w, k) in rk.iter_mut().zip(keys.m128()) {
+        *w = _mm256_broadcastsi128_si256(k);
+    }
+    let (n, p) = (xs.len(), xs.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads and writes blocks i..i + 2N < n.
+    unsafe {
+        while i + 16 <= n {
+            encrypt::<8>(&rk, p.add(i));
+            i += 16;
+        }
+        while i + 2 <= n {
+            encrypt::<1>(&rk, p.add(i));
+            i += 2;
+        }
+    }
+    aesni::encrypt_many(keys, &mut xs[i..]);
+}
+
+/// The `2 * N` blocks at `xs`, under keys seed ⊕ tweak from `tweaks` (one tweak per
+/// block, or with `PAIR` per two blocks), schedules computed round by round beside them;
+/// with `MMO`, x ↦ AES(σ(x)) ⊕ σ(x).
+#[target_feature(enable = "aes,avx2,vaes")]
+#[inline]
+unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
+    seed: __m256i,
+    xs: *mut Block,
+    tweaks: *const Block,
+) {
+    let zero = _mm256_setzero_si256();
+    let (mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        let t = if PAIR {
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(tweaks.add(i).cast()))
+        } else {
+            _mm256_loadu_si256(tweaks.add(2 * i).cast())
+        };
+        keys[i] = _mm256_xor_si256(seed, t);
+        let x = _mm256_loadu_si256(xs.add(2 * i).cast());
+        fed[i] = if MMO { sigma(x) } else { x };
+        v[i] = _mm256_xor_si256(fed[i], keys[i]);
+    }
+    for &rcon in &RCON[..9] {
+        let rcon = _mm256_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            v[i] = _mm256_aesenc_epi128(v[i], keys[i]);
+        }
+    }
+    let rcon = _mm256_set1_epi32(RCON[9] as i32);
+    for i in 0..N {
+        keys[i] = next_key(keys[i], rcon);
+        let mut x = _mm256_aesenclast_epi128(v[i], keys[i]);
+        if MMO {
+            x = _mm256_xor_si256(x, fed[i]);
+        }
+        _mm256_storeu_si256(xs.add(2 * i).cast(), x);
+    }
+}
+
+#[target_feature(enable = "aes,avx2,vaes")]
+pub(super) fn rekeyed<const PAIR: bool, const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+    let per = if PAIR { 2 } else { 1 };
+    assert_eq!(xs.len(), per * tweaks.len());
+    let seed2 = _mm256_broadcastsi128_si256(seed.into_m128());
+    let (n, p, t) = (xs.len(), xs.as_mut_ptr(), tweaks.as_ptr());
+    let mut i = 0;
+    // SAFETY: every call touches blocks i..i + 2N <= n and their tweaks i/per.. < n/per.
+    unsafe {
+        while i + 8 <= n {
+            rekeyed_group::<4, PAIR, MMO>(seed2, p.add(i), t.add(i / per));
+            i += 8;
+        }
+        while i + 2 <= n {
+            rekeyed_group::<1, PAIR, MMO>(seed2, p.add(i), t.add(i / per));
+            i += 2;
+        }
+    }
+    aesni::rekeyed::<PAIR, MMO>(seed, &mut xs[i..], &tweaks[i / per..]);
+}

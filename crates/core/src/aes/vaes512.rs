@@ -1,0 +1,125 @@
+//! VAES on 512-bit registers: four blocks per instruction, 32 blocks in flight for a fixed
+//! key; re-keyed, 16 blocks and their keys (4 per register) expanded alongside.
+
+use std::arch::x86_64::*;
+
+use super::{aesni, RoundKeys, RCON};
+use crate::Block;
+
+/// [`aesni::next_key`] on four keys at once (every step stays within 128-bit lanes).
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn next_key(k: __m512i, rcon: __m512i) -> __m512i {
+    let sub = _mm512_aesenclast_epi128(_mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f_0e0d)), rcon);
+    let t = _mm512_xor_si512(k, _mm512_bslli_epi128::<4>(k));
+    _mm512_ternarylogic_epi64::<0x96>(t, _mm512_bslli_epi128::<8>(t), sub)
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn sigma(x: __m512i) -> __m512i {
+    _mm512_xor_si512(_mm512_unpackhi_epi64(x, x), _mm512_bslli_epi128::<8>(x))
+}
+
+/// Encrypts the `4 * N` blocks at `p`.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+unsafe fn encrypt<const N: usize>(rk: &[__m512i; 11], p: *mut Block) {
+    let mut v = [_mm512_setzero_si512(); N];
+    for (i, x) in v.iter_mut().enumerate() {
+        *x = _mm512_xor_si512(_mm512_loadu_si512(p.add(4 * i).cast()), rk[0]);
+    }
+    for k in &rk[1..10] {
+        for x in &mut v {
+            *x = _mm512_aesenc_epi128(*x, *k);
+        }
+    }
+    for (i, x) in v.into_iter().enumerate() {
+        _mm512_storeu_si512(p.add(4 * i).cast(), _mm512_aesenclast_epi128(x, rk[10]));
+    }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
+    let mut rk = [_mm512_setzero_si512(); 11];
+    for (w, k) in rk.iter_mut().zip(keys.m128()) {
+        *w = _mm512_broadcast_i32x4(k);
+    }
+    let (n, p) = (xs.len(), xs.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads and writes blocks i..i + 4N < n.
+    unsafe {
+        while i + 32 <= n {
+            encrypt::<8>(&rk, p.add(i));
+            i += 32;
+        }
+        while i + 4 <= n {
+            encrypt::<1>(&rk, p.add(i));
+            i += 4;
+        }
+    }
+    aesni::encrypt_many(keys, &mut xs[i..]);
+}
+
+/// The `4 * N` blocks at `xs`, under keys seed ⊕ tweak from `tweaks` (one tweak per
+/// block, or with `PAIR` per two blocks), schedules computed round by round beside them;
+/// with `MMO`, x ↦ AES(σ(x)) ⊕ σ(x).
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
+    seed: __m512i,
+    xs: *mut Block,
+    tweaks: *const Block,
+) {
+    let zero = _mm512_setzero_si512();
+    let (mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        let t = if PAIR {
+            let two = _mm512_castsi256_si512(_mm256_loadu_si256(tweaks.add(2 * i).cast()));
+            _mm512_shuffle_i64x2::<0x50>(two, two) // t₀ t₀ t₁ t₁
+        } else {
+            _mm512_loadu_si512(tweaks.add(4 * i).cast())
+        };
+        keys[i] = _mm512_xor_si512(seed, t);
+        let x = _mm512_loadu_si512(xs.add(4 * i).cast());
+        fed[i] = if MMO { sigma(x) } else { x };
+        v[i] = _mm512_xor_si512(fed[i], keys[i]);
+    }
+    for &rcon in &RCON[..9] {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            v[i] = _mm512_aesenc_epi128(v[i], keys[i]);
+        }
+    }
+    let rcon = _mm512_set1_epi32(RCON[9] as i32);
+    for i in 0..N {
+        keys[i] = next_key(keys[i], rcon);
+        let mut x = _mm512_aesenclast_epi128(v[i], keys[i]);
+        if MMO {
+            x = _mm512_xor_si512(x, fed[i]);
+        }
+        _mm512_storeu_si512(xs.add(4 * i).cast(), x);
+    }
+}
+
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) fn rekeyed<const PAIR: bool, const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block]) {
+    let per = if PAIR { 2 } else { 1 };
+    assert_eq!(xs.len(), per * tweaks.len());
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let (n, p, t) = (xs.len(), xs.as_mut_ptr(), tweaks.as_ptr());
+    let mut i = 0;
+    // SAFETY: every call touches blocks i..i + 4N <= n and their tweaks i/per.. < n/per.
+    unsafe {
+        while i + 16 <= n {
+            rekeyed_group::<4, PAIR, MMO>(seed4, p.add(i), t.add(i / per));
+            i += 16;
+        }
+        while i + 4 <= n {
+            rekeyed_group::<1, PAIR, MMO>(seed4, p.add(i), t.add(i / per));
+            i += 4;
+        }
+    }
+    aesni::rekeyed::<PAIR, MMO>(seed, &mut xs[i..], &tweaks[i / per..]);
+}
