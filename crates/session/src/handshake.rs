@@ -23,6 +23,8 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 32;
+/// The longest hello read (any protocol version's, to name a version that differs).
+const MAX_HELLO_BYTES: usize = 256;
 /// Where the nonce starts in a hello.
 const NONCE_AT: usize = HELLO_LEN - 32;
 /// Most input or output values a header may list.
@@ -74,7 +76,8 @@ pub(crate) fn hello<C: Channel>(
     }
     send_frame(ch, Tag::Hello, &msg)?;
     ch.flush()?;
-    let peer = recv_frame(ch, Tag::Hello, len).map_err(|e| match e {
+    // Read a hello of any version's length (within reason), so that the version can be named.
+    let peer = recv_frame(ch, Tag::Hello, MAX_HELLO_BYTES).map_err(|e| match e {
         // A TLS record's first byte: a handshake (22) or an alert (21).
         NetError::Peer(PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. }) => SessionError::Mismatch(
             "the peer speaks TLS and this party plain TCP: give both --cert, --key and --peer-fingerprint or --peer-ca"
@@ -85,7 +88,7 @@ pub(crate) fn hello<C: Channel>(
         }
         e => e.into(),
     })?;
-    if peer.len() < HELLO_LEN || &peer[..5] != MAGIC {
+    if peer.len() < 7 || &peer[..5] != MAGIC {
         return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
     let peer_version = u16::from_le_bytes([peer[5], peer[6]]);
