@@ -235,8 +235,8 @@ fn mismatch_errors_are_in_words() {
         &strs(&g(&adder, &["--input", "1"])),
         &strs(&example("evaluator", "2")),
     );
-    assert!(l.stderr.contains("the peer runs a program"), "{l:#?}");
-    assert!(c.stderr.contains("the peer runs a circuit"), "{c:#?}");
+    assert!(l.stderr.contains("the peer runs `mixgc example`"), "{l:#?}");
+    assert!(c.stderr.contains("the peer runs `mixgc run`"), "{c:#?}");
 }
 
 #[test]
