@@ -75,6 +75,9 @@ pub mod protocol {
     /// Bytes of one residue's decoding (garbler → evaluator) or active colour (evaluator
     /// → garbler) when a CRT value is revealed: a little-endian u16 (primes are ≤ 65,521).
     pub const OUTPUT_BYTES_PER_RESIDUE: u64 = 2;
+    /// Each output frame of a program run ends with a digest of the run's structure, which
+    /// the receiver compares with its own (so different program code stops both parties).
+    pub const STRUCTURE_DIGEST_BYTES: u64 = 8;
 
     /// A garbler-owned input: the active label of each residue, packed.
     pub fn garbler_input_bytes(set: &PrimeSet) -> u64 {
@@ -96,9 +99,9 @@ pub mod protocol {
     }
 
     /// Revealing a value to one party: one u16 per residue (the garbler's decodings, or
-    /// the evaluator's colours); revealing to both parties sends both.
+    /// the evaluator's colours) and the structure digest; revealing to both sends both.
     pub fn output_bytes(set: &PrimeSet, to_both: bool) -> u64 {
-        let one_way = set.primes().len() as u64 * OUTPUT_BYTES_PER_RESIDUE;
+        let one_way = set.primes().len() as u64 * OUTPUT_BYTES_PER_RESIDUE + STRUCTURE_DIGEST_BYTES;
         one_way * if to_both { 2 } else { 1 }
     }
 }
@@ -117,6 +120,6 @@ mod tests {
             (10, 2 * 17 + 3 * 17 + 4 * 18)
         );
         assert_eq!(protocol::garbler_input_bytes(&set), 16 + 17 + 17 + 18);
-        assert_eq!(protocol::output_bytes(&set, true), 16);
+        assert_eq!(protocol::output_bytes(&set, true), 2 * (8 + 8));
     }
 }

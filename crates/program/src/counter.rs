@@ -393,7 +393,8 @@ impl Backend for Counter {
 
     fn output_to(&mut self, wires: &[u32], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
         self.cost.output_bits += wires.len() as u64;
-        self.cost.output_bytes += wires.len().div_ceil(8) as u64 * Counter::directions(to);
+        let one_way = wires.len().div_ceil(8) as u64 + protocol::STRUCTURE_DIGEST_BYTES;
+        self.cost.output_bytes += one_way * Counter::directions(to);
         self.outputs.push(wires.len() as u32);
         self.check()?;
         Ok(None)

@@ -254,8 +254,10 @@ fn counter_pins_a_mixed_program() {
     assert_eq!(cost.ots, 1 + 19);
     let (ots, lift) = protocol::evaluator_input_cost(&set);
     assert_eq!(cost.ot_bytes, (1 + ots) * protocol::OT_BYTES + lift);
-    // 17 bits to both (3 bytes each way), 6 residues to the evaluator.
-    assert_eq!(cost.output_bytes, 2 * 3 + 6 * 2);
+    // 17 bits to both (3 bytes each way), 6 residues to the evaluator; each output frame
+    // ends with the 8-byte structure digest.
+    let digest = protocol::STRUCTURE_DIGEST_BYTES;
+    assert_eq!(cost.output_bytes, 2 * (3 + digest) + (6 * 2 + digest));
     assert_eq!(
         (
             cost.garbler_input_bytes,
@@ -263,9 +265,9 @@ fn counter_pins_a_mixed_program() {
             cost.ot_bytes,
             cost.output_bytes
         ),
-        (359, 20, 635, 18)
+        (359, 20, 635, 42)
     );
-    assert_eq!(cost.total_bytes(), 18_885 + 359 + 635 + 18);
+    assert_eq!(cost.total_bytes(), 18_885 + 359 + 635 + 42);
 
     // The tally, and its gadgets' tables, give the arithmetic part of the cost.
     let primes = set.primes().to_vec();
@@ -319,8 +321,13 @@ fn counter_costs_boolean_programs_as_before() {
     assert_eq!(cost.table_rows, 2 * cost.ands);
     assert_eq!(cost.garbler_input_bytes, 64 * 16);
     assert_eq!((cost.ots, cost.ot_bytes), (64, 64 * protocol::OT_BYTES));
-    // One bit both ways, then 64 bits (8 bytes) of colours to the garbler.
-    assert_eq!((cost.output_bits, cost.output_bytes), (65, 2 + 8));
+    // One bit both ways, then 64 bits (8 bytes) of colours to the garbler; each output frame
+    // ends with the 8-byte structure digest.
+    let digest = protocol::STRUCTURE_DIGEST_BYTES;
+    assert_eq!(
+        (cost.output_bits, cost.output_bytes),
+        (65, 2 * (1 + digest) + 8 + digest)
+    );
     // A library op's cost fields are those `mixgc ops` prints.
     let aes = mixgc_program::library::cost("aes128", None, None).unwrap();
     assert_eq!(

@@ -27,6 +27,7 @@ mod prep;
 mod primitives;
 mod program;
 mod rows;
+mod structure;
 mod terms;
 
 pub use error::SessionError;

@@ -29,7 +29,43 @@ use crate::bits::{pack, unpack};
 use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::agree_on_program;
 use crate::rows::{RowReader, RowWriter};
+use crate::structure::{split_digest, Step, Structure, DIGEST_BYTES};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
+
+/// The code of a party in the structure digest.
+fn owner_code(p: PartyId) -> u64 {
+    u64::from(p == PartyId::EVALUATOR)
+}
+
+/// The code of an audience in the structure digest.
+fn audience_code(to: Audience) -> u64 {
+    u64::from(to.contains(PartyId::GARBLER)) | u64::from(to.contains(PartyId::EVALUATOR)) << 1
+}
+
+/// Checks the structure digest at the end of an output frame from the peer; on a mismatch
+/// tells the peer why, so both parties name it. Returns the frame's payload.
+fn checked_output_frame<'f, C: Channel>(
+    ch: &mut C,
+    structure: &Structure,
+    frame: &'f [u8],
+    tag: Tag,
+    payload_len: usize,
+) -> Result<&'f [u8], ProgramError> {
+    let (payload, digest) = split_digest(frame)
+        .filter(|(p, _)| p.len() == payload_len)
+        .ok_or_else(|| {
+            peer(PeerMisbehaved::WrongLength {
+                tag,
+                len: frame.len(),
+                expected: payload_len + DIGEST_BYTES,
+            })
+        })?;
+    if let Err(e) = structure.check(digest) {
+        let _ = mixgc_net::send_abort(ch, &e.to_string());
+        return Err(peer(e));
+    }
+    Ok(payload)
+}
 
 fn peer(e: impl Into<SessionError>) -> ProgramError {
     ProgramError::Peer(PeerError::new(e.into()))
@@ -66,6 +102,8 @@ pub struct ProgramGarbler<'s, C: Channel + 'static> {
     /// the next input or output reports it.
     error: FirstError,
     inputs: usize,
+    /// The run's structure so far, compared with the peer's at each output.
+    structure: Structure,
 }
 
 impl<C: Channel + 'static> GarblerSession<C> {
@@ -94,6 +132,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
             arith_rows: Vec::new(),
             error: None,
             inputs: 0,
+            structure: Structure::default(),
         })
     }
 }
@@ -162,6 +201,7 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
     type Wire = Block;
 
     fn xor(&mut self, a: Block, b: Block) -> Block {
+        self.structure.free();
         a ^ b
     }
 
@@ -171,6 +211,7 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
 
     /// Garbles up to [`MAX_AND_GROUP`] ANDs per hash batch, sending full frames as they fill.
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
+        self.structure.note(Step::Ands, pairs.len() as u64, 0);
         let mut out = vec![Block::ZERO; pairs.len()];
         // After a failure nothing is garbled (the run is lost, and rows that can no longer be
         // sent would pile up): the program hurries on to its next input or output, which
@@ -194,10 +235,12 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
     }
 
     fn not(&mut self, a: Block) -> Block {
+        self.structure.free();
         a ^ self.s.core.delta()
     }
 
     fn constant(&mut self, value: bool) -> Block {
+        self.structure.free();
         self.consts[value as usize]
     }
 
@@ -209,6 +252,8 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
     ) -> Result<Vec<Block>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
+        self.structure
+            .note(Step::Input, owner_code(owner), u64::from(width));
         self.sync()?;
         let delta = self.s.core.delta();
         match owner {
@@ -238,24 +283,30 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.structure
+            .note(Step::Output, wires.len() as u64, audience_code(to));
         self.sync()?;
         let decoding: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
         if to.contains(PartyId::EVALUATOR) {
-            send_frame(&mut self.s.ch, Tag::OutputDecoding, &pack(&decoding)).map_err(peer)?;
+            let mut frame = pack(&decoding);
+            frame.extend_from_slice(&self.structure.digest());
+            send_frame(&mut self.s.ch, Tag::OutputDecoding, &frame).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
         if !to.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let n = decoding.len();
-        let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, n.div_ceil(8)).map_err(peer)?;
-        let colours = unpack(&colours, n).ok_or_else(|| {
-            peer(PeerMisbehaved::WrongLength {
-                tag: Tag::OutputColours,
-                len: colours.len(),
-                expected: n.div_ceil(8),
-            })
-        })?;
+        let frame =
+            recv_frame(&mut self.s.ch, Tag::OutputColours, n.div_ceil(8) + DIGEST_BYTES).map_err(peer)?;
+        let payload = checked_output_frame(
+            &mut self.s.ch,
+            &self.structure,
+            &frame,
+            Tag::OutputColours,
+            n.div_ceil(8),
+        )?;
+        let colours = unpack(payload, n).expect("length checked");
         Ok(Some(colours.iter().zip(&decoding).map(|(c, d)| c ^ d).collect()))
     }
 }
@@ -270,6 +321,8 @@ pub struct ProgramEvaluator<'s, C: Channel> {
     rows: RowReader,
     error: FirstError,
     inputs: usize,
+    /// The run's structure so far, compared with the peer's at each output.
+    structure: Structure,
 }
 
 impl<C: Channel> EvaluatorSession<C> {
@@ -302,6 +355,7 @@ impl<C: Channel> EvaluatorSession<C> {
             rows: RowReader::new(MAX_TABLE_FRAME_BYTES),
             error: None,
             inputs: 0,
+            structure: Structure::default(),
         })
     }
 }
@@ -345,6 +399,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     type Wire = Block;
 
     fn xor(&mut self, a: Block, b: Block) -> Block {
+        self.structure.free();
         a ^ b
     }
 
@@ -354,6 +409,7 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
 
     /// Evaluates the same batches the garbler garbled (up to [`MAX_AND_GROUP`] ANDs each).
     fn and_many(&mut self, pairs: &[(Block, Block)]) -> Vec<Block> {
+        self.structure.note(Step::Ands, pairs.len() as u64, 0);
         let mut out = vec![Block::ZERO; pairs.len()];
         if self.error.is_some() {
             return out;
@@ -373,10 +429,12 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
 
     /// Under free-XOR the evaluator's ¬x is x's own label.
     fn not(&mut self, a: Block) -> Block {
+        self.structure.free();
         a
     }
 
     fn constant(&mut self, value: bool) -> Block {
+        self.structure.free();
         self.consts[value as usize]
     }
 
@@ -388,6 +446,8 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     ) -> Result<Vec<Block>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
+        self.structure
+            .note(Step::Input, owner_code(owner), u64::from(width));
         self.sync()?;
         match owner {
             PartyId::GARBLER => {
@@ -418,24 +478,30 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
     }
 
     fn output_to(&mut self, wires: &[Block], to: Audience) -> Result<Option<Vec<bool>>, ProgramError> {
+        self.structure
+            .note(Step::Output, wires.len() as u64, audience_code(to));
         self.sync()?;
         let colours: Vec<bool> = wires.iter().map(|w| w.lsb()).collect();
         let n = colours.len();
         let learned = if to.contains(PartyId::EVALUATOR) {
-            let d = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8)).map_err(peer)?;
-            let d = unpack(&d, n).ok_or_else(|| {
-                peer(PeerMisbehaved::WrongLength {
-                    tag: Tag::OutputDecoding,
-                    len: d.len(),
-                    expected: n.div_ceil(8),
-                })
-            })?;
+            let frame = recv_frame(&mut self.s.ch, Tag::OutputDecoding, n.div_ceil(8) + DIGEST_BYTES)
+                .map_err(peer)?;
+            let payload = checked_output_frame(
+                &mut self.s.ch,
+                &self.structure,
+                &frame,
+                Tag::OutputDecoding,
+                n.div_ceil(8),
+            )?;
+            let d = unpack(payload, n).expect("length checked");
             Some(colours.iter().zip(&d).map(|(c, d)| c ^ d).collect())
         } else {
             None
         };
         if to.contains(PartyId::GARBLER) {
-            send_frame(&mut self.s.ch, Tag::OutputColours, &pack(&colours)).map_err(peer)?;
+            let mut frame = pack(&colours);
+            frame.extend_from_slice(&self.structure.digest());
+            send_frame(&mut self.s.ch, Tag::OutputColours, &frame).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
         Ok(learned)

@@ -479,7 +479,9 @@ fn bytes_on_the_wire_follow_the_protocol_costs() {
             ),
             (
                 tag(Tag::OutputDecoding),
-                protocol::output_bytes(&set, false) as usize + n_bits.div_ceil(8),
+                protocol::output_bytes(&set, false) as usize
+                    + n_bits.div_ceil(8)
+                    + protocol::STRUCTURE_DIGEST_BYTES as usize,
             ),
             (tag(Tag::ProgramHeader), 33),
             (tag(Tag::ArithTables), 32),
@@ -756,5 +758,5 @@ fn seeded_program_transcript_is_pinned() {
     );
 }
 
-const PINNED_PROGRAM_GARBLER: &str = "8c516a5dd00bf6fd4394952a0b4b0a90ffc2461a9c7974d0aed1d75eaf71639c";
-const PINNED_PROGRAM_EVALUATOR: &str = "13a1aeb3c7741002ce07860a28fb5e4673fc58c8ab059232276f44325534e203";
+const PINNED_PROGRAM_GARBLER: &str = "83f6af102e41a6f3b4fc6a077a75604fcaef77d03ef42585df566e02bc1c610f";
+const PINNED_PROGRAM_EVALUATOR: &str = "0b6b0ebdd64585e149680cf20b8b2e9b21cfc7c520abc661e6a52729c7cc6fe6";

@@ -249,6 +249,47 @@ fn diverging_programs_are_detected() {
     assert!(err.contains("diverged") || err.contains("expected"), "{err}");
 }
 
+/// Programs that use the same rows but compute differently (one more NOT, or the same gates
+/// in another order) are caught at the first output by the structure digest, on both sides
+/// and in every reveal mode, instead of giving a wrong answer.
+#[test]
+fn programs_with_the_same_rows_but_another_structure_stop_at_the_first_output() {
+    for reveal in [
+        Audience::BOTH,
+        Audience::only(PartyId::EVALUATOR),
+        Audience::only(PartyId::GARBLER),
+    ] {
+        let (g, e) = run(
+            ["m"; 2],
+            [reveal; 2],
+            |ctx| {
+                let x = ctx.input_uint(PartyId::GARBLER, 8, Some(3))?;
+                let y = ctx.input_uint(PartyId::EVALUATOR, 8, None)?;
+                x.greater_than(&y).reveal()
+            },
+            |ctx| {
+                let x = ctx.input_uint(PartyId::GARBLER, 8, None)?;
+                let y = ctx.input_uint(PartyId::EVALUATOR, 8, Some(4))?;
+                (!&x.greater_than(&y)).reveal()
+            },
+        );
+        let named = |r: &Result<Option<bool>, String>| {
+            r.as_ref()
+                .err()
+                .is_some_and(|m| m.contains("the peer's program differs from ours"))
+        };
+        // Every party that learns an output names it (the one that compares the digest, and
+        // the other through its abort); a party that learns nothing has nothing to wait for.
+        for (learns, r) in [(PartyId::GARBLER, &g), (PartyId::EVALUATOR, &e)] {
+            if reveal.contains(learns) {
+                assert!(named(r), "{reveal}, {learns}: {r:?}");
+            } else {
+                assert_eq!(r, &Ok(None), "{reveal}, {learns}");
+            }
+        }
+    }
+}
+
 /// A failed two-party run reports the session's typed error, as the source of the program
 /// error, and again at a later output.
 #[test]

@@ -52,8 +52,9 @@ use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, PeerMis
 use mixgc_program::{ArithBackend, Audience, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
 
-use super::{peer, ProgramEvaluator, ProgramGarbler};
+use super::{audience_code, checked_output_frame, owner_code, peer, ProgramEvaluator, ProgramGarbler};
 use crate::primitives::{evaluator_primitives, garbler_primitives, label_primitives};
+use crate::structure::{Step, DIGEST_BYTES};
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// Bytes of the arithmetic hash key frame.
@@ -168,6 +169,7 @@ impl<C: Channel + 'static> ProgramGarbler<'_, C> {
         self.arith_rows.clear();
         match gadget(garbler, &mut self.arith_rows) {
             Ok(out) => {
+                self.structure.note(Step::Gadget, self.arith_rows.len() as u64, 0);
                 self.rows.push_bytes(&self.arith_rows);
                 self.send_full();
                 out
@@ -212,6 +214,8 @@ impl<C: Channel + 'static> ArithBackend for ProgramGarbler<'_, C> {
     ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
+        self.structure
+            .note(Step::Input, owner_code(owner) | 2, set.primes().len() as u64);
         self.sync()?;
         match owner {
             PartyId::GARBLER => {
@@ -253,10 +257,13 @@ impl<C: Channel + 'static> ArithBackend for ProgramGarbler<'_, C> {
         x: &[Label],
         to: Audience,
     ) -> Result<Option<u128>, ProgramError> {
+        self.structure
+            .note(Step::Output, x.len() as u64 | 1 << 32, audience_code(to));
         self.sync()?;
         let decoding: Vec<u64> = x.iter().map(ArithGarbler::decoding).collect();
         if to.contains(PartyId::EVALUATOR) {
-            let bytes = encode_residues(decoding.iter().copied());
+            let mut bytes = encode_residues(decoding.iter().copied());
+            bytes.extend_from_slice(&self.structure.digest());
             send_frame(&mut self.s.ch, Tag::OutputDecoding, &bytes).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
@@ -264,8 +271,9 @@ impl<C: Channel + 'static> ArithBackend for ProgramGarbler<'_, C> {
             return Ok(None);
         }
         let len = set.primes().len() * RESIDUE_BYTES;
-        let colours = recv_frame(&mut self.s.ch, Tag::OutputColours, len).map_err(peer)?;
-        let colours = decode_residues(&colours, set, Tag::OutputColours)?;
+        let frame = recv_frame(&mut self.s.ch, Tag::OutputColours, len + DIGEST_BYTES).map_err(peer)?;
+        let payload = checked_output_frame(&mut self.s.ch, &self.structure, &frame, Tag::OutputColours, len)?;
+        let colours = decode_residues(payload, set, Tag::OutputColours)?;
         let residues: Vec<u64> = colours
             .iter()
             .zip(&decoding)
@@ -324,6 +332,7 @@ impl<C: Channel> ProgramEvaluator<'_, C> {
             return fallback();
         };
         let out = bytes.map_err(SessionError::from).and_then(|n| {
+            self.structure.note(Step::Gadget, n as u64, 0);
             let rows = self.rows.take_bytes(n, &mut self.s.ch)?;
             let mut reader = TableReader::new(rows);
             let out = gadget(evaluator, &mut reader).and_then(|out| reader.finish().map(|()| out));
@@ -359,6 +368,8 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
     ) -> Result<Vec<Label>, ProgramError> {
         let index = self.inputs;
         self.inputs += 1;
+        self.structure
+            .note(Step::Input, owner_code(owner) | 2, set.primes().len() as u64);
         self.sync()?;
         match owner {
             PartyId::GARBLER => {
@@ -407,11 +418,15 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
         x: &[Label],
         to: Audience,
     ) -> Result<Option<u128>, ProgramError> {
+        self.structure
+            .note(Step::Output, x.len() as u64 | 1 << 32, audience_code(to));
         self.sync()?;
         let learned = if to.contains(PartyId::EVALUATOR) {
             let len = set.primes().len() * RESIDUE_BYTES;
-            let bytes = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len).map_err(peer)?;
-            let decoding = decode_residues(&bytes, set, Tag::OutputDecoding)?;
+            let frame = recv_frame(&mut self.s.ch, Tag::OutputDecoding, len + DIGEST_BYTES).map_err(peer)?;
+            let payload =
+                checked_output_frame(&mut self.s.ch, &self.structure, &frame, Tag::OutputDecoding, len)?;
+            let decoding = decode_residues(payload, set, Tag::OutputDecoding)?;
             let residues: Vec<u64> = x
                 .iter()
                 .zip(&decoding)
@@ -422,7 +437,8 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
             None
         };
         if to.contains(PartyId::GARBLER) {
-            let colours = encode_residues(x.iter().map(|w| w.colour()));
+            let mut colours = encode_residues(x.iter().map(|w| w.colour()));
+            colours.extend_from_slice(&self.structure.digest());
             send_frame(&mut self.s.ch, Tag::OutputColours, &colours).map_err(peer)?;
             self.s.ch.flush().map_err(peer)?;
         }
