@@ -40,7 +40,7 @@ pub use party::{run_party, PartyReport};
 pub use prep::{
     evaluator_online, evaluator_online_with_progress, garbler_online, EvaluatorPrep, GarblerPrep,
 };
-pub use program::{ProgramEvaluator, ProgramGarbler};
+pub use program::{stop_at_failure, ProgramEvaluator, ProgramGarbler};
 pub use terms::{SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.
