@@ -415,7 +415,7 @@ mod tests {
         let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
         let _c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
         let mut s = TcpChannel::accept(&listener, Duration::from_millis(100)).unwrap();
-        assert!(matches!(s.recv(&mut [0u8; 1]), Err(NetError::Timeout(_))));
+        assert!(matches!(s.recv(&mut [0u8; 1]), Err(NetError::PeerSilent { .. })));
     }
 
     #[test]
@@ -443,6 +443,49 @@ mod tests {
         assert!(
             start.elapsed() < CONNECT_RETRY,
             "no retries for a name that cannot resolve"
+        );
+    }
+
+    /// A peer that stops reading stalls the sends one timeout after the last byte moved (not
+    /// one per system call, nor again for the buffered rest), the message says so and
+    /// names the phase, and the spent connection fails later writes at once.
+    #[test]
+    fn a_peer_that_stops_reading_stalls_the_sends_once() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let _reader = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let timeout = Duration::from_millis(300);
+        let mut s = TcpChannel::accept(&listener, timeout).unwrap();
+        s.set_phase("the garbled tables");
+        let start = Instant::now();
+        let e = (0..1024)
+            .find_map(|_| s.send(&[7u8; 1 << 20]).err())
+            .expect("a gigabyte never read cannot all be sent");
+        let took = start.elapsed();
+        assert!(matches!(e, NetError::PeerNotReading { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("the peer stopped reading") && msg.contains("during the garbled tables"),
+            "{msg}"
+        );
+        assert!(took < 3 * timeout, "{took:?}");
+        let again = Instant::now();
+        assert!(matches!(s.flush(), Err(NetError::PeerNotReading { .. })));
+        assert!(matches!(s.send(&[1]), Err(NetError::PeerNotReading { .. })));
+        drop(s);
+        assert!(again.elapsed() < timeout / 2, "a spent connection waits no more");
+    }
+
+    /// A silent peer's timeout names the phase and that the peer stopped sending.
+    #[test]
+    fn a_silent_peer_is_named_with_the_phase() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let _c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let mut s = TcpChannel::accept(&listener, Duration::from_millis(100)).unwrap();
+        s.set_phase("the outputs");
+        let e = s.recv(&mut [0u8; 1]).unwrap_err().to_string();
+        assert!(
+            e.contains("the peer stopped sending") && e.contains("during the outputs"),
+            "{e}"
         );
     }
 
