@@ -509,13 +509,27 @@ fn a_program_garbler_stops_soon_after_its_evaluator_is_killed() {
             input.into(),
         ]
     };
-    let mut g_args = chain("garbler", "000102030405060708090a0b0c0d0e0f");
-    g_args.extend(["--listen".into(), "127.0.0.1:0".into()]);
-    let mut garbler = spawn(&strs(&g_args));
-    let addr = garbler.listening_addr();
+    // The evaluator dials first (it retries until the garbler listens) and the garbler
+    // starts once the evaluator is about to: slow starts on a loaded machine cannot use up
+    // the garbler's 2 s wait for its peer.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
     let mut e_args = chain("evaluator", "00112233445566778899aabbccddeeff");
-    e_args.extend(["--connect".into(), addr]);
+    e_args.extend(["--connect".into(), addr.clone()]);
     let evaluator = spawn(&strs(&e_args));
+    let note = evaluator.first_stderr_line(Duration::from_secs(60));
+    assert!(
+        note.is_some_and(|l| l.contains("plain TCP")),
+        "the evaluator did not start"
+    );
+    let mut g_args = chain("garbler", "000102030405060708090a0b0c0d0e0f");
+    g_args.extend(["--listen".into(), addr]);
+    let mut garbler = spawn(&strs(&g_args));
+    garbler.listening_addr();
     // 128 M ANDs take far longer than this: the run is under way when the evaluator dies.
     std::thread::sleep(Duration::from_millis(1500));
     drop(evaluator); // killed

@@ -18,6 +18,9 @@ pub trait Channel: Send {
     fn channel_binding(&self) -> Option<[u8; 32]> {
         None
     }
+    /// Names the protocol phase the next reads and writes belong to ("oblivious transfer",
+    /// "the garbled tables"), in words, for the message when the peer stalls in it.
+    fn set_phase(&mut self, _phase: &'static str) {}
 }
 
 impl<C: Channel + ?Sized> Channel for &mut C {
@@ -38,6 +41,9 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     }
     fn channel_binding(&self) -> Option<[u8; 32]> {
         (**self).channel_binding()
+    }
+    fn set_phase(&mut self, phase: &'static str) {
+        (**self).set_phase(phase)
     }
 }
 

@@ -11,6 +11,14 @@ pub enum NetError {
     Disconnected,
     #[error("the peer sent nothing for {} (timeout)", seconds(*.0))]
     Timeout(Duration),
+    /// Mid-session: nothing came from the peer for a whole timeout (it stopped, hung or
+    /// died without closing) during `phase`.
+    #[error("the peer stopped sending: nothing came for {} during {phase} (timeout)", seconds(*.waited))]
+    PeerSilent { waited: Duration, phase: &'static str },
+    /// Mid-session: this side's sends made no progress for a whole timeout because the peer
+    /// stopped reading, during `phase`.
+    #[error("the peer stopped reading: this side's sends stalled for {} during {phase} (timeout)", seconds(*.waited))]
+    PeerNotReading { waited: Duration, phase: &'static str },
     /// The session ran past its overall deadline (`--deadline`), however the peer paced it.
     #[error("the session passed its deadline of {} s", .0.as_secs())]
     Deadline(Duration),
@@ -107,6 +115,23 @@ fn unexpected_frame(expected: Tag, got: u8) -> String {
 }
 
 impl NetError {
+    /// [`NetError::from_io`] for an error of a read during `phase`: a timeout is a silent peer.
+    pub fn from_recv(e: io::Error, timeout: Duration, phase: &'static str) -> NetError {
+        match NetError::from_io(e, timeout) {
+            NetError::Timeout(waited) => NetError::PeerSilent { waited, phase },
+            e => e,
+        }
+    }
+
+    /// [`NetError::from_io`] for an error of a write during `phase`: a timeout is a peer
+    /// that stopped reading.
+    pub fn from_send(e: io::Error, timeout: Duration, phase: &'static str) -> NetError {
+        match NetError::from_io(e, timeout) {
+            NetError::Timeout(waited) => NetError::PeerNotReading { waited, phase },
+            e => e,
+        }
+    }
+
     /// Maps an I/O error from a read or write to the error a user should see.
     pub fn from_io(e: io::Error, timeout: Duration) -> NetError {
         match e.kind() {

@@ -80,6 +80,20 @@ impl fmt::Display for Tag {
 }
 
 impl Tag {
+    /// The protocol phase a frame of this kind belongs to, in words (for messages about a
+    /// peer that stalls in it).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Tag::Hello | Tag::CircuitHeader | Tag::ProgramHeader | Tag::Abort => "the handshake",
+            Tag::GarblerLabels => "the garbler's input labels",
+            Tag::Tables | Tag::ArithTables => "the garbled tables",
+            Tag::OutputDecoding | Tag::OutputColours => "the outputs",
+            Tag::Preprocessed => "the preprocessing",
+            Tag::ReleaseKey => "the exchange of preprocessing release keys",
+            Tag::OnlineRequest | Tag::LabelCorrections => "the online phase's input labels",
+        }
+    }
+
     /// `a hello frame`, `an abort frame`.
     pub fn a_frame(self) -> String {
         let name = self.to_string();
@@ -94,6 +108,9 @@ impl Tag {
 
 pub fn send_frame<C: Channel + ?Sized>(ch: &mut C, tag: Tag, payload: &[u8]) -> Result<(), NetError> {
     assert!(payload.len() <= MAX_FRAME_BYTES, "frame payload too large");
+    if tag != Tag::Abort {
+        ch.set_phase(tag.phase());
+    }
     let mut header = [0u8; 5];
     header[0] = tag as u8;
     header[1..].copy_from_slice(&(payload.len() as u32).to_le_bytes());
@@ -139,6 +156,9 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
     tag: Tag,
     max_len: usize,
 ) -> Result<usize, NetError> {
+    if tag != Tag::Abort {
+        ch.set_phase(tag.phase());
+    }
     let mut header = [0u8; 5];
     ch.recv(&mut header)?;
     let len = u32::from_le_bytes(header[1..].try_into().unwrap()) as usize;

@@ -51,4 +51,7 @@ impl Channel for PeerChannel {
     fn channel_binding(&self) -> Option<[u8; 32]> {
         self.inner_ref().channel_binding()
     }
+    fn set_phase(&mut self, phase: &'static str) {
+        self.inner().set_phase(phase)
+    }
 }

@@ -1,4 +1,4 @@
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
@@ -15,22 +15,30 @@ const SEND_BUFFER: usize = 1 << 20;
 const RECV_BUFFER: usize = 64 << 10;
 
 /// A TCP connection to the peer: `TCP_NODELAY`, buffered I/O, a read and write timeout that
-/// turns a silent peer into an error instead of a hang, and an optional overall deadline
-/// ([`TcpChannel::set_deadline`]) that ends a session even when a peer drips a byte at a
-/// time, never silent for a whole timeout.
+/// turns a silent peer (or one that stopped reading) into an error instead of a hang, and an
+/// optional overall deadline ([`TcpChannel::set_deadline`]) that ends a session even when a
+/// peer drips a byte at a time, never silent for a whole timeout.
+///
+/// After a failed write the connection is spent: later writes and flushes fail at once
+/// with the same error instead of waiting on the peer again, and dropping it sends nothing.
 pub struct TcpChannel {
     reader: BufReader<TcpStream>,
-    writer: BufWriter<TcpStream>,
+    writer: TcpStream,
+    /// Bytes handed to `send` and not written to the socket yet.
+    pending: Vec<u8>,
     sent: u64,
     received: u64,
     timing: Timing,
+    /// Why the connection is spent, once a write failed.
+    failed: Option<NetError>,
 }
 
-/// The per-call timeout and the optional overall deadline of one socket, shared by the TCP
-/// and the TLS channel.
+/// The per-call timeout, the optional overall deadline and the current protocol phase of
+/// one socket, shared by the TCP and the TLS channel.
 pub(crate) struct Timing {
     timeout: Duration,
     deadline: Option<Deadline>,
+    phase: &'static str,
 }
 
 /// When the session must be over, and whether the socket timeouts were cut to reach it.
@@ -47,6 +55,7 @@ impl Timing {
         Timing {
             timeout,
             deadline: None,
+            phase: "the start of the session",
         }
     }
 
@@ -56,6 +65,10 @@ impl Timing {
             total,
             shortened: false,
         });
+    }
+
+    pub(crate) fn set_phase(&mut self, phase: &'static str) {
+        self.phase = phase;
     }
 
     /// Before a system call on `socket`: refuses once the deadline has passed, and in the
@@ -78,16 +91,39 @@ impl Timing {
         Ok(())
     }
 
-    /// The error a user should see for `e`: past the deadline, the deadline.
-    pub(crate) fn io_error(&self, e: std::io::Error) -> NetError {
-        match (NetError::from_io(e, self.timeout), self.deadline) {
-            (NetError::Timeout(_), Some(d)) if d.shortened && Instant::now() >= d.at => {
-                NetError::Deadline(d.total)
-            }
+    /// The error a user should see for `e` from a read: past the deadline, the deadline.
+    pub(crate) fn recv_error(&self, e: std::io::Error) -> NetError {
+        self.past_deadline(NetError::from_recv(e, self.timeout, self.phase))
+    }
+
+    /// The error a user should see for `e` from a write: past the deadline, the deadline.
+    pub(crate) fn send_error(&self, e: std::io::Error) -> NetError {
+        self.past_deadline(NetError::from_send(e, self.timeout, self.phase))
+    }
+
+    /// The error of a write that made no progress for a whole timeout.
+    fn stalled(&self) -> NetError {
+        self.past_deadline(NetError::PeerNotReading {
+            waited: self.timeout,
+            phase: self.phase,
+        })
+    }
+
+    fn past_deadline(&self, e: NetError) -> NetError {
+        match (e, self.deadline) {
+            (
+                NetError::Timeout(_) | NetError::PeerSilent { .. } | NetError::PeerNotReading { .. },
+                Some(d),
+            ) if d.shortened && Instant::now() >= d.at => NetError::Deadline(d.total),
             (e, _) => e,
         }
     }
 }
+
+/// Largest piece written in one system call: a call that cannot place it within the timeout
+/// means the peer stopped reading (a blocking write returns short only when its timeout
+/// expires), so the stall is reported then, not after another timeout for the rest.
+const WRITE_PIECE: usize = 256 << 10;
 
 impl TcpChannel {
     /// Connects to `addr`, retrying for up to [`CONNECT_RETRY`] while the peer starts. A
@@ -118,13 +154,14 @@ impl TcpChannel {
 
     fn from_stream(stream: TcpStream, timeout: Duration) -> Result<TcpChannel, NetError> {
         let reader = BufReader::with_capacity(RECV_BUFFER, stream.try_clone().map_err(NetError::Io)?);
-        let writer = BufWriter::with_capacity(SEND_BUFFER, stream);
         Ok(TcpChannel {
             reader,
-            writer,
+            writer: stream,
+            pending: Vec::with_capacity(SEND_BUFFER),
             sent: 0,
             received: 0,
             timing: Timing::new(timeout),
+            failed: None,
         })
     }
 
@@ -137,11 +174,68 @@ impl TcpChannel {
 
     fn before_io(&mut self) -> Result<(), NetError> {
         // The reader and the writer are one socket: its timeouts are set once for both.
-        self.timing.before_io(self.writer.get_ref())
+        self.timing.before_io(&self.writer)
     }
 
-    fn io_error(&self, e: std::io::Error) -> NetError {
-        self.timing.io_error(e)
+    /// Writes `data` to the socket whole, a [`WRITE_PIECE`] at a time; a piece the peer does
+    /// not take within the timeout ends it with [`NetError::PeerNotReading`].
+    fn write_out(&mut self, mut data: &[u8]) -> Result<(), NetError> {
+        while !data.is_empty() {
+            self.before_io()?;
+            let piece = &data[..data.len().min(WRITE_PIECE)];
+            let began = Instant::now();
+            match self.writer.write(piece) {
+                Ok(0) => return Err(NetError::Disconnected),
+                // Short after a long wait: the call's timeout expired with the peer's window
+                // closed. (Short at once: a reset or a signal, which the next call reports.)
+                Ok(n) if n < piece.len() && began.elapsed() >= self.timing.timeout / 2 => {
+                    return Err(self.timing.stalled());
+                }
+                Ok(n) => data = &data[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.timing.send_error(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `write` unless an earlier write failed; a failure spends the connection.
+    fn writing(&mut self, write: impl FnOnce(&mut Self) -> Result<(), NetError>) -> Result<(), NetError> {
+        if let Some(e) = &self.failed {
+            return Err(spent(e));
+        }
+        write(self).inspect_err(|e| {
+            self.pending = Vec::new();
+            self.failed = Some(spent(e));
+        })
+    }
+}
+
+/// The error every write repeats once the connection is spent by `e`.
+fn spent(e: &NetError) -> NetError {
+    match e {
+        NetError::PeerNotReading { waited, phase } => NetError::PeerNotReading {
+            waited: *waited,
+            phase,
+        },
+        NetError::PeerSilent { waited, phase } => NetError::PeerSilent {
+            waited: *waited,
+            phase,
+        },
+        NetError::Timeout(t) => NetError::Timeout(*t),
+        NetError::Deadline(t) => NetError::Deadline(*t),
+        _ => NetError::Disconnected,
+    }
+}
+
+impl Drop for TcpChannel {
+    /// Sends what is still buffered (best effort, bounded by the timeout), unless a write
+    /// already failed.
+    fn drop(&mut self) {
+        if self.failed.is_none() && !self.pending.is_empty() {
+            let pending = std::mem::take(&mut self.pending);
+            let _ = self.write_out(&pending);
+        }
     }
 }
 
@@ -213,17 +307,24 @@ fn resolve(addr: &str) -> std::io::Result<SocketAddr> {
 }
 
 impl Channel for TcpChannel {
+    /// Buffers `data`; a buffer that would overflow goes out first, and a piece at least as
+    /// large as the buffer is written straight through.
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        let mut left = data;
-        while !left.is_empty() {
-            self.before_io()?;
-            match self.writer.write(left) {
-                Ok(0) => return Err(NetError::Disconnected),
-                Ok(n) => left = &left[n..],
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.io_error(e)),
+        self.writing(|ch| {
+            if ch.pending.len() + data.len() > SEND_BUFFER {
+                let pending = std::mem::take(&mut ch.pending);
+                let written = ch.write_out(&pending);
+                ch.pending = pending;
+                ch.pending.clear();
+                written?;
             }
-        }
+            if data.len() >= SEND_BUFFER {
+                ch.write_out(data)
+            } else {
+                ch.pending.extend_from_slice(data);
+                Ok(())
+            }
+        })?;
         self.sent += data.len() as u64;
         Ok(())
     }
@@ -238,7 +339,7 @@ impl Channel for TcpChannel {
                 Ok(0) => return Err(NetError::Disconnected),
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.io_error(e)),
+                Err(e) => return Err(self.timing.recv_error(e)),
             }
         }
         self.received += buf.len() as u64;
@@ -246,8 +347,13 @@ impl Channel for TcpChannel {
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
-        self.before_io()?;
-        self.writer.flush().map_err(|e| self.io_error(e))
+        self.writing(|ch| {
+            let pending = std::mem::take(&mut ch.pending);
+            let written = ch.write_out(&pending);
+            ch.pending = pending;
+            ch.pending.clear();
+            written
+        })
     }
 
     fn bytes_sent(&self) -> u64 {
@@ -256,6 +362,10 @@ impl Channel for TcpChannel {
 
     fn bytes_received(&self) -> u64 {
         self.received
+    }
+
+    fn set_phase(&mut self, phase: &'static str) {
+        self.timing.set_phase(phase);
     }
 }
 
@@ -305,7 +415,7 @@ mod tests {
         let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
         let _c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
         let mut s = TcpChannel::accept(&listener, Duration::from_millis(100)).unwrap();
-        assert!(matches!(s.recv(&mut [0u8; 1]), Err(NetError::Timeout(_))));
+        assert!(matches!(s.recv(&mut [0u8; 1]), Err(NetError::PeerSilent { .. })));
     }
 
     #[test]
@@ -333,6 +443,49 @@ mod tests {
         assert!(
             start.elapsed() < CONNECT_RETRY,
             "no retries for a name that cannot resolve"
+        );
+    }
+
+    /// A peer that stops reading stalls the sends one timeout after the last byte moved (not
+    /// one per system call, nor again for the buffered rest), the message says so and
+    /// names the phase, and the spent connection fails later writes at once.
+    #[test]
+    fn a_peer_that_stops_reading_stalls_the_sends_once() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let _reader = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let timeout = Duration::from_millis(300);
+        let mut s = TcpChannel::accept(&listener, timeout).unwrap();
+        s.set_phase("the garbled tables");
+        let start = Instant::now();
+        let e = (0..1024)
+            .find_map(|_| s.send(&[7u8; 1 << 20]).err())
+            .expect("a gigabyte never read cannot all be sent");
+        let took = start.elapsed();
+        assert!(matches!(e, NetError::PeerNotReading { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("the peer stopped reading") && msg.contains("during the garbled tables"),
+            "{msg}"
+        );
+        assert!(took < 3 * timeout, "{took:?}");
+        let again = Instant::now();
+        assert!(matches!(s.flush(), Err(NetError::PeerNotReading { .. })));
+        assert!(matches!(s.send(&[1]), Err(NetError::PeerNotReading { .. })));
+        drop(s);
+        assert!(again.elapsed() < timeout / 2, "a spent connection waits no more");
+    }
+
+    /// A silent peer's timeout names the phase and that the peer stopped sending.
+    #[test]
+    fn a_silent_peer_is_named_with_the_phase() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let _c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let mut s = TcpChannel::accept(&listener, Duration::from_millis(100)).unwrap();
+        s.set_phase("the outputs");
+        let e = s.recv(&mut [0u8; 1]).unwrap_err().to_string();
+        assert!(
+            e.contains("the peer stopped sending") && e.contains("during the outputs"),
+            "{e}"
         );
     }
 

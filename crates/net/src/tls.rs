@@ -312,7 +312,7 @@ impl TlsChannel {
             match self.conn.read_tls(&mut self.reader) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.timing.io_error(e)),
+                Err(e) => return Err(self.timing.recv_error(e)),
             }
         };
         if let Err(e) = self.conn.process_new_packets() {
@@ -331,7 +331,7 @@ impl TlsChannel {
                 Ok(0) => return Err(NetError::Disconnected),
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.timing.io_error(e)),
+                Err(e) => return Err(self.timing.send_error(e)),
             }
         }
         Ok(())
@@ -344,7 +344,7 @@ impl TlsChannel {
                 .conn
                 .writer()
                 .write(data)
-                .map_err(|e| self.timing.io_error(e))?;
+                .map_err(|e| self.timing.send_error(e))?;
             data = &data[n..];
             self.write_records()?;
             if n == 0 {
@@ -380,7 +380,7 @@ impl TlsChannel {
                         return Err(NetError::Disconnected);
                     }
                 }
-                Err(e) => return Err(self.timing.io_error(e)),
+                Err(e) => return Err(self.timing.recv_error(e)),
             }
             at_end = self.read_records()? == 0;
         }
@@ -423,6 +423,10 @@ impl Channel for TlsChannel {
 
     fn channel_binding(&self) -> Option<[u8; 32]> {
         Some(self.binding)
+    }
+
+    fn set_phase(&mut self, phase: &'static str) {
+        self.timing.set_phase(phase);
     }
 }
 

@@ -48,4 +48,7 @@ impl<C: Channel> Channel for TranscriptChannel<C> {
     fn channel_binding(&self) -> Option<[u8; 32]> {
         self.inner.channel_binding()
     }
+    fn set_phase(&mut self, phase: &'static str) {
+        self.inner.set_phase(phase)
+    }
 }

@@ -62,6 +62,7 @@ pub fn send<C: Channel + ?Sized>(
     count: usize,
     rng: &mut Rng,
 ) -> Result<Vec<(Block, Block)>, OtError> {
+    ch.set_phase("the base oblivious transfers");
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -126,6 +127,7 @@ pub fn receive<C: Channel + ?Sized>(
     choices: &[bool],
     rng: &mut Rng,
 ) -> Result<Vec<Block>, OtError> {
+    ch.set_phase("the base oblivious transfers");
     if choices.is_empty() {
         return Ok(Vec::new());
     }

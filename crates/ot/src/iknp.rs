@@ -163,6 +163,7 @@ impl OtSender {
         delta: Block,
         count: usize,
     ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
         self.guarded(|me| {
             if count == 0 {
                 return Ok(Vec::new());
@@ -184,6 +185,7 @@ impl OtSender {
         ch: &mut C,
         count: usize,
     ) -> Result<Vec<(Block, Block)>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
         self.guarded(|me| {
             if count == 0 {
                 return Ok(Vec::new());
@@ -325,6 +327,7 @@ impl OtReceiver {
         ch: &mut C,
         choices: &[bool],
     ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
         self.guarded(|me| {
             if choices.is_empty() {
                 return Ok(Vec::new());
@@ -349,6 +352,7 @@ impl OtReceiver {
         ch: &mut C,
         choices: &[bool],
     ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
         self.guarded(|me| {
             if choices.is_empty() {
                 return Ok(Vec::new());

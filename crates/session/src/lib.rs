@@ -42,7 +42,7 @@ pub use prep::{
     evaluator_online, evaluator_online_claiming, garbler_online, garbler_online_claiming, Claim,
     EvaluatorPrep, GarblerPrep,
 };
-pub use program::{ProgramEvaluator, ProgramGarbler};
+pub use program::{stop_at_failure, ProgramEvaluator, ProgramGarbler};
 pub use terms::{Command, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.

@@ -261,4 +261,11 @@ impl<C: Channel + 'static> Channel for Outlet<C> {
     fn bytes_received(&self) -> u64 {
         self.here.as_ref().map_or(self.counts.1, C::bytes_received)
     }
+
+    /// While the writer holds the channel, its frames name their own phase.
+    fn set_phase(&mut self, phase: &'static str) {
+        if let Some(ch) = self.here.as_mut() {
+            ch.set_phase(phase);
+        }
+    }
 }

@@ -18,6 +18,8 @@
 
 mod crt;
 
+use std::cell::Cell;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use mixgc_core::{Block, Unit};
@@ -75,9 +77,42 @@ fn peer(e: impl Into<SessionError>) -> ProgramError {
 /// output reports it again.
 type FirstError = Option<Arc<SessionError>>;
 
-/// Records `e` unless an earlier failure was recorded.
+/// Records `e` unless an earlier failure was recorded. Inside [`stop_at_failure`], a
+/// connection failure ends the run at once instead.
 fn record_first(first: &mut FirstError, e: impl Into<SessionError>) {
-    first.get_or_insert_with(|| Arc::new(e.into()));
+    let e = first.get_or_insert_with(|| Arc::new(e.into())).clone();
+    let lost = matches!(
+        *e,
+        SessionError::Net(_) | SessionError::Ot(_) | SessionError::IoThreadStopped
+    );
+    if lost && STOPPING.get() && !std::thread::panicking() {
+        std::panic::resume_unwind(Box::new(Stopped(e)));
+    }
+}
+
+thread_local! {
+    /// Whether a [`stop_at_failure`] runs on this thread.
+    static STOPPING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What unwinds a program run that [`stop_at_failure`] stops.
+struct Stopped(Arc<SessionError>);
+
+/// Runs `run`, a program run on this thread, so that a lost connection ends it at once
+/// with that error. Without it a run records the failure and hurries on, garbling nothing,
+/// to its next input or output, which reports it: a program with much work left (millions
+/// of gates) would outlive the timeout by seconds while its peer is long gone.
+pub fn stop_at_failure<T, E: From<Arc<SessionError>>>(run: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    let outer = STOPPING.replace(true);
+    let result = std::panic::catch_unwind(AssertUnwindSafe(run));
+    STOPPING.set(outer);
+    match result {
+        Ok(r) => r,
+        Err(payload) => match payload.downcast::<Stopped>() {
+            Ok(stopped) => Err(E::from(stopped.0)),
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    }
 }
 
 /// `Ok(out)`, or the recorded failure.

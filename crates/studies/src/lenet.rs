@@ -13,7 +13,7 @@ use mixgc_core::new_rng;
 use mixgc_net::Channel;
 use mixgc_program::lenet::{self, ConvLayer, ConvShape, Realization};
 use mixgc_program::Ctx;
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig};
+use mixgc_session::{stop_at_failure, Audience, EvaluatorSession, GarblerSession, PartyId, SessionConfig};
 use rand::Rng;
 use serde::Serialize;
 
@@ -301,8 +301,10 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     let summary = if role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, &cfg)?;
         let ctx = Ctx::new(s.program(&program, Audience::only(PartyId::EVALUATOR))?);
-        lenet::run(&ctx, &layer, r, None, Some(&weights))?;
-        ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+        stop_at_failure(|| -> Result<_, CliError> {
+            lenet::run(&ctx, &layer, r, None, Some(&weights))?;
+            Ok(ctx.into_inner().ok_or("the program is still shared")?.finish()?)
+        })?;
         format!(
             "garbler: {} outputs garbled for the evaluator; sent {} B, received {} B",
             layer.shape.outputs(),
@@ -312,8 +314,11 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
     } else {
         let mut s = EvaluatorSession::setup(ch, &cfg)?;
         let ctx = Ctx::new(s.program(&program, Audience::only(PartyId::EVALUATOR))?);
-        let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
-        ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+        let outputs = stop_at_failure(|| -> Result<_, CliError> {
+            let outputs = lenet::run(&ctx, &layer, r, Some(&image), None)?;
+            ctx.into_inner().ok_or("the program is still shared")?.finish()?;
+            Ok(outputs)
+        })?;
         let checked = phased::check(&outputs, &lenet_expected(&layer, r, &image, &weights))?;
         format!(
             "evaluator: {checked} outputs, all equal to the plaintext layer; sent {} B, received {} B",

@@ -5,7 +5,9 @@ use std::time::Instant;
 use mixgc_net::Channel;
 use mixgc_program::library::{self, Supply};
 use mixgc_program::PartyId;
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyReport, SessionConfig};
+use mixgc_session::{
+    stop_at_failure, Audience, EvaluatorSession, GarblerSession, PartyReport, SessionConfig,
+};
 use rand::Rng;
 
 use super::CliError;
@@ -68,8 +70,10 @@ impl LibraryRun {
             ($session:ty) => {{
                 let mut s = <$session>::setup(ch, cfg)?;
                 let mut backend = s.program(&run_name, Audience::BOTH)?;
-                let learned = library::build(&mut backend, name, width, size, &mut supply)?;
-                let ands = backend.finish()?;
+                let (learned, ands) = stop_at_failure(|| -> Result<_, CliError> {
+                    let learned = library::build(&mut backend, name, width, size, &mut supply)?;
+                    Ok((learned, backend.finish()?))
+                })?;
                 let ch = s.channel();
                 (
                     learned,
