@@ -4,6 +4,7 @@
 
 use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
+use mixgc_garble::Scheme;
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag};
 
 use crate::codec::Reader;
@@ -21,7 +22,7 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// party runs, and preprocessing exchanges release keys offline and online).
 pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
-const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 32;
+const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;
 /// Where the nonce starts in a hello.
 const NONCE_AT: usize = HELLO_LEN - 32;
 /// Most input or output values a header may list.
@@ -40,6 +41,20 @@ fn role_code(me: PartyId) -> Result<u8, SessionError> {
     }
 }
 
+/// A garbling scheme's code in the hello (pinned in transcripts).
+fn scheme_code(scheme: Scheme) -> u8 {
+    match scheme {
+        Scheme::HalfGates => 0,
+        Scheme::ThreeHalves => 1,
+    }
+}
+
+fn scheme_of_code(code: u8) -> Option<Scheme> {
+    [Scheme::HalfGates, Scheme::ThreeHalves]
+        .into_iter()
+        .find(|&s| scheme_code(s) == code)
+}
+
 /// What the setup agreed: the session id (both nonces hashed) and the gate-hash seed.
 pub(crate) struct Agreed {
     pub session_id: [u8; 32],
@@ -55,6 +70,7 @@ pub(crate) fn hello<C: Channel>(
     ch: &mut C,
     me: PartyId,
     hash: HashKind,
+    scheme: Scheme,
     command: Command,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
@@ -67,6 +83,7 @@ pub(crate) fn hello<C: Channel>(
     msg.push(role_code(me)?);
     msg.push(hash.code());
     msg.push(command.code());
+    msg.push(scheme_code(scheme));
     msg.extend_from_slice(&nonce);
     if let Some(t) = &tag {
         msg.extend_from_slice(t);
@@ -117,6 +134,12 @@ pub(crate) fn hello<C: Channel>(
         return Err(SessionError::Mismatch(
             "the peer runs a command this version does not know".into(),
         ));
+    }
+    if peer[10] != scheme_code(scheme) {
+        let theirs = scheme_of_code(peer[10]).map_or("unknown", Scheme::name);
+        return Err(SessionError::Mismatch(format!(
+            "garbling scheme differs: ours {scheme}, the peer's {theirs}"
+        )));
     }
     if let Some(t) = &tag {
         if peer[HELLO_LEN..] != t[..] {
@@ -217,6 +240,7 @@ pub fn fuzz_handshake(peer: &[u8]) -> bool {
         &mut ours,
         PartyId::EVALUATOR,
         HashKind::Tccr,
+        Scheme::HalfGates,
         Command::Library,
         [7; 32],
     )
@@ -486,10 +510,18 @@ mod tests {
                         &mut Bound(ch, x),
                         me,
                         HashKind::Tccr,
+                        Scheme::HalfGates,
                         Command::Library,
                         [nonce; 32],
                     ),
-                    None => hello(&mut { ch }, me, HashKind::Tccr, Command::Library, [nonce; 32]),
+                    None => hello(
+                        &mut { ch },
+                        me,
+                        HashKind::Tccr,
+                        Scheme::HalfGates,
+                        Command::Library,
+                        [nonce; 32],
+                    ),
                 };
                 r.map(|a| a.session_id).map_err(|e| e.to_string())
             })

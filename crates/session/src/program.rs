@@ -29,6 +29,7 @@ use crate::bits::{pack, unpack};
 use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::agree_on_program;
 use crate::rows::{RowReader, RowWriter};
+use crate::terms::half_gates_only;
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 fn peer(e: impl Into<SessionError>) -> ProgramError {
@@ -78,6 +79,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramGarbler<'_, C>, SessionError> {
+        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let delta = self.core.delta();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
@@ -279,6 +281,7 @@ impl<C: Channel> EvaluatorSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
+        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
         if frame.len() != 32 {
