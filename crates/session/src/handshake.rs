@@ -101,7 +101,8 @@ pub(crate) fn hello<C: Channel>(
         }
         e => e.into(),
     })?;
-    if peer.len() < HELLO_LEN || &peer[..5] != MAGIC {
+    // Magic and version first: another version's hello may have another length.
+    if peer.len() < 7 || &peer[..5] != MAGIC {
         return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
     let peer_version = u16::from_le_bytes([peer[5], peer[6]]);
