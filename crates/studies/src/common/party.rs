@@ -190,7 +190,8 @@ fn parse_hash(s: &str) -> Result<HashKind, String> {
     s.parse()
 }
 
-fn parse_garbling(s: &str) -> Result<Scheme, String> {
+/// Parses `--garbling`: `half-gates` or `three-halves`.
+pub fn parse_garbling(s: &str) -> Result<Scheme, String> {
     [Scheme::HalfGates, Scheme::ThreeHalves]
         .into_iter()
         .find(|g| g.name() == s)
