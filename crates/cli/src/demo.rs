@@ -7,13 +7,13 @@ use mixgc_circuit::shipped::AES_128;
 use mixgc_circuit::values;
 use mixgc_net::TcpChannel;
 use mixgc_program::library;
-use mixgc_session::{run_party, Audience, PartyId, PartyReport, SessionConfig, Terms};
+use mixgc_session::{run_party, Audience, PartyId, PartyReport, Scheme, SessionConfig, Terms};
 use rand::Rng;
 
 use crate::summary::{bytes, thousands};
 use crate::CliError;
 use mixgc_compile::Loaded;
-use mixgc_studies::common::{random_values, LibraryRun};
+use mixgc_studies::common::{parse_garbling, random_values, LibraryRun};
 
 const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";
@@ -34,6 +34,11 @@ pub struct DemoArgs {
     /// Operand width in bits (default: the example's).
     #[arg(long)]
     width: Option<u32>,
+    /// How the default tour garbles AND gates: half-gates (32 bytes per AND) or three-halves
+    /// (about 25 bytes per AND for about twice the hashing). Library examples run gate by
+    /// gate and take half-gates only.
+    #[arg(long, default_value = "half-gates", value_name = "SCHEME", value_parser = parse_garbling)]
+    garbling: Scheme,
 }
 
 /// `println!` that returns a closed stdout (e.g. `mixgc demo | head`) as an error
@@ -46,8 +51,17 @@ macro_rules! say {
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     if let Some(name) = &args.name {
+        if args.garbling != Scheme::HalfGates {
+            return Err(format!(
+                "`mixgc demo {name}` runs its program gate by gate, which garbles with half-gates only, \
+                 not {}: leave out --garbling",
+                args.garbling
+            )
+            .into());
+        }
         return library_demo(name, args.width, args.size);
     }
+    let garbling = args.garbling;
     say!("mixgc demo: a garbler and an evaluator, two threads of this process, talking over");
     say!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.\n");
 
@@ -55,14 +69,14 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     say!("[1] AES-128 on the FIPS-197 test vector");
     say!("    garbler holds the key           {FIPS_KEY}");
     say!("    evaluator holds the plaintext   {FIPS_PLAINTEXT}");
-    let (g, e) = two_party(&aes, &[FIPS_KEY], &[FIPS_PLAINTEXT])?;
+    let (g, e) = two_party(&aes, &[FIPS_KEY], &[FIPS_PLAINTEXT], garbling)?;
     let ct = values::to_hex(&e.outputs.clone().ok_or("evaluator learned nothing")?[0]);
     let ok = ct == FIPS_CIPHERTEXT;
     say!(
         "    both learn the ciphertext       {ct}  {}",
         if ok { "(matches FIPS-197)" } else { "(WRONG)" }
     );
-    explain(&aes, &g, &e)?;
+    explain(&aes, &g, &e, garbling)?;
     if !ok {
         return Err("AES-128 gave the wrong ciphertext".into());
     }
@@ -73,7 +87,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     say!("\n[2] Millionaires' problem, 64-bit: is the garbler richer than the evaluator?");
     say!("    garbler's wealth (secret)       {a}");
     say!("    evaluator's wealth (secret)     {b}");
-    let (g, e) = two_party(&cmp, &[&format!("{a:x}")], &[&format!("{b:x}")])?;
+    let (g, e) = two_party(&cmp, &[&format!("{a:x}")], &[&format!("{b:x}")], garbling)?;
     let richer = e.outputs.clone().ok_or("evaluator learned nothing")?[0][0];
     say!(
         "    both learn one bit              {} ({})",
@@ -84,7 +98,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
             "the garbler is not richer"
         }
     );
-    explain(&cmp, &g, &e)?;
+    explain(&cmp, &g, &e, garbling)?;
     if richer != (a > b) {
         return Err("the comparison gave the wrong answer".into());
     }
@@ -145,10 +159,14 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     Ok(())
 }
 
-fn explain(c: &Loaded, g: &PartyReport, e: &PartyReport) -> Result<(), CliError> {
+fn explain(c: &Loaded, g: &PartyReport, e: &PartyReport, garbling: Scheme) -> Result<(), CliError> {
     let s = c.circuit.stats();
+    let per_and = match garbling {
+        Scheme::HalfGates => "2 ciphertexts, 32 B each",
+        Scheme::ThreeHalves => "three-halves: 1.5 ciphertexts and 5 bits, about 25 B each",
+    };
     say!(
-        "    cost: {} ANDs (2 ciphertexts, 32 B each), {} free XOR/NOT gates",
+        "    cost: {} ANDs ({per_and}), {} free XOR/NOT gates",
         thousands(s.ands as u64),
         thousands((s.xors + s.nots) as u64)
     );
@@ -170,6 +188,7 @@ pub fn two_party(
     c: &Loaded,
     garbler_inputs: &[&str],
     evaluator_inputs: &[&str],
+    garbling: Scheme,
 ) -> Result<(PartyReport, PartyReport), CliError> {
     let terms = Terms {
         garbler_values: Some(garbler_inputs.len()),
@@ -184,7 +203,10 @@ pub fn two_party(
             .collect()
     };
     let (gin, ein) = (parse(&gv, garbler_inputs)?, parse(&ev, evaluator_inputs)?);
-    let cfg = SessionConfig::default();
+    let cfg = SessionConfig {
+        garbling,
+        ..SessionConfig::default()
+    };
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
     thread::scope(|s| {
         let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {

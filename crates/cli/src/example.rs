@@ -5,6 +5,7 @@
 use clap::Args;
 use mixgc_circuit::values;
 use mixgc_program::PartyId;
+use mixgc_session::Scheme;
 use mixgc_studies::common::{random_values, LibraryRun};
 
 use crate::load::parse_inputs;
@@ -53,6 +54,14 @@ pub struct ExampleArgs {
 }
 
 pub fn example(mut args: ExampleArgs) -> Result<(), CliError> {
+    if args.session.garbling != Scheme::HalfGates {
+        return Err(format!(
+            "`mixgc example` runs its program gate by gate, which garbles with half-gates only, not {}: \
+             leave out --garbling, or run its circuit (`mixgc export {} --out FILE`) with `mixgc run`",
+            args.session.garbling, args.name
+        )
+        .into());
+    }
     let op = LibraryRun::new(&args.name, args.width, args.size)?;
     let (owned, widths) = op.owned(args.role);
     let (inputs, note) = match args.input.as_deref() {

@@ -123,6 +123,17 @@ fn demo_computes_fips197() {
 }
 
 #[test]
+fn demo_computes_fips197_with_three_halves() {
+    let out = run1(&["demo", "--garbling", "three-halves"]);
+    out.assert_ok("demo --garbling three-halves");
+    assert!(out.stdout.contains("matches FIPS-197"), "{}", out.stdout);
+    assert!(out.stdout.contains("three-halves"), "{}", out.stdout);
+    assert!(!out.stdout.contains("WRONG"), "{}", out.stdout);
+    run1(&["demo", "millionaires", "--garbling", "three-halves"])
+        .assert_error("library demo with three-halves", &["half-gates only"]);
+}
+
+#[test]
 fn help_texts() {
     let top = run1(&["--help"]);
     top.assert_ok("--help");

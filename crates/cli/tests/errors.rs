@@ -233,6 +233,42 @@ fn mismatched_terms_are_named_on_both_sides() {
     both_fail(&g, &e, "value ownership differs");
     let (g, e) = garbler_listens(&adder, &["--input", "1", "--hash", "tccr"], &["--input", "2"]);
     both_fail(&g, &e, "gate hash differs");
+    let (g, e) = garbler_listens(
+        &adder,
+        &["--input", "1"],
+        &["--input", "2", "--garbling", "three-halves"],
+    );
+    g.assert_error(
+        "garbler",
+        &["garbling scheme differs: ours half-gates, the peer's three-halves"],
+    );
+    e.assert_error(
+        "evaluator",
+        &["garbling scheme differs: ours three-halves, the peer's half-gates"],
+    );
+    run1(&[
+        "run",
+        "--circuit",
+        &adder,
+        "--role",
+        "garbler",
+        "--garbling",
+        "quarter",
+    ])
+    .assert_error("unknown scheme", &["half-gates or three-halves", "quarter"]);
+    run1(&[
+        "example",
+        "aes-chain",
+        "--size",
+        "3",
+        "--role",
+        "garbler",
+        "--garbling",
+        "three-halves",
+        "--connect",
+        "127.0.0.1:9",
+    ])
+    .assert_error("example with three-halves", &["half-gates only", "mixgc run"]);
 }
 
 #[test]

@@ -49,3 +49,19 @@ pub enum Scheme {
     /// ([`Garbler::garble_bytes`], [`Evaluator::evaluate_bytes`]).
     ThreeHalves,
 }
+
+impl Scheme {
+    /// The scheme's name on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::HalfGates => "half-gates",
+            Scheme::ThreeHalves => "three-halves",
+        }
+    }
+}
+
+impl std::fmt::Display for Scheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

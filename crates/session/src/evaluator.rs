@@ -1,9 +1,9 @@
 use std::time::{Duration, Instant};
 
 use mixgc_arith::ArithEvaluator;
-use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
+use mixgc_compile::{CompiledCircuit, GateStream, RunKind, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, HashKind, Reporter, Rng, Unit};
-use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
+use mixgc_garble::{three_halves_group_bytes, Evaluator, Scheme, BLOCKS_PER_AND};
 use mixgc_net::{send_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtReceiver;
 use rand::RngCore;
@@ -39,13 +39,20 @@ impl<C: Channel> EvaluatorSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 2);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, PartyId::EVALUATOR, cfg.hash, cfg.command, nonce)?;
+        let agreed = hello(
+            &mut ch,
+            PartyId::EVALUATOR,
+            cfg.hash,
+            cfg.garbling,
+            cfg.command,
+            nonce,
+        )?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
             OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)
         })?;
         let base_ot_time = start.elapsed();
-        let mut core = Evaluator::new(AnyHash::new(cfg.hash, agreed.hash_seed));
+        let mut core = Evaluator::with_scheme(AnyHash::new(cfg.hash, agreed.hash_seed), cfg.garbling, 0);
         core.set_threads(threads)
             .map_err(|e| threads_failed(threads, e))?;
         Ok(EvaluatorSession {
@@ -131,7 +138,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let plan = EvaluatorPlan {
             instances: batch.len(),
             labels_bytes: (header.input_slots().len() - my_bits + 2) * 16,
-            table_blocks: header.num_ands() as usize * BLOCKS_PER_AND,
+            table_bytes: table_bytes(self.core.scheme(), circuit, &header)?,
             decoding_bytes: terms
                 .reveal
                 .contains(PartyId::EVALUATOR)
@@ -225,15 +232,24 @@ impl Consumer<'_> {
         let consts = [garbler_labels.next().unwrap(), garbler_labels.next().unwrap()];
 
         self.core.start(self.header, &labels, consts);
-        let mut left = self.plan.table_blocks;
+        let mut left = self.plan.table_bytes;
+        let three_halves = self.core.scheme() == Scheme::ThreeHalves;
         let mut pending: Vec<Block> = Vec::new();
+        let mut pending_bytes: Vec<u8> = Vec::new();
         self.circuit.rewind().map_err(stream_failed)?;
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
                 let before = self.core.ands_evaluated();
-                let (used, done) = self.core.evaluate(chunk, &pending);
+                let done = if three_halves {
+                    let (used, done) = self.core.evaluate_bytes(chunk, &pending_bytes);
+                    pending_bytes.drain(..used);
+                    done
+                } else {
+                    let (used, done) = self.core.evaluate(chunk, &pending);
+                    pending.drain(..used);
+                    done
+                };
                 self.progress.advance(self.core.ands_evaluated() - before);
-                pending.drain(..used);
                 if done {
                     break;
                 }
@@ -243,8 +259,12 @@ impl Consumer<'_> {
                     )));
                 }
                 let tables = inbox.recv_tables(left)?;
-                left -= tables.len();
-                if pending.is_empty() {
+                let bytes = (tables.len() * 16).min(left);
+                left -= bytes;
+                if three_halves {
+                    pending_bytes.extend_from_slice(&Block::slice_as_bytes(&tables)[..bytes]);
+                    inbox.recycle(tables);
+                } else if pending.is_empty() {
                     inbox.recycle(std::mem::replace(&mut pending, tables));
                 } else {
                     pending.extend_from_slice(&tables);
@@ -252,11 +272,34 @@ impl Consumer<'_> {
                 }
             }
         }
-        if left != 0 || !pending.is_empty() {
+        if left != 0 || !pending.is_empty() || !pending_bytes.is_empty() {
             return Err(stream_failed(StreamError::Malformed(
                 "the stream has fewer AND gates than its header says".into(),
             )));
         }
         Ok(())
     }
+}
+
+/// Table bytes of one instance of `circuit` under `scheme`. Three-halves garbles each AND
+/// run as one group, so this reads the stream's runs once.
+pub(crate) fn table_bytes(
+    scheme: Scheme,
+    circuit: &mut dyn GateStream,
+    header: &StreamHeader,
+) -> Result<usize, SessionError> {
+    if scheme == Scheme::HalfGates {
+        return Ok(header.num_ands() as usize * BLOCKS_PER_AND * 16);
+    }
+    let mut bytes = 0;
+    circuit.rewind().map_err(stream_failed)?;
+    while let Some(chunk) = circuit.next_chunk().map_err(stream_failed)? {
+        bytes += chunk
+            .runs()
+            .iter()
+            .filter(|r| r.kind == RunKind::And)
+            .map(|r| three_halves_group_bytes(r.len as usize))
+            .sum::<usize>();
+    }
+    Ok(bytes)
 }

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 use mixgc_arith::ArithGarbler;
 use mixgc_compile::{CompiledCircuit, GateStream, StreamError, StreamHeader};
 use mixgc_core::{new_rng, AnyHash, Block, Reporter, Rng, Unit};
-use mixgc_garble::Garbler;
+use mixgc_garble::{Garbler, Scheme};
 use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::OtSender;
 use rand::RngCore;
@@ -47,14 +47,25 @@ impl<C: Channel + 'static> GarblerSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(&mut ch, PartyId::GARBLER, cfg.hash, cfg.command, nonce)?;
+        let agreed = hello(
+            &mut ch,
+            PartyId::GARBLER,
+            cfg.hash,
+            cfg.garbling,
+            cfg.command,
+            nonce,
+        )?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
             OtSender::setup(&mut ch, &agreed.session_id, &mut rng)
         })?;
         let base_ot_time = start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
-        let mut core = Garbler::new(AnyHash::new(cfg.hash, agreed.hash_seed), delta);
+        let hash = AnyHash::new(cfg.hash, agreed.hash_seed);
+        let mut core = match cfg.garbling {
+            Scheme::HalfGates => Garbler::new(hash, delta),
+            Scheme::ThreeHalves => Garbler::three_halves(hash, delta, Block::random(&mut rng)),
+        };
         core.set_threads(threads)
             .map_err(|e| threads_failed(threads, e))?;
         Ok(GarblerSession {
@@ -249,23 +260,28 @@ impl Producer<'_> {
         out: &mut dyn Outbox,
     ) -> Result<Vec<bool>, SessionError> {
         self.core.start(self.header, zero_labels, consts);
-        let mut left = self.header.num_ands() as usize * mixgc_garble::BLOCKS_PER_AND;
+        let mut left = self.header.num_ands();
+        let three_halves = self.core.scheme() == Scheme::ThreeHalves;
         self.circuit.rewind().map_err(stream_failed)?;
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
-                let wanted = self.rows.room().min(left);
                 let before = self.core.ands_garbled();
                 let core = &mut *self.core;
-                let done = self.rows.append_blocks(|rows| core.garble(chunk, rows, wanted));
+                let done = if three_halves {
+                    let wanted = self.rows.room() * 16;
+                    self.rows
+                        .append_bytes(|rows| core.garble_bytes(chunk, rows, wanted))
+                } else {
+                    let wanted = self.rows.room().min(left as usize * mixgc_garble::BLOCKS_PER_AND);
+                    self.rows.append_blocks(|rows| core.garble(chunk, rows, wanted))
+                };
                 let ands = self.core.ands_garbled() - before;
                 self.progress.advance(ands);
-                left = left
-                    .checked_sub(ands as usize * mixgc_garble::BLOCKS_PER_AND)
-                    .ok_or_else(|| {
-                        stream_failed(StreamError::Malformed(
-                            "the stream has more AND gates than its header says".into(),
-                        ))
-                    })?;
+                left = left.checked_sub(ands).ok_or_else(|| {
+                    stream_failed(StreamError::Malformed(
+                        "the stream has more AND gates than its header says".into(),
+                    ))
+                })?;
                 self.rows.send_full(out)?;
                 if done {
                     break;

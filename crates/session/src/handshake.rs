@@ -4,6 +4,7 @@
 
 use mixgc_compile::StreamHeader;
 use mixgc_core::{Block, HashKind};
+use mixgc_garble::Scheme;
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag};
 
 use crate::codec::Reader;
@@ -22,7 +23,7 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// release keys offline and online).
 pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
-const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 32;
+const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;
 /// The longest hello read (any protocol version's, to name a version that differs).
 const MAX_HELLO_BYTES: usize = 256;
 /// Where the nonce starts in a hello.
@@ -43,6 +44,20 @@ fn role_code(me: PartyId) -> Result<u8, SessionError> {
     }
 }
 
+/// A garbling scheme's code in the hello (pinned in transcripts).
+fn scheme_code(scheme: Scheme) -> u8 {
+    match scheme {
+        Scheme::HalfGates => 0,
+        Scheme::ThreeHalves => 1,
+    }
+}
+
+fn scheme_of_code(code: u8) -> Option<Scheme> {
+    [Scheme::HalfGates, Scheme::ThreeHalves]
+        .into_iter()
+        .find(|&s| scheme_code(s) == code)
+}
+
 /// What the setup agreed: the session id (both nonces hashed) and the gate-hash seed.
 pub(crate) struct Agreed {
     pub session_id: [u8; 32],
@@ -58,6 +73,7 @@ pub(crate) fn hello<C: Channel>(
     ch: &mut C,
     me: PartyId,
     hash: HashKind,
+    scheme: Scheme,
     command: Command,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
@@ -70,6 +86,7 @@ pub(crate) fn hello<C: Channel>(
     msg.push(role_code(me)?);
     msg.push(hash.code());
     msg.push(command.code());
+    msg.push(scheme_code(scheme));
     msg.extend_from_slice(&nonce);
     if let Some(t) = &tag {
         msg.extend_from_slice(t);
@@ -88,6 +105,7 @@ pub(crate) fn hello<C: Channel>(
         }
         e => e.into(),
     })?;
+    // Magic and version first: another version's hello may have another length.
     if peer.len() < 7 || &peer[..5] != MAGIC {
         return Err(SessionError::Mismatch("the peer is not a mixgc party".into()));
     }
@@ -121,6 +139,12 @@ pub(crate) fn hello<C: Channel>(
         return Err(SessionError::Mismatch(
             "the peer runs a command this version does not know".into(),
         ));
+    }
+    if peer[10] != scheme_code(scheme) {
+        let theirs = scheme_of_code(peer[10]).map_or("unknown", Scheme::name);
+        return Err(SessionError::Mismatch(format!(
+            "garbling scheme differs: ours {scheme}, the peer's {theirs}"
+        )));
     }
     if let Some(t) = &tag {
         if peer[HELLO_LEN..] != t[..] {
@@ -221,6 +245,7 @@ pub fn fuzz_handshake(peer: &[u8]) -> bool {
         &mut ours,
         PartyId::EVALUATOR,
         HashKind::Tccr,
+        Scheme::HalfGates,
         Command::Library,
         [7; 32],
     )
@@ -490,10 +515,18 @@ mod tests {
                         &mut Bound(ch, x),
                         me,
                         HashKind::Tccr,
+                        Scheme::HalfGates,
                         Command::Library,
                         [nonce; 32],
                     ),
-                    None => hello(&mut { ch }, me, HashKind::Tccr, Command::Library, [nonce; 32]),
+                    None => hello(
+                        &mut { ch },
+                        me,
+                        HashKind::Tccr,
+                        Scheme::HalfGates,
+                        Command::Library,
+                        [nonce; 32],
+                    ),
                 };
                 r.map(|a| a.session_id).map_err(|e| e.to_string())
             })

@@ -26,8 +26,10 @@ pub(crate) enum Frame {
 pub(crate) trait Inbox {
     /// A frame with `tag` and exactly `len` payload bytes.
     fn recv(&mut self, tag: Tag, len: usize) -> Result<Vec<u8>, SessionError>;
-    /// A table frame of 1..=`max_blocks` whole blocks.
-    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError>;
+    /// A table frame of 1 to `left` bytes (of the instance's tables), as blocks: whole
+    /// blocks, except that the instance's last frame may end inside one (byte-packed rows);
+    /// it then holds `left` bytes, the last block padded with zeros.
+    fn recv_tables(&mut self, left: usize) -> Result<Vec<Block>, SessionError>;
     /// Gives a spent table buffer back for reuse.
     fn recycle(&mut self, buf: Vec<Block>);
 }
@@ -64,16 +66,24 @@ impl<C: Channel> Inbox for Direct<'_, C> {
         Ok(frame)
     }
 
-    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
-        let limit = (max_blocks * 16).min(MAX_TABLE_FRAME_BYTES);
-        let len = recv_table_frame_len(self.ch, Tag::Tables, limit, 16)?;
+    fn recv_tables(&mut self, left: usize) -> Result<Vec<Block>, SessionError> {
+        let limit = left.min(MAX_TABLE_FRAME_BYTES);
+        let len = recv_table_frame_len(self.ch, Tag::Tables, limit, 1)?;
+        if len % 16 != 0 && len != left {
+            return Err(PeerMisbehaved::PartialRows {
+                tag: Tag::Tables,
+                len,
+                row_bytes: 16,
+            }
+            .into());
+        }
         let mut buf = std::mem::take(&mut self.spare);
         if let Some(returned) = self.returns.as_ref().and_then(|r| r.try_recv().ok()) {
             buf = returned;
         }
         buf.clear();
-        buf.resize(len / 16, Block::ZERO);
-        self.ch.recv(Block::slice_as_bytes_mut(&mut buf))?;
+        buf.resize(len.div_ceil(16), Block::ZERO);
+        self.ch.recv(&mut Block::slice_as_bytes_mut(&mut buf)[..len])?;
         Ok(buf)
     }
 
@@ -103,8 +113,8 @@ pub(crate) struct EvaluatorPlan {
     pub instances: usize,
     /// Bytes of each instance's garbler-labels frame.
     pub labels_bytes: usize,
-    /// Table blocks of each instance (cut into frames by the garbler).
-    pub table_blocks: usize,
+    /// Table bytes of each instance (cut into frames by the garbler).
+    pub table_bytes: usize,
     /// Bytes of each instance's output-decoding frame, if the evaluator learns outputs.
     pub decoding_bytes: Option<usize>,
 }
@@ -124,10 +134,10 @@ impl EvaluatorPlan {
             )) {
                 return Ok(());
             }
-            let mut left = self.table_blocks;
+            let mut left = self.table_bytes;
             while left > 0 {
                 let tables = inbox.recv_tables(left)?;
-                left -= tables.len();
+                left -= (tables.len() * 16).min(left);
                 if !deliver(Frame::Tables(tables)) {
                     return Ok(());
                 }
@@ -166,7 +176,7 @@ impl Inbox for Prefetched {
         }
     }
 
-    fn recv_tables(&mut self, _max_blocks: usize) -> Result<Vec<Block>, SessionError> {
+    fn recv_tables(&mut self, _left: usize) -> Result<Vec<Block>, SessionError> {
         match self.next()? {
             Frame::Tables(blocks) => Ok(blocks),
             Frame::Bytes(..) => unreachable!("the reader follows the same plan"),

@@ -36,7 +36,7 @@ use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::outlet::Outbox;
 use crate::pipe::{Direct, EvaluatorPlan, Inbox};
 use crate::rows::RowWriter;
-use crate::terms::{bits_of, check_inputs, phase};
+use crate::terms::{bits_of, check_inputs, half_gates_only, phase};
 use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION};
 
 mod state;
@@ -54,6 +54,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         circuit: &mut dyn GateStream,
         terms: &Terms,
     ) -> Result<GarblerPrep, SessionError> {
+        half_gates_only(self.core.scheme(), "preprocessing")?;
         let result = self.preprocess_inner(circuit, terms);
         abort_on_bad_input(&mut self.ch, result)
     }
@@ -160,6 +161,7 @@ impl<C: Channel> EvaluatorSession<C> {
         terms: &Terms,
         store: &mut dyn Write,
     ) -> Result<EvaluatorPrep, SessionError> {
+        half_gates_only(self.core.scheme(), "preprocessing")?;
         let result = self.preprocess_inner(circuit, terms, store);
         abort_on_bad_input(&mut self.ch, result)
     }
@@ -181,7 +183,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 
         let mut inbox = Direct::new(&mut self.ch);
-        let all = header.num_ands() as usize * BLOCKS_PER_AND;
+        let all = header.num_ands() as usize * BLOCKS_PER_AND * 16;
         let progress = &self.progress;
         let mut tables_digest = blake3::Hasher::new();
         phase(
@@ -194,9 +196,9 @@ impl<C: Channel> EvaluatorSession<C> {
                 while left > 0 {
                     let tables = inbox.recv_tables(left)?;
                     // ANDs whose tables are now complete (a frame may end inside one).
-                    let complete = |left: usize| ((all - left) / BLOCKS_PER_AND) as u64;
-                    progress.advance(complete(left - tables.len()) - complete(left));
-                    left -= tables.len();
+                    let complete = |left: usize| ((all - left) / (BLOCKS_PER_AND * 16)) as u64;
+                    progress.advance(complete(left - tables.len() * 16) - complete(left));
+                    left -= tables.len() * 16;
                     tables_digest.update(Block::slice_as_bytes(&tables));
                     store
                         .write_all(Block::slice_as_bytes(&tables))
@@ -491,7 +493,7 @@ fn evaluator_online_inner<C: Channel>(
         plan: EvaluatorPlan {
             instances: 1,
             labels_bytes,
-            table_blocks: prep.num_ands as usize * BLOCKS_PER_AND,
+            table_bytes: prep.num_ands as usize * BLOCKS_PER_AND * 16,
             decoding_bytes: None,
         },
         progress,
@@ -549,10 +551,11 @@ impl Inbox for Stored<'_> {
         }
     }
 
-    fn recv_tables(&mut self, max_blocks: usize) -> Result<Vec<Block>, SessionError> {
+    fn recv_tables(&mut self, left: usize) -> Result<Vec<Block>, SessionError> {
+        // Stored tables are half-gates rows: `left` is whole blocks.
         let mut buf = std::mem::take(&mut self.spare);
         buf.clear();
-        buf.resize(max_blocks.min(STORED_READ_BLOCKS), Block::ZERO);
+        buf.resize((left / 16).min(STORED_READ_BLOCKS), Block::ZERO);
         self.tables
             .read_exact(Block::slice_as_bytes_mut(&mut buf))
             .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;

@@ -32,6 +32,7 @@ use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::agree_on_program;
 use crate::rows::{RowReader, RowWriter};
 use crate::structure::{split_digest, Step, Structure, DIGEST_BYTES};
+use crate::terms::half_gates_only;
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// The code of a party in the structure digest.
@@ -151,6 +152,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramGarbler<'_, C>, SessionError> {
+        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let delta = self.core.delta();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
@@ -367,6 +369,7 @@ impl<C: Channel> EvaluatorSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
+        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
         if frame.len() != 32 {

@@ -28,6 +28,8 @@ pub(crate) struct RowWriter {
     tail: usize,
     /// Whole-block rows that start inside a block, before they join the stream.
     unaligned: Vec<Block>,
+    /// Byte-packed rows made by a core, before they join the stream.
+    packed: Vec<u8>,
     frames: FrameSchedule,
 }
 
@@ -38,6 +40,7 @@ impl RowWriter {
             pending: Vec::with_capacity(frames.blocks()),
             tail: 0,
             unaligned: Vec::new(),
+            packed: Vec::new(),
             frames,
         }
     }
@@ -53,6 +56,16 @@ impl RowWriter {
         let out = append(&mut side);
         self.push_bytes(Block::slice_as_bytes(&side));
         self.unaligned = side;
+        out
+    }
+
+    /// Appends byte-packed rows that `append` pushes onto the (empty) buffer it is given.
+    pub(crate) fn append_bytes<R>(&mut self, append: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let mut side = mem::take(&mut self.packed);
+        side.clear();
+        let out = append(&mut side);
+        self.push_bytes(&side);
+        self.packed = side;
         out
     }
 

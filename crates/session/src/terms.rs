@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use mixgc_core::{HashKind, Reporter, Unit};
+use mixgc_garble::Scheme;
 use mixgc_program::{Audience, PartyId};
 
 use crate::SessionError;
@@ -78,10 +79,14 @@ impl std::fmt::Display for Command {
     }
 }
 
-/// Settings of a session, fixed at setup; both parties must agree on `hash`.
+/// Settings of a session, fixed at setup; both parties must agree on `hash` and `garbling`.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
     pub hash: HashKind,
+    /// How compiled circuits garble their AND gates: half-gates (32 bytes per AND) or
+    /// three-halves (about 25 bytes per AND, about twice the hashing). Programs and
+    /// preprocessing take half-gates only.
+    pub garbling: Scheme,
     /// The command this party runs (checked against the peer's in the hello).
     pub command: Command,
     /// Test-only: a seed that makes Δ, labels, nonces and OT secrets predictable, for
@@ -147,6 +152,18 @@ pub(crate) fn phase<T>(
     out
 }
 
+/// Refuses `what` (programs, preprocessing) in a session whose garbling scheme is not
+/// half-gates. Both parties agreed on the scheme in the hello, so both refuse alike and
+/// nothing is sent.
+pub(crate) fn half_gates_only(scheme: Scheme, what: &str) -> Result<(), SessionError> {
+    match scheme {
+        Scheme::HalfGates => Ok(()),
+        _ => Err(SessionError::Input(format!(
+            "{what} supports only the half-gates garbling scheme, and this session uses {scheme}"
+        ))),
+    }
+}
+
 /// The error when a core cannot start its threads.
 pub(crate) fn threads_failed(threads: usize, e: std::io::Error) -> SessionError {
     SessionError::Input(format!("cannot start {threads} threads: {e}"))
@@ -156,6 +173,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
             hash: HashKind::default(),
+            garbling: Scheme::HalfGates,
             command: Command::Library,
             insecure_seed: None,
             timeout: Duration::from_secs(30),

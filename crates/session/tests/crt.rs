@@ -758,5 +758,5 @@ fn seeded_program_transcript_is_pinned() {
     );
 }
 
-const PINNED_PROGRAM_GARBLER: &str = "83f6af102e41a6f3b4fc6a077a75604fcaef77d03ef42585df566e02bc1c610f";
-const PINNED_PROGRAM_EVALUATOR: &str = "0b6b0ebdd64585e149680cf20b8b2e9b21cfc7c520abc661e6a52729c7cc6fe6";
+const PINNED_PROGRAM_GARBLER: &str = "5c8c0fa50c4a41deb6ef2129a91094478811804c414613b22da32d7cac950fa8";
+const PINNED_PROGRAM_EVALUATOR: &str = "ed9841205fc9623f63b948a0c7ff7ef81d32178f123bae3a6f444082eade2d71";

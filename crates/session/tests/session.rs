@@ -7,7 +7,7 @@ use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::HashKind;
 use mixgc_net::{memory_pair, Channel, TcpChannel, TranscriptChannel};
 use mixgc_session::{
-    Audience, EvaluatorSession, GarblerSession, Outcome, PartyId, SessionConfig, SessionError, Terms,
+    Audience, EvaluatorSession, GarblerSession, Outcome, PartyId, Scheme, SessionConfig, SessionError, Terms,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -17,6 +17,17 @@ mod common;
 use common::Tap;
 
 type Res = Result<Outcome, SessionError>;
+
+/// Every garbling scheme: the correctness tests run against each.
+const SCHEMES: [Scheme; 2] = [Scheme::HalfGates, Scheme::ThreeHalves];
+
+/// The default configuration, garbling with `garbling`.
+fn config(garbling: Scheme) -> SessionConfig {
+    SessionConfig {
+        garbling,
+        ..SessionConfig::default()
+    }
+}
 
 fn circuit(name: &str) -> Circuit {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits");
@@ -51,11 +62,11 @@ fn split_inputs(c: &CompiledCircuit, terms: &Terms, all: &[Vec<bool>]) -> [Vec<V
     ]
 }
 
-fn two_party(c: &Circuit, all: &[Vec<bool>], terms: Terms, hash: HashKind) -> (Res, Res) {
+fn two_party(c: &Circuit, all: &[Vec<bool>], terms: Terms, hash: HashKind, garbling: Scheme) -> (Res, Res) {
     let compiled = compile(c);
     let cfg = SessionConfig {
         hash,
-        ..SessionConfig::default()
+        ..config(garbling)
     };
     run_pair(
         memory_pair(),
@@ -78,13 +89,21 @@ fn aes_128_fips_197_in_process_and_over_tcp() {
     let c = circuit("aes_128.txt");
     let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
     let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
-    let (g, e) = two_party(&c, &[key.clone(), pt.clone()], Terms::default(), HashKind::Tccr);
-    for r in [g.unwrap(), e.unwrap()] {
-        assert_eq!(
-            values::to_hex(&r.outputs.unwrap()[0]),
-            "69c4e0d86a7b0430d8cdb78070b4c55a"
+    for garbling in SCHEMES {
+        let (g, e) = two_party(
+            &c,
+            &[key.clone(), pt.clone()],
+            Terms::default(),
+            HashKind::Tccr,
+            garbling,
         );
-        assert_eq!(r.ands, 6400);
+        for r in [g.unwrap(), e.unwrap()] {
+            assert_eq!(
+                values::to_hex(&r.outputs.unwrap()[0]),
+                "69c4e0d86a7b0430d8cdb78070b4c55a"
+            );
+            assert_eq!(r.ands, 6400);
+        }
     }
 
     let compiled = compile(&c);
@@ -121,12 +140,22 @@ fn every_shipped_circuit_matches_plaintext_through_2pc() {
             continue;
         }
         let c = bristol::read_file(&path).unwrap();
-        for _ in 0..2 {
+        for garbling in SCHEMES {
             let inputs = random_inputs(&c, &mut rng);
             let want = c.eval_plain(&inputs).unwrap();
-            let (g, e) = two_party(&c, &inputs, Terms::default(), HashKind::Tccr);
-            assert_eq!(g.unwrap().outputs.unwrap(), want, "{}", path.display());
-            assert_eq!(e.unwrap().outputs.unwrap(), want, "{}", path.display());
+            let (g, e) = two_party(&c, &inputs, Terms::default(), HashKind::Tccr, garbling);
+            assert_eq!(
+                g.unwrap().outputs.unwrap(),
+                want,
+                "{} ({garbling})",
+                path.display()
+            );
+            assert_eq!(
+                e.unwrap().outputs.unwrap(),
+                want,
+                "{} ({garbling})",
+                path.display()
+            );
         }
     }
 }
@@ -141,9 +170,11 @@ proptest! {
         let terms = Terms { garbler_values: Some(k.min(nonzero)), reveal: Audience::BOTH };
         let inputs = random_inputs(&c, &mut rng);
         let want = c.eval_plain(&inputs).unwrap();
-        let (g, e) = two_party(&c, &inputs, terms, HashKind::Tccr);
-        prop_assert_eq!(g.unwrap().outputs.unwrap(), want.clone());
-        prop_assert_eq!(e.unwrap().outputs.unwrap(), want);
+        for garbling in SCHEMES {
+            let (g, e) = two_party(&c, &inputs, terms, HashKind::Tccr, garbling);
+            prop_assert_eq!(g.unwrap().outputs.unwrap(), want.clone());
+            prop_assert_eq!(e.unwrap().outputs.unwrap(), want.clone());
+        }
     }
 }
 
@@ -155,11 +186,14 @@ fn reveal_modes_give_outputs_only_to_who_learns() {
         values::parse_hex("7", 64).unwrap(),
     ];
     let twelve = values::parse_hex("c", 64).unwrap();
-    for (reveal, g_learns, e_learns) in [
+    for (reveal, g_learns, e_learns, garbling) in [
         (Audience::only(PartyId::GARBLER), true, false),
         (Audience::only(PartyId::EVALUATOR), false, true),
         (Audience::BOTH, true, true),
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|(r, g, e)| SCHEMES.map(|s| (r, g, e, s)))
+    {
         let (g, e) = two_party(
             &c,
             &inputs,
@@ -168,6 +202,7 @@ fn reveal_modes_give_outputs_only_to_who_learns() {
                 reveal,
             },
             HashKind::Tccr,
+            garbling,
         );
         let (g, e) = (g.unwrap(), e.unwrap());
         assert_eq!(g.outputs.is_some(), g_learns);
@@ -180,9 +215,15 @@ fn reveal_modes_give_outputs_only_to_who_learns() {
 
 #[test]
 fn several_executions_share_one_session() {
+    for garbling in SCHEMES {
+        several_executions_in(garbling);
+    }
+}
+
+fn several_executions_in(garbling: Scheme) {
     let c = compile(&circuit("adder64.txt"));
     let (gch, ech) = memory_pair();
-    let cfg = SessionConfig::default();
+    let cfg = config(garbling);
     let t = Terms::default();
     let e = thread::spawn({
         let (c, cfg) = (c.clone(), cfg.clone());
@@ -215,13 +256,28 @@ fn several_executions_share_one_session() {
 /// repeat.
 #[test]
 fn seeded_transcript_is_pinned() {
-    fn transcript(seed: Option<u64>, io_thread: bool) -> (String, String) {
+    check_pinned_transcript(Scheme::HalfGates, PINNED_GARBLER_SENT, PINNED_EVALUATOR_SENT);
+}
+
+/// [`seeded_transcript_is_pinned`] for three-halves garbling (the control key comes from
+/// the seeded session RNG).
+#[test]
+fn seeded_three_halves_transcript_is_pinned() {
+    check_pinned_transcript(
+        Scheme::ThreeHalves,
+        PINNED_THREE_HALVES_GARBLER_SENT,
+        PINNED_THREE_HALVES_EVALUATOR_SENT,
+    );
+}
+
+fn check_pinned_transcript(garbling: Scheme, garbler_sent: &str, evaluator_sent: &str) {
+    let transcript = |seed: Option<u64>, io_thread: bool| -> (String, String) {
         let c = compile(&circuit("aes_128.txt"));
         let (gch, ech) = memory_pair();
         let cfg = SessionConfig {
             insecure_seed: seed,
             io_thread,
-            ..SessionConfig::default()
+            ..config(garbling)
         };
         let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
         let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
@@ -238,7 +294,7 @@ fn seeded_transcript_is_pinned() {
             .unwrap();
         e.join().unwrap();
         g.channel().digests()
-    }
+    };
     let (sent, received) = transcript(Some(42), true);
     assert_eq!(
         (sent.clone(), received.clone()),
@@ -251,20 +307,24 @@ fn seeded_transcript_is_pinned() {
         "the I/O thread must not change the bytes"
     );
     assert_eq!(
-        sent, PINNED_GARBLER_SENT,
-        "garbler's transcript changed; update on purpose"
+        sent, garbler_sent,
+        "garbler's transcript changed ({garbling}); update on purpose"
     );
     assert_eq!(
-        received, PINNED_EVALUATOR_SENT,
-        "evaluator's transcript changed; update on purpose"
+        received, evaluator_sent,
+        "evaluator's transcript changed ({garbling}); update on purpose"
     );
     let (u1, _) = transcript(None, true);
     let (u2, _) = transcript(None, true);
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "f9fc507bdbed6d1be1b3fc2cdfd6431933b52bd7e44d6918decec578a693a876";
-const PINNED_EVALUATOR_SENT: &str = "a57ad74b0bf2c140efab4838f66fe0e48a03300d1d3e214f882974817aa4413f";
+const PINNED_GARBLER_SENT: &str = "1b284e5c16719242e6a5ac89d539d2ccf4c2a1cfc07b4c4645fa59ba9fa633f9";
+const PINNED_EVALUATOR_SENT: &str = "ab5707a3465760468a5be994a4beb85632acbc274d1bbd571a5741caf59d9003";
+const PINNED_THREE_HALVES_GARBLER_SENT: &str =
+    "eb9d9b679ef5e73b6149436dd9ac6f0f0e59bb505b1d8725318ddd1e00238800";
+const PINNED_THREE_HALVES_EVALUATOR_SENT: &str =
+    "3353ad068bd9c92b095185fa4ddc50583cb2df57873811bb17924ef6f874ddfd";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
@@ -347,6 +407,31 @@ fn mismatched_circuits_and_terms_stop_both_sides_naming_the_difference() {
         [x.clone(), x.clone()],
     );
     expect_mismatch(g, e, "gate hash differs");
+
+    let (g, e) = run_pair(
+        memory_pair(),
+        [cfg.clone(), config(Scheme::ThreeHalves)],
+        [&add, &add],
+        [t, t],
+        [x.clone(), x.clone()],
+    );
+    expect_mismatch(g, e, "garbling scheme differs");
+    let (g, e) = run_pair(
+        memory_pair(),
+        [config(Scheme::ThreeHalves), cfg.clone()],
+        [&add, &add],
+        [t, t],
+        [x.clone(), x],
+    );
+    let (g, e) = (g.unwrap_err().to_string(), e.unwrap_err().to_string());
+    assert!(
+        g.contains("garbling scheme differs: ours three-halves, the peer's half-gates"),
+        "{g}"
+    );
+    assert!(
+        e.contains("garbling scheme differs: ours half-gates, the peer's three-halves"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -385,10 +470,13 @@ fn wrong_input_width_is_reported_to_both_sides() {
 #[test]
 fn a_garbler_that_dies_mid_stream_gives_the_evaluator_an_error() {
     let aes = compile(&circuit("aes_128.txt"));
-    for budget in [10, 5_000, 20_000, 150_000] {
+    for (budget, garbling) in [10, 5_000, 20_000, 150_000]
+        .into_iter()
+        .flat_map(|b| SCHEMES.map(|s| (b, s)))
+    {
         let (g, e) = memory_pair();
         let dying = Tap::new(g, budget);
-        let cfg = SessionConfig::default();
+        let cfg = config(garbling);
         let ev = thread::spawn({
             let (aes, cfg) = (aes.clone(), cfg.clone());
             move || {
@@ -400,7 +488,10 @@ fn a_garbler_that_dies_mid_stream_gives_the_evaluator_an_error() {
             .and_then(|mut g| g.execute(&aes, &Terms::default(), &[vec![true; 128]]));
         drop(g);
         let err = ev.join().unwrap().unwrap_err().to_string();
-        assert!(err.contains("closed the connection"), "budget {budget}: {err}");
+        assert!(
+            err.contains("closed the connection"),
+            "budget {budget} ({garbling}): {err}"
+        );
     }
 }
 
@@ -430,7 +521,7 @@ fn garbage_from_the_peer_is_an_error_not_a_panic() {
 fn batches_return_every_instance() {
     let c = compile(&circuit("adder64.txt"));
     let hex = |v: u64| values::parse_hex(&format!("{v:x}"), 64).unwrap();
-    for garbler_values in [0, 1, 2] {
+    for (garbler_values, garbling) in [0, 1, 2].into_iter().flat_map(|k| SCHEMES.map(|s| (k, s))) {
         let terms = Terms {
             garbler_values: Some(garbler_values),
             reveal: Audience::BOTH,
@@ -443,7 +534,7 @@ fn batches_return_every_instance() {
         };
         let (gb, eb) = (split(0..garbler_values), split(garbler_values..2));
         let (gch, ech) = memory_pair();
-        let cfg = SessionConfig::default();
+        let cfg = config(garbling);
         let (g, e) = thread::scope(|s| {
             let e = s.spawn(|| {
                 EvaluatorSession::setup(ech, &cfg).and_then(|mut e| e.execute_batch(&c, &terms, &eb))
@@ -469,22 +560,24 @@ fn table_frames_stay_within_the_limit_on_large_circuits() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let compiled = compile(&c);
     let sets: Vec<Vec<Vec<bool>>> = (0..4).map(|_| random_inputs(&c, &mut rng)).collect();
-    let (gch, ech) = memory_pair();
-    let cfg = SessionConfig::default();
-    let t = Terms::default();
-    let gb: Vec<_> = sets.iter().map(|s| vec![s[0].clone()]).collect();
-    let eb: Vec<_> = sets.iter().map(|s| vec![s[1].clone()]).collect();
-    let (g, e) = thread::scope(|s| {
-        let e = s.spawn(|| {
-            EvaluatorSession::setup(ech, &cfg).and_then(|mut e| e.execute_batch(&compiled, &t, &eb))
+    for garbling in SCHEMES {
+        let (gch, ech) = memory_pair();
+        let cfg = config(garbling);
+        let t = Terms::default();
+        let gb: Vec<_> = sets.iter().map(|s| vec![s[0].clone()]).collect();
+        let eb: Vec<_> = sets.iter().map(|s| vec![s[1].clone()]).collect();
+        let (g, e) = thread::scope(|s| {
+            let e = s.spawn(|| {
+                EvaluatorSession::setup(ech, &cfg).and_then(|mut e| e.execute_batch(&compiled, &t, &eb))
+            });
+            let g = GarblerSession::setup(gch, &cfg).and_then(|mut g| g.execute_batch(&compiled, &t, &gb));
+            (g.unwrap(), e.join().unwrap().unwrap())
         });
-        let g = GarblerSession::setup(gch, &cfg).and_then(|mut g| g.execute_batch(&compiled, &t, &gb));
-        (g.unwrap(), e.join().unwrap().unwrap())
-    });
-    for (i, s) in sets.iter().enumerate() {
-        let want = c.eval_plain(s).unwrap();
-        assert_eq!(g[i].outputs.as_ref().unwrap(), &want);
-        assert_eq!(e[i].outputs.as_ref().unwrap(), &want);
+        for (i, s) in sets.iter().enumerate() {
+            let want = c.eval_plain(s).unwrap();
+            assert_eq!(g[i].outputs.as_ref().unwrap(), &want);
+            assert_eq!(e[i].outputs.as_ref().unwrap(), &want);
+        }
     }
 }
 
@@ -567,11 +660,11 @@ fn threads_change_no_byte_on_the_wire() {
     };
     let key = values::parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
     let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
-    let run = |garbler_threads: usize, evaluator_threads: usize| {
+    let run = |garbler_threads: usize, evaluator_threads: usize, garbling: Scheme| {
         let cfg = |threads| SessionConfig {
             insecure_seed: Some(7),
             threads,
-            ..SessionConfig::default()
+            ..config(garbling)
         };
         let (gch, ech) = memory_pair();
         thread::scope(|s| {
@@ -600,9 +693,19 @@ fn threads_change_no_byte_on_the_wire() {
             g_digests
         })
     };
-    let one = run(1, 1);
-    assert_eq!(run(2, 3), one, "threads changed the transcript");
-    assert_eq!(run(3, 1), one, "threads changed the transcript");
+    for garbling in SCHEMES {
+        let one = run(1, 1, garbling);
+        assert_eq!(
+            run(2, 3, garbling),
+            one,
+            "threads changed the transcript ({garbling})"
+        );
+        assert_eq!(
+            run(3, 1, garbling),
+            one,
+            "threads changed the transcript ({garbling})"
+        );
+    }
     // A thread count out of range is refused before anything is sent.
     let (a, _b) = memory_pair();
     let bad = SessionConfig {
@@ -611,4 +714,76 @@ fn threads_change_no_byte_on_the_wire() {
     };
     let err = GarblerSession::setup(a, &bad).err().unwrap().to_string();
     assert!(err.contains("threads"), "{err}");
+}
+
+/// Programs (gate by gate) and preprocessing garble with half-gates only: a three-halves
+/// session refuses them on both sides before sending anything, and stays usable.
+#[test]
+fn three_halves_sessions_refuse_programs_and_preprocessing() {
+    let c = compile(&circuit("adder64.txt"));
+    let cfg = config(Scheme::ThreeHalves);
+    let t = Terms::default();
+    let x = values::parse_hex("5", 64).unwrap();
+    let expect_refusal = |r: Result<(), SessionError>, what: &str| {
+        let msg = r.unwrap_err().to_string();
+        assert!(
+            msg.contains(&format!("{what} supports only the half-gates garbling scheme"))
+                && msg.contains("this session uses three-halves"),
+            "{msg}"
+        );
+    };
+    let (gch, ech) = memory_pair();
+    let e = thread::spawn({
+        let (c, cfg, x) = (c.clone(), cfg.clone(), x.clone());
+        move || {
+            let mut e = EvaluatorSession::setup(ech, &cfg).unwrap();
+            expect_refusal(e.program("p", Audience::BOTH).map(drop), "running a program");
+            let mut store = Vec::new();
+            expect_refusal(
+                e.preprocess(c.header(), &t, &mut store).map(drop),
+                "preprocessing",
+            );
+            assert!(store.is_empty());
+            e.execute(&c, &t, &[x]).unwrap()
+        }
+    });
+    let mut g = GarblerSession::setup(gch, &cfg).unwrap();
+    expect_refusal(g.program("p", Audience::BOTH).map(drop), "running a program");
+    expect_refusal(g.preprocess(&mut c.stream(), &t).map(drop), "preprocessing");
+    let out = g.execute(&c, &t, &[x]).unwrap();
+    let ten = values::parse_hex("a", 64).unwrap();
+    assert_eq!(out.outputs.unwrap(), vec![ten.clone()]);
+    assert_eq!(e.join().unwrap().outputs.unwrap(), vec![ten]);
+}
+
+/// Three-halves sends at most 26 bytes per AND on the table stream (24 + 5/8 per AND, plus
+/// the rounding of each group), against half-gates' 32.
+#[test]
+fn three_halves_tables_take_at_most_26_bytes_per_and() {
+    let c = compile(&circuit("sha256.txt"));
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+    let inputs = random_inputs(&circuit("sha256.txt"), &mut rng);
+    let t = Terms::default();
+    let [gi, ei] = split_inputs(&c, &t, &inputs);
+    let table_bytes = |garbling: Scheme| {
+        let (gch, ech) = memory_pair();
+        let spy = Tap::new(gch, usize::MAX);
+        let cfg = config(garbling);
+        thread::scope(|s| {
+            let e = s.spawn(|| EvaluatorSession::setup(ech, &cfg).and_then(|mut e| e.execute(&c, &t, &ei)));
+            let mut g = GarblerSession::setup(spy, &cfg).unwrap();
+            g.execute(&c, &t, &gi).unwrap();
+            e.join().unwrap().unwrap();
+            g.channel()
+                .headers
+                .iter()
+                .filter(|h| h[0] == 5)
+                .map(|h| u32::from_le_bytes(h[1..].try_into().unwrap()) as u64)
+                .sum::<u64>()
+        })
+    };
+    let ands = c.header().num_ands();
+    assert_eq!(table_bytes(Scheme::HalfGates), 32 * ands);
+    let three_halves = table_bytes(Scheme::ThreeHalves);
+    assert!(three_halves <= 26 * ands, "{three_halves} bytes for {ands} ANDs");
 }

@@ -26,7 +26,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use mixgc_compile::{compile, CompiledCircuit};
 use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind};
-use mixgc_garble::{Evaluator, Garbler};
+use mixgc_garble::{Evaluator, Garbler, Scheme};
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
 use rand::Rng;
@@ -449,14 +449,26 @@ fn workload_args(w: Workload, executions: usize, hash: HashKind) -> Vec<String> 
     .to_vec()
 }
 
-/// In-memory garbling and evaluation of `blocks` AES-128 blocks; returns (garble, eval) ns/AND.
-fn in_memory(aes: &CompiledCircuit, blocks: usize, hash: HashKind) -> Result<(f64, f64), CliError> {
+/// In-memory garbling and evaluation of `blocks` AES-128 blocks with `garbling`; returns
+/// (garble, eval) ns/AND.
+fn in_memory(
+    aes: &CompiledCircuit,
+    blocks: usize,
+    hash: HashKind,
+    garbling: Scheme,
+) -> Result<(f64, f64), CliError> {
     let mut rng = new_rng(None, 0);
     let delta = Block::random(&mut rng).with_lsb_set();
     let seed = Block::random(&mut rng);
-    let mut garbler = Garbler::new(AnyHash::new(hash, seed), delta);
-    let mut evaluator = Evaluator::new(AnyHash::new(hash, seed));
+    let mut garbler = match garbling {
+        Scheme::HalfGates => Garbler::new(AnyHash::new(hash, seed), delta),
+        Scheme::ThreeHalves => {
+            Garbler::three_halves(AnyHash::new(hash, seed), delta, Block::random(&mut rng))
+        }
+    };
+    let mut evaluator = Evaluator::with_scheme(AnyHash::new(hash, seed), garbling, 0);
     let mut tables = Vec::with_capacity(aes.num_ands() as usize * 2);
+    let mut table_bytes = Vec::with_capacity(aes.num_ands() as usize * 25);
     let (mut garble, mut eval) = (Duration::ZERO, Duration::ZERO);
     for block in 0..blocks {
         let bits: Vec<bool> = (0..aes.input_slots().len()).map(|_| rng.gen()).collect();
@@ -468,13 +480,20 @@ fn in_memory(aes: &CompiledCircuit, blocks: usize, hash: HashKind) -> Result<(f6
             .collect();
         let consts = [Block::random(&mut rng), Block::random(&mut rng)];
         tables.clear();
+        table_bytes.clear();
         let t = Instant::now();
         garbler.start(aes, &zero, consts);
-        garbler.garble(aes.body(), &mut tables, usize::MAX);
+        match garbling {
+            Scheme::HalfGates => garbler.garble(aes.body(), &mut tables, usize::MAX),
+            Scheme::ThreeHalves => garbler.garble_bytes(aes.body(), &mut table_bytes, usize::MAX),
+        };
         garble += t.elapsed();
         let t = Instant::now();
         evaluator.start(aes, &active, [consts[0], consts[1] ^ delta]);
-        evaluator.evaluate(aes.body(), &tables);
+        match garbling {
+            Scheme::HalfGates => evaluator.evaluate(aes.body(), &tables),
+            Scheme::ThreeHalves => evaluator.evaluate_bytes(aes.body(), &table_bytes),
+        };
         eval += t.elapsed();
         if block == 0 || block + 1 == blocks {
             // Decode and compare with the plaintext engine: the timing is of a correct run.
@@ -537,7 +556,7 @@ fn measure_hash(
             args.runs,
             thousands(aes.num_ands() * blocks as u64)
         ));
-        let (gn, en) = in_memory(aes, blocks, hash)?;
+        let (gn, en) = in_memory(aes, blocks, hash, Scheme::HalfGates)?;
         bar.inc(1);
         g.push(gn);
         e.push(en);

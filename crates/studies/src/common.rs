@@ -8,8 +8,8 @@ use std::io::Write;
 
 pub use library::{random_values, LibraryRun};
 pub use party::{
-    open, owned_values, parse_deadline, parse_timeout, role_parser, Connection, Security, SessionOptions,
-    MAX_DEADLINE_SECS, MAX_TIMEOUT_SECS,
+    open, owned_values, parse_deadline, parse_garbling, parse_timeout, role_parser, Connection, Security,
+    SessionOptions, MAX_DEADLINE_SECS, MAX_TIMEOUT_SECS,
 };
 
 /// An error a command reports to the user (one line, no backtrace).

@@ -12,7 +12,9 @@ use mixgc_core::HashKind;
 use mixgc_net::{
     parse_fingerprint, Identity, NetError, PeerChannel, PeerCheck, TcpChannel, TlsChannel, TlsConfig,
 };
-use mixgc_session::{PartyId, SessionConfig, Terms, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES, MAX_THREADS};
+use mixgc_session::{
+    PartyId, Scheme, SessionConfig, Terms, FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES, MAX_THREADS,
+};
 
 use super::CliError;
 
@@ -145,6 +147,12 @@ pub struct SessionOptions {
     /// session) or fixed-key TCCR (`tccr`). Both run on the AES kernel `mixgc info --cpu` names.
     #[arg(long, default_value = "rekeyed", value_parser = parse_hash)]
     pub hash: HashKind,
+    /// How compiled circuits garble AND gates: half-gates (default, 32 bytes per AND) or
+    /// three-halves (about 25 bytes per AND for about twice the hashing: for links where
+    /// bandwidth, not compute, is the limit). Both parties must choose the same; programs run
+    /// gate by gate (`example`, `lenet`, `plan`) and `preprocess` take half-gates only.
+    #[arg(long, default_value = "half-gates", value_name = "SCHEME", value_parser = parse_garbling)]
+    pub garbling: Scheme,
     /// Target size of garbled-table frames in bytes, reached after a slow start from 64 KiB
     /// (64 KiB to 16 MiB; the garbler's setting is used).
     #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", value_parser = parse_batch_bytes)]
@@ -181,6 +189,14 @@ pub fn parse_timeout(s: &str) -> Result<u64, String> {
 
 fn parse_hash(s: &str) -> Result<HashKind, String> {
     s.parse()
+}
+
+/// Parses `--garbling`: `half-gates` or `three-halves`.
+pub fn parse_garbling(s: &str) -> Result<Scheme, String> {
+    [Scheme::HalfGates, Scheme::ThreeHalves]
+        .into_iter()
+        .find(|g| g.name() == s)
+        .ok_or_else(|| format!("expected half-gates or three-halves, got '{s}'"))
 }
 
 /// Longest `--deadline`: a week.
@@ -225,6 +241,7 @@ impl SessionOptions {
         }
         SessionConfig {
             hash: self.hash,
+            garbling: self.garbling,
             insecure_seed: self.insecure_seed,
             timeout: self.timeout(),
             batch_bytes: self.batch_bytes,
