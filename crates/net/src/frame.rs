@@ -33,10 +33,14 @@ pub enum Tag {
     /// Preprocessing: a key that opens the other party's stored state (offline each party
     /// gives the other one; online the garbler releases the evaluator's).
     ReleaseKey = 13,
+    /// Empty; sent by a party busy for long without sending (its local evaluation of a
+    /// preprocessed garbling) so that its peer's `--timeout` does not take it for dead.
+    /// Every frame reader skips it.
+    Heartbeat = 14,
 }
 
 impl Tag {
-    const ALL: [Tag; 13] = [
+    const ALL: [Tag; 14] = [
         Tag::Hello,
         Tag::Abort,
         Tag::CircuitHeader,
@@ -50,6 +54,7 @@ impl Tag {
         Tag::LabelCorrections,
         Tag::ArithTables,
         Tag::ReleaseKey,
+        Tag::Heartbeat,
     ];
 
     /// The tag with wire code `code`, if any.
@@ -75,6 +80,7 @@ impl fmt::Display for Tag {
             Tag::LabelCorrections => "label corrections",
             Tag::ArithTables => "arithmetic tables",
             Tag::ReleaseKey => "release key",
+            Tag::Heartbeat => "heartbeat",
         })
     }
 }
@@ -90,6 +96,7 @@ impl Tag {
             Tag::OutputDecoding | Tag::OutputColours => "the outputs",
             Tag::Preprocessed => "the preprocessing",
             Tag::ReleaseKey => "the exchange of preprocessing release keys",
+            Tag::Heartbeat => "a heartbeat",
             Tag::OnlineRequest | Tag::LabelCorrections => "the online phase's input labels",
         }
     }
@@ -161,6 +168,10 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
     }
     let mut header = [0u8; 5];
     ch.recv(&mut header)?;
+    // Heartbeats only say the peer is alive (receiving them reset the timeout).
+    while header == HEARTBEAT {
+        ch.recv(&mut header)?;
+    }
     let len = u32::from_le_bytes(header[1..].try_into().unwrap()) as usize;
     if tag != Tag::Abort {
         if let Some(stopped) = peer_abort(ch, &header) {
@@ -179,6 +190,15 @@ pub fn recv_frame_header<C: Channel + ?Sized>(
         return Err(PeerMisbehaved::FrameTooLong { tag, len, limit }.into());
     }
     Ok(len)
+}
+
+/// A heartbeat frame: its tag and a zero length.
+const HEARTBEAT: [u8; 5] = [Tag::Heartbeat as u8, 0, 0, 0, 0];
+
+/// Sends a heartbeat (see [`Tag::Heartbeat`]) and flushes it.
+pub fn send_heartbeat<C: Channel + ?Sized>(ch: &mut C) -> Result<(), NetError> {
+    ch.send(&HEARTBEAT)?;
+    ch.flush()
 }
 
 /// Longest abort message sent or read.
@@ -287,6 +307,20 @@ mod tests {
         b2.recv(&mut skip).unwrap();
         let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
         assert!(e.contains("the peer stopped: circuit digest differs"), "{e}");
+    }
+
+    #[test]
+    fn heartbeats_are_skipped_by_every_reader() {
+        let (mut a, mut b) = memory_pair();
+        send_heartbeat(&mut a).unwrap();
+        send_heartbeat(&mut a).unwrap();
+        send_frame(&mut a, Tag::OutputColours, b"ok").unwrap();
+        send_heartbeat(&mut a).unwrap();
+        a.flush().unwrap();
+        drop(a);
+        assert_eq!(recv_frame(&mut b, Tag::OutputColours, 2).unwrap(), b"ok");
+        // A heartbeat is not a frame to wait for: after it, the peer's end is an error.
+        assert!(recv_frame(&mut b, Tag::OutputColours, 2).is_err());
     }
 
     #[test]

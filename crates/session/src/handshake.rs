@@ -19,8 +19,9 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// batch of ANDs may span frames and arithmetic frames carry only the key; the ANDs inside
 /// CRT gadgets (a product's mod-2 residue, the reduction mod N of a bit decomposition) are
 /// the session's half-gates, on its one AND counter; 7: the re-keyed hash is the default
-/// gate hash, the hello names the command each party runs, and preprocessing exchanges
-/// release keys offline and online).
+/// gate hash, the hello names the command each party runs and its garbling scheme,
+/// preprocessing exchanges release keys offline and online, program outputs carry a
+/// structure digest, and a busy evaluator sends heartbeats online).
 pub const PROTOCOL_VERSION: u16 = 7;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;

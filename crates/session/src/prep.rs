@@ -21,11 +21,12 @@
 //! (the CLI renames the garbler's state file before it answers).
 
 use std::io::{Read, Write};
+use std::time::{Duration, Instant};
 
 use mixgc_compile::{GateStream, StreamHeader};
 use mixgc_core::{AnyHash, Block, Reporter, Unit};
 use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
-use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
+use mixgc_net::{recv_frame, send_frame, send_heartbeat, Channel, PeerMisbehaved, Tag};
 use rand::{Rng as _, RngCore};
 
 use crate::bits::{pack, split, unpack};
@@ -503,11 +504,16 @@ fn evaluator_online_inner<C: Channel>(
         tables,
         digest: blake3::Hasher::new(),
         spare: Vec::new(),
+        // Only a garbler that learns an output waits for the evaluation.
+        peer: prep.reveal.contains(PartyId::GARBLER).then_some(&mut *ch),
+        last_beat: Instant::now(),
     };
     phase(progress, "evaluating", Some(prep.num_ands), Unit::Ands, || {
         consumer.instance(&my_labels, &mut stored)
     })?;
-    if blake3::Hash::from(prep.tables_digest) != stored.digest.finalize() {
+    let digest = stored.digest.finalize();
+    drop(stored);
+    if blake3::Hash::from(prep.tables_digest) != digest {
         return Err(SessionError::Input(
             "the stored tables fail their integrity check: the store was modified or corrupted \
              (no output is given)"
@@ -530,18 +536,28 @@ fn evaluator_online_inner<C: Channel>(
 }
 
 /// Table frames served from storage (the garbler-labels frame from memory).
-struct Stored<'r> {
+struct Stored<'r, C: Channel> {
     labels: Option<Vec<u8>>,
     tables: &'r mut dyn Read,
     /// BLAKE3 of the tables read so far.
     digest: blake3::Hasher,
     spare: Vec<Block>,
+    /// The garbler, who waits for the outputs meanwhile: it gets a heartbeat every
+    /// [`HEARTBEAT_EVERY`] so that a long evaluation is not mistaken for a dead evaluator.
+    peer: Option<&'r mut C>,
+    last_beat: Instant,
 }
+
+/// How often a party busy with a local evaluation tells its waiting peer it is alive: a
+/// third of the shortest `--timeout` (1 s) or less.
+const HEARTBEAT_EVERY: Duration = Duration::from_millis(250);
 
 /// Blocks read from storage at a time.
 const STORED_READ_BLOCKS: usize = 1 << 16;
+/// Blocks read between two looks at the heartbeat clock.
+const HEARTBEAT_READ_BLOCKS: usize = 1 << 12;
 
-impl Inbox for Stored<'_> {
+impl<C: Channel> Inbox for Stored<'_, C> {
     fn recv(&mut self, tag: Tag, _len: usize) -> Result<Vec<u8>, SessionError> {
         match (tag, self.labels.take()) {
             (Tag::GarblerLabels, Some(labels)) => Ok(labels),
@@ -556,10 +572,20 @@ impl Inbox for Stored<'_> {
         let mut buf = std::mem::take(&mut self.spare);
         buf.clear();
         buf.resize((left / 16).min(STORED_READ_BLOCKS), Block::ZERO);
-        self.tables
-            .read_exact(Block::slice_as_bytes_mut(&mut buf))
-            .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;
-        self.digest.update(Block::slice_as_bytes(&buf));
+        // In pieces, so that a slow store still lets the heartbeat out in time.
+        for piece in buf.chunks_mut(HEARTBEAT_READ_BLOCKS) {
+            let bytes = Block::slice_as_bytes_mut(piece);
+            self.tables
+                .read_exact(bytes)
+                .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;
+            self.digest.update(bytes);
+            if let Some(peer) = self.peer.as_deref_mut() {
+                if self.last_beat.elapsed() >= HEARTBEAT_EVERY {
+                    send_heartbeat(peer)?;
+                    self.last_beat = Instant::now();
+                }
+            }
+        }
         Ok(buf)
     }
 

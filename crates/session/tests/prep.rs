@@ -326,3 +326,55 @@ fn a_garbler_state_opens_only_with_its_own_evaluator_store() {
     assert!(e_r.is_err());
     assert!(g_sent < 200, "no label left the garbler ({g_sent} bytes sent)");
 }
+
+/// A store that delivers at most 64 KiB per read, after `delay`: a slow disk.
+struct SlowStore<'a> {
+    bytes: &'a [u8],
+    delay: std::time::Duration,
+}
+
+impl std::io::Read for SlowStore<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        thread::sleep(self.delay);
+        let n = buf.len().min(self.bytes.len()).min(64 << 10);
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// An evaluation from storage that takes longer than the garbler's timeout (a slow store)
+/// keeps the garbler waiting with heartbeats instead of making it give up; without them the
+/// same wait is a timeout.
+#[test]
+fn a_long_local_evaluation_sends_heartbeats_to_the_waiting_garbler() {
+    use std::time::Duration;
+    let c = compile(&circuit("aes_128.txt"));
+    let key = hex("000102030405060708090a0b0c0d0e0f", 128);
+    let pt = hex("00112233445566778899aabbccddeeff", 128);
+    let inputs = [vec![key], vec![pt]];
+    let (mut gs, mut es, _) = offline(&c, Terms::default(), HashKind::Tccr, 1, &inputs);
+    let (e, store) = es.pop().unwrap();
+    // 200 KiB of tables in four reads of 0.4 s: 1.6 s of evaluation, against a 1 s timeout.
+    let (mut gch, mut ech) = memory_pair();
+    gch.set_timeout(Duration::from_secs(1));
+    let started = std::time::Instant::now();
+    let (g_out, e_out) = thread::scope(|s| {
+        let ev = s.spawn(|| {
+            let mut slow = SlowStore {
+                bytes: &store,
+                delay: Duration::from_millis(400),
+            };
+            evaluator_online(&mut ech, &e, &mut c.stream(), &mut slow, &inputs[1])
+        });
+        let g = garbler_online(&mut gch, gs.pop().unwrap(), &inputs[0]);
+        (g, ev.join().unwrap())
+    });
+    assert!(
+        started.elapsed() > Duration::from_millis(1500),
+        "the store was slow"
+    );
+    let want = "69c4e0d86a7b0430d8cdb78070b4c55a";
+    assert_eq!(values::to_hex(&g_out.unwrap().outputs.unwrap()[0]), want);
+    assert_eq!(values::to_hex(&e_out.unwrap().outputs.unwrap()[0]), want);
+}
