@@ -62,6 +62,16 @@ pub struct ArithGarbler {
     pub(crate) table_rows: u64,
 }
 
+/// The Boolean Δ and the hash key do not outlive the garbler (the per-modulus offsets, in
+/// labels of digits, are not wiped yet).
+impl Drop for ArithGarbler {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.boolean_delta.zeroize();
+        self.session_key.zeroize();
+    }
+}
+
 impl ArithGarbler {
     /// A garbler whose mod-2 offset is the Boolean free-XOR `boolean_delta` (so Boolean
     /// and arithmetic gadgets share wires); the other Δ_m are drawn from `rng` when first

@@ -157,6 +157,9 @@ impl Block {
     }
 }
 
+/// Secrets held in blocks (Δ, seeds) are wiped with `zeroize`, which the optimiser keeps.
+impl zeroize::DefaultIsZeroes for Block {}
+
 impl Default for Block {
     fn default() -> Block {
         Block::ZERO

@@ -111,6 +111,15 @@ pub struct HalfGateGarbler<H> {
     scratch: Scratch,
 }
 
+/// Δ and the last group's hashes do not outlive the garbler.
+impl<H> Drop for HalfGateGarbler<H> {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.delta.zeroize();
+        self.scratch.hashes.zeroize();
+    }
+}
+
 impl<H: TweakableHash> HalfGateGarbler<H> {
     /// A garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {

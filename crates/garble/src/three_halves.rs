@@ -472,6 +472,14 @@ pub struct ThreeHalvesGarbler<H> {
     scratch: Box<Scratch>,
 }
 
+/// Δ does not outlive the garbler (the control key's AES schedule lives in the `aes`
+/// crate's cipher, which is not wiped).
+impl<H> Drop for ThreeHalvesGarbler<H> {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.delta);
+    }
+}
+
 impl<H: TweakableHash> ThreeHalvesGarbler<H> {
     /// A garbler with offset `delta` (lsb(Δ) = 1, high half nonzero) whose control bits come
     /// from `control_key`: secret, uniformly random and never reused by another garbler.

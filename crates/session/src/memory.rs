@@ -51,6 +51,14 @@ pub struct MemoryGarbler {
     error: Option<SessionError>,
 }
 
+impl Drop for MemoryGarbler {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.delta.zeroize();
+        self.and_key.zeroize();
+    }
+}
+
 impl MemoryGarbler {
     /// A garbler with keys drawn from `seed`.
     pub fn new(seed: u64) -> Result<MemoryGarbler, ProgramError> {
