@@ -175,22 +175,7 @@ fn mistakes_before_the_release_leave_both_states_as_they_were() {
     .assert_error("bad hex", &["hex"]);
     unchanged("bad garbler input");
     // Another circuit: both sides are told, before any key or label leaves.
-    let (g, e) = pair(
-        &[
-            "online", "--role", "garbler", "--state", &g_state, "--input", FIPS_KEY,
-        ],
-        &[
-            "online",
-            "--circuit",
-            &circuit("sha256.txt"),
-            "--role",
-            "evaluator",
-            "--state",
-            &e_state,
-            "--input",
-            FIPS_PLAINTEXT,
-        ],
-    );
+    let (g, e) = online(&circuit("sha256.txt"), &g_state, &e_state);
     g.assert_error("garbler", &["not the one this store was preprocessed for"]);
     e.assert_error("evaluator", &["not the one this store was preprocessed for"]);
     unchanged("another circuit");
@@ -301,22 +286,7 @@ fn online_with_another_circuit_is_refused_on_both_sides() {
     let dir = Dir::new("other");
     let (g_state, e_state, _) = preprocessed(&dir, &circuit("aes_128.txt"));
     let sha = circuit("sha256.txt");
-    let (g, e) = pair(
-        &[
-            "online", "--role", "garbler", "--state", &g_state, "--input", FIPS_KEY,
-        ],
-        &[
-            "online",
-            "--circuit",
-            &sha,
-            "--role",
-            "evaluator",
-            "--state",
-            &e_state,
-            "--input",
-            FIPS_PLAINTEXT,
-        ],
-    );
+    let (g, e) = online(&sha, &g_state, &e_state);
     e.assert_error("evaluator", &["not the one this store was preprocessed for"]);
     g.assert_error("garbler", &["not the one this store was preprocessed for"]);
 }
