@@ -11,8 +11,11 @@ use crate::Block;
 #[inline]
 fn next_key(k: __m512i, rcon: __m512i) -> __m512i {
     let sub = _mm512_aesenclast_epi128(_mm512_shuffle_epi8(k, _mm512_set1_epi32(0x0c0f_0e0d)), rcon);
-    let t = _mm512_xor_si512(k, _mm512_bslli_epi128::<4>(k));
-    _mm512_ternarylogic_epi64::<0x96>(t, _mm512_bslli_epi128::<8>(t), sub)
+    // The prefix XOR of the four words with one lane shuffle: within each 64-bit half
+    // (w0, w0⊕w1 | w2, w2⊕w3) by a shift, then w0⊕w1 copied into the upper half's words.
+    let t = _mm512_xor_si512(k, _mm512_slli_epi64::<32>(k));
+    let low = _mm512_maskz_shuffle_epi32::<0x50>(0xcccc, t);
+    _mm512_ternarylogic_epi64::<0x96>(t, low, sub)
 }
 
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
