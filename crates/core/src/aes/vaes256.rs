@@ -11,8 +11,11 @@ use crate::Block;
 #[inline]
 fn next_key(k: __m256i, rcon: __m256i) -> __m256i {
     let sub = _mm256_aesenclast_epi128(_mm256_shuffle_epi8(k, _mm256_set1_epi32(0x0c0f_0e0d)), rcon);
-    let t = _mm256_xor_si256(k, _mm256_bslli_epi128::<4>(k));
-    _mm256_xor_si256(_mm256_xor_si256(t, _mm256_bslli_epi128::<8>(t)), sub)
+    // The words' prefix XOR with one lane shuffle: within each 64-bit half by a shift, then
+    // w0⊕w1 copied into the upper half's words (a blend keeps the lower half at zero).
+    let t = _mm256_xor_si256(k, _mm256_slli_epi64::<32>(k));
+    let low = _mm256_blend_epi32::<0xcc>(_mm256_setzero_si256(), _mm256_shuffle_epi32::<0x50>(t));
+    _mm256_xor_si256(_mm256_xor_si256(t, low), sub)
 }
 
 #[target_feature(enable = "aes,avx2,vaes")]
