@@ -81,6 +81,21 @@ fn online(aes: &str, g_state: &str, e_state: &str) -> (Output, Output) {
     )
 }
 
+/// The garbler's online phase on its own (no evaluator comes): for the errors it finds first.
+fn garbler_online_alone(state: &str, input: &str) -> Output {
+    run1(&[
+        "online",
+        "--role",
+        "garbler",
+        "--state",
+        state,
+        "--listen",
+        "127.0.0.1:0",
+        "--input",
+        input,
+    ])
+}
+
 #[test]
 fn aes_offline_then_online_gives_fips_197_once() {
     let dir = Dir::new("aes");
@@ -108,18 +123,7 @@ fn aes_offline_then_online_gives_fips_197_once() {
             "{role}'s state is consumed"
         );
     }
-    run1(&[
-        "online",
-        "--role",
-        "garbler",
-        "--state",
-        &g_state,
-        "--listen",
-        "127.0.0.1:0",
-        "--input",
-        FIPS_KEY,
-    ])
-    .assert_error("reused state", &["does not exist", "used once"]);
+    garbler_online_alone(&g_state, FIPS_KEY).assert_error("reused state", &["does not exist", "used once"]);
 }
 
 #[test]
@@ -161,18 +165,7 @@ fn mistakes_before_the_release_leave_both_states_as_they_were() {
         assert!(now == before, "{what}: the states changed");
     };
     // A bad input, on either side.
-    run1(&[
-        "online",
-        "--role",
-        "garbler",
-        "--state",
-        &g_state,
-        "--listen",
-        "127.0.0.1:0",
-        "--input",
-        "zz",
-    ])
-    .assert_error("bad hex", &["hex"]);
+    garbler_online_alone(&g_state, "zz").assert_error("bad hex", &["hex"]);
     unchanged("bad garbler input");
     // Another circuit: both sides are told, before any key or label leaves.
     let (g, e) = online(&circuit("sha256.txt"), &g_state, &e_state);
@@ -182,18 +175,8 @@ fn mistakes_before_the_release_leave_both_states_as_they_were() {
     // A README passed as the garbler's state is read, refused and left alone.
     let readme = dir.file("README");
     std::fs::write(&readme, b"notes").unwrap();
-    run1(&[
-        "online",
-        "--role",
-        "garbler",
-        "--state",
-        &readme,
-        "--listen",
-        "127.0.0.1:0",
-        "--input",
-        FIPS_KEY,
-    ])
-    .assert_error("not a state", &["not a mixgc garbler preprocessing state"]);
+    garbler_online_alone(&readme, FIPS_KEY)
+        .assert_error("not a state", &["not a mixgc garbler preprocessing state"]);
     assert_eq!(std::fs::read(&readme).unwrap(), b"notes");
     // And the states still work.
     let (g, e) = online(&aes, &g_state, &e_state);
