@@ -37,10 +37,19 @@ pub enum Tag {
     /// preprocessed garbling) so that its peer's `--timeout` does not take it for dead.
     /// Every frame reader skips it.
     Heartbeat = 14,
+    /// N parties: one party's hello to another (its id, the run's facts, its nonce).
+    PartyHello = 15,
+    /// N parties: shares opened to the other parties (GMW's masked AND inputs, a wire's
+    /// permutation-bit shares sent to its input owner or its output audience).
+    Openings = 16,
+    /// N parties: one party's shares of the joint garbled tables (BMR offline phase).
+    TableShares = 17,
+    /// N parties: wire keys and external values of the input wires (BMR online phase).
+    WireKeys = 18,
 }
 
 impl Tag {
-    const ALL: [Tag; 14] = [
+    const ALL: [Tag; 18] = [
         Tag::Hello,
         Tag::Abort,
         Tag::CircuitHeader,
@@ -55,6 +64,10 @@ impl Tag {
         Tag::ArithTables,
         Tag::ReleaseKey,
         Tag::Heartbeat,
+        Tag::PartyHello,
+        Tag::Openings,
+        Tag::TableShares,
+        Tag::WireKeys,
     ];
 
     /// The tag with wire code `code`, if any.
@@ -81,6 +94,10 @@ impl fmt::Display for Tag {
             Tag::ArithTables => "arithmetic tables",
             Tag::ReleaseKey => "release key",
             Tag::Heartbeat => "heartbeat",
+            Tag::PartyHello => "party hello",
+            Tag::Openings => "openings",
+            Tag::TableShares => "table shares",
+            Tag::WireKeys => "wire keys",
         })
     }
 }
@@ -97,6 +114,10 @@ impl Tag {
             Tag::Preprocessed => "the preprocessing",
             Tag::ReleaseKey => "the exchange of preprocessing release keys",
             Tag::Heartbeat => "a heartbeat",
+            Tag::PartyHello => "the handshake",
+            Tag::Openings => "the opening of shares",
+            Tag::TableShares => "the joint garbling",
+            Tag::WireKeys => "the input keys",
             Tag::OnlineRequest | Tag::LabelCorrections => "the online phase's input labels",
         }
     }

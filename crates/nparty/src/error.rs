@@ -1,0 +1,41 @@
+use mixgc_net::NetError;
+use mixgc_ot::OtError;
+
+/// Why an n-party run stopped. Every error that involves another party names it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NpartyError {
+    /// The connection to `party` failed: it closed, stalled, sent garbage or stopped.
+    #[error("party {party}: {source}")]
+    Peer {
+        party: usize,
+        #[source]
+        source: NetError,
+    },
+    /// Oblivious transfer with `party` failed.
+    #[error("party {party}: oblivious transfer: {source}")]
+    Ot {
+        party: usize,
+        #[source]
+        source: OtError,
+    },
+    /// `party` disagrees about the run (a different circuit, n, protocol…): `what` says
+    /// which fact and both values.
+    #[error("party {party} disagrees: {what}")]
+    Mismatch { party: usize, what: String },
+    /// This party's own inputs or settings are wrong (caught before anything is sent).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl NpartyError {
+    /// The party an error is about, if it is about another party.
+    pub fn party(&self) -> Option<usize> {
+        match self {
+            NpartyError::Peer { party, .. }
+            | NpartyError::Ot { party, .. }
+            | NpartyError::Mismatch { party, .. } => Some(*party),
+            NpartyError::Usage(_) => None,
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! N-party secure computation, semi-honest with up to n − 1 corrupted parties.
+//!
+//! Every party is its own process. A [`Mesh`] holds one channel to every other party
+//! (frames from `mixgc_net`); the protocols run on top of it:
+//!
+//! - correlations between every pair of parties, from OT between their own processes;
+//! - GMW: XOR shares of every wire, AND by Beaver triples, one round per AND level;
+//! - BMR: multiparty garbling with free-XOR (Ben-Efraim–Lindell–Omri, CCS 2016), the
+//!   garbled tables built jointly in a constant number of rounds, then evaluated locally
+//!   by every party.
+
+mod error;
+mod mesh;
+
+pub use error::NpartyError;
+pub use mesh::{memory_mesh, Mesh};

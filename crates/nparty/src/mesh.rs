@@ -1,0 +1,259 @@
+//! The mesh: one channel from this party to every other, with frames from `mixgc_net`.
+//!
+//! Sends never wait on the peer (the channels queue them: TCP links through a writer
+//! thread, in-memory links in their queue), so the protocols may send to everyone, then
+//! read from everyone, without deadlock. Every read first flushes what was sent.
+
+use mixgc_net::{
+    memory_pair_holding, recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag,
+};
+
+use crate::NpartyError;
+
+/// This party's channels to every other party.
+pub struct Mesh {
+    me: usize,
+    /// `links[j]` goes to party j; `links[me]` is `None`.
+    links: Vec<Option<Box<dyn Channel>>>,
+}
+
+impl std::fmt::Debug for Mesh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mesh")
+            .field("me", &self.me)
+            .field("parties", &self.links.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Mesh {
+    /// A mesh for party `me` over `links` (`links[j]` to party j, `None` exactly at `me`).
+    ///
+    /// # Panics
+    /// If `links[me]` is a channel or another entry is missing.
+    pub fn new(me: usize, links: Vec<Option<Box<dyn Channel>>>) -> Mesh {
+        for (j, l) in links.iter().enumerate() {
+            assert_eq!(l.is_none(), j == me, "a mesh has a link to every other party");
+        }
+        Mesh { me, links }
+    }
+
+    pub fn me(&self) -> usize {
+        self.me
+    }
+
+    /// n, the number of parties (this one included).
+    pub fn parties(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The other parties' ids, in order.
+    pub fn peers(&self) -> impl Iterator<Item = usize> + 'static {
+        let me = self.me;
+        (0..self.links.len()).filter(move |&j| j != me)
+    }
+
+    fn link(&mut self, party: usize) -> &mut dyn Channel {
+        self.links[party]
+            .as_deref_mut()
+            .expect("no link from a party to itself")
+    }
+
+    /// Queues a frame to `to` (sent at the latest when this party next reads).
+    pub fn send(&mut self, to: usize, tag: Tag, payload: &[u8]) -> Result<(), NpartyError> {
+        send_frame(self.link(to), tag, payload).map_err(|source| NpartyError::Peer { party: to, source })
+    }
+
+    /// Queues the same frame to every other party.
+    pub fn send_all(&mut self, tag: Tag, payload: &[u8]) -> Result<(), NpartyError> {
+        for j in self.peers() {
+            self.send(j, tag, payload)?;
+        }
+        Ok(())
+    }
+
+    /// Pushes out everything queued, to every party.
+    pub fn flush(&mut self) -> Result<(), NpartyError> {
+        for j in self.peers() {
+            self.link(j)
+                .flush()
+                .map_err(|source| NpartyError::Peer { party: j, source })?;
+        }
+        Ok(())
+    }
+
+    /// A frame `tag` of at most `max_len` bytes from `from` (after flushing all sends).
+    pub fn recv(&mut self, from: usize, tag: Tag, max_len: usize) -> Result<Vec<u8>, NpartyError> {
+        self.flush()?;
+        recv_frame(self.link(from), tag, max_len).map_err(|source| NpartyError::Peer { party: from, source })
+    }
+
+    /// A frame `tag` of exactly `len` bytes from `from`.
+    pub fn recv_exact(&mut self, from: usize, tag: Tag, len: usize) -> Result<Vec<u8>, NpartyError> {
+        let got = self.recv(from, tag, len)?;
+        if got.len() != len {
+            return Err(NpartyError::Peer {
+                party: from,
+                source: PeerMisbehaved::WrongLength {
+                    tag,
+                    len: got.len(),
+                    expected: len,
+                }
+                .into(),
+            });
+        }
+        Ok(got)
+    }
+
+    /// Runs `f(j, channel to j)` for every other party j at once, one thread per peer (for
+    /// two-party subprotocols such as OT, which read and write in turns). Returns the
+    /// results indexed by party (`None` at this party's own index), or the first error in
+    /// party order.
+    pub fn pairwise<T, F>(&mut self, f: F) -> Result<Vec<Option<T>>, NpartyError>
+    where
+        T: Send,
+        F: Fn(usize, &mut dyn Channel) -> Result<T, NpartyError> + Sync,
+    {
+        self.flush()?;
+        let f = &f;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .links
+                .iter_mut()
+                .enumerate()
+                .map(|(j, l)| l.as_deref_mut().map(|ch| s.spawn(move || f(j, ch))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                        .transpose()
+                })
+                .collect()
+        })
+    }
+
+    /// Bytes sent to and received from each party (`(0, 0)` at this party's own index).
+    pub fn bytes(&self) -> Vec<(u64, u64)> {
+        self.links
+            .iter()
+            .map(|l| {
+                l.as_ref()
+                    .map_or((0, 0), |c| (c.bytes_sent(), c.bytes_received()))
+            })
+            .collect()
+    }
+
+    /// Names the protocol phase on every link (for the message when a peer stalls).
+    pub fn set_phase(&mut self, phase: &'static str) {
+        for l in self.links.iter_mut().flatten() {
+            l.set_phase(phase);
+        }
+    }
+
+    /// Tells every other party why this one stops (best effort: a link that fails is
+    /// skipped).
+    pub fn abort_all(&mut self, reason: &str) {
+        for l in self.links.iter_mut().flatten() {
+            let _ = send_abort(l.as_mut(), reason);
+        }
+    }
+}
+
+/// Queued chunks each in-memory link holds before a sender blocks (64 KiB each): enough
+/// that tests and demos never wait on a peer's reads.
+const MEMORY_QUEUE: usize = 1 << 14;
+
+/// n meshes joined by in-memory channels, for tests and single-process demos (each mesh
+/// goes to its own thread).
+pub fn memory_mesh(n: usize) -> Vec<Mesh> {
+    let mut links: Vec<Vec<Option<Box<dyn Channel>>>> =
+        (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (a, b) = memory_pair_holding(MEMORY_QUEUE);
+            links[i][j] = Some(Box::new(a));
+            links[j][i] = Some(Box::new(b));
+        }
+    }
+    links
+        .into_iter()
+        .enumerate()
+        .map(|(me, l)| Mesh::new(me, l))
+        .collect()
+}
+
+/// A [`NetError`] from `party` as this crate's error.
+pub(crate) fn peer(party: usize) -> impl Fn(NetError) -> NpartyError {
+    move |source| NpartyError::Peer { party, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_party_hears_every_other() {
+        let meshes = memory_mesh(4);
+        let got: Vec<Vec<u8>> = std::thread::scope(|s| {
+            let hs: Vec<_> = meshes
+                .into_iter()
+                .map(|mut m| {
+                    s.spawn(move || {
+                        m.send_all(Tag::Openings, &[m.me() as u8]).unwrap();
+                        let peers: Vec<usize> = m.peers().collect();
+                        peers
+                            .into_iter()
+                            .map(|j| m.recv_exact(j, Tag::Openings, 1).unwrap()[0])
+                            .collect()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(got, [vec![1, 2, 3], vec![0, 2, 3], vec![0, 1, 3], vec![0, 1, 2]]);
+    }
+
+    #[test]
+    fn pairwise_runs_every_pair_at_once() {
+        let meshes = memory_mesh(3);
+        let sums: Vec<Vec<Option<u8>>> = std::thread::scope(|s| {
+            let hs: Vec<_> = meshes
+                .into_iter()
+                .map(|mut m| {
+                    s.spawn(move || {
+                        let me = m.me() as u8;
+                        m.pairwise(|j, ch| {
+                            // A two-party step in turns: the lower id speaks first.
+                            let mut b = [0u8];
+                            if (me as usize) < j {
+                                ch.send(&[me]).map_err(peer(j))?;
+                                ch.flush().map_err(peer(j))?;
+                                ch.recv(&mut b).map_err(peer(j))?;
+                            } else {
+                                ch.recv(&mut b).map_err(peer(j))?;
+                                ch.send(&[me]).map_err(peer(j))?;
+                                ch.flush().map_err(peer(j))?;
+                            }
+                            Ok(me + b[0])
+                        })
+                        .unwrap()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(sums[0], [None, Some(1), Some(2)]);
+        assert_eq!(sums[2], [Some(2), Some(3), None]);
+    }
+
+    #[test]
+    fn a_dead_party_is_named() {
+        let mut meshes = memory_mesh(3);
+        drop(meshes.pop());
+        let mut m0 = meshes.remove(0);
+        let e = m0.recv(2, Tag::Openings, 8).unwrap_err();
+        assert_eq!(e.party(), Some(2));
+        assert!(e.to_string().starts_with("party 2: "), "{e}");
+    }
+}
