@@ -13,4 +13,4 @@ mod error;
 mod mesh;
 
 pub use error::NpartyError;
-pub use mesh::{memory_mesh, Mesh};
+pub use mesh::{memory_mesh, peer, Mesh};

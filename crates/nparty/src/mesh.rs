@@ -167,14 +167,13 @@ const MEMORY_QUEUE: usize = 1 << 14;
 /// n meshes joined by in-memory channels, for tests and single-process demos (each mesh
 /// goes to its own thread).
 pub fn memory_mesh(n: usize) -> Vec<Mesh> {
+    #[allow(clippy::type_complexity)]
     let mut links: Vec<Vec<Option<Box<dyn Channel>>>> =
         (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
-    for i in 0..n {
-        for j in i + 1..n {
-            let (a, b) = memory_pair_holding(MEMORY_QUEUE);
-            links[i][j] = Some(Box::new(a));
-            links[j][i] = Some(Box::new(b));
-        }
+    for (i, j) in (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))) {
+        let (a, b) = memory_pair_holding(MEMORY_QUEUE);
+        links[i][j] = Some(Box::new(a));
+        links[j][i] = Some(Box::new(b));
     }
     links
         .into_iter()
@@ -184,7 +183,7 @@ pub fn memory_mesh(n: usize) -> Vec<Mesh> {
 }
 
 /// A [`NetError`] from `party` as this crate's error.
-pub(crate) fn peer(party: usize) -> impl Fn(NetError) -> NpartyError {
+pub fn peer(party: usize) -> impl Fn(NetError) -> NpartyError {
     move |source| NpartyError::Peer { party, source }
 }
 
