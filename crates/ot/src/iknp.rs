@@ -59,6 +59,7 @@ const SETUP_DOMAIN: &str = "mixgc/iknp-setup/v1";
 /// Header kinds.
 const KIND_CORRELATED: u8 = 1;
 const KIND_RANDOM: u8 = 2;
+const KIND_DELTA: u8 = 3;
 
 /// Largest count a header can carry (56 bits).
 const MAX_COUNT: u64 = (1 << 56) - 1;
@@ -92,6 +93,7 @@ fn kind_name(kind: u8) -> &'static str {
     match kind {
         KIND_CORRELATED => "correlated",
         KIND_RANDOM => "random",
+        KIND_DELTA => "Δ-correlated",
         _ => "unknown",
     }
 }
@@ -137,6 +139,19 @@ impl OtSender {
         rng: &mut Rng,
     ) -> Result<OtSender, OtError> {
         let s = Block::random(rng);
+        OtSender::setup_with_secret(ch, session, s, rng)
+    }
+
+    /// [`OtSender::setup`] with a chosen correlation `s` instead of a random one: a party
+    /// that extends OT to several peers with the same `s` gets Δ-correlated OT
+    /// ([`OtSender::send_delta_cot`]) under one global Δ = `s` with all of them (as
+    /// multiparty garbling needs, where `s` is the party's free-XOR offset).
+    pub fn setup_with_secret<C: Channel + ?Sized>(
+        ch: &mut C,
+        session: &[u8; 32],
+        s: Block,
+        rng: &mut Rng,
+    ) -> Result<OtSender, OtError> {
         let bits = s.to_u128();
         let choices: Vec<bool> = (0..KAPPA).map(|i| bits >> i & 1 == 1).collect();
         let mut keys = base::receive(ch, &base_session(session), &choices, rng)?;
@@ -195,6 +210,25 @@ impl OtSender {
         })
     }
 
+    /// Δ-correlated OT, unhashed (IKNP eq. (1) as the COT functionality, Δ = s, as in
+    /// KOS15 §2 and emp-ot's `send_cot`): returns q_j; the receiver's
+    /// [`OtReceiver::receive_delta_cot`] gets t_j = q_j ⊕ c_j·s. Only the receiver sends
+    /// (16 bytes per OT). The outputs are raw correlations, not random strings: use them
+    /// only as XOR shares of c_j·s. `count == 0` exchanges nothing.
+    pub fn send_delta_cot<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        count: usize,
+    ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
+        self.guarded(|me| {
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            Ok(me.extend(ch, count, KIND_DELTA)?.0)
+        })
+    }
+
     fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, OtError>) -> Result<T, OtError> {
         if self.poisoned {
             return Err(OtError::Poisoned);
@@ -232,7 +266,7 @@ impl OtSender {
 
         let s_bits = self.s.to_u128();
         let mut x0 = vec![Block::ZERO; count];
-        let mut x1 = vec![Block::ZERO; count];
+        let mut x1 = vec![Block::ZERO; if kind == KIND_DELTA { 0 } else { count }];
         let (mut q, mut u, mut rows, mut tweaks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut done = 0;
         while done < count {
@@ -256,6 +290,11 @@ impl OtSender {
             rows.resize(padded, Block::ZERO);
             columns_to_rows(&q, &mut rows);
 
+            if kind == KIND_DELTA {
+                x0[done..done + n].copy_from_slice(&rows[..n]);
+                done += n;
+                continue;
+            }
             let first = self.index + done as u64;
             let (a, b) = (&mut x0[done..done + n], &mut x1[done..done + n]);
             for ((a, b), &q) in a.iter_mut().zip(b.iter_mut()).zip(&rows) {
@@ -361,6 +400,23 @@ impl OtReceiver {
         })
     }
 
+    /// Δ-correlated OT, unhashed: returns t_j = q_j ⊕ c_j·s for each choice c_j, where
+    /// the sender's [`OtSender::send_delta_cot`] holds q_j and s. Empty `choices` exchange
+    /// nothing.
+    pub fn receive_delta_cot<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+    ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the oblivious-transfer extension");
+        self.guarded(|me| {
+            if choices.is_empty() {
+                return Ok(Vec::new());
+            }
+            me.extend(ch, choices, KIND_DELTA)
+        })
+    }
+
     fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, OtError>) -> Result<T, OtError> {
         if self.poisoned {
             return Err(OtError::Poisoned);
@@ -410,6 +466,9 @@ impl OtReceiver {
             columns_to_rows(&t, &mut rows);
             let o = &mut out[done..done + n];
             o.copy_from_slice(&rows[..n]);
+            if kind == KIND_DELTA {
+                continue;
+            }
             fill_tweaks(&mut tweaks, self.index + done as u64, n);
             self.hash.hash_many(o, &mut tweaks);
         }

@@ -288,3 +288,48 @@ fn a_peer_that_disconnects_is_an_error() {
         Err(OtError::Net(_))
     ));
 }
+
+#[test]
+fn delta_cot_correlates_with_the_chosen_secret() {
+    let delta = Block::from_u128(0x0123_4567_89ab_cdef_fedc_ba98_7654_3211);
+    let (mut a, mut b) = memory_pair();
+    let t = thread::spawn(move || {
+        let mut rng = new_rng(Some(3), 1);
+        let mut s = OtSender::setup_with_secret(&mut a, &SESSION, delta, &mut rng).unwrap();
+        // Every chunk-boundary case, then a Δ-COT after a hashed call on the same instance.
+        let q: Vec<Vec<Block>> = [1, 127, 128, 129, 20_000]
+            .iter()
+            .map(|&n| s.send_delta_cot(&mut a, n).unwrap())
+            .collect();
+        let w0 = s.send_correlated(&mut a, delta, 300).unwrap();
+        let q2 = s.send_delta_cot(&mut a, 50).unwrap();
+        (q, w0, q2)
+    });
+    let mut rng = new_rng(Some(3), 2);
+    let mut r = OtReceiver::setup(&mut b, &SESSION, &mut rng).unwrap();
+    let cs: Vec<Vec<bool>> = [1, 127, 128, 129, 20_000]
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| choices(n, i as u64))
+        .collect();
+    let ts: Vec<Vec<Block>> = cs
+        .iter()
+        .map(|c| r.receive_delta_cot(&mut b, c).unwrap())
+        .collect();
+    let c300 = choices(300, 9);
+    let got = r.receive_correlated(&mut b, &c300).unwrap();
+    let c50 = choices(50, 10);
+    let t2 = r.receive_delta_cot(&mut b, &c50).unwrap();
+    let (q, w0, q2) = t.join().unwrap();
+    for ((q, t), c) in q.iter().zip(&ts).zip(&cs) {
+        for ((&q, &t), &c) in q.iter().zip(t).zip(c) {
+            assert_eq!(q ^ t, delta.and_bit(c));
+        }
+    }
+    check_correlated(&w0, &got, delta, &c300);
+    for ((&q, &t), &c) in q2.iter().zip(&t2).zip(&c50) {
+        assert_eq!(q ^ t, delta.and_bit(c));
+    }
+    // The raw outputs are not all equal (they are shares, not constants).
+    assert!(q[4].iter().collect::<HashSet<_>>().len() > 19_000);
+}
