@@ -9,8 +9,13 @@
 //!   garbled tables built jointly in a constant number of rounds, then evaluated locally
 //!   by every party.
 
+pub mod bits;
+mod correlations;
 mod error;
+mod job;
 mod mesh;
 
+pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
+pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};

@@ -133,6 +133,45 @@ impl Mesh {
         })
     }
 
+    /// [`Mesh::pairwise`] with per-peer state: `f(j, channel to j, &mut state[j])`.
+    ///
+    /// # Panics
+    /// If `state` does not have exactly one `Some` entry per other party.
+    pub fn pairwise_with<S, T, F>(
+        &mut self,
+        state: &mut [Option<S>],
+        f: F,
+    ) -> Result<Vec<Option<T>>, NpartyError>
+    where
+        S: Send,
+        T: Send,
+        F: Fn(usize, &mut dyn Channel, &mut S) -> Result<T, NpartyError> + Sync,
+    {
+        assert_eq!(state.len(), self.links.len(), "one state per party");
+        self.flush()?;
+        let f = &f;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .links
+                .iter_mut()
+                .zip(state.iter_mut())
+                .enumerate()
+                .map(|(j, (l, st))| match (l.as_deref_mut(), st.as_mut()) {
+                    (Some(ch), Some(st)) => Some(s.spawn(move || f(j, ch, st))),
+                    (None, None) => None,
+                    _ => panic!("per-peer state must match the mesh's links"),
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                        .transpose()
+                })
+                .collect()
+        })
+    }
+
     /// Bytes sent to and received from each party (`(0, 0)` at this party's own index).
     pub fn bytes(&self) -> Vec<(u64, u64)> {
         self.links

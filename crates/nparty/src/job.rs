@@ -1,0 +1,123 @@
+//! What every party of a run agrees on, and what a run gives back.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use mixgc_circuit::{Audience, Circuit, PartyId};
+
+use crate::NpartyError;
+
+/// Which n-party protocol computes the circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// XOR sharing of every wire, one round per AND level.
+    Gmw,
+    /// Multiparty garbling: the tables built jointly in a constant number of rounds, then a
+    /// constant-round online phase.
+    #[default]
+    Bmr,
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::Gmw => "gmw",
+            Protocol::Bmr => "bmr",
+        })
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s {
+            "gmw" => Ok(Protocol::Gmw),
+            "bmr" => Ok(Protocol::Bmr),
+            _ => Err(format!("unknown protocol '{s}' (expected bmr or gmw)")),
+        }
+    }
+}
+
+/// A circuit, who owns each input value and who learns the outputs: the same at every
+/// party (the handshake compares them).
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'c> {
+    pub circuit: &'c Circuit,
+    /// `owners[v]` owns input value v.
+    pub owners: &'c [usize],
+    /// The parties that learn every output value.
+    pub audience: Audience,
+}
+
+/// What a run gives this party.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The output values (least significant bit first) if this party is in the audience.
+    pub outputs: Option<Vec<Vec<bool>>>,
+    /// AND gates computed.
+    pub ands: u64,
+    /// Setup and input-independent work: base OTs, correlations, joint garbling.
+    pub offline: Duration,
+    /// From the inputs to the outputs.
+    pub online: Duration,
+    /// Communication rounds of the online phase (AND levels for GMW).
+    pub online_rounds: u64,
+}
+
+impl Job<'_> {
+    /// Checks the job against a mesh of `parties` and this party's `inputs` (its own values,
+    /// in circuit order): the names and widths a user gets wrong, before anything is sent.
+    pub fn check(&self, me: usize, parties: usize, inputs: &[Vec<bool>]) -> Result<(), NpartyError> {
+        let c = self.circuit;
+        if self.owners.len() != c.input_widths.len() {
+            return Err(NpartyError::Usage(format!(
+                "the circuit has {} input values but {} owners were given",
+                c.input_widths.len(),
+                self.owners.len()
+            )));
+        }
+        if let Some((v, &o)) = self.owners.iter().enumerate().find(|(_, &o)| o >= parties) {
+            return Err(NpartyError::Usage(format!(
+                "input value {v} is owned by party {o}, but the run has {parties} parties (0..{parties})"
+            )));
+        }
+        if let Some(p) = self.audience.parties().find(|p| p.index() >= parties) {
+            return Err(NpartyError::Usage(format!(
+                "the output goes to party {}, but the run has {parties} parties",
+                p.index()
+            )));
+        }
+        let mine: Vec<u32> = self.mine(me).map(|v| c.input_widths[v]).collect();
+        if mine.len() != inputs.len() {
+            return Err(NpartyError::Usage(format!(
+                "party {me} owns {} input values but gave {}",
+                mine.len(),
+                inputs.len()
+            )));
+        }
+        for (k, (&w, x)) in mine.iter().zip(inputs).enumerate() {
+            if x.len() != w as usize {
+                return Err(NpartyError::Usage(format!(
+                    "party {me}'s input #{k} must be {w} bits, got {}",
+                    x.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The input values `party` owns, in circuit order.
+    pub fn mine(&self, party: usize) -> impl Iterator<Item = usize> + '_ {
+        self.owners
+            .iter()
+            .enumerate()
+            .filter(move |(_, &o)| o == party)
+            .map(|(v, _)| v)
+    }
+
+    /// Whether `party` learns the outputs.
+    pub fn learns(&self, party: usize) -> bool {
+        PartyId::new(party).is_some_and(|p| self.audience.contains(p))
+    }
+}
