@@ -272,9 +272,9 @@ mod tests {
             let z = xor_all(&out.iter().map(|o| o.3.clone()).collect::<Vec<_>>());
             assert!((0..m).all(|t| z[t] == x[t] & y[t]), "n = {n}");
             for k in 0..n {
-                for t in 0..m {
+                for (t, &x) in x.iter().enumerate() {
                     let sum = out.iter().fold(Block::ZERO, |a, o| a ^ o.4[k][t]);
-                    assert_eq!(sum, out[k].0.and_bit(x[t]), "n = {n}, Δ_{k}, bit {t}");
+                    assert_eq!(sum, out[k].0.and_bit(x), "n = {n}, Δ_{k}, bit {t}");
                 }
             }
             let a = xor_all(&out.iter().map(|o| o.5.a.clone()).collect::<Vec<_>>());
