@@ -12,6 +12,7 @@
 pub mod bits;
 mod correlations;
 mod error;
+pub mod gmw;
 mod job;
 mod mesh;
 
