@@ -15,12 +15,16 @@ use mixgc_core::{Block, Rng};
 use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 use mixgc_ot::{OtReceiver, OtSender};
 use rand::{Rng as _, SeedableRng};
+use zeroize::Zeroize;
 
 use crate::bits::{pack, unpack};
 use crate::{peer, Mesh, NpartyError};
 
 /// BLAKE3 context deriving each directed pair's OT session from the run's session id.
 const PAIR_DOMAIN: &str = "mixgc/nparty/pair-ot/v1";
+
+/// κ: the base OTs an IKNP extension starts from.
+const BASE_OTS: usize = 128;
 
 /// This party's OT extension with one peer, in both directions.
 struct Pair {
@@ -89,17 +93,29 @@ impl Correlations {
         let pairs = mesh.pairwise_with(&mut seeds, |j, ch, seed| {
             let mut rng = Rng::from_seed(*seed);
             let ot = |e| NpartyError::Ot { party: j, source: e };
-            // The lower id is the extension sender first.
-            let (out, inn) = in_turn(
-                me,
-                j,
-                &mut (ch, &mut rng),
-                |(ch, rng)| {
-                    OtSender::setup_with_secret(*ch, &pair_session(session, me, j), delta, rng).map_err(ot)
-                },
-                |(ch, rng)| OtReceiver::setup(*ch, &pair_session(session, j, me), rng).map_err(ot),
-            )?;
-            Ok(Pair { out, inn })
+            // One set of base OTs per pair: the lower id extends from them as sender, and
+            // 128 random OTs of that extension, the higher id choosing with the bits of its
+            // Δ, are the base OTs of the other direction.
+            if me < j {
+                let session = pair_session(session, me, j);
+                let mut out = OtSender::setup_with_secret(ch, &session, delta, &mut rng).map_err(ot)?;
+                let mut base = out.send_random(ch, BASE_OTS).map_err(ot)?;
+                let inn = OtReceiver::from_base_pairs(&base);
+                base.iter_mut().for_each(|(k0, k1)| {
+                    k0.as_bytes_mut().zeroize();
+                    k1.as_bytes_mut().zeroize();
+                });
+                Ok(Pair { out, inn })
+            } else {
+                let session = pair_session(session, j, me);
+                let mut inn = OtReceiver::setup(ch, &session, &mut rng).map_err(ot)?;
+                let mut base = inn
+                    .receive_random(ch, &OtSender::base_choices(delta))
+                    .map_err(ot)?;
+                let out = OtSender::from_base_keys(delta, &base);
+                base.iter_mut().for_each(|k| k.as_bytes_mut().zeroize());
+                Ok(Pair { out, inn })
+            }
         })?;
         Ok(Correlations { me, delta, pairs })
     }

@@ -155,17 +155,36 @@ impl OtSender {
         let bits = s.to_u128();
         let choices: Vec<bool> = (0..KAPPA).map(|i| bits >> i & 1 == 1).collect();
         let mut keys = base::receive(ch, &base_session(session), &choices, rng)?;
-        let streams = keys.iter().enumerate().map(|(i, &k)| Prg::new(k, i)).collect();
+        let sender = OtSender::from_base_keys(s, &keys);
         for k in &mut keys {
             k.as_bytes_mut().zeroize();
         }
-        Ok(OtSender {
+        Ok(sender)
+    }
+
+    /// The extension sender from κ = 128 base OTs already run: `keys[i]` = k_{i,s_i} for
+    /// choices s_i = bit i of `s`. The keys may be random OTs of an extension in the other
+    /// direction (the receiver there choosing with s), so one set of base OTs serves both
+    /// directions between two parties.
+    ///
+    /// # Panics
+    /// If `keys` does not hold 128 keys.
+    pub fn from_base_keys(s: Block, keys: &[Block]) -> OtSender {
+        assert_eq!(keys.len(), KAPPA, "IKNP needs 128 base OTs");
+        OtSender {
             s,
-            streams,
+            streams: keys.iter().enumerate().map(|(i, &k)| Prg::new(k, i)).collect(),
             index: 0,
             hash: Tccr::default(),
             poisoned: false,
-        })
+        }
+    }
+
+    /// The choices of the base OTs behind an extension sender with correlation `s` (for
+    /// [`OtSender::from_base_keys`]).
+    pub fn base_choices(s: Block) -> Vec<bool> {
+        let bits = s.to_u128();
+        (0..KAPPA).map(|i| bits >> i & 1 == 1).collect()
     }
 
     /// Correlated OT for garbled-circuit input labels (ALSZ C-OT): returns `count`
@@ -342,21 +361,31 @@ impl OtReceiver {
         rng: &mut Rng,
     ) -> Result<OtReceiver, OtError> {
         let mut keys = base::send(ch, &base_session(session), KAPPA, rng)?;
-        let streams = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &(k0, k1))| (Prg::new(k0, i), Prg::new(k1, i)))
-            .collect();
+        let receiver = OtReceiver::from_base_pairs(&keys);
         for (k0, k1) in &mut keys {
             k0.as_bytes_mut().zeroize();
             k1.as_bytes_mut().zeroize();
         }
-        Ok(OtReceiver {
-            streams,
+        Ok(receiver)
+    }
+
+    /// The extension receiver from κ = 128 base OTs already run, this side their sender:
+    /// `pairs[i]` = (k_{i,0}, k_{i,1}) (see [`OtSender::from_base_keys`]).
+    ///
+    /// # Panics
+    /// If `pairs` does not hold 128 pairs.
+    pub fn from_base_pairs(pairs: &[(Block, Block)]) -> OtReceiver {
+        assert_eq!(pairs.len(), KAPPA, "IKNP needs 128 base OTs");
+        OtReceiver {
+            streams: pairs
+                .iter()
+                .enumerate()
+                .map(|(i, &(k0, k1))| (Prg::new(k0, i), Prg::new(k1, i)))
+                .collect(),
             index: 0,
             hash: Tccr::default(),
             poisoned: false,
-        })
+        }
     }
 
     /// Correlated OT: returns W0_j ⊕ c_j·Δ for each choice c_j, where the sender's
