@@ -1,5 +1,6 @@
 //! BMR against the plaintext evaluation, parties as threads over an in-memory mesh.
 
+use mixgc_circuit::values::{parse_hex, to_hex};
 use mixgc_circuit::{bristol, Audience, Circuit, GateKind, PartyId};
 use mixgc_core::{new_rng, Rng};
 use rand::{Rng as _, SeedableRng};
@@ -92,13 +93,32 @@ fn check(c: &Circuit, n: usize, audience: &[usize], options: BmrOptions, rng: &m
         .collect()
 }
 
+/// Every circuit shipped in the repository's `circuits/` folder, by name.
+const SHIPPED: [(&str, &str); 11] = [
+    ("aes_128", mixgc_circuit::shipped::AES_128),
+    (
+        "AES-non-expanded",
+        include_str!("../../../../circuits/AES-non-expanded.txt"),
+    ),
+    ("sha256", include_str!("../../../../circuits/sha256.txt")),
+    ("adder64", include_str!("../../../../circuits/adder64.txt")),
+    ("sub64", include_str!("../../../../circuits/sub64.txt")),
+    ("mult64", include_str!("../../../../circuits/mult64.txt")),
+    ("divide64", include_str!("../../../../circuits/divide64.txt")),
+    ("udivide64", include_str!("../../../../circuits/udivide64.txt")),
+    ("neg64", include_str!("../../../../circuits/neg64.txt")),
+    ("zero_equal", include_str!("../../../../circuits/zero_equal.txt")),
+    (
+        "adder_32bit",
+        include_str!("../../../../circuits/adder_32bit.txt"),
+    ),
+];
+
 fn shipped(name: &str) -> Circuit {
-    let text = match name {
-        "adder64" => include_str!("../../../../circuits/adder64.txt"),
-        "mult64" => include_str!("../../../../circuits/mult64.txt"),
-        "aes_128" => mixgc_circuit::shipped::AES_128,
-        _ => unreachable!(),
-    };
+    let (_, text) = SHIPPED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("a shipped circuit");
     bristol::parse(text, name).unwrap()
 }
 
@@ -136,9 +156,61 @@ fn batches_of_any_size_give_the_same_outputs() {
 #[test]
 fn shipped_circuits_among_three_parties() {
     let mut rng = Rng::seed_from_u64(3);
-    for name in ["adder64", "mult64", "aes_128"] {
+    for (name, _) in SHIPPED {
         let c = shipped(name);
         check(&c, 3, &[0, 1, 2], BmrOptions::default(), &mut rng);
+    }
+}
+
+#[test]
+fn aes_128_gives_the_fips_197_ciphertext() {
+    let c = shipped("aes_128");
+    let key = parse_hex("000102030405060708090a0b0c0d0e0f", 128).unwrap();
+    let plaintext = parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
+    let ran = run_parties(
+        &c,
+        4,
+        &[1, 3],
+        audience_of(&[0, 2]),
+        &[key, plaintext],
+        BmrOptions { batch_ands: 1000 },
+        None,
+    );
+    for p in [0, 2] {
+        let out = ran[p].result.as_ref().unwrap().outputs.clone().unwrap();
+        assert_eq!(to_hex(&out[0]), "69c4e0d86a7b0430d8cdb78070b4c55a", "party {p}");
+    }
+}
+
+#[test]
+fn a_party_that_leaves_is_named_and_nobody_hangs() {
+    let c = shipped("adder64");
+    let job = Job {
+        circuit: &c,
+        owners: &[0, 1],
+        audience: audience_of(&[0, 1, 2]),
+    };
+    let errors: Vec<NpartyError> = std::thread::scope(|s| {
+        let hs: Vec<_> = memory_mesh(3)
+            .into_iter()
+            .map(|mut mesh| {
+                let job = &job;
+                s.spawn(move || {
+                    let me = mesh.me();
+                    if me == 2 {
+                        return None; // leaves at once: its mesh is dropped
+                    }
+                    let mut rng = new_rng(Some(12), me as u64);
+                    let x = vec![vec![true; 64]];
+                    run(&mut mesh, job, &x, &[4; 32], &mut rng, &BmrOptions::default()).err()
+                })
+            })
+            .collect();
+        hs.into_iter().filter_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(errors.len(), 2);
+    for e in errors {
+        assert_eq!(e.party(), Some(2), "{e}");
     }
 }
 
