@@ -353,3 +353,25 @@ fn aes_communication_per_and_is_within_the_bmr_bound() {
         assert!(per_and <= bound, "{per_and} > {bound}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Any small circuit, party count, owners, audience and batch size.
+    #[test]
+    fn any_small_circuit_matches_the_plaintext(
+        seed: u64,
+        n in 2usize..5,
+        gates in 0usize..80,
+        batch_ands in 1usize..12,
+        audience_bits in 1u64..16,
+    ) {
+        let mut rng = Rng::seed_from_u64(seed);
+        let widths: Vec<u32> = (0..rng.gen_range(0..4)).map(|_| rng.gen_range(0..6)).collect();
+        let outputs = rng.gen_range(0..10);
+        let c = Circuit::random(&mut rng, &widths, gates, outputs);
+        let audience: Vec<usize> = (0..n).filter(|p| audience_bits >> p & 1 == 1).collect();
+        let audience = if audience.is_empty() { vec![0] } else { audience };
+        check(&c, n, &audience, BmrOptions { batch_ands }, &mut rng);
+    }
+}
