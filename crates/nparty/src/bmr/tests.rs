@@ -361,7 +361,7 @@ proptest::proptest! {
     #[test]
     fn any_small_circuit_matches_the_plaintext(
         seed: u64,
-        n in 2usize..5,
+        n in 1usize..5,
         gates in 0usize..80,
         batch_ands in 1usize..12,
         audience_bits in 1u64..16,
