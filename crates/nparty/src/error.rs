@@ -23,6 +23,10 @@ pub enum NpartyError {
     /// which fact and both values.
     #[error("party {party} disagrees: {what}")]
     Mismatch { party: usize, what: String },
+    /// The joint computation came out inconsistent: some party deviated from the protocol
+    /// (a semi-honest protocol cannot tell which). `0` says what was found.
+    #[error("{0}")]
+    Deviation(String),
     /// This party's own inputs or settings are wrong (caught before anything is sent).
     #[error("{0}")]
     Usage(String),
@@ -35,7 +39,7 @@ impl NpartyError {
             NpartyError::Peer { party, .. }
             | NpartyError::Ot { party, .. }
             | NpartyError::Mismatch { party, .. } => Some(*party),
-            NpartyError::Usage(_) => None,
+            NpartyError::Deviation(_) | NpartyError::Usage(_) => None,
         }
     }
 }

@@ -10,6 +10,7 @@
 //!   by every party.
 
 pub mod bits;
+pub mod bmr;
 mod correlations;
 mod error;
 pub mod gmw;
