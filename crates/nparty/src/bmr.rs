@@ -95,7 +95,8 @@ fn run_with(
     let start = Instant::now();
     let delta = Block::random(rng).with_lsb_set();
     let mut corr = Correlations::setup(mesh, session, delta, rng)?;
-    hooks.setup_sent = mesh.bytes().iter().map(|b| b.0).sum();
+    let setup_bytes = mesh.bytes();
+    hooks.setup_sent = setup_bytes.iter().map(|b| b.0).sum();
     let hash = Tccr::default();
     let num_wires = c.num_wires as usize;
     let mut shares = Shares::new(me, n, delta, num_wires);
@@ -142,5 +143,6 @@ fn run_with(
         offline,
         online,
         online_rounds: online_rounds + rounds,
+        setup_bytes,
     })
 }

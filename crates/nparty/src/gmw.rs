@@ -34,6 +34,7 @@ pub fn run(
 
     let start = Instant::now();
     let mut corr = Correlations::setup(mesh, session, Block::random(rng), rng)?;
+    let setup_bytes = mesh.bytes();
     let triples = corr.triples(mesh, ands, rng)?;
     let offline = start.elapsed();
 
@@ -61,6 +62,7 @@ pub fn run(
         offline,
         online: start.elapsed(),
         online_rounds: levels.and_levels,
+        setup_bytes,
     })
 }
 

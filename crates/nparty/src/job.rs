@@ -63,6 +63,10 @@ pub struct Outcome {
     pub online: Duration,
     /// Communication rounds of the online phase (AND levels for GMW).
     pub online_rounds: u64,
+    /// Bytes sent to and received from each party by the end of the setup (the mesh's
+    /// handshake and the base OTs), included in the mesh's counters: subtract them for the
+    /// protocol's own communication.
+    pub setup_bytes: Vec<(u64, u64)>,
 }
 
 impl Job<'_> {

@@ -21,3 +21,23 @@ pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
+
+use mixgc_core::Rng;
+
+/// Runs `job` among the mesh's parties with `protocol` (BMR with `bmr_options`). `inputs`
+/// are this party's own input values in circuit order; `session` is the id every party
+/// agreed on in the handshake.
+pub fn run(
+    mesh: &mut Mesh,
+    protocol: Protocol,
+    job: &Job,
+    inputs: &[Vec<bool>],
+    session: &[u8; 32],
+    rng: &mut Rng,
+    bmr_options: &bmr::BmrOptions,
+) -> Result<Outcome, NpartyError> {
+    match protocol {
+        Protocol::Gmw => gmw::run(mesh, job, inputs, session, rng),
+        Protocol::Bmr => bmr::run(mesh, job, inputs, session, rng, bmr_options),
+    }
+}
