@@ -175,7 +175,10 @@ mod tests {
         let outputs = rec.circuit.eval_plain(&inputs).unwrap();
         let circuit_index = [3, 0, 5, 2, 4, 1];
         for (declared_index, &k) in circuit_index.iter().enumerate() {
-            assert_eq!(outputs[declared_index], inputs[k], "declared input {declared_index}");
+            assert_eq!(
+                outputs[declared_index], inputs[k],
+                "declared input {declared_index}"
+            );
         }
     }
 
