@@ -170,7 +170,7 @@ mod tests {
             .input_widths
             .iter()
             .enumerate()
-            .map(|(k, &w)| (0..w).map(|i| (k + i as usize) % 3 == 0).collect())
+            .map(|(k, &w)| (0..w).map(|i| (k + i as usize).is_multiple_of(3)).collect())
             .collect();
         let outputs = rec.circuit.eval_plain(&inputs).unwrap();
         let circuit_index = [3, 0, 5, 2, 4, 1];

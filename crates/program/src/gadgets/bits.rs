@@ -307,7 +307,7 @@ mod tests {
                     let mut p = Plain::default();
                     let xs = p.input(PartyId::GARBLER, n as u32, Some(&v)).unwrap();
                     assert_eq!(at_least(&mut p, &xs, t), want, "n={n} t={t} {v:?}");
-                    let replay = rec.circuit.eval_plain(&[v.clone()]).unwrap();
+                    let replay = rec.circuit.eval_plain(std::slice::from_ref(&v)).unwrap();
                     assert_eq!(value(&replay[0]), want as u128, "recorded n={n} t={t}");
                 }
             }
