@@ -349,6 +349,31 @@ mod tests {
     }
 
     #[test]
+    fn many_candidates_cost_by_voters_not_by_candidates() {
+        // 2^16 candidates: the pairwise count, about n²·k/2 + n² ANDs.
+        let rec = record_voting(64, MAX_CANDIDATES).unwrap();
+        assert!(ands(&rec) < 40_000, "{}", ands(&rec));
+        let rec = record_voting(5, MAX_CANDIDATES).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(73);
+        for trial in 0..20 {
+            let votes: Vec<u64> = (0..5)
+                .map(|i| match trial % 3 {
+                    0 => rng.gen_range(0..MAX_CANDIDATES as u64),
+                    1 => [65_535, 7, 65_535, 7, 300][i],
+                    _ => rng.gen_range(0..3) * 30_000,
+                })
+                .collect();
+            let want = plurality(&votes, MAX_CANDIDATES) as u64;
+            let inputs: Vec<Vec<bool>> = votes.iter().map(|&v| bits_of(v, 16)).collect();
+            assert_eq!(
+                rec.circuit.eval_plain(&inputs).unwrap(),
+                vec![bits_of(want, 16)],
+                "{votes:?}"
+            );
+        }
+    }
+
+    #[test]
     fn bad_parameters_and_inputs_are_clear_errors() {
         let mut p = Plain::default();
         assert_eq!(record_auction(1, 8).unwrap_err(), AppError::Parties(1));
