@@ -2,10 +2,11 @@
 //! auction (Table 3.5) and a plurality vote (Table 3.6), written once on [`Backend`] with
 //! party i owning input value i, so a runtime can run them as programs or record them
 //! ([`record_auction`], [`record_voting`]) and run the circuits. The circuits themselves are
-//! [`gadgets::nparty`].
+//! [`crate::gadgets::nparty`].
 
-use crate::gadgets::{self, nparty::id_bits};
 use crate::{Backend, PartyId, ProgramError, Recorded, Recorder, MAX_PARTIES};
+
+pub use crate::gadgets::nparty::{auction, id_bits, voting};
 
 /// Fewest parties of an application.
 pub const MIN_PARTIES: usize = 2;
@@ -99,7 +100,7 @@ pub fn auction_program<B: Backend>(
         }
         inputs.push(input(b, party, bits, bid)?);
     }
-    let (winner, bid) = gadgets::nparty::auction(b, &inputs);
+    let (winner, bid) = auction(b, &inputs);
     let winner = b.output(&winner)?;
     let bid = b.output(&bid)?;
     Ok(winner.zip(bid).map(|(w, v)| AuctionOutcome {
@@ -129,7 +130,7 @@ pub fn voting_program<B: Backend>(
         }
         inputs.push(input(b, party, width, vote)?);
     }
-    let elected = gadgets::nparty::voting(b, &inputs, candidates);
+    let elected = voting(b, &inputs, candidates);
     Ok(b.output(&elected)?.map(|v| to_u64(&v) as usize))
 }
 
@@ -323,7 +324,7 @@ mod tests {
             c.cost().ands
         };
         let auction = |c: &mut Counter, xs: &[Vec<u32>]| {
-            gadgets::nparty::auction(c, xs);
+            auction(c, xs);
         };
         let expected_auction = [97, 228, 491, 193, 452, 971];
         for ((bits, n, _), want) in THESIS_AUCTION_ANDS.iter().zip(expected_auction) {
@@ -337,7 +338,7 @@ mod tests {
         let expected_voting = [7, 15, 32, 57, 102, 253];
         for ((candidates, n, _), want) in THESIS_VOTING_ANDS.iter().zip(expected_voting) {
             let vote = |c: &mut Counter, xs: &[Vec<u32>]| {
-                gadgets::nparty::voting(c, xs, *candidates);
+                voting(c, xs, *candidates);
             };
             assert_eq!(
                 counted(*n, id_bits(*candidates), &vote),
