@@ -46,7 +46,7 @@ enum Command {
     Example(example::ExampleArgs),
     /// Write a library op's circuit as a Bristol Fashion file.
     Export(ops::ExportArgs),
-    /// List the library ops; `--table` prints their AND counts.
+    /// List the library ops; `--table` prints their AND counts (and the n-party applications').
     Ops(ops::OpsArgs),
     /// Measure garbling, evaluation and end-to-end speed, bytes and memory.
     Bench(bench::BenchArgs),

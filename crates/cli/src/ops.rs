@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use mixgc_circuit::bristol;
+use mixgc_program::apps::{self, THESIS_AUCTION_ANDS, THESIS_VOTING_ANDS};
 use mixgc_program::library::{self, OPS};
 use serde::Serialize;
 
@@ -66,7 +67,8 @@ fn widths(w: &[u32]) -> String {
 
 #[derive(Args, Debug)]
 pub struct OpsArgs {
-    /// Print AND counts per op at widths 8, 16, 32 and 64 next to TinyGarble's Table 3.1.
+    /// Print AND counts per op at widths 8, 16, 32 and 64 next to TinyGarble's Table 3.1,
+    /// and of the n-party auction and vote next to the TinyGarble2 thesis's Tables 3.5 and 3.6.
     #[arg(long)]
     table: bool,
     /// Print the table as one JSON array.
@@ -230,5 +232,43 @@ pub fn ops(args: OpsArgs) -> Result<(), CliError> {
             r.source
         );
     }
+    out += &applications()?;
     write_stdout(&out)
+}
+
+/// The n-party applications' AND counts beside the thesis's optimized circuits (TinyGarble2
+/// thesis Tables 3.5 and 3.6, MPCircuits).
+fn applications() -> Result<String, CliError> {
+    let mut out = format!(
+        "\n{:<26} {:>7} {:>12} {:>12}   source\n",
+        "n-party application", "parties", "TinyGarble2", "mixgc"
+    );
+    let mut row = |name: String, parties: usize, theirs: u64, ours: usize, source: &str| {
+        out += &format!(
+            "{name:<26} {parties:>7} {:>12} {:>12}   {source}\n",
+            thousands(theirs),
+            thousands(ours as u64)
+        );
+    };
+    for (bits, n, theirs) in THESIS_AUCTION_ANDS {
+        let ours = apps::record_auction(n, bits)?.circuit.stats().ands;
+        row(
+            format!("auction, {bits}-bit bids"),
+            n,
+            theirs,
+            ours,
+            "TinyGarble2 Table 3.5",
+        );
+    }
+    for (candidates, n, theirs) in THESIS_VOTING_ANDS {
+        let ours = apps::record_voting(n, candidates)?.circuit.stats().ands;
+        row(
+            format!("voting, {candidates} candidates"),
+            n,
+            theirs,
+            ours,
+            "TinyGarble2 Table 3.6",
+        );
+    }
+    Ok(out)
 }

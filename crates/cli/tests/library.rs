@@ -103,6 +103,19 @@ fn ops_table_is_pinned() {
         "AES-128                           6,400        6,400   TinyGarble2 Table 3.1",
         "SHA-256 compression              22,573       22,573   Bristol sha256.txt",
         "EDT-256 (edit distance)       2,730,000      720,126   MEG, non-XOR gates",
+        // The n-party applications: parties, the thesis's optimized ANDs, mixgc's.
+        "auction, 16-bit bids             4           97           97   TinyGarble2 Table 3.5",
+        "auction, 16-bit bids             8          228          228   TinyGarble2 Table 3.5",
+        "auction, 16-bit bids            16          492          491   TinyGarble2 Table 3.5",
+        "auction, 32-bit bids             4          194          193   TinyGarble2 Table 3.5",
+        "auction, 32-bit bids             8          454          452   TinyGarble2 Table 3.5",
+        "auction, 32-bit bids            16          975          971   TinyGarble2 Table 3.5",
+        "voting, 2 candidates             8            8            7   TinyGarble2 Table 3.6",
+        "voting, 2 candidates            16           16           15   TinyGarble2 Table 3.6",
+        "voting, 4 candidates             4           37           32   TinyGarble2 Table 3.6",
+        "voting, 4 candidates             8           79           57   TinyGarble2 Table 3.6",
+        "voting, 4 candidates            16          147          102   TinyGarble2 Table 3.6",
+        "voting, 8 candidates            16          388          253   TinyGarble2 Table 3.6",
     ] {
         assert!(out.stdout.contains(line), "missing `{line}` in\n{}", out.stdout);
     }

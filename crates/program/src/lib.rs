@@ -15,6 +15,7 @@
 //! run it on backends whose wires are labels (`crates/session/src/program.rs`). A recorded
 //! program can also be compiled and run as a circuit.
 
+pub mod apps;
 mod backend;
 pub mod clipdot;
 pub mod counter;

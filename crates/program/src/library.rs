@@ -129,6 +129,9 @@ pub enum LibraryError {
     NoSize { name: String },
     #[error(transparent)]
     Program(#[from] ProgramError),
+    /// An n-party application's parameters or inputs ([`crate::apps`]).
+    #[error(transparent)]
+    App(#[from] crate::apps::AppError),
 }
 
 /// Widest operand `--width` accepts.

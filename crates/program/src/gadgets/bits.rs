@@ -101,6 +101,63 @@ pub fn popcount<B: Backend>(b: &mut B, x: &[B::Wire]) -> Vec<B::Wire> {
     out
 }
 
+/// [popcount(x) ≥ t] as one wire, for n = |x| bits: at most n − 1 ANDs (majority of 8: 7,
+/// of 16: 15; a full popcount and a comparison would cost n − H(n) + ⌈log2(n+1)⌉).
+///
+/// A threshold as a carry: with k the smallest power with 2^k ≥ t and 2^k > n − t, bit k
+/// of popcount(x) + (2^k − t) is the answer (the sum lies in [2^k − t, 2^k − t + n], below
+/// 2^(k+1)). The constant is added for free into the columns of the compressor tree of
+/// [`popcount`], of which only the carries matter: below column k each column is reduced
+/// to one bit (dropped) by full adders, a constant one absorbed into a full adder
+/// (a + b + 1: carry a ∨ b, 1 AND) or passed on with a lone wire (a + 1: carry a, free);
+/// column k holds at most one 1, so its XOR is the answer.
+pub fn at_least<B: Backend>(b: &mut B, x: &[B::Wire], t: usize) -> B::Wire {
+    let n = x.len();
+    if t == 0 {
+        return b.constant(true);
+    }
+    if t > n {
+        return b.constant(false);
+    }
+    let mut k = 0;
+    while (1usize << k) < t || (1usize << k) <= n - t {
+        k += 1;
+    }
+    let offset = (1usize << k) - t;
+    let mut column: std::collections::VecDeque<B::Wire> = x.iter().copied().collect();
+    for j in 0..k {
+        let one = offset >> j & 1 == 1;
+        let mut carries = std::collections::VecDeque::new();
+        while column.len() >= 3 {
+            let (p, q, c) = (
+                column.pop_front().unwrap(),
+                column.pop_front().unwrap(),
+                column.pop_front().unwrap(),
+            );
+            let pc = b.xor(p, c);
+            let qc = b.xor(q, c);
+            let t = b.and(pc, qc);
+            carries.push_back(b.xor(c, t));
+            column.push_back(b.xor(pc, q));
+        }
+        match (column.len(), one) {
+            (2, false) => carries.push_back(b.and(column[0], column[1])),
+            (2, true) => {
+                // a ∨ b = ¬(¬a ∧ ¬b).
+                let (na, nb) = (b.not(column[0]), b.not(column[1]));
+                let both_zero = b.and(na, nb);
+                carries.push_back(b.not(both_zero));
+            }
+            (1, true) => carries.push_back(column[0]),
+            _ => {}
+        }
+        // What is left of this column (its sum bit) is not needed.
+        column = carries;
+    }
+    let parity = column.into_iter().reduce(|p, q| b.xor(p, q));
+    parity.unwrap_or_else(|| b.constant(false))
+}
+
 /// Hamming distance: popcount(x ⊕ y) as ⌈log2(w + 1)⌉ bits, w − H(w) ANDs (XOR is free).
 /// w = 8: 7, 16: 15, 32: 31, 64: 63; Hamming-160: 158 (TinyGarble: 159).
 pub fn hamming<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
@@ -220,6 +277,47 @@ mod tests {
                     ((x ^ y).count_ones() as u128, count_bits(w), optimal(w))
                 );
             }
+        }
+    }
+
+    #[test]
+    fn at_least_is_a_threshold_in_at_most_n_minus_one_ands() {
+        use crate::gadgets::testing::value;
+        use crate::{Plain, Recorder};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(44);
+        for n in 0..=40usize {
+            for t in 0..=n + 2 {
+                let mut c = Counter::default();
+                let x = c.input(PartyId::GARBLER, n as u32, None).unwrap();
+                at_least(&mut c, &x, t);
+                assert!(c.cost().ands <= n.saturating_sub(1) as u64, "n={n} t={t}");
+                let mut r = Recorder::default();
+                let x = r.input(PartyId::GARBLER, n as u32, None).unwrap();
+                let out = at_least(&mut r, &x, t);
+                r.output(&[out]).unwrap();
+                let rec = r.finish();
+                assert_eq!(rec.circuit.stats().ands as u64, c.cost().ands);
+                // Random inputs, and inputs with exactly t − 1, t and t + 1 ones.
+                let mut cases: Vec<Vec<bool>> = (0..6).map(|_| (0..n).map(|_| rng.gen()).collect()).collect();
+                for ones in [t.saturating_sub(1), t, t + 1, 0, n] {
+                    cases.push((0..n).map(|i| i < ones.min(n)).collect());
+                }
+                for v in cases {
+                    let want = v.iter().filter(|&&b| b).count() >= t;
+                    let mut p = Plain::default();
+                    let xs = p.input(PartyId::GARBLER, n as u32, Some(&v)).unwrap();
+                    assert_eq!(at_least(&mut p, &xs, t), want, "n={n} t={t} {v:?}");
+                    let replay = rec.circuit.eval_plain(std::slice::from_ref(&v)).unwrap();
+                    assert_eq!(value(&replay[0]), want as u128, "recorded n={n} t={t}");
+                }
+            }
+        }
+        // Majorities (ties lose) of 8 and 16 bits: 7 and 15 ANDs.
+        for (n, ands) in [(8usize, 7u64), (16, 15)] {
+            let mut c = Counter::default();
+            let x = c.input(PartyId::GARBLER, n as u32, None).unwrap();
+            at_least(&mut c, &x, n / 2 + 1);
+            assert_eq!(c.cost().ands, ands);
         }
     }
 

@@ -14,6 +14,7 @@ pub mod circuit;
 pub mod div;
 pub mod edit;
 pub mod mul;
+pub mod nparty;
 pub mod select;
 pub mod sha256;
 pub mod sort;

@@ -69,6 +69,16 @@ fn mux_index<B: Backend>(
 /// comparison result, free). So 2w(n − 1) ANDs for the values plus at most
 /// Σ_matches (depth − 1) for the index (n = 2^k: n − 1 − k).
 pub fn argmax_with_max<B: Backend>(b: &mut B, values: &[Vec<B::Wire>]) -> (Vec<B::Wire>, Vec<B::Wire>) {
+    tournament(b, values, true)
+}
+
+/// The tournament of [`argmax_with_max`]; without `keep_max` the final match skips its
+/// value mux (w ANDs fewer) and the returned value is the final's left operand.
+fn tournament<B: Backend>(
+    b: &mut B,
+    values: &[Vec<B::Wire>],
+    keep_max: bool,
+) -> (Vec<B::Wire>, Vec<B::Wire>) {
     assert!(!values.is_empty(), "argmax of an empty list");
     let w = values[0].len();
     assert!(
@@ -88,6 +98,7 @@ pub fn argmax_with_max<B: Backend>(b: &mut B, values: &[Vec<B::Wire>]) -> (Vec<B
         })
         .collect();
     while cand.len() > 1 {
+        let last_round = cand.len() == 2;
         let mut next = Vec::with_capacity(cand.len().div_ceil(2));
         let mut it = cand.into_iter();
         while let Some((li, lv)) = it.next() {
@@ -95,7 +106,11 @@ pub fn argmax_with_max<B: Backend>(b: &mut B, values: &[Vec<B::Wire>]) -> (Vec<B
                 None => next.push((li, lv)),
                 Some((ri, rv)) => {
                     let c = lt_unsigned(b, &lv, &rv)[0];
-                    let v = mux(b, c, &lv, &rv);
+                    let v = if last_round && !keep_max {
+                        lv
+                    } else {
+                        mux(b, c, &lv, &rv)
+                    };
                     let i = li.iter().zip(&ri).map(|(&p, &q)| mux_index(b, c, p, q)).collect();
                     next.push((i, v));
                 }
@@ -123,10 +138,11 @@ pub fn index_bits(n: usize) -> usize {
     }
 }
 
-/// The position of the largest of `values` (unsigned) as ⌈log2 n⌉ bits, lowest on ties. See
-/// [`argmax_with_max`] for the construction and AND count.
+/// The position of the largest of `values` (unsigned) as ⌈log2 n⌉ bits, lowest on ties:
+/// the tournament of [`argmax_with_max`] without the final match's value mux, so
+/// (2w + ⌈log2 n⌉)(n − 1) − w ANDs at most (n = 2^k: 2w(n − 1) − w + n − 1 − k).
 pub fn argmax<B: Backend>(b: &mut B, values: &[Vec<B::Wire>]) -> Vec<B::Wire> {
-    argmax_with_max(b, values).0
+    tournament(b, values, false).0
 }
 
 /// `if s { −x } else { x }` mod 2^w: (x ⊕ s) + s, an incrementer with carry-in s,
@@ -245,9 +261,24 @@ mod tests {
         let xs: Vec<Vec<u32>> = (0..n)
             .map(|_| c.input(PartyId::GARBLER, w as u32, None).unwrap())
             .collect();
-        argmax(&mut c, &xs);
+        argmax_with_max(&mut c, &xs);
         assert_eq!(c.cost().ands, rec.circuit.stats().ands as u64);
         assert_eq!(pi.len(), index_bits(n));
+        // The index alone: the same answer, one value mux fewer when there is a match.
+        let mut r = Recorder::default();
+        let xs: Vec<Vec<u32>> = (0..n)
+            .map(|_| r.input(PartyId::GARBLER, w as u32, None).unwrap())
+            .collect();
+        let ri = argmax(&mut r, &xs);
+        let _ = r.output(&ri);
+        let rec_index = r.finish();
+        assert_eq!(rec_index.circuit.eval_plain(&inputs).unwrap(), vec![pi.clone()]);
+        let saved = if n > 1 { w } else { 0 };
+        assert_eq!(
+            rec_index.circuit.stats().ands + saved,
+            rec.circuit.stats().ands,
+            "argmax alone"
+        );
         (value(&pi), value(&pm), c.cost().ands)
     }
 
