@@ -16,11 +16,13 @@ mod error;
 pub mod gmw;
 mod job;
 mod mesh;
+pub mod program;
 
 pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
+pub use program::{ProgramRecorder, RecordedProgram};
 
 use mixgc_core::Rng;
 
