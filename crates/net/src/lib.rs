@@ -8,6 +8,7 @@ mod frame;
 mod link;
 mod memory;
 mod peer;
+mod queued;
 mod tcp;
 mod tls;
 mod transcript;
@@ -21,7 +22,8 @@ pub use frame::{
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
 pub use peer::PeerChannel;
-pub use tcp::{TcpChannel, CONNECT_RETRY};
+pub use queued::{QueuedChannel, MAX_QUEUED};
+pub use tcp::{TcpChannel, TcpReader, TcpWriter, CONNECT_RETRY};
 pub use tls::{
     fingerprint, fingerprint_hex, generate, parse_fingerprint, Identity, KeyMaterial, PeerCheck, TlsChannel,
     TlsConfig,

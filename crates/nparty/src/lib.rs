@@ -10,7 +10,13 @@
 //!   by every party.
 
 mod error;
+mod handshake;
 mod mesh;
+mod tcp;
 
 pub use error::NpartyError;
+pub use handshake::{
+    handshake, RunFacts, MAX_EXTRA, MAX_PARTIES, MAX_TEXT, MAX_VALUES, NPARTY_PROTOCOL_VERSION,
+};
 pub use mesh::{memory_mesh, peer, Mesh};
+pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, MeshOptions};
