@@ -16,8 +16,8 @@ mod transcript;
 pub use channel::{Channel, ChannelExt};
 pub use error::{seconds, Divergence, NetError, PeerMisbehaved};
 pub use frame::{
-    peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame, send_heartbeat, Tag,
-    MAX_ABORT_BYTES, MAX_FRAME_BYTES,
+    last_words, peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame,
+    send_heartbeat, Tag, MAX_ABORT_BYTES, MAX_FRAME_BYTES,
 };
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};

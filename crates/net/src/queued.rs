@@ -6,7 +6,8 @@
 //! owns the socket's write half ([`TcpWriter`]) and writes the chunks in order. `recv` reads
 //! the read half ([`TcpReader`]) on the calling thread, with the channel's timeout. A write
 //! that fails in the writer thread (the peer closed, or stopped reading for a whole timeout)
-//! spends the link: the next `send`, `flush` or `recv` returns that error.
+//! spends the link: the next `send`, `flush` or `recv` returns that error (a `recv` after a
+//! close first reads what the peer sent before it closed).
 //!
 //! Memory is bounded: at most [`MAX_QUEUED`] bytes wait for the writer. A sender that would
 //! queue more waits for the writer; when nothing drains for a whole timeout the peer has
@@ -265,8 +266,16 @@ impl Channel for QueuedChannel {
         Ok(())
     }
 
+    /// Reads with the read half; a failed write surfaces here first, except a closed
+    /// peer, whose end the read half reports itself after the bytes it sent before closing
+    /// (which may say why it stopped).
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.check()?;
+        if self.shared.failed.load(Ordering::Acquire) {
+            let mut queue = self.shared.lock();
+            if !matches!(queue.failed, Some(NetError::Disconnected)) {
+                take_failure(&mut queue).map_or(Ok(()), Err)?;
+            }
+        }
         self.reader.recv(buf)
     }
 

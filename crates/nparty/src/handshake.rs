@@ -480,7 +480,8 @@ mod tests {
     /// it names a party that differs from it.
     #[test]
     fn every_differing_fact_is_named_on_every_side() {
-        let cases: Vec<(fn(&mut RunFacts), &str)> = vec![
+        type Change = fn(&mut RunFacts);
+        let cases: Vec<(Change, &str)> = vec![
             (|f| f.protocol = "bmr".into(), "protocol gmw here vs bmr there"),
             (
                 |f| f.digest[0] = 0xab,
@@ -507,7 +508,7 @@ mod tests {
             let got = run(all);
             for (i, r) in got.iter().enumerate() {
                 let e = r.as_ref().unwrap_err();
-                assert!(matches!(e, NpartyError::Mismatch { .. }), "{e}");
+                assert!(matches!(e, NpartyError::Mismatch { .. }), "party {i}: {e}");
                 if i < 2 {
                     assert_eq!(e.party(), Some(2));
                     assert_eq!(e.to_string(), format!("party 2 disagrees: {message}"));

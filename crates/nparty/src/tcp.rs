@@ -1,15 +1,16 @@
 //! The mesh over TCP: n processes, party i listening on `addrs[i]` and connected to every
 //! other party.
 //!
-//! Who dials whom: the lower id dials the higher. Party i dials every j > i (retrying for
-//! the connect window, 10 s by default, while j starts) and accepts every j < i, on a
-//! thread of its own, so nothing deadlocks whatever order the processes start in. On each
-//! new connection the dialer sends an introduction (a [`Tag::PartyHello`] frame: the n-party
-//! protocol version, n, its id, the id it dialed) and the acceptor answers with its own;
-//! each side checks the other's, so a connection from an unknown or duplicate id, a
-//! different n or version, or garbage stops the party with a clear error, and the other
-//! parties it has reached are told why. A party that never starts is named once the connect
-//! window has passed.
+//! Who dials whom: the lower id dials the higher. Party i dials every j > i, each on a
+//! thread, retrying for the connect window (10 s by default) while j starts, and accepts
+//! every j < i on a thread of its own, so nothing deadlocks whatever order the processes
+//! start in. On each new connection the dialer sends an introduction (a [`Tag::PartyHello`]
+//! frame: the n-party protocol version, n, its id, the id it dialed) and the acceptor
+//! answers with its own; each side checks the other's, so a connection from an unknown or
+//! duplicate id, a different n or version, or garbage stops the party with a clear error.
+//! The other parties are told why: after a failure a party goes on dialing and accepting
+//! until the connect window ends, only to tell every party it reaches. A party that never
+//! starts is named once the connect window has passed.
 //!
 //! Every link is a [`QueuedChannel`]: sends never wait on the peer, reads time out after
 //! the [`MeshOptions::timeout`] (a party that dies or stalls is named), and an optional
@@ -97,10 +98,7 @@ pub fn connect_mesh_on(
     let (lower, higher) = links.split_at_mut(me);
     let result = std::thread::scope(|s| {
         let stop = &stop;
-        let acceptor = s.spawn(move || {
-            accept_lower(me, n, listener, options, until, stop, lower)
-                .inspect_err(|_| stop.store(true, Ordering::Release))
-        });
+        let acceptor = s.spawn(move || accept_lower(me, n, listener, options, until, stop, lower));
         let dialed = dial_higher(me, addrs, options, until, stop, &mut higher[1..])
             .inspect_err(|_| stop.store(true, Ordering::Release));
         let accepted = acceptor.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -160,9 +158,8 @@ fn intro(n: usize, me: usize, to: usize) -> Vec<u8> {
     })
 }
 
-/// Dials every higher id in order (`links[k]` is party `me + 1 + k`), each retried until
-/// `until`, introduces this party and checks the answer. Returns early, with no error of
-/// its own, once `stop` is set.
+/// Dials every higher id at once (`links[k]` is party `me + 1 + k`), each retried until
+/// `until`, introduces this party and checks the answer; the first error in party order.
 fn dial_higher(
     me: usize,
     addrs: &[String],
@@ -171,47 +168,80 @@ fn dial_higher(
     stop: &AtomicBool,
     links: &mut [Option<TcpChannel>],
 ) -> Result<(), NpartyError> {
-    let n = addrs.len();
-    for (k, slot) in links.iter_mut().enumerate() {
-        let j = me + 1 + k;
-        let mut ch = loop {
-            if stop.load(Ordering::Acquire) {
-                return Ok(());
+    let results: Vec<_> = std::thread::scope(|s| {
+        let dials: Vec<_> = (me + 1..addrs.len())
+            .map(|j| {
+                s.spawn(move || {
+                    dial(me, j, addrs, options, until, stop)
+                        .inspect_err(|_| stop.store(true, Ordering::Release))
+                })
+            })
+            .collect();
+        dials
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut first_error = None;
+    for (slot, result) in links.iter_mut().zip(results) {
+        match result {
+            Ok(ch) => *slot = ch,
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
-            match TcpChannel::connect_retrying(&addrs[j], options.timeout, Duration::ZERO) {
-                Ok(ch) => break ch,
-                Err(_) if Instant::now() + REDIAL < until => std::thread::sleep(REDIAL),
-                Err(e) => {
-                    let why = match e {
-                        NetError::Connect { source, .. } => source.to_string(),
-                        e => e.to_string(),
-                    };
-                    return Err(NpartyError::Absent {
-                        party: j,
-                        what: format!(
-                            "did not answer at {} within {}: {why}",
-                            addrs[j],
-                            seconds(options.connect_window)
-                        ),
-                    });
-                }
-            }
-        };
-        let on = |source| NpartyError::Peer { party: j, source };
-        send_frame(&mut ch, Tag::PartyHello, &intro(n, me, j)).map_err(on)?;
-        ch.flush().map_err(on)?;
-        let answer = recv_frame(&mut ch, Tag::PartyHello, MAX_SHORT_BYTES).map_err(on)?;
-        let checked = match decode_intro(&answer) {
-            None => Err(on(PeerMisbehaved::Malformed(Tag::PartyHello).into())),
-            Some(theirs) => check_answer(&theirs, n, me, j, &addrs[j]),
-        };
-        if let Err(e) = checked {
-            let _ = send_abort(&mut ch, &e.to_string());
-            return Err(e);
         }
-        *slot = Some(ch);
     }
-    Ok(())
+    first_error.map_or(Ok(()), Err)
+}
+
+/// Dials party `j` until `until`, introduces this party and checks the answer. Once `stop`
+/// is set (another connection failed) it still dials until `until`, only so that the party
+/// can be told why this one stops, and returns `None` if it never answers.
+fn dial(
+    me: usize,
+    j: usize,
+    addrs: &[String],
+    options: &MeshOptions,
+    until: Instant,
+    stop: &AtomicBool,
+) -> Result<Option<TcpChannel>, NpartyError> {
+    let n = addrs.len();
+    let mut ch = loop {
+        match TcpChannel::connect_retrying(&addrs[j], options.timeout, Duration::ZERO) {
+            Ok(ch) => break ch,
+            Err(_) if Instant::now() < until => {
+                std::thread::sleep(REDIAL.min(until.saturating_duration_since(Instant::now())))
+            }
+            Err(_) if stop.load(Ordering::Acquire) => return Ok(None),
+            Err(e) => {
+                let why = match e {
+                    NetError::Connect { source, .. } => source.to_string(),
+                    e => e.to_string(),
+                };
+                return Err(NpartyError::Absent {
+                    party: j,
+                    what: format!(
+                        "did not answer at {} within {}: {why}",
+                        addrs[j],
+                        seconds(options.connect_window)
+                    ),
+                });
+            }
+        }
+    };
+    let on = |source| NpartyError::Peer { party: j, source };
+    send_frame(&mut ch, Tag::PartyHello, &intro(n, me, j)).map_err(on)?;
+    ch.flush().map_err(on)?;
+    let answer = recv_frame(&mut ch, Tag::PartyHello, MAX_SHORT_BYTES).map_err(on)?;
+    let checked = match decode_intro(&answer) {
+        None => Err(on(PeerMisbehaved::Malformed(Tag::PartyHello).into())),
+        Some(theirs) => check_answer(&theirs, n, me, j, &addrs[j]),
+    };
+    if let Err(e) = checked {
+        let _ = send_abort(&mut ch, &e.to_string());
+        return Err(e);
+    }
+    Ok(Some(ch))
 }
 
 /// The introduction of the party dialed at `addr` as party `j` must match.
@@ -238,8 +268,9 @@ fn check_answer(theirs: &Intro, n: usize, me: usize, j: usize, addr: &str) -> Re
     Ok(())
 }
 
-/// Accepts every lower id (`links[j]` is party j) until `until`. Returns early, with no
-/// error of its own, once `stop` is set.
+/// Accepts every lower id (`links[j]` is party j) until `until`. After a failure (its own
+/// or, through `stop`, another connection's) it goes on accepting until `until`, only so
+/// that the parties still to dial in can be told why this one stops.
 fn accept_lower(
     me: usize,
     n: usize,
@@ -249,12 +280,13 @@ fn accept_lower(
     stop: &AtomicBool,
     links: &mut [Option<TcpChannel>],
 ) -> Result<(), NpartyError> {
+    let mut failed = None;
     while let Some(missing) = links.iter().position(Option::is_none) {
-        if stop.load(Ordering::Acquire) {
-            return Ok(());
-        }
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
+            if stop.load(Ordering::Acquire) {
+                break;
+            }
             return Err(NpartyError::Absent {
                 party: missing,
                 what: format!(
@@ -279,11 +311,14 @@ fn accept_lower(
             Ok(j) => links[j] = Some(ch),
             Err(e) => {
                 let _ = send_abort(&mut ch, &e.to_string());
-                return Err(e);
+                if failed.is_none() {
+                    stop.store(true, Ordering::Release);
+                    failed = Some(e);
+                }
             }
         }
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 /// Reads the introduction on a new connection from `from`, answers it, and returns the id
@@ -329,7 +364,7 @@ fn introduced(
     }
     if j > me {
         return differ(format!(
-            "it dialed this party, a lower id (only a lower id dials a higher one)"
+            "it dialed party {me}, a lower id (only a lower id dials a higher one)"
         ));
     }
     if links[j].is_some() {
