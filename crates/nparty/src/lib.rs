@@ -1,7 +1,11 @@
 //! N-party secure computation, semi-honest with up to n − 1 corrupted parties.
 //!
 //! Every party is its own process. A [`Mesh`] holds one channel to every other party
-//! (frames from `mixgc_net`); the protocols run on top of it:
+//! (frames from `mixgc_net`): over TCP from [`connect_mesh`] (the lower id dials the
+//! higher; sends never wait on the peer; an optional emulated latency), in memory from
+//! [`memory_mesh`]. Before anything secret, [`handshake`] checks on every pair that the
+//! parties agree on the run ([`RunFacts`]) and derives a session id from every party's
+//! nonce. The protocols run on top of it:
 //!
 //! - correlations between every pair of parties, from OT between their own processes;
 //! - GMW: XOR shares of every wire, AND by Beaver triples, one round per AND level;

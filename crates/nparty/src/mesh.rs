@@ -70,7 +70,8 @@ impl Mesh {
             .expect("no link from a party to itself")
     }
 
-    /// Queues a frame to `to` (sent at the latest when this party next reads).
+    /// Queues a frame to `to` (sent at the latest when this party next reads). A party that
+    /// closed is not an error here: [`Mesh::flush`] or the next read from it reports it.
     pub fn send(&mut self, to: usize, tag: Tag, payload: &[u8]) -> Result<(), NpartyError> {
         match send_frame(self.link(to), tag, payload) {
             Err(NetError::Disconnected) => {

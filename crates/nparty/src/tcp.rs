@@ -137,6 +137,13 @@ fn check_parties(me: usize, addrs: &[String]) -> Result<(), NpartyError> {
             "party id {me} is not below the number of parties, {n}"
         )));
     }
+    for (j, a) in addrs.iter().enumerate() {
+        if let Some(k) = addrs[..j].iter().position(|b| b == a) {
+            return Err(NpartyError::Usage(format!(
+                "parties {k} and {j} have the same address, {a}"
+            )));
+        }
+    }
     Ok(())
 }
 

@@ -513,3 +513,35 @@ fn the_emulated_latency_delays_every_round_trip() {
         "{rtts:?}"
     );
 }
+
+/// Settings that cannot work fail at once, before anything is sent, saying why.
+#[test]
+fn bad_settings_are_usage_errors() {
+    let (ls, addrs) = listeners(3);
+    let opts = options(1000, 1000);
+    let start = Instant::now();
+    let cases: [(usize, Vec<String>, &str); 4] = [
+        (
+            3,
+            addrs.clone(),
+            "party id 3 is not below the number of parties, 3",
+        ),
+        (0, addrs[..1].to_vec(), "a run has 2 to 1024 parties, not 1"),
+        (
+            0,
+            vec![addrs[0].clone(), addrs[1].clone(), addrs[1].clone()],
+            "parties 1 and 2 have the same address",
+        ),
+        (
+            0,
+            vec![addrs[0].clone(), "no-such-host.invalid:7000".into()],
+            "party 1's address no-such-host.invalid:7000",
+        ),
+    ];
+    for (me, a, expect) in cases {
+        let e = connect_mesh_on(me, &ls[0], &a, &opts).unwrap_err();
+        assert!(matches!(e, NpartyError::Usage(_)), "{e}");
+        assert!(e.to_string().contains(expect), "{e}");
+    }
+    assert!(start.elapsed() < Duration::from_secs(1));
+}
