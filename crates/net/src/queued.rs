@@ -256,12 +256,18 @@ impl Drop for QueuedChannel {
 }
 
 impl Channel for QueuedChannel {
-    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+    /// Buffers `data`, handing each full [`CHUNK`] to the writer (so a large send is
+    /// written while the rest is still being copied, and never buffered whole).
+    fn send(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         self.check()?;
-        self.pending.extend_from_slice(data);
         self.sent += data.len() as u64;
-        if self.pending.len() >= CHUNK {
-            self.hand_off()?;
+        while !data.is_empty() {
+            let take = data.len().min(CHUNK - self.pending.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() >= CHUNK {
+                self.hand_off()?;
+            }
         }
         Ok(())
     }

@@ -422,7 +422,7 @@ fn garbage_on_a_socket_is_refused() {
             "{msg}"
         );
         assert!(took >= Duration::from_millis(1000), "{took:?}");
-        assert!(took < Duration::from_millis(1800), "{took:?}");
+        assert!(took < Duration::from_millis(2500), "{took:?}");
     }
 }
 
@@ -461,7 +461,7 @@ fn a_party_that_never_starts_is_named_after_the_window() {
         };
         assert!(msg.starts_with("party 1 ") && msg.contains(expect), "{msg}");
         assert!(
-            r.1 >= window && r.1 < window + Duration::from_millis(800),
+            r.1 >= window && r.1 < window + Duration::from_millis(1500),
             "{:?}",
             r.1
         );
@@ -509,7 +509,7 @@ fn the_emulated_latency_delays_every_round_trip() {
     rtts.sort();
     assert!(rtts[0] >= 2 * d, "{rtts:?}");
     assert!(
-        rtts[rtts.len() / 2] < 2 * d + Duration::from_millis(40),
+        rtts[rtts.len() / 2] < 2 * d + Duration::from_millis(60),
         "{rtts:?}"
     );
 }
