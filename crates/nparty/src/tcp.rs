@@ -16,7 +16,7 @@
 //! the [`MeshOptions::timeout`] (a party that dies or stalls is named), and an optional
 //! one-way delay emulates a slower network.
 
-use std::net::{TcpListener, ToSocketAddrs};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,10 @@ pub struct MeshOptions {
     /// Emulated one-way delay on every link (a round trip takes twice this); zero for none.
     /// Bandwidth is not limited.
     pub one_way_latency: Duration,
+    /// Allow addresses off loopback. The mesh is plain TCP (no TLS yet: anyone on the path
+    /// reads and alters every message), so by default every address must be loopback, as
+    /// for two-party runs without `--insecure-plaintext`.
+    pub insecure_plaintext: bool,
 }
 
 impl Default for MeshOptions {
@@ -50,6 +54,7 @@ impl Default for MeshOptions {
             timeout: Duration::from_secs(30),
             connect_window: CONNECT_RETRY,
             one_way_latency: Duration::ZERO,
+            insecure_plaintext: false,
         }
     }
 }
@@ -88,8 +93,19 @@ pub fn connect_mesh_on(
     options: &MeshOptions,
 ) -> Result<Mesh, NpartyError> {
     check_parties(me, addrs)?;
-    for (j, addr) in addrs.iter().enumerate().filter(|&(j, _)| j != me) {
-        resolve(addr).map_err(|e| NpartyError::Usage(format!("party {j}'s address {addr}: {e}")))?;
+    for (j, addr) in addrs.iter().enumerate() {
+        let resolved = match resolve(addr) {
+            Ok(resolved) => resolved,
+            // This party's own address is bound already.
+            Err(_) if j == me => continue,
+            Err(e) => return Err(NpartyError::Usage(format!("party {j}'s address {addr}: {e}"))),
+        };
+        if !options.insecure_plaintext && !resolved.iter().all(|a| a.ip().is_loopback()) {
+            return Err(NpartyError::Usage(format!(
+                "plain TCP to party {j} at {addr} is refused: it is not a loopback address (the \
+                 n-party mesh has no TLS yet; allow it with the insecure-plaintext option)"
+            )));
+        }
     }
     let n = addrs.len();
     let until = Instant::now() + options.connect_window;
@@ -98,7 +114,10 @@ pub fn connect_mesh_on(
     let (lower, higher) = links.split_at_mut(me);
     let result = std::thread::scope(|s| {
         let stop = &stop;
-        let acceptor = s.spawn(move || accept_lower(me, n, listener, options, until, stop, lower));
+        let acceptor = s.spawn(move || {
+            accept_lower(me, n, listener, options, until, stop, lower)
+                .inspect_err(|_| stop.store(true, Ordering::Release))
+        });
         let dialed = dial_higher(me, addrs, options, until, stop, &mut higher[1..])
             .inspect_err(|_| stop.store(true, Ordering::Release));
         let accepted = acceptor.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -147,10 +166,11 @@ fn check_parties(me: usize, addrs: &[String]) -> Result<(), NpartyError> {
     Ok(())
 }
 
-fn resolve(addr: &str) -> Result<(), String> {
-    match addr.to_socket_addrs().map(|mut it| it.next()) {
-        Ok(Some(_)) => Ok(()),
-        Ok(None) => Err("resolves to nothing".into()),
+/// Every address `addr` resolves to (at least one).
+fn resolve(addr: &str) -> Result<Vec<SocketAddr>, String> {
+    match addr.to_socket_addrs().map(Iterator::collect::<Vec<_>>) {
+        Ok(all) if !all.is_empty() => Ok(all),
+        Ok(_) => Err("resolves to nothing".into()),
         Err(e) => Err(e.to_string()),
     }
 }

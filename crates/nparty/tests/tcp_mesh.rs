@@ -26,6 +26,7 @@ fn options(timeout_ms: u64, window_ms: u64) -> MeshOptions {
         timeout: Duration::from_millis(timeout_ms),
         connect_window: Duration::from_millis(window_ms),
         one_way_latency: Duration::ZERO,
+        insecure_plaintext: false,
     }
 }
 
@@ -520,7 +521,7 @@ fn bad_settings_are_usage_errors() {
     let (ls, addrs) = listeners(3);
     let opts = options(1000, 1000);
     let start = Instant::now();
-    let cases: [(usize, Vec<String>, &str); 4] = [
+    let cases: [(usize, Vec<String>, &str); 5] = [
         (
             3,
             addrs.clone(),
@@ -536,6 +537,11 @@ fn bad_settings_are_usage_errors() {
             0,
             vec![addrs[0].clone(), "no-such-host.invalid:7000".into()],
             "party 1's address no-such-host.invalid:7000",
+        ),
+        (
+            0,
+            vec![addrs[0].clone(), "192.0.2.1:7000".into()],
+            "plain TCP to party 1 at 192.0.2.1:7000 is refused: it is not a loopback address",
         ),
     ];
     for (me, a, expect) in cases {
