@@ -50,7 +50,6 @@ pub struct TcpWriter {
 
 /// The per-call timeout, the optional overall deadline and the current protocol phase of
 /// one socket, shared by the TCP and the TLS channel.
-#[derive(Clone)]
 pub(crate) struct Timing {
     timeout: Duration,
     deadline: Option<Deadline>,
