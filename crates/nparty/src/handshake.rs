@@ -519,6 +519,40 @@ mod tests {
         }
     }
 
+    /// The fields before the facts: version, n and both ids, each named with both values.
+    #[test]
+    fn the_header_fields_are_compared_and_named() {
+        let hello = |version, parties, from, to| Hello {
+            version,
+            parties,
+            from,
+            to,
+            nonce: [0; 32],
+            facts: facts(),
+        };
+        let ours = facts();
+        let cases = [
+            (
+                hello(NPARTY_PROTOCOL_VERSION + 1, 3, 1, 0),
+                "protocol version 1 here vs 2 there",
+            ),
+            (hello(NPARTY_PROTOCOL_VERSION, 4, 1, 0), "n = 3 here vs 4 there"),
+            (
+                hello(NPARTY_PROTOCOL_VERSION, 3, 2, 0),
+                "it calls itself party 2 on the link to party 1",
+            ),
+            (
+                hello(NPARTY_PROTOCOL_VERSION, 3, 1, 2),
+                "it takes this party (party 0) for party 2",
+            ),
+        ];
+        for (theirs, what) in cases {
+            let e = compare(0, 3, &ours, 1, &theirs).unwrap_err();
+            assert_eq!(e.to_string(), format!("party 1 disagrees: {what}"));
+        }
+        assert!(compare(0, 3, &ours, 1, &hello(NPARTY_PROTOCOL_VERSION, 3, 1, 0)).is_ok());
+    }
+
     #[test]
     fn own_facts_that_do_not_fit_are_a_usage_error() {
         let bad: Vec<fn(&mut RunFacts)> = vec![

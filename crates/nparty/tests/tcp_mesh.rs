@@ -551,3 +551,61 @@ fn bad_settings_are_usage_errors() {
     }
     assert!(start.elapsed() < Duration::from_secs(1));
 }
+
+/// A well-formed introduction from an id that cannot dial this party (its own id, a higher
+/// id, another party's address): refused, naming the claim, and the dialer is told why.
+#[test]
+fn an_introduction_with_an_impossible_id_is_refused() {
+    use std::io::Read;
+    let intro = |from: u32, to: u32| {
+        let mut body = b"MIXGCN\x01".to_vec();
+        body.extend_from_slice(&mixgc_nparty::NPARTY_PROTOCOL_VERSION.to_le_bytes());
+        for v in [3u32, from, to] {
+            body.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut frame = vec![Tag::PartyHello as u8];
+        frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&body);
+        frame
+    };
+    let cases = [
+        (
+            intro(1, 1),
+            "it claims to be party 1, this party's own id (a duplicate id)",
+        ),
+        (intro(2, 1), "party 2 disagrees: it dialed party 1, a lower id"),
+        (
+            intro(0, 2),
+            "party 0 disagrees: it dialed party 2 at this party's address (this is party 1)",
+        ),
+    ];
+    for (bytes, expect) in cases {
+        let (mut ls, addrs) = listeners(3);
+        drop(ls.pop());
+        let l1 = ls.pop().unwrap();
+        let a = addrs.clone();
+        let p1 = std::thread::spawn(move || {
+            party(
+                1,
+                l1,
+                a,
+                options(1000, 600),
+                facts(),
+                Duration::ZERO,
+                Then::Run { rounds: 1 },
+            )
+        });
+        let mut raw = TcpStream::connect(&addrs[1]).unwrap();
+        raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        raw.write_all(&bytes).unwrap();
+        let e = match p1.join().unwrap() {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(expect), "{e}");
+        // The dialer got party 1's introduction, then its reason.
+        let mut told = Vec::new();
+        let _ = raw.read_to_end(&mut told);
+        assert!(String::from_utf8_lossy(&told).contains(expect), "{told:?}");
+    }
+}
