@@ -256,6 +256,35 @@ pub fn peer_abort<C: Channel + ?Sized>(ch: &mut C, read: &[u8]) -> Option<NetErr
     Some(NetError::PeerStopped(String::from_utf8_lossy(&msg).into_owned()))
 }
 
+/// Most bytes [`last_words`] skips looking for an abort frame.
+const MAX_LAST_WORDS_SKIP: usize = MAX_FRAME_BYTES;
+
+/// After a write failed because the peer closed the connection: the reason it sent before
+/// closing, if an `Abort` frame is among the frames it sent that this side has not read
+/// yet (skipping up to [`MAX_FRAME_BYTES`] of other frames), as [`NetError::PeerStopped`].
+/// `None` when the stream ends (or fails) without one.
+pub fn last_words<C: Channel + ?Sized>(ch: &mut C) -> Option<NetError> {
+    let mut skipped = 0usize;
+    let mut scratch = vec![0u8; 64 << 10];
+    loop {
+        let mut header = [0u8; 5];
+        ch.recv(&mut header).ok()?;
+        if let Some(stopped) = peer_abort(ch, &header) {
+            return Some(stopped);
+        }
+        let mut len = u32::from_le_bytes(header[1..].try_into().expect("4 bytes")) as usize;
+        skipped = skipped.saturating_add(len);
+        if skipped > MAX_LAST_WORDS_SKIP {
+            return None;
+        }
+        while len > 0 {
+            let step = len.min(scratch.len());
+            ch.recv(&mut scratch[..step]).ok()?;
+            len -= step;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,6 +357,22 @@ mod tests {
         b2.recv(&mut skip).unwrap();
         let e = recv_frame(&mut b2, Tag::Tables, 10).unwrap_err().to_string();
         assert!(e.contains("the peer stopped: circuit digest differs"), "{e}");
+    }
+
+    #[test]
+    fn last_words_find_the_abort_behind_unread_frames() {
+        let (mut a, mut b) = memory_pair();
+        send_frame(&mut a, Tag::Openings, &[1; 100_000]).unwrap();
+        send_frame(&mut a, Tag::WireKeys, b"").unwrap();
+        send_abort(&mut a, "party 3 stopped sending").unwrap();
+        drop(a);
+        let e = last_words(&mut b).expect("an abort frame").to_string();
+        assert_eq!(e, "the peer stopped: party 3 stopped sending");
+        let (mut a, mut b) = memory_pair();
+        send_frame(&mut a, Tag::Openings, b"no abort").unwrap();
+        a.flush().unwrap();
+        drop(a);
+        assert!(last_words(&mut b).is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod frame;
 mod link;
 mod memory;
 mod peer;
+mod queued;
 mod tcp;
 mod tls;
 mod transcript;
@@ -15,13 +16,14 @@ mod transcript;
 pub use channel::{Channel, ChannelExt};
 pub use error::{seconds, Divergence, NetError, PeerMisbehaved};
 pub use frame::{
-    peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame, send_heartbeat, Tag,
-    MAX_ABORT_BYTES, MAX_FRAME_BYTES,
+    last_words, peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame,
+    send_heartbeat, Tag, MAX_ABORT_BYTES, MAX_FRAME_BYTES,
 };
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
 pub use peer::PeerChannel;
-pub use tcp::{TcpChannel, CONNECT_RETRY};
+pub use queued::{QueuedChannel, MAX_QUEUED};
+pub use tcp::{TcpChannel, TcpReader, TcpWriter, CONNECT_RETRY};
 pub use tls::{
     fingerprint, fingerprint_hex, generate, parse_fingerprint, Identity, KeyMaterial, PeerCheck, TlsChannel,
     TlsConfig,

@@ -21,13 +21,28 @@ const RECV_BUFFER: usize = 64 << 10;
 ///
 /// After a failed write the connection is spent: later writes and flushes fail at once
 /// with the same error instead of waiting on the peer again, and dropping it sends nothing.
+///
+/// [`TcpChannel::split`] parts it into its read and its write half, for a writer thread.
 pub struct TcpChannel {
+    read: TcpReader,
+    write: TcpWriter,
+}
+
+/// The read half of a [`TcpChannel`]: reads with the channel's timeout, deadline and phase.
+pub struct TcpReader {
     reader: BufReader<TcpStream>,
+    received: u64,
+    timing: Timing,
+}
+
+/// The write half of a [`TcpChannel`]: buffers sends, writes them out on `flush`, and is
+/// spent by its first failed write. Dropping it sends what is still buffered (best effort,
+/// bounded by the timeout).
+pub struct TcpWriter {
     writer: TcpStream,
     /// Bytes handed to `send` and not written to the socket yet.
     pending: Vec<u8>,
     sent: u64,
-    received: u64,
     timing: Timing,
     /// Why the connection is spent, once a write failed.
     failed: Option<NetError>,
@@ -60,11 +75,26 @@ impl Timing {
     }
 
     pub(crate) fn set_deadline(&mut self, total: Duration) {
+        self.set_deadline_at(Instant::now() + total, total);
+    }
+
+    /// The deadline `at`, `total` after the moment the session set it.
+    fn set_deadline_at(&mut self, at: Instant, total: Duration) {
         self.deadline = Some(Deadline {
-            at: Instant::now() + total,
+            at,
             total,
             shortened: false,
         });
+    }
+
+    /// The timeout of every single read or write.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The phase the next reads and writes belong to.
+    pub(crate) fn phase(&self) -> &'static str {
+        self.phase
     }
 
     pub(crate) fn set_phase(&mut self, phase: &'static str) {
@@ -132,8 +162,8 @@ impl TcpChannel {
         TcpChannel::connect_retrying(addr, timeout, CONNECT_RETRY)
     }
 
-    /// [`TcpChannel::connect`], retrying for up to `retry`.
-    fn connect_retrying(addr: &str, timeout: Duration, retry: Duration) -> Result<TcpChannel, NetError> {
+    /// [`TcpChannel::connect`], retrying for up to `retry` (at least one attempt).
+    pub fn connect_retrying(addr: &str, timeout: Duration, retry: Duration) -> Result<TcpChannel, NetError> {
         TcpChannel::from_stream(connect_socket(addr, timeout, retry)?, timeout)
     }
 
@@ -149,19 +179,40 @@ impl TcpChannel {
 
     /// Waits up to `timeout` for the peer to connect to `listener`.
     pub fn accept(listener: &TcpListener, timeout: Duration) -> Result<TcpChannel, NetError> {
-        TcpChannel::from_stream(accept_socket(listener, timeout)?, timeout)
+        TcpChannel::accept_within(listener, timeout, timeout)
+    }
+
+    /// Waits up to `wait` for a peer to connect to `listener`; the connection then reads and
+    /// writes with `timeout`.
+    pub fn accept_within(
+        listener: &TcpListener,
+        wait: Duration,
+        timeout: Duration,
+    ) -> Result<TcpChannel, NetError> {
+        let stream = accept_socket(listener, wait)?;
+        configure(stream, timeout).and_then(|s| TcpChannel::from_stream(s, timeout))
+    }
+
+    /// The address of the other end.
+    pub fn peer_addr(&self) -> Result<SocketAddr, NetError> {
+        self.write.writer.peer_addr().map_err(NetError::Io)
     }
 
     fn from_stream(stream: TcpStream, timeout: Duration) -> Result<TcpChannel, NetError> {
         let reader = BufReader::with_capacity(RECV_BUFFER, stream.try_clone().map_err(NetError::Io)?);
         Ok(TcpChannel {
-            reader,
-            writer: stream,
-            pending: Vec::with_capacity(SEND_BUFFER),
-            sent: 0,
-            received: 0,
-            timing: Timing::new(timeout),
-            failed: None,
+            read: TcpReader {
+                reader,
+                received: 0,
+                timing: Timing::new(timeout),
+            },
+            write: TcpWriter {
+                writer: stream,
+                pending: Vec::with_capacity(SEND_BUFFER),
+                sent: 0,
+                timing: Timing::new(timeout),
+                failed: None,
+            },
         })
     }
 
@@ -169,19 +220,125 @@ impl TcpChannel {
     /// from now, however the peer paces its bytes (the per-call timeout alone bounds only
     /// silence).
     pub fn set_deadline(&mut self, total: Duration) {
-        self.timing.set_deadline(total);
+        let at = Instant::now() + total;
+        self.read.timing.set_deadline_at(at, total);
+        self.write.timing.set_deadline_at(at, total);
     }
 
-    fn before_io(&mut self) -> Result<(), NetError> {
-        // The reader and the writer are one socket: its timeouts are set once for both.
-        self.timing.before_io(&self.writer)
+    /// The read and the write half, to use from two threads (what is buffered stays with
+    /// the write half).
+    pub fn split(self) -> (TcpReader, TcpWriter) {
+        (self.read, self.write)
+    }
+}
+
+impl TcpReader {
+    /// Reads `buf` whole, one system call at a time, so the deadline is checked between
+    /// the pieces a slow peer sends.
+    pub fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            // The reader and the writer are one socket: its timeouts are set for both.
+            self.timing.before_io(self.reader.get_ref())?;
+            match self.reader.read(&mut buf[filled..]) {
+                Ok(0) => return Err(NetError::Disconnected),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.timing.recv_error(e)),
+            }
+        }
+        self.received += buf.len() as u64;
+        Ok(())
+    }
+
+    pub fn bytes_received(&self) -> u64 {
+        self.received
+    }
+
+    /// Names the phase of the next reads (for the message when the peer stalls).
+    pub fn set_phase(&mut self, phase: &'static str) {
+        self.timing.set_phase(phase);
+    }
+
+    /// The timeout of every single read.
+    pub fn timeout(&self) -> Duration {
+        self.timing.timeout()
+    }
+}
+
+impl TcpWriter {
+    /// Buffers `data`; a buffer that would overflow goes out first, and a piece at least as
+    /// large as the buffer is written straight through.
+    pub fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+        self.writing(|w| {
+            if w.pending.len() + data.len() > SEND_BUFFER {
+                w.write_pending()?;
+            }
+            if data.len() >= SEND_BUFFER {
+                w.write_out(data)
+            } else {
+                w.pending.extend_from_slice(data);
+                Ok(())
+            }
+        })?;
+        self.sent += data.len() as u64;
+        Ok(())
+    }
+
+    /// Writes out everything buffered.
+    pub fn flush(&mut self) -> Result<(), NetError> {
+        self.writing(TcpWriter::write_pending)
+    }
+
+    /// Writes `data` now, after anything buffered, without copying it into the buffer.
+    pub fn write_through(&mut self, data: &[u8]) -> Result<(), NetError> {
+        self.writing(|w| {
+            w.write_pending()?;
+            w.write_out(data)
+        })?;
+        self.sent += data.len() as u64;
+        Ok(())
+    }
+
+    pub fn bytes_sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// Names the phase of the next writes (for the message when the peer stops reading).
+    pub fn set_phase(&mut self, phase: &'static str) {
+        self.timing.set_phase(phase);
+    }
+
+    /// The phase the next writes belong to.
+    pub fn phase(&self) -> &'static str {
+        self.timing.phase()
+    }
+
+    /// The timeout of every single write.
+    pub fn timeout(&self) -> Duration {
+        self.timing.timeout()
+    }
+
+    /// Ends the sending direction (the peer reads the end of the stream), after what is
+    /// buffered (best effort).
+    pub fn finish(&mut self) {
+        let _ = self.flush();
+        let _ = self.writer.shutdown(std::net::Shutdown::Write);
+    }
+
+    fn write_pending(&mut self) -> Result<(), NetError> {
+        let pending = std::mem::take(&mut self.pending);
+        let written = self.write_out(&pending);
+        self.pending = pending;
+        self.pending.clear();
+        written
     }
 
     /// Writes `data` to the socket whole, a [`WRITE_PIECE`] at a time; a piece the peer does
     /// not take within the timeout ends it with [`NetError::PeerNotReading`].
     fn write_out(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         while !data.is_empty() {
-            self.before_io()?;
+            self.timing.before_io(&self.writer)?;
             let piece = &data[..data.len().min(WRITE_PIECE)];
             let began = Instant::now();
             match self.writer.write(piece) {
@@ -212,7 +369,7 @@ impl TcpChannel {
 }
 
 /// The error every write repeats once the connection is spent by `e`.
-fn spent(e: &NetError) -> NetError {
+pub(crate) fn spent(e: &NetError) -> NetError {
     match e {
         NetError::PeerNotReading { waited, phase } => NetError::PeerNotReading {
             waited: *waited,
@@ -228,7 +385,7 @@ fn spent(e: &NetError) -> NetError {
     }
 }
 
-impl Drop for TcpChannel {
+impl Drop for TcpWriter {
     /// Sends what is still buffered (best effort, bounded by the timeout), unless a write
     /// already failed.
     fn drop(&mut self) {
@@ -307,65 +464,29 @@ fn resolve(addr: &str) -> std::io::Result<SocketAddr> {
 }
 
 impl Channel for TcpChannel {
-    /// Buffers `data`; a buffer that would overflow goes out first, and a piece at least as
-    /// large as the buffer is written straight through.
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        self.writing(|ch| {
-            if ch.pending.len() + data.len() > SEND_BUFFER {
-                let pending = std::mem::take(&mut ch.pending);
-                let written = ch.write_out(&pending);
-                ch.pending = pending;
-                ch.pending.clear();
-                written?;
-            }
-            if data.len() >= SEND_BUFFER {
-                ch.write_out(data)
-            } else {
-                ch.pending.extend_from_slice(data);
-                Ok(())
-            }
-        })?;
-        self.sent += data.len() as u64;
-        Ok(())
+        self.write.send(data)
     }
 
-    /// Reads `buf` whole, one system call at a time, so the deadline is checked between
-    /// the pieces a slow peer sends.
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        let mut filled = 0;
-        while filled < buf.len() {
-            self.before_io()?;
-            match self.reader.read(&mut buf[filled..]) {
-                Ok(0) => return Err(NetError::Disconnected),
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.timing.recv_error(e)),
-            }
-        }
-        self.received += buf.len() as u64;
-        Ok(())
+        self.read.recv(buf)
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
-        self.writing(|ch| {
-            let pending = std::mem::take(&mut ch.pending);
-            let written = ch.write_out(&pending);
-            ch.pending = pending;
-            ch.pending.clear();
-            written
-        })
+        self.write.flush()
     }
 
     fn bytes_sent(&self) -> u64 {
-        self.sent
+        self.write.bytes_sent()
     }
 
     fn bytes_received(&self) -> u64 {
-        self.received
+        self.read.bytes_received()
     }
 
     fn set_phase(&mut self, phase: &'static str) {
-        self.timing.set_phase(phase);
+        self.read.set_phase(phase);
+        self.write.set_phase(phase);
     }
 }
 

@@ -30,6 +30,14 @@ pub enum NpartyError {
     /// This party's own inputs or settings are wrong (caught before anything is sent).
     #[error("{0}")]
     Usage(String),
+    /// `party` did not join the mesh within the connect window: `what` says how (it did
+    /// not answer at its address, or did not dial in).
+    #[error("party {party} {what}")]
+    Absent { party: usize, what: String },
+    /// A connection to this party's address was refused before it could be placed in the
+    /// mesh (garbage, a duplicate or unknown id): `from` is its address, `why` the reason.
+    #[error("a connection from {from} was refused: {why}")]
+    Refused { from: String, why: String },
 }
 
 impl NpartyError {
@@ -38,8 +46,9 @@ impl NpartyError {
         match self {
             NpartyError::Peer { party, .. }
             | NpartyError::Ot { party, .. }
-            | NpartyError::Mismatch { party, .. } => Some(*party),
-            NpartyError::Deviation(_) | NpartyError::Usage(_) => None,
+            | NpartyError::Mismatch { party, .. }
+            | NpartyError::Absent { party, .. } => Some(*party),
+            NpartyError::Deviation(_) | NpartyError::Usage(_) | NpartyError::Refused { .. } => None,
         }
     }
 }

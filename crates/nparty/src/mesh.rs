@@ -3,9 +3,14 @@
 //! Sends never wait on the peer (the channels queue them: TCP links through a writer
 //! thread, in-memory links in their queue), so the protocols may send to everyone, then
 //! read from everyone, without deadlock. Every read first flushes what was sent.
+//!
+//! Any error ends the run: before a `send`, `flush`, `recv` or `pairwise` returns one, the
+//! mesh tells every other party why ([`Mesh::abort_all`]), so a party that dies or stalls is
+//! named on every side, not only by the parties that read from it.
 
 use mixgc_net::{
-    memory_pair_holding, recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved, Tag,
+    last_words, memory_pair_holding, recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved,
+    Tag,
 };
 
 use crate::NpartyError;
@@ -15,6 +20,11 @@ pub struct Mesh {
     me: usize,
     /// `links[j]` goes to party j; `links[me]` is `None`.
     links: Vec<Option<Box<dyn Channel>>>,
+    /// `closed[j]`: a write to party j failed because it closed. Reported by [`Mesh::flush`]
+    /// (and by the reads from j, after what j sent before closing), not by reads from other
+    /// parties, so that what a closed party said last (its hello, why it stopped) is read
+    /// in order.
+    closed: Vec<bool>,
 }
 
 impl std::fmt::Debug for Mesh {
@@ -35,7 +45,8 @@ impl Mesh {
         for (j, l) in links.iter().enumerate() {
             assert_eq!(l.is_none(), j == me, "a mesh has a link to every other party");
         }
-        Mesh { me, links }
+        let closed = vec![false; links.len()];
+        Mesh { me, links, closed }
     }
 
     pub fn me(&self) -> usize {
@@ -59,9 +70,16 @@ impl Mesh {
             .expect("no link from a party to itself")
     }
 
-    /// Queues a frame to `to` (sent at the latest when this party next reads).
+    /// Queues a frame to `to` (sent at the latest when this party next reads). A party that
+    /// closed is not an error here: [`Mesh::flush`] or the next read from it reports it.
     pub fn send(&mut self, to: usize, tag: Tag, payload: &[u8]) -> Result<(), NpartyError> {
-        send_frame(self.link(to), tag, payload).map_err(|source| NpartyError::Peer { party: to, source })
+        match send_frame(self.link(to), tag, payload) {
+            Err(NetError::Disconnected) => {
+                self.closed[to] = true;
+                Ok(())
+            }
+            r => r.map_err(|e| self.write_failed(to, e)),
+        }
     }
 
     /// Queues the same frame to every other party.
@@ -72,27 +90,39 @@ impl Mesh {
         Ok(())
     }
 
-    /// Pushes out everything queued, to every party.
+    /// Pushes out everything queued, to every party; an error if a party closed.
     pub fn flush(&mut self) -> Result<(), NpartyError> {
+        self.flush_links()?;
+        match self.closed.iter().position(|&c| c) {
+            Some(j) => Err(self.write_failed(j, NetError::Disconnected)),
+            None => Ok(()),
+        }
+    }
+
+    /// Pushes out everything queued; a party that closed is only marked in `closed`.
+    fn flush_links(&mut self) -> Result<(), NpartyError> {
         for j in self.peers() {
-            self.link(j)
-                .flush()
-                .map_err(|source| NpartyError::Peer { party: j, source })?;
+            match self.link(j).flush() {
+                Err(NetError::Disconnected) => self.closed[j] = true,
+                r => r.map_err(|e| self.write_failed(j, e))?,
+            }
         }
         Ok(())
     }
 
     /// A frame `tag` of at most `max_len` bytes from `from` (after flushing all sends).
     pub fn recv(&mut self, from: usize, tag: Tag, max_len: usize) -> Result<Vec<u8>, NpartyError> {
-        self.flush()?;
-        recv_frame(self.link(from), tag, max_len).map_err(|source| NpartyError::Peer { party: from, source })
+        self.flush_links()?;
+        recv_frame(self.link(from), tag, max_len)
+            .map_err(|source| NpartyError::Peer { party: from, source })
+            .map_err(|e| self.stop(e))
     }
 
     /// A frame `tag` of exactly `len` bytes from `from`.
     pub fn recv_exact(&mut self, from: usize, tag: Tag, len: usize) -> Result<Vec<u8>, NpartyError> {
         let got = self.recv(from, tag, len)?;
         if got.len() != len {
-            return Err(NpartyError::Peer {
+            let e = NpartyError::Peer {
                 party: from,
                 source: PeerMisbehaved::WrongLength {
                     tag,
@@ -100,7 +130,8 @@ impl Mesh {
                     expected: len,
                 }
                 .into(),
-            });
+            };
+            return Err(self.stop(e));
         }
         Ok(got)
     }
@@ -116,7 +147,7 @@ impl Mesh {
     {
         self.flush()?;
         let f = &f;
-        std::thread::scope(|s| {
+        let results: Result<Vec<Option<T>>, NpartyError> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .links
                 .iter_mut()
@@ -130,7 +161,8 @@ impl Mesh {
                         .transpose()
                 })
                 .collect()
-        })
+        });
+        results.map_err(|e| self.stop(e))
     }
 
     /// [`Mesh::pairwise`] with per-peer state: `f(j, channel to j, &mut state[j])`.
@@ -188,6 +220,22 @@ impl Mesh {
         for l in self.links.iter_mut().flatten() {
             l.set_phase(phase);
         }
+    }
+
+    /// A failed write to `party`, as the error to stop with: if `party` closed, the reason
+    /// it sent before closing, when it sent one ([`last_words`]).
+    fn write_failed(&mut self, party: usize, source: NetError) -> NpartyError {
+        let source = match source {
+            NetError::Disconnected => last_words(self.link(party)).unwrap_or(NetError::Disconnected),
+            e => e,
+        };
+        self.stop(NpartyError::Peer { party, source })
+    }
+
+    /// Tells every other party why this one stops (`e`), and returns `e`.
+    fn stop(&mut self, e: NpartyError) -> NpartyError {
+        self.abort_all(&e.to_string());
+        e
     }
 
     /// Tells every other party why this one stops (best effort: a link that fails is

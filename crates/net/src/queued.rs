@@ -1,0 +1,419 @@
+//! A TCP link whose sends never wait on the peer, for n-party protocols that send to every
+//! party first and read from every party after: a party whose peers all do the same would
+//! deadlock on full socket buffers if a send waited for the peer to read.
+//!
+//! `send` buffers; `flush` (or a full [`CHUNK`]) hands the buffer to a writer thread that
+//! owns the socket's write half ([`TcpWriter`]) and writes the chunks in order. `recv` reads
+//! the read half ([`TcpReader`]) on the calling thread, with the channel's timeout. A write
+//! that fails in the writer thread (the peer closed, or stopped reading for a whole timeout)
+//! spends the link: the next `send`, `flush` or `recv` returns that error (a `recv` after a
+//! close first reads what the peer sent before it closed).
+//!
+//! Memory is bounded: at most [`MAX_QUEUED`] bytes wait for the writer. A sender that would
+//! queue more waits for the writer; when nothing drains for a whole timeout the peer has
+//! stopped reading, and the send fails with [`NetError::PeerNotReading`].
+//!
+//! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
+//! was handed on (by the monotonic clock), so a round trip between two such links takes at
+//! least 2d: a 20 ms RTT network on one machine. Only the delay is emulated; bandwidth is not
+//! limited (the socket's own rate applies).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::tcp::spent;
+use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter};
+
+/// Bytes buffered by `send` before they go to the writer without waiting for `flush`.
+pub const CHUNK: usize = 1 << 20;
+/// Most bytes handed to the writer and not yet written before a sender waits.
+pub const MAX_QUEUED: usize = 64 << 20;
+
+/// A TCP link with a writer thread; see the module docs.
+///
+/// `bytes_sent` counts bytes when they are handed to `send` (queued, not necessarily on the
+/// wire yet), `bytes_received` when `recv` returns them; both include what the TCP channel
+/// moved before it was queued. [`QueuedChannel::bytes_written`] counts what the writer
+/// thread has written.
+pub struct QueuedChannel {
+    reader: TcpReader,
+    /// Bytes sent and not yet handed to the writer.
+    pending: Vec<u8>,
+    shared: Arc<Shared>,
+    writer: Option<JoinHandle<()>>,
+    sent: u64,
+    phase: &'static str,
+    timeout: Duration,
+    delay: Duration,
+}
+
+/// What the sending thread and the writer thread share.
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a chunk is queued, written, or the link closes or fails.
+    changed: Condvar,
+    /// Set with `queue.failed`, so sends check it without taking the lock.
+    failed: AtomicBool,
+}
+
+#[derive(Default)]
+struct Queue {
+    chunks: VecDeque<Chunk>,
+    /// Bytes in `chunks` plus the chunk being written.
+    bytes: usize,
+    /// Bytes the writer has written.
+    written: u64,
+    /// Why the link is spent.
+    failed: Option<NetError>,
+    /// Whether `failed` was returned once already (later calls get a copy of its kind).
+    reported: bool,
+    /// The channel was dropped: write the rest, then end the stream.
+    closed: bool,
+}
+
+/// Bytes to write no earlier than `due`, during `phase`.
+struct Chunk {
+    data: Vec<u8>,
+    due: Instant,
+    phase: &'static str,
+}
+
+impl QueuedChannel {
+    /// Moves `channel` onto a writer thread; every chunk goes out `one_way_delay` after it
+    /// is handed on (zero: at once).
+    pub fn new(channel: TcpChannel, one_way_delay: Duration) -> Result<QueuedChannel, NetError> {
+        let (reader, writer) = channel.split();
+        let (timeout, sent) = (reader.timeout(), writer.bytes_sent());
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue::default()),
+            changed: Condvar::new(),
+            failed: AtomicBool::new(false),
+        });
+        let for_writer = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("mixgc-link-writer".into())
+            .spawn(move || write_chunks(writer, &for_writer))
+            .map_err(NetError::Io)?;
+        Ok(QueuedChannel {
+            reader,
+            pending: Vec::new(),
+            shared,
+            writer: Some(handle),
+            sent,
+            phase: "the start of the session",
+            timeout,
+            delay: one_way_delay,
+        })
+    }
+
+    /// The emulated one-way delay.
+    pub fn one_way_delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// Bytes the writer thread has written to the socket so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.shared.lock().written
+    }
+
+    /// The writer's failure, if any (the first time in full, later as a copy of its kind).
+    fn check(&self) -> Result<(), NetError> {
+        if !self.shared.failed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        take_failure(&mut self.shared.lock()).map_or(Ok(()), Err)
+    }
+
+    /// Hands the buffered bytes to the writer, waiting while [`MAX_QUEUED`] bytes are
+    /// queued; no progress for a whole timeout is a peer that stopped reading.
+    fn hand_off(&mut self) -> Result<(), NetError> {
+        if self.pending.is_empty() {
+            return self.check();
+        }
+        let len = self.pending.len();
+        let mut queue = self.shared.lock();
+        let mut last_progress = (Instant::now(), queue.written);
+        loop {
+            if let Some(e) = take_failure(&mut queue) {
+                self.pending.clear();
+                return Err(e);
+            }
+            if queue.bytes == 0 || queue.bytes + len <= MAX_QUEUED {
+                break;
+            }
+            if queue.written != last_progress.1 {
+                last_progress = (Instant::now(), queue.written);
+            }
+            let left = self.timeout.saturating_sub(last_progress.0.elapsed());
+            if left.is_zero() {
+                let e = NetError::PeerNotReading {
+                    waited: self.timeout,
+                    phase: self.phase,
+                };
+                queue.failed = Some(spent(&e));
+                queue.reported = true;
+                self.shared.failed.store(true, Ordering::Release);
+                self.pending.clear();
+                return Err(e);
+            }
+            queue = self
+                .shared
+                .changed
+                .wait_timeout(queue, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        queue.bytes += len;
+        queue.chunks.push_back(Chunk {
+            data: std::mem::take(&mut self.pending),
+            due: Instant::now() + self.delay,
+            phase: self.phase,
+        });
+        drop(queue);
+        self.shared.changed.notify_all();
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A panic while holding the lock leaves a consistent queue (every update is one
+        // assignment), so a poisoned lock is still usable.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The link's failure: in full the first time, then a copy of its kind.
+fn take_failure(queue: &mut Queue) -> Option<NetError> {
+    let e = queue.failed.as_mut()?;
+    if queue.reported {
+        return Some(spent(e));
+    }
+    queue.reported = true;
+    let copy = spent(e);
+    Some(std::mem::replace(e, copy))
+}
+
+/// The writer thread: writes the queued chunks in order, each no earlier than its due time,
+/// until the channel closes (then ends the stream) or a write fails (then records why).
+fn write_chunks(mut writer: TcpWriter, shared: &Shared) {
+    loop {
+        let chunk = {
+            let mut queue = shared.lock();
+            loop {
+                if let Some(c) = queue.chunks.pop_front() {
+                    break Some(c);
+                }
+                if queue.closed {
+                    break None;
+                }
+                queue = shared.changed.wait(queue).unwrap_or_else(|p| p.into_inner());
+            }
+        };
+        let Some(chunk) = chunk else {
+            writer.finish();
+            return;
+        };
+        let now = Instant::now();
+        if chunk.due > now {
+            std::thread::sleep(chunk.due - now);
+        }
+        writer.set_phase(chunk.phase);
+        let result = writer.write_through(&chunk.data);
+        let mut queue = shared.lock();
+        queue.bytes -= chunk.data.len();
+        let failed = result.is_err();
+        match result {
+            Ok(()) => queue.written += chunk.data.len() as u64,
+            Err(e) => {
+                queue.failed.get_or_insert(e);
+                queue.bytes -= queue.chunks.drain(..).map(|c| c.data.len()).sum::<usize>();
+                shared.failed.store(true, Ordering::Release);
+            }
+        }
+        drop(queue);
+        shared.changed.notify_all();
+        if failed {
+            return;
+        }
+    }
+}
+
+impl Drop for QueuedChannel {
+    /// Hands on what is still buffered, lets the writer write it (bounded by the timeout
+    /// per write) and end the stream, and waits for it.
+    fn drop(&mut self) {
+        let _ = self.hand_off();
+        self.shared.lock().closed = true;
+        self.shared.changed.notify_all();
+        if let Some(handle) = self.writer.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Channel for QueuedChannel {
+    /// Buffers `data`, handing each full [`CHUNK`] to the writer (so a large send is
+    /// written while the rest is still being copied, and never buffered whole).
+    fn send(&mut self, mut data: &[u8]) -> Result<(), NetError> {
+        self.check()?;
+        self.sent += data.len() as u64;
+        while !data.is_empty() {
+            let take = data.len().min(CHUNK - self.pending.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() >= CHUNK {
+                self.hand_off()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads with the read half; a failed write surfaces here first, except a closed
+    /// peer, whose end the read half reports itself after the bytes it sent before closing
+    /// (which may say why it stopped).
+    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        if self.shared.failed.load(Ordering::Acquire) {
+            let mut queue = self.shared.lock();
+            if !matches!(queue.failed, Some(NetError::Disconnected)) {
+                take_failure(&mut queue).map_or(Ok(()), Err)?;
+            }
+        }
+        self.reader.recv(buf)
+    }
+
+    fn flush(&mut self) -> Result<(), NetError> {
+        self.hand_off()
+    }
+
+    fn bytes_sent(&self) -> u64 {
+        self.sent
+    }
+
+    fn bytes_received(&self) -> u64 {
+        self.reader.bytes_received()
+    }
+
+    fn set_phase(&mut self, phase: &'static str) {
+        self.phase = phase;
+        self.reader.set_phase(phase);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two connected queued links over loopback, each with `timeout` and `delay`.
+    fn pair(timeout: Duration, delay: Duration) -> (QueuedChannel, QueuedChannel) {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let a = TcpChannel::connect(&addr.to_string(), timeout).unwrap();
+        let b = TcpChannel::accept(&listener, timeout).unwrap();
+        (
+            QueuedChannel::new(a, delay).unwrap(),
+            QueuedChannel::new(b, delay).unwrap(),
+        )
+    }
+
+    fn pattern(len: usize, seed: u8) -> Vec<u8> {
+        (0..len).map(|i| (i % 251) as u8 ^ seed).collect()
+    }
+
+    /// Both ends send 24 MiB before either reads (far beyond the socket buffers, which
+    /// would deadlock a channel that writes on the sending thread); all arrives in order
+    /// and the counters agree.
+    #[test]
+    fn sends_never_wait_on_the_peer() {
+        let (a, b) = pair(Duration::from_secs(5), Duration::ZERO);
+        let len = 24 << 20;
+        let run = move |mut ch: QueuedChannel, seed: u8| {
+            std::thread::spawn(move || {
+                ch.send(&pattern(len, seed)).unwrap();
+                ch.send(b"end").unwrap();
+                ch.flush().unwrap();
+                let mut got = vec![0u8; len + 3];
+                ch.recv(&mut got).unwrap();
+                (got, ch.bytes_sent(), ch.bytes_received(), ch)
+            })
+        };
+        let (ta, tb) = (run(a, 1), run(b, 2));
+        let (got_a, sent_a, recv_a, a) = ta.join().unwrap();
+        let (got_b, sent_b, recv_b, _b) = tb.join().unwrap();
+        assert!(got_a[..len] == pattern(len, 2)[..] && &got_a[len..] == b"end");
+        assert!(got_b[..len] == pattern(len, 1)[..] && &got_b[len..] == b"end");
+        assert_eq!((sent_a, recv_a, sent_b, recv_b), ([len as u64 + 3; 4]).into());
+        assert_eq!(a.bytes_written(), len as u64 + 3);
+    }
+
+    /// A peer that goes away: the writer's failure (or the end of the stream) surfaces on
+    /// the main thread as a disconnect, promptly, and again on every later call.
+    #[test]
+    fn a_closed_peer_surfaces_at_the_next_call() {
+        let (mut a, b) = pair(Duration::from_secs(5), Duration::ZERO);
+        drop(b);
+        let start = Instant::now();
+        let e = (0..10_000)
+            .find_map(|_| a.send(&[0u8; 64 << 10]).and_then(|()| a.flush()).err())
+            .expect("writes to a closed peer fail");
+        assert!(matches!(e, NetError::Disconnected), "{e}");
+        assert!(matches!(a.recv(&mut [0u8; 1]), Err(NetError::Disconnected)));
+        assert!(matches!(a.send(&[1]), Err(NetError::Disconnected)));
+        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    }
+
+    /// A peer that never reads: the queue fills to its bound, then the sends stall for one
+    /// timeout and fail naming the phase; the link stays spent.
+    #[test]
+    fn a_peer_that_never_reads_stalls_the_sends_after_the_timeout() {
+        let timeout = Duration::from_millis(400);
+        let (mut a, _b) = pair(timeout, Duration::ZERO);
+        a.set_phase("the joint garbling");
+        let start = Instant::now();
+        let e = (0..1024)
+            .find_map(|_| a.send(&[7u8; 1 << 20]).and_then(|()| a.flush()).err())
+            .expect("a gigabyte never read cannot all be queued");
+        let took = start.elapsed();
+        assert!(matches!(e, NetError::PeerNotReading { .. }), "{e}");
+        assert!(e.to_string().contains("during the joint garbling"), "{e}");
+        assert!(took < 4 * timeout + Duration::from_secs(1), "{took:?}");
+        assert!(a.shared.lock().bytes <= MAX_QUEUED);
+        assert!(matches!(a.flush(), Err(NetError::PeerNotReading { .. })));
+    }
+
+    /// With a one-way delay d on both ends, a ping-pong round trip takes at least 2d (and
+    /// not much more on loopback).
+    #[test]
+    fn the_emulated_delay_is_applied_each_way() {
+        let d = Duration::from_millis(10);
+        let (mut a, mut b) = pair(Duration::from_secs(5), d);
+        let echo = std::thread::spawn(move || {
+            let mut byte = [0u8];
+            while b.recv(&mut byte).is_ok() {
+                if b.send(&byte).and_then(|()| b.flush()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut rtts: Vec<Duration> = (0..15u8)
+            .map(|i| {
+                let start = Instant::now();
+                a.send(&[i]).unwrap();
+                a.flush().unwrap();
+                let mut back = [0u8];
+                a.recv(&mut back).unwrap();
+                assert_eq!(back, [i]);
+                start.elapsed()
+            })
+            .collect();
+        rtts.sort();
+        let (min, median) = (rtts[0], rtts[rtts.len() / 2]);
+        assert!(min >= 2 * d, "{rtts:?}");
+        assert!(median < 2 * d + Duration::from_millis(40), "{rtts:?}");
+        assert_eq!(a.one_way_delay(), d);
+        drop(a);
+        echo.join().unwrap();
+    }
+}
