@@ -7,6 +7,7 @@ mod info;
 mod keygen;
 mod load;
 mod memory;
+mod nparty;
 mod ops;
 mod party;
 mod prep;
@@ -32,6 +33,8 @@ struct Cli {
 enum Command {
     /// Run one party of a two-party computation on a Bristol circuit or compiled stream over TLS or TCP.
     Run(run::RunArgs),
+    /// Run one party of an n-party computation (BMR or GMW) on a Bristol circuit or an application.
+    Party(nparty::PartyArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
     /// Preprocessing mode, offline: garble and run the OTs before the inputs are known.
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Party(a) => nparty::party(a),
         Command::Demo(a) => demo::demo(a),
         Command::Preprocess(a) => prep::preprocess(a),
         Command::Online(a) => prep::online(a),

@@ -1,11 +1,13 @@
 //! Command-line plumbing shared by the studies and the `mixgc` binary: errors, stdout,
 //! the peer flags and connection, library ops between two parties, figures.
 
+mod figures;
 mod library;
 mod party;
 
 use std::io::Write;
 
+pub use figures::{peak_rss_kib, unix_now, PartyFigures};
 pub use library::{random_values, LibraryRun};
 pub use party::{
     open, owned_values, parse_deadline, parse_garbling, parse_timeout, role_parser, Connection, Security,

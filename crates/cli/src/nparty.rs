@@ -1,0 +1,246 @@
+//! `mixgc party`: one party of an n-party computation (BMR or GMW) over TCP.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mixgc_circuit::{bristol, values, Audience, Circuit, PartyId, MAX_PARTIES};
+use mixgc_core::new_rng;
+use mixgc_nparty::{bmr, join_mesh, Job, MeshOptions, Outcome, Protocol, RunFacts};
+use mixgc_program::apps;
+use mixgc_studies::common::{peak_rss_kib, unix_now, PartyFigures};
+
+use crate::party::parse_timeout;
+use crate::progress::Feedback;
+use crate::summary::{bytes, thousands};
+use crate::CliError;
+
+#[derive(Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct PartyArgs {
+    /// This party's id: 0 for the first address of --parties, 1 for the second, …
+    #[arg(long, value_name = "I")]
+    id: usize,
+    /// Every party's address, in id order; party I listens on the I-th. The lower id of
+    /// each pair dials the higher, retrying for 10 s while it starts.
+    #[arg(long, value_name = "ADDR0,ADDR1,...", value_delimiter = ',', required = true)]
+    parties: Vec<String>,
+    /// Bristol circuit file (Fashion or the older Format).
+    #[arg(long, value_name = "FILE", required_unless_present = "example", conflicts_with = "example")]
+    circuit: Option<PathBuf>,
+    /// A built-in application instead of a circuit: auction (--bits B) or voting
+    /// (--candidates C); every party supplies one value.
+    #[arg(long, value_name = "NAME", value_parser = ["auction", "voting"])]
+    example: Option<String>,
+    /// Bid width of `--example auction`.
+    #[arg(long, value_name = "B", default_value = "32")]
+    bits: u32,
+    /// Number of candidates of `--example voting`.
+    #[arg(long, value_name = "C", default_value = "4")]
+    candidates: usize,
+    /// This party's input values in circuit order, hex without 0x (either case).
+    #[arg(long, value_name = "HEX[,HEX...]")]
+    input: Option<String>,
+    /// The owner of each input value, in circuit order (default: value j belongs to party j,
+    /// which needs exactly one input value per party).
+    #[arg(long, value_name = "K0,K1,...", value_delimiter = ',')]
+    owners: Option<Vec<usize>>,
+    /// bmr: joint garbling, then a constant-round online phase; gmw: one round per AND level.
+    #[arg(long, default_value = "bmr", value_name = "PROTOCOL")]
+    protocol: Protocol,
+    /// Who learns the outputs: all, or a list of party ids.
+    #[arg(long, default_value = "all", value_name = "all|I,J,...")]
+    reveal: String,
+    /// Seconds any one step may wait on a peer before this party names it and stops.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
+    timeout: u64,
+    /// Emulate a network round-trip time on every link (each frame is held for half of it
+    /// before it is written; bandwidth is not limited), for measurements.
+    #[arg(long, value_name = "MS", default_value = "0")]
+    rtt_ms: u64,
+    /// BMR: ANDs garbled jointly and evaluated per batch (bounds the tables in memory).
+    #[arg(long, value_name = "N", default_value_t = bmr::BmrOptions::default().batch_ands)]
+    batch_ands: usize,
+    /// Allow plain TCP on non-loopback addresses: n-party links are not encrypted or
+    /// authenticated yet, so anyone on the path reads the traffic and can take a party's place.
+    #[arg(long)]
+    insecure_plaintext: bool,
+    /// Also write this party's figures (times, ANDs, bytes per peer) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    #[command(flatten)]
+    feedback: Feedback,
+}
+
+const AFTER_HELP: &str = "Every party runs the same command with its own --id and --input. Input \
+value j of the circuit is owned by party owners[j]; each party passes its own values in circuit \
+order. Each party that learns the outputs prints one line per output value on stdout (hex, as \
+`mixgc run` does); a summary (ANDs, bytes sent and received per peer, offline and online time) \
+goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude.\n\n\
+Example (three terminals):\n  \
+mixgc party --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 00c8\n  \
+mixgc party --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 012c\n  \
+mixgc party --id 2 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 0064";
+
+pub fn party(args: PartyArgs) -> Result<(), CliError> {
+    let (started, started_unix) = (Instant::now(), unix_now());
+    let n = args.parties.len();
+    if !(2..=MAX_PARTIES).contains(&n) {
+        return Err(format!("--parties lists {n} address(es): a run needs 2 to {MAX_PARTIES}").into());
+    }
+    if args.id >= n {
+        return Err(format!("--id {} is not a party of the {n} in --parties (0 to {})", args.id, n - 1).into());
+    }
+    let (circuit, default_owners, name) = load(&args, n)?;
+    let owners = match &args.owners {
+        Some(o) => o.clone(),
+        None => default_owners.ok_or_else(|| {
+            format!(
+                "{name} has {} input values for {n} parties: pass --owners K0,K1,… (the party that owns each value)",
+                circuit.input_widths.len()
+            )
+        })?,
+    };
+    let audience = parse_audience(&args.reveal, n)?;
+    let mine: Vec<usize> = owners.iter().enumerate().filter(|(_, &o)| o == args.id).map(|(v, _)| v).collect();
+    let inputs = parse_inputs(args.input.as_deref(), &mine, &circuit.input_widths, args.id)?;
+    if args.example.as_deref() == Some("voting") {
+        for x in &inputs {
+            let vote = x.iter().rev().fold(0u64, |a, &b| a << 1 | b as u64);
+            apps::check_vote(vote, args.candidates).map_err(|e| format!("--input: {e}"))?;
+        }
+    }
+    let job = Job {
+        circuit: &circuit,
+        owners: &owners,
+        audience,
+    };
+    job.check(args.id, n, &inputs)?;
+
+    let facts = RunFacts {
+        protocol: args.protocol.to_string(),
+        digest: circuit.digest(),
+        input_owners: owners.clone(),
+        output_audience: vec![audience.parties().map(PartyId::index).collect(); circuit.output_widths.len()],
+        extra: vec![("BMR batch".into(), args.batch_ands.to_string())],
+    };
+    let options = MeshOptions {
+        timeout: Duration::from_secs(args.timeout),
+        one_way_latency: Duration::from_micros(args.rtt_ms.saturating_mul(500)),
+        insecure_plaintext: args.insecure_plaintext,
+        ..MeshOptions::default()
+    };
+    let (mut mesh, session) = join_mesh(args.id, &args.parties, &options, &facts)?;
+    let mut rng = new_rng(None, 0);
+    let bmr_options = bmr::BmrOptions {
+        batch_ands: args.batch_ands,
+    };
+    let outcome = mixgc_nparty::run(&mut mesh, args.protocol, &job, &inputs, &session, &mut rng, &bmr_options)
+        .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;
+    let (total, finished_unix) = (started.elapsed(), unix_now());
+    if let Some(outputs) = &outcome.outputs {
+        let text: String = outputs.iter().map(|v| values::to_hex(v) + "\n").collect();
+        crate::write_stdout(&text)?;
+    }
+    let per_peer = mesh.bytes();
+    args.feedback.summary(&summary(&args, &outcome, &per_peer, total));
+    if let Some(path) = &args.report {
+        let report = PartyFigures {
+            id: args.id,
+            parties: n,
+            protocol: args.protocol.to_string(),
+            ands: outcome.ands,
+            offline_s: outcome.offline.as_secs_f64(),
+            online_s: outcome.online.as_secs_f64(),
+            online_rounds: outcome.online_rounds,
+            started_unix_s: started_unix,
+            finished_unix_s: finished_unix,
+            bytes: per_peer.iter().map(|&(s, r)| [s, r]).collect(),
+            setup_bytes: outcome.setup_bytes.iter().map(|&(s, r)| [s, r]).collect(),
+            peak_rss_kib: peak_rss_kib(),
+        };
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The circuit, the default owners (value j to party j when there is one value per party)
+/// and its name for messages.
+fn load(args: &PartyArgs, n: usize) -> Result<(Circuit, Option<Vec<usize>>, String), CliError> {
+    let (circuit, name) = match (&args.circuit, args.example.as_deref()) {
+        (Some(path), _) => (
+            bristol::read_file(path).map_err(|e| e.to_string())?,
+            path.display().to_string(),
+        ),
+        (None, Some("auction")) => (apps::record_auction(n, args.bits)?.circuit, "the auction".to_string()),
+        (None, Some("voting")) => (apps::record_voting(n, args.candidates)?.circuit, "the vote".to_string()),
+        _ => return Err("give --circuit FILE or --example auction|voting".into()),
+    };
+    let one_each = circuit.input_widths.len() == n;
+    Ok((circuit, one_each.then(|| (0..n).collect()), name))
+}
+
+/// `all` or a list of party ids.
+fn parse_audience(s: &str, n: usize) -> Result<Audience, CliError> {
+    let ids: Vec<usize> = if s == "all" {
+        (0..n).collect()
+    } else {
+        s.split(',')
+            .map(|t| {
+                t.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&i| i < n)
+                    .ok_or_else(|| format!("--reveal {s}: '{t}' is not a party id from 0 to {}", n - 1))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let mut parties = ids.into_iter().map(|i| PartyId::new(i).expect("below 64"));
+    let first = parties.next().ok_or("--reveal names no party")?;
+    Ok(parties.fold(Audience::only(first), Audience::with))
+}
+
+/// This party's values from `--input HEX,…`.
+fn parse_inputs(arg: Option<&str>, mine: &[usize], widths: &[u32], id: usize) -> Result<Vec<Vec<bool>>, CliError> {
+    let given: Vec<&str> = match arg {
+        None | Some("") => Vec::new(),
+        Some(s) => s.split(',').map(str::trim).collect(),
+    };
+    if given.len() != mine.len() {
+        let w: Vec<String> = mine.iter().map(|&v| format!("{} bits", widths[v])).collect();
+        return Err(format!(
+            "party {id} owns {} input value(s) ({}) but --input gave {}",
+            mine.len(),
+            if w.is_empty() { "none".to_string() } else { w.join(", ") },
+            given.len()
+        )
+        .into());
+    }
+    mine.iter()
+        .zip(given)
+        .enumerate()
+        .map(|(k, (&v, hex))| values::parse_hex(hex, widths[v]).map_err(|e| format!("--input value #{}: {e}", k + 1).into()))
+        .collect()
+}
+
+fn summary(args: &PartyArgs, o: &Outcome, per_peer: &[(u64, u64)], total: Duration) -> String {
+    let peers: Vec<String> = per_peer
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != args.id)
+        .map(|(j, &(s, r))| format!("party {j} {} / {}", bytes(s), bytes(r)))
+        .collect();
+    format!(
+        "party {} of {} ({}): {} ANDs; offline {:.3} s, online {:.3} s ({} rounds), {:.3} s since start; sent / received: {}",
+        args.id,
+        args.parties.len(),
+        args.protocol,
+        thousands(o.ands),
+        o.offline.as_secs_f64(),
+        o.online.as_secs_f64(),
+        o.online_rounds,
+        total.as_secs_f64(),
+        peers.join(", ")
+    )
+}
