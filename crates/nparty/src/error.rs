@@ -1,3 +1,4 @@
+use mixgc_compile::StreamError;
 use mixgc_net::NetError;
 use mixgc_ot::OtError;
 
@@ -30,6 +31,9 @@ pub enum NpartyError {
     /// This party's own inputs or settings are wrong (caught before anything is sent).
     #[error("{0}")]
     Usage(String),
+    /// The compiled stream could not be read, or its contents break the format's rules.
+    #[error("the compiled stream: {0}")]
+    Stream(#[from] StreamError),
 }
 
 impl NpartyError {
@@ -39,7 +43,7 @@ impl NpartyError {
             NpartyError::Peer { party, .. }
             | NpartyError::Ot { party, .. }
             | NpartyError::Mismatch { party, .. } => Some(*party),
-            NpartyError::Deviation(_) | NpartyError::Usage(_) => None,
+            NpartyError::Deviation(_) | NpartyError::Usage(_) | NpartyError::Stream(_) => None,
         }
     }
 }

@@ -9,6 +9,7 @@
 //!   garbled tables built jointly in a constant number of rounds, then evaluated locally
 //!   by every party.
 
+mod batches;
 pub mod bits;
 pub mod bmr;
 mod correlations;
@@ -17,6 +18,7 @@ pub mod gmw;
 mod job;
 mod mesh;
 
+pub use batches::{Roles, MAX_SLOTS};
 pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
 pub use job::{Job, Outcome, Protocol};
