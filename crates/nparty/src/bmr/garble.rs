@@ -5,7 +5,7 @@
 use mixgc_core::{Block, Rng, Tccr, TweakableHash};
 use mixgc_net::Tag;
 
-use super::frames::{recv_xor_blocks, send_blocks};
+use super::frames::exchange_xor_blocks;
 use super::state::Shares;
 use super::tweak::tweak;
 use crate::batches::Op;
@@ -147,22 +147,14 @@ pub(super) fn garble_batch(
     }
 
     // Step 4: everyone sends its shares to everyone and sums what it gets.
-    let corrupted;
-    let sent: &[Block] = if tamper {
-        corrupted = tables
-            .iter()
-            .map(|&b| b ^ Block::from_u128(2))
-            .collect::<Vec<_>>();
-        &corrupted
+    let sent: Vec<Block> = if tamper {
+        tables.iter().map(|&b| b ^ Block::from_u128(2)).collect()
     } else {
-        &tables
+        tables.clone()
     };
     mesh.set_phase("the garbled-table shares");
-    for p in mesh.peers() {
-        send_blocks(mesh, p, Tag::TableShares, sent)?;
-    }
-    for p in mesh.peers() {
-        recv_xor_blocks(mesh, p, Tag::TableShares, &mut tables)?;
+    if m > 0 {
+        exchange_xor_blocks(mesh, Tag::TableShares, &sent, &mut tables)?;
     }
     Ok(Garbled { tables, out_keys })
 }
