@@ -73,23 +73,26 @@ pub(super) fn recv_bits(
     Ok(out)
 }
 
-/// Sends `mine` to every other party and XORs everything they send into `sum` (of the same
-/// length), each pair in turns on its own thread (the lower id sends first), so that no
-/// two parties ever block writing long messages to each other over sockets.
-pub(super) fn exchange_xor_blocks(mesh: &mut Mesh, tag: Tag, mine: &[Block], sum: &mut [Block]) -> Result<(), NpartyError> {
+/// Sends `mine` to every other party and returns the XOR of what they send (as long as
+/// `mine`), each pair in turns on its own thread (the lower id sends first), so that no
+/// two parties ever block writing long messages to each other over sockets. Each frame
+/// received is XORed into a running total at once: memory is that total and one frame per
+/// peer, not a copy of every peer's message.
+pub(super) fn exchange_xor_blocks(mesh: &mut Mesh, tag: Tag, mine: &[Block]) -> Result<Vec<Block>, NpartyError> {
     let me = mesh.me();
-    let count = sum.len();
-    let got = mesh.pairwise(|j, ch| {
+    let count = mine.len();
+    let theirs = std::sync::Mutex::new(vec![Block::ZERO; count]);
+    mesh.pairwise(|j, ch| {
         let send = |ch: &mut dyn Channel| -> Result<(), NpartyError> {
             for chunk in mine.chunks(FRAME_BLOCKS) {
                 send_frame(ch, tag, Block::slice_as_bytes(chunk)).map_err(peer(j))?;
             }
             ch.flush().map_err(peer(j))
         };
-        let recv = |ch: &mut dyn Channel| -> Result<Vec<Block>, NpartyError> {
-            let mut out = vec![Block::ZERO; count];
-            for chunk in out.chunks_mut(FRAME_BLOCKS) {
-                let len = chunk.len() * Block::BYTES;
+        let recv = |ch: &mut dyn Channel| -> Result<(), NpartyError> {
+            for start in (0..count).step_by(FRAME_BLOCKS) {
+                let blocks = (count - start).min(FRAME_BLOCKS);
+                let len = blocks * Block::BYTES;
                 let bytes = recv_frame(ch, tag, len).map_err(peer(j))?;
                 if bytes.len() != len {
                     return Err(NpartyError::Peer {
@@ -102,25 +105,23 @@ pub(super) fn exchange_xor_blocks(mesh: &mut Mesh, tag: Tag, mine: &[Block], sum
                         .into(),
                     });
                 }
-                for (x, b) in chunk.iter_mut().zip(bytes.chunks_exact(Block::BYTES)) {
-                    *x = Block::from_bytes(b.try_into().expect("a chunk of 16 bytes"));
+                let mut total = theirs.lock().unwrap_or_else(|e| e.into_inner());
+                for (x, b) in total[start..start + blocks]
+                    .iter_mut()
+                    .zip(bytes.chunks_exact(Block::BYTES))
+                {
+                    *x ^= Block::from_bytes(b.try_into().expect("a chunk of 16 bytes"));
                 }
             }
-            Ok(out)
+            Ok(())
         };
         if me < j {
             send(ch)?;
             recv(ch)
         } else {
-            let got = recv(ch)?;
-            send(ch)?;
-            Ok(got)
+            recv(ch)?;
+            send(ch)
         }
     })?;
-    for theirs in got.into_iter().flatten() {
-        for (s, t) in sum.iter_mut().zip(theirs) {
-            *s ^= t;
-        }
-    }
-    Ok(())
+    Ok(theirs.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

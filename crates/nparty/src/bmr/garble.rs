@@ -147,14 +147,17 @@ pub(super) fn garble_batch(
     }
 
     // Step 4: everyone sends its shares to everyone and sums what it gets.
-    let sent: Vec<Block> = if tamper {
-        tables.iter().map(|&b| b ^ Block::from_u128(2)).collect()
-    } else {
-        tables.clone()
-    };
     mesh.set_phase("the garbled-table shares");
     if m > 0 {
-        exchange_xor_blocks(mesh, Tag::TableShares, &sent, &mut tables)?;
+        let theirs = if tamper {
+            let sent: Vec<Block> = tables.iter().map(|&b| b ^ Block::from_u128(2)).collect();
+            exchange_xor_blocks(mesh, Tag::TableShares, &sent)?
+        } else {
+            exchange_xor_blocks(mesh, Tag::TableShares, &tables)?
+        };
+        for (t, s) in tables.iter_mut().zip(theirs) {
+            *t ^= s;
+        }
     }
     Ok(Garbled { tables, out_keys })
 }
