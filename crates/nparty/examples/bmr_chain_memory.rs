@@ -101,7 +101,13 @@ fn write_chain(path: &Path, rounds: u64) -> std::io::Result<()> {
     .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let digest = *blake3::hash(format!("bmr-chain-{rounds}").as_bytes()).as_bytes();
     let out = BufWriter::new(File::create(path)?);
-    let mut w = StreamWriter::new(out, header, digest, rounds * 3 * LANES as u64, rounds * LANES as u64)?;
+    let mut w = StreamWriter::new(
+        out,
+        header,
+        digest,
+        rounds * 3 * LANES as u64,
+        rounds * LANES as u64,
+    )?;
     let next = |i: u32, by: u32| (i + by) % LANES;
     let ands: Vec<Gate> = (0..LANES)
         .map(|i| Gate {
@@ -157,11 +163,14 @@ fn tcp_mesh(me: usize, n: usize, base: u16) -> Result<Mesh, String> {
         .map_err(|e| e.to_string())?;
     let mut links: Vec<Option<Box<dyn Channel>>> = (0..n).map(|_| None).collect();
     for (j, link) in links.iter_mut().enumerate().skip(me + 1) {
-        let ch = TcpChannel::connect(&format!("127.0.0.1:{}", port(me, j)), timeout).map_err(|e| e.to_string())?;
+        let ch =
+            TcpChannel::connect(&format!("127.0.0.1:{}", port(me, j)), timeout).map_err(|e| e.to_string())?;
         *link = Some(Box::new(ch));
     }
     for (i, l) in listeners.iter().enumerate() {
-        links[i] = Some(Box::new(TcpChannel::accept(l, timeout).map_err(|e| e.to_string())?));
+        links[i] = Some(Box::new(
+            TcpChannel::accept(l, timeout).map_err(|e| e.to_string())?,
+        ));
     }
     Ok(Mesh::new(me, links))
 }
@@ -266,7 +275,9 @@ fn main() {
     let ok = children
         .into_iter()
         .map(|mut c| c.wait().is_ok_and(|s| s.success()))
-        .fold(true, |a, b| a && b);
+        .collect::<Vec<bool>>()
+        .into_iter()
+        .all(|b| b);
     println!(
         "{} parties, batches of {} ANDs: {:.1} s in all",
         args.parties,

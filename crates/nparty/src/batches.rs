@@ -79,7 +79,13 @@ pub struct Roles<'a> {
 impl Roles<'_> {
     /// Checks the roles against a stream with input `widths`, a mesh of `parties` and this
     /// party's `inputs` (its own values, in order), before anything is sent.
-    pub fn check(&self, widths: &[u32], me: usize, parties: usize, inputs: &[Vec<bool>]) -> Result<(), NpartyError> {
+    pub fn check(
+        &self,
+        widths: &[u32],
+        me: usize,
+        parties: usize,
+        inputs: &[Vec<bool>],
+    ) -> Result<(), NpartyError> {
         let usage = |s: String| Err(NpartyError::Usage(s));
         if self.owners.len() != widths.len() {
             return usage(format!(
@@ -109,7 +115,10 @@ impl Roles<'_> {
         }
         for (k, (&w, x)) in mine.iter().zip(inputs).enumerate() {
             if x.len() != w as usize {
-                return usage(format!("party {me}'s input #{k} must be {w} bits, got {}", x.len()));
+                return usage(format!(
+                    "party {me}'s input #{k} must be {w} bits, got {}",
+                    x.len()
+                ));
             }
         }
         Ok(())
@@ -184,7 +193,11 @@ struct Cutter {
 
 impl Cutter {
     /// Adds `op`, handing the batch over first if `op` would overfill it.
-    fn push(&mut self, op: Op, batch: &mut impl FnMut(&[Op]) -> Result<(), NpartyError>) -> Result<(), NpartyError> {
+    fn push(
+        &mut self,
+        op: Op,
+        batch: &mut impl FnMut(&[Op]) -> Result<(), NpartyError>,
+    ) -> Result<(), NpartyError> {
         let is_and = matches!(op, Op::And { .. });
         if (is_and && self.ands == self.batch_ands) || self.ops.len() == MAX_BATCH_OPS {
             batch(&self.ops)?;
@@ -213,7 +226,13 @@ fn read_chunk(
             chunk.num_slots()
         )));
     }
-    let slot = |s: u32| if s < n { Ok(s) } else { Err(bad(format!("slot {s} out of range (< {n})"))) };
+    let slot = |s: u32| {
+        if s < n {
+            Ok(s)
+        } else {
+            Err(bad(format!("slot {s} out of range (< {n})")))
+        }
+    };
     let all = chunk.gates();
     let (mut next, mut ands) = (0usize, 0u64);
     for run in chunk.runs() {
@@ -353,7 +372,9 @@ mod tests {
     fn an_and_run_that_overwrites_its_own_inputs_is_rewritten() {
         use mixgc_compile::{Gate, Run};
         // Three inputs, no gates: slots 0 (NOT) and 1..=3.
-        let header = compile(&Circuit::random(&mut Rng::seed_from_u64(2), &[3], 0, 1)).header().clone();
+        let header = compile(&Circuit::random(&mut Rng::seed_from_u64(2), &[3], 0, 1))
+            .header()
+            .clone();
         assert_eq!(header.num_slots(), 4);
         // Two ANDs in one run: the first writes slot 2, which the second reads.
         let run = vec![Run {

@@ -3,8 +3,10 @@
 //! Boolean Beaver triple (a, b, c = a·b) from [`Correlations::triples`]: the parties open
 //! d = x ⊕ a and e = y ⊕ b and take z = c ⊕ d·b ⊕ e·a ⊕ d·e (the last term at party 0).
 //!
-//! The circuit is levelled first: all ANDs of one AND depth are opened in one round, so a
-//! run takes as many online rounds as the circuit has AND levels, never one per gate.
+//! The circuit runs as a compiled stream (`mixgc_compile`), its shares indexed by slot, in
+//! batches of at most [`GmwOptions::batch_ands`] ANDs: each batch's triples are made, then
+//! the batch is levelled and all ANDs of one AND depth are opened in one round, so a batch
+//! takes as many online rounds as it has AND levels, never one per gate.
 
 use std::time::Instant;
 
@@ -249,7 +251,13 @@ impl Levelled {
 
     /// Runs one batch: levels it, opens each level's ANDs in one round, and writes the
     /// touched slots back. Returns the rounds.
-    fn run(&mut self, mesh: &mut Mesh, ops: &[Op], wires: &mut [bool], t: &crate::Triples) -> Result<u64, NpartyError> {
+    fn run(
+        &mut self,
+        mesh: &mut Mesh,
+        ops: &[Op],
+        wires: &mut [bool],
+        t: &crate::Triples,
+    ) -> Result<u64, NpartyError> {
         let rounds = self.level(ops, wires);
         let me = mesh.me();
         mesh.set_phase("the AND levels");

@@ -26,7 +26,14 @@ enum Source<'a> {
 }
 
 /// Runs the stream among `n` parties: `values[v]` is input value v, owned by `owners[v]`.
-fn run(source: Source, proto: Proto, n: usize, owners: &[usize], audience: Audience, values: &[Vec<bool>]) -> Vec<Result<Outcome, NpartyError>> {
+fn run(
+    source: Source,
+    proto: Proto,
+    n: usize,
+    owners: &[usize],
+    audience: Audience,
+    values: &[Vec<bool>],
+) -> Vec<Result<Outcome, NpartyError>> {
     let compiled = match source {
         Source::Memory(c) => Some(compile(c)),
         Source::File(_) => None,
@@ -113,12 +120,20 @@ fn check(c: &Circuit, n: usize, who: &[usize], protos: &[Proto], rng: &mut impl 
         .map(|&w| (0..w).map(|_| rng.gen()).collect())
         .collect();
     let want = c.eval_plain(&values).unwrap();
-    let ands = c.kind.iter().filter(|&&k| k == mixgc_circuit::GateKind::And).count() as u64;
+    let ands = c
+        .kind
+        .iter()
+        .filter(|&&k| k == mixgc_circuit::GateKind::And)
+        .count() as u64;
     let file = TempFile::new(tag);
     save(&compile(c), &file.0).unwrap();
     for &proto in protos {
         for source in [Source::Memory(c), Source::File(&file.0)] {
-            let kind = if matches!(source, Source::Memory(_)) { "memory" } else { "file" };
+            let kind = if matches!(source, Source::Memory(_)) {
+                "memory"
+            } else {
+                "file"
+            };
             for (p, got) in run(source, proto, n, &owners, audience(who), &values)
                 .into_iter()
                 .enumerate()
@@ -126,9 +141,16 @@ fn check(c: &Circuit, n: usize, who: &[usize], protos: &[Proto], rng: &mut impl 
                 let got = got.unwrap_or_else(|e| panic!("{proto:?} from {kind}, n = {n}, party {p}: {e}"));
                 assert_eq!(got.ands, ands);
                 if who.contains(&p) {
-                    assert_eq!(got.outputs.as_ref(), Some(&want), "{proto:?} from {kind}, n = {n}, party {p}");
+                    assert_eq!(
+                        got.outputs.as_ref(),
+                        Some(&want),
+                        "{proto:?} from {kind}, n = {n}, party {p}"
+                    );
                 } else {
-                    assert_eq!(got.outputs, None, "{proto:?} from {kind}: party {p} is not in the audience");
+                    assert_eq!(
+                        got.outputs, None,
+                        "{proto:?} from {kind}: party {p} is not in the audience"
+                    );
                 }
             }
         }
@@ -146,7 +168,13 @@ fn random_circuits_through_streams_match_the_plaintext() {
             let c = Circuit::random(&mut rng, &widths, gates, outputs);
             let all: Vec<usize> = (0..n).collect();
             let who = [all, vec![n - 1], vec![0, n - 1], vec![0]][round].clone();
-            let protos = [Proto::Bmr(1), Proto::Bmr(7), Proto::Bmr(1 << 16), Proto::Gmw(3), Proto::Gmw(1 << 16)];
+            let protos = [
+                Proto::Bmr(1),
+                Proto::Bmr(7),
+                Proto::Bmr(1 << 16),
+                Proto::Gmw(3),
+                Proto::Gmw(1 << 16),
+            ];
             check(&c, n, &who, &protos, &mut rng, &format!("random-{n}-{round}"));
         }
     }
@@ -156,7 +184,14 @@ fn random_circuits_through_streams_match_the_plaintext() {
 fn shipped_aes_through_a_stream_file_in_small_batches() {
     let mut rng = new_rng(Some(32), 0);
     let c = mixgc_circuit::bristol::parse(mixgc_circuit::shipped::AES_128, "aes_128").unwrap();
-    check(&c, 3, &[0, 2], &[Proto::Bmr(1000), Proto::Gmw(1000)], &mut rng, "aes");
+    check(
+        &c,
+        3,
+        &[0, 2],
+        &[Proto::Bmr(1000), Proto::Gmw(1000)],
+        &mut rng,
+        "aes",
+    );
 }
 
 /// A stream that hands out every chunk of another twice: more gates than its header says.
@@ -215,9 +250,25 @@ fn a_stream_that_disagrees_with_its_header_is_an_error_at_every_party() {
                             second: false,
                         };
                         let r = if proto == "bmr" {
-                            bmr::run_stream(&mut mesh, &mut stream, &roles, &mine, &[6; 32], &mut rng, &BmrOptions::default())
+                            bmr::run_stream(
+                                &mut mesh,
+                                &mut stream,
+                                &roles,
+                                &mine,
+                                &[6; 32],
+                                &mut rng,
+                                &BmrOptions::default(),
+                            )
                         } else {
-                            gmw::run_stream(&mut mesh, &mut stream, &roles, &mine, &[6; 32], &mut rng, &GmwOptions::default())
+                            gmw::run_stream(
+                                &mut mesh,
+                                &mut stream,
+                                &roles,
+                                &mine,
+                                &[6; 32],
+                                &mut rng,
+                                &GmwOptions::default(),
+                            )
                         };
                         r.unwrap_err()
                     })

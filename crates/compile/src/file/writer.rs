@@ -78,7 +78,9 @@ impl<W: Write + Seek> StreamWriter<W> {
                 _ => g.a < n && g.b < n,
             };
             if !operands_ok || g.out >= n {
-                return Err(invalid(format!("gate {g:?} of a {kind:?} run is out of range ({n} slots)")));
+                return Err(invalid(format!(
+                    "gate {g:?} of a {kind:?} run is out of range ({n} slots)"
+                )));
             }
         }
         let total = self.gates + len as u64;
@@ -164,7 +166,14 @@ mod tests {
                 h.output_slots().to_vec(),
             )
             .unwrap();
-            let mut w = StreamWriter::new(Cursor::new(Vec::new()), header, h.digest(), h.num_gates(), h.num_ands()).unwrap();
+            let mut w = StreamWriter::new(
+                Cursor::new(Vec::new()),
+                header,
+                h.digest(),
+                h.num_gates(),
+                h.num_ands(),
+            )
+            .unwrap();
             let mut next = 0;
             for run in compiled.runs() {
                 let k = run.kind.gates_in(run.len);
@@ -183,9 +192,16 @@ mod tests {
         assert!(w.run(RunKind::And, &[Gate { out: 4, ..and }]).is_err());
         assert!(w.run(RunKind::Const, &[Gate { a: 2, b: 0, out: 3 }]).is_err());
         assert!(w.run(RunKind::Parallel, &[]).is_err());
-        assert!(w.run(RunKind::And, &[and, and]).is_err(), "more ANDs than announced");
+        assert!(
+            w.run(RunKind::And, &[and, and]).is_err(),
+            "more ANDs than announced"
+        );
         w.run(RunKind::And, &[and]).unwrap();
         let e = w.finish().unwrap_err();
-        assert!(e.to_string().contains("1 gates (1 ANDs) written, 2 (1) announced"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("1 gates (1 ANDs) written, 2 (1) announced"),
+            "{e}"
+        );
     }
 }

@@ -55,7 +55,9 @@ pub(super) fn evaluate_batch(
                     }
                 }
                 let masked = out[0].lsb();
-                if out.iter().any(|k| k.lsb() != masked) || out[me] != garbled.out_keys[t] ^ delta.and_bit(masked) {
+                if out.iter().any(|k| k.lsb() != masked)
+                    || out[me] != garbled.out_keys[t] ^ delta.and_bit(masked)
+                {
                     return Err(NpartyError::Deviation(format!(
                         "the joint garbled table of AND #{index} does not decode: some party \
                          deviated from the protocol"

@@ -78,7 +78,11 @@ pub(super) fn recv_bits(
 /// two parties ever block writing long messages to each other over sockets. Each frame
 /// received is XORed into a running total at once: memory is that total and one frame per
 /// peer, not a copy of every peer's message.
-pub(super) fn exchange_xor_blocks(mesh: &mut Mesh, tag: Tag, mine: &[Block]) -> Result<Vec<Block>, NpartyError> {
+pub(super) fn exchange_xor_blocks(
+    mesh: &mut Mesh,
+    tag: Tag,
+    mine: &[Block],
+) -> Result<Vec<Block>, NpartyError> {
     let me = mesh.me();
     let count = mine.len();
     let theirs = std::sync::Mutex::new(vec![Block::ZERO; count]);
