@@ -313,3 +313,92 @@ fn a_corrupt_stream_file_is_an_error_at_every_party() {
         }
     }
 }
+
+/// A random stream written run by run over few slots: AND runs whose outputs overwrite
+/// slots later gates of the run read, inputs overwritten, outputs anywhere. `runs` ≥ 5, so
+/// that the gates fill the 12 slots as the reader demands.
+fn random_stream(path: &Path, rng: &mut impl rand::Rng, runs: usize) {
+    use mixgc_compile::{Gate, RunKind, StreamWriter};
+    const SLOTS: u32 = 12;
+    let header = StreamHeader::new(
+        vec![3, 4],
+        vec![5],
+        SLOTS,
+        (1..=7).collect(),
+        (0..5).map(|_| rng.gen_range(1..SLOTS)).collect(),
+    )
+    .unwrap();
+    let mut body: Vec<(RunKind, Vec<Gate>)> = Vec::new();
+    for _ in 0..runs {
+        let slot = |rng: &mut dyn rand::RngCore| rng.gen_range(0..SLOTS);
+        let (kind, len) = match rng.gen_range(0..10) {
+            0..=3 => (RunKind::And, rng.gen_range(1..=16)),
+            4..=8 => (RunKind::Xor, rng.gen_range(1..6)),
+            _ => (RunKind::Const, rng.gen_range(1..3)),
+        };
+        let gates = (0..len)
+            .map(|_| Gate {
+                a: if kind == RunKind::Const {
+                    rng.gen_range(0..2)
+                } else {
+                    slot(rng)
+                },
+                b: slot(rng),
+                out: rng.gen_range(1..SLOTS),
+            })
+            .collect();
+        body.push((kind, gates));
+    }
+    let gates = body.iter().map(|r| r.1.len() as u64).sum();
+    let ands = body
+        .iter()
+        .filter(|r| r.0 == RunKind::And)
+        .map(|r| r.1.len() as u64)
+        .sum();
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut w = StreamWriter::new(file, header, [7; 32], gates, ands).unwrap();
+    for (kind, gates) in &body {
+        w.run(*kind, gates).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn hand_written_streams_that_reuse_slots_match_the_plaintext() {
+    let mut rng = new_rng(Some(36), 0);
+    for round in 0..6 {
+        let file = TempFile::new(&format!("hand-{round}"));
+        random_stream(&file.0, &mut rng, [5, 12, 40, 120, 300, 600][round]);
+        let values: Vec<Vec<bool>> = [3, 4]
+            .iter()
+            .map(|&w| (0..w).map(|_| rng.gen()).collect())
+            .collect();
+        let mut stream = StreamFile::open(&file.0).unwrap();
+        let want = mixgc_compile::eval_stream_plain(&mut stream, &values.concat()).unwrap();
+        let n = 2 + round % 2;
+        let owners = [0, n - 1];
+        let smallest = if round < 3 { 1 } else { 4 };
+        for proto in [
+            Proto::Bmr(smallest),
+            Proto::Bmr(1 << 14),
+            Proto::Gmw(smallest),
+            Proto::Gmw(1 << 16),
+        ] {
+            for (p, got) in run(
+                Source::File(&file.0),
+                proto,
+                n,
+                &owners,
+                audience(&[0, 1]),
+                &values,
+            )
+            .into_iter()
+            .enumerate()
+            {
+                let got = got.unwrap_or_else(|e| panic!("{proto:?}, round {round}, party {p}: {e}"));
+                let want = (p < 2).then(|| vec![want.clone()]);
+                assert_eq!(got.outputs, want, "{proto:?}, round {round}, n = {n}, party {p}");
+            }
+        }
+    }
+}

@@ -39,6 +39,14 @@ impl<W: Write + Seek> StreamWriter<W> {
         if num_ands > num_gates {
             return Err(invalid(format!("{num_ands} ANDs among {num_gates} gates")));
         }
+        // As the reader demands: every slot but NOT_SLOT holds an input bit or a gate output.
+        if header.num_slots as u64 > 1 + header.input_slots.len() as u64 + num_gates {
+            return Err(invalid(format!(
+                "{} slots for {} input bits and {num_gates} gates",
+                header.num_slots,
+                header.input_slots.len()
+            )));
+        }
         header.digest = digest;
         header.num_gates = num_gates;
         header.num_ands = num_ands;
@@ -187,6 +195,12 @@ mod tests {
     #[test]
     fn bad_runs_and_wrong_counts_are_errors() {
         let header = StreamHeader::new(vec![2], vec![1], 4, vec![1, 2], vec![3]).unwrap();
+        let too_few = StreamWriter::new(Cursor::new(Vec::new()), header.clone(), [0; 32], 0, 0);
+        assert!(too_few
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("4 slots for 2 input bits and 0 gates"));
         let mut w = StreamWriter::new(Cursor::new(Vec::new()), header, [0; 32], 2, 1).unwrap();
         let and = Gate { a: 1, b: 2, out: 3 };
         assert!(w.run(RunKind::And, &[Gate { out: 4, ..and }]).is_err());
