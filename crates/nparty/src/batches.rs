@@ -403,6 +403,15 @@ mod tests {
     }
 
     #[test]
+    fn a_header_asking_for_too_many_slots_is_refused() {
+        let huge = StreamHeader::new(vec![1], vec![1], MAX_SLOTS + 1, vec![1], vec![1]).unwrap();
+        let e = slot_count(&huge).unwrap_err();
+        assert!(e.to_string().contains("wire slots"), "{e}");
+        let fine = StreamHeader::new(vec![1], vec![1], 2, vec![1], vec![1]).unwrap();
+        assert_eq!(slot_count(&fine).unwrap(), 2 + MAX_AND_RUN);
+    }
+
+    #[test]
     fn roles_name_what_is_wrong() {
         let audience = Audience::only(PartyId::new(0).unwrap());
         let roles = Roles {
