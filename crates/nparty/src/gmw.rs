@@ -15,8 +15,9 @@ use mixgc_core::{Block, Rng};
 use mixgc_net::Tag;
 use rand::Rng as _;
 
-use crate::batches::{for_each_batch, slot_count, Op, Roles};
+use crate::batches::{for_each_batch, slot_count, Op};
 use crate::bits::{pack, unpack};
+use crate::Roles;
 use crate::{Correlations, Job, Mesh, NpartyError, Outcome};
 
 /// Settings of a GMW run on a stream (the same at every party).

@@ -17,12 +17,14 @@ mod error;
 pub mod gmw;
 mod job;
 mod mesh;
+mod roles;
 
-pub use batches::{Roles, MAX_SLOTS};
+pub use batches::MAX_SLOTS;
 pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
+pub use roles::Roles;
 
 use mixgc_core::Rng;
 
