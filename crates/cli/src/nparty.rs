@@ -26,7 +26,12 @@ pub struct PartyArgs {
     #[arg(long, value_name = "ADDR0,ADDR1,...", value_delimiter = ',', required = true)]
     parties: Vec<String>,
     /// Bristol circuit file (Fashion or the older Format).
-    #[arg(long, value_name = "FILE", required_unless_present = "example", conflicts_with = "example")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "example",
+        conflicts_with = "example"
+    )]
     circuit: Option<PathBuf>,
     /// A built-in application instead of a circuit: auction (--bits B) or voting
     /// (--candidates C); every party supplies one value.
@@ -89,7 +94,12 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         return Err(format!("--parties lists {n} address(es): a run needs 2 to {MAX_PARTIES}").into());
     }
     if args.id >= n {
-        return Err(format!("--id {} is not a party of the {n} in --parties (0 to {})", args.id, n - 1).into());
+        return Err(format!(
+            "--id {} is not a party of the {n} in --parties (0 to {})",
+            args.id,
+            n - 1
+        )
+        .into());
     }
     let (circuit, default_owners, name) = load(&args, n)?;
     let owners = match &args.owners {
@@ -102,7 +112,12 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         })?,
     };
     let audience = parse_audience(&args.reveal, n)?;
-    let mine: Vec<usize> = owners.iter().enumerate().filter(|(_, &o)| o == args.id).map(|(v, _)| v).collect();
+    let mine: Vec<usize> = owners
+        .iter()
+        .enumerate()
+        .filter(|(_, &o)| o == args.id)
+        .map(|(v, _)| v)
+        .collect();
     let inputs = parse_inputs(args.input.as_deref(), &mine, &circuit.input_widths, args.id)?;
     if args.example.as_deref() == Some("voting") {
         for x in &inputs {
@@ -135,8 +150,16 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     let bmr_options = bmr::BmrOptions {
         batch_ands: args.batch_ands,
     };
-    let outcome = mixgc_nparty::run(&mut mesh, args.protocol, &job, &inputs, &session, &mut rng, &bmr_options)
-        .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;
+    let outcome = mixgc_nparty::run(
+        &mut mesh,
+        args.protocol,
+        &job,
+        &inputs,
+        &session,
+        &mut rng,
+        &bmr_options,
+    )
+    .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;
     let (total, finished_unix) = (started.elapsed(), unix_now());
     if let Some(outputs) = &outcome.outputs {
         let text: String = outputs.iter().map(|v| values::to_hex(v) + "\n").collect();
@@ -173,8 +196,14 @@ fn load(args: &PartyArgs, n: usize) -> Result<(Circuit, Option<Vec<usize>>, Stri
             bristol::read_file(path).map_err(|e| e.to_string())?,
             path.display().to_string(),
         ),
-        (None, Some("auction")) => (apps::record_auction(n, args.bits)?.circuit, "the auction".to_string()),
-        (None, Some("voting")) => (apps::record_voting(n, args.candidates)?.circuit, "the vote".to_string()),
+        (None, Some("auction")) => (
+            apps::record_auction(n, args.bits)?.circuit,
+            "the auction".to_string(),
+        ),
+        (None, Some("voting")) => (
+            apps::record_voting(n, args.candidates)?.circuit,
+            "the vote".to_string(),
+        ),
         _ => return Err("give --circuit FILE or --example auction|voting".into()),
     };
     let one_each = circuit.input_widths.len() == n;
@@ -202,7 +231,12 @@ fn parse_audience(s: &str, n: usize) -> Result<Audience, CliError> {
 }
 
 /// This party's values from `--input HEX,…`.
-fn parse_inputs(arg: Option<&str>, mine: &[usize], widths: &[u32], id: usize) -> Result<Vec<Vec<bool>>, CliError> {
+fn parse_inputs(
+    arg: Option<&str>,
+    mine: &[usize],
+    widths: &[u32],
+    id: usize,
+) -> Result<Vec<Vec<bool>>, CliError> {
     let given: Vec<&str> = match arg {
         None | Some("") => Vec::new(),
         Some(s) => s.split(',').map(str::trim).collect(),
@@ -212,7 +246,11 @@ fn parse_inputs(arg: Option<&str>, mine: &[usize], widths: &[u32], id: usize) ->
         return Err(format!(
             "party {id} owns {} input value(s) ({}) but --input gave {}",
             mine.len(),
-            if w.is_empty() { "none".to_string() } else { w.join(", ") },
+            if w.is_empty() {
+                "none".to_string()
+            } else {
+                w.join(", ")
+            },
             given.len()
         )
         .into());
@@ -220,7 +258,9 @@ fn parse_inputs(arg: Option<&str>, mine: &[usize], widths: &[u32], id: usize) ->
     mine.iter()
         .zip(given)
         .enumerate()
-        .map(|(k, (&v, hex))| values::parse_hex(hex, widths[v]).map_err(|e| format!("--input value #{}: {e}", k + 1).into()))
+        .map(|(k, (&v, hex))| {
+            values::parse_hex(hex, widths[v]).map_err(|e| format!("--input value #{}: {e}", k + 1).into())
+        })
         .collect()
 }
 

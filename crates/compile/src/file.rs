@@ -640,5 +640,9 @@ impl GateStream for StreamFile {
     }
 }
 
+mod writer;
+
+pub use writer::StreamWriter;
+
 #[cfg(test)]
 mod tests;

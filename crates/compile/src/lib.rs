@@ -23,7 +23,7 @@ mod stream;
 
 pub use file::{
     is_stream_file, reseal_header, save, save_reporting, sniff, write_stream, write_stream_reporting,
-    FileKind, StreamFile, CHUNK_GATES, FORMAT_VERSION, MAGIC,
+    FileKind, StreamFile, StreamWriter, CHUNK_GATES, FORMAT_VERSION, MAGIC,
 };
 pub use info::{circuit_info, CircuitInfo};
 pub use instr::{Gate, Run, RunKind, MAX_AND_RUN, NOT_SLOT};

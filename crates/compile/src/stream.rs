@@ -29,6 +29,31 @@ pub struct StreamHeader {
 }
 
 impl StreamHeader {
+    /// The header of a stream built without a [`Circuit`] (see [`crate::StreamWriter`]):
+    /// its interface and slots; the circuit digest, gate counts and stream digest are set
+    /// by the writer. Checked like any header.
+    pub fn new(
+        input_widths: Vec<u32>,
+        output_widths: Vec<u32>,
+        num_slots: u32,
+        input_slots: Vec<u32>,
+        output_slots: Vec<u32>,
+    ) -> Result<StreamHeader, String> {
+        let h = StreamHeader {
+            input_widths,
+            output_widths,
+            digest: [0; 32],
+            num_slots,
+            input_slots,
+            output_slots,
+            num_gates: 0,
+            num_ands: 0,
+            stream_digest: [0; 32],
+        };
+        h.check()?;
+        Ok(h)
+    }
+
     /// Width in bits of each input value, in order.
     pub fn input_widths(&self) -> &[u32] {
         &self.input_widths

@@ -11,8 +11,11 @@
 //! everyone publishes its keys for them, and every party evaluates the whole circuit
 //! locally; the audience learns the outputs from the λ shares of the output wires.
 //!
-//! The circuit goes in batches of at most [`BmrOptions::batch_ands`] AND gates, in circuit
-//! order: each batch is garbled, then evaluated, and its tables dropped.
+//! The circuit runs as a compiled stream (`mixgc_compile`: scheduled, slot-allocated, in
+//! memory or read chunk by chunk from a file), with every per-wire array indexed by slot,
+//! in batches of at most [`BmrOptions::batch_ands`] AND gates in stream order: each batch
+//! is garbled, then evaluated, and its tables dropped. Memory is O(live wires + batch),
+//! not O(circuit).
 
 mod eval;
 mod frames;
@@ -25,22 +28,28 @@ mod tweak;
 
 use std::time::{Duration, Instant};
 
+use mixgc_compile::{compile, GateStream};
 use mixgc_core::{Block, Rng, Tccr};
 
-use crate::{Correlations, Job, Mesh, NpartyError, Outcome};
-use garble::{garble_segment, segments};
+use crate::batches::{for_each_batch, slot_count, Op};
+use crate::{Correlations, Job, Mesh, NpartyError, Outcome, Roles};
+use eval::evaluate_batch;
+use garble::garble_batch;
+use io::InputShares;
 use state::{Active, Shares};
 
 /// Settings of a BMR run (the same at every party).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BmrOptions {
-    /// Most AND gates garbled (and their tables held) at once; at least 1.
+    /// Most AND gates garbled (and their tables held) at once; at least 1. The default,
+    /// 2^14, keeps a party of 3 near 22 MiB of peak RSS on a chain of any length (2^16:
+    /// about 57 MiB), with the same speed.
     pub batch_ands: usize,
 }
 
 impl Default for BmrOptions {
     fn default() -> Self {
-        BmrOptions { batch_ands: 1 << 16 }
+        BmrOptions { batch_ands: 1 << 14 }
     }
 }
 
@@ -75,8 +84,66 @@ fn run_with(
     options: &BmrOptions,
     hooks: &mut Hooks,
 ) -> Result<Outcome, NpartyError> {
+    job.check(mesh.me(), mesh.parties(), inputs)?;
+    job.circuit
+        .validate()
+        .map_err(|e| NpartyError::Usage(format!("the circuit is not valid: {e}")))?;
+    let compiled = compile(job.circuit);
+    let roles = Roles {
+        owners: job.owners,
+        audience: job.audience,
+    };
+    run_stream_with(
+        mesh,
+        &mut compiled.stream(),
+        &roles,
+        inputs,
+        session,
+        rng,
+        options,
+        hooks,
+    )
+}
+
+/// Runs a compiled stream (in memory or from a file) by BMR as this party of `mesh`:
+/// `roles` says who owns each input value and who learns the outputs, `inputs` are this
+/// party's own values in the header's order, `session` the run's session id. Every party
+/// must run the same stream (compare [`mixgc_compile::StreamHeader::stream_digest`]).
+pub fn run_stream(
+    mesh: &mut Mesh,
+    stream: &mut dyn GateStream,
+    roles: &Roles,
+    inputs: &[Vec<bool>],
+    session: &[u8; 32],
+    rng: &mut Rng,
+    options: &BmrOptions,
+) -> Result<Outcome, NpartyError> {
+    run_stream_with(
+        mesh,
+        stream,
+        roles,
+        inputs,
+        session,
+        rng,
+        options,
+        &mut Hooks::default(),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_stream_with(
+    mesh: &mut Mesh,
+    stream: &mut dyn GateStream,
+    roles: &Roles,
+    inputs: &[Vec<bool>],
+    session: &[u8; 32],
+    rng: &mut Rng,
+    options: &BmrOptions,
+    hooks: &mut Hooks,
+) -> Result<Outcome, NpartyError> {
     let (me, n) = (mesh.me(), mesh.parties());
-    job.check(me, n, inputs)?;
+    let header = stream.header().clone();
+    roles.check(header.input_widths(), me, n, inputs)?;
     if n > tweak::MAX_PARTIES {
         return Err(NpartyError::Usage(format!(
             "BMR runs at most {} parties, not {n}",
@@ -88,9 +155,7 @@ fn run_with(
             "the BMR batch must hold at least one AND gate".into(),
         ));
     }
-    let c = job.circuit;
-    c.validate()
-        .map_err(|e| NpartyError::Usage(format!("the circuit is not valid: {e}")))?;
+    let slots = slot_count(&header)?;
 
     let start = Instant::now();
     let delta = Block::random(rng).with_lsb_set();
@@ -98,48 +163,52 @@ fn run_with(
     let setup_bytes = mesh.bytes();
     hooks.setup_sent = setup_bytes.iter().map(|b| b.0).sum();
     let hash = Tccr::default();
-    let num_wires = c.num_wires as usize;
-    let mut shares = Shares::new(me, n, delta, num_wires);
-    let mut active = Active::new(n, num_wires);
+    let mut shares = Shares::new(me, n, delta, slots);
+    let mut active = Active::new(n, slots);
+    let input_slots = header.input_slots();
+    for &s in input_slots {
+        shares.fresh(s as usize, rng);
+    }
+    let own_inputs = InputShares {
+        lambda: input_slots.iter().map(|&s| shares.lambda[s as usize]).collect(),
+        key0: input_slots.iter().map(|&s| shares.key0[s as usize]).collect(),
+    };
     let mut offline = start.elapsed();
     let mut online = Duration::ZERO;
     let mut online_rounds = 0;
-    for (k, seg) in segments(c, options.batch_ands).iter().enumerate() {
+    let (mut first, mut first_and) = (true, 0u64);
+    let ands = for_each_batch(stream, options.batch_ands, |ops: &[Op]| {
         let t = Instant::now();
-        let fresh_inputs = if k == 0 {
-            0..c.total_input_bits() as usize
-        } else {
-            0..0
-        };
-        let tables = garble_segment(
+        let fresh = if first { input_slots } else { &[] };
+        let garbled = garble_batch(
             &mut shares,
             mesh,
             &mut corr,
             &hash,
-            c,
-            seg,
-            fresh_inputs,
+            ops,
+            first_and,
+            fresh,
             rng,
             hooks.corrupt_table_shares,
         )?;
         offline += t.elapsed();
         let t = Instant::now();
-        if k == 0 {
-            online_rounds += io::exchange_inputs(mesh, job, &shares, &mut active, inputs)?;
+        if first {
+            online_rounds +=
+                io::exchange_inputs(mesh, roles, &header, &own_inputs, delta, &mut active, inputs)?;
+            first = false;
         }
-        eval::evaluate_segment(&mut active, &shares, &hash, c, seg, &tables)?;
+        evaluate_batch(&mut active, me, delta, &hash, ops, first_and, &garbled)?;
         online += t.elapsed();
-    }
+        first_and += garbled.out_keys.len() as u64;
+        Ok(())
+    })?;
     let t = Instant::now();
-    let (outputs, rounds) = io::reveal_outputs(mesh, job, &shares, &active)?;
+    let (outputs, rounds) = io::reveal_outputs(mesh, roles, &header, &shares, &active)?;
     online += t.elapsed();
     Ok(Outcome {
         outputs,
-        ands: c
-            .kind
-            .iter()
-            .filter(|&&k| k == mixgc_circuit::GateKind::And)
-            .count() as u64,
+        ands,
         offline,
         online,
         online_rounds: online_rounds + rounds,

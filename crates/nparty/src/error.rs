@@ -1,3 +1,4 @@
+use mixgc_compile::StreamError;
 use mixgc_net::NetError;
 use mixgc_ot::OtError;
 
@@ -38,6 +39,9 @@ pub enum NpartyError {
     /// mesh (garbage, a duplicate or unknown id): `from` is its address, `why` the reason.
     #[error("a connection from {from} was refused: {why}")]
     Refused { from: String, why: String },
+    /// The compiled stream could not be read, or its contents break the format's rules.
+    #[error("the compiled stream: {0}")]
+    Stream(#[from] StreamError),
 }
 
 impl NpartyError {
@@ -48,7 +52,10 @@ impl NpartyError {
             | NpartyError::Ot { party, .. }
             | NpartyError::Mismatch { party, .. }
             | NpartyError::Absent { party, .. } => Some(*party),
-            NpartyError::Deviation(_) | NpartyError::Usage(_) | NpartyError::Refused { .. } => None,
+            NpartyError::Deviation(_)
+            | NpartyError::Usage(_)
+            | NpartyError::Refused { .. }
+            | NpartyError::Stream(_) => None,
         }
     }
 }

@@ -13,6 +13,7 @@
 //!   garbled tables built jointly in a constant number of rounds, then evaluated locally
 //!   by every party.
 
+mod batches;
 pub mod bits;
 pub mod bmr;
 mod correlations;
@@ -22,8 +23,10 @@ mod handshake;
 mod job;
 mod mesh;
 pub mod program;
+mod roles;
 mod tcp;
 
+pub use batches::MAX_SLOTS;
 pub use correlations::{Correlations, Triples};
 pub use error::NpartyError;
 pub use handshake::{
@@ -32,6 +35,7 @@ pub use handshake::{
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
 pub use program::{ProgramRecorder, RecordedProgram};
+pub use roles::Roles;
 pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, MeshOptions};
 
 use mixgc_core::Rng;

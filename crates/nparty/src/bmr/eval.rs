@@ -1,39 +1,40 @@
-//! The online evaluation of one garbled segment, local to every party (Ben-Efraim–Lindell–
+//! The online evaluation of one garbled batch, local to every party (Ben-Efraim–Lindell–
 //! Omri, CCS 2016, §3, "Online phase", with free-XOR).
 
-use mixgc_circuit::{Circuit, GateKind};
 use mixgc_core::{Block, Tccr, TweakableHash};
 
-use super::garble::Segment;
-use super::state::{Active, Shares};
+use super::garble::Garbled;
+use super::state::Active;
 use super::tweak::tweak;
+use crate::batches::Op;
 use crate::NpartyError;
 
-/// Evaluates the gates of `seg` with its joint garbled `tables` (as
-/// [`super::garble::garble_segment`] returns them). An AND gate g with masked inputs
-/// (a, b) = (Λ_u, Λ_v) gives, for every party j,
-/// K_w[j] = T_g[ab][j] ⊕ ⊕_i (F(K_u[i]; g, i, j, 0) ⊕ F(K_v[i]; g, i, j, 1)) = k^j_{w,Λ_w},
-/// whose lsb is Λ_w. Every lsb must agree and K_w[me] must be one of this party's own two
-/// keys of w, else a party deviated.
-pub(super) fn evaluate_segment(
+/// Evaluates the batch `ops` with its joint garbling (as [`super::garble::garble_batch`]
+/// returns it); `first_and` is the global index of its first AND, `me` and `delta` this
+/// party's id and Δ. An AND gate g with masked inputs (a, b) = (Λ_u, Λ_v) gives, for every
+/// party j, K_w[j] = T_g[ab][j] ⊕ ⊕_i (F(K_u[i]; g, i, j, 0) ⊕ F(K_v[i]; g, i, j, 1)) =
+/// k^j_{w,Λ_w}, whose lsb is Λ_w. Every lsb must agree and K_w[me] must be one of this
+/// party's own two keys of w, else a party deviated.
+pub(super) fn evaluate_batch(
     act: &mut Active,
-    sh: &Shares,
+    me: usize,
+    delta: Block,
     hash: &Tccr,
-    c: &Circuit,
-    seg: &Segment,
-    tables: &[Block],
+    ops: &[Op],
+    first_and: u64,
+    garbled: &Garbled,
 ) -> Result<(), NpartyError> {
     let n = act.n;
     let (mut xs, mut tweaks) = (vec![Block::ZERO; 2 * n * n], vec![Block::ZERO; 2 * n * n]);
     let mut t = 0;
-    for g in seg.gates.clone() {
-        let (u, v, w) = (c.a[g] as usize, c.b[g] as usize, c.out[g] as usize);
-        match c.kind[g] {
-            GateKind::Xor => act.xor(w, u, v),
-            GateKind::Not | GateKind::Copy => act.copy(w, u),
-            GateKind::Const => act.constant(w),
-            GateKind::And => {
-                let index = seg.first_and + t as u64;
+    for op in ops {
+        match *op {
+            Op::Xor { a, b, out } => act.xor(out as usize, a as usize, b as usize),
+            Op::Copy { a, out } => act.copy(out as usize, a as usize),
+            Op::Const { out, .. } => act.constant(out as usize),
+            Op::And { a, b, out } => {
+                let (u, v, w) = (a as usize, b as usize, out as usize);
+                let index = first_and + t as u64;
                 for (pos, wire) in [u, v].into_iter().enumerate() {
                     for (i, &k) in act.keys_of(wire).iter().enumerate() {
                         let at = pos * n * n + i * n;
@@ -45,16 +46,18 @@ pub(super) fn evaluate_segment(
                 }
                 hash.hash_many(&mut xs, &mut tweaks);
                 let row = 2 * usize::from(act.masked[u]) + usize::from(act.masked[v]);
-                let entry = &tables[t * 4 * n + row * n..t * 4 * n + (row + 1) * n];
+                let at = t * 4 * n + row * n;
                 let out = act.keys_of_mut(w);
-                out.copy_from_slice(entry);
+                out.copy_from_slice(&garbled.tables[at..at + n]);
                 for hashed in xs.chunks_exact(n) {
                     for (o, &h) in out.iter_mut().zip(hashed) {
                         *o ^= h;
                     }
                 }
                 let masked = out[0].lsb();
-                if out.iter().any(|k| k.lsb() != masked) || out[sh.me] != sh.key(w, masked) {
+                if out.iter().any(|k| k.lsb() != masked)
+                    || out[me] != garbled.out_keys[t] ^ delta.and_bit(masked)
+                {
                     return Err(NpartyError::Deviation(format!(
                         "the joint garbled table of AND #{index} does not decode: some party \
                          deviated from the protocol"

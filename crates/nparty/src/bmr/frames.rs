@@ -2,10 +2,10 @@
 //! in chunks whose sizes both ends derive from the count they already agree on.
 
 use mixgc_core::Block;
-use mixgc_net::Tag;
+use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 
 use crate::bits::{pack, unpack};
-use crate::{Mesh, NpartyError};
+use crate::{peer, Mesh, NpartyError};
 
 /// Blocks per frame (4 MiB).
 const FRAME_BLOCKS: usize = 1 << 18;
@@ -71,4 +71,61 @@ pub(super) fn recv_bits(
         out.extend(unpack(&got, m));
     }
     Ok(out)
+}
+
+/// Sends `mine` to every other party and returns the XOR of what they send (as long as
+/// `mine`), each pair in turns on its own thread (the lower id sends first), so that no
+/// two parties ever block writing long messages to each other over sockets. Each frame
+/// received is XORed into a running total at once: memory is that total and one frame per
+/// peer, not a copy of every peer's message.
+pub(super) fn exchange_xor_blocks(
+    mesh: &mut Mesh,
+    tag: Tag,
+    mine: &[Block],
+) -> Result<Vec<Block>, NpartyError> {
+    let me = mesh.me();
+    let count = mine.len();
+    let theirs = std::sync::Mutex::new(vec![Block::ZERO; count]);
+    mesh.pairwise(|j, ch| {
+        let send = |ch: &mut dyn Channel| -> Result<(), NpartyError> {
+            for chunk in mine.chunks(FRAME_BLOCKS) {
+                send_frame(ch, tag, Block::slice_as_bytes(chunk)).map_err(peer(j))?;
+            }
+            ch.flush().map_err(peer(j))
+        };
+        let recv = |ch: &mut dyn Channel| -> Result<(), NpartyError> {
+            for start in (0..count).step_by(FRAME_BLOCKS) {
+                let blocks = (count - start).min(FRAME_BLOCKS);
+                let len = blocks * Block::BYTES;
+                let bytes = recv_frame(ch, tag, len).map_err(peer(j))?;
+                if bytes.len() != len {
+                    return Err(NpartyError::Peer {
+                        party: j,
+                        source: PeerMisbehaved::WrongLength {
+                            tag,
+                            len: bytes.len(),
+                            expected: len,
+                        }
+                        .into(),
+                    });
+                }
+                let mut total = theirs.lock().unwrap_or_else(|e| e.into_inner());
+                for (x, b) in total[start..start + blocks]
+                    .iter_mut()
+                    .zip(bytes.chunks_exact(Block::BYTES))
+                {
+                    *x ^= Block::from_bytes(b.try_into().expect("a chunk of 16 bytes"));
+                }
+            }
+            Ok(())
+        };
+        if me < j {
+            send(ch)?;
+            recv(ch)
+        } else {
+            recv(ch)?;
+            send(ch)
+        }
+    })?;
+    Ok(theirs.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

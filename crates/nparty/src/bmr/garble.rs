@@ -2,204 +2,162 @@
 //! of rounds (Ben-Efraim–Lindell–Omri, CCS 2016, §3–4, with free-XOR), whatever the
 //! batch's depth.
 
-use std::ops::Range;
-
-use mixgc_circuit::{Circuit, GateKind};
 use mixgc_core::{Block, Rng, Tccr, TweakableHash};
 use mixgc_net::Tag;
 
-use super::frames::{recv_xor_blocks, send_blocks};
+use super::frames::exchange_xor_blocks;
 use super::state::Shares;
 use super::tweak::tweak;
+use crate::batches::Op;
 use crate::{Correlations, Mesh, NpartyError};
-
-/// A run of consecutive gates holding at most the batch's number of AND gates.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Segment {
-    pub gates: Range<usize>,
-    /// Global index (in circuit order) of the segment's first AND gate.
-    pub first_and: u64,
-    /// AND gates in the segment.
-    pub ands: usize,
-}
-
-/// The circuit cut into segments of at most `batch_ands` AND gates each (`batch_ands ≥ 1`),
-/// in circuit order; always at least one segment (the inputs go with the first).
-pub(super) fn segments(c: &Circuit, batch_ands: usize) -> Vec<Segment> {
-    let mut out = Vec::new();
-    let (mut start, mut ands, mut first_and) = (0, 0, 0u64);
-    for (g, &kind) in c.kind.iter().enumerate() {
-        if kind == GateKind::And {
-            if ands == batch_ands {
-                out.push(Segment {
-                    gates: start..g,
-                    first_and,
-                    ands,
-                });
-                first_and += ands as u64;
-                (start, ands) = (g, 0);
-            }
-            ands += 1;
-        }
-    }
-    out.push(Segment {
-        gates: start..c.kind.len(),
-        first_and,
-        ands,
-    });
-    out
-}
 
 /// AND gates hashed per call to the hash while garbling.
 const HASH_ANDS: usize = 256;
 
-/// Garbles one segment jointly with every other party and returns the full joint garbled
-/// tables of its AND gates: entry (a, b) for target party j of the segment's t-th AND at
-/// `tables[t·4n + (2a + b)·n + j]`. `inputs` are the input wires, fresh in the first batch
-/// only. With `tamper`, the shares sent to the peers are corrupted (tests only).
+/// The joint garbling of one batch, what its evaluation needs.
+pub(super) struct Garbled {
+    /// Entry (a, b) for target party j of the batch's t-th AND at
+    /// `tables[t·4n + (2a + b)·n + j]`.
+    pub tables: Vec<Block>,
+    /// This party's 0-key k^i_{w,0} of the t-th AND's output w, as made (its slot may hold
+    /// another wire by the end of the batch).
+    pub out_keys: Vec<Block>,
+}
+
+/// Garbles the batch `ops` jointly with every other party. `first_and` is the global index
+/// (in stream order) of its first AND; `inputs` are the input slots, fresh (already given
+/// their λ share and 0-key) in the first batch only. With `tamper`, the shares sent to the
+/// peers are corrupted (tests only).
+///
+/// The batch is replayed twice over the slots: once for λ shares and 0-keys (local), then,
+/// after the batch's products of shared bits and Δ-products, once for the D_w = [Δ_k·λ_w]
+/// of every slot, each AND's table entries taking the values its wires have at that gate.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn garble_segment(
+pub(super) fn garble_batch(
     sh: &mut Shares,
     mesh: &mut Mesh,
     corr: &mut Correlations,
     hash: &Tccr,
-    c: &Circuit,
-    seg: &Segment,
-    inputs: Range<usize>,
+    ops: &[Op],
+    first_and: u64,
+    inputs: &[u32],
     rng: &mut Rng,
     tamper: bool,
-) -> Result<Vec<Block>, NpartyError> {
+) -> Result<Garbled, NpartyError> {
     let (me, n) = (sh.me, sh.n);
-    // λ shares and 0-keys, all local: fresh for inputs and AND outputs, linear otherwise.
-    let mut fresh: Vec<usize> = inputs.collect();
-    for &w in &fresh {
-        sh.fresh(w, rng);
-    }
-    let mut ands: Vec<[usize; 3]> = Vec::with_capacity(seg.ands);
-    for g in seg.gates.clone() {
-        let (a, b, w) = (c.a[g] as usize, c.b[g] as usize, c.out[g] as usize);
-        match c.kind[g] {
-            GateKind::Xor => sh.xor(w, a, b),
-            GateKind::Not => sh.not(w, a),
-            GateKind::Copy => sh.copy(w, a),
-            GateKind::Const => sh.constant(w, a == 1),
-            GateKind::And => {
+    // Pass 1, local: λ shares and 0-keys, fresh for AND outputs, linear otherwise.
+    let mut fresh: Vec<bool> = inputs.iter().map(|&s| sh.lambda[s as usize]).collect();
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    let mut in_keys: Vec<[Block; 2]> = Vec::new();
+    let mut out_keys = Vec::new();
+    for op in ops {
+        match *op {
+            Op::Xor { a, b, out } => sh.xor(out as usize, a as usize, b as usize),
+            Op::Copy { a, out } => sh.copy(out as usize, a as usize),
+            Op::Const { value, out } => sh.constant(out as usize, value),
+            Op::And { a, b, out } => {
+                let (a, b, w) = (a as usize, b as usize, out as usize);
+                x.push(sh.lambda[a]);
+                y.push(sh.lambda[b]);
+                in_keys.push([sh.key0[a], sh.key0[b]]);
                 sh.fresh(w, rng);
-                fresh.push(w);
-                ands.push([a, b, w]);
+                out_keys.push(sh.key0[w]);
+                fresh.push(sh.lambda[w]);
             }
         }
     }
-    let m = ands.len();
+    let m = x.len();
+    let ni = inputs.len();
 
     // Step 1: P = λ_u·λ_v, shared. Step 2: its Δ-products with those of the fresh λ_w.
     let mut bits = if m == 0 {
         Vec::new()
     } else {
-        let x: Vec<bool> = ands.iter().map(|&[u, _, _]| sh.lambda[u]).collect();
-        let y: Vec<bool> = ands.iter().map(|&[_, v, _]| sh.lambda[v]).collect();
         corr.and_shares(mesh, &x, &y)?
     };
-    bits.extend(fresh.iter().map(|&w| sh.lambda[w]));
+    bits.extend_from_slice(&fresh);
     let prods = if bits.is_empty() {
         vec![Vec::new(); n]
     } else {
         corr.delta_products(mesh, &bits)?
     };
-    for (t, &w) in fresh.iter().enumerate() {
+
+    // Pass 2: D of every slot, and every table entry but its hashes:
+    // G^i_{g,ab}[j] = [Δ_j·χ_ab]^i (⊕ k^j_{w,0} ⊕ ab·Δ_j at i = j), where
+    // χ_ab = λ_uλ_v ⊕ b·λ_u ⊕ a·λ_v ⊕ ab ⊕ λ_w.
+    for (t, &s) in inputs.iter().enumerate() {
         for (k, p) in prods.iter().enumerate() {
-            sh.dprod[w * n + k] = p[m + t];
+            sh.dprod[s as usize * n + k] = p[m + t];
         }
     }
-    for g in seg.gates.clone() {
-        let (a, b, w) = (c.a[g] as usize, c.b[g] as usize, c.out[g] as usize);
-        match c.kind[g] {
-            GateKind::Xor => sh.xor_dprod(w, a, b),
-            GateKind::Not => sh.not_dprod(w, a),
-            GateKind::Copy => sh.copy_dprod(w, a),
-            GateKind::Const => sh.constant_dprod(w, a == 1),
-            GateKind::And => {}
+    let mut tables = vec![Block::ZERO; m * 4 * n];
+    let mut t = 0;
+    for op in ops {
+        match *op {
+            Op::Xor { a, b, out } => sh.xor_dprod(out as usize, a as usize, b as usize),
+            Op::Copy { a, out } => sh.copy_dprod(out as usize, a as usize),
+            Op::Const { value, out } => sh.constant_dprod(out as usize, value),
+            Op::And { a, b, out } => {
+                let (du, dv) = (sh.dprod_of(a as usize), sh.dprod_of(b as usize));
+                let entry = &mut tables[t * 4 * n..(t + 1) * 4 * n];
+                for (row, entry) in entry.chunks_exact_mut(n).enumerate() {
+                    let (a, b) = (row >> 1 == 1, row & 1 == 1);
+                    for (j, e) in entry.iter_mut().enumerate() {
+                        let dw = prods[j][m + ni + t];
+                        *e = prods[j][t] ^ du[j].and_bit(b) ^ dv[j].and_bit(a) ^ dw;
+                        if j == me {
+                            *e ^= out_keys[t] ^ sh.delta.and_bit(a & b);
+                        }
+                    }
+                }
+                for (k, p) in prods.iter().enumerate() {
+                    sh.dprod[out as usize * n + k] = p[m + ni + t];
+                }
+                t += 1;
+            }
         }
     }
 
-    // Step 3: this party's shares of every table entry.
-    let mut tables = vec![Block::ZERO; m * 4 * n];
+    // Step 3: the hashes F(k^i_{u,a}) ⊕ F(k^i_{v,b}) of every entry.
     let (mut xs, mut tweaks) = (Vec::new(), Vec::new());
-    for (chunk, first) in ands.chunks(HASH_ANDS).zip((0..).step_by(HASH_ANDS)) {
+    for (chunk, first) in in_keys.chunks(HASH_ANDS).zip((0..).step_by(HASH_ANDS)) {
         xs.clear();
         tweaks.clear();
-        for (t, &[u, v, _]) in chunk.iter().enumerate() {
-            let g = seg.first_and + (first + t) as u64;
-            for (wire, pos) in [(u, 0), (v, 1)] {
+        for (t, keys) in chunk.iter().enumerate() {
+            let g = first_and + (first + t) as u64;
+            for (pos, &key0) in keys.iter().enumerate() {
                 for bit in [false, true] {
-                    xs.extend(std::iter::repeat_n(sh.key(wire, bit), n));
+                    xs.extend(std::iter::repeat_n(key0 ^ sh.delta.and_bit(bit), n));
                     tweaks.extend((0..n).map(|j| tweak(g, me, j, pos)));
                 }
             }
         }
         hash.hash_many(&mut xs, &mut tweaks);
-        for (t, (&[u, v, w], hashed)) in chunk.iter().zip(xs.chunks_exact(4 * n)).enumerate() {
+        for (t, hashed) in xs.chunks_exact(4 * n).enumerate() {
             let t = first + t;
-            let (du, dv, dw) = (sh.dprod_of(u), sh.dprod_of(v), sh.dprod_of(w));
             let entry = &mut tables[t * 4 * n..(t + 1) * 4 * n];
             for (row, entry) in entry.chunks_exact_mut(n).enumerate() {
-                let (a, b) = (row >> 1 == 1, row & 1 == 1);
-                let (hu, hv) = (&hashed[usize::from(a) * n..], &hashed[(2 + usize::from(b)) * n..]);
+                let (a, b) = (row >> 1, row & 1);
+                let (hu, hv) = (&hashed[a * n..], &hashed[(2 + b) * n..]);
                 for (j, e) in entry.iter_mut().enumerate() {
-                    // G^i_{g,ab}[j] = F(k^i_{u,a}) ⊕ F(k^i_{v,b}) ⊕ [Δ_j·χ_ab]^i (⊕ k^j_{w,0}
-                    // at i = j), χ_ab = λ_uλ_v ⊕ b·λ_u ⊕ a·λ_v ⊕ ab ⊕ λ_w.
-                    *e = hu[j] ^ hv[j] ^ prods[j][t] ^ du[j].and_bit(b) ^ dv[j].and_bit(a) ^ dw[j];
-                    if j == me {
-                        *e ^= sh.key0[w] ^ sh.delta.and_bit(a & b);
-                    }
+                    *e ^= hu[j] ^ hv[j];
                 }
             }
         }
     }
 
     // Step 4: everyone sends its shares to everyone and sums what it gets.
-    let corrupted;
-    let sent: &[Block] = if tamper {
-        corrupted = tables
-            .iter()
-            .map(|&b| b ^ Block::from_u128(2))
-            .collect::<Vec<_>>();
-        &corrupted
-    } else {
-        &tables
-    };
     mesh.set_phase("the garbled-table shares");
-    for p in mesh.peers() {
-        send_blocks(mesh, p, Tag::TableShares, sent)?;
-    }
-    for p in mesh.peers() {
-        recv_xor_blocks(mesh, p, Tag::TableShares, &mut tables)?;
-    }
-    Ok(tables)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn segments_hold_at_most_a_batch_of_ands() {
-        use GateKind::*;
-        let c = Circuit {
-            kind: vec![Xor, And, And, Not, And, Xor],
-            ..Circuit::default()
+    if m > 0 {
+        let theirs = if tamper {
+            let sent: Vec<Block> = tables.iter().map(|&b| b ^ Block::from_u128(2)).collect();
+            exchange_xor_blocks(mesh, Tag::TableShares, &sent)?
+        } else {
+            exchange_xor_blocks(mesh, Tag::TableShares, &tables)?
         };
-        let seg = |gates, first_and, ands| Segment {
-            gates,
-            first_and,
-            ands,
-        };
-        assert_eq!(
-            segments(&c, 1),
-            [seg(0..2, 0, 1), seg(2..4, 1, 1), seg(4..6, 2, 1)]
-        );
-        assert_eq!(segments(&c, 2), [seg(0..4, 0, 2), seg(4..6, 2, 1)]);
-        assert_eq!(segments(&c, 7), [seg(0..6, 0, 3)]);
-        assert_eq!(segments(&Circuit::default(), 3), [seg(0..0, 0, 0)]);
+        for (t, s) in tables.iter_mut().zip(theirs) {
+            *t ^= s;
+        }
     }
+    Ok(Garbled { tables, out_keys })
 }

@@ -2,54 +2,57 @@
 //! phase": the owner of an input learns its λ and broadcasts Λ = x ⊕ λ, every party then
 //! broadcasts its key for Λ; outputs are opened by the λ shares).
 
-use mixgc_circuit::Circuit;
+use mixgc_compile::StreamHeader;
+use mixgc_core::Block;
 use mixgc_net::Tag;
 
 use super::frames::{recv_bits, recv_blocks, send_bits, send_blocks};
 use super::state::{Active, Shares};
-use crate::{Job, Mesh, NpartyError};
+use crate::{Mesh, NpartyError, Roles};
 
-/// The input wires of the values `party` owns, in circuit order.
-fn wires_of(job: &Job, party: usize) -> Vec<usize> {
-    let ranges = job.circuit.input_wire_ranges();
-    job.mine(party)
-        .flat_map(|v| ranges[v].clone())
-        .map(|w| w as usize)
-        .collect()
+/// This party's λ share and 0-key of every input bit, as made before the first batch (the
+/// batch may reuse an input's slot before the inputs are exchanged).
+pub(super) struct InputShares {
+    pub lambda: Vec<bool>,
+    pub key0: Vec<Block>,
 }
 
-/// Gives every party Λ_w and all n active keys of every input wire; `inputs` are this
-/// party's own values in circuit order (checked by [`Job::check`]). Returns the rounds.
+/// Gives every party Λ_w and all n active keys of every input slot; `inputs` are this
+/// party's own values in order (checked by [`Roles::check`]). Returns the rounds.
 pub(super) fn exchange_inputs(
     mesh: &mut Mesh,
-    job: &Job,
-    sh: &Shares,
+    roles: &Roles,
+    header: &StreamHeader,
+    own: &InputShares,
+    delta: Block,
     act: &mut Active,
     inputs: &[Vec<bool>],
 ) -> Result<u64, NpartyError> {
-    let total = job.circuit.total_input_bits() as usize;
+    let (widths, slots) = (header.input_widths(), header.input_slots());
+    let total = slots.len();
     if total == 0 {
         return Ok(0);
     }
     let (me, n) = (mesh.me(), mesh.parties());
     mesh.set_phase("the openings of the input masks");
-    let owned: Vec<Vec<usize>> = (0..n).map(|p| wires_of(job, p)).collect();
-    // Round 1: every party's λ shares of an input wire go to its owner.
+    let owned: Vec<Vec<usize>> = (0..n).map(|p| roles.bits_of(widths, p)).collect();
+    // Round 1: every party's λ shares of an input bit go to its owner.
     for p in mesh.peers() {
-        let shares: Vec<bool> = owned[p].iter().map(|&w| sh.lambda[w]).collect();
+        let shares: Vec<bool> = owned[p].iter().map(|&i| own.lambda[i]).collect();
         send_bits(mesh, p, Tag::Openings, &shares)?;
     }
-    // Round 2: the owner broadcasts Λ_w = x_w ⊕ λ_w.
+    // Round 2: the owner broadcasts Λ = x ⊕ λ.
+    let mut masked = vec![false; total];
     let mine = &owned[me];
     if !mine.is_empty() {
-        let mut masked: Vec<bool> = inputs
+        let mut opened: Vec<bool> = inputs
             .iter()
             .flatten()
             .zip(mine)
-            .map(|(&x, &w)| x ^ sh.lambda[w])
+            .map(|(&x, &i)| x ^ own.lambda[i])
             .collect();
         for p in mesh.peers() {
-            for (m, s) in masked
+            for (m, s) in opened
                 .iter_mut()
                 .zip(recv_bits(mesh, p, Tag::Openings, mine.len())?)
             {
@@ -57,35 +60,37 @@ pub(super) fn exchange_inputs(
             }
         }
         for p in mesh.peers() {
-            send_bits(mesh, p, Tag::Openings, &masked)?;
+            send_bits(mesh, p, Tag::Openings, &opened)?;
         }
-        for (&w, m) in mine.iter().zip(masked) {
-            act.masked[w] = m;
+        for (&i, m) in mine.iter().zip(opened) {
+            masked[i] = m;
         }
     }
     for p in mesh.peers() {
         if !owned[p].is_empty() {
-            let masked = recv_bits(mesh, p, Tag::Openings, owned[p].len())?;
-            for (&w, m) in owned[p].iter().zip(masked) {
-                act.masked[w] = m;
+            for (&i, m) in owned[p]
+                .iter()
+                .zip(recv_bits(mesh, p, Tag::Openings, owned[p].len())?)
+            {
+                masked[i] = m;
             }
         }
     }
-    // Round 3: every party broadcasts its key k^i_{w,Λ_w} of every input wire.
+    // Round 3: every party broadcasts its key k^i_{w,Λ_w} of every input bit.
     mesh.set_phase("the input wire keys");
-    let keys: Vec<_> = (0..total).map(|w| sh.key(w, act.masked[w])).collect();
+    let keys: Vec<Block> = (0..total)
+        .map(|i| own.key0[i] ^ delta.and_bit(masked[i]))
+        .collect();
     for p in mesh.peers() {
         send_blocks(mesh, p, Tag::WireKeys, &keys)?;
     }
-    for (w, &k) in keys.iter().enumerate() {
-        act.keys[w * n + me] = k;
+    for (i, (&s, &k)) in slots.iter().zip(&keys).enumerate() {
+        act.masked[s as usize] = masked[i];
+        act.keys[s as usize * n + me] = k;
     }
     for p in mesh.peers() {
-        for (w, k) in recv_blocks(mesh, p, Tag::WireKeys, total)?
-            .into_iter()
-            .enumerate()
-        {
-            act.keys[w * n + p] = k;
+        for (&s, k) in slots.iter().zip(recv_blocks(mesh, p, Tag::WireKeys, total)?) {
+            act.keys[s as usize * n + p] = k;
         }
     }
     Ok(3)
@@ -94,45 +99,45 @@ pub(super) fn exchange_inputs(
 /// The output values, least significant bit first, at a member of the audience.
 type Outputs = Option<Vec<Vec<bool>>>;
 
-/// Opens the outputs to the audience: every party sends its λ shares of the output wires
+/// Opens the outputs to the audience: every party sends its λ shares of the output slots
 /// to every member, who computes x_w = Λ_w ⊕ λ_w. Returns the outputs (at a member) and the
 /// rounds.
 pub(super) fn reveal_outputs(
     mesh: &mut Mesh,
-    job: &Job,
+    roles: &Roles,
+    header: &StreamHeader,
     sh: &Shares,
     act: &Active,
 ) -> Result<(Outputs, u64), NpartyError> {
-    let c: &Circuit = job.circuit;
     let me = mesh.me();
-    let wires: Vec<usize> = c.output_wires.iter().map(|&w| w as usize).collect();
-    let shares: Vec<bool> = wires.iter().map(|&w| sh.lambda[w]).collect();
+    let slots: Vec<usize> = header.output_slots().iter().map(|&s| s as usize).collect();
+    let shares: Vec<bool> = slots.iter().map(|&s| sh.lambda[s]).collect();
     mesh.set_phase("the openings of the outputs");
-    let members: Vec<usize> = job.audience.parties().map(|p| p.index()).collect();
+    let members: Vec<usize> = roles.audience.parties().map(|p| p.index()).collect();
     for &p in members.iter().filter(|&&p| p != me) {
         send_bits(mesh, p, Tag::Openings, &shares)?;
     }
-    let rounds = u64::from(!wires.is_empty() && !members.is_empty());
-    if !job.learns(me) {
+    let rounds = u64::from(!slots.is_empty() && !members.is_empty());
+    if !roles.learns(me) {
         mesh.flush()?;
         return Ok((None, rounds));
     }
-    let mut bits: Vec<bool> = wires
+    let mut bits: Vec<bool> = slots
         .iter()
         .zip(shares)
-        .map(|(&w, s)| act.masked[w] ^ s)
+        .map(|(&s, share)| act.masked[s] ^ share)
         .collect();
     for p in mesh.peers() {
         for (b, s) in bits
             .iter_mut()
-            .zip(recv_bits(mesh, p, Tag::Openings, wires.len())?)
+            .zip(recv_bits(mesh, p, Tag::Openings, slots.len())?)
         {
             *b ^= s;
         }
     }
     let mut rest = bits.as_slice();
-    let outputs = c
-        .output_widths
+    let outputs = header
+        .output_widths()
         .iter()
         .map(|&width| {
             let (value, tail) = rest.split_at(width as usize);

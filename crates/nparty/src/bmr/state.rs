@@ -1,5 +1,6 @@
-//! Per-wire state, in arrays indexed by wire id: this party's shares of the garbling
-//! (offline) and the public masked values with everyone's active keys (online).
+//! Per-wire state, in arrays indexed by the compiled stream's wire slots (a slot holds one
+//! live wire at a time): this party's shares of the garbling (offline) and the public
+//! masked values with everyone's active keys (online).
 
 use mixgc_core::{Block, Rng};
 use rand::Rng as _;
@@ -20,15 +21,19 @@ pub(super) struct Shares {
 }
 
 impl Shares {
+    /// Shares of `num_wires` slots, slot 0 the constant 1 ([`mixgc_compile::NOT_SLOT`]).
     pub fn new(me: usize, n: usize, delta: Block, num_wires: usize) -> Shares {
-        Shares {
+        let mut sh = Shares {
             me,
             n,
             delta,
             lambda: vec![false; num_wires],
             key0: vec![Block::ZERO; num_wires],
             dprod: vec![Block::ZERO; num_wires * n],
-        }
+        };
+        sh.constant(0, true);
+        sh.constant_dprod(0, true);
+        sh
     }
 
     /// A fresh wire (input or AND output): a random λ share and a random 0-key with lsb 0.
@@ -43,12 +48,6 @@ impl Shares {
     pub fn xor(&mut self, w: usize, u: usize, v: usize) {
         self.lambda[w] = self.lambda[u] ^ self.lambda[v];
         self.key0[w] = self.key0[u] ^ self.key0[v];
-    }
-
-    /// The λ share and 0-key of w = ¬u (λ_w = λ_u ⊕ 1: party 0 flips its share).
-    pub fn not(&mut self, w: usize, u: usize) {
-        self.lambda[w] = self.lambda[u] ^ (self.me == 0);
-        self.key0[w] = self.key0[u];
     }
 
     /// The λ share and 0-key of w = u.
@@ -73,12 +72,6 @@ impl Shares {
         }
     }
 
-    /// D_w for w = ¬u: [Δ_k·(λ_u ⊕ 1)] adds Δ_k at party k.
-    pub fn not_dprod(&mut self, w: usize, u: usize) {
-        self.copy_dprod(w, u);
-        self.dprod[w * self.n + self.me] ^= self.delta;
-    }
-
     /// D_w for w = u.
     pub fn copy_dprod(&mut self, w: usize, u: usize) {
         let n = self.n;
@@ -95,11 +88,6 @@ impl Shares {
     /// D_w of wire w.
     pub fn dprod_of(&self, w: usize) -> &[Block] {
         &self.dprod[w * self.n..(w + 1) * self.n]
-    }
-
-    /// k^i_{w,b}.
-    pub fn key(&self, w: usize, b: bool) -> Block {
-        self.key0[w] ^ self.delta.and_bit(b)
     }
 }
 
@@ -140,7 +128,7 @@ impl Active {
         }
     }
 
-    /// w = u or w = ¬u: Λ and keys unchanged (for NOT both x and λ flip).
+    /// w = u: Λ and keys unchanged.
     pub fn copy(&mut self, w: usize, u: usize) {
         let n = self.n;
         self.masked[w] = self.masked[u];
