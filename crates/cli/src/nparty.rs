@@ -272,15 +272,24 @@ fn summary(args: &PartyArgs, o: &Outcome, per_peer: &[(u64, u64)], total: Durati
         .map(|(j, &(s, r))| format!("party {j} {} / {}", bytes(s), bytes(r)))
         .collect();
     format!(
-        "party {} of {} ({}): {} ANDs; offline {:.3} s, online {:.3} s ({} rounds), {:.3} s since start; sent / received: {}",
+        "party {} of {} ({}): {} ANDs; offline {}, online {} ({} rounds), {} since start; sent / received: {}",
         args.id,
         args.parties.len(),
         args.protocol,
         thousands(o.ands),
-        o.offline.as_secs_f64(),
-        o.online.as_secs_f64(),
+        time(o.offline),
+        time(o.online),
         o.online_rounds,
-        total.as_secs_f64(),
+        time(total),
         peers.join(", ")
     )
+}
+
+/// `12.3 ms` or `1.23 s`.
+fn time(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{:.1} ms", d.as_secs_f64() * 1e3)
+    } else {
+        format!("{:.2} s", d.as_secs_f64())
+    }
 }
