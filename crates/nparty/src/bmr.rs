@@ -28,7 +28,7 @@ mod tweak;
 
 use std::time::{Duration, Instant};
 
-use mixgc_compile::{compile, GateStream};
+use mixgc_compile::GateStream;
 use mixgc_core::{Block, Rng, Tccr};
 
 use crate::batches::{for_each_batch, slot_count, Op};
@@ -84,15 +84,8 @@ fn run_with(
     options: &BmrOptions,
     hooks: &mut Hooks,
 ) -> Result<Outcome, NpartyError> {
-    job.check(mesh.me(), mesh.parties(), inputs)?;
-    job.circuit
-        .validate()
-        .map_err(|e| NpartyError::Usage(format!("the circuit is not valid: {e}")))?;
-    let compiled = compile(job.circuit);
-    let roles = Roles {
-        owners: job.owners,
-        audience: job.audience,
-    };
+    let compiled = job.compiled(mesh.me(), mesh.parties(), inputs)?;
+    let roles = job.roles();
     run_stream_with(
         mesh,
         &mut compiled.stream(),

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use mixgc_compile::{compile, GateStream, StreamHeader, NOT_SLOT};
+use mixgc_compile::{GateStream, StreamHeader, NOT_SLOT};
 use mixgc_core::{Block, Rng};
 use mixgc_net::Tag;
 use rand::Rng as _;
@@ -41,15 +41,8 @@ pub fn run(
     session: &[u8; 32],
     rng: &mut Rng,
 ) -> Result<Outcome, NpartyError> {
-    job.check(mesh.me(), mesh.parties(), inputs)?;
-    job.circuit
-        .validate()
-        .map_err(|e| NpartyError::Usage(format!("the circuit is not valid: {e}")))?;
-    let compiled = compile(job.circuit);
-    let roles = Roles {
-        owners: job.owners,
-        audience: job.audience,
-    };
+    let compiled = job.compiled(mesh.me(), mesh.parties(), inputs)?;
+    let roles = job.roles();
     run_stream(
         mesh,
         &mut compiled.stream(),

@@ -4,9 +4,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use mixgc_circuit::{Audience, Circuit, PartyId};
+use mixgc_circuit::{Audience, Circuit};
+use mixgc_compile::{compile, CompiledCircuit};
 
-use crate::NpartyError;
+use crate::{NpartyError, Roles};
 
 /// Which n-party protocol computes the circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -69,51 +70,40 @@ pub struct Outcome {
     pub setup_bytes: Vec<(u64, u64)>,
 }
 
-impl Job<'_> {
+impl<'c> Job<'c> {
+    /// Who owns each input and who learns the outputs.
+    pub fn roles(&self) -> Roles<'c> {
+        Roles {
+            owners: self.owners,
+            audience: self.audience,
+        }
+    }
+
     /// Checks the job against a mesh of `parties` and this party's `inputs` (its own values,
     /// in circuit order): the names and widths a user gets wrong, before anything is sent.
     pub fn check(&self, me: usize, parties: usize, inputs: &[Vec<bool>]) -> Result<(), NpartyError> {
-        let c = self.circuit;
-        if self.owners.len() != c.input_widths.len() {
-            return Err(NpartyError::Usage(format!(
-                "the circuit has {} input values but {} owners were given",
-                c.input_widths.len(),
-                self.owners.len()
-            )));
-        }
-        if let Some((v, &o)) = self.owners.iter().enumerate().find(|(_, &o)| o >= parties) {
-            return Err(NpartyError::Usage(format!(
-                "input value {v} is owned by party {o}, but the run has {parties} parties (0..{parties})"
-            )));
-        }
-        if let Some(p) = self.audience.parties().find(|p| p.index() >= parties) {
-            return Err(NpartyError::Usage(format!(
-                "the output goes to party {}, but the run has {parties} parties",
-                p.index()
-            )));
-        }
-        let mine: Vec<u32> = self.mine(me).map(|v| c.input_widths[v]).collect();
-        if mine.len() != inputs.len() {
-            return Err(NpartyError::Usage(format!(
-                "party {me} owns {} input values but gave {}",
-                mine.len(),
-                inputs.len()
-            )));
-        }
-        for (k, (&w, x)) in mine.iter().zip(inputs).enumerate() {
-            if x.len() != w as usize {
-                return Err(NpartyError::Usage(format!(
-                    "party {me}'s input #{k} must be {w} bits, got {}",
-                    x.len()
-                )));
-            }
-        }
-        Ok(())
+        self.roles()
+            .check(&self.circuit.input_widths, me, parties, inputs)
+    }
+
+    /// [`Job::check`], then the circuit validated and compiled to the stream the protocols run.
+    pub(crate) fn compiled(
+        &self,
+        me: usize,
+        parties: usize,
+        inputs: &[Vec<bool>],
+    ) -> Result<CompiledCircuit, NpartyError> {
+        self.check(me, parties, inputs)?;
+        self.circuit
+            .validate()
+            .map_err(|e| NpartyError::Usage(format!("the circuit is not valid: {e}")))?;
+        Ok(compile(self.circuit))
     }
 
     /// The input values `party` owns, in circuit order.
-    pub fn mine(&self, party: usize) -> impl Iterator<Item = usize> + '_ {
-        self.owners
+    pub fn mine(&self, party: usize) -> impl Iterator<Item = usize> + 'c {
+        let owners = self.owners;
+        owners
             .iter()
             .enumerate()
             .filter(move |(_, &o)| o == party)
@@ -122,6 +112,6 @@ impl Job<'_> {
 
     /// Whether `party` learns the outputs.
     pub fn learns(&self, party: usize) -> bool {
-        PartyId::new(party).is_some_and(|p| self.audience.contains(p))
+        self.roles().learns(party)
     }
 }
