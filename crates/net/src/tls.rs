@@ -253,7 +253,11 @@ impl TlsChannel {
 
     /// Runs the server side of the handshake over the TCP connection `channel` (fresh:
     /// nothing buffered), as [`TlsChannel::accept`] does after accepting.
-    pub fn server_over(channel: TcpChannel, timeout: Duration, config: &TlsConfig) -> Result<TlsChannel, NetError> {
+    pub fn server_over(
+        channel: TcpChannel,
+        timeout: Duration,
+        config: &TlsConfig,
+    ) -> Result<TlsChannel, NetError> {
         let socket = fresh_socket(&channel)?;
         let conn = ServerConnection::new(config.server.clone()).map_err(|e| NetError::Tls(describe(&e)))?;
         let mut ch = TlsChannel::handshake(conn.into(), socket, timeout)?;
@@ -262,7 +266,11 @@ impl TlsChannel {
     }
 
     /// The client's handshake, then the listener's confirmation that it accepted us.
-    fn client_handshake(conn: Connection, socket: TcpStream, timeout: Duration) -> Result<TlsChannel, NetError> {
+    fn client_handshake(
+        conn: Connection,
+        socket: TcpStream,
+        timeout: Duration,
+    ) -> Result<TlsChannel, NetError> {
         let mut ch = TlsChannel::handshake(conn, socket, timeout)?;
         let mut ok = [0u8];
         ch.read_plain(&mut ok).map_err(|e| match e {
@@ -344,7 +352,8 @@ impl TlsChannel {
         let conn = self.conn.take().expect("present until now");
         let socket = self.writer.try_clone().map_err(NetError::Io)?;
         let read_ahead = self.reader.buffer().to_vec();
-        let (reader, writer) = tls_link::halves(conn, socket, read_ahead, self.timing.timeout(), self.received)?;
+        let (reader, writer) =
+            tls_link::halves(conn, socket, read_ahead, self.timing.timeout(), self.received)?;
         Ok((reader, writer, self.sent, self.binding))
     }
 

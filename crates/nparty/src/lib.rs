@@ -21,6 +21,7 @@ pub mod gmw;
 mod handshake;
 mod job;
 mod mesh;
+mod mesh_tls;
 pub mod program;
 mod tcp;
 
@@ -31,6 +32,7 @@ pub use handshake::{
 };
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
+pub use mesh_tls::{parse_peer_pin, MeshTls};
 pub use program::{ProgramRecorder, RecordedProgram};
 pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, MeshOptions};
 

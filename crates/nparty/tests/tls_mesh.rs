@@ -1,0 +1,234 @@
+//! The mesh over loopback TLS 1.3, one thread per party, certificates from
+//! `mixgc_net::generate`: 3 and 4 parties agree and move frames (with the same plaintext
+//! byte counts as over TCP), and each way a link can be wrong stops every party with a
+//! clear error, within the connect window: a wrong pin, a peer presenting another party's
+//! certificate, a plain TCP party, a missing pin.
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use mixgc_net::{generate, KeyMaterial, Tag};
+use mixgc_nparty::{connect_mesh_on, handshake, Mesh, MeshOptions, MeshTls, NpartyError, RunFacts};
+
+fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
+    let ls: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let addrs = ls.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
+    (ls, addrs)
+}
+
+fn keys(n: usize) -> Vec<KeyMaterial> {
+    (0..n).map(|_| generate(&[], false).unwrap()).collect()
+}
+
+/// Plain options with the given timeout and connect window.
+fn plain(timeout_ms: u64, window_ms: u64) -> MeshOptions {
+    MeshOptions {
+        timeout: Duration::from_millis(timeout_ms),
+        connect_window: Duration::from_millis(window_ms),
+        ..MeshOptions::default()
+    }
+}
+
+/// Party `me` presenting `own`'s certificate and pinning `pins` (id, fingerprint).
+fn tls(own: &KeyMaterial, pins: &[(usize, [u8; 32])], timeout_ms: u64, window_ms: u64) -> MeshOptions {
+    MeshOptions {
+        tls: Some(MeshTls::pinned(own.identity().unwrap(), pins).unwrap()),
+        ..plain(timeout_ms, window_ms)
+    }
+}
+
+/// Every party's fingerprint by id: what each party is given.
+fn all_pins(keys: &[KeyMaterial]) -> Vec<(usize, [u8; 32])> {
+    keys.iter().enumerate().map(|(j, k)| (j, k.fingerprint)).collect()
+}
+
+fn facts() -> RunFacts {
+    RunFacts {
+        protocol: "gmw".into(),
+        digest: *blake3::hash(b"the circuit").as_bytes(),
+        ..RunFacts::default()
+    }
+}
+
+fn payload(from: usize, to: usize, round: usize) -> Vec<u8> {
+    let len = (from * 7919 + to * 613 + round * 104_729) % 200_000;
+    (0..len)
+        .map(|k| (k + from * 31 + to * 5 + round * 17) as u8)
+        .collect()
+}
+
+/// What a party saw: the session id and its per-peer (sent, received) counters.
+type Seen = ([u8; 32], Vec<(u64, u64)>);
+
+/// The handshake, then `rounds` rounds of a frame to and from every party, checked.
+fn session(mut mesh: Mesh, rounds: usize) -> Result<Seen, NpartyError> {
+    let id = handshake(&mut mesh, &facts())?;
+    let me = mesh.me();
+    for round in 0..rounds {
+        for j in mesh.peers().collect::<Vec<_>>() {
+            mesh.send(j, Tag::Openings, &payload(me, j, round))?;
+        }
+        for j in mesh.peers().collect::<Vec<_>>() {
+            let got = mesh.recv(j, Tag::Openings, 1 << 20)?;
+            assert!(got == payload(j, me, round), "party {me} from {j}, round {round}");
+        }
+    }
+    Ok((id, mesh.bytes()))
+}
+
+/// Runs party i with `options[i]` on a thread each; each result and when it ended.
+fn run_all(options: Vec<MeshOptions>, rounds: usize) -> Vec<(Result<Seen, NpartyError>, Duration)> {
+    let (ls, addrs) = listeners(options.len());
+    let began = Instant::now();
+    let handles: Vec<_> = ls
+        .into_iter()
+        .zip(options)
+        .enumerate()
+        .map(|(i, (l, o))| {
+            let a = addrs.clone();
+            std::thread::spawn(move || {
+                let r = connect_mesh_on(i, &l, &a, &o).and_then(|mesh| {
+                    drop(l);
+                    session(mesh, rounds)
+                });
+                (r, began.elapsed())
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+fn errors(results: &[(Result<Seen, NpartyError>, Duration)], within: Duration) -> Vec<String> {
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, (r, took))| {
+            assert!(*took < within, "party {i} took {took:?}");
+            match r {
+                Ok(_) => panic!("party {i} succeeded"),
+                Err(e) => e.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// 3 and 4 parties over TLS agree on one session id, move every frame intact, and count
+/// the same plaintext bytes per peer as a plain TCP mesh running the same session (and i's
+/// bytes to j are j's from i).
+#[test]
+fn three_and_four_parties_run_over_tls_with_plaintext_counters() {
+    for n in [3, 4] {
+        let keys = keys(n);
+        let secured = run_all(
+            (0..n)
+                .map(|i| tls(&keys[i], &all_pins(&keys), 5000, 5000))
+                .collect(),
+            3,
+        );
+        let plain = run_all(vec![plain(5000, 5000); n], 3);
+        let seen: Vec<Seen> = secured.into_iter().map(|(r, _)| r.unwrap()).collect();
+        let plain: Vec<Seen> = plain.into_iter().map(|(r, _)| r.unwrap()).collect();
+        assert!(seen.iter().all(|(id, _)| *id == seen[0].0));
+        for i in 0..n {
+            for j in (0..n).filter(|&j| j != i) {
+                assert_eq!(seen[i].1[j].0, seen[j].1[i].1, "{i} to {j}");
+                assert!(seen[i].1[j].0 > 0, "{i} to {j}: {:?}", seen[i].1[j]);
+            }
+            assert_eq!(seen[i].1, plain[i].1, "party {i}: TLS vs TCP counters");
+        }
+    }
+}
+
+/// Party 0 pins a wrong certificate for party 2: the TLS handshake between them fails, and
+/// every party stops: party 0 naming party 2, party 2 saying its certificate was refused,
+/// the others hearing from party 0 why it stopped.
+#[test]
+fn a_wrong_pin_for_one_peer_stops_every_party() {
+    let keys = keys(4);
+    let mut options: Vec<MeshOptions> = (0..4)
+        .map(|i| tls(&keys[i], &all_pins(&keys), 2000, 1500))
+        .collect();
+    let mut wrong = all_pins(&keys);
+    wrong[2].1 = generate(&[], false).unwrap().fingerprint;
+    options[0] = tls(&keys[0], &wrong, 2000, 1500);
+    let e = errors(&run_all(options, 1), Duration::from_secs(8));
+    assert!(
+        e[0].contains("party 2") && e[0].contains("not the pinned"),
+        "{}",
+        e[0]
+    );
+    assert!(e[2].contains("refused this party's certificate"), "{}", e[2]);
+    for i in [1, 3] {
+        assert!(
+            e[i].contains("party 0") && e[i].contains("party 2"),
+            "party {i}: {}",
+            e[i]
+        );
+    }
+}
+
+/// Party 3 presents party 2's certificate (with its key) while claiming id 3: refused, the
+/// error naming both ids, and no party goes on.
+#[test]
+fn a_peer_presenting_another_partys_certificate_is_refused_naming_both() {
+    let keys = keys(4);
+    let mut options: Vec<MeshOptions> = (0..4)
+        .map(|i| tls(&keys[i], &all_pins(&keys), 2000, 1500))
+        .collect();
+    // Party 3's own pin would be refused as not its certificate: it lists only the others.
+    options[3] = tls(&keys[2], &all_pins(&keys)[..3], 2000, 1500);
+    let want = "claiming to be party 3 presented party 2's certificate";
+    let e = errors(&run_all(options, 1), Duration::from_secs(8));
+    for i in 0..3 {
+        assert!(e[i].contains(want), "party {i}: {}", e[i]);
+    }
+    assert!(e[3].contains("party"), "{}", e[3]);
+}
+
+/// A plain TCP party in a TLS mesh: both ends stop with a clear error, no hang.
+#[test]
+fn a_plain_tcp_party_cannot_join_a_tls_mesh() {
+    let keys = keys(2);
+    for plain_id in [0, 1] {
+        let options: Vec<MeshOptions> = (0..2)
+            .map(|i| {
+                if i == plain_id {
+                    plain(2000, 1000)
+                } else {
+                    tls(&keys[i], &all_pins(&keys), 2000, 1000)
+                }
+            })
+            .collect();
+        let e = errors(&run_all(options, 1), Duration::from_secs(6));
+        let tls_side = &e[1 - plain_id];
+        assert!(
+            tls_side.contains("does not speak TLS 1.3")
+                || tls_side.contains("closed the connection during the TLS"),
+            "TLS party {}: {tls_side}",
+            1 - plain_id
+        );
+    }
+}
+
+/// Settings: a missing pin is a usage error naming the party; with TLS an address off
+/// loopback is allowed (no refusal, so the absent party is named instead).
+#[test]
+fn missing_pins_are_named_and_tls_allows_remote_addresses() {
+    let keys = keys(3);
+    let (ls, mut addrs) = listeners(3);
+    let partial = tls(&keys[1], &all_pins(&keys)[..2], 500, 300);
+    let e = connect_mesh_on(1, &ls[1], &addrs, &partial).unwrap_err();
+    assert!(matches!(e, NpartyError::Usage(_)), "{e}");
+    assert!(
+        e.to_string().contains("no --peer-fingerprint 2=HEX for party 2"),
+        "{e}"
+    );
+    addrs[0] = "192.0.2.1:9".into();
+    let e = connect_mesh_on(2, &ls[2], &addrs[..], &plain(500, 300)).unwrap_err();
+    assert!(e.to_string().contains("not a loopback address"), "{e}");
+    let all = tls(&keys[2], &all_pins(&keys), 500, 300);
+    let e = connect_mesh_on(2, &ls[2], &addrs, &all).unwrap_err();
+    assert!(matches!(e, NpartyError::Absent { .. }), "{e}");
+}
