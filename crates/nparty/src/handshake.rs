@@ -71,8 +71,8 @@ pub(crate) struct Intro {
     pub parties: usize,
     pub from: usize,
     pub to: usize,
-    /// The connection's TLS exporter ([`mixgc_net::Channel::channel_binding`]), all zero
-    /// over plain TCP: both ends compare it (see `tcp`).
+    /// A tag of the connection's TLS exporter ([`mixgc_net::Channel::channel_binding`]),
+    /// all zero over plain TCP: both ends compare it (see `tcp`).
     pub binding: [u8; 32],
 }
 

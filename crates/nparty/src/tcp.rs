@@ -17,8 +17,8 @@
 //! one-way delay emulates a slower network.
 //!
 //! With [`MeshOptions::tls`] every link is TLS 1.3, mutually authenticated, before the
-//! introduction (the dialer is the TLS client): the introduction then carries the link's
-//! TLS exporter, which both ends compare (a relay between two TLS sessions shows as a
+//! introduction (the dialer is the TLS client): the introduction then carries a tag of the
+//! link's TLS exporter, which both ends compare (a relay between two TLS sessions shows as a
 //! difference), and the peer's certificate is checked against the id it introduces itself
 //! as (see `mesh_tls`). The byte counters count plaintext, as over TCP.
 
@@ -202,14 +202,18 @@ fn intro(ch: &Link, n: usize, me: usize, to: usize) -> Vec<u8> {
     })
 }
 
-/// The link's TLS exporter, all zero over plain TCP.
+/// The tag of the link's TLS exporter that the introductions carry (BLAKE3 `derive_key`,
+/// so the exporter itself never crosses the wire, as in the two-party hello), all zero over
+/// plain TCP.
 fn binding(ch: &Link) -> [u8; 32] {
-    ch.channel_binding().unwrap_or([0; 32])
+    ch.channel_binding().map_or([0; 32], |exporter| {
+        blake3::derive_key("mixgc/n-party/channel-binding-tag/v1", &exporter)
+    })
 }
 
 /// A connection during [`connect_mesh`]: plain TCP or TLS.
 enum Link {
-    Plain(TcpChannel),
+    Plain(Box<TcpChannel>),
     Tls(Box<TlsChannel>),
 }
 
@@ -218,7 +222,7 @@ impl Link {
     /// party at `dialed`, or as the server (`None`).
     fn start(ch: TcpChannel, dialed: Option<&str>, options: &MeshOptions) -> Result<Link, NetError> {
         let Some(tls) = &options.tls else {
-            return Ok(Link::Plain(ch));
+            return Ok(Link::Plain(Box::new(ch)));
         };
         let secured = match dialed {
             Some(addr) => TlsChannel::client_over(ch, addr, options.timeout, tls.config())?,
@@ -229,7 +233,7 @@ impl Link {
 
     fn channel(&mut self) -> &mut dyn Channel {
         match self {
-            Link::Plain(ch) => ch,
+            Link::Plain(ch) => ch.as_mut(),
             Link::Tls(ch) => ch.as_mut(),
         }
     }
@@ -250,7 +254,7 @@ impl Link {
 
     fn queued(self, one_way_latency: Duration) -> Result<QueuedChannel, NetError> {
         match self {
-            Link::Plain(ch) => QueuedChannel::new(ch, one_way_latency),
+            Link::Plain(ch) => QueuedChannel::new(*ch, one_way_latency),
             Link::Tls(ch) => QueuedChannel::over_tls(*ch, one_way_latency),
         }
     }

@@ -108,7 +108,11 @@ fn errors(results: &[(Result<Seen, NpartyError>, Duration)], within: Duration) -
             assert!(*took < within, "party {i} took {took:?}");
             match r {
                 Ok(_) => panic!("party {i} succeeded"),
-                Err(e) => e.to_string(),
+                Err(e) => {
+                    // What each party says, for `--nocapture`.
+                    eprintln!("party {i}: {e}");
+                    e.to_string()
+                }
             }
         })
         .collect()
@@ -181,8 +185,8 @@ fn a_peer_presenting_another_partys_certificate_is_refused_naming_both() {
     options[3] = tls(&keys[2], &all_pins(&keys)[..3], 2000, 1500);
     let want = "claiming to be party 3 presented party 2's certificate";
     let e = errors(&run_all(options, 1), Duration::from_secs(8));
-    for i in 0..3 {
-        assert!(e[i].contains(want), "party {i}: {}", e[i]);
+    for (i, e) in e[..3].iter().enumerate() {
+        assert!(e.contains(want), "party {i}: {e}");
     }
     assert!(e[3].contains("party"), "{}", e[3]);
 }
@@ -231,4 +235,108 @@ fn missing_pins_are_named_and_tls_allows_remote_addresses() {
     let all = tls(&keys[2], &all_pins(&keys), 500, 300);
     let e = connect_mesh_on(2, &ls[2], &addrs, &all).unwrap_err();
     assert!(matches!(e, NpartyError::Absent { .. }), "{e}");
+}
+
+/// The cost of TLS on the mesh: 4 parties, 64 MiB each way on every pair (1 MiB frames,
+/// each round a frame to every peer then one from every peer), over plain TCP and over TLS
+/// on loopback. Run with `cargo test --release -p mixgc-nparty --test tls_mesh -- --ignored
+/// --nocapture`; prints the wall time of each and the slowdown.
+#[test]
+#[ignore = "a measurement"]
+fn measure_tls_against_tcp() {
+    const FRAME: usize = 1 << 20;
+    const FRAMES: usize = 64;
+    let n = 4;
+    let keys = keys(n);
+    let exchange = |options: Vec<MeshOptions>| -> Duration {
+        let (ls, addrs) = listeners(n);
+        let handles: Vec<_> = ls
+            .into_iter()
+            .zip(options)
+            .enumerate()
+            .map(|(i, (l, o))| {
+                let a = addrs.clone();
+                std::thread::spawn(move || {
+                    let mut mesh = connect_mesh_on(i, &l, &a, &o).unwrap();
+                    handshake(&mut mesh, &facts()).unwrap();
+                    let start = Instant::now();
+                    let frame = vec![i as u8; FRAME];
+                    for _ in 0..FRAMES {
+                        mesh.send_all(Tag::Openings, &frame).unwrap();
+                        for j in mesh.peers().collect::<Vec<_>>() {
+                            let got = mesh.recv(j, Tag::Openings, FRAME).unwrap();
+                            assert!(got.len() == FRAME && got[0] == j as u8);
+                        }
+                    }
+                    start.elapsed()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).max().unwrap()
+    };
+    let mut tcp = vec![];
+    let mut tls_times = vec![];
+    for _ in 0..3 {
+        tcp.push(exchange(vec![plain(30_000, 10_000); n]));
+        tls_times.push(exchange(
+            (0..n).map(|i| tls(&keys[i], &all_pins(&keys), 30_000, 10_000)).collect(),
+        ));
+    }
+    let best = |v: &[Duration]| v.iter().min().copied().unwrap();
+    let (tcp, tls_t) = (best(&tcp), best(&tls_times));
+    let per_party_mib = (FRAME * FRAMES * (n - 1)) as f64 / (1 << 20) as f64;
+    println!(
+        "4 parties, 64 MiB each way per pair ({per_party_mib} MiB sent per party), best of 3: \
+         TCP {tcp:?}, TLS {tls_t:?}, TLS/TCP = {:.2}",
+        tls_t.as_secs_f64() / tcp.as_secs_f64()
+    );
+}
+
+/// A relay holding both parties' keys terminates TLS towards each and forwards the
+/// introductions unchanged between its two sessions: the channel bindings differ, and party
+/// 1 refuses the link naming party 0 and the binding (party 0 is told why).
+#[test]
+fn a_relay_between_two_tls_sessions_is_detected() {
+    use mixgc_net::{recv_frame, send_frame, Channel, PeerCheck, TlsChannel, TlsConfig};
+    let keys = keys(2);
+    let (ls, addrs) = listeners(2);
+    let relay_listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let relay_addr = relay_listener.local_addr().unwrap().to_string();
+    let posing_as = |who: usize, checks: usize| {
+        TlsConfig::new(
+            keys[who].identity().unwrap(),
+            PeerCheck::Pinned(vec![keys[checks].fingerprint]),
+        )
+        .unwrap()
+    };
+    let (as_1, as_0) = (posing_as(1, 0), posing_as(0, 1));
+    let to_1 = addrs[1].clone();
+    let timeout = Duration::from_secs(2);
+    let relay = std::thread::spawn(move || {
+        let mut from_0 = TlsChannel::accept(&relay_listener, timeout, &as_1).unwrap();
+        let mut to_1 = TlsChannel::connect(&to_1, timeout, &as_0).unwrap();
+        assert_ne!(from_0.channel_binding(), to_1.channel_binding());
+        let intro = recv_frame(&mut from_0, Tag::PartyHello, 64).unwrap();
+        send_frame(&mut to_1, Tag::PartyHello, &intro).unwrap();
+        to_1.flush().unwrap();
+        // Party 1 answers, then refuses: forward what it sends, byte by byte, to its end.
+        let mut byte = [0u8];
+        while to_1.recv(&mut byte).is_ok() {
+            if from_0.send(&byte).and_then(|()| from_0.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut ls = ls.into_iter();
+    let (l0, l1) = (ls.next().unwrap(), ls.next().unwrap());
+    let options = |me: usize| tls(&keys[me], &all_pins(&keys), 2000, 1000);
+    let via_relay = vec![addrs[0].clone(), relay_addr];
+    let (o0, o1) = (options(0), options(1));
+    let p0 = std::thread::spawn(move || connect_mesh_on(0, &l0, &via_relay, &o0).map(drop));
+    let e1 = connect_mesh_on(1, &l1, &addrs, &o1).unwrap_err().to_string();
+    let e0 = p0.join().unwrap().unwrap_err().to_string();
+    relay.join().unwrap();
+    eprintln!("party 0: {e0}\nparty 1: {e1}");
+    assert!(e1.contains("party 0") && e1.contains("TLS channel binding differs"), "{e1}");
+    assert!(e0.contains("party 1"), "{e0}");
 }
