@@ -8,9 +8,11 @@
 //!   introduces itself as. A peer presenting party 2's certificate while claiming id 3 is
 //!   refused naming both. So each link's peer holds the key of the id it claims.
 //! - **CA** (`--peer-ca FILE`): the peer's chain must lead to the CA (webpki checks), and no
-//!   two peers of this party may present the same certificate. The CA mode does **not**
-//!   bind a certificate to an id: any holder of a certificate from the CA may take any id
-//!   not taken yet. Use pins where ids matter, or a CA that certifies only the run's parties.
+//!   two peers of this party may present the same certificate; [`crate::join_mesh`] has
+//!   every party compare the n certificates it saw, so a party must present one
+//!   certificate on all its links. The CA mode does **not** bind a certificate to a chosen
+//!   id: any holder of a certificate from the CA may take any id not taken yet. Use pins
+//!   where ids matter, or a CA that certifies only the run's parties.
 //!
 //! Each link's TLS exporter is compared in the connection's introduction (see `tcp`), so
 //! a relay that terminates TLS towards both ends is detected.

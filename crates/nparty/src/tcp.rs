@@ -77,23 +77,55 @@ const ACCEPT_SLICE: Duration = Duration::from_millis(100);
 /// Party `me` of `addrs.len()` binds `addrs[me]` and connects to every other party (see the
 /// module docs).
 pub fn connect_mesh(me: usize, addrs: &[String], options: &MeshOptions) -> Result<Mesh, NpartyError> {
+    connect_mesh_on(me, &listen(me, addrs)?, addrs, options)
+}
+
+/// Binds this party's address.
+fn listen(me: usize, addrs: &[String]) -> Result<TcpListener, NpartyError> {
     check_parties(me, addrs)?;
-    let listener = TcpListener::bind(&addrs[me])
-        .map_err(|e| NpartyError::Usage(format!("party {me} cannot listen on {}: {e}", addrs[me])))?;
-    connect_mesh_on(me, &listener, addrs, options)
+    TcpListener::bind(&addrs[me])
+        .map_err(|e| NpartyError::Usage(format!("party {me} cannot listen on {}: {e}", addrs[me])))
 }
 
 /// [`connect_mesh`], then the [`handshake`] on every pair: the mesh and the session id.
+///
+/// Over TLS the handshake also compares, as an extra fact, a digest of the certificate of
+/// every party as this party saw it (its own, and the one each peer presented): every
+/// party must see the same n certificates, so a party presenting different certificates
+/// on different links (CA mode), or parties pinning different certificates for one id,
+/// stop the run naming the party whose view differs.
 pub fn join_mesh(
     me: usize,
     addrs: &[String],
     options: &MeshOptions,
     facts: &RunFacts,
 ) -> Result<(Mesh, [u8; 32]), NpartyError> {
-    let mut mesh = connect_mesh(me, addrs, options)?;
-    let session_id = handshake(&mut mesh, facts)?;
+    join_mesh_on(me, &listen(me, addrs)?, addrs, options, facts)
+}
+
+/// [`join_mesh`] with a listener bound already (to `addrs[me]`).
+pub fn join_mesh_on(
+    me: usize,
+    listener: &TcpListener,
+    addrs: &[String],
+    options: &MeshOptions,
+    facts: &RunFacts,
+) -> Result<(Mesh, [u8; 32]), NpartyError> {
+    let (mut mesh, certificates) = connect(me, listener, addrs, options)?;
+    let mut facts = facts.clone();
+    if let Some(digest) = certificates {
+        facts
+            .extra
+            .push((CERTIFICATES_FACT.into(), fingerprint_hex(&digest)));
+    }
+    let session_id = handshake(&mut mesh, &facts)?;
     Ok((mesh, session_id))
 }
+
+/// The name of the extra fact [`join_mesh`] adds over TLS.
+const CERTIFICATES_FACT: &str =
+    "the digest of every party's certificate as this party saw it (a party presents different \
+     certificates on different links, or the parties pin different ones)";
 
 /// [`connect_mesh`] with a listener bound already (to `addrs[me]`; tests bind port 0 first).
 pub fn connect_mesh_on(
@@ -102,6 +134,17 @@ pub fn connect_mesh_on(
     addrs: &[String],
     options: &MeshOptions,
 ) -> Result<Mesh, NpartyError> {
+    connect(me, listener, addrs, options).map(|(mesh, _)| mesh)
+}
+
+/// [`connect_mesh_on`], and over TLS a BLAKE3 digest of the n certificates in id order (this
+/// party's own, then what each peer presented).
+fn connect(
+    me: usize,
+    listener: &TcpListener,
+    addrs: &[String],
+    options: &MeshOptions,
+) -> Result<(Mesh, Option<[u8; 32]>), NpartyError> {
     check_parties(me, addrs)?;
     if let Some(tls) = &options.tls {
         tls.check_parties(me, addrs.len())?;
@@ -146,6 +189,18 @@ pub fn connect_mesh_on(
         }
         return Err(e);
     }
+    let certificates = options.tls.as_ref().map(|tls| {
+        let mut h = blake3::Hasher::new_derive_key("mixgc/n-party/certificates/v1");
+        for (j, link) in links.iter().enumerate() {
+            let fp = if j == me {
+                Some(tls.fingerprint())
+            } else {
+                link.as_ref().and_then(Link::peer_fingerprint)
+            };
+            h.update(&fp.unwrap_or([0; 32]));
+        }
+        *h.finalize().as_bytes()
+    });
     let links = links
         .into_iter()
         .enumerate()
@@ -157,7 +212,7 @@ pub fn connect_mesh_on(
             None => Ok(None),
         })
         .collect::<Result<_, _>>()?;
-    Ok(Mesh::new(me, links))
+    Ok((Mesh::new(me, links), certificates))
 }
 
 fn check_parties(me: usize, addrs: &[String]) -> Result<(), NpartyError> {

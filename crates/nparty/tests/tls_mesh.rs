@@ -8,7 +8,9 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use mixgc_net::{generate, KeyMaterial, Tag};
-use mixgc_nparty::{connect_mesh_on, handshake, Mesh, MeshOptions, MeshTls, NpartyError, RunFacts};
+use mixgc_nparty::{
+    connect_mesh_on, handshake, join_mesh_on, Mesh, MeshOptions, MeshTls, NpartyError, RunFacts,
+};
 
 fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
     let ls: Vec<TcpListener> = (0..n)
@@ -279,7 +281,9 @@ fn measure_tls_against_tcp() {
     for _ in 0..3 {
         tcp.push(exchange(vec![plain(30_000, 10_000); n]));
         tls_times.push(exchange(
-            (0..n).map(|i| tls(&keys[i], &all_pins(&keys), 30_000, 10_000)).collect(),
+            (0..n)
+                .map(|i| tls(&keys[i], &all_pins(&keys), 30_000, 10_000))
+                .collect(),
         ));
     }
     let best = |v: &[Duration]| v.iter().min().copied().unwrap();
@@ -337,6 +341,58 @@ fn a_relay_between_two_tls_sessions_is_detected() {
     let e0 = p0.join().unwrap().unwrap_err().to_string();
     relay.join().unwrap();
     eprintln!("party 0: {e0}\nparty 1: {e1}");
-    assert!(e1.contains("party 0") && e1.contains("TLS channel binding differs"), "{e1}");
+    assert!(
+        e1.contains("party 0") && e1.contains("TLS channel binding differs"),
+        "{e1}"
+    );
     assert!(e0.contains("party 1"), "{e0}");
+}
+
+/// CA mode: each party's certificate is from a CA every party trusts (here one CA per
+/// party, all in the `--peer-ca` file; each certificate names 127.0.0.1). Three parties join
+/// (the handshake compares every party's view of the n certificates); and when parties 1
+/// and 2 present one certificate, party 0 refuses naming both.
+#[test]
+fn ca_mode_joins_and_refuses_one_certificate_for_two_parties() {
+    use mixgc_net::PeerCheck;
+    let keys: Vec<KeyMaterial> = (0..3)
+        .map(|_| generate(&["127.0.0.1".into()], true).unwrap())
+        .collect();
+    let dir = std::env::temp_dir().join(format!("mixgc-tls-mesh-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_file = dir.join("cas.pem");
+    let cas: String = keys.iter().map(|k| k.ca.as_ref().unwrap().0.clone()).collect();
+    std::fs::write(&ca_file, cas).unwrap();
+    let options = |who: usize| MeshOptions {
+        tls: Some(
+            MeshTls::with_ca(
+                keys[who].identity().unwrap(),
+                PeerCheck::load_ca(&ca_file).unwrap(),
+            )
+            .unwrap(),
+        ),
+        ..plain(3000, 2000)
+    };
+    let run = |who: [usize; 3]| {
+        let (ls, addrs) = listeners(3);
+        let handles: Vec<_> = ls
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let (a, o) = (addrs.clone(), options(who[i]));
+                std::thread::spawn(move || join_mesh_on(i, &l, &a, &o, &facts()).map(|(_, id)| id))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>()
+    };
+    let ids: Vec<[u8; 32]> = run([0, 1, 2]).into_iter().map(Result::unwrap).collect();
+    assert!(ids.iter().all(|id| *id == ids[0]));
+    let results = run([0, 1, 1]);
+    let e = results[0].as_ref().unwrap_err().to_string();
+    assert!(
+        e.contains("parties 1 and 2 presented the same certificate"),
+        "{e}"
+    );
+    assert!(results.iter().all(Result::is_err));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
