@@ -146,6 +146,17 @@ impl MeshTls {
         }
     }
 
+    /// The pin of party `j` in words (`j=HEX`, or that the CA decides).
+    pub(crate) fn pin_of(&self, j: usize) -> String {
+        match &self.peers {
+            PeerAuth::Pinned(pins) => pins.get(&j).map_or_else(
+                || "none".into(),
+                |fp| format!("--peer-fingerprint {j}={}", fingerprint_hex(fp)),
+            ),
+            PeerAuth::Ca => "none, any certificate from --peer-ca".into(),
+        }
+    }
+
     /// The link to the peer introduced as party `j` presented the certificate of
     /// fingerprint `presented`: is it party j's? The reason in words if not.
     pub(crate) fn check_peer(&self, j: usize, presented: Option<[u8; 32]>) -> Result<(), String> {

@@ -424,7 +424,13 @@ fn dial(
         }
     };
     let on = |source| NpartyError::Peer { party: j, source };
-    let mut ch = Link::start(ch, Some(&addrs[j]), options).map_err(on)?;
+    let mut ch = Link::start(ch, Some(&addrs[j]), options).map_err(|e| match (e, &options.tls) {
+        // The TLS check accepts any pinned certificate: say which one party j should have.
+        (NetError::Tls(why), Some(tls)) if why.starts_with("refused the peer's certificate") => on(
+            NetError::Tls(format!("{why} (party {j}'s pin: {})", tls.pin_of(j))),
+        ),
+        (e, _) => on(e),
+    })?;
     let hello = intro(&ch, n, me, j);
     let link = ch.channel();
     send_frame(link, Tag::PartyHello, &hello).map_err(on)?;

@@ -7,7 +7,7 @@
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mixgc_net::{generate, KeyMaterial, Tag};
+use mixgc_net::{fingerprint_hex, generate, KeyMaterial, Tag};
 use mixgc_nparty::{
     connect_mesh_on, handshake, join_mesh_on, Mesh, MeshOptions, MeshTls, NpartyError, RunFacts,
 };
@@ -160,11 +160,11 @@ fn a_wrong_pin_for_one_peer_stops_every_party() {
     wrong[2].1 = generate(&[], false).unwrap().fingerprint;
     options[0] = tls(&keys[0], &wrong, 2000, 1500);
     let e = errors(&run_all(options, 1), Duration::from_secs(8));
-    assert!(
-        e[0].contains("party 2") && e[0].contains("not the pinned"),
-        "{}",
-        e[0]
+    let pin = format!(
+        "party 2's pin: --peer-fingerprint 2={}",
+        fingerprint_hex(&wrong[2].1)
     );
+    assert!(e[0].contains("not the pinned") && e[0].contains(&pin), "{}", e[0]);
     assert!(e[2].contains("refused this party's certificate"), "{}", e[2]);
     for i in [1, 3] {
         assert!(
