@@ -18,6 +18,7 @@
 //! a relay that terminates TLS towards both ends is detected.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use mixgc_net::{fingerprint_hex, parse_fingerprint, Identity, PeerCheck, TlsConfig};
 
@@ -184,6 +185,54 @@ impl MeshTls {
     }
 }
 
+/// The TLS flags of an n-party command, as given: `--cert FILE --key FILE` and either
+/// `--peer-fingerprint I=HEX` (repeatable) or `--peer-ca FILE`.
+#[derive(Clone, Debug, Default)]
+pub struct TlsFlags<'a> {
+    pub cert: Option<&'a Path>,
+    pub key: Option<&'a Path>,
+    pub peer_fingerprints: &'a [String],
+    pub peer_ca: Option<&'a Path>,
+}
+
+impl TlsFlags<'_> {
+    /// The mesh's TLS setting: `None` without any TLS flag (plain TCP, loopback only unless
+    /// insecure-plaintext); an inconsistent set of flags, an unreadable file or a bad pin
+    /// is a usage error naming the flag. That every peer has a pin is checked when the
+    /// mesh connects (it needs `--parties`).
+    pub fn mesh_tls(&self) -> Result<Option<MeshTls>, NpartyError> {
+        let bad = |why: &str| Err(NpartyError::Usage(why.into()));
+        let any_peer = !self.peer_fingerprints.is_empty() || self.peer_ca.is_some();
+        let (cert, key) = match (self.cert, self.key) {
+            (None, None) if !any_peer => return Ok(None),
+            (None, None) => return bad("--peer-fingerprint and --peer-ca need --cert and --key"),
+            (Some(_), None) => return bad("--cert needs --key (this party's private key)"),
+            (None, Some(_)) => return bad("--key needs --cert (this party's certificate)"),
+            (Some(cert), Some(key)) => (cert, key),
+        };
+        let identity = Identity::load(cert, key).map_err(usage)?;
+        match (self.peer_fingerprints.is_empty(), self.peer_ca) {
+            (true, None) => {
+                bad("--cert needs --peer-fingerprint I=HEX for every other party, or --peer-ca FILE")
+            }
+            (false, Some(_)) => bad("give --peer-fingerprint or --peer-ca, not both"),
+            (true, Some(ca)) => {
+                let ca = PeerCheck::load_ca(ca).map_err(usage)?;
+                MeshTls::with_ca(identity, ca).map(Some)
+            }
+            (false, None) => {
+                let pins = self
+                    .peer_fingerprints
+                    .iter()
+                    .map(|s| parse_peer_pin(s))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(NpartyError::Usage)?;
+                MeshTls::pinned(identity, &pins).map(Some)
+            }
+        }
+    }
+}
+
 fn usage(e: mixgc_net::NetError) -> NpartyError {
     NpartyError::Usage(e.to_string())
 }
@@ -250,6 +299,61 @@ mod tests {
         let e = tls.check_peer(1, Some([9; 32])).unwrap_err();
         assert!(e.contains("not the pinned --peer-fingerprint 1="), "{e}");
         assert!(tls.check_peer(1, None).is_err());
+    }
+
+    /// The flags as a command gets them: each inconsistent set is a usage error naming the
+    /// flags; files are read; pins parsed.
+    #[test]
+    fn tls_flags_make_the_setting_or_name_what_is_wrong() {
+        let k = mixgc_net::generate(&["127.0.0.1".into()], true).unwrap();
+        let dir = std::env::temp_dir().join(format!("mixgc-tls-flags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cert, key, ca) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("ca.pem"));
+        std::fs::write(&cert, &k.cert_pem).unwrap();
+        std::fs::write(&key, &k.key_pem).unwrap();
+        std::fs::write(&ca, &k.ca.as_ref().unwrap().0).unwrap();
+        let pins = vec![format!("1={}", "cd".repeat(32))];
+        let flags = |c: bool, kk: bool, p: bool, a: bool| TlsFlags {
+            cert: c.then_some(cert.as_path()),
+            key: kk.then_some(key.as_path()),
+            peer_fingerprints: if p { &pins } else { &[] },
+            peer_ca: a.then_some(ca.as_path()),
+        };
+        assert!(flags(false, false, false, false).mesh_tls().unwrap().is_none());
+        let pinned = flags(true, true, true, false).mesh_tls().unwrap().unwrap();
+        assert_eq!(pinned.fingerprint(), k.fingerprint);
+        assert!(pinned.check_peer(1, Some([0xcd; 32])).is_ok());
+        assert!(flags(true, true, false, true).mesh_tls().unwrap().is_some());
+        for (f, want) in [
+            (flags(false, false, true, false), "need --cert and --key"),
+            (flags(true, false, true, false), "--cert needs --key"),
+            (flags(false, true, true, false), "--key needs --cert"),
+            (flags(true, true, false, false), "--cert needs --peer-fingerprint"),
+            (flags(true, true, true, true), "not both"),
+        ] {
+            let e = f.mesh_tls().unwrap_err();
+            assert!(
+                matches!(e, NpartyError::Usage(_)) && e.to_string().contains(want),
+                "{e}"
+            );
+        }
+        let bad_pin = [String::from("1=zz")];
+        let e = TlsFlags {
+            peer_fingerprints: &bad_pin,
+            ..flags(true, true, false, false)
+        }
+        .mesh_tls()
+        .unwrap_err();
+        assert!(e.to_string().starts_with("party 1: expected a SHA-256"), "{e}");
+        let missing = dir.join("missing.pem");
+        let e = TlsFlags {
+            cert: Some(&missing),
+            ..flags(true, true, true, false)
+        }
+        .mesh_tls()
+        .unwrap_err();
+        assert!(e.to_string().contains("missing.pem"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
