@@ -484,6 +484,26 @@ mod tests {
         assert!(start.elapsed() < 4 * timeout, "{:?}", start.elapsed());
     }
 
+    /// A TLS peer that never reads: the sends stall for one timeout and fail naming the
+    /// phase, as over TCP.
+    #[test]
+    fn a_tls_peer_that_never_reads_stalls_the_sends_after_the_timeout() {
+        let timeout = Duration::from_millis(400);
+        let (mut a, _b) = tls_pair(timeout);
+        a.set_phase("the joint garbling");
+        let start = Instant::now();
+        let e = (0..1024)
+            .find_map(|_| a.send(&[7u8; 1 << 20]).and_then(|()| a.flush()).err())
+            .expect("a gigabyte never read cannot all be queued");
+        assert!(matches!(e, NetError::PeerNotReading { .. }), "{e}");
+        assert!(e.to_string().contains("during the joint garbling"), "{e}");
+        assert!(
+            start.elapsed() < 4 * timeout + Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
     fn pattern(len: usize, seed: u8) -> Vec<u8> {
         (0..len).map(|i| (i % 251) as u8 ^ seed).collect()
     }
