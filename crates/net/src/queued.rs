@@ -1,4 +1,4 @@
-//! A TCP link whose sends never wait on the peer, for n-party protocols that send to every
+//! A TCP or TLS link whose sends never wait on the peer, for n-party protocols that send to every
 //! party first and read from every party after: a party whose peers all do the same would
 //! deadlock on full socket buffers if a send waited for the peer to read.
 //!
@@ -12,6 +12,10 @@
 //! Memory is bounded: at most [`MAX_QUEUED`] bytes wait for the writer. A sender that would
 //! queue more waits for the writer; when nothing drains for a whole timeout the peer has
 //! stopped reading, and the send fails with [`NetError::PeerNotReading`].
+//!
+//! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: the read half
+//! and the writer share the rustls connection, neither holding it across a system call;
+//! all of the above holds, and the counters count plaintext.
 //!
 //! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
 //! was handed on (by the monotonic clock), so a round trip between two such links takes at
@@ -33,7 +37,7 @@ pub const CHUNK: usize = 1 << 20;
 /// Most bytes handed to the writer and not yet written before a sender waits.
 pub const MAX_QUEUED: usize = 64 << 20;
 
-/// A TCP link with a writer thread; see the module docs.
+/// A TCP or TLS link with a writer thread; see the module docs.
 ///
 /// `bytes_sent` counts bytes when they are handed to `send` (queued, not necessarily on the
 /// wire yet), `bytes_received` when `recv` returns them; both include what the TCP channel
