@@ -396,3 +396,48 @@ fn ca_mode_joins_and_refuses_one_certificate_for_two_parties() {
     assert!(results.iter().all(Result::is_err));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The emulated one-way latency applies over TLS links too: a round trip between two
+/// parties takes at least twice the delay (and not much more on loopback).
+#[test]
+fn the_emulated_latency_applies_over_tls() {
+    let d = Duration::from_millis(10);
+    let keys = keys(2);
+    let (ls, addrs) = listeners(2);
+    let handles: Vec<_> = ls
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let a = addrs.clone();
+            let o = MeshOptions {
+                one_way_latency: d,
+                ..tls(&keys[i], &all_pins(&keys), 5000, 5000)
+            };
+            std::thread::spawn(move || {
+                let mut mesh = connect_mesh_on(i, &l, &a, &o).unwrap();
+                handshake(&mut mesh, &facts()).unwrap();
+                let mut rtts = vec![];
+                for k in 0..9u8 {
+                    let start = Instant::now();
+                    if i == 0 {
+                        mesh.send(1, Tag::Openings, &[k]).unwrap();
+                        assert_eq!(mesh.recv(1, Tag::Openings, 1).unwrap(), [k]);
+                    } else {
+                        let got = mesh.recv(0, Tag::Openings, 1).unwrap();
+                        mesh.send(0, Tag::Openings, &got).unwrap();
+                        mesh.flush().unwrap();
+                    }
+                    rtts.push(start.elapsed());
+                }
+                rtts
+            })
+        })
+        .collect();
+    let mut rtts = handles.into_iter().map(|h| h.join().unwrap()).next().unwrap();
+    rtts.sort();
+    assert!(rtts[0] >= 2 * d, "{rtts:?}");
+    assert!(
+        rtts[rtts.len() / 2] < 2 * d + Duration::from_millis(60),
+        "{rtts:?}"
+    );
+}
