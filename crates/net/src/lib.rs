@@ -11,6 +11,7 @@ mod peer;
 mod queued;
 mod tcp;
 mod tls;
+mod tls_link;
 mod transcript;
 
 pub use channel::{Channel, ChannelExt};

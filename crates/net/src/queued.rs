@@ -1,4 +1,4 @@
-//! A TCP link whose sends never wait on the peer, for n-party protocols that send to every
+//! A TCP or TLS link whose sends never wait on the peer, for n-party protocols that send to every
 //! party first and read from every party after: a party whose peers all do the same would
 //! deadlock on full socket buffers if a send waited for the peer to read.
 //!
@@ -13,6 +13,10 @@
 //! queue more waits for the writer; when nothing drains for a whole timeout the peer has
 //! stopped reading, and the send fails with [`NetError::PeerNotReading`].
 //!
+//! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: the read half
+//! and the writer share the rustls connection, neither holding it across a system call;
+//! all of the above holds, and the counters count plaintext.
+//!
 //! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
 //! was handed on (by the monotonic clock), so a round trip between two such links takes at
 //! least 2d: a 20 ms RTT network on one machine. Only the delay is emulated; bandwidth is not
@@ -25,21 +29,24 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::tcp::spent;
-use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter};
+use crate::tls_link::{TlsReader, TlsWriter};
+use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter, TlsChannel};
 
 /// Bytes buffered by `send` before they go to the writer without waiting for `flush`.
 pub const CHUNK: usize = 1 << 20;
 /// Most bytes handed to the writer and not yet written before a sender waits.
 pub const MAX_QUEUED: usize = 64 << 20;
 
-/// A TCP link with a writer thread; see the module docs.
+/// A TCP or TLS link with a writer thread; see the module docs.
 ///
 /// `bytes_sent` counts bytes when they are handed to `send` (queued, not necessarily on the
 /// wire yet), `bytes_received` when `recv` returns them; both include what the TCP channel
 /// moved before it was queued. [`QueuedChannel::bytes_written`] counts what the writer
 /// thread has written.
 pub struct QueuedChannel {
-    reader: TcpReader,
+    reader: ReadHalf,
+    /// The TLS exporter of the session, for a TLS link.
+    binding: Option<[u8; 32]>,
     /// Bytes sent and not yet handed to the writer.
     pending: Vec<u8>,
     shared: Arc<Shared>,
@@ -81,12 +88,102 @@ struct Chunk {
     phase: &'static str,
 }
 
+/// The half the owning thread reads with.
+enum ReadHalf {
+    Tcp(TcpReader),
+    Tls(TlsReader),
+}
+
+/// The half the writer thread writes with.
+enum WriteHalf {
+    Tcp(TcpWriter),
+    Tls(TlsWriter),
+}
+
+impl ReadHalf {
+    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        match self {
+            ReadHalf::Tcp(r) => r.recv(buf),
+            ReadHalf::Tls(r) => r.recv(buf),
+        }
+    }
+
+    fn bytes_received(&self) -> u64 {
+        match self {
+            ReadHalf::Tcp(r) => r.bytes_received(),
+            ReadHalf::Tls(r) => r.bytes_received(),
+        }
+    }
+
+    fn set_phase(&mut self, phase: &'static str) {
+        match self {
+            ReadHalf::Tcp(r) => r.set_phase(phase),
+            ReadHalf::Tls(r) => r.set_phase(phase),
+        }
+    }
+}
+
+impl WriteHalf {
+    fn write_through(&mut self, data: &[u8]) -> Result<(), NetError> {
+        match self {
+            WriteHalf::Tcp(w) => w.write_through(data),
+            WriteHalf::Tls(w) => w.write_through(data),
+        }
+    }
+
+    fn set_phase(&mut self, phase: &'static str) {
+        match self {
+            WriteHalf::Tcp(w) => w.set_phase(phase),
+            WriteHalf::Tls(w) => w.set_phase(phase),
+        }
+    }
+
+    fn finish(&mut self) {
+        match self {
+            WriteHalf::Tcp(w) => w.finish(),
+            WriteHalf::Tls(w) => w.finish(),
+        }
+    }
+}
+
 impl QueuedChannel {
     /// Moves `channel` onto a writer thread; every chunk goes out `one_way_delay` after it
     /// is handed on (zero: at once).
     pub fn new(channel: TcpChannel, one_way_delay: Duration) -> Result<QueuedChannel, NetError> {
         let (reader, writer) = channel.split();
         let (timeout, sent) = (reader.timeout(), writer.bytes_sent());
+        QueuedChannel::start(
+            ReadHalf::Tcp(reader),
+            WriteHalf::Tcp(writer),
+            (timeout, sent, None),
+            one_way_delay,
+        )
+    }
+
+    /// [`QueuedChannel::new`] for a TLS link: the read half (this thread) and the writer
+    /// thread share the TLS state, neither holding it across a system call (see
+    /// `tls_link`). The counters count plaintext, as [`TlsChannel`]'s do, and
+    /// [`Channel::channel_binding`] is the session's.
+    pub fn over_tls(channel: TlsChannel, one_way_delay: Duration) -> Result<QueuedChannel, NetError> {
+        let (reader, writer, sent, binding) = channel.into_halves()?;
+        let timeout = reader.timeout();
+        QueuedChannel::start(
+            ReadHalf::Tls(reader),
+            WriteHalf::Tls(writer),
+            (timeout, sent, Some(binding)),
+            one_way_delay,
+        )
+    }
+
+    /// Starts the writer thread; `facts` are the link's timeout, the bytes sent before and
+    /// the channel binding.
+    fn start(
+        reader: ReadHalf,
+        writer: WriteHalf,
+        facts: (Duration, u64, Option<[u8; 32]>),
+        one_way_delay: Duration,
+    ) -> Result<QueuedChannel, NetError> {
+        let (timeout, sent, binding) = facts;
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             changed: Condvar::new(),
@@ -99,6 +196,7 @@ impl QueuedChannel {
             .map_err(NetError::Io)?;
         Ok(QueuedChannel {
             reader,
+            binding,
             pending: Vec::new(),
             shared,
             writer: Some(handle),
@@ -199,7 +297,7 @@ fn take_failure(queue: &mut Queue) -> Option<NetError> {
 
 /// The writer thread: writes the queued chunks in order, each no earlier than its due time,
 /// until the channel closes (then ends the stream) or a write fails (then records why).
-fn write_chunks(mut writer: TcpWriter, shared: &Shared) {
+fn write_chunks(mut writer: WriteHalf, shared: &Shared) {
     loop {
         let chunk = {
             let mut queue = shared.lock();
@@ -297,6 +395,10 @@ impl Channel for QueuedChannel {
         self.reader.bytes_received()
     }
 
+    fn channel_binding(&self) -> Option<[u8; 32]> {
+        self.binding
+    }
+
     fn set_phase(&mut self, phase: &'static str) {
         self.phase = phase;
         self.reader.set_phase(phase);
@@ -316,6 +418,94 @@ mod tests {
             QueuedChannel::new(a, delay).unwrap(),
             QueuedChannel::new(b, delay).unwrap(),
         )
+    }
+
+    /// Two queued TLS links over loopback (pinned self-signed certificates), mutually
+    /// authenticated, one with a one-way `delay`.
+    fn tls_pair(timeout: Duration) -> (QueuedChannel, QueuedChannel) {
+        use crate::{generate, PeerCheck, TlsConfig};
+        let (ka, kb) = (generate(&[], false).unwrap(), generate(&[], false).unwrap());
+        let config = |me: &crate::KeyMaterial, peer: &crate::KeyMaterial| {
+            TlsConfig::new(me.identity().unwrap(), PeerCheck::Pinned(vec![peer.fingerprint])).unwrap()
+        };
+        let (ca, cb) = (config(&ka, &kb), config(&kb, &ka));
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let addr = addr.to_string();
+        let dialer = std::thread::spawn(move || {
+            let tcp = TcpChannel::connect(&addr, timeout).unwrap();
+            TlsChannel::client_over(tcp, &addr, timeout, &ca).unwrap()
+        });
+        let tcp = TcpChannel::accept(&listener, timeout).unwrap();
+        let b = TlsChannel::server_over(tcp, timeout, &cb).unwrap();
+        let a = dialer.join().unwrap();
+        assert_eq!(a.peer_fingerprint(), Some(kb.fingerprint));
+        assert_eq!(b.peer_fingerprint(), Some(ka.fingerprint));
+        (
+            QueuedChannel::over_tls(a, Duration::ZERO).unwrap(),
+            QueuedChannel::over_tls(b, Duration::ZERO).unwrap(),
+        )
+    }
+
+    /// Over TLS too, both ends send 24 MiB before either reads: all arrives in order, the
+    /// counters count plaintext, both ends share one channel binding, and a dropped peer
+    /// (its close_notify) surfaces as a disconnect.
+    #[test]
+    fn tls_links_never_wait_on_the_peer_either() {
+        let (a, b) = tls_pair(Duration::from_secs(5));
+        assert!(a.channel_binding().is_some());
+        assert_eq!(a.channel_binding(), b.channel_binding());
+        let len = 24 << 20;
+        let run = move |mut ch: QueuedChannel, seed: u8| {
+            std::thread::spawn(move || {
+                ch.send(&pattern(len, seed)).unwrap();
+                ch.send(b"end").unwrap();
+                ch.flush().unwrap();
+                let mut got = vec![0u8; len + 3];
+                ch.recv(&mut got).unwrap();
+                (got, ch.bytes_sent(), ch.bytes_received(), ch)
+            })
+        };
+        let (ta, tb) = (run(a, 1), run(b, 2));
+        let (got_a, sent_a, recv_a, mut a) = ta.join().unwrap();
+        let (got_b, sent_b, recv_b, b) = tb.join().unwrap();
+        assert!(got_a[..len] == pattern(len, 2)[..] && &got_a[len..] == b"end");
+        assert!(got_b[..len] == pattern(len, 1)[..] && &got_b[len..] == b"end");
+        assert_eq!((sent_a, recv_a, sent_b, recv_b), ([len as u64 + 3; 4]).into());
+        drop(b);
+        assert!(matches!(a.recv(&mut [0u8; 1]), Err(NetError::Disconnected)));
+    }
+
+    /// A TLS peer that goes silent is named with the phase after the timeout.
+    #[test]
+    fn a_silent_tls_peer_is_named_with_the_phase() {
+        let timeout = Duration::from_millis(300);
+        let (mut a, _b) = tls_pair(timeout);
+        a.set_phase("the openings");
+        let start = Instant::now();
+        let e = a.recv(&mut [0u8; 1]).unwrap_err();
+        assert!(matches!(e, NetError::PeerSilent { .. }), "{e}");
+        assert!(e.to_string().contains("during the openings"), "{e}");
+        assert!(start.elapsed() < 4 * timeout, "{:?}", start.elapsed());
+    }
+
+    /// A TLS peer that never reads: the sends stall for one timeout and fail naming the
+    /// phase, as over TCP.
+    #[test]
+    fn a_tls_peer_that_never_reads_stalls_the_sends_after_the_timeout() {
+        let timeout = Duration::from_millis(400);
+        let (mut a, _b) = tls_pair(timeout);
+        a.set_phase("the joint garbling");
+        let start = Instant::now();
+        let e = (0..1024)
+            .find_map(|_| a.send(&[7u8; 1 << 20]).and_then(|()| a.flush()).err())
+            .expect("a gigabyte never read cannot all be queued");
+        assert!(matches!(e, NetError::PeerNotReading { .. }), "{e}");
+        assert!(e.to_string().contains("during the joint garbling"), "{e}");
+        assert!(
+            start.elapsed() < 4 * timeout + Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     fn pattern(len: usize, seed: u8) -> Vec<u8> {

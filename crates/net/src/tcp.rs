@@ -230,6 +230,23 @@ impl TcpChannel {
     pub fn split(self) -> (TcpReader, TcpWriter) {
         (self.read, self.write)
     }
+
+    /// The socket itself (a new handle to it), to run TLS over; only for a channel that
+    /// has buffered nothing either way, which the caller checks.
+    pub(crate) fn socket(&self) -> Result<TcpStream, NetError> {
+        self.write.writer.try_clone().map_err(NetError::Io)
+    }
+
+    /// Whether nothing is buffered in either direction (so the socket may change hands).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.write.pending.is_empty() && self.read.reader.buffer().is_empty()
+    }
+}
+
+/// A read and a write half over `stream` (configured already), each with `timeout`: what
+/// a TLS link moves its ciphertext with.
+pub(crate) fn halves(stream: TcpStream, timeout: Duration) -> Result<(TcpReader, TcpWriter), NetError> {
+    TcpChannel::from_stream(stream, timeout).map(TcpChannel::split)
 }
 
 impl TcpReader {
@@ -253,6 +270,22 @@ impl TcpReader {
 
     pub fn bytes_received(&self) -> u64 {
         self.received
+    }
+
+    /// One read of at most `buf.len()` bytes (at least one unless the stream ended: 0),
+    /// with the timeout, deadline and phase of [`TcpReader::recv`].
+    pub(crate) fn read_some(&mut self, buf: &mut [u8]) -> Result<usize, NetError> {
+        loop {
+            self.timing.before_io(self.reader.get_ref())?;
+            match self.reader.read(buf) {
+                Ok(n) => {
+                    self.received += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.timing.recv_error(e)),
+            }
+        }
     }
 
     /// Names the phase of the next reads (for the message when the peer stalls).

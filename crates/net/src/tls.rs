@@ -24,7 +24,8 @@ use rustls::{
 use sha2::{Digest, Sha256};
 
 use crate::tcp::{accept_socket, connect_socket, Timing};
-use crate::{Channel, NetError, CONNECT_RETRY};
+use crate::tls_link::{self, TlsReader, TlsWriter};
+use crate::{Channel, NetError, TcpChannel, CONNECT_RETRY};
 
 /// Plaintext gathered before it is sealed into records: small messages share a record;
 /// a send at least this large is sealed straight away.
@@ -214,7 +215,8 @@ impl TlsConfig {
 /// A mutually authenticated TLS 1.3 connection to the peer over TCP, with the timeout and
 /// deadline semantics of [`crate::TcpChannel`]. Byte counters count plaintext, as over TCP.
 pub struct TlsChannel {
-    conn: Connection,
+    /// `None` only once [`TlsChannel::into_halves`] took it.
+    conn: Option<Connection>,
     reader: BufReader<TcpStream>,
     writer: TcpStream,
     /// Plaintext not yet sealed into records.
@@ -232,7 +234,44 @@ impl TlsChannel {
         let socket = connect_socket(addr, timeout, CONNECT_RETRY)?;
         let conn = ClientConnection::new(config.client.clone(), server_name(addr))
             .map_err(|e| NetError::Tls(describe(&e)))?;
+        TlsChannel::client_handshake(conn.into(), socket, timeout)
+    }
+
+    /// Runs the client side of the handshake over the TCP connection `channel` (fresh:
+    /// nothing buffered) to `addr`, as [`TlsChannel::connect`] does after connecting.
+    pub fn client_over(
+        channel: TcpChannel,
+        addr: &str,
+        timeout: Duration,
+        config: &TlsConfig,
+    ) -> Result<TlsChannel, NetError> {
+        let socket = fresh_socket(&channel)?;
+        let conn = ClientConnection::new(config.client.clone(), server_name(addr))
+            .map_err(|e| NetError::Tls(describe(&e)))?;
+        TlsChannel::client_handshake(conn.into(), socket, timeout)
+    }
+
+    /// Runs the server side of the handshake over the TCP connection `channel` (fresh:
+    /// nothing buffered), as [`TlsChannel::accept`] does after accepting.
+    pub fn server_over(
+        channel: TcpChannel,
+        timeout: Duration,
+        config: &TlsConfig,
+    ) -> Result<TlsChannel, NetError> {
+        let socket = fresh_socket(&channel)?;
+        let conn = ServerConnection::new(config.server.clone()).map_err(|e| NetError::Tls(describe(&e)))?;
         let mut ch = TlsChannel::handshake(conn.into(), socket, timeout)?;
+        ch.seal(&[ACCEPTED])?;
+        Ok(ch)
+    }
+
+    /// The client's handshake, then the listener's confirmation that it accepted us.
+    fn client_handshake(
+        conn: Connection,
+        socket: TcpStream,
+        timeout: Duration,
+    ) -> Result<TlsChannel, NetError> {
+        let mut ch = TlsChannel::handshake(conn, socket, timeout)?;
         let mut ok = [0u8];
         ch.read_plain(&mut ok).map_err(|e| match e {
             NetError::Disconnected => {
@@ -264,7 +303,7 @@ impl TlsChannel {
         conn.set_buffer_limit(Some(TLS_BUFFER));
         let reader = BufReader::with_capacity(RECV_BUFFER, socket.try_clone().map_err(NetError::Io)?);
         let mut ch = TlsChannel {
-            conn,
+            conn: Some(conn),
             reader,
             writer: socket,
             pending: Vec::with_capacity(PLAIN_BUFFER),
@@ -273,17 +312,16 @@ impl TlsChannel {
             timing: Timing::new(timeout),
             binding: [0; 32],
         };
-        while ch.conn.is_handshaking() {
+        while live(&mut ch.conn).is_handshaking() {
             ch.write_records()?;
-            if ch.conn.is_handshaking() && ch.read_records()? == 0 {
+            if live(&mut ch.conn).is_handshaking() && ch.read_records()? == 0 {
                 return Err(NetError::Tls(
                     "the peer closed the connection during the TLS handshake".into(),
                 ));
             }
         }
         ch.write_records()?;
-        ch.binding = ch
-            .conn
+        ch.binding = live(&mut ch.conn)
             .export_keying_material([0u8; 32], EXPORTER_LABEL, None)
             .map_err(|e| NetError::Tls(describe(&e)))?;
         Ok(ch)
@@ -299,9 +337,24 @@ impl TlsChannel {
     /// several are pinned).
     pub fn peer_fingerprint(&self) -> Option<[u8; 32]> {
         self.conn
+            .as_ref()?
             .peer_certificates()
             .and_then(|c| c.first())
             .map(|c| fingerprint(c))
+    }
+
+    /// Flushes, then parts the channel into a read and a write half sharing the TLS state,
+    /// for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]); also the
+    /// plaintext bytes sent so far (the read half counts on from those received) and the
+    /// channel binding.
+    pub(crate) fn into_halves(mut self) -> Result<(TlsReader, TlsWriter, u64, [u8; 32]), NetError> {
+        self.flush()?;
+        let conn = self.conn.take().expect("present until now");
+        let socket = self.writer.try_clone().map_err(NetError::Io)?;
+        let read_ahead = self.reader.buffer().to_vec();
+        let (reader, writer) =
+            tls_link::halves(conn, socket, read_ahead, self.timing.timeout(), self.received)?;
+        Ok((reader, writer, self.sent, self.binding))
     }
 
     /// Reads TLS records from the socket and decrypts them; the bytes read (0 at the end of
@@ -309,15 +362,15 @@ impl TlsChannel {
     fn read_records(&mut self) -> Result<usize, NetError> {
         self.timing.before_io(&self.writer)?;
         let n = loop {
-            match self.conn.read_tls(&mut self.reader) {
+            match live(&mut self.conn).read_tls(&mut self.reader) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.timing.recv_error(e)),
             }
         };
-        if let Err(e) = self.conn.process_new_packets() {
+        if let Err(e) = live(&mut self.conn).process_new_packets() {
             // rustls queued an alert telling the peer why: send it if the socket lets us.
-            let _ = self.conn.write_tls(&mut self.writer);
+            let _ = live(&mut self.conn).write_tls(&mut self.writer);
             return Err(NetError::Tls(describe(&e)));
         }
         Ok(n)
@@ -325,9 +378,9 @@ impl TlsChannel {
 
     /// Writes out every record rustls holds.
     fn write_records(&mut self) -> Result<(), NetError> {
-        while self.conn.wants_write() {
+        while live(&mut self.conn).wants_write() {
             self.timing.before_io(&self.writer)?;
-            match self.conn.write_tls(&mut self.writer) {
+            match live(&mut self.conn).write_tls(&mut self.writer) {
                 Ok(0) => return Err(NetError::Disconnected),
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -340,8 +393,7 @@ impl TlsChannel {
     /// Seals `data` into records and writes them out.
     fn seal(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         while !data.is_empty() {
-            let n = self
-                .conn
+            let n = live(&mut self.conn)
                 .writer()
                 .write(data)
                 .map_err(|e| self.timing.send_error(e))?;
@@ -368,7 +420,7 @@ impl TlsChannel {
         let mut filled = 0;
         let mut at_end = false;
         while filled < buf.len() {
-            match self.conn.reader().read(&mut buf[filled..]) {
+            match live(&mut self.conn).reader().read(&mut buf[filled..]) {
                 // A close_notify: the peer ended the session.
                 Ok(0) => return Err(NetError::Disconnected),
                 Ok(n) => {
@@ -433,11 +485,30 @@ impl Channel for TlsChannel {
 impl Drop for TlsChannel {
     /// Ends the stream with a close_notify (best effort), so the peer sees a clean close.
     fn drop(&mut self) {
-        self.conn.send_close_notify();
+        let Some(conn) = self.conn.as_mut() else {
+            return;
+        };
+        conn.send_close_notify();
         // Never wait long on a peer that stopped reading.
         let _ = self.writer.set_write_timeout(Some(Duration::from_millis(100)));
-        let _ = self.conn.write_tls(&mut self.writer);
+        let _ = conn.write_tls(&mut self.writer);
     }
+}
+
+/// The connection of a channel, there until [`TlsChannel::into_halves`] consumes it.
+fn live(conn: &mut Option<Connection>) -> &mut Connection {
+    conn.as_mut()
+        .expect("only into_halves takes the connection, consuming the channel")
+}
+
+/// A new handle to the socket of `channel`, which must have buffered nothing.
+fn fresh_socket(channel: &TcpChannel) -> Result<TcpStream, NetError> {
+    if !channel.is_idle() {
+        return Err(NetError::Tls(
+            "TLS must start on a fresh connection (bytes were buffered on it already)".into(),
+        ));
+    }
+    channel.socket()
 }
 
 /// The name a connecting party checks the listener's certificate against (CA mode): the host
@@ -567,7 +638,7 @@ impl ClientCertVerifier for Pinned {
 }
 
 /// A rustls error in words: which side refused what.
-fn describe(e: &rustls::Error) -> String {
+pub(crate) fn describe(e: &rustls::Error) -> String {
     use rustls::Error as E;
     match e {
         E::InvalidCertificate(c) => format!("refused the peer's certificate: {}", describe_certificate(c)),

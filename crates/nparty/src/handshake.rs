@@ -18,7 +18,7 @@ use rand::RngCore;
 use crate::{Mesh, NpartyError};
 
 /// Version of the n-party wire protocol; bump on any change to its frames or their order.
-pub const NPARTY_PROTOCOL_VERSION: u16 = 1;
+pub const NPARTY_PROTOCOL_VERSION: u16 = 2;
 /// Most parties a run may have.
 pub const MAX_PARTIES: usize = 1024;
 /// Most input or output values a hello may list.
@@ -71,6 +71,9 @@ pub(crate) struct Intro {
     pub parties: usize,
     pub from: usize,
     pub to: usize,
+    /// A tag of the connection's TLS exporter ([`mixgc_net::Channel::channel_binding`]),
+    /// all zero over plain TCP: both ends compare it (see `tcp`).
+    pub binding: [u8; 32],
 }
 
 /// Runs the handshake on `mesh` (see the module docs) and returns the session id. On any
@@ -284,6 +287,7 @@ pub(crate) fn encode_intro(intro: &Intro) -> Vec<u8> {
     for v in [intro.parties, intro.from, intro.to] {
         put_u32(&mut out, v);
     }
+    out.extend_from_slice(&intro.binding);
     out
 }
 
@@ -295,6 +299,7 @@ pub(crate) fn decode_intro(bytes: &[u8]) -> Option<Intro> {
         parties: r.u32()?,
         from: r.u32()?,
         to: r.u32()?,
+        binding: r.array()?,
     };
     r.end()?;
     Some(intro)
@@ -531,11 +536,10 @@ mod tests {
             facts: facts(),
         };
         let ours = facts();
+        let v = NPARTY_PROTOCOL_VERSION;
+        let newer = format!("protocol version {v} here vs {} there", v + 1);
         let cases = [
-            (
-                hello(NPARTY_PROTOCOL_VERSION + 1, 3, 1, 0),
-                "protocol version 1 here vs 2 there",
-            ),
+            (hello(v + 1, 3, 1, 0), newer.as_str()),
             (hello(NPARTY_PROTOCOL_VERSION, 4, 1, 0), "n = 3 here vs 4 there"),
             (
                 hello(NPARTY_PROTOCOL_VERSION, 3, 2, 0),
@@ -587,6 +591,7 @@ mod tests {
             parties: 5,
             from: 0,
             to: 4,
+            binding: [7; 32],
         };
         assert_eq!(decode_intro(&encode_intro(&i)), Some(i));
         assert_eq!(decode_confirm(&encode_confirm(&[3; 32])), Some([3; 32]));
@@ -595,7 +600,8 @@ mod tests {
                 version: 1,
                 parties: 2,
                 from: 0,
-                to: 1
+                to: 1,
+                binding: [0; 32],
             })),
             None
         );

@@ -22,6 +22,7 @@ pub mod gmw;
 mod handshake;
 mod job;
 mod mesh;
+mod mesh_tls;
 pub mod program;
 mod roles;
 mod tcp;
@@ -34,9 +35,10 @@ pub use handshake::{
 };
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
+pub use mesh_tls::{parse_peer_pin, MeshTls, TlsFlags};
 pub use program::{ProgramRecorder, RecordedProgram};
 pub use roles::Roles;
-pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, MeshOptions};
+pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, join_mesh_on, MeshOptions};
 
 use mixgc_core::Rng;
 

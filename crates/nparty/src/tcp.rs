@@ -15,20 +15,26 @@
 //! Every link is a [`QueuedChannel`]: sends never wait on the peer, reads time out after
 //! the [`MeshOptions::timeout`] (a party that dies or stalls is named), and an optional
 //! one-way delay emulates a slower network.
+//!
+//! With [`MeshOptions::tls`] every link is TLS 1.3, mutually authenticated, before the
+//! introduction (the dialer is the TLS client): the introduction then carries a tag of the
+//! link's TLS exporter, which both ends compare (a relay between two TLS sessions shows as a
+//! difference), and the peer's certificate is checked against the id it introduces itself
+//! as (see `mesh_tls`). The byte counters count plaintext, as over TCP.
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mixgc_net::{
-    recv_frame, seconds, send_abort, send_frame, Channel, NetError, PeerMisbehaved, QueuedChannel, Tag,
-    TcpChannel, CONNECT_RETRY,
+    fingerprint_hex, recv_frame, seconds, send_abort, send_frame, Channel, NetError, PeerMisbehaved,
+    QueuedChannel, Tag, TcpChannel, TlsChannel, CONNECT_RETRY,
 };
 
 use crate::handshake::{
     decode_intro, encode_intro, Intro, MAX_PARTIES, MAX_SHORT_BYTES, NPARTY_PROTOCOL_VERSION,
 };
-use crate::{handshake, Mesh, NpartyError, RunFacts};
+use crate::{handshake, Mesh, MeshTls, NpartyError, RunFacts};
 
 /// How a party connects to the mesh.
 #[derive(Clone, Debug)]
@@ -42,10 +48,13 @@ pub struct MeshOptions {
     /// Emulated one-way delay on every link (a round trip takes twice this); zero for none.
     /// Bandwidth is not limited.
     pub one_way_latency: Duration,
-    /// Allow addresses off loopback. The mesh is plain TCP (no TLS yet: anyone on the path
-    /// reads and alters every message), so by default every address must be loopback, as
-    /// for two-party runs without `--insecure-plaintext`.
+    /// Allow plain TCP off loopback. Without [`MeshOptions::tls`] anyone on the path reads
+    /// and alters every message, so by default every address must then be loopback, as for
+    /// two-party runs without `--insecure-plaintext`.
     pub insecure_plaintext: bool,
+    /// TLS 1.3 on every link (`--cert --key` and `--peer-fingerprint I=HEX` per peer, or
+    /// `--peer-ca`); any address is allowed then.
+    pub tls: Option<MeshTls>,
 }
 
 impl Default for MeshOptions {
@@ -55,6 +64,7 @@ impl Default for MeshOptions {
             connect_window: CONNECT_RETRY,
             one_way_latency: Duration::ZERO,
             insecure_plaintext: false,
+            tls: None,
         }
     }
 }
@@ -67,23 +77,55 @@ const ACCEPT_SLICE: Duration = Duration::from_millis(100);
 /// Party `me` of `addrs.len()` binds `addrs[me]` and connects to every other party (see the
 /// module docs).
 pub fn connect_mesh(me: usize, addrs: &[String], options: &MeshOptions) -> Result<Mesh, NpartyError> {
+    connect_mesh_on(me, &listen(me, addrs)?, addrs, options)
+}
+
+/// Binds this party's address.
+fn listen(me: usize, addrs: &[String]) -> Result<TcpListener, NpartyError> {
     check_parties(me, addrs)?;
-    let listener = TcpListener::bind(&addrs[me])
-        .map_err(|e| NpartyError::Usage(format!("party {me} cannot listen on {}: {e}", addrs[me])))?;
-    connect_mesh_on(me, &listener, addrs, options)
+    TcpListener::bind(&addrs[me])
+        .map_err(|e| NpartyError::Usage(format!("party {me} cannot listen on {}: {e}", addrs[me])))
 }
 
 /// [`connect_mesh`], then the [`handshake`] on every pair: the mesh and the session id.
+///
+/// Over TLS the handshake also compares, as an extra fact, a digest of the certificate of
+/// every party as this party saw it (its own, and the one each peer presented): every
+/// party must see the same n certificates, so a party presenting different certificates
+/// on different links (CA mode), or parties pinning different certificates for one id,
+/// stop the run naming the party whose view differs.
 pub fn join_mesh(
     me: usize,
     addrs: &[String],
     options: &MeshOptions,
     facts: &RunFacts,
 ) -> Result<(Mesh, [u8; 32]), NpartyError> {
-    let mut mesh = connect_mesh(me, addrs, options)?;
-    let session_id = handshake(&mut mesh, facts)?;
+    join_mesh_on(me, &listen(me, addrs)?, addrs, options, facts)
+}
+
+/// [`join_mesh`] with a listener bound already (to `addrs[me]`).
+pub fn join_mesh_on(
+    me: usize,
+    listener: &TcpListener,
+    addrs: &[String],
+    options: &MeshOptions,
+    facts: &RunFacts,
+) -> Result<(Mesh, [u8; 32]), NpartyError> {
+    let (mut mesh, certificates) = connect(me, listener, addrs, options)?;
+    let mut facts = facts.clone();
+    if let Some(digest) = certificates {
+        facts
+            .extra
+            .push((CERTIFICATES_FACT.into(), fingerprint_hex(&digest)));
+    }
+    let session_id = handshake(&mut mesh, &facts)?;
     Ok((mesh, session_id))
 }
+
+/// The name of the extra fact [`join_mesh`] adds over TLS.
+const CERTIFICATES_FACT: &str =
+    "the digest of every party's certificate as this party saw it (a party presents different \
+     certificates on different links, or the parties pin different ones)";
 
 /// [`connect_mesh`] with a listener bound already (to `addrs[me]`; tests bind port 0 first).
 pub fn connect_mesh_on(
@@ -92,7 +134,21 @@ pub fn connect_mesh_on(
     addrs: &[String],
     options: &MeshOptions,
 ) -> Result<Mesh, NpartyError> {
+    connect(me, listener, addrs, options).map(|(mesh, _)| mesh)
+}
+
+/// [`connect_mesh_on`], and over TLS a BLAKE3 digest of the n certificates in id order (this
+/// party's own, then what each peer presented).
+fn connect(
+    me: usize,
+    listener: &TcpListener,
+    addrs: &[String],
+    options: &MeshOptions,
+) -> Result<(Mesh, Option<[u8; 32]>), NpartyError> {
     check_parties(me, addrs)?;
+    if let Some(tls) = &options.tls {
+        tls.check_parties(me, addrs.len())?;
+    }
     for (j, addr) in addrs.iter().enumerate() {
         let resolved = match resolve(addr) {
             Ok(resolved) => resolved,
@@ -100,17 +156,19 @@ pub fn connect_mesh_on(
             Err(_) if j == me => continue,
             Err(e) => return Err(NpartyError::Usage(format!("party {j}'s address {addr}: {e}"))),
         };
-        if !options.insecure_plaintext && !resolved.iter().all(|a| a.ip().is_loopback()) {
+        let plain = options.tls.is_none() && !options.insecure_plaintext;
+        if plain && !resolved.iter().all(|a| a.ip().is_loopback()) {
             return Err(NpartyError::Usage(format!(
-                "plain TCP to party {j} at {addr} is refused: it is not a loopback address (the \
-                 n-party mesh has no TLS yet; allow it with the insecure-plaintext option)"
+                "plain TCP to party {j} at {addr} is refused: it is not a loopback address (give \
+                 --cert, --key and --peer-fingerprint or --peer-ca for TLS, or allow plain TCP \
+                 with the insecure-plaintext option)"
             )));
         }
     }
     let n = addrs.len();
     let until = Instant::now() + options.connect_window;
     let stop = AtomicBool::new(false);
-    let mut links: Vec<Option<TcpChannel>> = (0..n).map(|_| None).collect();
+    let mut links: Vec<Option<Link>> = (0..n).map(|_| None).collect();
     let (lower, higher) = links.split_at_mut(me);
     let result = std::thread::scope(|s| {
         let stop = &stop;
@@ -123,25 +181,38 @@ pub fn connect_mesh_on(
         let accepted = acceptor.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         accepted.and(dialed)
     });
+    let result = result.and_then(|()| distinct_certificates(&links));
     if let Err(e) = result {
         let reason = e.to_string();
         for ch in links.iter_mut().flatten() {
-            let _ = send_abort(ch, &reason);
+            let _ = send_abort(ch.channel(), &reason);
         }
         return Err(e);
     }
+    let certificates = options.tls.as_ref().map(|tls| {
+        let mut h = blake3::Hasher::new_derive_key("mixgc/n-party/certificates/v1");
+        for (j, link) in links.iter().enumerate() {
+            let fp = if j == me {
+                Some(tls.fingerprint())
+            } else {
+                link.as_ref().and_then(Link::peer_fingerprint)
+            };
+            h.update(&fp.unwrap_or([0; 32]));
+        }
+        *h.finalize().as_bytes()
+    });
     let links = links
         .into_iter()
         .enumerate()
         .map(|(j, ch)| match ch {
-            Some(ch) => match QueuedChannel::new(ch, options.one_way_latency) {
+            Some(ch) => match ch.queued(options.one_way_latency) {
                 Ok(q) => Ok(Some(Box::new(q) as Box<dyn Channel>)),
                 Err(e) => Err(NpartyError::Peer { party: j, source: e }),
             },
             None => Ok(None),
         })
         .collect::<Result<_, _>>()?;
-    Ok(Mesh::new(me, links))
+    Ok((Mesh::new(me, links), certificates))
 }
 
 fn check_parties(me: usize, addrs: &[String]) -> Result<(), NpartyError> {
@@ -175,14 +246,110 @@ fn resolve(addr: &str) -> Result<Vec<SocketAddr>, String> {
     }
 }
 
-/// This party's introduction on the connection to `to`.
-fn intro(n: usize, me: usize, to: usize) -> Vec<u8> {
+/// This party's introduction on the connection `ch` to `to`.
+fn intro(ch: &Link, n: usize, me: usize, to: usize) -> Vec<u8> {
     encode_intro(&Intro {
         version: NPARTY_PROTOCOL_VERSION,
         parties: n,
         from: me,
         to,
+        binding: binding(ch),
     })
+}
+
+/// The tag of the link's TLS exporter that the introductions carry (BLAKE3 `derive_key`,
+/// so the exporter itself never crosses the wire, as in the two-party hello), all zero over
+/// plain TCP.
+fn binding(ch: &Link) -> [u8; 32] {
+    ch.channel_binding().map_or([0; 32], |exporter| {
+        blake3::derive_key("mixgc/n-party/channel-binding-tag/v1", &exporter)
+    })
+}
+
+/// A connection during [`connect_mesh`]: plain TCP or TLS.
+enum Link {
+    Plain(Box<TcpChannel>),
+    Tls(Box<TlsChannel>),
+}
+
+impl Link {
+    /// TLS over the fresh connection `ch` if `options` say so: as the client towards the
+    /// party at `dialed`, or as the server (`None`).
+    fn start(ch: TcpChannel, dialed: Option<&str>, options: &MeshOptions) -> Result<Link, NetError> {
+        let Some(tls) = &options.tls else {
+            return Ok(Link::Plain(Box::new(ch)));
+        };
+        let secured = match dialed {
+            Some(addr) => TlsChannel::client_over(ch, addr, options.timeout, tls.config())?,
+            None => TlsChannel::server_over(ch, options.timeout, tls.config())?,
+        };
+        Ok(Link::Tls(Box::new(secured)))
+    }
+
+    fn channel(&mut self) -> &mut dyn Channel {
+        match self {
+            Link::Plain(ch) => ch.as_mut(),
+            Link::Tls(ch) => ch.as_mut(),
+        }
+    }
+
+    fn channel_binding(&self) -> Option<[u8; 32]> {
+        match self {
+            Link::Plain(_) => None,
+            Link::Tls(ch) => ch.channel_binding(),
+        }
+    }
+
+    fn peer_fingerprint(&self) -> Option<[u8; 32]> {
+        match self {
+            Link::Plain(_) => None,
+            Link::Tls(ch) => ch.peer_fingerprint(),
+        }
+    }
+
+    fn queued(self, one_way_latency: Duration) -> Result<QueuedChannel, NetError> {
+        match self {
+            Link::Plain(ch) => QueuedChannel::new(*ch, one_way_latency),
+            Link::Tls(ch) => QueuedChannel::over_tls(*ch, one_way_latency),
+        }
+    }
+}
+
+/// The certificate of the link to `j` must be party j's (with pins), and the peer must
+/// have presented one (a TLS link always has).
+fn check_certificate(ch: &Link, options: &MeshOptions, j: usize) -> Result<(), NpartyError> {
+    match &options.tls {
+        None => Ok(()),
+        Some(tls) => tls
+            .check_peer(j, ch.peer_fingerprint())
+            .map_err(|why| NpartyError::Peer {
+                party: j,
+                source: NetError::Tls(why),
+            }),
+    }
+}
+
+/// No two peers presented the same certificate (in CA mode, the one thing that ties a
+/// certificate to a single id; with pins it follows from distinct pins).
+fn distinct_certificates(links: &[Option<Link>]) -> Result<(), NpartyError> {
+    let seen: Vec<(usize, [u8; 32])> = links
+        .iter()
+        .enumerate()
+        .filter_map(|(j, l)| Some((j, l.as_ref()?.peer_fingerprint()?)))
+        .collect();
+    for (a, (j, fp)) in seen.iter().enumerate() {
+        if let Some((k, _)) = seen[..a].iter().find(|(_, other)| other == fp) {
+            return Err(NpartyError::Peer {
+                party: *j,
+                source: NetError::Tls(format!(
+                    "parties {k} and {j} presented the same certificate ({}): one key cannot be \
+                     two parties",
+                    fingerprint_hex(fp)
+                )),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Dials every higher id at once (`links[k]` is party `me + 1 + k`), each retried until
@@ -193,7 +360,7 @@ fn dial_higher(
     options: &MeshOptions,
     until: Instant,
     stop: &AtomicBool,
-    links: &mut [Option<TcpChannel>],
+    links: &mut [Option<Link>],
 ) -> Result<(), NpartyError> {
     let results: Vec<_> = std::thread::scope(|s| {
         let dials: Vec<_> = (me + 1..addrs.len())
@@ -231,9 +398,9 @@ fn dial(
     options: &MeshOptions,
     until: Instant,
     stop: &AtomicBool,
-) -> Result<Option<TcpChannel>, NpartyError> {
+) -> Result<Option<Link>, NpartyError> {
     let n = addrs.len();
-    let mut ch = loop {
+    let ch = loop {
         match TcpChannel::connect_retrying(&addrs[j], options.timeout, Duration::ZERO) {
             Ok(ch) => break ch,
             Err(_) if Instant::now() < until => {
@@ -257,22 +424,38 @@ fn dial(
         }
     };
     let on = |source| NpartyError::Peer { party: j, source };
-    send_frame(&mut ch, Tag::PartyHello, &intro(n, me, j)).map_err(on)?;
-    ch.flush().map_err(on)?;
-    let answer = recv_frame(&mut ch, Tag::PartyHello, MAX_SHORT_BYTES).map_err(on)?;
+    let mut ch = Link::start(ch, Some(&addrs[j]), options).map_err(|e| match (e, &options.tls) {
+        // The TLS check accepts any pinned certificate: say which one party j should have.
+        (NetError::Tls(why), Some(tls)) if why.starts_with("refused the peer's certificate") => on(
+            NetError::Tls(format!("{why} (party {j}'s pin: {})", tls.pin_of(j))),
+        ),
+        (e, _) => on(e),
+    })?;
+    let hello = intro(&ch, n, me, j);
+    let link = ch.channel();
+    send_frame(link, Tag::PartyHello, &hello).map_err(on)?;
+    link.flush().map_err(on)?;
+    let answer = recv_frame(link, Tag::PartyHello, MAX_SHORT_BYTES).map_err(on)?;
     let checked = match decode_intro(&answer) {
         None => Err(on(PeerMisbehaved::Malformed(Tag::PartyHello).into())),
-        Some(theirs) => check_answer(&theirs, n, me, j, &addrs[j]),
+        Some(theirs) => check_answer(&theirs, (n, me, j, binding(&ch)), &addrs[j])
+            .and_then(|()| check_certificate(&ch, options, j)),
     };
     if let Err(e) = checked {
-        let _ = send_abort(&mut ch, &e.to_string());
+        let _ = send_abort(ch.channel(), &e.to_string());
         return Err(e);
     }
     Ok(Some(ch))
 }
 
-/// The introduction of the party dialed at `addr` as party `j` must match.
-fn check_answer(theirs: &Intro, n: usize, me: usize, j: usize, addr: &str) -> Result<(), NpartyError> {
+/// The introduction of the party dialed at `addr` as party `j` must match (`link`: n, this
+/// party's id, j, and the connection's channel binding).
+fn check_answer(
+    theirs: &Intro,
+    link: (usize, usize, usize, [u8; 32]),
+    addr: &str,
+) -> Result<(), NpartyError> {
+    let (n, me, j, binding) = link;
     let differ = |what: String| Err(NpartyError::Mismatch { party: j, what });
     if theirs.version != NPARTY_PROTOCOL_VERSION {
         return differ(format!(
@@ -292,6 +475,20 @@ fn check_answer(theirs: &Intro, n: usize, me: usize, j: usize, addr: &str) -> Re
             theirs.to
         ));
     }
+    check_binding(theirs, binding, j)
+}
+
+/// The channel binding in the peer's introduction must be this end's: both ends of one
+/// TLS session share its exporter, two sessions spliced by a relay do not.
+fn check_binding(theirs: &Intro, binding: [u8; 32], j: usize) -> Result<(), NpartyError> {
+    if theirs.binding != binding {
+        return Err(NpartyError::Mismatch {
+            party: j,
+            what: "the TLS channel binding differs between the two ends of the connection (a \
+                   relay between two TLS sessions, or one end without TLS)"
+                .into(),
+        });
+    }
     Ok(())
 }
 
@@ -305,7 +502,7 @@ fn accept_lower(
     options: &MeshOptions,
     until: Instant,
     stop: &AtomicBool,
-    links: &mut [Option<TcpChannel>],
+    links: &mut [Option<Link>],
 ) -> Result<(), NpartyError> {
     let mut failed = None;
     while let Some(missing) = links.iter().position(Option::is_none) {
@@ -322,7 +519,7 @@ fn accept_lower(
                 ),
             });
         }
-        let mut ch = match TcpChannel::accept_within(listener, left.min(ACCEPT_SLICE), options.timeout) {
+        let ch = match TcpChannel::accept_within(listener, left.min(ACCEPT_SLICE), options.timeout) {
             Ok(ch) => ch,
             Err(NetError::Timeout(_)) => continue,
             Err(e) => {
@@ -334,10 +531,23 @@ fn accept_lower(
         let from = ch
             .peer_addr()
             .map_or_else(|_| "an unknown address".into(), |a| a.to_string());
-        match introduced(&mut ch, me, n, links, &from) {
+        let mut ch = match Link::start(ch, None, options) {
+            Ok(ch) => ch,
+            Err(e) => {
+                // rustls told the peer why with an alert; nothing more can reach it.
+                let e = NpartyError::Refused {
+                    from,
+                    why: e.to_string(),
+                };
+                stop.store(true, Ordering::Release);
+                failed.get_or_insert(e);
+                continue;
+            }
+        };
+        match introduced(&mut ch, (me, n, options), links, &from) {
             Ok(j) => links[j] = Some(ch),
             Err(e) => {
-                let _ = send_abort(&mut ch, &e.to_string());
+                let _ = send_abort(ch.channel(), &e.to_string());
                 if failed.is_none() {
                     stop.store(true, Ordering::Release);
                     failed = Some(e);
@@ -351,22 +561,23 @@ fn accept_lower(
 /// Reads the introduction on a new connection from `from`, answers it, and returns the id
 /// of the party that dialed.
 fn introduced(
-    ch: &mut TcpChannel,
-    me: usize,
-    n: usize,
-    links: &[Option<TcpChannel>],
+    ch: &mut Link,
+    (me, n, options): (usize, usize, &MeshOptions),
+    links: &[Option<Link>],
     from: &str,
 ) -> Result<usize, NpartyError> {
     let refused = |why: String| NpartyError::Refused {
         from: from.to_string(),
         why,
     };
-    let bytes = recv_frame(ch, Tag::PartyHello, MAX_SHORT_BYTES).map_err(|e| refused(e.to_string()))?;
+    let bytes =
+        recv_frame(ch.channel(), Tag::PartyHello, MAX_SHORT_BYTES).map_err(|e| refused(e.to_string()))?;
     let theirs = decode_intro(&bytes).ok_or_else(|| refused("a malformed introduction".into()))?;
     let j = theirs.from;
     // Answer first, so the dialer can name what differs itself.
-    send_frame(ch, Tag::PartyHello, &intro(n, me, j))
-        .and_then(|()| ch.flush())
+    let answer = intro(ch, n, me, j);
+    send_frame(ch.channel(), Tag::PartyHello, &answer)
+        .and_then(|()| ch.channel().flush())
         .map_err(|source| NpartyError::Peer { party: j, source })?;
     let differ = |what: String| Err(NpartyError::Mismatch { party: j, what });
     if theirs.version != NPARTY_PROTOCOL_VERSION {
@@ -399,5 +610,7 @@ fn introduced(
             "it claims to be party {j}, connected already (a duplicate id)"
         )));
     }
+    check_binding(&theirs, binding(ch), j)?;
+    check_certificate(ch, options, j)?;
     Ok(j)
 }

@@ -27,6 +27,7 @@ fn options(timeout_ms: u64, window_ms: u64) -> MeshOptions {
         connect_window: Duration::from_millis(window_ms),
         one_way_latency: Duration::ZERO,
         insecure_plaintext: false,
+        tls: None,
     }
 }
 
@@ -563,6 +564,8 @@ fn an_introduction_with_an_impossible_id_is_refused() {
         for v in [3u32, from, to] {
             body.extend_from_slice(&v.to_le_bytes());
         }
+        // No TLS: no channel binding.
+        body.extend_from_slice(&[0; 32]);
         let mut frame = vec![Tag::PartyHello as u8];
         frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
         frame.extend_from_slice(&body);
