@@ -26,8 +26,12 @@ problem. With NAME (see `mixgc ops`): that library example on random inputs, che
 the plaintext evaluation of the same circuit."
 )]
 pub struct DemoArgs {
-    /// A library example or op to run instead of the default tour.
+    /// A library example or op to run instead of the default tour, or `party`: an
+    /// n-party auction among threads (see --parties).
     name: Option<String>,
+    /// With `party`: the number of parties (2 to 16).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    parties: usize,
     /// Size for examples that take one (matrix side, string length).
     #[arg(long)]
     size: Option<usize>,
@@ -50,6 +54,9 @@ macro_rules! say {
 }
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
+    if args.name.as_deref() == Some("party") {
+        return crate::demo_party::party_demo(args.parties);
+    }
     if let Some(name) = &args.name {
         if args.garbling != Scheme::HalfGates {
             return Err(format!(
