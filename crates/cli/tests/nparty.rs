@@ -155,8 +155,6 @@ fn a_killed_party_is_named_by_every_other() {
                 "16",
                 "--rtt-ms",
                 "400",
-                "--timeout",
-                "5",
                 "--input",
                 &format!("{i:04x}"),
             ])
