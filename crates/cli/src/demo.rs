@@ -29,9 +29,9 @@ pub struct DemoArgs {
     /// A library example or op to run instead of the default tour, or `party`: an
     /// n-party auction among threads (see --parties).
     name: Option<String>,
-    /// With `party`: the number of parties (2 to 16).
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    parties: usize,
+    /// With `party`: the number of parties, 2 to 16 [default: 3].
+    #[arg(long, value_name = "N")]
+    parties: Option<usize>,
     /// Size for examples that take one (matrix side, string length).
     #[arg(long)]
     size: Option<usize>,
@@ -55,7 +55,10 @@ macro_rules! say {
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     if args.name.as_deref() == Some("party") {
-        return crate::demo_party::party_demo(args.parties);
+        return crate::demo_party::party_demo(args.parties.unwrap_or(3));
+    }
+    if args.parties.is_some() {
+        return Err("--parties goes with `mixgc demo party` only".into());
     }
     if let Some(name) = &args.name {
         if args.garbling != Scheme::HalfGates {

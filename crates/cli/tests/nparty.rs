@@ -64,7 +64,8 @@ fn hex_bits(x: u64, width: u32) -> Vec<bool> {
 fn auction_among_three_processes_both_protocols() {
     let mut rng = test_rng();
     let circuit = apps::record_auction(3, 16).unwrap().circuit;
-    for protocol in ["bmr", "gmw"] {
+    // The second pair of runs garbles (BMR) or levels (GMW) in batches of 7 ANDs.
+    for (protocol, batch) in [("bmr", "16384"), ("gmw", "65536"), ("bmr", "7"), ("gmw", "7")] {
         let bids: Vec<u64> = (0..3).map(|_| rng.gen_range(0..1 << 16)).collect();
         let inputs: Vec<Vec<bool>> = bids.iter().map(|&b| hex_bits(b, 16)).collect();
         let expected: Vec<String> = circuit
@@ -81,6 +82,8 @@ fn auction_among_three_processes_both_protocols() {
                     "auction",
                     "--bits",
                     "16",
+                    "--batch-ands",
+                    batch,
                     "--protocol",
                     protocol,
                     "--input",
@@ -232,4 +235,87 @@ fn usage_errors_name_the_problem() {
     .assert_error("vote out of range", &["vote 3", "candidate"]);
     party(&["--id", "3", "--example", "auction", "--input", "1"])
         .assert_error("id out of range", &["--id 3", "0 to 2"]);
+}
+
+#[test]
+fn demo_party_checks_every_party_against_plaintext() {
+    let out = run1(&["demo", "party", "--parties", "4"]);
+    out.assert_ok("demo party");
+    assert_eq!(
+        out.stdout.matches("(matches the plaintext auction)").count(),
+        4,
+        "{out:#?}"
+    );
+    run1(&["demo", "party", "--parties", "17"]).assert_error("17 parties", &["2 to 16"]);
+    run1(&["demo", "millionaires", "--parties", "3"]).assert_error("--parties elsewhere", &["demo party"]);
+}
+
+/// A stream compiled with another schedule garbles differently: the handshake stops every
+/// party, naming the circuit.
+#[test]
+fn a_stream_of_another_schedule_stops_every_party() {
+    let bristol = circuit("adder64.txt");
+    let stream = std::env::temp_dir().join(format!("mixgc-nparty-adder-full-{}.mixgcs", std::process::id()));
+    let stream = stream.display().to_string();
+    run1(&["compile", &bristol, "--schedule", "full", "--out", &stream]).assert_ok("compile --schedule full");
+    let party = |file: &str, input: Option<&str>| {
+        let mut v = owned(&["--circuit", file, "--owners", "0,1"]);
+        if let Some(x) = input {
+            v.extend(owned(&["--input", x]));
+        }
+        v
+    };
+    let extra = vec![
+        party(&bristol, Some("1")),
+        party(&bristol, Some("2")),
+        party(&stream, None),
+    ];
+    let outs = finish_all(spawn_mesh(&extra));
+    let _ = std::fs::remove_file(&stream);
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_error(&format!("party {i}"), &["disagrees"]);
+    }
+}
+
+/// The smallest n-party benches: the auction among 3 processes as JSON, and a short chain
+/// streamed from disk; both check every party's outputs against plaintext themselves.
+#[test]
+fn bench_parties_json_smoke() {
+    let out = run1(&["bench", "--parties", "3", "--runs", "1", "--bits", "8", "--json"]);
+    out.assert_ok("bench --parties 3");
+    let v: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:#?}"));
+    assert_eq!(v["parties"], 3);
+    assert_eq!(v["outputs_checked"], true);
+    assert_eq!(v["thesis_bmr_bytes_per_and"], 288.0);
+    for key in [
+        "wall_s",
+        "offline_s",
+        "online_s",
+        "bytes_per_and_max_pair",
+        "peak_rss_mib_max",
+    ] {
+        let x = v[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} is not a number: {v}"));
+        assert!(x.is_finite() && x > 0.0, "{key} = {x}");
+    }
+    let out = run1(&[
+        "bench",
+        "--parties",
+        "3",
+        "--workload",
+        "chain",
+        "--ands",
+        "2000",
+        "--runs",
+        "1",
+        "--protocol",
+        "gmw",
+    ]);
+    out.assert_ok("bench chain");
+    assert!(out.stdout.contains("2,000 ANDs"), "{out:#?}");
+    run1(&["bench", "--parties", "2", "--workload", "chain"])
+        .assert_error("chain of 2", &["at least 3 parties"]);
+    run1(&["bench", "--parties", "17"]).assert_error("17 parties", &["2 to 16"]);
 }
