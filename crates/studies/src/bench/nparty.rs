@@ -102,6 +102,8 @@ struct RunFigures {
     ands: u64,
     /// The largest (bytes − setup bytes) any party sent one peer, over ANDs.
     bytes_per_and: f64,
+    /// The most bytes one party sent all its peers, setup excluded.
+    party_sent: u64,
     peak_rss_kib: u64,
 }
 
@@ -127,6 +129,7 @@ pub fn bench_nparty(args: &BenchArgs, n: usize) -> Result<(), CliError> {
     let thesis = 9.0 * (n as f64 - 1.0) * 16.0;
     let rss_mib = runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0) as f64 / 1024.0;
     let ands = runs[0].ands;
+    let party_sent = runs.iter().map(|r| r.party_sent).max().unwrap_or(0);
     let workload = describe(args, n);
     if args.json {
         let json = serde_json::json!({
@@ -142,6 +145,7 @@ pub fn bench_nparty(args: &BenchArgs, n: usize) -> Result<(), CliError> {
             "online_s": online,
             "bytes_per_and_max_pair": per_and,
             "thesis_bmr_bytes_per_and": thesis,
+            "sent_bytes_max_party": party_sent,
             "peak_rss_mib_max": rss_mib,
             "outputs_checked": true,
         });
@@ -165,6 +169,10 @@ pub fn bench_nparty(args: &BenchArgs, n: usize) -> Result<(), CliError> {
     out += &format!("online (slowest party):                {}\n", seconds(online));
     out += &format!(
         "bytes per AND, busiest ordered pair:   {per_and:.1} (thesis BMR: 9·(n−1)·16 = {thesis:.0}), setup excluded\n"
+    );
+    out += &format!(
+        "sent by one party, all peers (max):    {:.2} MB, setup excluded\n",
+        party_sent as f64 / 1e6
     );
     out += &format!("peak RSS, largest party:               {rss_mib:.1} MiB\n");
     write_stdout(&out)
@@ -360,7 +368,19 @@ fn summarize(figures: &[PartyFigures]) -> RunFigures {
         })
         .max()
         .unwrap_or(0);
+    let party_sent = figures
+        .iter()
+        .map(|f| {
+            f.bytes
+                .iter()
+                .zip(&f.setup_bytes)
+                .map(|(b, s)| b[0].saturating_sub(s[0]))
+                .sum()
+        })
+        .max()
+        .unwrap_or(0);
     RunFigures {
+        party_sent,
         wall_s: max(|f| f.finished_unix_s) - max(|f| f.started_unix_s),
         offline_s: max(|f| f.offline_s),
         online_s: max(|f| f.online_s),
@@ -449,6 +469,7 @@ mod tests {
         );
         let r = summarize(&[a, b]);
         assert_eq!(r.bytes_per_and, 190.0);
+        assert_eq!(r.party_sent, 10 + 1900);
         assert_eq!(r.wall_s, 111.0 - 101.0);
         assert_eq!(r.offline_s, 1.5);
         assert_eq!(r.peak_rss_kib, 2000);
