@@ -94,7 +94,8 @@ pub struct BenchArgs {
         long = "workload",
         value_enum,
         default_value = "auction",
-        requires = "parties"
+        requires = "parties",
+        value_name = "WORKLOAD"
     )]
     nparty_workload: nparty::NpartyWorkload,
     /// With --parties: bid width of the auction.
