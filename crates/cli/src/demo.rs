@@ -26,8 +26,12 @@ problem. With NAME (see `mixgc ops`): that library example on random inputs, che
 the plaintext evaluation of the same circuit."
 )]
 pub struct DemoArgs {
-    /// A library example or op to run instead of the default tour.
+    /// A library example or op to run instead of the default tour, or `party`: an
+    /// n-party auction among threads (see --parties).
     name: Option<String>,
+    /// With `party`: the number of parties, 2 to 16 [default: 3].
+    #[arg(long, value_name = "N")]
+    parties: Option<usize>,
     /// Size for examples that take one (matrix side, string length).
     #[arg(long)]
     size: Option<usize>,
@@ -50,6 +54,12 @@ macro_rules! say {
 }
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
+    if args.name.as_deref() == Some("party") {
+        return crate::demo_party::party_demo(args.parties.unwrap_or(3));
+    }
+    if args.parties.is_some() {
+        return Err("--parties goes with `mixgc demo party` only".into());
+    }
     if let Some(name) = &args.name {
         if args.garbling != Scheme::HalfGates {
             return Err(format!(

@@ -2,6 +2,7 @@
 
 mod compile;
 mod demo;
+mod demo_party;
 mod example;
 mod info;
 mod keygen;

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use mixgc_circuit::{bristol, values, Audience, Circuit, PartyId, MAX_PARTIES};
+use mixgc_circuit::{values, Audience, PartyId, MAX_PARTIES};
+use mixgc_compile::{Loaded, Runnable};
 use mixgc_core::new_rng;
-use mixgc_nparty::{bmr, join_mesh, Job, MeshOptions, Outcome, Protocol, RunFacts};
+use mixgc_nparty::{bmr, gmw, join_mesh, MeshOptions, Outcome, Protocol, Roles, RunFacts};
 use mixgc_program::apps;
 use mixgc_studies::common::{peak_rss_kib, unix_now, PartyFigures};
 
@@ -25,7 +26,9 @@ pub struct PartyArgs {
     /// each pair dials the higher, retrying for 10 s while it starts.
     #[arg(long, value_name = "ADDR0,ADDR1,...", value_delimiter = ',', required = true)]
     parties: Vec<String>,
-    /// Bristol circuit file (Fashion or the older Format).
+    /// Bristol circuit file (Fashion or the older Format), compiled with the default
+    /// (batched) schedule, or a compiled stream from `mixgc compile FILE --out OUT`, read
+    /// chunk by chunk from disk (bounded memory).
     #[arg(
         long,
         value_name = "FILE",
@@ -63,9 +66,11 @@ pub struct PartyArgs {
     /// before it is written; bandwidth is not limited), for measurements.
     #[arg(long, value_name = "MS", default_value = "0")]
     rtt_ms: u64,
-    /// BMR: ANDs garbled jointly and evaluated per batch (bounds the tables in memory).
-    #[arg(long, value_name = "N", default_value_t = bmr::BmrOptions::default().batch_ands)]
-    batch_ands: usize,
+    /// ANDs per batch: BMR garbles them jointly and evaluates them (bounding the tables in
+    /// memory); GMW makes their triples and levels them [default: 16384 for BMR, 65536 for
+    /// GMW]. Every party must use the same.
+    #[arg(long, value_name = "N")]
+    batch_ands: Option<usize>,
     /// Allow plain TCP on non-loopback addresses: n-party links are not encrypted or
     /// authenticated yet, so anyone on the path reads the traffic and can take a party's place.
     #[arg(long)]
@@ -79,7 +84,9 @@ pub struct PartyArgs {
 
 const AFTER_HELP: &str = "Every party runs the same command with its own --id and --input. Input \
 value j of the circuit is owned by party owners[j]; each party passes its own values in circuit \
-order. Each party that learns the outputs prints one line per output value on stdout (hex, as \
+order. Every party must run the same compiled stream: the parties compare its digest \
+(schedule included) before anything secret, so a Bristol file may meet its stream file only if \
+that was compiled with the default schedule (`mixgc compile FILE --schedule batched`). Each party that learns the outputs prints one line per output value on stdout (hex, as \
 `mixgc run` does); a summary (ANDs, bytes sent and received per peer, offline and online time) \
 goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude.\n\n\
 Example (three terminals):\n  \
@@ -101,43 +108,61 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         )
         .into());
     }
-    let (circuit, default_owners, name) = load(&args, n)?;
+    let (mut runnable, name) = load(&args, n)?;
+    let widths = runnable.header().input_widths().to_vec();
     let owners = match &args.owners {
         Some(o) => o.clone(),
-        None => default_owners.ok_or_else(|| {
-            format!(
+        None if widths.len() == n => (0..n).collect(),
+        None => {
+            return Err(format!(
                 "{name} has {} input values for {n} parties: pass --owners K0,K1,… (the party that owns each value)",
-                circuit.input_widths.len()
+                widths.len()
             )
-        })?,
+            .into())
+        }
     };
     let audience = parse_audience(&args.reveal, n)?;
-    let mine: Vec<usize> = owners
-        .iter()
-        .enumerate()
-        .filter(|(_, &o)| o == args.id)
-        .map(|(v, _)| v)
-        .collect();
-    let inputs = parse_inputs(args.input.as_deref(), &mine, &circuit.input_widths, args.id)?;
+    let roles = Roles {
+        owners: &owners,
+        audience,
+    };
+    let mine: Vec<usize> = roles.mine(args.id).collect();
+    if owners.len() != widths.len() {
+        return Err(format!(
+            "--owners names {} owner(s) but {name} has {} input values",
+            owners.len(),
+            widths.len()
+        )
+        .into());
+    }
+    if let Some((v, &o)) = owners.iter().enumerate().find(|(_, &o)| o >= n) {
+        return Err(
+            format!("--owners: input value {v} is owned by party {o}, but the run has {n} parties").into(),
+        );
+    }
+    let inputs = parse_inputs(args.input.as_deref(), &mine, &widths, args.id)?;
     if args.example.as_deref() == Some("voting") {
         for x in &inputs {
             let vote = x.iter().rev().fold(0u64, |a, &b| a << 1 | b as u64);
             apps::check_vote(vote, args.candidates).map_err(|e| format!("--input: {e}"))?;
         }
     }
-    let job = Job {
-        circuit: &circuit,
-        owners: &owners,
-        audience,
-    };
-    job.check(args.id, n, &inputs)?;
+    roles.check(&widths, args.id, n, &inputs)?;
+    let batch_ands = args.batch_ands.unwrap_or(match args.protocol {
+        Protocol::Bmr => bmr::BmrOptions::default().batch_ands,
+        Protocol::Gmw => gmw::GmwOptions::default().batch_ands,
+    });
+    if batch_ands == 0 {
+        return Err("--batch-ands must be at least 1".into());
+    }
 
+    let header = runnable.header();
     let facts = RunFacts {
         protocol: args.protocol.to_string(),
-        digest: circuit.digest(),
+        digest: header.stream_digest(),
         input_owners: owners.clone(),
-        output_audience: vec![audience.parties().map(PartyId::index).collect(); circuit.output_widths.len()],
-        extra: vec![("BMR batch".into(), args.batch_ands.to_string())],
+        output_audience: vec![audience.parties().map(PartyId::index).collect(); header.output_widths().len()],
+        extra: vec![("batch ANDs".into(), batch_ands.to_string())],
     };
     let options = MeshOptions {
         timeout: Duration::from_secs(args.timeout),
@@ -147,19 +172,28 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     };
     let (mut mesh, session) = join_mesh(args.id, &args.parties, &options, &facts)?;
     let mut rng = new_rng(None, 0);
-    let bmr_options = bmr::BmrOptions {
-        batch_ands: args.batch_ands,
-    };
-    let outcome = mixgc_nparty::run(
-        &mut mesh,
-        args.protocol,
-        &job,
-        &inputs,
-        &session,
-        &mut rng,
-        &bmr_options,
-    )
-    .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;
+    let outcome = runnable
+        .with_stream(|stream| match args.protocol {
+            Protocol::Bmr => bmr::run_stream(
+                &mut mesh,
+                stream,
+                &roles,
+                &inputs,
+                &session,
+                &mut rng,
+                &bmr::BmrOptions { batch_ands },
+            ),
+            Protocol::Gmw => gmw::run_stream(
+                &mut mesh,
+                stream,
+                &roles,
+                &inputs,
+                &session,
+                &mut rng,
+                &gmw::GmwOptions { batch_ands },
+            ),
+        })
+        .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;
     let (total, finished_unix) = (started.elapsed(), unix_now());
     if let Some(outputs) = &outcome.outputs {
         let text: String = outputs.iter().map(|v| values::to_hex(v) + "\n").collect();
@@ -188,26 +222,21 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The circuit, the default owners (value j to party j when there is one value per party)
-/// and its name for messages.
-fn load(args: &PartyArgs, n: usize) -> Result<(Circuit, Option<Vec<usize>>, String), CliError> {
-    let (circuit, name) = match (&args.circuit, args.example.as_deref()) {
-        (Some(path), _) => (
-            bristol::read_file(path).map_err(|e| e.to_string())?,
-            path.display().to_string(),
-        ),
+/// What this party runs (a Bristol file compiled with the default schedule, a stream
+/// file, or an application's circuit compiled) and its name for messages.
+fn load(args: &PartyArgs, n: usize) -> Result<(Runnable, String), CliError> {
+    Ok(match (&args.circuit, args.example.as_deref()) {
+        (Some(path), _) => (Runnable::open(path, None)?, path.display().to_string()),
         (None, Some("auction")) => (
-            apps::record_auction(n, args.bits)?.circuit,
+            Runnable::Whole(Loaded::new(apps::record_auction(n, args.bits)?.circuit)),
             "the auction".to_string(),
         ),
         (None, Some("voting")) => (
-            apps::record_voting(n, args.candidates)?.circuit,
+            Runnable::Whole(Loaded::new(apps::record_voting(n, args.candidates)?.circuit)),
             "the vote".to_string(),
         ),
         _ => return Err("give --circuit FILE or --example auction|voting".into()),
-    };
-    let one_each = circuit.input_widths.len() == n;
-    Ok((circuit, one_each.then(|| (0..n).collect()), name))
+    })
 }
 
 /// `all` or a list of party ids.

@@ -13,6 +13,7 @@
 //! Every figure is the median of `--runs` runs.
 
 mod memory;
+mod nparty;
 mod prep;
 mod sweep;
 
@@ -80,6 +81,32 @@ pub struct BenchArgs {
     /// With --memory: string length of the edit-distance workload.
     #[arg(long, default_value_t = 256, requires = "memory", value_name = "N")]
     edit_size: usize,
+    /// Instead: an n-party run among N child processes of `mixgc party` over loopback
+    /// (outputs checked against plaintext): wall clock, offline and online times, bytes per
+    /// AND of the busiest ordered pair, peak RSS. With --ands: the chain's length.
+    #[arg(long, group = "mode", value_name = "N")]
+    parties: Option<usize>,
+    /// With --parties: the protocol.
+    #[arg(long, value_enum, default_value = "bmr", requires = "parties")]
+    protocol: nparty::NpartyProtocol,
+    /// With --parties: what the parties compute.
+    #[arg(
+        long = "workload",
+        value_enum,
+        default_value = "auction",
+        requires = "parties",
+        value_name = "WORKLOAD"
+    )]
+    nparty_workload: nparty::NpartyWorkload,
+    /// With --parties: bid width of the auction.
+    #[arg(long, default_value_t = 32, requires = "parties", value_name = "B")]
+    bits: u32,
+    /// With --parties: candidates of the vote.
+    #[arg(long, default_value_t = 8, requires = "parties", value_name = "C")]
+    candidates: usize,
+    /// With --parties: an emulated round-trip time on every link, in ms.
+    #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS")]
+    rtt_ms: u64,
 }
 
 /// How `mixgc bench`'s two processes connect.
@@ -637,6 +664,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.preprocess {
         return prep::preprocess(&args);
+    }
+    if let Some(n) = args.parties {
+        return nparty::bench_nparty(&args, n);
     }
     let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
     let bar = progress(6 * args.runs as u64);
