@@ -7,7 +7,7 @@ use clap::Args;
 use mixgc_circuit::{values, Audience, PartyId, MAX_PARTIES};
 use mixgc_compile::{Loaded, Runnable};
 use mixgc_core::new_rng;
-use mixgc_nparty::{bmr, gmw, join_mesh, MeshOptions, Outcome, Protocol, Roles, RunFacts};
+use mixgc_nparty::{bmr, gmw, join_mesh, MeshOptions, Outcome, Protocol, Roles, RunFacts, TlsFlags};
 use mixgc_program::apps;
 use mixgc_studies::common::{peak_rss_kib, unix_now, PartyFigures};
 
@@ -71,9 +71,24 @@ pub struct PartyArgs {
     /// GMW]. Every party must use the same.
     #[arg(long, value_name = "N")]
     batch_ands: Option<usize>,
-    /// Allow plain TCP on non-loopback addresses: n-party links are not encrypted or
-    /// authenticated yet, so anyone on the path reads the traffic and can take a party's place.
-    #[arg(long)]
+    /// This party's certificate (PEM, `mixgc keygen`): every link becomes TLS 1.3 with
+    /// mutual authentication. Needs --key and a pin per peer or --peer-ca.
+    #[arg(long, value_name = "FILE")]
+    cert: Option<PathBuf>,
+    /// The private key of --cert (PEM).
+    #[arg(long, value_name = "FILE")]
+    key: Option<PathBuf>,
+    /// Accept from party I only the certificate with this SHA-256 fingerprint (as `mixgc
+    /// keygen` prints it at party I); once per other party.
+    #[arg(long, value_name = "I=HEX")]
+    peer_fingerprint: Vec<String>,
+    /// Accept peer certificates signed by this CA (PEM). Any holder of such a certificate
+    /// may take any id it uses consistently: pin fingerprints when ids matter.
+    #[arg(long, value_name = "FILE", conflicts_with = "peer_fingerprint")]
+    peer_ca: Option<PathBuf>,
+    /// Allow plain TCP on non-loopback addresses: neither encrypted nor authenticated, so
+    /// anyone on the path reads the traffic and can take a party's place.
+    #[arg(long, conflicts_with = "cert")]
     insecure_plaintext: bool,
     /// Also write this party's figures (times, ANDs, bytes per peer) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
@@ -88,7 +103,7 @@ order. Every party must run the same compiled stream: the parties compare its di
 (schedule included) before anything secret, so a Bristol file may meet its stream file only if \
 that was compiled with the default schedule (`mixgc compile FILE --schedule batched`). Each party that learns the outputs prints one line per output value on stdout (hex, as \
 `mixgc run` does); a summary (ANDs, bytes sent and received per peer, offline and online time) \
-goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude.\n\n\
+goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude. Between machines every link is TLS 1.3: each party makes a key with `mixgc keygen` and passes --cert, --key and --peer-fingerprint I=HEX once per other party (or --peer-ca); plain TCP runs on loopback only unless --insecure-plaintext.\n\n\
 Example (three terminals):\n  \
 mixgc party --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 00c8\n  \
 mixgc party --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 012c\n  \
@@ -168,6 +183,13 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         timeout: Duration::from_secs(args.timeout),
         one_way_latency: Duration::from_micros(args.rtt_ms.saturating_mul(500)),
         insecure_plaintext: args.insecure_plaintext,
+        tls: TlsFlags {
+            cert: args.cert.as_deref(),
+            key: args.key.as_deref(),
+            peer_fingerprints: &args.peer_fingerprint,
+            peer_ca: args.peer_ca.as_deref(),
+        }
+        .mesh_tls()?,
         ..MeshOptions::default()
     };
     let (mut mesh, session) = join_mesh(args.id, &args.parties, &options, &facts)?;

@@ -319,3 +319,53 @@ fn bench_parties_json_smoke() {
         .assert_error("chain of 2", &["at least 3 parties"]);
     run1(&["bench", "--parties", "17"]).assert_error("17 parties", &["2 to 16"]);
 }
+
+/// Three parties over TLS with keys from `mixgc keygen` and per-peer pins: the vote
+/// computes; with one party's pin for another wrong, every party stops and the party that
+/// refused names the certificate.
+#[test]
+fn vote_over_tls_with_per_peer_pins() {
+    let dir = std::env::temp_dir().join(format!("mixgc-nparty-tls-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Three parties' keys and a stranger's.
+    let keys: Vec<(String, String, String)> = (0..4)
+        .map(|i| {
+            let d = dir.join(format!("p{i}"));
+            let out = run1(&["keygen", "--out", d.to_str().unwrap()]);
+            out.assert_ok("keygen");
+            let path = |f: &str| d.join(f).to_str().unwrap().to_string();
+            (path("cert.pem"), path("key.pem"), out.stdout.trim().to_string())
+        })
+        .collect();
+    let flags = |i: usize, pin_of: &dyn Fn(usize) -> usize| -> Vec<String> {
+        let mut v = owned(&[
+            "--example",
+            "voting",
+            "--candidates",
+            "3",
+            "--input",
+            &format!("{}", i % 2),
+        ]);
+        v.extend(owned(&["--cert", &keys[i].0, "--key", &keys[i].1]));
+        for j in (0..3).filter(|&j| j != i) {
+            v.extend(owned(&[
+                "--peer-fingerprint",
+                &format!("{j}={}", keys[pin_of(j)].2),
+            ]));
+        }
+        v
+    };
+    // Votes 0, 1, 0: candidate 0 wins.
+    let good: Vec<Vec<String>> = (0..3).map(|i| flags(i, &|j| j)).collect();
+    for (i, out) in finish_all(spawn_mesh(&good)).iter().enumerate() {
+        out.assert_ok(&format!("TLS party {i}"));
+        assert_eq!(out.stdout.trim(), "0", "party {i}");
+    }
+    // Party 0 pins a stranger's certificate for party 2.
+    let mut bad = good.clone();
+    bad[0] = flags(0, &|j| if j == 2 { 3 } else { j });
+    let outs = finish_all(spawn_mesh(&bad));
+    assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
+    outs[0].assert_error("party 0, wrong pin", &["refused the peer's certificate"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
