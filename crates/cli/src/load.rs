@@ -65,6 +65,16 @@ pub fn parse_inputs(
     owned: &[usize],
     widths: &[u32],
 ) -> Result<Vec<Vec<bool>>, CliError> {
+    parse_owned_inputs(&format!("the {role}"), arg, owned, widths)
+}
+
+/// Parses `--input HEX[,HEX...]` for the values `owned` by `who` ("the garbler", "party 3").
+pub fn parse_owned_inputs(
+    who: &str,
+    arg: Option<&str>,
+    owned: &[usize],
+    widths: &[u32],
+) -> Result<Vec<Vec<bool>>, CliError> {
     let given: Vec<&str> = match arg {
         None | Some("") => Vec::new(),
         Some(s) => s.split(',').map(str::trim).collect(),
@@ -72,7 +82,7 @@ pub fn parse_inputs(
     if given.len() != owned.len() {
         let w: Vec<String> = owned.iter().map(|&v| format!("{} bits", widths[v])).collect();
         return Err(format!(
-            "the {role} owns {} input value(s) ({}) but --input gave {}",
+            "{who} owns {} input value(s) ({}) but --input gave {}",
             owned.len(),
             if w.is_empty() {
                 "none".to_string()

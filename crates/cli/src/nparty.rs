@@ -11,6 +11,7 @@ use mixgc_nparty::{bmr, gmw, join_mesh, MeshOptions, Outcome, Protocol, Roles, R
 use mixgc_program::apps;
 use mixgc_studies::common::{peak_rss_kib, unix_now, PartyFigures};
 
+use crate::load::parse_owned_inputs;
 use crate::party::parse_timeout;
 use crate::progress::Feedback;
 use crate::summary::{bytes, thousands};
@@ -155,7 +156,12 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
             format!("--owners: input value {v} is owned by party {o}, but the run has {n} parties").into(),
         );
     }
-    let inputs = parse_inputs(args.input.as_deref(), &mine, &widths, args.id)?;
+    let inputs = parse_owned_inputs(
+        &format!("party {}", args.id),
+        args.input.as_deref(),
+        &mine,
+        &widths,
+    )?;
     if args.example.as_deref() == Some("voting") {
         for x in &inputs {
             let vote = x.iter().rev().fold(0u64, |a, &b| a << 1 | b as u64);
@@ -279,40 +285,6 @@ fn parse_audience(s: &str, n: usize) -> Result<Audience, CliError> {
     let mut parties = ids.into_iter().map(|i| PartyId::new(i).expect("below 64"));
     let first = parties.next().ok_or("--reveal names no party")?;
     Ok(parties.fold(Audience::only(first), Audience::with))
-}
-
-/// This party's values from `--input HEX,…`.
-fn parse_inputs(
-    arg: Option<&str>,
-    mine: &[usize],
-    widths: &[u32],
-    id: usize,
-) -> Result<Vec<Vec<bool>>, CliError> {
-    let given: Vec<&str> = match arg {
-        None | Some("") => Vec::new(),
-        Some(s) => s.split(',').map(str::trim).collect(),
-    };
-    if given.len() != mine.len() {
-        let w: Vec<String> = mine.iter().map(|&v| format!("{} bits", widths[v])).collect();
-        return Err(format!(
-            "party {id} owns {} input value(s) ({}) but --input gave {}",
-            mine.len(),
-            if w.is_empty() {
-                "none".to_string()
-            } else {
-                w.join(", ")
-            },
-            given.len()
-        )
-        .into());
-    }
-    mine.iter()
-        .zip(given)
-        .enumerate()
-        .map(|(k, (&v, hex))| {
-            values::parse_hex(hex, widths[v]).map_err(|e| format!("--input value #{}: {e}", k + 1).into())
-        })
-        .collect()
 }
 
 fn summary(args: &PartyArgs, o: &Outcome, per_peer: &[(u64, u64)], total: Duration) -> String {
