@@ -107,6 +107,8 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     yosys::run(&opts.yosys, &script_path)?;
 
     let rtl = read_design(&scratch, "rtl.json")?;
+    let (top, module) = top_module(&rtl, opts.top.as_deref())?;
+    ports::refuse_clock(top, module)?;
     checks::combinational_only(&rtl)?;
     let mut best: Option<Synthesized> = None;
     for (file, mapping) in [("plain.json", Mapping::Structural), ("abc.json", Mapping::Abc)] {
@@ -123,18 +125,7 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
 }
 
 fn from_design(design: &json::Design, opts: &SynthOptions, mapping: Mapping) -> Result<Synthesized, HdlError> {
-    let (top, module) = match &opts.top {
-        Some(t) => design
-            .modules
-            .get_key_value(t)
-            .ok_or_else(|| HdlError::MissingTop(t.clone()))?,
-        None => design
-            .modules
-            .iter()
-            .find(|(_, m)| m.attributes.contains_key("top"))
-            .or_else(|| design.modules.iter().next())
-            .ok_or_else(|| HdlError::MissingTop("(automatic)".to_string()))?,
-    };
+    let (top, module) = top_module(design, opts.top.as_deref())?;
     let (inputs, outputs) = ports::plan(top, module, &opts.garbler_ports)?;
     let circuit = netlist::convert(module, &inputs, &outputs)?;
     let garbler_values = inputs
@@ -149,6 +140,22 @@ fn from_design(design: &json::Design, opts: &SynthOptions, mapping: Mapping) -> 
         garbler_values,
         mapping,
     })
+}
+
+/// The top module: the one named, or the one Yosys marked `top`.
+fn top_module<'a>(design: &'a json::Design, top: Option<&str>) -> Result<(&'a String, &'a json::Module), HdlError> {
+    match top {
+        Some(t) => design
+            .modules
+            .get_key_value(t)
+            .ok_or_else(|| HdlError::MissingTop(t.to_string())),
+        None => design
+            .modules
+            .iter()
+            .find(|(_, m)| m.attributes.contains_key("top"))
+            .or_else(|| design.modules.iter().next())
+            .ok_or_else(|| HdlError::MissingTop("(automatic)".to_string())),
+    }
 }
 
 fn read_design(scratch: &yosys::Scratch, name: &str) -> Result<json::Design, HdlError> {

@@ -57,12 +57,7 @@ pub fn plan(
         };
         match port.direction.as_str() {
             "output" => outputs.push((index, info(None))),
-            "input" if name == "clk" => {
-                return Err(HdlError::Sequential {
-                    location: crate::json::location(&module.attributes, module_name),
-                    what: format!("module `{module_name}` has a `clk` input"),
-                })
-            }
+            "input" if name == "clk" => return Err(clock_error(module_name, module)),
             "input" if name.starts_with("g_") || garbler_ports.contains(name) => {
                 garbler.push((index, info(Some(Owner::Garbler))))
             }
@@ -85,4 +80,24 @@ pub fn plan(
     }
     garbler.extend(evaluator);
     Ok((garbler, outputs))
+}
+
+/// Fails if the module has a `clk` input, the mark of a sequential design.
+pub fn refuse_clock(module_name: &str, module: &Module) -> Result<(), HdlError> {
+    let has_clock = module
+        .ports
+        .0
+        .iter()
+        .any(|(n, p)| n == "clk" && p.direction == "input");
+    if has_clock {
+        return Err(clock_error(module_name, module));
+    }
+    Ok(())
+}
+
+fn clock_error(module_name: &str, module: &Module) -> HdlError {
+    HdlError::Sequential {
+        location: crate::json::location(&module.attributes, module_name),
+        what: format!("module `{module_name}` has a `clk` input"),
+    }
 }
