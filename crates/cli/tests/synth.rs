@@ -79,9 +79,15 @@ fn synth_errors_are_one_clear_line() {
     if !yosys_present() {
         return;
     }
-    let bad = TempFile::new("bad_syntax.v", b"module m(input g_a, output y);\n  assign y = g_a +;\nendmodule\n");
+    let bad = TempFile::new(
+        "bad_syntax.v",
+        b"module m(input g_a, output y);\n  assign y = g_a +;\nendmodule\n",
+    );
     run1(&["synth", bad.path()]).assert_error("syntax", &["bad_syntax.v:2", "syntax error"]);
-    let seq = TempFile::new("seq.v", b"module s(input clk, input g_a, output reg y);\nalways @(posedge clk) y <= g_a;\nendmodule\n");
+    let seq = TempFile::new(
+        "seq.v",
+        b"module s(input clk, input g_a, output reg y);\nalways @(posedge clk) y <= g_a;\nendmodule\n",
+    );
     run1(&["synth", seq.path()]).assert_error("clk", &["sequential", "not supported yet"]);
     run1(&["synth", &verilog("adder.v"), "--yosys", "/nonexistent/yosys"])
         .assert_error("no yosys", &["apt-get install yosys"]);

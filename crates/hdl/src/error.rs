@@ -9,25 +9,16 @@ pub enum HdlError {
     #[error("no Verilog file given")]
     NoFiles,
     #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("{path} is {bytes} bytes, more than the {max}-byte limit for a Verilog source")]
     SourceTooLarge { path: PathBuf, bytes: u64, max: u64 },
     #[error(
         "cannot run `{program}`: {source}. Yosys is needed for `mixgc synth`: install it with \
          `apt-get install yosys` (Debian/Ubuntu) or see https://yosyshq.net/yosys/"
     )]
-    YosysMissing {
-        program: String,
-        source: std::io::Error,
-    },
+    YosysMissing { program: String, source: std::io::Error },
     #[error("scratch directory {path}: {source}")]
-    Scratch {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Scratch { path: PathBuf, source: std::io::Error },
     /// Yosys failed or warned; `message` holds its error and warning lines.
     #[error("yosys rejected the design:\n{message}")]
     Yosys { message: String },
@@ -50,7 +41,9 @@ pub enum HdlError {
     UnownedPort { port: String },
     #[error("--garbler-ports names `{port}`, which is not an input port of module `{module}`")]
     UnknownGarblerPort { port: String, module: String },
-    #[error("port `{port}` of module `{module}` is an inout port; only input and output ports are supported")]
+    #[error(
+        "port `{port}` of module `{module}` is an inout port; only input and output ports are supported"
+    )]
     InoutPort { port: String, module: String },
     #[error("output port `{port}` bit {bit} is undriven or undefined (x/z) in the synthesized netlist")]
     UndefinedOutput { port: String, bit: usize },

@@ -124,7 +124,11 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     Ok(best.expect("two netlists were read"))
 }
 
-fn from_design(design: &json::Design, opts: &SynthOptions, mapping: Mapping) -> Result<Synthesized, HdlError> {
+fn from_design(
+    design: &json::Design,
+    opts: &SynthOptions,
+    mapping: Mapping,
+) -> Result<Synthesized, HdlError> {
     let (top, module) = top_module(design, opts.top.as_deref())?;
     let (inputs, outputs) = ports::plan(top, module, &opts.garbler_ports)?;
     let circuit = netlist::convert(module, &inputs, &outputs)?;
@@ -143,7 +147,10 @@ fn from_design(design: &json::Design, opts: &SynthOptions, mapping: Mapping) -> 
 }
 
 /// The top module: the one named, or the one Yosys marked `top`.
-fn top_module<'a>(design: &'a json::Design, top: Option<&str>) -> Result<(&'a String, &'a json::Module), HdlError> {
+fn top_module<'a>(
+    design: &'a json::Design,
+    top: Option<&str>,
+) -> Result<(&'a String, &'a json::Module), HdlError> {
     match top {
         Some(t) => design
             .modules

@@ -223,10 +223,12 @@ pub fn convert(
         let m = &cells[i];
         x.clear();
         for bit in &m.inputs {
-            x.push(wire(&mut b, &wire_of, bit).ok_or_else(|| HdlError::UndefinedInput {
-                location: location(&m.cell.attributes, m.name),
-                cell: m.name.to_string(),
-            })??);
+            x.push(
+                wire(&mut b, &wire_of, bit).ok_or_else(|| HdlError::UndefinedInput {
+                    location: location(&m.cell.attributes, m.name),
+                    cell: m.name.to_string(),
+                })??,
+            );
         }
         let out = b.cell(m.op, &x)?;
         if let Some(net) = m.output {

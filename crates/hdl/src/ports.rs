@@ -61,9 +61,7 @@ pub fn plan(
             "input" if name.starts_with("g_") || garbler_ports.contains(name) => {
                 garbler.push((index, info(Some(Owner::Garbler))))
             }
-            "input" if name.starts_with("e_") => {
-                evaluator.push((index, info(Some(Owner::Evaluator))))
-            }
+            "input" if name.starts_with("e_") => evaluator.push((index, info(Some(Owner::Evaluator)))),
             "input" => return Err(HdlError::UnownedPort { port: name.clone() }),
             _ => {
                 return Err(HdlError::InoutPort {

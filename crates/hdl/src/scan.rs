@@ -7,9 +7,28 @@ use crate::HdlError;
 
 /// System functions that synthesize (evaluated at elaboration or mapped to logic).
 const SYNTHESIZABLE_SYSTEM_FUNCTIONS: &[&str] = &[
-    "$signed", "$unsigned", "$clog2", "$bits", "$size", "$high", "$low", "$left", "$right",
-    "$countones", "$onehot", "$onehot0", "$countbits", "$ln", "$log10", "$exp", "$sqrt",
-    "$pow", "$floor", "$ceil", "$rtoi", "$itor",
+    "$signed",
+    "$unsigned",
+    "$clog2",
+    "$bits",
+    "$size",
+    "$high",
+    "$low",
+    "$left",
+    "$right",
+    "$countones",
+    "$onehot",
+    "$onehot0",
+    "$countbits",
+    "$ln",
+    "$log10",
+    "$exp",
+    "$sqrt",
+    "$pow",
+    "$floor",
+    "$ceil",
+    "$rtoi",
+    "$itor",
 ];
 
 /// Returns the first unsupported construct in `text` (file `name`) as an
@@ -108,7 +127,9 @@ mod tests {
     fn finds_initial_and_display_with_their_line() {
         let e = err("module m(input a, output b);\n  assign b = a;\n  initial b = 0;\nendmodule\n");
         assert!(e.starts_with("t.v:3: an `initial` block"), "{e}");
-        let e = err("module m(input a, output reg b);\nalways @* begin\n b = a; $display(\"%d\", b);\nend\nendmodule");
+        let e = err(
+            "module m(input a, output reg b);\nalways @* begin\n b = a; $display(\"%d\", b);\nend\nendmodule",
+        );
         assert!(e.starts_with("t.v:3: the system task `$display`"), "{e}");
     }
 

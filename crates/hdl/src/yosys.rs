@@ -60,7 +60,10 @@ impl Drop for Scratch {
 
 /// Quotes a path for a Yosys script line.
 fn quoted(p: &Path) -> String {
-    format!("\"{}\"", p.display().to_string().replace('\\', "\\\\").replace('"', "\\\""))
+    format!(
+        "\"{}\"",
+        p.display().to_string().replace('\\', "\\\\").replace('"', "\\\"")
+    )
 }
 
 /// The synthesis script. It writes three netlists into `dir`: `rtl.json` after `proc`

@@ -8,12 +8,9 @@ use std::process::Command;
 /// True if `yosys` and `iverilog`/`vvp` run. Without them the tests are skipped with a
 /// note, except under CI (`CI` set), where `.ci/run` installs them, so a missing tool fails.
 pub fn tools_present() -> bool {
-    let ok = ["yosys", "iverilog", "vvp"].iter().all(|t| {
-        Command::new(t)
-            .arg("-V")
-            .output()
-            .is_ok()
-    });
+    let ok = ["yosys", "iverilog", "vvp"]
+        .iter()
+        .all(|t| Command::new(t).arg("-V").output().is_ok());
     if !ok {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -26,10 +23,14 @@ pub fn tools_present() -> bool {
 
 /// Path of a shipped Verilog design.
 pub fn design(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../verilog").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../verilog")
+        .join(name)
 }
 
 /// Path of a bad design under `tests/bad`.
 pub fn bad(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bad").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bad")
+        .join(name)
 }

@@ -58,9 +58,17 @@ fn simulate(source: &Path, tb: &str, tag: &str) -> Vec<String> {
         .arg(&tb_path)
         .output()
         .unwrap();
-    assert!(compile.status.success(), "iverilog: {}", String::from_utf8_lossy(&compile.stderr));
+    assert!(
+        compile.status.success(),
+        "iverilog: {}",
+        String::from_utf8_lossy(&compile.stderr)
+    );
     let run = Command::new("vvp").arg("-n").arg(&exe).output().unwrap();
-    assert!(run.status.success(), "vvp: {}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "vvp: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
     String::from_utf8(run.stdout)
         .unwrap()
@@ -88,7 +96,11 @@ fn check_against_icarus(file: &str) -> Option<Synthesized> {
         inputs.push(
             s.inputs
                 .iter()
-                .map(|p| (0..p.width).map(|_| if k < 2 { k == 1 } else { rng.gen() }).collect())
+                .map(|p| {
+                    (0..p.width)
+                        .map(|_| if k < 2 { k == 1 } else { rng.gen() })
+                        .collect()
+                })
                 .collect(),
         );
     }
@@ -97,11 +109,20 @@ fn check_against_icarus(file: &str) -> Option<Synthesized> {
         .map(|v| v.iter().map(|bits| values::to_hex(bits)).collect())
         .collect();
     let expected = simulate(&source, &testbench(&s, &hex), &s.top);
-    assert_eq!(expected.len(), inputs.len(), "{file}: simulator printed {expected:?}");
+    assert_eq!(
+        expected.len(),
+        inputs.len(),
+        "{file}: simulator printed {expected:?}"
+    );
     for (v, want) in inputs.iter().zip(&expected) {
         let got = s.circuit.eval_plain(v).unwrap();
         let got: Vec<String> = got.iter().map(|bits| values::to_hex(bits)).collect();
-        assert_eq!(&got.join(" "), want, "{file}: inputs {:?}", v.iter().map(|b| values::to_hex(b)).collect::<Vec<_>>());
+        assert_eq!(
+            &got.join(" "),
+            want,
+            "{file}: inputs {:?}",
+            v.iter().map(|b| values::to_hex(b)).collect::<Vec<_>>()
+        );
     }
     Some(s)
 }
