@@ -30,6 +30,10 @@ pub struct SynthArgs {
     /// The Yosys executable.
     #[arg(long, value_name = "PATH", default_value = "yosys")]
     yosys: String,
+    /// Skip the second mapping with ABC (faster on large designs; the one-AND adders and
+    /// structural S-boxes rarely lose to it).
+    #[arg(long)]
+    no_abc: bool,
 }
 
 const AFTER_HELP: &str = "Input ports named g_* belong to the garbler, e_* to the evaluator (other \
@@ -49,6 +53,7 @@ pub fn synth(args: SynthArgs) -> Result<(), CliError> {
         top: args.top,
         garbler_ports: args.garbler_ports,
         yosys: args.yosys,
+        abc: !args.no_abc,
     };
     let s = synthesize(&opts)?;
     let mut text = Vec::new();

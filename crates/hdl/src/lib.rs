@@ -44,6 +44,9 @@ pub struct SynthOptions {
     pub garbler_ports: Vec<String>,
     /// The Yosys executable.
     pub yosys: String,
+    /// Also map with ABC onto the GC library and keep the netlist with fewer ANDs (slower on
+    /// large designs; the one-AND adders rarely lose).
+    pub abc: bool,
 }
 
 impl SynthOptions {
@@ -54,6 +57,7 @@ impl SynthOptions {
             top: None,
             garbler_ports: Vec::new(),
             yosys: "yosys".to_string(),
+            abc: true,
         }
     }
 }
@@ -102,7 +106,7 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     scratch.write("gc_arith.v", yosys::GC_ARITH)?;
     scratch.write("gc_cmp.v", yosys::GC_CMP)?;
     scratch.write("gc_mul.v", yosys::GC_MUL)?;
-    let script = yosys::script(&opts.files, opts.top.as_deref(), scratch.path());
+    let script = yosys::script(&opts.files, opts.top.as_deref(), opts.abc, scratch.path());
     let script_path = scratch.write("synth.ys", &script)?;
     yosys::run(&opts.yosys, &script_path)?;
 
@@ -111,7 +115,8 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     ports::refuse_clock(top, module)?;
     checks::combinational_only(&rtl)?;
     let mut best: Option<Synthesized> = None;
-    for (file, mapping) in [("plain.json", Mapping::Structural), ("abc.json", Mapping::Abc)] {
+    let netlists = [("plain.json", Mapping::Structural), ("abc.json", Mapping::Abc)];
+    for (file, mapping) in netlists.into_iter().take(if opts.abc { 2 } else { 1 }) {
         let design = read_design(&scratch, file)?;
         let candidate = from_design(&design, opts, mapping)?;
         let better = best
@@ -121,7 +126,7 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
             best = Some(candidate);
         }
     }
-    Ok(best.expect("two netlists were read"))
+    Ok(best.expect("the structural netlist was read"))
 }
 
 fn from_design(

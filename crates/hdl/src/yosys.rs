@@ -68,21 +68,23 @@ fn quoted(p: &Path) -> String {
 
 /// The synthesis script. It writes three netlists into `dir`: `rtl.json` after `proc`
 /// (checked for latches, flip-flops and initial values), `plain.json` after mapping the
-/// arithmetic to one-AND adders (TinyGarble thesis §3.2), and `abc.json` after ABC's area
-/// mapping onto the GC library; the caller keeps whichever has fewer ANDs.
-pub fn script(files: &[PathBuf], top: Option<&str>, dir: &Path) -> String {
+/// arithmetic to one-AND adders (TinyGarble thesis §3.2), and, if `abc`, `abc.json` after ABC's
+/// area mapping onto the GC library; the caller keeps whichever has fewer ANDs. Coarse mapping
+/// and ABC run module by module, before `flatten`, so a module instantiated many times (the
+/// AES S-box) is mapped once.
+pub fn script(files: &[PathBuf], top: Option<&str>, abc: bool, dir: &Path) -> String {
     let read: Vec<String> = files.iter().map(|f| quoted(f)).collect();
     let top = match top {
         Some(t) => format!("-top {t}"),
         None => "-auto-top".to_string(),
     };
     let d = |name: &str| quoted(&dir.join(name));
-    [
+    let mut lines = vec![
         format!("read_verilog -sv {}", read.join(" ")),
         format!("hierarchy -check {top}"),
         "proc".to_string(),
         format!("write_json {}", d("rtl.json")),
-        "flatten".to_string(),
+        // Coarse mapping module by module (a module instantiated 200 times is mapped once).
         "check -assert".to_string(),
         "opt".to_string(),
         "pmuxtree".to_string(),
@@ -96,15 +98,27 @@ pub fn script(files: &[PathBuf], top: Option<&str>, dir: &Path) -> String {
         "maccmap".to_string(),
         "opt".to_string(),
         format!("techmap -map {} -map +/techmap.v", d("gc_arith.v")),
+        "opt".to_string(),
+        "design -save mapped".to_string(),
+        // Structural netlist.
+        "flatten".to_string(),
+        "check -assert".to_string(),
         "opt -full".to_string(),
         "opt_clean -purge".to_string(),
         format!("write_json {}", d("plain.json")),
-        format!("abc -liberty {}", d("gc.lib")),
-        "opt_clean -purge".to_string(),
-        format!("write_json {}", d("abc.json")),
-    ]
-    .join("\n")
-        + "\n"
+    ];
+    if abc {
+        // ABC's area mapping of each module, then flattened.
+        lines.extend([
+            "design -load mapped".to_string(),
+            format!("abc -liberty {}", d("gc.lib")),
+            "flatten".to_string(),
+            "opt -fast".to_string(),
+            "opt_clean -purge".to_string(),
+            format!("write_json {}", d("abc.json")),
+        ]);
+    }
+    lines.join("\n") + "\n"
 }
 
 /// Runs `yosys -q -s SCRIPT`. Any error or warning line fails the synthesis: a warning
