@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use mixgc_circuit::bristol;
-use mixgc_hdl::{synthesize, Owner, SynthOptions, Synthesized};
+use mixgc_hdl::{synthesize, Mapping, Owner, SynthOptions, Synthesized};
 
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
@@ -83,7 +83,11 @@ pub fn synth(args: SynthArgs) -> Result<(), CliError> {
 /// The `--report` table: ports, then gate counts.
 fn report(s: &Synthesized) -> String {
     let st = s.circuit.stats();
-    let mut r = format!("module {} ({:?} mapping)\n", s.top, s.mapping);
+    let mapping = match s.mapping {
+        Mapping::Structural => "structural netlist",
+        Mapping::Abc => "ABC's netlist",
+    };
+    let mut r = format!("module {} ({mapping})\n", s.top);
     for (i, p) in s.inputs.iter().enumerate() {
         let owner = match p.owner {
             Some(Owner::Garbler) => "garbler",

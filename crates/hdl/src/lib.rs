@@ -114,19 +114,17 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     let (top, module) = top_module(&rtl, opts.top.as_deref())?;
     ports::refuse_clock(top, module)?;
     checks::combinational_only(&rtl)?;
-    let mut best: Option<Synthesized> = None;
-    let netlists = [("plain.json", Mapping::Structural), ("abc.json", Mapping::Abc)];
-    for (file, mapping) in netlists.into_iter().take(if opts.abc { 2 } else { 1 }) {
-        let design = read_design(&scratch, file)?;
-        let candidate = from_design(&design, opts, mapping)?;
-        let better = best
-            .as_ref()
-            .is_none_or(|b| candidate.circuit.stats().ands < b.circuit.stats().ands);
-        if better {
-            best = Some(candidate);
-        }
+    let structural = from_design(&read_design(&scratch, "plain.json")?, opts, Mapping::Structural)?;
+    if !opts.abc {
+        return Ok(structural);
     }
-    Ok(best.expect("the structural netlist was read"))
+    // ABC's netlist only replaces the structural one if it converts and has fewer ANDs
+    // (flattening ABC's per-module netlists can leave dangling wires that nothing reads).
+    let abc = read_design(&scratch, "abc.json").and_then(|d| from_design(&d, opts, Mapping::Abc));
+    match abc {
+        Ok(abc) if abc.circuit.stats().ands < structural.circuit.stats().ands => Ok(abc),
+        _ => Ok(structural),
+    }
 }
 
 fn from_design(

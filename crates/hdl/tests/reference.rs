@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::*;
 use mixgc_circuit::values;
-use mixgc_hdl::{synthesize, SynthOptions, Synthesized};
+use mixgc_hdl::{synthesize, Mapping, SynthOptions, Synthesized};
 use rand::{Rng, SeedableRng};
 
 /// Random vectors per design, besides all-zero and all-one inputs.
@@ -212,5 +212,13 @@ fn aes128_matches_icarus_and_fips_197_with_6400_ands() {
         let pt = values::parse_hex("00112233445566778899aabbccddeeff", 128).unwrap();
         let out = s.circuit.eval_plain(&[key, pt]).unwrap();
         assert_eq!(values::to_hex(&out[0]), "69c4e0d86a7b0430d8cdb78070b4c55a");
+    }
+}
+
+#[test]
+fn present_sbox_case_table_takes_abcs_netlist_and_matches_icarus() {
+    if let Some(s) = check_against_icarus("present_sbox.v") {
+        assert_eq!(s.mapping, Mapping::Abc, "{}", s.circuit.stats());
+        assert!(ands(&s) <= 16, "{}", s.circuit.stats());
     }
 }
