@@ -106,6 +106,7 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     scratch.write("gc_arith.v", yosys::GC_ARITH)?;
     scratch.write("gc_cmp.v", yosys::GC_CMP)?;
     scratch.write("gc_mul.v", yosys::GC_MUL)?;
+    scratch.write("gc_popcount.v", yosys::GC_POPCOUNT)?;
     let script = yosys::script(&opts.files, opts.top.as_deref(), opts.abc, scratch.path());
     let script_path = scratch.write("synth.ys", &script)?;
     yosys::run(&opts.yosys, &script_path)?;

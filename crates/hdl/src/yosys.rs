@@ -12,6 +12,8 @@ pub const GC_LIB: &str = include_str!("../yosys/gc.lib");
 pub const GC_ARITH: &str = include_str!("../yosys/gc_arith.v");
 /// n-AND comparisons for `$lt`, `$le`, `$gt`, `$ge`.
 pub const GC_CMP: &str = include_str!("../yosys/gc_cmp.v");
+/// Popcount of one-bit summands (`$macc` without products), N - popcount(N) ANDs.
+pub const GC_POPCOUNT: &str = include_str!("../yosys/gc_popcount.v");
 /// Array multiplier of one-AND full adders for `$mul`.
 pub const GC_MUL: &str = include_str!("../yosys/gc_mul.v");
 
@@ -94,6 +96,8 @@ pub fn script(files: &[PathBuf], top: Option<&str>, abc: bool, dir: &Path) -> St
         "alumacc".to_string(),
         "opt".to_string(),
         "memory".to_string(),
+        "opt".to_string(),
+        format!("techmap -map {}", d("gc_popcount.v")),
         "opt".to_string(),
         "maccmap".to_string(),
         "opt".to_string(),
