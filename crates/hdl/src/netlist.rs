@@ -315,3 +315,104 @@ fn mapped_cells(module: &Module) -> Result<Vec<Mapped<'_>>, HdlError> {
     }
     Ok(cells)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Design;
+    use crate::ports::{Owner, PortInfo};
+
+    /// A module with garbler inputs a, b, s (nets 2, 3, 4), output y (net 5) and `cells`.
+    fn module(cells: &str) -> Module {
+        let text = format!(
+            r#"{{"modules":{{"m":{{"ports":{{
+            "g_a":{{"direction":"input","bits":[2]}},"g_b":{{"direction":"input","bits":[3]}},
+            "g_s":{{"direction":"input","bits":[4]}},"y":{{"direction":"output","bits":[5]}}}},
+            "cells":{{{cells}}}}}}}}}"#
+        );
+        let mut d: Design = serde_json::from_str(&text).unwrap();
+        d.modules.remove("m").unwrap()
+    }
+
+    fn ports() -> (Vec<(usize, PortInfo)>, Vec<(usize, PortInfo)>) {
+        let p = |name: &str, owner| PortInfo {
+            name: name.into(),
+            width: 1,
+            owner,
+        };
+        let g = Some(Owner::Garbler);
+        (
+            vec![(0, p("g_a", g)), (1, p("g_b", g)), (2, p("g_s", g))],
+            vec![(3, p("y", None))],
+        )
+    }
+
+    fn convert_cells(cells: &str) -> Result<Circuit, HdlError> {
+        let (inputs, outputs) = ports();
+        convert(&module(cells), &inputs, &outputs)
+    }
+
+    #[test]
+    fn every_cell_type_matches_its_truth_table_with_at_most_one_and() {
+        type Model = fn(bool, bool, bool) -> bool;
+        let cases: [(&[&str], Model); 11] = [
+            (&["$_BUF_", "BUF"], |a, _, _| a),
+            (&["$_NOT_", "INV"], |a, _, _| !a),
+            (&["$_AND_", "AND"], |a, b, _| a & b),
+            (&["$_NAND_", "NAND"], |a, b, _| !(a & b)),
+            (&["$_OR_", "OR"], |a, b, _| a | b),
+            (&["$_NOR_", "NOR"], |a, b, _| !(a | b)),
+            (&["$_XOR_", "XOR"], |a, b, _| a ^ b),
+            (&["$_XNOR_", "XNOR"], |a, b, _| !(a ^ b)),
+            (&["$_ANDNOT_", "ANDN"], |a, b, _| a & !b),
+            (&["$_ORNOT_", "ORN"], |a, b, _| a | !b),
+            (&["$_MUX_", "MUX"], |a, b, s| if s { b } else { a }),
+        ];
+        for (names, model) in cases {
+            for name in names {
+                let cell =
+                    format!(r#""c":{{"type":"{name}","connections":{{"A":[2],"B":[3],"S":[4],"Y":[5]}}}}"#);
+                let c = convert_cells(&cell).unwrap();
+                assert!(c.stats().ands <= 1, "{name}: {}", c.stats());
+                for bits in 0..8u8 {
+                    let (a, b, s) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+                    let out = c.eval_plain(&[vec![a], vec![b], vec![s]]).unwrap();
+                    assert_eq!(out[0][0], model(a, b, s), "{name} on {a} {b} {s}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cells_in_any_order_constants_and_errors() {
+        // y = !(a & 1), the NOT listed before the AND it reads.
+        let cells = r#""z":{"type":"$_NOT_","connections":{"A":[6],"Y":[5]}},
+                       "a":{"type":"$_AND_","connections":{"A":[2],"B":["1"],"Y":[6]}}"#;
+        let c = convert_cells(cells).unwrap();
+        for a in [false, true] {
+            assert_eq!(
+                c.eval_plain(&[vec![a], vec![false], vec![false]]).unwrap()[0][0],
+                !a
+            );
+        }
+        let looped = r#""p":{"type":"$_AND_","connections":{"A":[2],"B":[6],"Y":[5]}},
+                        "q":{"type":"$_XOR_","connections":{"A":[5],"B":[3],"Y":[6]}}"#;
+        assert!(matches!(convert_cells(looped), Err(HdlError::Loop { .. })));
+        let undefined = r#""p":{"type":"$_AND_","connections":{"A":[2],"B":["x"],"Y":[5]}}"#;
+        assert!(matches!(
+            convert_cells(undefined),
+            Err(HdlError::UndefinedInput { .. })
+        ));
+        let twice = r#""p":{"type":"$_AND_","connections":{"A":[2],"B":[3],"Y":[5]}},
+                       "q":{"type":"$_XOR_","connections":{"A":[2],"B":[3],"Y":[5]}}"#;
+        assert!(matches!(
+            convert_cells(twice),
+            Err(HdlError::MultipleDrivers { .. })
+        ));
+        let odd = r#""p":{"type":"$_AOI3_","connections":{"A":[2],"B":[3],"C":[4],"Y":[5]}}"#;
+        assert!(matches!(convert_cells(odd), Err(HdlError::UnknownCell { .. })));
+        let flop = r#""p":{"type":"$_DFF_P_","connections":{"C":[2],"D":[3],"Q":[5]}}"#;
+        assert!(matches!(convert_cells(flop), Err(HdlError::Sequential { .. })));
+        assert!(matches!(convert_cells(""), Err(HdlError::UndefinedOutput { .. })));
+    }
+}
