@@ -320,7 +320,7 @@ fn mapped_cells(module: &Module) -> Result<Vec<Mapped<'_>>, HdlError> {
 mod tests {
     use super::*;
     use crate::json::Design;
-    use crate::ports::{Owner, PortInfo};
+    use crate::ports::{Owner, PortInfo, PortPlan};
 
     /// A module with garbler inputs a, b, s (nets 2, 3, 4), output y (net 5) and `cells`.
     fn module(cells: &str) -> Module {
@@ -334,7 +334,7 @@ mod tests {
         d.modules.remove("m").unwrap()
     }
 
-    fn ports() -> (Vec<(usize, PortInfo)>, Vec<(usize, PortInfo)>) {
+    fn ports() -> (PortPlan, PortPlan) {
         let p = |name: &str, owner| PortInfo {
             name: name.into(),
             width: 1,

@@ -19,17 +19,19 @@ pub struct PortInfo {
     pub owner: Option<Owner>,
 }
 
+/// Ports with their indices into the module's port list.
+pub type PortPlan = Vec<(usize, PortInfo)>;
+
 /// Classifies the top module's ports: `g_*` garbler, `e_*` evaluator, names in
 /// `garbler_ports` garbler; any other input is an error, as is an inout port or a `clk`
 /// input (a sequential design). Returns (inputs, outputs) with their indices into the
 /// module's port list; inputs are ordered garbler ports first, each party's ports in
 /// declaration order (mixgc run's rule: the garbler owns the first K values).
-#[allow(clippy::type_complexity)]
 pub fn plan(
     module_name: &str,
     module: &Module,
     garbler_ports: &[String],
-) -> Result<(Vec<(usize, PortInfo)>, Vec<(usize, PortInfo)>), HdlError> {
+) -> Result<(PortPlan, PortPlan), HdlError> {
     for listed in garbler_ports {
         let is_input = module
             .ports
