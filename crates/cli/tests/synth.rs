@@ -93,3 +93,28 @@ fn synth_errors_are_one_clear_line() {
         .assert_error("no yosys", &["apt-get install yosys"]);
     run1(&["synth", &verilog("adder.v"), "--top", "nope"]).assert_error("top", &["nope"]);
 }
+
+#[test]
+fn synth_help_explains_ports_and_gives_an_example() {
+    let help = run1(&["synth", "--help"]);
+    help.assert_ok("synth --help");
+    for needle in [
+        "--top",
+        "--out",
+        "--report",
+        "--garbler-ports",
+        "--no-abc",
+        "g_*",
+        "--garbler-values",
+        "Example",
+        "apt-get install yosys",
+    ] {
+        assert!(
+            help.stdout.contains(needle),
+            "synth --help lacks {needle}: {}",
+            help.stdout
+        );
+    }
+    let top = run1(&["--help"]);
+    assert!(top.stdout.contains("synth"), "{}", top.stdout);
+}
