@@ -16,6 +16,7 @@ mod primes;
 mod progress;
 mod run;
 mod summary;
+mod synth;
 
 use std::process::ExitCode;
 
@@ -64,6 +65,8 @@ enum Command {
     Primes(primes::PrimesArgs),
     /// Profile ABLE's ops in Boolean and CRT garbling: bytes, times, BC/BD ratios, plots.
     Profile(profile::ProfileArgs),
+    /// Synthesize a combinational Verilog design into a Bristol Fashion circuit with Yosys.
+    Synth(synth::SynthArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Plan(a) => plan::plan(a),
         Command::Profile(a) => profile::profile(a),
         Command::BenchParty(a) => bench::party(a),
+        Command::Synth(a) => synth::synth(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

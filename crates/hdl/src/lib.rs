@@ -1,0 +1,196 @@
+//! mixgc's HDL front end: Verilog to a Boolean circuit through Yosys logic synthesis, with
+//! a GC technology library in which XOR, XNOR and NOT are free and every other gate costs
+//! one AND (TinyGarble, thesis §3.2 and Table 3.1).
+//!
+//! The flow ([`synthesize`]): a lexical check of the sources for `initial` blocks and
+//! simulation tasks; Yosys reads the files, elaborates the top module, checks for logic
+//! loops, maps comparisons and arithmetic to one-AND ripple chains, and writes the netlist
+//! twice, as mapped and after ABC's area mapping onto the GC library; the netlist with fewer
+//! ANDs becomes a [`Circuit`]. Input ports named `g_*` belong to the garbler and `e_*` to
+//! the evaluator; the circuit's inputs are the garbler's ports then the evaluator's, each in
+//! declaration order, so `mixgc run --garbler-values K` takes K = the number of garbler
+//! ports. Values are least significant bit first. Sequential designs (a `clk` port,
+//! flip-flops) are refused for now.
+
+mod checks;
+mod error;
+mod json;
+mod netlist;
+mod ports;
+mod scan;
+mod yosys;
+
+use std::path::PathBuf;
+
+use mixgc_circuit::Circuit;
+
+pub use error::HdlError;
+pub use netlist::MAX_GATES;
+pub use ports::{Owner, PortInfo};
+
+/// Largest Verilog source file read (the check reads it whole).
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+/// Largest netlist JSON read back from Yosys.
+pub const MAX_NETLIST_BYTES: u64 = 4 << 30;
+
+/// What to synthesize and how.
+#[derive(Clone, Debug)]
+pub struct SynthOptions {
+    /// Verilog source files.
+    pub files: Vec<PathBuf>,
+    /// Top module; `None`: Yosys picks the module no other instantiates.
+    pub top: Option<String>,
+    /// Input ports owned by the garbler although not named `g_*`.
+    pub garbler_ports: Vec<String>,
+    /// The Yosys executable.
+    pub yosys: String,
+    /// Also map with ABC onto the GC library and keep the netlist with fewer ANDs (slower on
+    /// large designs; the one-AND adders rarely lose).
+    pub abc: bool,
+}
+
+impl SynthOptions {
+    /// Options for `files` with the defaults: automatic top, `yosys` from `PATH`.
+    pub fn new(files: Vec<PathBuf>) -> SynthOptions {
+        SynthOptions {
+            files,
+            top: None,
+            garbler_ports: Vec::new(),
+            yosys: "yosys".to_string(),
+            abc: true,
+        }
+    }
+}
+
+/// Which of the two netlists was kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mapping {
+    /// One-AND adders and Yosys's gate mapping, without ABC.
+    Structural,
+    /// ABC area mapping onto the GC library.
+    Abc,
+}
+
+/// A synthesized design.
+#[derive(Clone, Debug)]
+pub struct Synthesized {
+    /// The top module's name.
+    pub top: String,
+    /// The circuit: inputs in [`Synthesized::inputs`] order, outputs in port order.
+    pub circuit: Circuit,
+    /// Input ports in circuit order: the garbler's first.
+    pub inputs: Vec<PortInfo>,
+    /// Output ports in declaration order.
+    pub outputs: Vec<PortInfo>,
+    /// How many input values the garbler owns (`mixgc run --garbler-values`).
+    pub garbler_values: usize,
+    /// The netlist that was kept.
+    pub mapping: Mapping,
+}
+
+/// Synthesizes `opts.files` into a circuit (see the [crate docs](crate)).
+pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
+    if opts.files.is_empty() {
+        return Err(HdlError::NoFiles);
+    }
+    for path in &opts.files {
+        let text = read_bounded(path, MAX_SOURCE_BYTES, |bytes, max| HdlError::SourceTooLarge {
+            path: path.clone(),
+            bytes,
+            max,
+        })?;
+        scan::check_source(&text, &path.display().to_string())?;
+    }
+    let scratch = yosys::Scratch::new()?;
+    scratch.write("gc.lib", yosys::GC_LIB)?;
+    scratch.write("gc_arith.v", yosys::GC_ARITH)?;
+    scratch.write("gc_cmp.v", yosys::GC_CMP)?;
+    scratch.write("gc_mul.v", yosys::GC_MUL)?;
+    scratch.write("gc_popcount.v", yosys::GC_POPCOUNT)?;
+    let script = yosys::script(&opts.files, opts.top.as_deref(), opts.abc, scratch.path());
+    let script_path = scratch.write("synth.ys", &script)?;
+    yosys::run(&opts.yosys, &script_path)?;
+
+    let rtl = read_design(&scratch, "rtl.json")?;
+    let (top, module) = top_module(&rtl, opts.top.as_deref())?;
+    ports::refuse_clock(top, module)?;
+    checks::combinational_only(&rtl)?;
+    let structural = from_design(&read_design(&scratch, "plain.json")?, opts, Mapping::Structural)?;
+    if !opts.abc {
+        return Ok(structural);
+    }
+    // ABC's netlist only replaces the structural one if it converts and has fewer ANDs
+    // (flattening ABC's per-module netlists can leave dangling wires that nothing reads).
+    let abc = read_design(&scratch, "abc.json").and_then(|d| from_design(&d, opts, Mapping::Abc));
+    match abc {
+        Ok(abc) if abc.circuit.stats().ands < structural.circuit.stats().ands => Ok(abc),
+        _ => Ok(structural),
+    }
+}
+
+fn from_design(
+    design: &json::Design,
+    opts: &SynthOptions,
+    mapping: Mapping,
+) -> Result<Synthesized, HdlError> {
+    let (top, module) = top_module(design, opts.top.as_deref())?;
+    let (inputs, outputs) = ports::plan(top, module, &opts.garbler_ports)?;
+    let circuit = netlist::convert(module, &inputs, &outputs)?;
+    let garbler_values = inputs
+        .iter()
+        .filter(|(_, p)| p.owner == Some(Owner::Garbler))
+        .count();
+    Ok(Synthesized {
+        top: top.clone(),
+        circuit,
+        inputs: inputs.into_iter().map(|(_, p)| p).collect(),
+        outputs: outputs.into_iter().map(|(_, p)| p).collect(),
+        garbler_values,
+        mapping,
+    })
+}
+
+/// The top module: the one named, or the one Yosys marked `top`.
+fn top_module<'a>(
+    design: &'a json::Design,
+    top: Option<&str>,
+) -> Result<(&'a String, &'a json::Module), HdlError> {
+    match top {
+        Some(t) => design
+            .modules
+            .get_key_value(t)
+            .ok_or_else(|| HdlError::MissingTop(t.to_string())),
+        None => design
+            .modules
+            .iter()
+            .find(|(_, m)| m.attributes.contains_key("top"))
+            .or_else(|| design.modules.iter().next())
+            .ok_or_else(|| HdlError::MissingTop("(automatic)".to_string())),
+    }
+}
+
+fn read_design(scratch: &yosys::Scratch, name: &str) -> Result<json::Design, HdlError> {
+    let path = scratch.path().join(name);
+    let text = read_bounded(&path, MAX_NETLIST_BYTES, |bytes, max| HdlError::TooLarge {
+        what: "bytes of netlist",
+        count: bytes,
+        max,
+    })?;
+    serde_json::from_str(&text).map_err(|e| HdlError::Json(format!("{name}: {e}")))
+}
+
+fn read_bounded(
+    path: &std::path::Path,
+    max: u64,
+    too_large: impl FnOnce(u64, u64) -> HdlError,
+) -> Result<String, HdlError> {
+    let read_err = |source| HdlError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::metadata(path).map_err(read_err)?.len();
+    if bytes > max {
+        return Err(too_large(bytes, max));
+    }
+    std::fs::read_to_string(path).map_err(read_err)
+}

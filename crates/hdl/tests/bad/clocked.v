@@ -1,0 +1,3 @@
+module clocked (input clk, input g_a, output reg y);
+  always @(posedge clk) y <= g_a;
+endmodule
