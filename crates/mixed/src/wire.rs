@@ -1,0 +1,207 @@
+//! What crosses the mesh, and the two places this crate builds `fhe` objects from bytes.
+//!
+//! Polynomials travel in `fhe-math`'s own serialization ([`Poly`]'s `to_bytes`); a
+//! ciphertext travels as its two polynomials. Everything read from a peer is bounded by the
+//! frame limit [`poly_max_bytes`] before it is parsed, then checked to be in NTT form over
+//! this run's full ciphertext modulus with N coefficients per prime, so a peer's bytes can
+//! never reach a library routine that would panic on mismatched shapes.
+//!
+//! Deviations from `fhe` 0.1.1's API, argued:
+//! - The crate gives no constructor of a [`PublicKey`] from its ciphertext (the aggregated
+//!   `PublicKeyShare`s must all be in one process, but here each lives in its own), so
+//!   [`public_key_from`] wraps the ciphertext's own serialization in the one-field
+//!   `PublicKey` protobuf message (field 1, length-delimited) and lets the crate's
+//!   `from_bytes` check it; [`ciphertext_of`] reads it back the same way.
+//! - Its `DecryptionShare` keeps its polynomial private, so a share cannot be sent;
+//!   `SecretKeySwitchShare` to the all-zero output key (exactly what `DecryptionShare::new`
+//!   does inside) exposes it through aggregation. The zero key, whose constructor is
+//!   crate-private, is built by [`zero_secret_key`] from its protobuf form (field 1, packed
+//!   `sint64`, N zeros). It is public knowledge, not a secret.
+
+use std::sync::Arc;
+
+use fhe::bfv::{BfvParameters, Ciphertext, PublicKey, SecretKey};
+use fhe_math::rq::{Poly, Representation};
+use fhe_traits::{DeserializeParametrized, DeserializeWithContext, Serialize};
+
+/// The largest serialized polynomial a peer may send under `par`: 8 bytes per coefficient
+/// (the serialization packs them tighter) plus the message's framing.
+pub fn poly_max_bytes(par: &BfvParameters) -> usize {
+    par.degree() * par.moduli().len() * 8 + 256
+}
+
+/// The largest serialized ciphertext (two polynomials and their length prefix).
+pub fn ciphertext_max_bytes(par: &BfvParameters) -> usize {
+    2 * poly_max_bytes(par) + 4
+}
+
+/// A polynomial in NTT form over `par`'s full ciphertext modulus, from a peer's bytes.
+pub fn decode_poly(bytes: &[u8], par: &Arc<BfvParameters>) -> Result<Poly, String> {
+    let ctx = par.context_at_level(0).map_err(|e| e.to_string())?;
+    let poly = Poly::from_bytes(bytes, ctx).map_err(|e| e.to_string())?;
+    if poly.representation() != &Representation::Ntt {
+        return Err(format!(
+            "a polynomial in {:?} form, not NTT",
+            poly.representation()
+        ));
+    }
+    let shape = poly.coefficients().shape().to_vec();
+    if poly.ctx() != ctx || shape != [par.moduli().len(), par.degree()] {
+        return Err(format!(
+            "a polynomial of shape {shape:?}, not {} primes × {} coefficients",
+            par.moduli().len(),
+            par.degree()
+        ));
+    }
+    Ok(poly)
+}
+
+/// A two-polynomial ciphertext as bytes: the first polynomial's length (u32, little
+/// endian), then both polynomials.
+pub fn encode_ciphertext(ct: &Ciphertext) -> Result<Vec<u8>, String> {
+    if ct.len() != 2 {
+        return Err(format!(
+            "a ciphertext of {} polynomials (relinearize first)",
+            ct.len()
+        ));
+    }
+    let (c0, c1) = (ct[0].to_bytes(), ct[1].to_bytes());
+    let len = u32::try_from(c0.len()).map_err(|_| "a polynomial over 4 GiB".to_string())?;
+    let mut out = Vec::with_capacity(4 + c0.len() + c1.len());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&c0);
+    out.extend_from_slice(&c1);
+    Ok(out)
+}
+
+/// A ciphertext from a peer's bytes ([`encode_ciphertext`]'s format).
+pub fn decode_ciphertext(bytes: &[u8], par: &Arc<BfvParameters>) -> Result<Ciphertext, String> {
+    let (len, rest) = bytes.split_first_chunk::<4>().ok_or("fewer than 4 bytes")?;
+    let len = u32::from_le_bytes(*len) as usize;
+    if len > rest.len() {
+        return Err(format!(
+            "a first polynomial of {len} bytes in {} bytes",
+            rest.len()
+        ));
+    }
+    let (c0, c1) = rest.split_at(len);
+    let polys = vec![decode_poly(c0, par)?, decode_poly(c1, par)?];
+    Ciphertext::new(polys, par).map_err(|e| e.to_string())
+}
+
+/// Protobuf's length prefix (a base-128 varint) followed by `body`, as field 1 of a
+/// message (tag byte 0x0a: field 1, wire type 2).
+fn field_one(body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x0a];
+    let mut n = body.len() as u64;
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(body);
+    out
+}
+
+/// Splits a message that is exactly field 1, length-delimited, into that field's bytes.
+fn read_field_one(bytes: &[u8]) -> Option<&[u8]> {
+    let rest = bytes.strip_prefix(&[0x0a])?;
+    let (mut len, mut shift, mut used) = (0u64, 0u32, 0usize);
+    for &b in rest.iter().take(10) {
+        len |= u64::from(b & 0x7f) << shift;
+        shift += 7;
+        used += 1;
+        if b & 0x80 == 0 {
+            let body = &rest[used..];
+            return (body.len() as u64 == len).then_some(body);
+        }
+    }
+    None
+}
+
+/// The public key whose ciphertext is `(c[0], c[1])` (see the module docs).
+pub fn public_key_from(c: &Ciphertext, par: &Arc<BfvParameters>) -> Result<PublicKey, fhe::Error> {
+    PublicKey::from_bytes(&field_one(&c.to_bytes()), par)
+}
+
+/// The ciphertext `(p0, p1)` inside a public key (see the module docs).
+pub fn ciphertext_of(pk: &PublicKey, par: &Arc<BfvParameters>) -> Result<Ciphertext, fhe::Error> {
+    let bytes = pk.to_bytes();
+    let body = read_field_one(&bytes).ok_or_else(|| {
+        fhe::Error::DefaultError("a public key's serialization is not one ciphertext".into())
+    })?;
+    Ciphertext::from_bytes(body, par)
+}
+
+/// The all-zero secret key (public: decrypting under it only rescales `c0`).
+pub fn zero_secret_key(par: &Arc<BfvParameters>) -> Result<SecretKey, fhe::Error> {
+    SecretKey::from_bytes(&field_one(&vec![0u8; par.degree()]), par)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::parameters;
+    use fhe::bfv::{Encoding, Plaintext};
+    use fhe_rand::SeedableRng;
+    use fhe_rand_chacha::ChaCha20Rng;
+    use fhe_traits::{FheDecoder, FheDecrypter, FheEncoder, FheEncrypter};
+
+    #[test]
+    fn a_public_key_survives_the_round_trip_through_its_ciphertext() {
+        let par = parameters();
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let sk = SecretKey::random(&par, &mut rng);
+        let pk = PublicKey::new(&sk, &mut rng);
+        let rebuilt = public_key_from(&ciphertext_of(&pk, &par).unwrap(), &par).unwrap();
+        assert_eq!(rebuilt, pk);
+        let values: Vec<u64> = (0..par.degree() as u64).collect();
+        let pt = Plaintext::try_encode(&values, Encoding::simd(), &par).unwrap();
+        let ct = rebuilt.try_encrypt(&pt, &mut rng).unwrap();
+        let back = Vec::<u64>::try_decode(&sk.try_decrypt(&ct).unwrap(), Encoding::simd());
+        assert_eq!(back.unwrap(), values);
+    }
+
+    #[test]
+    fn ciphertexts_round_trip_and_bad_bytes_are_refused() {
+        let par = parameters();
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let sk = SecretKey::random(&par, &mut rng);
+        let pt = Plaintext::try_encode(&[7u64, 8, 9], Encoding::simd(), &par).unwrap();
+        let ct: Ciphertext = sk.try_encrypt(&pt, &mut rng).unwrap();
+        let bytes = encode_ciphertext(&ct).unwrap();
+        assert!(bytes.len() <= ciphertext_max_bytes(&par));
+        let back = decode_ciphertext(&bytes, &par).unwrap();
+        for i in 0..2 {
+            assert_eq!(back[i].coefficients(), ct[i].coefficients());
+        }
+
+        assert!(decode_ciphertext(&bytes[..3], &par).is_err());
+        assert!(decode_ciphertext(&bytes[..bytes.len() - 1], &par).is_err());
+        let mut huge = bytes.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode_ciphertext(&huge, &par).is_err());
+        assert!(decode_poly(&[0xff; 64], &par).is_err());
+
+        // A polynomial in power-basis form, or over fewer primes, is refused.
+        let mut pb = ct[0].clone();
+        pb.change_representation(Representation::PowerBasis);
+        let e = decode_poly(&pb.to_bytes(), &par).unwrap_err();
+        assert!(e.contains("not NTT"), "{e}");
+        let mut low = ct.clone();
+        low.switch_down().unwrap();
+        assert!(decode_poly(&low[0].to_bytes(), &par).is_err());
+    }
+
+    #[test]
+    fn the_zero_key_decrypts_c0_alone() {
+        let par = parameters();
+        let zero = zero_secret_key(&par).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let values = vec![1u64, 2, 3];
+        let pt = Plaintext::try_encode(&values, Encoding::simd(), &par).unwrap();
+        let ct: Ciphertext = zero.try_encrypt(&pt, &mut rng).unwrap();
+        let back = Vec::<u64>::try_decode(&zero.try_decrypt(&ct).unwrap(), Encoding::simd());
+        assert_eq!(&back.unwrap()[..3], &values);
+    }
+}
