@@ -11,7 +11,9 @@
 //! - [`ThresholdKeys::decrypt`]: threshold decryption (the same paper's Protocol 3 with an
 //!   output key of zero), the decryption shares summed;
 //! - [`ops`]: encryption of packed vectors mod p, homomorphic addition and plaintext
-//!   multiplication, ciphertexts sent over the mesh.
+//!   multiplication, ciphertexts sent over the mesh;
+//! - [`conversions`]: E2A and A2E between ciphertexts and additive shares mod p (seed
+//!   Appendix A.3, Figure 15), with noise flooding.
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
