@@ -219,3 +219,18 @@ fn pinned_seeds_give_a_pinned_transcript() {
         "64a40bc51882e5a18a4004e9a570e2b51dd670560b574b6d180fc6b4867dea4f"
     );
 }
+
+#[test]
+fn a_party_that_dies_during_keygen_is_named_by_every_other() {
+    let got = run_parties(3, 16, |mesh, rng| {
+        if mesh.me() == 2 {
+            // Party 2 leaves before sending anything: its mesh is dropped with the thread's.
+            return None;
+        }
+        Some(keygen(mesh, &parameters(), &SESSION, rng).unwrap_err())
+    });
+    for (party, e) in got.iter().enumerate().take(2) {
+        let e = e.as_ref().unwrap();
+        assert!(e.to_string().contains("party 2"), "party {party}: {e}");
+    }
+}
