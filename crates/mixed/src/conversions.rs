@@ -5,10 +5,12 @@
 //! uniform mask M_i ∈ Z_p^N (its output share) and sends party 0
 //! h_i = s_i·c1 + e_i + f_i − Δ·M_i, with f_i the flooding noise below; party 0 outputs the
 //! slots of c0 + s_0·c1 + e_0 + Σ h_i = Δ·(x − Σ M_i) + noise, so the shares sum to x.
-//! n − 1 messages, one ciphertext-sized polynomial each, all into party 0.
+//! The h_i are summed along a chain into party 0 ([`crate::chain`]): one polynomial out and
+//! one in per party.
 //!
-//! A2E: every party encrypts its share under the collective key and sends it to party 0,
-//! which sums and sends the ciphertext back to everyone (2(n − 1) ciphertexts).
+//! A2E: every party encrypts its share under the collective key; the ciphertexts are summed
+//! along the chain into party 0, and the sum passed back along it (at most two ciphertexts
+//! out and two in per party).
 //!
 //! Noise flooding — the deviation from `fhe` 0.1.1: its decryption shares draw their noise
 //! from a fixed variance of 10 (a `TODO` in its source), which does not hide the
@@ -28,14 +30,13 @@ use std::sync::Arc;
 use fhe::bfv::{BfvParameters, Ciphertext, SecretKey};
 use fhe_math::rq::{traits::TryConvertFrom, Poly, Representation};
 use fhe_rand::{CryptoRng, Rng, RngCore};
-use fhe_traits::{FheEncrypter, Serialize};
-use mixgc_net::Tag;
+use fhe_traits::FheEncrypter;
 use mixgc_nparty::Mesh;
 use num_bigint::BigUint;
 
-use crate::keygen::recv_poly;
-use crate::ops::{broadcast_ciphertext, encode, recv_ciphertext, send_ciphertext};
-use crate::wire::zero_secret_key;
+use crate::chain::{pass_from_root, sum_to_root};
+use crate::ops::{encode, recv_ciphertext};
+use crate::wire::{encode_ciphertext, zero_secret_key};
 use crate::{MixedError, ThresholdKeys};
 
 /// Statistical security of the flooding, in bits.
@@ -111,20 +112,18 @@ impl ThresholdKeys {
         let par = self.parameters().clone();
         let bound = flooding_bound(&par, mesh.parties())?;
         let mut share = self.decryption_share(ct, rng)?;
+        // Party 0's share comes out of the decryption; every other party's is its mask.
+        let mut mask = Vec::new();
         if mesh.me() != 0 {
             let p = par.plaintext();
-            let mask: Vec<u64> = (0..par.degree()).map(|_| rng.random_range(0..p)).collect();
+            mask = (0..par.degree()).map(|_| rng.random_range(0..p)).collect();
             share += &flooding_noise(&par, &bound, rng)?;
             share -= &scaled_plaintext(&par, &zero_secret_key(&par)?, &mask, rng)?;
-            mesh.send(0, Tag::Openings, &share.to_bytes())?;
-            mesh.flush()?;
-            return Ok(mask);
         }
-        let mut shares = vec![share];
-        for j in mesh.peers() {
-            shares.push(recv_poly(mesh, j, &par, "E2A share")?);
+        match self.sum_polys_to(mesh, 0, share, "E2A share")? {
+            Some(total) => self.combine(ct, &[total]),
+            None => Ok(mask),
         }
-        self.combine(ct, &shares)
     }
 
     /// A2E: turns this party's additive shares mod p (`share`, at most N slots, each < p)
@@ -138,15 +137,10 @@ impl ThresholdKeys {
         mesh.set_phase("A2E");
         let par = self.parameters().clone();
         let mine = self.encrypt(share, rng)?;
-        if mesh.me() != 0 {
-            send_ciphertext(mesh, 0, &mine)?;
-            return broadcast_ciphertext(mesh, 0, None, &par);
-        }
-        let mut sum = mine;
-        for j in mesh.peers() {
-            sum += &recv_ciphertext(mesh, j, &par)?;
-        }
-        broadcast_ciphertext(mesh, 0, Some(&sum), &par)
+        let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, &par);
+        let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
+        let sum = sum_to_root(mesh, 0, mine, recv, |a, b| &a + b, encode)?;
+        pass_from_root(mesh, 0, sum, recv, encode)
     }
 }
 

@@ -7,8 +7,10 @@
 //! - Decryption (Protocol 3, KeySwitch to the zero key): party i sends h_i = s_i·c1 + e_i;
 //!   c0 + Σ h_i = Δ·m + noise, which rescales to m.
 //!
-//! Every party sends its share to every other (n − 1 polynomials out and in per party).
-//! No process ever holds another party's s_i.
+//! Keygen is all-to-all (every party needs the key, n − 1 polynomials out and in per
+//! party, once per session); decryption shares are summed along a chain
+//! ([`crate::chain`]), one polynomial out and in per party. No process ever holds another
+//! party's s_i.
 //!
 //! Noise: `fhe` 0.1.1 draws e_i of decryption shares from its fixed small variance (its
 //! source marks flooding as a TODO), so a decryption share is not re-randomized against
@@ -27,6 +29,7 @@ use fhe_traits::{FheDecoder, FheDecrypter, Serialize};
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
 
+use crate::chain::{pass_from_root, sum_to_root};
 use crate::wire::{ciphertext_of, decode_poly, poly_max_bytes, public_key_from, zero_secret_key};
 use crate::MixedError;
 
@@ -163,26 +166,46 @@ impl ThresholdKeys {
         Ok(Vec::<u64>::try_decode(&pt, Encoding::simd())?)
     }
 
-    /// Threshold decryption of `ct` (every party calls it with the same ciphertext): every
-    /// party sends its decryption share to every other, and every party learns the N slots.
+    /// Threshold decryption of `ct` (every party calls it with the same ciphertext): the
+    /// decryption shares are summed along the chain into party 0 ([`crate::chain`]), which
+    /// passes the N slots back along it; every party learns them.
     pub fn decrypt<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
         ct: &Ciphertext,
         rng: &mut R,
     ) -> Result<Vec<u64>, MixedError> {
-        mesh.set_phase("threshold decryption");
-        let mine = self.decryption_share(ct, rng)?;
-        mesh.send_all(Tag::Openings, &mine.to_bytes())?;
-        let mut shares = vec![mine];
-        for j in mesh.peers() {
-            shares.push(recv_poly(mesh, j, &self.par, "decryption share")?);
-        }
-        self.combine(ct, &shares)
+        let slots = self.decrypt_to(mesh, ct, 0, rng)?;
+        mesh.set_phase("threshold decryption: the slots passed on");
+        let p = self.par.plaintext();
+        let degree = self.par.degree();
+        pass_from_root(
+            mesh,
+            0,
+            slots,
+            |mesh, from| {
+                let bytes = mesh.recv_exact(from, Tag::Openings, 4 * degree)?;
+                let slots: Vec<u64> = bytes
+                    .chunks_exact(4)
+                    .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                    .collect();
+                match slots.iter().position(|&v| v >= p) {
+                    Some(i) => Err(malformed(
+                        mesh,
+                        from,
+                        "decrypted slots",
+                        format!("slot {i} is {}, not below p = {p}", slots[i]),
+                    )),
+                    None => Ok(slots),
+                }
+            },
+            |slots| Ok(slots.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect()),
+        )
     }
 
-    /// Threshold decryption of `ct` to party `to` alone: the others send it their shares
-    /// and get `None`; `to` gets the slots.
+    /// Threshold decryption of `ct` to party `to` alone: the decryption shares are summed
+    /// along the chain ending at `to` ([`crate::chain`]); the others get `None`, `to` gets
+    /// the slots.
     pub fn decrypt_to<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
@@ -196,18 +219,34 @@ impl ThresholdKeys {
                 mesh.parties()
             )));
         }
-        mesh.set_phase("threshold decryption to one party");
+        mesh.set_phase("threshold decryption");
         let mine = self.decryption_share(ct, rng)?;
-        if to != mesh.me() {
-            mesh.send(to, Tag::Openings, &mine.to_bytes())?;
-            mesh.flush()?;
-            return Ok(None);
+        match self.sum_polys_to(mesh, to, mine, "decryption share")? {
+            Some(total) => self.combine(ct, &[total]).map(Some),
+            None => Ok(None),
         }
-        let mut shares = vec![mine];
-        for j in mesh.peers() {
-            shares.push(recv_poly(mesh, j, &self.par, "decryption share")?);
-        }
-        self.combine(ct, &shares).map(Some)
+    }
+
+    /// Sums every party's `mine` along the chain into `root` ([`sum_to_root`]).
+    pub(crate) fn sum_polys_to(
+        &self,
+        mesh: &mut Mesh,
+        root: usize,
+        mine: Poly,
+        what: &'static str,
+    ) -> Result<Option<Poly>, MixedError> {
+        let par = &self.par;
+        sum_to_root(
+            mesh,
+            root,
+            mine,
+            |mesh, from| recv_poly(mesh, from, par, what),
+            |mut a, b| {
+                a += b;
+                a
+            },
+            |p| Ok(p.to_bytes()),
+        )
     }
 
     /// `ct` must be a two-polynomial ciphertext at the full modulus of these keys.

@@ -18,6 +18,7 @@
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
 
+mod chain;
 pub mod conversions;
 mod error;
 pub mod keygen;

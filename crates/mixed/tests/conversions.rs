@@ -107,3 +107,46 @@ fn a_malformed_e2a_share_names_its_sender() {
         "{e}"
     );
 }
+
+/// The most bytes any party sent and received during `step`, over an n-party run.
+fn max_traffic(n: usize, step: &str) -> (u64, u64) {
+    let got = run_parties(n, 40, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[6; 32], rng).unwrap();
+        let ct = keys.from_shares(mesh, &[1, 2, 3], rng).unwrap();
+        let before = mesh.bytes();
+        match step {
+            "decrypt" => drop(keys.decrypt(mesh, &ct, rng).unwrap()),
+            "e2a" => drop(keys.to_shares(mesh, &ct, rng).unwrap()),
+            _ => drop(keys.from_shares(mesh, &[4], rng).unwrap()),
+        }
+        let after = mesh.bytes();
+        let sum = |v: &[(u64, u64)], f: fn(&(u64, u64)) -> u64| v.iter().map(f).sum::<u64>();
+        (
+            sum(&after, |b| b.0) - sum(&before, |b| b.0),
+            sum(&after, |b| b.1) - sum(&before, |b| b.1),
+        )
+    });
+    (
+        got.iter().map(|g| g.0).max().unwrap(),
+        got.iter().map(|g| g.1).max().unwrap(),
+    )
+}
+
+#[test]
+fn per_party_traffic_does_not_grow_with_n() {
+    // From n = 3 on, every step has a party in the middle of the chain (which both
+    // receives and forwards); from there the per-party maximum must stay flat.
+    for step in ["decrypt", "e2a", "a2e"] {
+        let (sent3, received3) = max_traffic(3, step);
+        let (sent6, received6) = max_traffic(6, step);
+        assert!(sent3 > 0 && received3 > 0, "{step}");
+        assert!(
+            sent6 * 4 <= sent3 * 5,
+            "{step}: sent {sent3} at n = 3, {sent6} at n = 6"
+        );
+        assert!(
+            received6 * 4 <= received3 * 5,
+            "{step}: received {received3} at n = 3, {received6} at n = 6"
+        );
+    }
+}
