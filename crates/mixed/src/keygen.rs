@@ -22,16 +22,24 @@ use std::sync::Arc;
 
 use fhe::bfv::{BfvParameters, Ciphertext, Encoding, PublicKey, SecretKey};
 use fhe::mbfv::{Aggregate, CommonRandomPoly, PublicKeyShare, SecretKeySwitchShare};
-use fhe_math::rq::Poly;
+use fhe_math::rq::{traits::TryConvertFrom, Poly, Representation};
 use fhe_rand::{CryptoRng, RngCore, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use fhe_traits::{FheDecoder, FheDecrypter, Serialize};
+use fhe_util::sample_vec_cbd;
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
+use zeroize::Zeroizing;
 
 use crate::chain::{pass_from_root, sum_to_root};
-use crate::wire::{ciphertext_of, decode_poly, poly_max_bytes, public_key_from, zero_secret_key};
+use crate::wire::{
+    ciphertext_of, decode_poly, poly_max_bytes, public_key_from, secret_key_from, zero_secret_key,
+};
 use crate::MixedError;
+
+/// The variance of `fhe`'s secret keys and fresh errors (its `BfvParametersBuilder`
+/// default, which [`crate::parameters`] keeps).
+pub const NOISE_VARIANCE: usize = 10;
 
 /// Domain separation of the common random polynomial's seed.
 const CRP_CONTEXT: &str = "mixgc-mixed 2026-11 threshold BFV common random polynomial";
@@ -44,6 +52,10 @@ pub struct ThresholdKeys {
     parties: usize,
     /// s_i: never serialized, never sent (zeroized on drop by `fhe`).
     secret: SecretKey,
+    /// s_i's coefficients (zeroized on drop).
+    secret_coeffs: Zeroizing<Vec<i64>>,
+    /// The seed of the common random polynomials (public).
+    crp_seed: [u8; 32],
     public: PublicKey,
     zero: SecretKey,
 }
@@ -83,11 +95,18 @@ pub fn keygen<R: RngCore + CryptoRng>(
             seed.update(&mesh.recv_exact(j, Tag::Openings, 32)?);
         }
     }
-    let mut crp_rng = ChaCha20Rng::from_seed(*seed.finalize().as_bytes());
-    let crp = CommonRandomPoly::new(par, &mut crp_rng)?;
+    let crp_seed = *seed.finalize().as_bytes();
+    let crp = CommonRandomPoly::new(par, &mut ChaCha20Rng::from_seed(crp_seed))?;
 
     mesh.set_phase("threshold keygen: public-key shares");
-    let secret = SecretKey::random(par, rng);
+    // s_i exactly as `SecretKey::random` samples it, but with the coefficients kept here
+    // (the library keeps them crate-private): the relinearization-key protocol needs s_i
+    // as a polynomial.
+    let secret_coeffs = Zeroizing::new(
+        sample_vec_cbd(par.degree(), NOISE_VARIANCE, rng)
+            .map_err(|e| fhe::Error::DefaultError(e.to_string()))?,
+    );
+    let secret = secret_key_from(&secret_coeffs, par)?;
     let share = PublicKeyShare::new(&secret, crp, rng)?;
     let own = ciphertext_of(&PublicKey::from_shares([share])?, par)?;
     let (mut p0, a) = (own[0].clone(), own[1].clone());
@@ -101,6 +120,8 @@ pub fn keygen<R: RngCore + CryptoRng>(
         me: mesh.me(),
         parties: n,
         secret,
+        secret_coeffs,
+        crp_seed,
         public,
         zero: zero_secret_key(par)?,
     })
@@ -126,6 +147,27 @@ pub(crate) fn malformed(mesh: &mut Mesh, party: usize, what: &'static str, why: 
 }
 
 impl ThresholdKeys {
+    /// s_i as a polynomial over the full modulus, in NTT form (a secret: zeroized on drop).
+    pub(crate) fn secret_poly(&self) -> Result<Zeroizing<Poly>, MixedError> {
+        let ctx = self.par.context_at_level(0)?;
+        let mut s = Zeroizing::new(
+            Poly::try_convert_from(
+                self.secret_coeffs.as_slice(),
+                ctx,
+                false,
+                Representation::PowerBasis,
+            )
+            .map_err(fhe::Error::MathError)?,
+        );
+        s.change_representation(Representation::Ntt);
+        Ok(s)
+    }
+
+    /// The public seed of this key's common random polynomials.
+    pub(crate) fn crp_seed(&self) -> &[u8; 32] {
+        &self.crp_seed
+    }
+
     /// The parameters the keys are for.
     pub fn parameters(&self) -> &Arc<BfvParameters> {
         &self.par

@@ -8,6 +8,8 @@
 //! - [`keygen`]: distributed key generation (Mouchet et al., "Multiparty Homomorphic
 //!   Encryption from Ring-Learning-with-Errors", Protocol 1 EncKeyGen), each secret-key
 //!   share staying in its own process;
+//! - [`ThresholdKeys::relinearization_key`]: the collective relinearization key (Protocol 2,
+//!   RelinKeyGen);
 //! - [`ThresholdKeys::decrypt`]: threshold decryption (the same paper's Protocol 3 with an
 //!   output key of zero), the decryption shares summed;
 //! - [`ops`]: encryption of packed vectors mod p, homomorphic addition and plaintext
@@ -24,6 +26,7 @@ mod error;
 pub mod keygen;
 pub mod ops;
 pub mod params;
+mod relin;
 pub mod wire;
 
 pub use error::MixedError;

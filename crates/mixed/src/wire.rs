@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use fhe::bfv::{BfvParameters, Ciphertext, PublicKey, SecretKey};
+use fhe::bfv::{BfvParameters, Ciphertext, PublicKey, RelinearizationKey, SecretKey};
 use fhe_math::rq::{Poly, Representation};
 use fhe_traits::{DeserializeParametrized, DeserializeWithContext, Serialize};
 
@@ -89,17 +89,26 @@ pub fn decode_ciphertext(bytes: &[u8], par: &Arc<BfvParameters>) -> Result<Ciphe
     Ciphertext::new(polys, par).map_err(|e| e.to_string())
 }
 
-/// Protobuf's length prefix (a base-128 varint) followed by `body`, as field 1 of a
-/// message (tag byte 0x0a: field 1, wire type 2).
-fn field_one(body: &[u8]) -> Vec<u8> {
-    let mut out = vec![0x0a];
-    let mut n = body.len() as u64;
+/// Appends `n` as a protobuf base-128 varint.
+fn push_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8 & 0x7f) | 0x80);
         n >>= 7;
     }
     out.push(n as u8);
+}
+
+/// Appends `body` as length-delimited field `field` of a protobuf message.
+fn push_field(out: &mut Vec<u8>, field: u8, body: &[u8]) {
+    out.push(field << 3 | 2);
+    push_varint(out, body.len() as u64);
     out.extend_from_slice(body);
+}
+
+/// A message that is `body` as its field 1, length-delimited.
+fn field_one(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 11);
+    push_field(&mut out, 1, body);
     out
 }
 
@@ -133,9 +142,75 @@ pub fn ciphertext_of(pk: &PublicKey, par: &Arc<BfvParameters>) -> Result<Ciphert
     Ciphertext::from_bytes(body, par)
 }
 
+/// The secret key with coefficients `coeffs` (field 1 of `SecretKey`, packed zigzag
+/// `sint64`); the encoding buffer is zeroized.
+pub fn secret_key_from(coeffs: &[i64], par: &Arc<BfvParameters>) -> Result<SecretKey, fhe::Error> {
+    let mut packed = zeroize::Zeroizing::new(Vec::with_capacity(coeffs.len() * 2));
+    for &c in coeffs {
+        push_varint(&mut packed, ((c << 1) ^ (c >> 63)) as u64);
+    }
+    let message = zeroize::Zeroizing::new(field_one(&packed));
+    SecretKey::from_bytes(&message, par)
+}
+
+/// The relinearization key whose key-switching key has the polynomials `c0` and `c1` (one
+/// per ciphertext prime, level 0, no digit decomposition), as `fhe::mbfv`'s aggregation
+/// builds it: a `RelinearizationKey` message holding a `KeySwitchingKey` (fields 1 and 2:
+/// repeated polynomials; levels and log-base 0, protobuf's defaults, left out).
+pub fn relinearization_key_from(
+    c0: &[Poly],
+    c1: &[Poly],
+    par: &Arc<BfvParameters>,
+) -> Result<RelinearizationKey, fhe::Error> {
+    let mut ksk = Vec::new();
+    for p in c0 {
+        push_field(&mut ksk, 1, &p.to_bytes());
+    }
+    for p in c1 {
+        push_field(&mut ksk, 2, &p.to_bytes());
+    }
+    RelinearizationKey::from_bytes(&field_one(&ksk), par)
+}
+
+/// Several polynomials as bytes: each one's length (u32, little endian), then it.
+pub fn encode_polys(polys: &[Poly]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in polys {
+        let bytes = p.to_bytes();
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
+
+/// Exactly `count` polynomials ([`decode_poly`]'s checks) from a peer's bytes.
+pub fn decode_polys(bytes: &[u8], count: usize, par: &Arc<BfvParameters>) -> Result<Vec<Poly>, String> {
+    let mut rest = bytes;
+    let mut polys = Vec::with_capacity(count.min(64));
+    for i in 0..count {
+        let (len, tail) = rest
+            .split_first_chunk::<4>()
+            .ok_or_else(|| format!("polynomial {i} of {count} is missing"))?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if len > tail.len() {
+            return Err(format!(
+                "polynomial {i} claims {len} bytes, {} are left",
+                tail.len()
+            ));
+        }
+        let (poly, tail) = tail.split_at(len);
+        polys.push(decode_poly(poly, par).map_err(|e| format!("polynomial {i}: {e}"))?);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(format!("{} bytes after {count} polynomials", rest.len()));
+    }
+    Ok(polys)
+}
+
 /// The all-zero secret key (public: decrypting under it only rescales `c0`).
 pub fn zero_secret_key(par: &Arc<BfvParameters>) -> Result<SecretKey, fhe::Error> {
-    SecretKey::from_bytes(&field_one(&vec![0u8; par.degree()]), par)
+    secret_key_from(&vec![0; par.degree()], par)
 }
 
 #[cfg(test)]
@@ -194,6 +269,33 @@ mod tests {
         let mut low = ct.clone();
         low.switch_down().unwrap();
         assert!(decode_poly(&low[0].to_bytes(), &par).is_err());
+    }
+
+    #[test]
+    fn a_secret_key_from_coefficients_is_the_one_the_library_samples() {
+        let par = parameters();
+        let coeffs = fhe_util::sample_vec_cbd(par.degree(), 10, &mut ChaCha20Rng::seed_from_u64(5)).unwrap();
+        let ours = secret_key_from(&coeffs, &par).unwrap();
+        let theirs = SecretKey::random(&par, &mut ChaCha20Rng::seed_from_u64(5));
+        assert_eq!(ours.to_bytes(), theirs.to_bytes());
+    }
+
+    #[test]
+    fn poly_lists_round_trip_and_wrong_counts_are_refused() {
+        let par = parameters();
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        let ctx = par.context_at_level(0).unwrap();
+        let polys: Vec<Poly> = (0..3)
+            .map(|_| Poly::random(ctx, Representation::Ntt, &mut rng))
+            .collect();
+        let bytes = encode_polys(&polys);
+        let back = decode_polys(&bytes, 3, &par).unwrap();
+        assert!(back
+            .iter()
+            .zip(&polys)
+            .all(|(a, b)| a.coefficients() == b.coefficients()));
+        assert!(decode_polys(&bytes, 2, &par).unwrap_err().contains("bytes after"));
+        assert!(decode_polys(&bytes, 4, &par).unwrap_err().contains("missing"));
     }
 
     #[test]

@@ -234,3 +234,32 @@ fn a_party_that_dies_during_keygen_is_named_by_every_other() {
         assert!(e.to_string().contains("party 2"), "party {party}: {e}");
     }
 }
+
+#[test]
+fn ciphertext_products_relinearize_under_the_collective_key() {
+    for n in [2, 3, 5] {
+        let mut data_rng = ChaCha20Rng::seed_from_u64(50 + n as u64);
+        let (a, b) = (slots(&mut data_rng), slots(&mut data_rng));
+        let got = run_parties(n, 60 + n as u64, |mesh, rng| {
+            let keys = keys(mesh, rng);
+            let rlk = keys.relinearization_key(mesh, rng).unwrap();
+            let par = keys.parameters().clone();
+            let ca = (mesh.me() == 0).then(|| keys.encrypt(&a, rng).unwrap());
+            let ca = broadcast_ciphertext(mesh, 0, ca.as_ref(), &par).unwrap();
+            let cb = (mesh.me() == n - 1).then(|| keys.encrypt(&b, rng).unwrap());
+            let cb = broadcast_ciphertext(mesh, n - 1, cb.as_ref(), &par).unwrap();
+            let mut product = &ca * &cb;
+            // Three polynomials before relinearization: refused by decryption.
+            let refused = keys.decryption_share(&product, rng).unwrap_err();
+            rlk.relinearizes(&mut product).unwrap();
+            let opened = keys.decrypt(mesh, &product, rng).unwrap();
+            (fhe_traits::Serialize::to_bytes(&rlk), refused.to_string(), opened)
+        });
+        let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| mul_mod(*x, *y)).collect();
+        for (party, (rlk, refused, opened)) in got.iter().enumerate() {
+            assert_eq!(*rlk, got[0].0, "n = {n}: party {party} holds another key");
+            assert!(refused.contains("not 3 polynomials"), "{refused}");
+            assert_eq!(*opened, want, "n = {n}, party {party}: a·b");
+        }
+    }
+}
