@@ -1,0 +1,39 @@
+//! N-party mixed-mode MPC (issue #18), semi-honest with up to n − 1 corrupted parties.
+//!
+//! This crate holds the seed paper's E form ("Scalable Mixed-Mode MPC", §3, Figures 2–3):
+//! values packed into the slots of a full-threshold (n-out-of-n) BFV ciphertext under a
+//! collective public key, on top of `mixgc_nparty`'s [`Mesh`](mixgc_nparty::Mesh):
+//!
+//! - [`params`]: the BFV parameter set (N = 8192, the seed's p = 2^32 − 2^30 + 1);
+//! - [`keygen`]: distributed key generation (Mouchet et al., "Multiparty Homomorphic
+//!   Encryption from Ring-Learning-with-Errors", Protocol 1 EncKeyGen), each secret-key
+//!   share staying in its own process;
+//! - [`ThresholdKeys::relinearization_key`]: the collective relinearization key (Protocol 2,
+//!   RelinKeyGen);
+//! - [`ThresholdKeys::decrypt`]: threshold decryption (the same paper's Protocol 3 with an
+//!   output key of zero), the decryption shares summed;
+//! - [`ops`]: encryption of packed vectors mod p, homomorphic addition and plaintext
+//!   multiplication, ciphertexts sent over the mesh;
+//! - [`conversions`]: E2A and A2E between ciphertexts and additive shares mod p (seed
+//!   Appendix A.3, Figure 15), with noise flooding.
+//!
+//! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
+//! crate builds the library's objects from their serialized form.
+
+mod chain;
+pub mod conversions;
+mod error;
+pub mod keygen;
+pub mod ops;
+pub mod params;
+mod relin;
+pub mod wire;
+
+pub use error::MixedError;
+pub use keygen::{keygen, ThresholdKeys};
+pub use params::{parameters, CIPHERTEXT_MODULI, DEGREE, PLAINTEXT_MODULUS};
+
+/// The BFV types of the `fhe` crate this crate's API uses.
+pub use fhe::bfv::{BfvParameters, Ciphertext, Plaintext};
+/// The randomness traits the `fhe` crate asks for (rand 0.9's).
+pub use fhe_rand::{CryptoRng, RngCore};

@@ -1,0 +1,83 @@
+//! The BFV parameter set of the E form.
+//!
+//! - Plaintext modulus: the seed's p = 2^32 − 2^30 + 1 = 3·2^30 + 1 (prime). p − 1 = 3·2^30,
+//!   so p ≡ 1 (mod 2N) for every power-of-two N ≤ 2^29: the plaintext ring splits into N
+//!   slots (SIMD packing), as the seed's §3 requires.
+//! - Ring degree N = 8192 and ciphertext modulus q = the product of the five NTT-friendly
+//!   primes of `fhe`'s own 128-bit preset for N = 8192 (`BfvParameters::default_parameters_128`),
+//!   43 + 43 + 44 + 44 + 44 = 218 bits. The HomomorphicEncryption.org Security Standard
+//!   (Albrecht et al., 2018), Table 1 (classical security, 128 bits), allows log q ≤ 218 at
+//!   N = 8192 for uniform, error-distributed and ternary secrets alike; `fhe` samples secret
+//!   keys and errors from a centered binomial of variance 10 (σ ≈ 3.16, the standard's
+//!   σ ≈ 3.2 error width).
+//!
+//! 218 bits leave room for plaintext products (each costs about log p + log N ≈ 45 bits of
+//! noise budget) and, later, for noise flooding of decryption shares (about 40 bits more).
+
+use std::sync::{Arc, OnceLock};
+
+use fhe::bfv::{BfvParameters, BfvParametersBuilder};
+
+/// The seed's plaintext prime p = 2^32 − 2^30 + 1.
+pub const PLAINTEXT_MODULUS: u64 = (1 << 32) - (1 << 30) + 1;
+
+/// Ring degree N, which is also the number of plaintext slots.
+pub const DEGREE: usize = 8192;
+
+/// The ciphertext primes (q ≈ 2^218): `fhe` 0.1.1's 128-bit preset for N = 8192.
+pub const CIPHERTEXT_MODULI: [u64; 5] = [
+    0x7fffffd8001,
+    0x7fffffc8001,
+    0xfffffffc001,
+    0xffffff6c001,
+    0xfffffebc001,
+];
+
+/// The parameter set above (built once per process).
+pub fn parameters() -> Arc<BfvParameters> {
+    static PARAMETERS: OnceLock<Arc<BfvParameters>> = OnceLock::new();
+    PARAMETERS
+        .get_or_init(|| {
+            BfvParametersBuilder::new()
+                .set_degree(DEGREE)
+                .set_plaintext_modulus(PLAINTEXT_MODULUS)
+                .set_moduli(&CIPHERTEXT_MODULI)
+                .build_arc()
+                .expect("the constant BFV parameter set is valid (checked by a test)")
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_prime(n: u64) -> bool {
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
+    }
+
+    #[test]
+    fn p_is_the_seeds_prime_and_packs() {
+        assert_eq!(PLAINTEXT_MODULUS, 3_221_225_473);
+        assert!(is_prime(PLAINTEXT_MODULUS));
+        assert_eq!(PLAINTEXT_MODULUS % (2 * DEGREE as u64), 1);
+    }
+
+    #[test]
+    fn q_is_at_most_218_bits_and_made_of_ntt_primes() {
+        let bits: u32 = CIPHERTEXT_MODULI.iter().map(|q| 64 - q.leading_zeros()).sum();
+        assert_eq!(bits, 218);
+        for q in CIPHERTEXT_MODULI {
+            assert!(is_prime(q), "{q:#x}");
+            assert_eq!(q % (2 * DEGREE as u64), 1, "{q:#x}");
+        }
+    }
+
+    #[test]
+    fn the_parameter_set_builds() {
+        let par = parameters();
+        assert_eq!(par.degree(), DEGREE);
+        assert_eq!(par.plaintext(), PLAINTEXT_MODULUS);
+        assert_eq!(par.moduli(), &CIPHERTEXT_MODULI);
+    }
+}
