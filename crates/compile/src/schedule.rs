@@ -115,11 +115,15 @@ impl<'c> ListScheduler<'c> {
     fn new(c: &'c Circuit, canon: &[u32]) -> Self {
         let n = c.num_gates();
         let wires = c.num_wires as usize;
+        // A `Const` gate's `a` is its value, not a wire: only gates that read wires look
+        // them up (a one-wire circuit `EQ 1` would index past the wires otherwise).
         let inputs_of = |g: usize| -> ([u32; 2], usize) {
-            let (a, b) = (canon[c.a[g] as usize], canon[c.b[g] as usize]);
+            let wire = |w: u32| canon[w as usize];
             match c.kind[g] {
-                GateKind::Xor | GateKind::And if a != b => ([a, b], 2),
-                GateKind::Xor | GateKind::And | GateKind::Not => ([a, a], 1),
+                GateKind::Xor | GateKind::And if wire(c.a[g]) != wire(c.b[g]) => {
+                    ([wire(c.a[g]), wire(c.b[g])], 2)
+                }
+                GateKind::Xor | GateKind::And | GateKind::Not => ([wire(c.a[g]), wire(c.a[g])], 1),
                 GateKind::Copy | GateKind::Const => ([0, 0], 0),
             }
         };

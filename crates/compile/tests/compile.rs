@@ -1,8 +1,9 @@
 //! The compiled stream computes what the circuit computes, in bounded slots.
 
-use mixgc_circuit::{bristol, Circuit};
+use mixgc_circuit::{bristol, Circuit, GateKind};
 use mixgc_compile::{
-    circuit_info, compile, compile_with, CompiledCircuit, Layout, Reorder, RunKind, MAX_PARALLEL_GATES,
+    circuit_info, compile, compile_with, eval_stream_plain, CompiledCircuit, Layout, Reorder, RunKind,
+    MAX_PARALLEL_GATES,
 };
 use mixgc_program::gadgets::aes::aes128;
 use mixgc_program::{Backend, PartyId, Recorder};
@@ -219,4 +220,23 @@ fn files_are_recognised_by_their_magic_before_parsing() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A circuit with no inputs whose one gate is the constant 1 (Bristol `EQ 1`, a single wire):
+/// the scheduler must not read the constant's value as a wire id.
+#[test]
+fn a_single_constant_one_compiles() {
+    let c = Circuit {
+        num_wires: 1,
+        output_widths: vec![1],
+        output_wires: vec![0],
+        kind: vec![GateKind::Const],
+        a: vec![1],
+        b: vec![0],
+        out: vec![0],
+        ..Circuit::default()
+    };
+    assert_eq!(c.validate(), Ok(()));
+    let compiled = compile(&c);
+    assert_eq!(eval_stream_plain(&mut compiled.stream(), &[]).unwrap(), [true]);
 }
