@@ -23,6 +23,8 @@ mod frames;
 mod garble;
 mod io;
 mod program;
+#[cfg(test)]
+mod program_tests;
 mod state;
 #[cfg(test)]
 mod tests;

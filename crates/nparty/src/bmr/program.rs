@@ -145,6 +145,12 @@ impl<'a> ProgramBackend<'a> {
         Ok((e.next_and, e.batches, e.online_rounds))
     }
 
+    /// Wire slots taken so far: the most wires the program held at once (plus the
+    /// constant 1), what this party's state grows with.
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+
     /// The error of an earlier step, if any.
     fn check(&self) -> Result<(), ProgramError> {
         self.error.clone().map_or(Ok(()), Err)
