@@ -15,6 +15,8 @@
 //! compares the others' with its own, so a divergence is a [`NpartyError::Mismatch`]
 //! naming the party, never a hang or a wrong output.
 
+use std::time::{Duration, Instant};
+
 use mixgc_circuit::{Audience, PartyId};
 use mixgc_core::Rng;
 use mixgc_net::Tag;
@@ -54,6 +56,12 @@ pub struct ProgramRun<T> {
     pub batches: u64,
     /// Rounds of the online phase (input steps and output openings).
     pub online_rounds: u64,
+    /// Time in the setup and the joint garbling of the batches.
+    pub offline: Duration,
+    /// Time in the input steps, the evaluation and the openings.
+    pub online: Duration,
+    /// Bytes (sent, received) per party during the setup (base OTs).
+    pub setup_bytes: Vec<(u64, u64)>,
 }
 
 /// One party's side of a program run by BMR (see the module docs). Wires are slot
@@ -92,12 +100,15 @@ pub fn run_program<T>(
 ) -> Result<ProgramRun<T>, ProgramError> {
     let mut backend = ProgramBackend::new(mesh, session, rng, options)?;
     let value = program(&mut backend);
-    let (ands, batches, online_rounds) = backend.finish()?;
+    let engine = backend.finish()?;
     Ok(ProgramRun {
         value,
-        ands,
-        batches,
-        online_rounds,
+        ands: engine.next_and,
+        batches: engine.batches,
+        online_rounds: engine.online_rounds,
+        offline: engine.offline,
+        online: engine.online,
+        setup_bytes: engine.setup_bytes,
     })
 }
 
@@ -134,15 +145,14 @@ impl<'a> ProgramBackend<'a> {
         })
     }
 
-    /// Ends the run: checks with every party that all programs ended alike. Returns the
-    /// ANDs, batches and online rounds. Gates after the last output are never garbled:
-    /// nobody could learn anything from them.
-    pub fn finish(mut self) -> Result<(u64, u64, u64), ProgramError> {
+    /// Ends the run: checks with every party that all programs ended alike. Gates after
+    /// the last output are never garbled: nobody could learn anything from them.
+    fn finish(mut self) -> Result<Engine, ProgramError> {
         self.check()?;
-        self.sync(b"end", &[]).map_err(peer_error)?;
-        self.mesh.flush().map_err(peer_error)?;
-        let e = &self.engine;
-        Ok((e.next_and, e.batches, e.online_rounds))
+        if let Err(e) = self.sync(b"end", &[]).and_then(|()| self.mesh.flush()) {
+            return Err(self.fail(peer_error(e)));
+        }
+        Ok(self.engine)
     }
 
     /// Wire slots taken so far: the most wires the program held at once (plus the
@@ -308,6 +318,7 @@ impl<'a> ProgramBackend<'a> {
         let result = (|| {
             self.sync(b"output", &detail)?;
             self.run_pending()?;
+            let t = Instant::now();
             let (bits, rounds) = open_bits(
                 self.mesh,
                 members,
@@ -316,6 +327,7 @@ impl<'a> ProgramBackend<'a> {
                 &self.engine.active,
             )?;
             self.engine.online_rounds += rounds;
+            self.engine.online += t.elapsed();
             Ok(bits)
         })();
         result.map_err(|e| {
