@@ -375,3 +375,25 @@ fn recorded_against_gate_by_gate_auction_of_16() {
         println!("round {round}: recorded {recorded:.2?}, gate by gate {program:.2?}");
     }
 }
+
+#[test]
+fn control_flow_may_follow_a_value_revealed_to_all() {
+    // Unlike a recorded program, a program run gate by gate learns its outputs as it goes.
+    for (a, b) in [(true, true), (true, false), (false, true)] {
+        let got = run_parties(3, 7, |bk, me| {
+            let x = bk.input(PartyId::new(0).unwrap(), 1, (me == 0).then_some(&[a][..]))?;
+            let y = bk.input(PartyId::new(1).unwrap(), 1, (me == 1).then_some(&[b][..]))?;
+            let opened = bk.output(&x)?.expect("revealed to all");
+            let z = if opened[0] {
+                bk.and(x[0], y[0])
+            } else {
+                bk.not(y[0])
+            };
+            bk.output(&[z])
+        });
+        let want = if a { a & b } else { !b };
+        for r in got {
+            assert_eq!(r.unwrap().value.unwrap(), Some(vec![want]));
+        }
+    }
+}
