@@ -117,8 +117,9 @@ fn peer_error(e: NpartyError) -> ProgramError {
 }
 
 impl<'a> ProgramBackend<'a> {
-    /// Sets up this party's side (Δ, base OTs with every party).
-    pub fn new(
+    /// Sets up this party's side (Δ, base OTs with every party); [`run_program`] is the
+    /// way in, as it also checks the end.
+    fn new(
         mesh: &'a mut Mesh,
         session: &[u8; 32],
         rng: &'a mut Rng,
