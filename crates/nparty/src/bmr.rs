@@ -17,26 +17,29 @@
 //! is garbled, then evaluated, and its tables dropped. Memory is O(live wires + batch),
 //! not O(circuit).
 
+mod engine;
 mod eval;
 mod frames;
 mod garble;
 mod io;
+mod program;
+#[cfg(test)]
+mod program_tests;
 mod state;
 #[cfg(test)]
 mod tests;
 mod tweak;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mixgc_compile::GateStream;
-use mixgc_core::{Block, Rng, Tccr};
+use mixgc_core::Rng;
 
 use crate::batches::{for_each_batch, slot_count, Op};
-use crate::{Correlations, Job, Mesh, NpartyError, Outcome, Roles};
-use eval::evaluate_batch;
-use garble::garble_batch;
+use crate::{Job, Mesh, NpartyError, Outcome, Roles};
+use engine::Engine;
 use io::InputShares;
-use state::{Active, Shares};
+pub use program::{run_program, ProgramBackend, ProgramRun};
 
 /// Settings of a BMR run (the same at every party).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,74 +140,46 @@ fn run_stream_with(
     let (me, n) = (mesh.me(), mesh.parties());
     let header = stream.header().clone();
     roles.check(header.input_widths(), me, n, inputs)?;
-    if n > tweak::MAX_PARTIES {
-        return Err(NpartyError::Usage(format!(
-            "BMR runs at most {} parties, not {n}",
-            tweak::MAX_PARTIES
-        )));
-    }
-    if options.batch_ands == 0 {
-        return Err(NpartyError::Usage(
-            "the BMR batch must hold at least one AND gate".into(),
-        ));
-    }
     let slots = slot_count(&header)?;
-
-    let start = Instant::now();
-    let delta = Block::random(rng).with_lsb_set();
-    let mut corr = Correlations::setup(mesh, session, delta, rng)?;
-    let setup_bytes = mesh.bytes();
-    hooks.setup_sent = setup_bytes.iter().map(|b| b.0).sum();
-    let hash = Tccr::default();
-    let mut shares = Shares::new(me, n, delta, slots);
-    let mut active = Active::new(n, slots);
+    let mut engine = Engine::setup(mesh, session, rng, options, slots)?;
+    engine.tamper = hooks.corrupt_table_shares;
+    hooks.setup_sent = engine.setup_bytes.iter().map(|b| b.0).sum();
+    let t = Instant::now();
     let input_slots = header.input_slots();
     for &s in input_slots {
-        shares.fresh(s as usize, rng);
+        engine.shares.fresh(s as usize, rng);
     }
+    // Kept aside: the first batch may reuse an input's slot before the inputs are exchanged.
     let own_inputs = InputShares {
-        lambda: input_slots.iter().map(|&s| shares.lambda[s as usize]).collect(),
-        key0: input_slots.iter().map(|&s| shares.key0[s as usize]).collect(),
+        lambda: input_slots
+            .iter()
+            .map(|&s| engine.shares.lambda[s as usize])
+            .collect(),
+        key0: input_slots
+            .iter()
+            .map(|&s| engine.shares.key0[s as usize])
+            .collect(),
     };
-    let mut offline = start.elapsed();
-    let mut online = Duration::ZERO;
-    let mut online_rounds = 0;
-    let (mut first, mut first_and) = (true, 0u64);
+    engine.offline += t.elapsed();
+    let mut first = true;
     let ands = for_each_batch(stream, options.batch_ands, |ops: &[Op]| {
-        let t = Instant::now();
         let fresh = if first { input_slots } else { &[] };
-        let garbled = garble_batch(
-            &mut shares,
-            mesh,
-            &mut corr,
-            &hash,
-            ops,
-            first_and,
-            fresh,
-            rng,
-            hooks.corrupt_table_shares,
-        )?;
-        offline += t.elapsed();
-        let t = Instant::now();
-        if first {
-            online_rounds +=
-                io::exchange_inputs(mesh, roles, &header, &own_inputs, delta, &mut active, inputs)?;
-            first = false;
-        }
-        evaluate_batch(&mut active, me, delta, &hash, ops, first_and, &garbled)?;
-        online += t.elapsed();
-        first_and += garbled.out_keys.len() as u64;
-        Ok(())
+        engine.run_batch(mesh, ops, fresh, rng, |mesh, active, delta| {
+            if !std::mem::take(&mut first) {
+                return Ok(0);
+            }
+            io::exchange_inputs(mesh, roles, &header, &own_inputs, delta, active, inputs)
+        })
     })?;
     let t = Instant::now();
-    let (outputs, rounds) = io::reveal_outputs(mesh, roles, &header, &shares, &active)?;
-    online += t.elapsed();
+    let (outputs, rounds) = io::reveal_outputs(mesh, roles, &header, &engine.shares, &engine.active)?;
+    let online = engine.online + t.elapsed();
     Ok(Outcome {
         outputs,
         ands,
-        offline,
+        offline: engine.offline,
         online,
-        online_rounds: online_rounds + rounds,
-        setup_bytes,
+        online_rounds: engine.online_rounds + rounds,
+        setup_bytes: engine.setup_bytes,
     })
 }

@@ -11,7 +11,8 @@
 //! - GMW: XOR shares of every wire, AND by Beaver triples, one round per AND level;
 //! - BMR: multiparty garbling with free-XOR (Ben-Efraim–Lindell–Omri, CCS 2016), the
 //!   garbled tables built jointly in a constant number of rounds, then evaluated locally
-//!   by every party.
+//!   by every party; programs run on it gate by gate in bounded memory
+//!   ([`bmr::run_program`]).
 
 mod batches;
 pub mod bits;

@@ -6,6 +6,10 @@
 //! While recording, an output's value is not known yet: [`Backend::output`] returns `None`,
 //! and the outputs come back from the run. Programs whose control flow depends on a revealed
 //! value cannot be recorded.
+//!
+//! Recording holds the whole circuit in memory. [`crate::bmr::run_program`] runs a program
+//! by BMR gate by gate instead, in memory bounded by its live wires plus one batch, with
+//! outputs revealed as the program asks (so control flow may depend on them).
 
 use mixgc_circuit::{Audience, PartyId};
 use mixgc_program::{checked_input, Backend, ProgramError, Recorded, Recorder};

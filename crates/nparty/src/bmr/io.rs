@@ -12,13 +12,14 @@ use crate::{Mesh, NpartyError, Roles};
 
 /// This party's λ share and 0-key of every input bit, as made before the first batch (the
 /// batch may reuse an input's slot before the inputs are exchanged).
+#[derive(Default)]
 pub(super) struct InputShares {
     pub lambda: Vec<bool>,
     pub key0: Vec<Block>,
 }
 
-/// Gives every party Λ_w and all n active keys of every input slot; `inputs` are this
-/// party's own values in order (checked by [`Roles::check`]). Returns the rounds.
+/// Gives every party Λ_w and all n active keys of every input slot of a stream; `inputs`
+/// are this party's own values in order (checked by [`Roles::check`]). Returns the rounds.
 pub(super) fn exchange_inputs(
     mesh: &mut Mesh,
     roles: &Roles,
@@ -28,14 +29,31 @@ pub(super) fn exchange_inputs(
     act: &mut Active,
     inputs: &[Vec<bool>],
 ) -> Result<u64, NpartyError> {
-    let (widths, slots) = (header.input_widths(), header.input_slots());
+    let widths = header.input_widths();
+    let owned: Vec<Vec<usize>> = (0..mesh.parties()).map(|p| roles.bits_of(widths, p)).collect();
+    let mine: Vec<bool> = inputs.iter().flatten().copied().collect();
+    exchange_input_bits(mesh, &owned, header.input_slots(), own, delta, act, &mine)
+}
+
+/// The input step for the bits in `slots`: `owned[p]` are the indices (into `slots`) of
+/// the bits party p owns, `mine_values` this party's own values of the bits `owned[me]`, `own`
+/// this party's λ share and 0-key of every bit. Gives every party Λ_w and all n active
+/// keys of every bit; returns the rounds (3, or 0 without bits).
+pub(super) fn exchange_input_bits(
+    mesh: &mut Mesh,
+    owned: &[Vec<usize>],
+    slots: &[u32],
+    own: &InputShares,
+    delta: Block,
+    act: &mut Active,
+    mine_values: &[bool],
+) -> Result<u64, NpartyError> {
     let total = slots.len();
     if total == 0 {
         return Ok(0);
     }
     let (me, n) = (mesh.me(), mesh.parties());
     mesh.set_phase("the openings of the input masks");
-    let owned: Vec<Vec<usize>> = (0..n).map(|p| roles.bits_of(widths, p)).collect();
     // Round 1: every party's λ shares of an input bit go to its owner.
     for p in mesh.peers() {
         let shares: Vec<bool> = owned[p].iter().map(|&i| own.lambda[i]).collect();
@@ -45,9 +63,8 @@ pub(super) fn exchange_inputs(
     let mut masked = vec![false; total];
     let mine = &owned[me];
     if !mine.is_empty() {
-        let mut opened: Vec<bool> = inputs
+        let mut opened: Vec<bool> = mine_values
             .iter()
-            .flatten()
             .zip(mine)
             .map(|(&x, &i)| x ^ own.lambda[i])
             .collect();
@@ -99,9 +116,7 @@ pub(super) fn exchange_inputs(
 /// The output values, least significant bit first, at a member of the audience.
 type Outputs = Option<Vec<Vec<bool>>>;
 
-/// Opens the outputs to the audience: every party sends its λ shares of the output slots
-/// to every member, who computes x_w = Λ_w ⊕ λ_w. Returns the outputs (at a member) and the
-/// rounds.
+/// Opens the outputs of a stream to its audience (see [`open_bits`]), value by value.
 pub(super) fn reveal_outputs(
     mesh: &mut Mesh,
     roles: &Roles,
@@ -109,23 +124,48 @@ pub(super) fn reveal_outputs(
     sh: &Shares,
     act: &Active,
 ) -> Result<(Outputs, u64), NpartyError> {
-    let me = mesh.me();
-    let slots: Vec<usize> = header.output_slots().iter().map(|&s| s as usize).collect();
-    let shares: Vec<bool> = slots.iter().map(|&s| sh.lambda[s]).collect();
-    mesh.set_phase("the openings of the outputs");
     let members: Vec<usize> = roles.audience.parties().map(|p| p.index()).collect();
+    let (bits, rounds) = open_bits(mesh, &members, header.output_slots(), sh, act)?;
+    let outputs = bits.map(|bits| {
+        let mut rest = bits.as_slice();
+        header
+            .output_widths()
+            .iter()
+            .map(|&width| {
+                let (value, tail) = rest.split_at(width as usize);
+                rest = tail;
+                value.to_vec()
+            })
+            .collect()
+    });
+    Ok((outputs, rounds))
+}
+
+/// Opens the wires in `slots` to the parties `members`: every party sends its λ shares to
+/// every member, who computes x_w = Λ_w ⊕ λ_w. Returns the bits (at a member) and the
+/// rounds.
+pub(super) fn open_bits(
+    mesh: &mut Mesh,
+    members: &[usize],
+    slots: &[u32],
+    sh: &Shares,
+    act: &Active,
+) -> Result<(Option<Vec<bool>>, u64), NpartyError> {
+    let me = mesh.me();
+    let shares: Vec<bool> = slots.iter().map(|&s| sh.lambda[s as usize]).collect();
+    mesh.set_phase("the openings of the outputs");
     for &p in members.iter().filter(|&&p| p != me) {
         send_bits(mesh, p, Tag::Openings, &shares)?;
     }
     let rounds = u64::from(!slots.is_empty() && !members.is_empty());
-    if !roles.learns(me) {
+    if !members.contains(&me) {
         mesh.flush()?;
         return Ok((None, rounds));
     }
     let mut bits: Vec<bool> = slots
         .iter()
         .zip(shares)
-        .map(|(&s, share)| act.masked[s] ^ share)
+        .map(|(&s, share)| act.masked[s as usize] ^ share)
         .collect();
     for p in mesh.peers() {
         for (b, s) in bits
@@ -135,15 +175,5 @@ pub(super) fn reveal_outputs(
             *b ^= s;
         }
     }
-    let mut rest = bits.as_slice();
-    let outputs = header
-        .output_widths()
-        .iter()
-        .map(|&width| {
-            let (value, tail) = rest.split_at(width as usize);
-            rest = tail;
-            value.to_vec()
-        })
-        .collect();
-    Ok((Some(outputs), rounds))
+    Ok((Some(bits), rounds))
 }

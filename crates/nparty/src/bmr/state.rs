@@ -36,6 +36,13 @@ impl Shares {
         sh
     }
 
+    /// Room for `num_wires` slots (new slots zero until written).
+    pub fn resize(&mut self, num_wires: usize) {
+        self.lambda.resize(num_wires, false);
+        self.key0.resize(num_wires, Block::ZERO);
+        self.dprod.resize(num_wires * self.n, Block::ZERO);
+    }
+
     /// A fresh wire (input or AND output): a random λ share and a random 0-key with lsb 0.
     /// Its D_w comes later, from the batch's Δ-products.
     pub fn fresh(&mut self, w: usize, rng: &mut Rng) {
@@ -108,6 +115,12 @@ impl Active {
             masked: vec![false; num_wires],
             keys: vec![Block::ZERO; num_wires * n],
         }
+    }
+
+    /// Room for `num_wires` slots (new slots zero until written).
+    pub fn resize(&mut self, num_wires: usize) {
+        self.masked.resize(num_wires, false);
+        self.keys.resize(num_wires * self.n, Block::ZERO);
     }
 
     /// The n active keys of wire w.
