@@ -29,7 +29,7 @@ mod tweak;
 use std::time::{Duration, Instant};
 
 use mixgc_compile::GateStream;
-use mixgc_core::{Block, Rng, Tccr};
+use mixgc_core::{Block, Reporter, Rng, Tccr, Unit};
 
 use crate::batches::{for_each_batch, slot_count, Op};
 use crate::{Correlations, Job, Mesh, NpartyError, Outcome, Roles};
@@ -38,18 +38,24 @@ use garble::garble_batch;
 use io::InputShares;
 use state::{Active, Shares};
 
-/// Settings of a BMR run (the same at every party).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Settings of a BMR run (`batch_ands` the same at every party).
+#[derive(Clone, Debug)]
 pub struct BmrOptions {
     /// Most AND gates garbled (and their tables held) at once; at least 1. The default,
     /// 2^14, keeps a party of 3 near 22 MiB of peak RSS on a chain of any length (2^16:
     /// about 57 MiB), with the same speed.
     pub batch_ands: usize,
+    /// Told the ANDs garbled and evaluated after each batch, in one phase "garbling and
+    /// evaluating" of the stream's AND count (default: nowhere).
+    pub progress: Reporter,
 }
 
 impl Default for BmrOptions {
     fn default() -> Self {
-        BmrOptions { batch_ands: 1 << 14 }
+        BmrOptions {
+            batch_ands: 1 << 14,
+            progress: Reporter::none(),
+        }
     }
 }
 
@@ -170,6 +176,8 @@ fn run_stream_with(
     let mut online = Duration::ZERO;
     let mut online_rounds = 0;
     let (mut first, mut first_and) = (true, 0u64);
+    let progress = &options.progress;
+    progress.begin("garbling and evaluating", Some(header.num_ands()), Unit::Ands);
     let ands = for_each_batch(stream, options.batch_ands, |ops: &[Op]| {
         let t = Instant::now();
         let fresh = if first { input_slots } else { &[] };
@@ -194,8 +202,11 @@ fn run_stream_with(
         evaluate_batch(&mut active, me, delta, &hash, ops, first_and, &garbled)?;
         online += t.elapsed();
         first_and += garbled.out_keys.len() as u64;
+        progress.advance(garbled.out_keys.len() as u64);
         Ok(())
-    })?;
+    });
+    progress.end();
+    let ands = ands?;
     let t = Instant::now();
     let (outputs, rounds) = io::reveal_outputs(mesh, roles, &header, &shares, &active)?;
     online += t.elapsed();
