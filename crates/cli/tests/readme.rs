@@ -336,7 +336,7 @@ fn every_readme_command_runs_as_written() {
             // Fresh ports for every group (a listener's port is free again only later).
             subs.ports.clear();
             for (line, out) in group.iter().zip(run_group(&scratch.0, &mut subs, group)) {
-                check_stated(&line, &out);
+                check_stated(line, &out);
                 ran += 1;
             }
         }

@@ -34,7 +34,7 @@ fn run_parties(
         let hs: Vec<_> = memory_mesh(n)
             .into_iter()
             .map(|mut mesh| {
-                let job = &job;
+                let (job, options) = (&job, &options);
                 s.spawn(move || {
                     let me = mesh.me();
                     let mut rng = new_rng(Some(11), me as u64);
@@ -43,7 +43,7 @@ fn run_parties(
                         corrupt_table_shares: cheater == Some(me),
                         ..Hooks::default()
                     };
-                    let result = run_with(&mut mesh, job, &mine, &[3; 32], &mut rng, &options, &mut hooks);
+                    let result = run_with(&mut mesh, job, &mine, &[3; 32], &mut rng, options, &mut hooks);
                     let sent = mesh.bytes().iter().map(|b| b.0).sum();
                     Ran {
                         result,
