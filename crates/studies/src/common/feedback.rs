@@ -263,3 +263,55 @@ impl Drop for Lines {
         self.stop_ticker();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(what: &str, total: Option<u64>, unit: Unit, now: Option<&str>) -> Phase {
+        Phase {
+            what: what.to_string(),
+            now: now.map(str::to_string),
+            total,
+            unit,
+            start: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn plain_lines_say_count_total_unit_and_the_latest_note() {
+        let ands = phase("garbling", Some(2_000_000), Unit::Ands, None).line(1_500_000);
+        assert!(ands.starts_with("garbling: 1,500,000/2,000,000 ANDs ("), "{ands}");
+        assert!(ands.ends_with("/s)"), "{ands}");
+        let running = phase("evaluating", None, Unit::Ands, None).line(12);
+        assert!(running.starts_with("evaluating: 12 ANDs ("), "{running}");
+        let steps = phase("bench", Some(6), Unit::Steps, Some("run 2/3")).line(4);
+        assert!(
+            steps.starts_with("bench: 4/6 steps, ") && steps.ends_with(" s, run 2/3"),
+            "{steps}"
+        );
+        let timed = phase("synthesizing with Yosys", None, Unit::Time, None).line(0);
+        assert!(
+            timed.starts_with("synthesizing with Yosys: ") && timed.ends_with(" s"),
+            "{timed}"
+        );
+    }
+
+    #[test]
+    fn quiet_and_none_report_nowhere() {
+        for (quiet, progress) in [
+            (true, ProgressMode::Plain),
+            (true, ProgressMode::Bar),
+            (false, ProgressMode::None),
+        ] {
+            let feedback = Feedback { progress, quiet };
+            assert!(!feedback.reporter().is_on());
+            assert!(!feedback.steps("x", 3).is_on());
+        }
+        let plain = Feedback {
+            progress: ProgressMode::Plain,
+            quiet: false,
+        };
+        assert!(plain.reporter().is_on());
+    }
+}
