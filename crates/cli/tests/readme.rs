@@ -5,8 +5,9 @@
 //! concurrent processes: a `--listen` line with the next `--connect` line, and the
 //! `mixgc party --id …` lines of a block as one mesh. Commands run in a scratch directory
 //! that links the repository's `circuits/` and `verilog/`, so `--out` files land there.
-//! A command not run is in [`SKIPPED`] with its reason; any other README command line that
-//! this test does not understand fails it. Also: no README line and no `--help` text
+//! A template line (`mixgc party --id I --parties … --input HEX`) runs as a mesh of three
+//! parties with random inputs for the `--owners`. A command not run is in [`SKIPPED`] with
+//! its reason; any other README command line that this test does not understand fails it. Also: no README line and no `--help` text
 //! points outside the repository.
 
 mod common;
@@ -31,10 +32,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "mixgc bench --parties 16 --json",
         "a long benchmark (16 processes on the test machine); tests/nparty.rs runs bench --parties 3",
-    ),
-    (
-        "mixgc party --id I --parties … --circuit circuits/adder64.txt --owners 0,2 --input HEX",
-        "a template (I, … and HEX are placeholders); the auction lines above it run `mixgc party` as written",
     ),
 ];
 
@@ -77,6 +74,56 @@ impl Line {
     fn is_party(&self) -> bool {
         self.words.get(1).is_some_and(|w| w == "party") && self.has("--id")
     }
+
+    /// A `mixgc party` line with placeholders: `--id I`, `--parties …`, `--input HEX`.
+    fn is_party_template(&self) -> bool {
+        self.is_party() && self.value("--id") == Some("I")
+    }
+}
+
+/// Parties of a template's mesh.
+const TEMPLATE_PARTIES: usize = 3;
+
+/// The mesh a template line stands for: [`TEMPLATE_PARTIES`] parties on the README's
+/// example ports, each `--owners` party with a random input of the circuit's first width
+/// in place of `HEX`, the others with none. Returns the lines and the input values.
+fn instantiate(template: &Line, rng: &mut impl rand::Rng) -> (Vec<Line>, Vec<u64>) {
+    let owners: Vec<usize> = template
+        .value("--owners")
+        .expect("a template names its --owners")
+        .split(',')
+        .map(|o| o.parse().expect("an owner id"))
+        .collect();
+    let addrs: Vec<String> = (0..TEMPLATE_PARTIES)
+        .map(|i| format!("127.0.0.1:{}", 7000 + i))
+        .collect();
+    // Below 2^62, so the README's adder64 example does not wrap.
+    let inputs: Vec<u64> = owners.iter().map(|_| rng.gen::<u64>() >> 2).collect();
+    let lines = (0..TEMPLATE_PARTIES)
+        .map(|id| {
+            let mut words = Vec::new();
+            let mut it = template.words.iter();
+            while let Some(w) = it.next() {
+                match w.as_str() {
+                    "I" => words.push(id.to_string()),
+                    "…" => words.push(addrs.join(",")),
+                    "--input" => {
+                        let hex = it.next();
+                        assert_eq!(hex.map(String::as_str), Some("HEX"), "{:?}", template.text());
+                        if let Some(k) = owners.iter().position(|&o| o == id) {
+                            words.extend(["--input".to_string(), format!("{:016x}", inputs[k])]);
+                        }
+                    }
+                    _ => words.push(w.clone()),
+                }
+            }
+            Line {
+                words,
+                comment: template.comment.clone(),
+            }
+        })
+        .collect();
+    (lines, inputs)
 }
 
 /// The command lines of every ```sh block, in order: continuations (`\`) joined, comments
@@ -263,14 +310,17 @@ fn check_stated(line: &Line, out: &Output) {
     }
 }
 
-/// Splits a block into what runs alone (first, in order) and its groups of parties.
+/// Splits a block into what runs alone (first, in order) and its groups of parties
+/// (templates apart: see [`instantiate`]).
 fn plan(block: &[Line]) -> (Vec<Line>, Vec<Vec<Line>>) {
     let mut alone = Vec::new();
     let mut groups: Vec<Vec<Line>> = Vec::new();
     let mut mesh: Vec<Line> = Vec::new();
     let mut listener: Option<Line> = None;
     for line in block {
-        if line.is_party() {
+        if line.is_party_template() {
+            continue;
+        } else if line.is_party() {
             mesh.push(line.clone());
         } else if line.has("--listen") {
             assert!(
@@ -305,6 +355,7 @@ fn every_readme_command_runs_as_written() {
     let blocks = sh_blocks(&readme());
     assert!(blocks.len() >= 4, "README: fewer ```sh blocks than expected");
     let scratch = Scratch::new();
+    let mut rng = test_rng();
     let mut skipped_seen = Vec::new();
     let mut ran = 0;
     for block in blocks {
@@ -339,6 +390,18 @@ fn every_readme_command_runs_as_written() {
                 check_stated(line, &out);
                 ran += 1;
             }
+        }
+        for template in runnable.iter().filter(|l| l.is_party_template()) {
+            subs.ports.clear();
+            let (mesh, inputs) = instantiate(template, &mut rng);
+            let outs = run_group(&scratch.0, &mut subs, &mesh);
+            if template.value("--circuit") == Some("circuits/adder64.txt") {
+                let sum = format!("{:016x}\n", inputs.iter().sum::<u64>());
+                for out in &outs {
+                    assert_eq!(out.stdout, sum, "{}: {out:#?}", template.text());
+                }
+            }
+            ran += outs.len();
         }
     }
     for (skip, why) in SKIPPED {
@@ -430,4 +493,29 @@ fn the_readme_parser_joins_continuations_and_splits_comments() {
     assert_eq!(w[2], format!("127.0.0.1:{p0}"));
     assert_eq!(w[3], format!("a:{p0},b:{p1}"));
     assert_eq!((w[4].as_str(), w[5].as_str()), ("ab12", "1:2:x"));
+}
+
+#[test]
+fn a_party_template_becomes_a_mesh_with_inputs_for_its_owners() {
+    let template = Line {
+        words: "mixgc party --id I --parties … --circuit c.txt --owners 0,2 --input HEX"
+            .split(' ')
+            .map(str::to_string)
+            .collect(),
+        comment: "any circuit".into(),
+    };
+    assert!(template.is_party_template());
+    let (mesh, inputs) = instantiate(&template, &mut test_rng());
+    assert_eq!(inputs.len(), 2);
+    let texts: Vec<String> = mesh.iter().map(Line::text).collect();
+    let parties = "--parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --circuit c.txt --owners 0,2";
+    assert_eq!(
+        texts,
+        [
+            format!("mixgc party --id 0 {parties} --input {:016x}", inputs[0]),
+            format!("mixgc party --id 1 {parties}"),
+            format!("mixgc party --id 2 {parties} --input {:016x}", inputs[1]),
+        ]
+    );
+    assert!(mesh.iter().all(|l| l.is_party() && !l.is_party_template()));
 }
