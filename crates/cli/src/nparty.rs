@@ -209,7 +209,10 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
                 &inputs,
                 &session,
                 &mut rng,
-                &bmr::BmrOptions { batch_ands },
+                &bmr::BmrOptions {
+                    batch_ands,
+                    progress: args.feedback.reporter(),
+                },
             ),
             Protocol::Gmw => gmw::run_stream(
                 &mut mesh,
@@ -218,7 +221,10 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
                 &inputs,
                 &session,
                 &mut rng,
-                &gmw::GmwOptions { batch_ands },
+                &gmw::GmwOptions {
+                    batch_ands,
+                    progress: args.feedback.reporter(),
+                },
             ),
         })
         .inspect_err(|e| mesh.abort_all(&format!("party {} stopped: {e}", args.id)))?;

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use mixgc_circuit::bristol;
+use mixgc_core::Unit;
 use mixgc_hdl::{synthesize, Mapping, Owner, SynthOptions, Synthesized};
 
+use crate::progress::Feedback;
 use crate::summary::thousands;
 use crate::{write_stdout, CliError};
 
@@ -34,6 +36,8 @@ pub struct SynthArgs {
     /// structural S-boxes rarely lose to it).
     #[arg(long)]
     no_abc: bool,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 const AFTER_HELP: &str = "Input ports named g_* belong to the garbler, e_* to the evaluator (other \
@@ -55,7 +59,12 @@ pub fn synth(args: SynthArgs) -> Result<(), CliError> {
         yosys: args.yosys,
         abc: !args.no_abc,
     };
-    let s = synthesize(&opts)?;
+    // Yosys reports nothing while it works: a spinner and the time spent show it is alive.
+    let progress = args.feedback.reporter();
+    progress.begin("synthesizing with Yosys", None, Unit::Time);
+    let s = synthesize(&opts);
+    progress.end();
+    let s = s?;
     let mut text = Vec::new();
     bristol::write_fashion(&s.circuit, &mut text)?;
     match &args.out {
@@ -64,10 +73,10 @@ pub fn synth(args: SynthArgs) -> Result<(), CliError> {
         }
         None => write_stdout(&String::from_utf8(text)?)?,
     }
-    eprintln!(
+    args.feedback.summary(&format!(
         "{}: the garbler owns the first {} input value(s): run with --garbler-values {}",
         s.top, s.garbler_values, s.garbler_values
-    );
+    ));
     if args.report {
         let report = report(&s);
         // The report goes to stdout unless the circuit does.

@@ -16,6 +16,8 @@ pub enum Unit {
     Bytes,
     /// Nothing is counted: the phase shows only the time it takes.
     Time,
+    /// Steps of a measurement (runs of a benchmark, cases of a profile).
+    Steps,
 }
 
 impl Unit {
@@ -26,6 +28,7 @@ impl Unit {
             Unit::Gates => "gates",
             Unit::Bytes => "bytes",
             Unit::Time => "seconds",
+            Unit::Steps => "steps",
         }
     }
 }
@@ -40,6 +43,9 @@ pub trait Progress: Send + Sync {
     fn advance(&self, n: u64);
     /// The current phase is over.
     fn end(&self);
+    /// What the current phase is doing now changed (e.g. "run 3/5"), its count unchanged.
+    /// Ignored unless the implementation shows it.
+    fn note(&self, _now: &str) {}
 }
 
 /// A cheap, cloneable handle on an optional [`Progress`]; [`Reporter::none`] (the default)
@@ -74,6 +80,18 @@ impl Reporter {
             p.end();
         }
     }
+
+    /// Says what the current phase is doing now (see [`Progress::note`]).
+    pub fn note(&self, now: &str) {
+        if let Some(p) = &self.0 {
+            p.note(now);
+        }
+    }
+
+    /// Whether this reporter reports anywhere (work may skip preparing notes otherwise).
+    pub fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
 }
 
 impl std::fmt::Debug for Reporter {
@@ -107,6 +125,9 @@ mod tests {
         fn end(&self) {
             self.0.lock().unwrap().push("end".into());
         }
+        fn note(&self, now: &str) {
+            self.0.lock().unwrap().push(format!("note {now}"));
+        }
     }
 
     #[test]
@@ -115,15 +136,18 @@ mod tests {
         let r = Reporter::new(log.clone());
         r.clone().begin("garbling", Some(10), Unit::Ands);
         r.advance(4);
+        r.note("batch 2");
         r.advance(6);
         r.end();
         assert_eq!(
             *log.0.lock().unwrap(),
-            ["begin garbling Some(10) ANDs", "+4", "+6", "end"]
+            ["begin garbling Some(10) ANDs", "+4", "note batch 2", "+6", "end"]
         );
+        assert!(r.is_on() && !Reporter::none().is_on());
         let none = Reporter::none();
         none.begin("x", None, Unit::Bytes);
         none.advance(1);
+        none.note("ignored");
         none.end();
         assert_eq!(format!("{none:?} {r:?}"), "Reporter(none) Reporter(on)");
     }

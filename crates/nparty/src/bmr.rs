@@ -33,7 +33,7 @@ mod tweak;
 use std::time::Instant;
 
 use mixgc_compile::GateStream;
-use mixgc_core::Rng;
+use mixgc_core::{Reporter, Rng, Unit};
 
 use crate::batches::{for_each_batch, slot_count, Op};
 use crate::{Job, Mesh, NpartyError, Outcome, Roles};
@@ -41,18 +41,24 @@ use engine::Engine;
 use io::InputShares;
 pub use program::{run_program, ProgramBackend, ProgramRun};
 
-/// Settings of a BMR run (the same at every party).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Settings of a BMR run (`batch_ands` the same at every party).
+#[derive(Clone, Debug)]
 pub struct BmrOptions {
     /// Most AND gates garbled (and their tables held) at once; at least 1. The default,
     /// 2^14, keeps a party of 3 near 22 MiB of peak RSS on a chain of any length (2^16:
     /// about 57 MiB), with the same speed.
     pub batch_ands: usize,
+    /// Told the ANDs garbled and evaluated after each batch, in one phase "garbling and
+    /// evaluating" of the stream's AND count (default: nowhere).
+    pub progress: Reporter,
 }
 
 impl Default for BmrOptions {
     fn default() -> Self {
-        BmrOptions { batch_ands: 1 << 14 }
+        BmrOptions {
+            batch_ands: 1 << 14,
+            progress: Reporter::none(),
+        }
     }
 }
 
@@ -162,15 +168,22 @@ fn run_stream_with(
     };
     engine.offline += t.elapsed();
     let mut first = true;
+    let progress = &options.progress;
+    progress.begin("garbling and evaluating", Some(header.num_ands()), Unit::Ands);
     let ands = for_each_batch(stream, options.batch_ands, |ops: &[Op]| {
         let fresh = if first { input_slots } else { &[] };
+        let before = engine.next_and;
         engine.run_batch(mesh, ops, fresh, rng, |mesh, active, delta| {
             if !std::mem::take(&mut first) {
                 return Ok(0);
             }
             io::exchange_inputs(mesh, roles, &header, &own_inputs, delta, active, inputs)
-        })
-    })?;
+        })?;
+        progress.advance(engine.next_and - before);
+        Ok(())
+    });
+    progress.end();
+    let ands = ands?;
     let t = Instant::now();
     let (outputs, rounds) = io::reveal_outputs(mesh, roles, &header, &engine.shares, &engine.active)?;
     let online = engine.online + t.elapsed();

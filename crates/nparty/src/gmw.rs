@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use mixgc_compile::{GateStream, StreamHeader, NOT_SLOT};
-use mixgc_core::{Block, Rng};
+use mixgc_core::{Block, Reporter, Rng, Unit};
 use mixgc_net::Tag;
 use rand::Rng as _;
 
@@ -20,16 +20,22 @@ use crate::bits::{pack, unpack};
 use crate::Roles;
 use crate::{Correlations, Job, Mesh, NpartyError, Outcome};
 
-/// Settings of a GMW run on a stream (the same at every party).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Settings of a GMW run on a stream (`batch_ands` the same at every party).
+#[derive(Clone, Debug)]
 pub struct GmwOptions {
     /// Most AND gates levelled (and their triples held) at once; at least 1.
     pub batch_ands: usize,
+    /// Told the ANDs evaluated after each batch, in one phase "evaluating" of the stream's
+    /// AND count (default: nowhere).
+    pub progress: Reporter,
 }
 
 impl Default for GmwOptions {
     fn default() -> Self {
-        GmwOptions { batch_ands: 1 << 16 }
+        GmwOptions {
+            batch_ands: 1 << 16,
+            progress: Reporter::none(),
+        }
     }
 }
 
@@ -87,6 +93,8 @@ pub fn run_stream(
     let mut online = start.elapsed();
     let mut rounds = 0;
     let mut level = Levelled::new(wires.len());
+    let progress = &options.progress;
+    progress.begin("evaluating", Some(header.num_ands()), Unit::Ands);
     let ands = for_each_batch(stream, options.batch_ands, |ops| {
         let t = Instant::now();
         let ands = ops.iter().filter(|op| matches!(op, Op::And { .. })).count();
@@ -99,8 +107,11 @@ pub fn run_stream(
         let t = Instant::now();
         rounds += level.run(mesh, ops, &mut wires, &triples)?;
         online += t.elapsed();
+        progress.advance(ands as u64);
         Ok(())
-    })?;
+    });
+    progress.end();
+    let ands = ands?;
     let t = Instant::now();
     let outputs = reveal(mesh, roles, &header, &wires)?;
     online += t.elapsed();

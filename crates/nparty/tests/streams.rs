@@ -68,7 +68,10 @@ fn run(
                             &mine,
                             &[5; 32],
                             &mut rng,
-                            &BmrOptions { batch_ands },
+                            &BmrOptions {
+                                batch_ands,
+                                ..BmrOptions::default()
+                            },
                         ),
                         Proto::Gmw(batch_ands) => gmw::run_stream(
                             &mut mesh,
@@ -77,7 +80,10 @@ fn run(
                             &mine,
                             &[5; 32],
                             &mut rng,
-                            &GmwOptions { batch_ands },
+                            &GmwOptions {
+                                batch_ands,
+                                ..GmwOptions::default()
+                            },
                         ),
                     }
                 })

@@ -24,9 +24,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use mixgc_compile::{compile, CompiledCircuit};
-use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind};
+use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind, Reporter};
 use mixgc_garble::{Evaluator, Garbler, Scheme};
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
@@ -36,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::common::thousands;
 use crate::common::{owned_values, role_parser, Connection, SessionOptions};
 use crate::common::{random_values, LibraryRun};
-use crate::common::{write_stdout, CliError};
+use crate::common::{write_stdout, CliError, Feedback};
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
@@ -107,6 +106,8 @@ pub struct BenchArgs {
     /// With --parties: an emulated round-trip time on every link, in ms.
     #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS")]
     rtt_ms: u64,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 /// How `mixgc bench`'s two processes connect.
@@ -199,7 +200,9 @@ struct OpFigures {
 
 /// Library ops as programs between two processes (gate by gate, `mixgc example`'s path).
 fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
-    let bar = progress((OP_WORKLOADS.len() * args.runs) as u64);
+    let bar = args
+        .feedback
+        .steps("bench", (OP_WORKLOADS.len() * args.runs) as u64);
     let mut records = Vec::new();
     for (op, width, size) in OP_WORKLOADS {
         let mut party_args = vec![
@@ -214,7 +217,7 @@ fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
         let (mut total, mut online, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
         for run in 0..args.runs {
-            bar.set_message(format!("{op} run {}/{}", run + 1, args.runs));
+            bar.note(&format!("{op} run {}/{}", run + 1, args.runs));
             let (g, e) = two_processes(&party_args)?;
             let elapsed = g.elapsed_ns.max(e.elapsed_ns) as f64;
             total.push(elapsed / 1e6);
@@ -222,7 +225,7 @@ fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
             rg.push(g.peak_rss_kib as f64);
             re.push(e.peak_rss_kib as f64);
             last = Some((g.ands, g.bytes_sent + e.bytes_sent));
-            bar.inc(1);
+            bar.advance(1);
         }
         let (ands, bytes) = last.unwrap_or_default();
         records.push(OpFigures {
@@ -237,7 +240,7 @@ fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
             peak_rss_evaluator_kib: median(re) as u64,
         });
     }
-    bar.finish_and_clear();
+    bar.end();
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&records)?));
     }
@@ -558,33 +561,24 @@ struct HashFigures {
     peak_rss_evaluator_kib: u64,
 }
 
-/// The bench's progress bar on stderr (drawn only when stderr is a terminal).
-pub(crate) fn progress(steps: u64) -> ProgressBar {
-    let bar = ProgressBar::new(steps);
-    let style =
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed:>4} {msg}").expect("valid template");
-    bar.set_style(style);
-    bar
-}
-
 fn measure_hash(
     aes: &CompiledCircuit,
     args: &BenchArgs,
     hash: HashKind,
-    bar: &ProgressBar,
+    bar: &Reporter,
 ) -> Result<HashFigures, CliError> {
     let blocks = aes_blocks(aes, args.ands.unwrap_or(DEFAULT_ANDS));
     let mut f = HashFigures::default();
     let (mut g, mut e) = (Vec::new(), Vec::new());
     for run in 0..args.runs {
-        bar.set_message(format!(
+        bar.note(&format!(
             "{hash}: in-memory run {}/{} ({} ANDs)",
             run + 1,
             args.runs,
             thousands(aes.num_ands() * blocks as u64)
         ));
         let (gn, en) = in_memory(aes, blocks, hash, Scheme::HalfGates)?;
-        bar.inc(1);
+        bar.advance(1);
         g.push(gn);
         e.push(en);
     }
@@ -592,13 +586,13 @@ fn measure_hash(
     f.eval_ns_per_and = median(e);
     let (mut ns, mut bpa, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..args.runs {
-        bar.set_message(format!(
+        bar.note(&format!(
             "{hash}: end-to-end run {}/{} (two processes)",
             run + 1,
             args.runs
         ));
         let (gr, er) = two_processes(&workload_args(Workload::Aes128, blocks, hash))?;
-        bar.inc(1);
+        bar.advance(1);
         let elapsed = gr.elapsed_ns.max(er.elapsed_ns) as f64;
         ns.push(elapsed / gr.ands as f64);
         bpa.push((gr.bytes_sent + er.bytes_sent) as f64 / gr.ands as f64);
@@ -624,13 +618,13 @@ struct Latency {
     from_connect: f64,
 }
 
-fn latency(w: Workload, runs: usize, bar: &ProgressBar) -> Result<Latency, CliError> {
+fn latency(w: Workload, runs: usize, bar: &Reporter) -> Result<Latency, CliError> {
     let (mut ms, mut ot, mut connect, mut from_connect) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
         let name = format!("{w:?}").to_lowercase();
-        bar.set_message(format!("{name} latency run {}/{runs}", run + 1));
+        bar.note(&format!("{name} latency run {}/{runs}", run + 1));
         let (g, e) = two_processes(&workload_args(w, 1, HashKind::default()))?;
-        bar.inc(1);
+        bar.advance(1);
         let session = g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e6;
         ms.push(session);
         ot.push(g.base_ot_ns.max(e.base_ot_ns) as f64 / 1e6);
@@ -669,7 +663,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         return nparty::bench_nparty(&args, n);
     }
     let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
-    let bar = progress(6 * args.runs as u64);
+    let bar = args.feedback.steps("bench", 6 * args.runs as u64);
     let tccr = measure_hash(&aes, &args, HashKind::Tccr, &bar)?;
     let rekeyed = measure_hash(&aes, &args, HashKind::Rekeyed, &bar)?;
     let aes_latency = latency(Workload::Aes128, args.runs, &bar)?;
@@ -680,7 +674,7 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         Transport::Tcp => "tcp",
         Transport::Tls => "tls",
     };
-    bar.finish_and_clear();
+    bar.end();
     let mut json = serde_json::json!({
         "machine": machine(),
         "aes_kernel": AesKernel::active().name(),

@@ -1,12 +1,15 @@
 //! Command-line plumbing shared by the studies and the `mixgc` binary: errors, stdout,
-//! the peer flags and connection, library ops between two parties, figures.
+//! the peer flags and connection, library ops between two parties, figures, and the
+//! `--progress`/`--quiet` feedback on stderr.
 
+mod feedback;
 mod figures;
 mod library;
 mod party;
 
 use std::io::Write;
 
+pub use feedback::{Feedback, ProgressMode};
 pub use figures::{peak_rss_kib, unix_now, PartyFigures};
 pub use library::{random_values, LibraryRun};
 pub use party::{

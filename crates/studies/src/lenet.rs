@@ -18,7 +18,7 @@ use rand::Rng;
 use serde::Serialize;
 
 use crate::common::{role_parser, Connection, Security, SessionOptions};
-use crate::common::{write_stdout, CliError};
+use crate::common::{write_stdout, CliError, Feedback};
 
 #[derive(Args, Debug)]
 #[command(
@@ -86,6 +86,8 @@ pub struct LenetArgs {
     seed: Option<u64>,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 fn parse_realization(s: &str) -> Result<Realization, String> {
@@ -151,6 +153,9 @@ pub fn lenet(args: LenetArgs) -> Result<(), CliError> {
     };
     let cfg = args.session.config().for_command(mixgc_session::Command::Lenet);
     let mut records = Vec::new();
+    let progress = args
+        .feedback
+        .steps("lenet", (args.widths.len() * realizations.len()) as u64);
     for &width in &args.widths {
         let layer = layer(width, usize::from(args.input), ConvShape::LENET.filters)?;
         let measured = match args.filters {
@@ -160,7 +165,7 @@ pub fn lenet(args: LenetArgs) -> Result<(), CliError> {
             None => 1,
         };
         for &r in &realizations {
-            eprintln!("lenet: {width} bits, {} ...", r.name());
+            progress.note(&format!("{width} bits, {}", r.name()));
             records.push(study(
                 &layer,
                 r,
@@ -169,8 +174,10 @@ pub fn lenet(args: LenetArgs) -> Result<(), CliError> {
                 usize::from(args.reps),
                 &cfg,
             )?);
+            progress.advance(1);
         }
     }
+    progress.end();
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string_pretty(&records)?));
     }
@@ -282,12 +289,16 @@ fn party(args: &LenetArgs, role: PartyId) -> Result<(), CliError> {
         listen: args.listen.clone(),
         connect: args.connect.clone(),
         security: args.security.clone(),
-        quiet: false,
+        quiet: args.feedback.quiet,
     };
     // A listener's first stderr line must be `listening on ADDR`.
     let ch = args.session.open(&connection)?;
-    eprintln!("inputs drawn from --seed {seed}");
-    let cfg = args.session.config().for_command(mixgc_session::Command::Lenet);
+    args.feedback.summary(&format!("inputs drawn from --seed {seed}"));
+    let cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Lenet)
+        .with_progress(args.feedback.reporter());
     let r = args.realization;
     let start = Instant::now();
     let primes = prime_list(layer.set.primes());

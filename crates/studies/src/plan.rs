@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 use crate::planner::{self as phased, calibrate, ClipRun, LenetRun, Phased, Unit, UnitCosts};
 use clap::{Args, ValueEnum};
 use mixgc_arith::primes::min_sum_primes;
-use mixgc_core::new_rng;
+use mixgc_core::{new_rng, Reporter};
 use mixgc_program::clipdot::{self, ClipDot};
 use mixgc_program::lenet::{self, ConvLayer, ConvShape};
 use rand::Rng;
 use serde::Serialize;
 
-use crate::common::SessionOptions;
 use crate::common::{write_stdout, CliError};
+use crate::common::{Feedback, SessionOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Program {
@@ -76,6 +76,8 @@ pub struct PlanArgs {
     json: bool,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    feedback: Feedback,
 }
 
 /// One realization's prediction (and measurement, with --check).
@@ -108,8 +110,14 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
     let size = problem_size(args.program, args.size)?;
     let set = min_sum_primes(args.width)?;
     let cfg = args.session.config().for_command(mixgc_session::Command::Plan);
-    eprintln!("plan: calibrating unit costs at {} bits ...", args.width);
+    let realizations = match args.program {
+        Program::Clipdot => clipdot::Realization::ALL.len(),
+        Program::Lenet => lenet::Realization::ALL.len(),
+    };
+    let progress = args.feedback.steps("plan", 1 + realizations as u64);
+    progress.note(&format!("calibrating unit costs at {} bits", args.width));
     let units = calibrate(args.width, &set, &cfg)?;
+    progress.advance(1);
     let rows = match args.program {
         Program::Clipdot => {
             let n = size;
@@ -132,7 +140,15 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         x: &x,
                         y: &y,
                     };
-                    row(&run, r.name(), &units, args.check, usize::from(args.reps), &cfg)
+                    row(
+                        &run,
+                        r.name(),
+                        &units,
+                        args.check,
+                        usize::from(args.reps),
+                        &cfg,
+                        &progress,
+                    )
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
@@ -162,11 +178,13 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         args.check,
                         usize::from(args.reps),
                         &cfg,
+                        &progress,
                     )
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
     };
+    progress.end();
     let key = |r: &Row| match args.objective {
         Objective::Stream => r.predicted.garble_us,
         Objective::Preprocessing => r.predicted.eval_us,
@@ -221,12 +239,14 @@ fn row<P: Phased>(
     check: bool,
     reps: usize,
     cfg: &mixgc_session::SessionConfig,
+    progress: &Reporter,
 ) -> Result<Row, CliError> {
+    progress.note(name);
     let counter = phased::count(run)?;
     let cost = counter.cost();
     let (predicted, gadgets) = units.predict(&counter);
     let measured = if check {
-        eprintln!("plan: running {name} between two parties ...");
+        progress.note(&format!("{name}: running between two parties"));
         let timed = phased::two_party_median(run, cfg, reps)?;
         Some(Unit {
             garble_us: timed.garble.as_secs_f64() * 1e6,
@@ -235,6 +255,7 @@ fn row<P: Phased>(
     } else {
         None
     };
+    progress.advance(1);
     Ok(Row {
         realization: name.into(),
         ands: cost.ands,

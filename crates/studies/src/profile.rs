@@ -19,7 +19,7 @@ use clap::Args;
 use mixgc_arith::primes::{first_primes, min_sum_primes};
 use mixgc_arith::PrimeSet;
 
-use crate::bench::{machine, progress};
+use crate::bench::machine;
 use crate::common::{write_stdout, CliError};
 use workload::{Op, Record, Repr};
 
@@ -50,6 +50,8 @@ pub struct ProfileArgs {
     /// (created if missing).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    feedback: crate::common::Feedback,
 }
 
 const AFTER_HELP: &str = "\
@@ -104,19 +106,19 @@ pub fn profile(args: ProfileArgs) -> Result<(), CliError> {
     widths.dedup();
     let reps = args.reps as usize;
     let cases = cases(&widths)?;
-    let bar = progress(cases.len() as u64);
+    let bar = args.feedback.steps("profile", cases.len() as u64);
     let mut records = Vec::with_capacity(cases.len());
     for (op, repr, w, set) in cases {
-        bar.set_message(format!("{} {} {w} bits", op.title(), repr.name()));
+        bar.note(&format!("{} {} {w} bits", op.title(), repr.name()));
         let measured = match &set {
             None => boolean::profile(op, w, reps)?,
             Some(set) => crt::profile(op, set, w, reps)?,
         };
         let primes = set.map_or_else(Vec::new, |s| s.primes().to_vec());
         records.push(Record::new(op, repr, w, primes, measured));
-        bar.inc(1);
+        bar.advance(1);
     }
-    bar.finish_and_clear();
+    bar.end();
     let ratios = ratios::ratios(&records, &widths);
     if let Some(dir) = &args.out {
         write_outputs(dir, &records, &ratios)?;

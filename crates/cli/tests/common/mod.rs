@@ -183,9 +183,21 @@ pub fn spawn(args: &[&str]) -> Proc {
 /// Like [`spawn`]; with `keep_stdout == false` the read end of the stdout pipe is closed
 /// at once, so anything the process prints there fails with a broken pipe.
 pub fn spawn_with(args: &[&str], keep_stdout: bool) -> Proc {
+    let mut command = Command::new(BIN);
+    command.args(args);
+    spawn_command(command, keep_stdout)
+}
+
+/// Like [`spawn`], with `dir` as the working directory (relative paths resolve there).
+pub fn spawn_in(dir: &std::path::Path, args: &[&str]) -> Proc {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(dir);
+    spawn_command(command, true)
+}
+
+fn spawn_command(mut command: Command, keep_stdout: bool) -> Proc {
     let started = Instant::now();
-    let mut child = Command::new(BIN)
-        .args(args)
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -27,7 +27,10 @@ fn run_parties<T: Send>(
                 s.spawn(move || {
                     let me = mesh.me();
                     let mut rng = new_rng(Some(21), me as u64);
-                    let options = BmrOptions { batch_ands };
+                    let options = BmrOptions {
+                        batch_ands,
+                        ..BmrOptions::default()
+                    };
                     run_program(&mut mesh, &[5; 32], &mut rng, &options, |b| program(b, me))
                 })
             })

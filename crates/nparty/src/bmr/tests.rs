@@ -34,7 +34,7 @@ fn run_parties(
         let hs: Vec<_> = memory_mesh(n)
             .into_iter()
             .map(|mut mesh| {
-                let job = &job;
+                let (job, options) = (&job, &options);
                 s.spawn(move || {
                     let me = mesh.me();
                     let mut rng = new_rng(Some(11), me as u64);
@@ -43,7 +43,7 @@ fn run_parties(
                         corrupt_table_shares: cheater == Some(me),
                         ..Hooks::default()
                     };
-                    let result = run_with(&mut mesh, job, &mine, &[3; 32], &mut rng, &options, &mut hooks);
+                    let result = run_with(&mut mesh, job, &mine, &[3; 32], &mut rng, options, &mut hooks);
                     let sent = mesh.bytes().iter().map(|b| b.0).sum();
                     Ran {
                         result,
@@ -145,11 +145,29 @@ fn batches_of_any_size_give_the_same_outputs() {
     let mut rng = Rng::seed_from_u64(2);
     let c = Circuit::random(&mut rng, &[16, 16], 300, 20);
     for batch_ands in [1, 7, BmrOptions::default().batch_ands] {
-        check(&c, 3, &[0, 1, 2], BmrOptions { batch_ands }, &mut rng);
+        check(
+            &c,
+            3,
+            &[0, 1, 2],
+            BmrOptions {
+                batch_ands,
+                ..BmrOptions::default()
+            },
+            &mut rng,
+        );
     }
     let adder = shipped("adder64");
     for batch_ands in [1, 7, 1 << 16] {
-        check(&adder, 3, &[1], BmrOptions { batch_ands }, &mut rng);
+        check(
+            &adder,
+            3,
+            &[1],
+            BmrOptions {
+                batch_ands,
+                ..BmrOptions::default()
+            },
+            &mut rng,
+        );
     }
 }
 
@@ -173,7 +191,10 @@ fn aes_128_gives_the_fips_197_ciphertext() {
         &[1, 3],
         audience_of(&[0, 2]),
         &[key, plaintext],
-        BmrOptions { batch_ands: 1000 },
+        BmrOptions {
+            batch_ands: 1000,
+            ..BmrOptions::default()
+        },
         None,
     );
     for p in [0, 2] {
@@ -251,7 +272,16 @@ fn not_constants_copies_and_self_ands() {
     c.validate().unwrap();
     for n in [2, 3] {
         for _ in 0..4 {
-            check(&c, n, &[0, n - 1], BmrOptions { batch_ands: 2 }, &mut rng);
+            check(
+                &c,
+                n,
+                &[0, n - 1],
+                BmrOptions {
+                    batch_ands: 2,
+                    ..BmrOptions::default()
+                },
+                &mut rng,
+            );
         }
     }
     // No AND at all, and no input at all.
@@ -300,7 +330,10 @@ fn bad_settings_are_errors_before_anything_is_sent() {
         &[0, 1],
         audience_of(&[0]),
         &[vec![true; 64], vec![false; 64]],
-        BmrOptions { batch_ands: 0 },
+        BmrOptions {
+            batch_ands: 0,
+            ..BmrOptions::default()
+        },
         None,
     );
     for r in ran {
@@ -372,6 +405,6 @@ proptest::proptest! {
         let c = Circuit::random(&mut rng, &widths, gates, outputs);
         let audience: Vec<usize> = (0..n).filter(|p| audience_bits >> p & 1 == 1).collect();
         let audience = if audience.is_empty() { vec![0] } else { audience };
-        check(&c, n, &audience, BmrOptions { batch_ands }, &mut rng);
+        check(&c, n, &audience, BmrOptions { batch_ands, ..BmrOptions::default() }, &mut rng);
     }
 }

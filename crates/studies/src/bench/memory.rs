@@ -7,7 +7,7 @@
 use mixgc_program::library;
 use serde::Serialize;
 
-use super::{machine, median, progress, two_processes, BenchArgs};
+use super::{machine, median, two_processes, BenchArgs};
 use crate::common::thousands;
 use crate::common::{write_stdout, CliError};
 
@@ -77,19 +77,21 @@ fn cases(args: &BenchArgs) -> Result<Vec<Case>, CliError> {
 
 pub(super) fn memory(args: &BenchArgs) -> Result<(), CliError> {
     let cases = cases(args)?;
-    let bar = progress(cases.iter().map(|c| c.runs as u64).sum());
+    let bar = args
+        .feedback
+        .steps("bench --memory", cases.iter().map(|c| c.runs as u64).sum());
     let mut records = Vec::with_capacity(cases.len());
     for case in cases {
         let (mut secs, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new());
         let mut last = (0, 0);
         for run in 0..case.runs {
-            bar.set_message(format!("{}: run {}/{}", case.workload, run + 1, case.runs));
+            bar.note(&format!("{}: run {}/{}", case.workload, run + 1, case.runs));
             let (g, e) = two_processes(&case.party_args)?;
             secs.push(g.elapsed_ns.max(e.elapsed_ns) as f64 / 1e9);
             rg.push(g.peak_rss_kib as f64);
             re.push(e.peak_rss_kib as f64);
             last = (g.ands, g.bytes_sent + e.bytes_sent);
-            bar.inc(1);
+            bar.advance(1);
         }
         let seconds = median(secs);
         records.push(MemoryFigures {
@@ -103,7 +105,7 @@ pub(super) fn memory(args: &BenchArgs) -> Result<(), CliError> {
             peak_rss_evaluator_kib: median(re) as u64,
         });
     }
-    bar.finish_and_clear();
+    bar.end();
     if args.json {
         return write_stdout(&format!("{}\n", serde_json::to_string(&records)?));
     }

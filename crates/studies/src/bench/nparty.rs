@@ -120,9 +120,17 @@ pub fn bench_nparty(args: &BenchArgs, n: usize) -> Result<(), CliError> {
     let dir = TempDir(std::env::temp_dir().join(format!("mixgc-bench-nparty-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0)?;
     let prepared = prepare(args, n, &dir.0)?;
-    let runs: Vec<RunFigures> = (0..args.runs)
-        .map(|run| one_run(args, n, &prepared, &dir.0, run))
-        .collect::<Result<_, _>>()?;
+    let progress = args.feedback.steps("bench --parties", args.runs as u64);
+    let runs: Result<Vec<RunFigures>, CliError> = (0..args.runs)
+        .map(|run| {
+            progress.note(&format!("{n} processes, run {}/{}", run + 1, args.runs));
+            let figures = one_run(args, n, &prepared, &dir.0, run);
+            progress.advance(1);
+            figures
+        })
+        .collect();
+    progress.end();
+    let runs = runs?;
     let fig = |f: fn(&RunFigures) -> f64| median(runs.iter().map(f).collect());
     let (wall, offline, online) = (fig(|r| r.wall_s), fig(|r| r.offline_s), fig(|r| r.online_s));
     let per_and = runs.iter().map(|r| r.bytes_per_and).fold(0.0, f64::max);

@@ -15,7 +15,7 @@ use mixgc_session::{
 use rand::Rng;
 use serde::Serialize;
 
-use super::{cpu_flags, machine, median, progress, BenchArgs};
+use super::{cpu_flags, machine, median, BenchArgs};
 use crate::common::{write_stdout, CliError};
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
@@ -65,7 +65,7 @@ pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
     let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?.compiled;
     let terms = Terms::default();
     let cfg = SessionConfig::default();
-    let bar = progress(args.runs as u64);
+    let bar = args.feedback.steps("bench --preprocess", args.runs as u64);
     let (mut offline, mut online_e, mut online_g, mut online_bytes) = (Vec::new(), Vec::new(), Vec::new(), 0);
     let mut rng = rand::thread_rng();
     for _ in 0..args.runs {
@@ -112,9 +112,9 @@ pub fn preprocess(args: &BenchArgs) -> Result<(), CliError> {
         online_g.push(g_ms.as_secs_f64() * 1e3);
         online_e.push(e_ms.as_secs_f64() * 1e3);
         online_bytes = bytes;
-        bar.inc(1);
+        bar.advance(1);
     }
-    bar.finish_and_clear();
+    bar.end();
     let f = PrepFigures {
         machine: machine(),
         aes_kernel: AesKernel::active().name(),

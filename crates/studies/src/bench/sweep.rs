@@ -16,9 +16,7 @@ use mixgc_net::link_pair;
 use mixgc_session::{run_party, Audience, PartyId, Scheme, SessionConfig, Terms};
 use serde::Serialize;
 
-use super::{
-    aes_blocks, cpu_flags, in_memory, machine, median, progress, random_batch, two_processes, workload_args,
-};
+use super::{aes_blocks, cpu_flags, in_memory, machine, median, random_batch, two_processes, workload_args};
 use super::{BenchArgs, Workload};
 use crate::common::thousands;
 use crate::common::{write_stdout, CliError};
@@ -127,16 +125,18 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
     let blocks = aes_blocks(&aes, args.ands.unwrap_or(SWEEP_ANDS));
     let ands = aes.num_ands() * blocks as u64;
     let configs = NETWORKS.iter().map(|n| n.schemes().len()).sum::<usize>() * BATCH_BYTES.len() * 2;
-    let bar = progress(((configs + SCHEMES.len()) * args.runs) as u64);
+    let bar = args
+        .feedback
+        .steps("bench --sweep", ((configs + SCHEMES.len()) * args.runs) as u64);
 
     let mut compute = [0.0; SCHEMES.len()];
     for (garbling, compute) in SCHEMES.iter().zip(&mut compute) {
         let mut runs = Vec::new();
         for run in 0..args.runs {
-            bar.set_message(format!("{garbling} in memory: run {}/{}", run + 1, args.runs));
+            bar.note(&format!("{garbling} in memory: run {}/{}", run + 1, args.runs));
             let (garble, eval) = in_memory(&aes, blocks, HashKind::default(), *garbling)?;
             runs.push(1e3 / (garble + eval));
-            bar.inc(1);
+            bar.advance(1);
         }
         *compute = median(runs);
     }
@@ -149,7 +149,7 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
                 for pipelined in [true, false] {
                     let (mut ns, mut bytes) = (Vec::new(), Vec::new());
                     for run in 0..args.runs {
-                        bar.set_message(format!(
+                        bar.note(&format!(
                             "{}, {garbling}, {} KiB frames, {}: run {}/{}",
                             network.name(),
                             batch_bytes >> 10,
@@ -166,7 +166,7 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
                         let r = one_run(&aes, config, blocks)?;
                         ns.push(r.elapsed_ns / r.ands as f64);
                         bytes.push(r.bytes as f64 / r.ands as f64);
-                        bar.inc(1);
+                        bar.advance(1);
                     }
                     points.push(point(
                         network,
@@ -180,7 +180,7 @@ pub(super) fn sweep(args: &BenchArgs) -> Result<(), CliError> {
             }
         }
     }
-    bar.finish_and_clear();
+    bar.end();
     let sweep = Sweep {
         machine: machine(),
         aes_kernel: AesKernel::active().name(),
