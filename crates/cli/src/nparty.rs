@@ -64,8 +64,8 @@ pub struct PartyArgs {
     #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
     timeout: u64,
     /// Emulate a network round-trip time on every link (each frame is held for half of it
-    /// before it is written; bandwidth is not limited), for measurements.
-    #[arg(long, value_name = "MS", default_value = "0")]
+    /// before it is written; bandwidth is not limited), for measurements: 0 to 10000 ms.
+    #[arg(long, value_name = "MS", default_value = "0", value_parser = clap::value_parser!(u64).range(0..=10_000))]
     rtt_ms: u64,
     /// ANDs per batch: BMR garbles them jointly and evaluates them (bounding the tables in
     /// memory); GMW makes their triples and levels them [default: 16384 for BMR, 65536 for

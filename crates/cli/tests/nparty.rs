@@ -220,6 +220,17 @@ fn usage_errors_name_the_problem() {
         "12345",
     ])
     .assert_error("input too wide", &["--input"]);
+    party(&[
+        "--id",
+        "0",
+        "--example",
+        "auction",
+        "--input",
+        "1",
+        "--rtt-ms",
+        "18446744073709551615",
+    ])
+    .assert_error("absurd --rtt-ms", &["--rtt-ms", "0..=10000"]);
     party(&["--id", "0", "--circuit", &circuit("adder64.txt"), "--input", "1"])
         .assert_error("no --owners", &["--owners", "2 input values"]);
     party(&[

@@ -103,8 +103,8 @@ pub struct BenchArgs {
     /// With --parties: candidates of the vote.
     #[arg(long, default_value_t = 8, requires = "parties", value_name = "C")]
     candidates: usize,
-    /// With --parties: an emulated round-trip time on every link, in ms.
-    #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS")]
+    /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.
+    #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=10_000))]
     rtt_ms: u64,
     #[command(flatten)]
     feedback: Feedback,
