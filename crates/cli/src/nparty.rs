@@ -60,7 +60,9 @@ pub struct PartyArgs {
     /// Who learns the outputs: all, or a list of party ids.
     #[arg(long, default_value = "all", value_name = "all|I,J,...")]
     reveal: String,
-    /// Seconds any one step may wait on a peer before this party names it and stops.
+    /// Seconds any one step may wait on a peer before this party names it and stops (then,
+    /// with 3+ parties, a grace of a quarter of it, at most 5 s, for the peer to say whom it
+    /// was waiting on).
     #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
     timeout: u64,
     /// Emulate a network round-trip time on every link (each frame is held for half of it

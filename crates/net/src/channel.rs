@@ -1,3 +1,5 @@
+use std::time::Duration;
+
 use mixgc_core::Block;
 
 use crate::NetError;
@@ -21,6 +23,14 @@ pub trait Channel: Send {
     /// Names the protocol phase the next reads and writes belong to ("oblivious transfer",
     /// "the garbled tables"), in words, for the message when the peer stalls in it.
     fn set_phase(&mut self, _phase: &'static str) {}
+    /// The timeout of every read, for a channel whose reads can be given another one
+    /// ([`Channel::set_read_timeout`]); `None` for one that cannot.
+    fn read_timeout(&self) -> Option<Duration> {
+        None
+    }
+    /// Gives the next reads another timeout (no effect where [`Channel::read_timeout`] is
+    /// `None`).
+    fn set_read_timeout(&mut self, _timeout: Duration) {}
 }
 
 impl<C: Channel + ?Sized> Channel for &mut C {
@@ -44,6 +54,12 @@ impl<C: Channel + ?Sized> Channel for &mut C {
     }
     fn set_phase(&mut self, phase: &'static str) {
         (**self).set_phase(phase)
+    }
+    fn read_timeout(&self) -> Option<Duration> {
+        (**self).read_timeout()
+    }
+    fn set_read_timeout(&mut self, timeout: Duration) {
+        (**self).set_read_timeout(timeout)
     }
 }
 

@@ -37,6 +37,13 @@ pub enum NetError {
     PeerStopped(String),
 }
 
+impl NetError {
+    /// Whether the peer sent nothing for a whole timeout (nothing else went wrong).
+    pub fn is_silence(&self) -> bool {
+        matches!(self, NetError::Timeout(_) | NetError::PeerSilent { .. })
+    }
+}
+
 /// How the peer deviated from the protocol: what it sent does not fit the step reading it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

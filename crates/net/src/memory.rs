@@ -114,6 +114,14 @@ impl Channel for MemoryChannel {
     fn bytes_received(&self) -> u64 {
         self.received
     }
+
+    fn read_timeout(&self) -> Option<Duration> {
+        Some(self.timeout)
+    }
+
+    fn set_read_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
 }
 
 #[cfg(test)]

@@ -121,6 +121,20 @@ impl ReadHalf {
             ReadHalf::Tls(r) => r.set_phase(phase),
         }
     }
+
+    fn timeout(&self) -> Duration {
+        match self {
+            ReadHalf::Tcp(r) => r.timeout(),
+            ReadHalf::Tls(r) => r.timeout(),
+        }
+    }
+
+    fn set_timeout(&mut self, timeout: Duration) -> Result<(), NetError> {
+        match self {
+            ReadHalf::Tcp(r) => r.set_timeout(timeout),
+            ReadHalf::Tls(r) => r.set_timeout(timeout),
+        }
+    }
 }
 
 impl WriteHalf {
@@ -402,6 +416,15 @@ impl Channel for QueuedChannel {
     fn set_phase(&mut self, phase: &'static str) {
         self.phase = phase;
         self.reader.set_phase(phase);
+    }
+
+    fn read_timeout(&self) -> Option<Duration> {
+        Some(self.reader.timeout())
+    }
+
+    /// A socket that refuses the new timeout keeps the old one.
+    fn set_read_timeout(&mut self, timeout: Duration) {
+        let _ = self.reader.set_timeout(timeout);
     }
 }
 

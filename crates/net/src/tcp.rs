@@ -92,6 +92,10 @@ impl Timing {
         self.timeout
     }
 
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
     /// The phase the next reads and writes belong to.
     pub(crate) fn phase(&self) -> &'static str {
         self.phase
@@ -296,6 +300,17 @@ impl TcpReader {
     /// The timeout of every single read.
     pub fn timeout(&self) -> Duration {
         self.timing.timeout()
+    }
+
+    /// Gives the next reads another timeout (the socket's write timeout is left alone).
+    pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), NetError> {
+        let timeout = timeout.max(Duration::from_millis(1));
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(timeout))
+            .map_err(NetError::Io)?;
+        self.timing.set_timeout(timeout);
+        Ok(())
     }
 }
 

@@ -142,6 +142,10 @@ impl TlsReader {
     pub(crate) fn timeout(&self) -> Duration {
         self.raw.timeout()
     }
+
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) -> Result<(), NetError> {
+        self.raw.set_timeout(timeout)
+    }
 }
 
 impl TlsWriter {

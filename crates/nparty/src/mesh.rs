@@ -10,7 +10,7 @@
 
 use mixgc_net::{
     last_words, memory_pair_holding, recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbehaved,
-    Tag,
+    Tag, MAX_ABORT_BYTES,
 };
 
 use crate::NpartyError;
@@ -111,11 +111,43 @@ impl Mesh {
     }
 
     /// A frame `tag` of at most `max_len` bytes from `from` (after flushing all sends).
+    ///
+    /// With three or more parties, a peer silent for a whole timeout may itself be waiting
+    /// on the party that stalled, and about to say so: this party tells every other that
+    /// it stops at once, then reads from the silent peer for a [`grace`] longer, and reports
+    /// the peer's reason if one comes (so the stalled party is named, not a party waiting
+    /// on it). A frame that comes only then is too late: the others were told already.
     pub fn recv(&mut self, from: usize, tag: Tag, max_len: usize) -> Result<Vec<u8>, NpartyError> {
         self.flush_links()?;
-        recv_frame(self.link(from), tag, max_len)
-            .map_err(|source| NpartyError::Peer { party: from, source })
-            .map_err(|e| self.stop(e))
+        match recv_frame(self.link(from), tag, max_len) {
+            Ok(frame) => Ok(frame),
+            Err(source) if source.is_silence() && self.parties() > 2 => {
+                let silent = NpartyError::Peer { party: from, source };
+                self.abort_all(&silent.to_string());
+                match self.reason_within_grace(from) {
+                    Some(source) => Err(NpartyError::Peer { party: from, source }),
+                    None => Err(silent),
+                }
+            }
+            Err(source) => Err(self.stop(NpartyError::Peer { party: from, source })),
+        }
+    }
+
+    /// The reason `from` gives for stopping ([`NetError::PeerStopped`]) if it comes within
+    /// [`grace`] of the link's timeout; `None` if the link cannot shorten its reads or
+    /// anything else comes.
+    fn reason_within_grace(&mut self, from: usize) -> Option<NetError> {
+        let link = self.link(from);
+        let timeout = link.read_timeout()?;
+        link.set_read_timeout(grace(timeout));
+        let late = recv_frame(&mut *link, Tag::Abort, MAX_ABORT_BYTES);
+        link.set_read_timeout(timeout);
+        match late {
+            Ok(reason) => Some(NetError::PeerStopped(
+                String::from_utf8_lossy(&reason).into_owned(),
+            )),
+            Err(_) => None,
+        }
     }
 
     /// A frame `tag` of exactly `len` bytes from `from`.
@@ -247,6 +279,13 @@ impl Mesh {
     }
 }
 
+/// How much longer than its timeout a party waits on a silent peer, with three or more
+/// parties, for the peer's own report of whom it waited on (see [`Mesh::recv`]): a quarter
+/// of the timeout, at most 5 s.
+pub fn grace(timeout: std::time::Duration) -> std::time::Duration {
+    (timeout / 4).min(std::time::Duration::from_secs(5))
+}
+
 /// Queued chunks each in-memory link holds before a sender blocks (64 KiB each): enough
 /// that tests and demos never wait on a peer's reads.
 const MEMORY_QUEUE: usize = 1 << 14;
@@ -341,5 +380,35 @@ mod tests {
         let e = m0.recv(2, Tag::Openings, 8).unwrap_err();
         assert_eq!(e.party(), Some(2));
         assert!(e.to_string().starts_with("party 2: "), "{e}");
+    }
+
+    #[test]
+    fn a_party_waiting_on_the_stalled_one_is_not_blamed_for_it() {
+        let mut meshes = memory_mesh(3);
+        for m in &mut meshes {
+            for l in m.links.iter_mut().flatten() {
+                l.set_read_timeout(std::time::Duration::from_secs(1));
+            }
+        }
+        let mut m2 = meshes.pop().unwrap();
+        let mut m1 = meshes.pop().unwrap();
+        let mut m0 = meshes.pop().unwrap();
+        let (e0, e1) = std::thread::scope(|s| {
+            // Party 2 stays silent (alive, sending nothing) until both others gave up.
+            s.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_secs(3));
+                m2.abort_all("done");
+            });
+            // Party 1 starts waiting on party 2 a little after party 0 waits on party 1,
+            // so party 0's timeout fires first.
+            let p1 = s.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                m1.recv(2, Tag::Openings, 8).unwrap_err()
+            });
+            let e0 = m0.recv(1, Tag::Openings, 8).unwrap_err();
+            (e0, p1.join().unwrap())
+        });
+        assert_eq!(e1.party(), Some(2), "{e1}");
+        assert!(e0.to_string().contains("party 2: the peer sent nothing"), "{e0}");
     }
 }
