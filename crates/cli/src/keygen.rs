@@ -32,6 +32,10 @@ pub struct KeygenArgs {
     /// --peer-ca a listener's certificate must name the host its peer gives to --connect.
     #[arg(long, value_name = "NAME", value_delimiter = ',', default_values = ["localhost", "127.0.0.1", "::1"])]
     name: Vec<String>,
+    /// Also name this party's id for n-party runs checked with --peer-ca (adds the DNS name
+    /// mixgc-party-ID; a peer checking with the CA accepts the certificate only as that id).
+    #[arg(long, value_name = "ID", value_parser = clap::value_parser!(u16).range(0..64))]
+    party: Option<u16>,
 }
 
 pub fn keygen(args: KeygenArgs) -> Result<(), CliError> {
@@ -47,7 +51,9 @@ pub fn keygen(args: KeygenArgs) -> Result<(), CliError> {
             return Err(format!("{} already exists: give another --out directory", path.display()).into());
         }
     }
-    let made = generate(&args.name, args.ca)?;
+    let mut names = args.name.clone();
+    names.extend(args.party.map(|id| mixgc_nparty::party_name(id.into())));
+    let made = generate(&names, args.ca)?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     write_new(&key_path, &made.key_pem, true)?;
     write_new(&cert_path, &made.cert_pem, false)?;
@@ -55,7 +61,7 @@ pub fn keygen(args: KeygenArgs) -> Result<(), CliError> {
         "wrote {} (private: keep it to yourself) and {} naming {}",
         key_path.display(),
         cert_path.display(),
-        args.name.join(", ")
+        names.join(", ")
     );
     if let Some((ca_pem, ca_fp)) = &made.ca {
         write_new(&ca_path, ca_pem, false)?;

@@ -85,8 +85,8 @@ pub struct PartyArgs {
     /// keygen` prints it at party I); once per other party.
     #[arg(long, value_name = "I=HEX")]
     peer_fingerprint: Vec<String>,
-    /// Accept peer certificates signed by this CA (PEM). Any holder of such a certificate
-    /// may take any id it uses consistently: pin fingerprints when ids matter.
+    /// Accept peer certificates signed by this CA (PEM), each only as the id it names
+    /// (the DNS name mixgc-party-I, which `mixgc keygen --party I` adds).
     #[arg(long, value_name = "FILE", conflicts_with = "peer_fingerprint")]
     peer_ca: Option<PathBuf>,
     /// Allow plain TCP on non-loopback addresses: neither encrypted nor authenticated, so
@@ -106,7 +106,7 @@ order. Every party must run the same compiled stream: the parties compare its di
 (schedule included) before anything secret, so a Bristol file may meet its stream file only if \
 that was compiled with the default schedule (`mixgc compile FILE --schedule batched`). Each party that learns the outputs prints one line per output value on stdout (hex, as \
 `mixgc run` does); a summary (ANDs, bytes sent and received per peer, offline and online time) \
-goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude. Between machines every link is TLS 1.3: each party makes a key with `mixgc keygen` and passes --cert, --key and --peer-fingerprint I=HEX once per other party (or --peer-ca); plain TCP runs on loopback only unless --insecure-plaintext.\n\n\
+goes to stderr. Security: semi-honest, any n − 1 of the n parties may collude. Between machines every link is TLS 1.3: each party makes a key with `mixgc keygen` and passes --cert, --key and --peer-fingerprint I=HEX once per other party (or --peer-ca, with each party's certificate naming its id: mixgc keygen --party I). Plain TCP runs on loopback only unless --insecure-plaintext.\n\n\
 Example (three terminals):\n  \
 mixgc party --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 00c8\n  \
 mixgc party --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example auction --bits 16 --input 012c\n  \

@@ -380,3 +380,54 @@ fn vote_over_tls_with_per_peer_pins() {
     outs[0].assert_error("party 0, wrong pin", &["refused the peer's certificate"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Three parties over TLS checked by CA (`mixgc keygen --ca --party I`, the CAs in one
+/// `--peer-ca` file): the vote computes; when party 2 runs with party 1's key, every party
+/// stops, and a party that checked it says the certificate does not name party 2's id.
+#[test]
+fn vote_over_tls_checked_by_ca_binds_ids() {
+    let dir = std::env::temp_dir().join(format!("mixgc-nparty-ca-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let keys: Vec<(String, String, String)> = (0..3)
+        .map(|i| {
+            let d = dir.join(format!("p{i}"));
+            let id = i.to_string();
+            run1(&["keygen", "--out", d.to_str().unwrap(), "--ca", "--party", &id]).assert_ok("keygen");
+            let path = |f: &str| d.join(f).to_str().unwrap().to_string();
+            (path("cert.pem"), path("key.pem"), path("ca.pem"))
+        })
+        .collect();
+    let cas = dir.join("cas.pem");
+    let all: String = keys
+        .iter()
+        .map(|k| std::fs::read_to_string(&k.2).unwrap())
+        .collect();
+    std::fs::write(&cas, all).unwrap();
+    let flags = |i: usize, key_of: usize| -> Vec<String> {
+        let mut v = owned(&[
+            "--example",
+            "voting",
+            "--candidates",
+            "3",
+            "--input",
+            &format!("{}", i % 2),
+        ]);
+        v.extend(owned(&["--cert", &keys[key_of].0, "--key", &keys[key_of].1]));
+        v.extend(owned(&["--peer-ca", cas.to_str().unwrap()]));
+        v
+    };
+    let good: Vec<Vec<String>> = (0..3).map(|i| flags(i, i)).collect();
+    for (i, out) in finish_all(spawn_mesh(&good)).iter().enumerate() {
+        out.assert_ok(&format!("CA party {i}"));
+        assert_eq!(out.stdout.trim(), "0", "party {i}");
+    }
+    let mut bad = good.clone();
+    bad[2] = flags(2, 1);
+    let outs = finish_all(spawn_mesh(&bad));
+    assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
+    outs[0].assert_error(
+        "party 0, party 2 with party 1's key",
+        &["does not name mixgc-party-2"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

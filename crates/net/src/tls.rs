@@ -343,6 +343,24 @@ impl TlsChannel {
             .map(|c| fingerprint(c))
     }
 
+    /// Whether the certificate the peer presented names `name` in its subjectAltName
+    /// (as webpki checks a server's name; false for a name that is not a DNS name or IP
+    /// address, or without a certificate). For binding a certificate from a CA to a role.
+    pub fn peer_is_named(&self, name: &str) -> bool {
+        let (Some(cert), Ok(name)) = (
+            self.conn
+                .as_ref()
+                .and_then(|c| c.peer_certificates())
+                .and_then(|c| c.first()),
+            ServerName::try_from(name),
+        ) else {
+            return false;
+        };
+        rustls::server::ParsedCertificate::try_from(cert)
+            .and_then(|parsed| rustls::client::verify_server_name(&parsed, &name))
+            .is_ok()
+    }
+
     /// Flushes, then parts the channel into a read and a write half sharing the TLS state,
     /// for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]); also the
     /// plaintext bytes sent so far (the read half counts on from those received) and the

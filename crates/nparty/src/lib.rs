@@ -36,7 +36,7 @@ pub use handshake::{
 };
 pub use job::{Job, Outcome, Protocol};
 pub use mesh::{memory_mesh, peer, Mesh};
-pub use mesh_tls::{parse_peer_pin, MeshTls, TlsFlags};
+pub use mesh_tls::{parse_peer_pin, party_name, MeshTls, TlsFlags};
 pub use program::{ProgramRecorder, RecordedProgram};
 pub use roles::Roles;
 pub use tcp::{connect_mesh, connect_mesh_on, join_mesh, join_mesh_on, MeshOptions};

@@ -7,12 +7,13 @@
 //!   the pinned certificates, then the link is checked against the pin of the id the peer
 //!   introduces itself as. A peer presenting party 2's certificate while claiming id 3 is
 //!   refused naming both. So each link's peer holds the key of the id it claims.
-//! - **CA** (`--peer-ca FILE`): the peer's chain must lead to the CA (webpki checks), and no
-//!   two peers of this party may present the same certificate; [`crate::join_mesh`] has
-//!   every party compare the n certificates it saw, so a party must present one
-//!   certificate on all its links. The CA mode does **not** bind a certificate to a chosen
-//!   id: any holder of a certificate from the CA may take any id not taken yet. Use pins
-//!   where ids matter, or a CA that certifies only the run's parties.
+//! - **CA** (`--peer-ca FILE`): the peer's chain must lead to the CA (webpki checks), and
+//!   its certificate must name the id the peer claims: the DNS name [`party_name`]`(j)`,
+//!   `mixgc-party-J`, in its subjectAltName (`mixgc keygen --party J` adds it; a CA that
+//!   certifies party J's key under that name is what binds the key to the id). No two
+//!   peers of this party may present the same certificate either, and [`crate::join_mesh`]
+//!   has every party compare the n certificates it saw, so a party presents one
+//!   certificate on all its links.
 //!
 //! Each link's TLS exporter is compared in the connection's introduction (see `tcp`), so
 //! a relay that terminates TLS towards both ends is detected.
@@ -159,13 +160,29 @@ impl MeshTls {
     }
 
     /// The link to the peer introduced as party `j` presented the certificate of
-    /// fingerprint `presented`: is it party j's? The reason in words if not.
-    pub(crate) fn check_peer(&self, j: usize, presented: Option<[u8; 32]>) -> Result<(), String> {
+    /// fingerprint `presented`, which names what `named` accepts: is it party j's? The
+    /// reason in words if not.
+    pub(crate) fn check_peer(
+        &self,
+        j: usize,
+        presented: Option<[u8; 32]>,
+        named: impl Fn(&str) -> bool,
+    ) -> Result<(), String> {
         let Some(got) = presented else {
             return Err(format!("party {j} presented no certificate"));
         };
-        let PeerAuth::Pinned(pins) = &self.peers else {
-            return Ok(());
+        let pins = match &self.peers {
+            PeerAuth::Pinned(pins) => pins,
+            PeerAuth::Ca if named(&party_name(j)) => return Ok(()),
+            PeerAuth::Ca => {
+                return Err(format!(
+                    "the peer claiming to be party {j} presented a certificate from the CA \
+                     ({}) that does not name {}: with --peer-ca a party's certificate must \
+                     name its id (mixgc keygen --party {j})",
+                    fingerprint_hex(&got),
+                    party_name(j)
+                ))
+            }
         };
         if pins.get(&j) == Some(&got) {
             return Ok(());
@@ -183,6 +200,12 @@ impl MeshTls {
             )),
         }
     }
+}
+
+/// The name a certificate from a CA must carry (a DNS name in its subjectAltName) to be
+/// accepted as party `j`'s on a mesh checked with `--peer-ca`.
+pub fn party_name(j: usize) -> String {
+    format!("mixgc-party-{j}")
 }
 
 /// The TLS flags of an n-party command, as given: `--cert FILE --key FILE` and either
@@ -290,15 +313,15 @@ mod tests {
         assert!(e.contains("gives party 2, but the parties are 0 to 1"), "{e}");
         let e = tls.check_parties(1, 3).unwrap_err().to_string();
         assert!(e.contains("own id but not its certificate"), "{e}");
-        assert!(tls.check_peer(2, Some(p2)).is_ok());
-        let e = tls.check_peer(2, Some(p1)).unwrap_err();
+        assert!(tls.check_peer(2, Some(p2), |_| true).is_ok());
+        let e = tls.check_peer(2, Some(p1), |_| true).unwrap_err();
         assert!(
             e.contains("claiming to be party 2 presented party 1's certificate"),
             "{e}"
         );
-        let e = tls.check_peer(1, Some([9; 32])).unwrap_err();
+        let e = tls.check_peer(1, Some([9; 32]), |_| true).unwrap_err();
         assert!(e.contains("not the pinned --peer-fingerprint 1="), "{e}");
-        assert!(tls.check_peer(1, None).is_err());
+        assert!(tls.check_peer(1, None, |_| true).is_err());
     }
 
     /// The flags as a command gets them: each inconsistent set is a usage error naming the
@@ -322,8 +345,15 @@ mod tests {
         assert!(flags(false, false, false, false).mesh_tls().unwrap().is_none());
         let pinned = flags(true, true, true, false).mesh_tls().unwrap().unwrap();
         assert_eq!(pinned.fingerprint(), k.fingerprint);
-        assert!(pinned.check_peer(1, Some([0xcd; 32])).is_ok());
-        assert!(flags(true, true, false, true).mesh_tls().unwrap().is_some());
+        assert!(pinned.check_peer(1, Some([0xcd; 32]), |_| false).is_ok());
+        let by_ca = flags(true, true, false, true).mesh_tls().unwrap().unwrap();
+        assert!(by_ca
+            .check_peer(1, Some([0xcd; 32]), |n| n == "mixgc-party-1")
+            .is_ok());
+        let e = by_ca
+            .check_peer(2, Some([0xcd; 32]), |n| n == "mixgc-party-1")
+            .unwrap_err();
+        assert!(e.contains("does not name mixgc-party-2"), "{e}");
         for (f, want) in [
             (flags(false, false, true, false), "need --cert and --key"),
             (flags(true, false, true, false), "--cert needs --key"),

@@ -307,6 +307,13 @@ impl Link {
         }
     }
 
+    fn peer_is_named(&self, name: &str) -> bool {
+        match self {
+            Link::Plain(_) => false,
+            Link::Tls(ch) => ch.peer_is_named(name),
+        }
+    }
+
     fn queued(self, one_way_latency: Duration) -> Result<QueuedChannel, NetError> {
         match self {
             Link::Plain(ch) => QueuedChannel::new(*ch, one_way_latency),
@@ -315,13 +322,13 @@ impl Link {
     }
 }
 
-/// The certificate of the link to `j` must be party j's (with pins), and the peer must
-/// have presented one (a TLS link always has).
+/// The certificate of the link to `j` must be party j's (its pin, or from the CA naming
+/// [`crate::party_name`]`(j)`), and the peer must have presented one (a TLS link always has).
 fn check_certificate(ch: &Link, options: &MeshOptions, j: usize) -> Result<(), NpartyError> {
     match &options.tls {
         None => Ok(()),
         Some(tls) => tls
-            .check_peer(j, ch.peer_fingerprint())
+            .check_peer(j, ch.peer_fingerprint(), |name| ch.peer_is_named(name))
             .map_err(|why| NpartyError::Peer {
                 party: j,
                 source: NetError::Tls(why),

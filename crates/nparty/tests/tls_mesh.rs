@@ -349,15 +349,16 @@ fn a_relay_between_two_tls_sessions_is_detected() {
 }
 
 /// CA mode: each party's certificate is from a CA every party trusts (here one CA per
-/// party, all in the `--peer-ca` file; each certificate names 127.0.0.1). Three parties join
-/// (the handshake compares every party's view of the n certificates); and when parties 1
-/// and 2 present one certificate, party 0 refuses naming both.
+/// party, all in the `--peer-ca` file; each certificate names 127.0.0.1 and
+/// `mixgc-party-J`). Three parties join; a party presenting another's certificate is
+/// refused (the certificate does not name its claimed id); and a certificate from the CA
+/// that names no party id is refused.
 #[test]
-fn ca_mode_joins_and_refuses_one_certificate_for_two_parties() {
+fn ca_mode_binds_each_certificate_to_its_party_id() {
     use mixgc_net::PeerCheck;
-    let keys: Vec<KeyMaterial> = (0..3)
-        .map(|_| generate(&["127.0.0.1".into()], true).unwrap())
-        .collect();
+    let names = |j: usize| vec!["127.0.0.1".to_string(), mixgc_nparty::party_name(j)];
+    let mut keys: Vec<KeyMaterial> = (0..3).map(|j| generate(&names(j), true).unwrap()).collect();
+    keys.push(generate(&["127.0.0.1".into()], true).unwrap());
     let dir = std::env::temp_dir().join(format!("mixgc-tls-mesh-ca-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ca_file = dir.join("cas.pem");
@@ -387,13 +388,15 @@ fn ca_mode_joins_and_refuses_one_certificate_for_two_parties() {
     };
     let ids: Vec<[u8; 32]> = run([0, 1, 2]).into_iter().map(Result::unwrap).collect();
     assert!(ids.iter().all(|id| *id == ids[0]));
-    let results = run([0, 1, 1]);
-    let e = results[0].as_ref().unwrap_err().to_string();
-    assert!(
-        e.contains("parties 1 and 2 presented the same certificate"),
-        "{e}"
-    );
-    assert!(results.iter().all(Result::is_err));
+    for (who, wrong) in [([0, 1, 1], "mixgc-party-2"), ([0, 1, 3], "mixgc-party-2")] {
+        let results = run(who);
+        assert!(results.iter().all(Result::is_err));
+        let e = results[0].as_ref().unwrap_err().to_string();
+        assert!(
+            e.contains("claiming to be party 2") && e.contains(&format!("does not name {wrong}")),
+            "{e}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
