@@ -384,6 +384,10 @@ mod tests {
         let spare = g.slots.spare_capacity_mut();
         assert!(spare.iter().all(|b| unsafe { b.assume_init() } == Block::ZERO));
         assert_eq!(g.const_labels, [Block::ZERO; 2]);
-        assert_eq!(g.delta(), delta, "Δ is the gate garbler's to wipe, when it is dropped");
+        assert_eq!(
+            g.delta(),
+            delta,
+            "Δ is the gate garbler's to wipe, when it is dropped"
+        );
     }
 }
