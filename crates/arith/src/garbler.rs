@@ -62,13 +62,13 @@ pub struct ArithGarbler {
     pub(crate) table_rows: u64,
 }
 
-/// The Boolean Δ and the hash key do not outlive the garbler (the per-modulus offsets, in
-/// labels of digits, are not wiped yet).
+/// No offset outlives the garbler: the Boolean Δ, every Δ_m (as labels and as grouped
+/// steps with their multiples), the ring Δ and the hash key are overwritten with zeros when
+/// it is dropped (its RNG wipes itself). Copies handed out by [`ArithGarbler::delta`] and
+/// [`ArithGarbler::ring_delta`] are the caller's.
 impl Drop for ArithGarbler {
     fn drop(&mut self) {
-        use zeroize::Zeroize;
-        self.boolean_delta.zeroize();
-        self.session_key.zeroize();
+        self.wipe();
     }
 }
 
@@ -145,6 +145,18 @@ impl ArithGarbler {
             return Err(ArithError::Conversion(format!("value {x} is not below 2^{bits}")));
         }
         zero.add_scaled(&self.ring_delta(bits)?, x)
+    }
+
+    /// Overwrites every offset and the hash key with zeros (see the `Drop` impl).
+    fn wipe(&mut self) {
+        use zeroize::Zeroize;
+        self.boolean_delta.zeroize();
+        self.session_key.zeroize();
+        self.deltas.values_mut().for_each(Label::wipe);
+        self.delta_steps.values_mut().for_each(GroupedDelta::wipe);
+        if let Some(ring) = self.ring_delta.as_mut() {
+            ring.wipe();
+        }
     }
 
     /// Δ_m, drawn on first use.
@@ -256,5 +268,28 @@ mod tests {
             grouped.2,
             [3u64, 5, 17, 251].iter().map(|p| 5 * (p - 1)).sum::<u64>()
         );
+    }
+
+    /// What the destructor runs leaves every offset zero: Δ_2, odd-prime Δs (as labels and
+    /// as grouped steps with their multiples, small and large p), powers of two, the ring Δ
+    /// and the hash key.
+    #[test]
+    fn wiping_zeroes_every_offset() {
+        let mut g = ArithGarbler::new(new_rng(None, 0), Block::from_u128(0xfeed_beef | 1)).unwrap();
+        let moduli = [2u64, 3, 251, 65_521, 1 << 8];
+        for &m in &moduli {
+            g.delta(Modulus::new(m).unwrap());
+        }
+        g.delta(Modulus::power_of_two(64).unwrap());
+        g.ring_delta(128).unwrap();
+        assert!(g.deltas.values().all(|d| d.digits().iter().any(|&x| x != 0)));
+        assert!(g.delta_steps.values().all(|s| !s.is_wiped()));
+        assert_eq!(g.delta_steps.len(), 3);
+        g.wipe();
+        assert_eq!(g.deltas.len(), moduli.len() + 1);
+        assert!(g.deltas.values().all(|d| d.digits().iter().all(|&x| x == 0)));
+        assert!(g.delta_steps.values().all(GroupedDelta::is_wiped));
+        assert!(g.ring_delta.as_ref().unwrap().digits().iter().all(|&x| x == 0));
+        assert_eq!((g.boolean_delta, g.session_key), (Block::ZERO, [0; 32]));
     }
 }

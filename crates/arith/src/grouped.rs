@@ -43,6 +43,14 @@ pub(crate) struct GroupedLabel {
 }
 
 impl GroupedLabel {
+    /// Overwrites the digits with zeros (for Δ_p and its multiples when their garbler is
+    /// dropped).
+    pub(crate) fn wipe(&mut self) {
+        use zeroize::Zeroize;
+        self.slots.zeroize();
+        self.groups.zeroize();
+    }
+
     /// The label mod the odd prime `m` with these digits (ℓ of them, reduced).
     pub(crate) fn from_digits(m: Modulus, digits: &[u64]) -> GroupedLabel {
         let mut label = GroupedLabel::zero(m);
@@ -225,6 +233,23 @@ pub(crate) struct GroupedDelta {
 const MAX_CACHED_MULTIPLES: u64 = 257;
 
 impl GroupedDelta {
+    /// Overwrites Δ_p and its cached multiples with zeros (the other fields are public
+    /// constants of p).
+    pub(crate) fn wipe(&mut self) {
+        self.delta.wipe();
+        for c_delta in &mut self.multiples {
+            c_delta.wipe();
+        }
+    }
+
+    /// Whether Δ_p and its multiples are all zero (after [`GroupedDelta::wipe`]).
+    #[cfg(test)]
+    pub(crate) fn is_wiped(&self) -> bool {
+        std::iter::once(&self.delta)
+            .chain(&self.multiples)
+            .all(|l| l.slots.iter().all(|&s| s == 0) && l.groups.iter().all(|&g| g == 0))
+    }
+
     pub(crate) fn new(delta: &Label) -> GroupedDelta {
         let m = delta.modulus();
         let (delta, shape) = (GroupedLabel::from_digits(m, delta.digits()), StepShape::new(m));

@@ -23,6 +23,12 @@ pub struct Label {
 }
 
 impl Label {
+    /// Overwrites the digits with zeros (for a Δ when its garbler is dropped); the result
+    /// is the zero label of the same modulus.
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.digits[..]);
+    }
+
     /// The label with these digits; refuses a wrong length or a digit outside Z_m.
     pub fn new(modulus: Modulus, digits: Vec<u64>) -> Result<Label, ArithError> {
         let expected = modulus.label_len();

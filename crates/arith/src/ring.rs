@@ -49,6 +49,11 @@ pub(crate) fn check_bits(bits: u32) -> Result<(), ArithError> {
 }
 
 impl RingLabel {
+    /// Overwrites the digits with zeros (for the ring Δ when its garbler is dropped).
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.digits[..]);
+    }
+
     /// The label mod 2^`bits` with these 128 digits; refuses a wrong k, length or digit.
     /// Only the ring's own code builds labels (a caller could otherwise reinterpret a label
     /// of another modulus).

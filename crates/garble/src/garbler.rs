@@ -30,6 +30,25 @@ struct ThreeHalvesParts {
     offsets: Vec<usize>,
 }
 
+/// The zero-labels of the wires (every slot up to the vector's capacity, Δ among them in
+/// [`NOT_SLOT`]) and of the constants do not outlive the garbler; Δ itself and the control
+/// key are wiped by the gate garblers' own destructors. Once per garbler, nothing per gate.
+impl<H> Drop for Garbler<H> {
+    fn drop(&mut self) {
+        self.wipe_labels();
+    }
+}
+
+impl<H> Garbler<H> {
+    /// Overwrites the wire slots (their whole capacity, then empties them) and the
+    /// constants' labels with zeros.
+    fn wipe_labels(&mut self) {
+        use zeroize::Zeroize;
+        self.slots.zeroize();
+        self.const_labels.zeroize();
+    }
+}
+
 impl<H: TweakableHash> Garbler<H> {
     /// A half-gates garbler with offset `delta`; its least significant bit must be 1.
     pub fn new(hash: H, delta: Block) -> Self {
@@ -50,14 +69,13 @@ impl<H: TweakableHash> Garbler<H> {
     /// [`Garbler::garble_bytes`].
     pub fn three_halves(hash: H, delta: Block, control_key: Block) -> Self {
         three_halves::check_delta(delta);
-        Garbler {
-            three_halves: Some(Box::new(ThreeHalvesParts {
-                control: ControlBits::new(control_key),
-                scratch: three_halves::Scratch::new(),
-                offsets: Vec::new(),
-            })),
-            ..Garbler::new(hash, delta)
-        }
+        let mut garbler = Garbler::new(hash, delta);
+        garbler.three_halves = Some(Box::new(ThreeHalvesParts {
+            control: ControlBits::new(control_key),
+            scratch: three_halves::Scratch::new(),
+            offsets: Vec::new(),
+        }));
+        garbler
     }
 
     pub fn scheme(&self) -> Scheme {
@@ -338,5 +356,38 @@ impl<H: TweakableHash> Garbler<H> {
             .iter()
             .map(|&s| self.slots[s as usize])
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mixgc_core::{new_rng, Tccr};
+
+    use super::*;
+
+    /// What the destructor runs leaves no label behind: the slots, up to their capacity
+    /// (labels of an earlier, larger circuit included), and the constants.
+    #[test]
+    fn wiping_zeroes_every_slot_and_constant() {
+        let mut rng = new_rng(None, 0);
+        let delta = Block::random(&mut rng).with_lsb_set();
+        let mut g = Garbler::new(Tccr::default(), delta);
+        g.slots = (0..1000).map(|_| Block::random(&mut rng)).collect();
+        g.slots.truncate(10); // the rest stays in the spare capacity
+        g.const_labels = [Block::random(&mut rng), Block::random(&mut rng)];
+        let capacity = g.slots.capacity();
+        g.wipe_labels();
+        assert!(g.slots.is_empty());
+        assert_eq!(g.slots.capacity(), capacity);
+        // SAFETY: `zeroize` wrote a zero block to every element of the capacity, so each is
+        // initialised.
+        let spare = g.slots.spare_capacity_mut();
+        assert!(spare.iter().all(|b| unsafe { b.assume_init() } == Block::ZERO));
+        assert_eq!(g.const_labels, [Block::ZERO; 2]);
+        assert_eq!(
+            g.delta(),
+            delta,
+            "Δ is the gate garbler's to wipe, when it is dropped"
+        );
     }
 }

@@ -33,8 +33,12 @@ const PLAIN_BUFFER: usize = 64 << 10;
 /// Ciphertext rustls may hold before it must be written out: a few full records per
 /// system call.
 const TLS_BUFFER: usize = 256 << 10;
-/// Socket read-ahead (rustls reads records 4 KiB at a time).
-const RECV_BUFFER: usize = 64 << 10;
+/// Socket read-ahead: every ciphertext byte passes through it (rustls takes at most a
+/// record, ~16 KiB, per `read_tls`), so it is large, for few system calls per table frame.
+const RECV_BUFFER: usize = 256 << 10;
+/// The largest plaintext of a TLS 1.3 record (RFC 8446 §5.1), rustls' default fragment
+/// size: a write is cut into records of this size.
+const MAX_RECORD: usize = 16 << 10;
 /// The label of the exporter the session binds itself to (RFC 8446 §7.5).
 const EXPORTER_LABEL: &[u8] = b"EXPORTER-mixgc-channel-binding";
 /// The byte the listener sends once it has accepted the peer's certificate, so the connecting
@@ -361,6 +365,13 @@ impl TlsChannel {
             .is_ok()
     }
 
+    /// The cipher suite the handshake agreed on, as RFC 8446 names it (e.g.
+    /// `TLS13_AES_128_GCM_SHA256`, which both sides prefer).
+    pub fn cipher_suite(&self) -> Option<String> {
+        let suite = self.conn.as_ref()?.negotiated_cipher_suite()?;
+        Some(format!("{:?}", suite.suite()))
+    }
+
     /// Flushes, then parts the channel into a read and a write half sharing the TLS state,
     /// for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]); also the
     /// plaintext bytes sent so far (the read half counts on from those received) and the
@@ -459,14 +470,23 @@ impl TlsChannel {
 }
 
 impl Channel for TlsChannel {
+    /// Small sends gather in the plaintext buffer; a send that overflows it first tops the
+    /// buffered bytes up to whole records from its head (so a frame's 5-byte header never
+    /// goes out as a record and a system call of its own), then seals its rest straight
+    /// from the caller's slice if that is large.
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        if self.pending.len() + data.len() > PLAIN_BUFFER {
-            self.seal_pending()?;
-        }
-        if data.len() >= PLAIN_BUFFER {
-            self.seal(data)?;
-        } else {
+        if self.pending.len() + data.len() <= PLAIN_BUFFER {
             self.pending.extend_from_slice(data);
+        } else {
+            let top_up = top_up_to_record(self.pending.len()).min(data.len());
+            let (head, rest) = data.split_at(top_up);
+            self.pending.extend_from_slice(head);
+            self.seal_pending()?;
+            if rest.len() >= PLAIN_BUFFER {
+                self.seal(rest)?;
+            } else {
+                self.pending.extend_from_slice(rest);
+            }
         }
         self.sent += data.len() as u64;
         Ok(())
@@ -511,6 +531,12 @@ impl Drop for TlsChannel {
         let _ = self.writer.set_write_timeout(Some(Duration::from_millis(100)));
         let _ = conn.write_tls(&mut self.writer);
     }
+}
+
+/// The bytes that fill `buffered` bytes up to a whole number of full records (0 when none
+/// are buffered).
+fn top_up_to_record(buffered: usize) -> usize {
+    (MAX_RECORD - buffered % MAX_RECORD) % MAX_RECORD
 }
 
 /// The connection of a channel, there until [`TlsChannel::into_halves`] consumes it.
@@ -783,4 +809,21 @@ pub fn generate(names: &[String], with_ca: bool) -> Result<KeyMaterial, String> 
         fingerprint: fingerprint(cert.der()),
         ca,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topping_up_fills_whole_records() {
+        assert_eq!(top_up_to_record(0), 0);
+        assert_eq!(top_up_to_record(5), MAX_RECORD - 5);
+        assert_eq!(top_up_to_record(MAX_RECORD), 0);
+        assert_eq!(top_up_to_record(PLAIN_BUFFER - 1), 1);
+        for buffered in [1, 100, MAX_RECORD + 1, 3 * MAX_RECORD - 7, PLAIN_BUFFER] {
+            assert_eq!((buffered + top_up_to_record(buffered)) % MAX_RECORD, 0);
+            assert!(top_up_to_record(buffered) < MAX_RECORD);
+        }
+    }
 }

@@ -4,15 +4,15 @@
 //! where it stopped: a restarted stream would reuse the pads of earlier OT columns and
 //! leak the receiver's choice bits (`docs/security.md`, "OT extension (IKNP)").
 
-use mixgc_core::Block;
+use mixgc_core::{Block, Rng};
 use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha20Rng;
 
 /// BLAKE3 key-derivation context turning a 128-bit base-OT key into a ChaCha20 key.
 const DOMAIN: &str = "mixgc/iknp-prg/v1";
 
-/// A never-restarting keystream seeded by one base-OT key.
-pub(crate) struct Prg(ChaCha20Rng);
+/// A never-restarting keystream seeded by one base-OT key; its ChaCha20 state is wiped
+/// when it is dropped ([`Rng`]).
+pub(crate) struct Prg(Rng);
 
 impl Prg {
     /// The stream G(k) for base-OT key `k`, the `column`-th of the extension matrix.
@@ -20,7 +20,9 @@ impl Prg {
         let mut material = [0u8; 24];
         material[..16].copy_from_slice(&key.to_bytes());
         material[16..].copy_from_slice(&(column as u64).to_le_bytes());
-        Prg(ChaCha20Rng::from_seed(blake3::derive_key(DOMAIN, &material)))
+        let prg = Prg(Rng::from_seed(blake3::derive_key(DOMAIN, &material)));
+        zeroize::Zeroize::zeroize(&mut material);
+        prg
     }
 
     /// The next `out.len()` bytes of the stream.
