@@ -360,7 +360,7 @@ fn unpack_bits(packed: &[u8], k: usize) -> Result<Vec<u8>, String> {
     if packed.len() != k.div_ceil(8) {
         return Err(format!("{} bytes for {k} bits", packed.len()));
     }
-    if k % 8 != 0 && packed[k / 8] >> (k % 8) != 0 {
+    if !k.is_multiple_of(8) && packed[k / 8] >> (k % 8) != 0 {
         return Err("padding bits set past the last bit".into());
     }
     Ok((0..k).map(|j| (packed[j / 8] >> (j % 8)) & 1).collect())
