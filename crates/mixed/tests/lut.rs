@@ -358,3 +358,28 @@ fn b2a_bytes_per_party_per_conversion() {
         assert!(on.0 <= 0.35 && on.2 <= 0.35, "{on:?}");
     }
 }
+
+#[test]
+fn a_party_dying_in_the_table_chain_is_named_by_every_other() {
+    for dead in [0, 2, 4] {
+        let got = run_parties(5, 94, |mesh, rng| {
+            let keys = keygen(mesh, &parameters(), &[13; 32], rng).unwrap();
+            if mesh.me() == dead {
+                // Leaves mid-run: its links close.
+                return None;
+            }
+            Some(b2a_preprocess(&keys, mesh, 16, rng).unwrap_err())
+        });
+        for (party, e) in got.iter().enumerate().filter(|(p, _)| *p != dead) {
+            // Either the error is about the dead party, or about a peer that stopped
+            // because of it, whose reason names the dead party.
+            let e = e.as_ref().unwrap();
+            let msg = e.to_string();
+            println!("dead {dead}, party {party}: {msg}");
+            assert!(
+                e.party() == Some(dead) || msg.contains(&format!("party {dead}: the peer closed")),
+                "dead {dead}, party {party}: {msg}"
+            );
+        }
+    }
+}
