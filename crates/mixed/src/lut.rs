@@ -17,7 +17,8 @@
 //!    party 0 ([`crate::chain`]), and party 0 swaps homomorphically like the others.
 //! 3. Party i (i ≥ 1) receives (c_0, c_1) from party i − 1, swaps them by r_i, adds a fresh
 //!    encryption of zero to each (step 3(d), the figure's CP) and passes them on; party
-//!    n − 1 starts the pass of the result along the chain to every party.
+//!    n − 1 passes the second polynomials along the chain to every party and the first
+//!    ones to party 0, E2A's root.
 //! 4. E2A (Figure 15, [`ThresholdKeys::to_shares`]) of both ciphertexts: every party holds
 //!    additive shares of T'_j[b] = T_j[r_j ⊕ b] and its XOR share of r_j (step 5).
 //!
@@ -38,7 +39,8 @@
 //! (fresh ≈ 2^13, one swap ≈ 2^50, two ≈ 2^91, three ≈ 2^135, four ≈ 2^178) against
 //! q ≈ 2^218. The seed refreshes by bootstrapping (§4.1, §7.1), which `fhe` 0.1.1 does not
 //! have; here, after [`SWAPS_PER_REFRESH`] homomorphic swaps, the pair is refreshed by
-//! E2A then A2E (the shares re-encrypted: fresh noise). So with n ≤ 3 (Case 1) the chain
+//! E2A then a re-encryption of the shares under a common random polynomial (fresh noise;
+//! Mouchet et al.'s collective refresh). So with n ≤ 3 (Case 1) the chain
 //! needs no refresh and every party's traffic is constant; beyond it every party takes part
 //! in about (n − 1)/2 − 1 refreshes, and its traffic grows linearly in n (measured in
 //! `docs/mixed-mode.md`). Larger parameters (N = 16384, log q ≈ 438) would allow about 9
@@ -52,15 +54,21 @@
 use std::sync::Arc;
 
 use fhe::bfv::{BfvParameters, Ciphertext};
+use fhe_math::rq::{Poly, Representation};
 use fhe_rand::{CryptoRng, Rng, RngCore};
+use fhe_traits::Serialize;
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
 
 use crate::chain::{pass_from_root, sum_to_root};
-use crate::keygen::malformed;
+use crate::conversions::scaled_plaintext;
+use crate::keygen::{malformed, recv_poly};
 use crate::ops::{encode, mul_plain, recv_ciphertext, send_ciphertext};
-use crate::wire::encode_ciphertext;
+use crate::wire::{encode_ciphertext, zero_secret_key};
 use crate::{MixedError, ThresholdKeys};
+
+/// Domain separation of the refresh's common random polynomials.
+const REFRESH_CRP_CONTEXT: &str = "mixgc-mixed 2026-11 lookup-table refresh common random polynomial";
 
 /// Homomorphic swaps a ciphertext pair may take before it is refreshed (see the module
 /// docs: two swaps leave the noise near 2^91, below [`MAX_NOISE_BITS`]).
@@ -233,7 +241,7 @@ impl ThresholdKeys {
         }
 
         mesh.set_phase("masked tables: the result passed on");
-        let [c0, c1] = self.pass_pair_from(mesh, n - 1, pair)?;
+        let [c0, c1] = self.spread_for_e2a(mesh, n - 1, pair)?;
         let mut entries = [self.to_shares(mesh, &c0, rng)?, self.to_shares(mesh, &c1, rng)?];
         for e in &mut entries {
             e.truncate(k);
@@ -242,8 +250,9 @@ impl ThresholdKeys {
     }
 
     /// The pair held by `holder` (its `Some`) refreshed: passed to every party, turned into
-    /// additive shares (E2A, flooded) and re-encrypted (A2E): the same plaintexts with fresh
-    /// noise, at every party. The seed refreshes by bootstrapping instead (§7.1).
+    /// additive shares (E2A, flooded) and re-encrypted ([`Self::reencrypt`]): the same
+    /// plaintexts with fresh noise, at every party. The seed refreshes by bootstrapping
+    /// instead (§7.1).
     fn refresh_pair<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
@@ -252,32 +261,107 @@ impl ThresholdKeys {
         rng: &mut R,
     ) -> Result<[Ciphertext; 2], MixedError> {
         mesh.set_phase("masked tables: refresh");
-        let [c0, c1] = self.pass_pair_from(mesh, holder, pair)?;
+        let [c0, c1] = self.spread_for_e2a(mesh, holder, pair)?;
         let s0 = self.to_shares(mesh, &c0, rng)?;
         let s1 = self.to_shares(mesh, &c1, rng)?;
         Ok([
-            self.from_shares(mesh, &s0, rng)?,
-            self.from_shares(mesh, &s1, rng)?,
+            self.reencrypt(mesh, &s0, &c0, rng)?,
+            self.reencrypt(mesh, &s1, &c1, rng)?,
         ])
     }
 
-    /// Passes `root`'s pair along the chain ([`pass_from_root`]): every party returns it.
-    fn pass_pair_from(
+    /// A2E with a common random second polynomial (Mouchet et al.'s collective refresh,
+    /// its re-encryption half): for a' drawn from the session's CRP seed and `old`'s c1
+    /// (the same at every party, fresh for every refreshed ciphertext), party i sends
+    /// h_i = −s_i·a' + Δ·M_i + e_i (M_i its share); (Σ h_i, a') decrypts to Σ M_i with
+    /// noise Σ e_i, since c0 + s·a' = Δ·Σ M_i + Σ e_i. h_i is an RLWE sample in a' under
+    /// s_i, so it hides M_i. The h_i are summed along the chain into party 0 and the sum
+    /// passed back: one polynomial out and in per party, against two ciphertexts for
+    /// [`ThresholdKeys::from_shares`].
+    fn reencrypt<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
-        root: usize,
+        share: &[u64],
+        old: &Ciphertext,
+        rng: &mut R,
+    ) -> Result<Ciphertext, MixedError> {
+        let par = self.parameters().clone();
+        let ctx = par.context_at_level(0)?;
+        let mut seed = blake3::Hasher::new_derive_key(REFRESH_CRP_CONTEXT);
+        seed.update(self.crp_seed());
+        seed.update(&old[1].to_bytes());
+        let a = Poly::random_from_seed(ctx, Representation::Ntt, *seed.finalize().as_bytes());
+        let mut h = scaled_plaintext(&par, &zero_secret_key(&par)?, share, rng)?;
+        let mut sa = (*self.secret_poly()?).clone();
+        sa *= &a;
+        h -= &sa;
+        let total = self.sum_polys_to(mesh, 0, h, "refresh share")?;
+        let c0 = pass_from_root(
+            mesh,
+            0,
+            total,
+            |mesh, from| recv_poly(mesh, from, &par, "refreshed ciphertext"),
+            |p| Ok(p.to_bytes()),
+        )?;
+        Ok(Ciphertext::new(vec![c0, a], &par)?)
+    }
+
+    /// Gives every party what E2A ([`ThresholdKeys::to_shares`]) needs of `holder`'s pair
+    /// (its `Some`): the second polynomials c1 travel along the chain from `holder` (every
+    /// party's decryption share needs them), the first ones c0 go from `holder` to party 0
+    /// alone (E2A's root, the only party that uses them). Elsewhere c0 is returned as zero,
+    /// which E2A at a non-root party never reads. This halves the pass of whole
+    /// ciphertexts.
+    fn spread_for_e2a(
+        &self,
+        mesh: &mut Mesh,
+        holder: usize,
         pair: Option<[Ciphertext; 2]>,
     ) -> Result<[Ciphertext; 2], MixedError> {
         let par = self.parameters().clone();
-        let (a, b) = match pair {
-            Some([a, b]) => (Some(a), Some(b)),
-            None => (None, None),
+        let (c0s, c1s) = match pair {
+            Some([a, b]) => (
+                Some([a[0].clone(), b[0].clone()]),
+                [Some(a[1].clone()), Some(b[1].clone())],
+            ),
+            None => (None, [None, None]),
         };
-        let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, &par);
-        let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
-        let a = pass_from_root(mesh, root, a, recv, encode)?;
-        let b = pass_from_root(mesh, root, b, recv, encode)?;
-        Ok([a, b])
+        let mut c1 = Vec::with_capacity(2);
+        for c in c1s {
+            c1.push(pass_from_root(
+                mesh,
+                holder,
+                c,
+                |mesh, from| recv_poly(mesh, from, &par, "table ciphertext"),
+                |p| Ok(p.to_bytes()),
+            )?);
+        }
+        let me = mesh.me();
+        let c0: [Poly; 2] = match c0s {
+            Some(c0) if me == 0 => c0,
+            Some(c0) => {
+                for p in &c0 {
+                    mesh.send(0, Tag::Openings, &p.to_bytes())?;
+                }
+                mesh.flush()?;
+                zero_pair(&par)?
+            }
+            None if me == 0 => [
+                recv_poly(mesh, holder, &par, "table ciphertext")?,
+                recv_poly(mesh, holder, &par, "table ciphertext")?,
+            ],
+            None => zero_pair(&par)?,
+        };
+        let [c0a, c0b] = c0;
+        let mut c1 = c1.into_iter();
+        let (c1a, c1b) = (c1.next(), c1.next());
+        match (c1a, c1b) {
+            (Some(c1a), Some(c1b)) => Ok([
+                Ciphertext::new(vec![c0a, c1a], &par)?,
+                Ciphertext::new(vec![c0b, c1b], &par)?,
+            ]),
+            _ => Err(holder_lost(holder)),
+        }
     }
 
     /// Sums every party's pair along the chain into party 0 (Case 2, Figure 6 step 2).
@@ -295,6 +379,15 @@ impl ThresholdKeys {
         let b = sum_to_root(mesh, 0, b, recv, add, encode)?;
         Ok(a.zip(b).map(|(a, b)| [a, b]))
     }
+}
+
+/// Two zero polynomials (NTT form, full modulus): the c0 a non-root party never reads.
+fn zero_pair(par: &Arc<BfvParameters>) -> Result<[Poly; 2], MixedError> {
+    let ctx = par.context_at_level(0)?;
+    Ok([
+        Poly::zero(ctx, Representation::Ntt),
+        Poly::zero(ctx, Representation::Ntt),
+    ])
 }
 
 /// An internal invariant broke: the chain's current holder has no pair.

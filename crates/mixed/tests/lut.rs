@@ -337,6 +337,7 @@ fn b2a_traffic(n: usize) -> [(f64, f64, f64, f64, f64); 2] {
 #[test]
 fn b2a_bytes_per_party_per_conversion() {
     let mut online = Vec::new();
+    let mut offline_sent = Vec::new();
     for n in [2, 3, 5] {
         let [off, on] = b2a_traffic(n);
         for (what, t) in [("offline", off), ("online", on)] {
@@ -351,7 +352,14 @@ fn b2a_bytes_per_party_per_conversion() {
         }
         assert!(off.0 > 0.0 && on.0 > 0.0);
         online.push(on);
+        offline_sent.push(off.0);
     }
+    // Without a refresh (Case 1, n ≤ 3) the chain keeps the most any party sends offline
+    // flat from n = 2 to n = 3; n = 5 adds one refresh (see `lut`'s docs).
+    assert!(
+        offline_sent[1] <= 1.25 * offline_sent[0],
+        "offline sent: {offline_sent:?}"
+    );
     // The online opening is chain-aggregated: about 2 packed bits out and in per party per
     // conversion, whatever n.
     for on in &online {
