@@ -35,7 +35,7 @@ pub fn b2a_preprocess<R: RngCore + CryptoRng>(
     keys.masked_tables(
         mesh,
         Tables::Public {
-            entries: [&zeros, &ones],
+            entries: &[&zeros, &ones],
         },
         rng,
     )

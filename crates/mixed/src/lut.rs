@@ -79,18 +79,22 @@ pub const SWAPS_PER_REFRESH: usize = 2;
 /// every n ≤ 2^20 (a test checks `flooding_hides` at this width).
 pub const MAX_NOISE_BITS: u64 = 100;
 
-/// The tables to mask: entry b of table j is `entries[b][j]` (both vectors of one length
-/// k ≤ N, every value < p).
+/// The largest table size M = 2^m [`ThresholdKeys::masked_tables`] takes: a general
+/// permutation step costs M² plaintext products and M ciphertexts per party.
+pub const MAX_TABLE_SIZE: usize = 16;
+
+/// The tables to mask: entry v of table j is `entries[v][j]` (M = 2^m vectors, 2 ≤ M ≤
+/// [`MAX_TABLE_SIZE`], all of one length k ≤ N, every value < p).
 #[derive(Clone, Copy, Debug)]
 pub enum Tables<'a> {
     /// Case 1: public tables, the same at every party.
-    Public { entries: [&'a [u64]; 2] },
+    Public { entries: &'a [&'a [u64]] },
     /// Case 2: private tables; each party passes its additive shares mod p.
-    Private { entry_shares: [&'a [u64]; 2] },
+    Private { entry_shares: &'a [&'a [u64]] },
 }
 
-impl Tables<'_> {
-    fn entries(&self) -> [&[u64]; 2] {
+impl<'a> Tables<'a> {
+    fn entries(&self) -> &'a [&'a [u64]] {
         match *self {
             Tables::Public { entries } => entries,
             Tables::Private { entry_shares } => entry_shares,
@@ -98,13 +102,14 @@ impl Tables<'_> {
     }
 }
 
-/// This party's part of k masked size-2 tables (the output of Figure 6): its XOR share of
-/// every mask bit r_j and its additive shares of T'_j[b] = T_j[r_j ⊕ b]. Each table serves
-/// one lookup ([`lookup`] consumes them).
+/// This party's part of k masked tables of M = 2^m entries (the output of Figure 6, or of
+/// Figure 7's functionality for M > 2): its XOR share r_i of every mask r_j ∈ [0, M) and
+/// its additive shares of T'_j[v] = T_j[r_j ⊕ v]. Each table serves one lookup ([`lookup`]
+/// consumes them).
 #[derive(Clone, Debug)]
 pub struct MaskedTables {
     mask: Vec<u8>,
-    entries: [Vec<u64>; 2],
+    entries: Vec<Vec<u64>>,
 }
 
 impl MaskedTables {
@@ -118,23 +123,70 @@ impl MaskedTables {
         self.mask.is_empty()
     }
 
-    /// This party's XOR shares r_i of the mask bits (each 0 or 1).
+    /// M, the entries per table.
+    pub fn table_size(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// This party's XOR shares r_i of the masks (each < M).
     pub fn mask_share(&self) -> &[u8] {
         &self.mask
     }
 
-    /// This party's additive shares of T'[0] and T'[1] (mod p).
-    pub fn entry_shares(&self) -> [&[u64]; 2] {
-        [&self.entries[0], &self.entries[1]]
+    /// This party's additive shares of T'[v] (mod p), for v < M.
+    pub fn entry_shares(&self) -> &[Vec<u64>] {
+        &self.entries
     }
 }
 
-/// `s` ∈ {0,1}^k as a plaintext mask, applied to the pair: (c_0 + s·d, c_1 − s·d) with
-/// d = c_1 − c_0 swaps the slots where s is 1.
-fn swap(par: &Arc<BfvParameters>, pair: [Ciphertext; 2], s: &[u8]) -> Result<[Ciphertext; 2], MixedError> {
-    let mask: Vec<u64> = s.iter().map(|&b| u64::from(b)).collect();
-    let sd = mul_plain(par, &(&pair[1] - &pair[0]), &mask)?;
-    Ok([&pair[0] + &sd, &pair[1] - &sd])
+/// The ciphertexts c_v (slot j holding T_j[v]) permuted by the masks `r` (one per slot):
+/// c'_v = c_{v ⊕ r} slot-wise. For M = 2 it is the swap (c_0 + s·d, c_1 − s·d),
+/// d = c_1 − c_0, one plaintext product; for larger M, c'_v = Σ_w [r = w]·c_{v ⊕ w}, M²
+/// products by indicator masks, each adding one product's noise (so a step costs the noise
+/// of about one swap, plus log2 M bits).
+fn permute(par: &Arc<BfvParameters>, cts: Vec<Ciphertext>, r: &[u8]) -> Result<Vec<Ciphertext>, MixedError> {
+    let size = cts.len();
+    if size == 2 {
+        let mask: Vec<u64> = r.iter().map(|&b| u64::from(b)).collect();
+        let sd = mul_plain(par, &(&cts[1] - &cts[0]), &mask)?;
+        return Ok(vec![&cts[0] + &sd, &cts[1] - &sd]);
+    }
+    let mut out: Vec<Option<Ciphertext>> = vec![None; size];
+    for w in 0..size {
+        let select: Vec<u64> = r.iter().map(|&rj| u64::from(usize::from(rj) == w)).collect();
+        for (v, acc) in out.iter_mut().enumerate() {
+            let term = mul_plain(par, &cts[v ^ w], &select)?;
+            *acc = Some(match acc.take() {
+                Some(sum) => &sum + &term,
+                None => term,
+            });
+        }
+    }
+    out.into_iter()
+        .map(|c| c.ok_or_else(|| MixedError::Usage("internal: an empty permutation".into())))
+        .collect()
+}
+
+/// Checks the tables' shape: M = 2^m entry vectors, 2 ≤ M ≤ [`MAX_TABLE_SIZE`], all of one
+/// length, each encodable (at most N values, each < p). Returns (M, k).
+fn check_tables(par: &Arc<BfvParameters>, entries: &[&[u64]]) -> Result<(usize, usize), MixedError> {
+    let size = entries.len();
+    if !size.is_power_of_two() || !(2..=MAX_TABLE_SIZE).contains(&size) {
+        return Err(MixedError::Usage(format!(
+            "tables of {size} entries: the size must be a power of two from 2 to {MAX_TABLE_SIZE}"
+        )));
+    }
+    let k = entries[0].len();
+    if let Some(v) = entries.iter().position(|e| e.len() != k) {
+        return Err(MixedError::Usage(format!(
+            "the entry vectors of the tables differ in length: {k} for entry 0, {} for entry {v}",
+            entries[v].len()
+        )));
+    }
+    for e in entries {
+        encode(par, e)?;
+    }
+    Ok((size, k))
 }
 
 impl ThresholdKeys {
@@ -147,8 +199,22 @@ impl ThresholdKeys {
         Ok(ct + &self.encrypt(&[], rng)?)
     }
 
-    /// Masked size-2 tables (seed Figure 6, Case 1 or 2; see the module docs): every party
-    /// calls it at once with tables of the same length k ≤ N.
+    /// `cts` permuted by `mask` ([`permute`]) and re-randomized.
+    fn permute_and_rerandomize<R: RngCore + CryptoRng>(
+        &self,
+        cts: Vec<Ciphertext>,
+        mask: &[u8],
+        rng: &mut R,
+    ) -> Result<Vec<Ciphertext>, MixedError> {
+        permute(self.parameters(), cts, mask)?
+            .iter()
+            .map(|c| self.rerandomize(c, rng))
+            .collect()
+    }
+
+    /// Masked tables (seed Figure 6 for M = 2, and the same chain for M = 2^m ≤
+    /// [`MAX_TABLE_SIZE`]; Case 1 or 2; see the module docs): every party calls it at once
+    /// with tables of the same shape.
     pub fn masked_tables<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
@@ -156,118 +222,107 @@ impl ThresholdKeys {
         rng: &mut R,
     ) -> Result<MaskedTables, MixedError> {
         let par = self.parameters().clone();
-        let [t0, t1] = tables.entries();
-        if t0.len() != t1.len() {
-            return Err(MixedError::Usage(format!(
-                "the two entry vectors of the tables differ in length: {} and {}",
-                t0.len(),
-                t1.len()
-            )));
-        }
-        // encode() checks k ≤ N and every value < p before anything is sent.
-        encode(&par, t0)?;
-        encode(&par, t1)?;
-        let k = t0.len();
+        let entries = tables.entries();
+        let (size, k) = check_tables(&par, entries)?;
         let (me, n) = (mesh.me(), mesh.parties());
-        let mask: Vec<u8> = (0..k).map(|_| rng.random_range(0..2u8)).collect();
+        let mask: Vec<u8> = (0..k).map(|_| rng.random_range(0..size) as u8).collect();
 
         mesh.set_phase("masked tables: the first party's tables");
         let mut swaps = 0;
-        let mut pair: Option<[Ciphertext; 2]> = match tables {
-            Tables::Public { .. } => (me == 0)
-                .then(|| {
-                    let (m0, m1): (Vec<u64>, Vec<u64>) = (0..k)
-                        .map(|j| {
-                            if mask[j] == 1 {
-                                (t1[j], t0[j])
-                            } else {
-                                (t0[j], t1[j])
-                            }
-                        })
-                        .unzip();
-                    Ok::<_, MixedError>([self.encrypt(&m0, rng)?, self.encrypt(&m1, rng)?])
-                })
-                .transpose()?,
+        let mut held: Option<Vec<Ciphertext>> = match tables {
+            Tables::Public { .. } if me == 0 => Some(
+                (0..size)
+                    .map(|v| {
+                        let permuted: Vec<u64> =
+                            (0..k).map(|j| entries[v ^ usize::from(mask[j])][j]).collect();
+                        self.encrypt(&permuted, rng)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Tables::Public { .. } => None,
             Tables::Private { .. } => {
-                let mine = [self.encrypt(t0, rng)?, self.encrypt(t1, rng)?];
-                let sum = self.sum_pair_to_root(mesh, mine)?;
-                // Party 0's swap is homomorphic here: it counts towards the refresh at
-                // every party.
+                let mine = entries
+                    .iter()
+                    .map(|e| self.encrypt(e, rng))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let sum = self.sum_all_to_root(mesh, mine)?;
+                // Party 0's permutation is homomorphic here: it counts towards the refresh
+                // at every party.
                 swaps = 1;
-                match sum {
-                    Some(pair) => {
-                        let [a, b] = swap(&par, pair, &mask)?;
-                        Some([self.rerandomize(&a, rng)?, self.rerandomize(&b, rng)?])
-                    }
-                    None => None,
-                }
+                sum.map(|cts| self.permute_and_rerandomize(cts, &mask, rng))
+                    .transpose()?
             }
         };
 
         mesh.set_phase("masked tables: the permutation chain");
-        // `everyone` is true right after a refresh, when every party holds the pair.
+        // `everyone` is true right after a refresh, when every party holds the tables.
         let mut everyone = false;
         for i in 1..n {
             if swaps == SWAPS_PER_REFRESH {
-                pair = Some(self.refresh_pair(mesh, i - 1, pair.take(), rng)?);
+                held = Some(self.refresh_all(mesh, i - 1, size, held.take(), rng)?);
                 mesh.set_phase("masked tables: the permutation chain");
                 everyone = true;
                 swaps = 0;
             }
             if !everyone {
                 if me == i - 1 {
-                    let [a, b] = pair.take().ok_or_else(|| holder_lost(i - 1))?;
-                    send_ciphertext(mesh, i, &a)?;
-                    send_ciphertext(mesh, i, &b)?;
+                    for c in held.take().ok_or_else(|| holder_lost(i - 1))? {
+                        send_ciphertext(mesh, i, &c)?;
+                    }
                     mesh.flush()?;
                 } else if me == i {
-                    pair = Some([
-                        recv_ciphertext(mesh, i - 1, &par)?,
-                        recv_ciphertext(mesh, i - 1, &par)?,
-                    ]);
+                    held = Some(
+                        (0..size)
+                            .map(|_| recv_ciphertext(mesh, i - 1, &par))
+                            .collect::<Result<_, _>>()?,
+                    );
                 }
             }
-            if me == i {
-                let swapped = swap(&par, pair.take().ok_or_else(|| holder_lost(i))?, &mask)?;
-                pair = Some([
-                    self.rerandomize(&swapped[0], rng)?,
-                    self.rerandomize(&swapped[1], rng)?,
-                ]);
+            held = if me == i {
+                let cts = held.take().ok_or_else(|| holder_lost(i))?;
+                Some(self.permute_and_rerandomize(cts, &mask, rng)?)
             } else {
-                pair = None;
-            }
+                None
+            };
             everyone = false;
             swaps += 1;
         }
 
         mesh.set_phase("masked tables: the result passed on");
-        let [c0, c1] = self.spread_for_e2a(mesh, n - 1, pair)?;
-        let mut entries = [self.to_shares(mesh, &c0, rng)?, self.to_shares(mesh, &c1, rng)?];
-        for e in &mut entries {
-            e.truncate(k);
+        let cts = self.spread_for_e2a(mesh, n - 1, size, held)?;
+        let mut shares = Vec::with_capacity(size);
+        for c in &cts {
+            let mut share = self.to_shares(mesh, c, rng)?;
+            share.truncate(k);
+            shares.push(share);
         }
-        Ok(MaskedTables { mask, entries })
+        Ok(MaskedTables {
+            mask,
+            entries: shares,
+        })
     }
 
-    /// The pair held by `holder` (its `Some`) refreshed: passed to every party, turned into
-    /// additive shares (E2A, flooded) and re-encrypted ([`Self::reencrypt`]): the same
-    /// plaintexts with fresh noise, at every party. The seed refreshes by bootstrapping
-    /// instead (§7.1).
-    fn refresh_pair<R: RngCore + CryptoRng>(
+    /// The `size` ciphertexts held by `holder` (its `Some`) refreshed: turned into additive
+    /// shares (E2A, flooded) and re-encrypted ([`Self::reencrypt`]): the same plaintexts
+    /// with fresh noise, at every party. The seed refreshes by bootstrapping instead (§7.1).
+    fn refresh_all<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
         holder: usize,
-        pair: Option<[Ciphertext; 2]>,
+        size: usize,
+        held: Option<Vec<Ciphertext>>,
         rng: &mut R,
-    ) -> Result<[Ciphertext; 2], MixedError> {
+    ) -> Result<Vec<Ciphertext>, MixedError> {
         mesh.set_phase("masked tables: refresh");
-        let [c0, c1] = self.spread_for_e2a(mesh, holder, pair)?;
-        let s0 = self.to_shares(mesh, &c0, rng)?;
-        let s1 = self.to_shares(mesh, &c1, rng)?;
-        Ok([
-            self.reencrypt(mesh, &s0, &c0, rng)?,
-            self.reencrypt(mesh, &s1, &c1, rng)?,
-        ])
+        let cts = self.spread_for_e2a(mesh, holder, size, held)?;
+        let mut shares = Vec::with_capacity(size);
+        for c in &cts {
+            shares.push(self.to_shares(mesh, c, rng)?);
+        }
+        cts.iter()
+            .zip(&shares)
+            .map(|(c, s)| self.reencrypt(mesh, s, c, rng))
+            .collect()
     }
 
     /// A2E with a common random second polynomial (Mouchet et al.'s collective refresh,
@@ -306,27 +361,28 @@ impl ThresholdKeys {
         Ok(Ciphertext::new(vec![c0, a], &par)?)
     }
 
-    /// Gives every party what E2A ([`ThresholdKeys::to_shares`]) needs of `holder`'s pair
-    /// (its `Some`): the second polynomials c1 travel along the chain from `holder` (every
-    /// party's decryption share needs them), the first ones c0 go from `holder` to party 0
-    /// alone (E2A's root, the only party that uses them). Elsewhere c0 is returned as zero,
-    /// which E2A at a non-root party never reads. This halves the pass of whole
-    /// ciphertexts.
+    /// Gives every party what E2A ([`ThresholdKeys::to_shares`]) needs of `holder`'s
+    /// `size` ciphertexts (its `Some`): the second polynomials c1 travel along the chain
+    /// from `holder` (every party's decryption share needs them), the first ones c0 go from
+    /// `holder` to party 0 alone (E2A's root, the only party that reads them). Elsewhere c0
+    /// is returned as zero, which E2A at a non-root party never reads. This halves the pass
+    /// of whole ciphertexts.
     fn spread_for_e2a(
         &self,
         mesh: &mut Mesh,
         holder: usize,
-        pair: Option<[Ciphertext; 2]>,
-    ) -> Result<[Ciphertext; 2], MixedError> {
+        size: usize,
+        held: Option<Vec<Ciphertext>>,
+    ) -> Result<Vec<Ciphertext>, MixedError> {
         let par = self.parameters().clone();
-        let (c0s, c1s) = match pair {
-            Some([a, b]) => (
-                Some([a[0].clone(), b[0].clone()]),
-                [Some(a[1].clone()), Some(b[1].clone())],
+        let (c0s, c1s): (Option<Vec<Poly>>, Vec<Option<Poly>>) = match held {
+            Some(cts) => (
+                Some(cts.iter().map(|c| c[0].clone()).collect()),
+                cts.iter().map(|c| Some(c[1].clone())).collect(),
             ),
-            None => (None, [None, None]),
+            None => (None, vec![None; size]),
         };
-        let mut c1 = Vec::with_capacity(2);
+        let mut c1 = Vec::with_capacity(size);
         for c in c1s {
             c1.push(pass_from_root(
                 mesh,
@@ -337,89 +393,93 @@ impl ThresholdKeys {
             )?);
         }
         let me = mesh.me();
-        let c0: [Poly; 2] = match c0s {
+        let ctx = par.context_at_level(0)?;
+        let zeros = || vec![Poly::zero(ctx, Representation::Ntt); size];
+        let c0: Vec<Poly> = match c0s {
             Some(c0) if me == 0 => c0,
             Some(c0) => {
                 for p in &c0 {
                     mesh.send(0, Tag::Openings, &p.to_bytes())?;
                 }
                 mesh.flush()?;
-                zero_pair(&par)?
+                zeros()
             }
-            None if me == 0 => [
-                recv_poly(mesh, holder, &par, "table ciphertext")?,
-                recv_poly(mesh, holder, &par, "table ciphertext")?,
-            ],
-            None => zero_pair(&par)?,
+            None if me == 0 => (0..size)
+                .map(|_| recv_poly(mesh, holder, &par, "table ciphertext"))
+                .collect::<Result<_, _>>()?,
+            None => zeros(),
         };
-        let [c0a, c0b] = c0;
-        let mut c1 = c1.into_iter();
-        let (c1a, c1b) = (c1.next(), c1.next());
-        match (c1a, c1b) {
-            (Some(c1a), Some(c1b)) => Ok([
-                Ciphertext::new(vec![c0a, c1a], &par)?,
-                Ciphertext::new(vec![c0b, c1b], &par)?,
-            ]),
-            _ => Err(holder_lost(holder)),
+        if c0.len() != size {
+            return Err(holder_lost(holder));
         }
+        c0.into_iter()
+            .zip(c1)
+            .map(|(a, b)| Ok(Ciphertext::new(vec![a, b], &par)?))
+            .collect()
     }
 
-    /// Sums every party's pair along the chain into party 0 (Case 2, Figure 6 step 2).
-    fn sum_pair_to_root(
+    /// Sums every party's ciphertexts along the chain into party 0 (Case 2, Figure 6 step 2).
+    fn sum_all_to_root(
         &self,
         mesh: &mut Mesh,
-        mine: [Ciphertext; 2],
-    ) -> Result<Option<[Ciphertext; 2]>, MixedError> {
+        mine: Vec<Ciphertext>,
+    ) -> Result<Option<Vec<Ciphertext>>, MixedError> {
         let par = self.parameters().clone();
-        let [a, b] = mine;
         let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, &par);
         let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
         let add = |x: Ciphertext, y: &Ciphertext| &x + y;
-        let a = sum_to_root(mesh, 0, a, recv, add, encode)?;
-        let b = sum_to_root(mesh, 0, b, recv, add, encode)?;
-        Ok(a.zip(b).map(|(a, b)| [a, b]))
+        let mut sums = Vec::with_capacity(mine.len());
+        for c in mine {
+            sums.push(sum_to_root(mesh, 0, c, recv, add, encode)?);
+        }
+        Ok(sums.into_iter().collect())
     }
 }
 
-/// Two zero polynomials (NTT form, full modulus): the c0 a non-root party never reads.
-fn zero_pair(par: &Arc<BfvParameters>) -> Result<[Poly; 2], MixedError> {
-    let ctx = par.context_at_level(0)?;
-    Ok([
-        Poly::zero(ctx, Representation::Ntt),
-        Poly::zero(ctx, Representation::Ntt),
-    ])
-}
-
-/// An internal invariant broke: the chain's current holder has no pair.
+/// An internal invariant broke: the chain's current holder has no tables.
 fn holder_lost(party: usize) -> MixedError {
     MixedError::Usage(format!(
         "internal: party {party} should hold the tables in the permutation chain"
     ))
 }
 
-/// The online lookup (seed Figure 8) of `index` (this party's XOR shares of one index bit
-/// per table, each 0 or 1; at most as many as tables) in `tables`: every party calls it at
-/// once and gets its additive share of T_j[x_j] mod p for every j < `index.len()`.
+/// The online lookup (seed Figure 8) of `index` (this party's XOR shares of one index
+/// < M per table; at most as many as tables) in `tables`: every party calls it at once and
+/// gets its additive share of T_j[x_j] mod p for every j < `index.len()`. The m-bit
+/// openings are packed (m bits per index).
 pub fn lookup(mesh: &mut Mesh, tables: MaskedTables, index: &[u8]) -> Result<Vec<u64>, MixedError> {
+    let size = tables.table_size();
     if index.len() > tables.len() {
         return Err(MixedError::Usage(format!(
-            "{} index bits for {} masked tables",
+            "{} indices for {} masked tables",
             index.len(),
             tables.len()
         )));
     }
-    if let Some(j) = index.iter().position(|&b| b > 1) {
+    if let Some(j) = index.iter().position(|&x| usize::from(x) >= size) {
         return Err(MixedError::Usage(format!(
-            "index share {j} is {}, not a bit",
+            "index share {j} is {}, not below the table size {size}",
             index[j]
         )));
     }
+    let bits = size.trailing_zeros() as usize;
     mesh.set_phase("table lookup: opening x ⊕ r");
-    let mine: Vec<u8> = index.iter().zip(&tables.mask).map(|(x, r)| x ^ r).collect();
-    let u = open_bits(mesh, mine)?;
-    Ok(u.iter()
+    let mine: Vec<u8> = index
+        .iter()
+        .zip(&tables.mask)
+        .flat_map(|(x, r)| (0..bits).map(move |b| ((x ^ r) >> b) & 1))
+        .collect();
+    let opened = open_bits(mesh, mine)?;
+    Ok(opened
+        .chunks(bits.max(1))
         .enumerate()
-        .map(|(j, &b)| tables.entries[usize::from(b)][j])
+        .map(|(j, u)| {
+            let u = u
+                .iter()
+                .enumerate()
+                .fold(0usize, |a, (b, &bit)| a | (usize::from(bit) << b));
+            tables.entries[u][j]
+        })
         .collect())
 }
 

@@ -71,9 +71,9 @@ fn xor_shares(rng: &mut ChaCha20Rng, bits: &[u8], n: usize) -> Vec<Vec<u8>> {
 }
 
 /// Checks Figure 6's output against T: r = ⊕ r_i, Σ T'[b] = T[r ⊕ b].
-fn check_masked(n: usize, what: &str, tables: &[&MaskedTables], t: [&[u64]; 2]) {
+fn check_masked(n: usize, what: &str, tables: &[&MaskedTables], t: &[&[u64]]) {
     let r = xor_all(&tables.iter().map(|m| m.mask_share().to_vec()).collect::<Vec<_>>());
-    for b in 0..2 {
+    for b in 0..t.len() {
         let got = sum_mod_p(
             &tables
                 .iter()
@@ -83,12 +83,14 @@ fn check_masked(n: usize, what: &str, tables: &[&MaskedTables], t: [&[u64]; 2]) 
         let want: Vec<u64> = r
             .iter()
             .enumerate()
-            .map(|(j, &rj)| t[usize::from(rj ^ b as u8)][j])
+            .map(|(j, &rj)| t[usize::from(rj) ^ b][j])
             .collect();
         assert_eq!(got, want, "n = {n}, {what}: T'[{b}]");
     }
-    // The mask is not constant (k ≥ 64 random bits).
-    assert!(r.contains(&0) && r.contains(&1), "n = {n}, {what}");
+    // The mask takes every value (k ≥ 64 random masks).
+    for v in 0..t.len() as u8 {
+        assert!(r.contains(&v), "n = {n}, {what}: no mask {v}");
+    }
 }
 
 #[test]
@@ -124,13 +126,13 @@ fn public_and_private_tables_are_masked_and_looked_up() {
             let keys = keygen(mesh, &parameters(), &[7; 32], rng).unwrap();
             let me = mesh.me();
             let public = keys
-                .masked_tables(mesh, Tables::Public { entries: [&t0, &t1] }, rng)
+                .masked_tables(mesh, Tables::Public { entries: &[&t0, &t1] }, rng)
                 .unwrap();
             let private = keys
                 .masked_tables(
                     mesh,
                     Tables::Private {
-                        entry_shares: [&s0[me], &s1[me]],
+                        entry_shares: &[&s0[me], &s1[me]],
                     },
                     rng,
                 )
@@ -143,8 +145,8 @@ fn public_and_private_tables_are_masked_and_looked_up() {
         });
         let public: Vec<&MaskedTables> = got.iter().map(|g| &g.0 .0).collect();
         let private: Vec<&MaskedTables> = got.iter().map(|g| &g.0 .1).collect();
-        check_masked(n, "public", &public, [&t0, &t1]);
-        check_masked(n, "private", &private, [&t0, &t1]);
+        check_masked(n, "public", &public, &[&t0, &t1]);
+        check_masked(n, "private", &private, &[&t0, &t1]);
         let want: Vec<u64> = (0..k).map(|j| if x[j] == 1 { t1[j] } else { t0[j] }).collect();
         let looked: Vec<Vec<u64>> = got.iter().map(|g| g.1.clone()).collect();
         assert_eq!(sum_mod_p(&looked), want, "n = {n}: public lookup");
@@ -210,7 +212,7 @@ fn b2a_refuses_bad_inputs_before_sending() {
             .masked_tables(
                 mesh,
                 Tables::Public {
-                    entries: [&[0, 1], &[1]],
+                    entries: &[&[0, 1], &[1]],
                 },
                 rng,
             )
@@ -220,7 +222,7 @@ fn b2a_refuses_bad_inputs_before_sending() {
             .masked_tables(
                 mesh,
                 Tables::Public {
-                    entries: [&[P], &[1]],
+                    entries: &[&[P], &[1]],
                 },
                 rng,
             )
@@ -236,8 +238,8 @@ fn b2a_refuses_bad_inputs_before_sending() {
     assert!(e[1].contains("width must be 1 to 32"), "{}", e[1]);
     assert!(e[2].contains("differ in length"), "{}", e[2]);
     assert!(e[3].contains("not below the plaintext modulus"), "{}", e[3]);
-    assert!(e[4].contains("not a bit"), "{}", e[4]);
-    assert!(e[5].contains("5 index bits for 4 masked tables"), "{}", e[5]);
+    assert!(e[4].contains("not below the table size 2"), "{}", e[4]);
+    assert!(e[5].contains("5 indices for 4 masked tables"), "{}", e[5]);
 }
 
 #[test]
@@ -390,4 +392,96 @@ fn a_party_dying_in_the_table_chain_is_named_by_every_other() {
             );
         }
     }
+}
+
+#[test]
+fn tables_of_4_and_8_entries_are_masked_and_looked_up() {
+    for (n, size) in [(2, 4), (3, 8), (5, 4)] {
+        let k = 200;
+        let mut data = ChaCha20Rng::seed_from_u64(300 + n as u64 + size as u64);
+        let t: Vec<Vec<u64>> = (0..size).map(|_| values(&mut data, k)).collect();
+        let t_refs: Vec<&[u64]> = t.iter().map(Vec::as_slice).collect();
+        let x: Vec<u8> = (0..k)
+            .map(|j| {
+                if j < size {
+                    j as u8
+                } else {
+                    data.random_range(0..size as u8)
+                }
+            })
+            .collect();
+        // XOR shares of the indices.
+        let mut x_shares: Vec<Vec<u8>> = (1..n)
+            .map(|_| (0..k).map(|_| data.random_range(0..size as u8)).collect())
+            .collect();
+        let first = (0..k)
+            .map(|j| x_shares.iter().fold(x[j], |a, s| a ^ s[j]))
+            .collect();
+        x_shares.insert(0, first);
+        // Additive shares of the tables for Case 2.
+        let shares: Vec<Vec<Vec<u64>>> = (0..n)
+            .map(|party| {
+                (0..size)
+                    .map(|v| (0..k).map(|j| if party == 0 { t[v][j] } else { 0 }).collect())
+                    .collect()
+            })
+            .collect();
+        let got = run_parties(n, 310 + n as u64, |mesh, rng| {
+            let keys = keygen(mesh, &parameters(), &[14; 32], rng).unwrap();
+            let me = mesh.me();
+            let public = keys
+                .masked_tables(mesh, Tables::Public { entries: &t_refs }, rng)
+                .unwrap();
+            let mine: Vec<&[u64]> = shares[me].iter().map(Vec::as_slice).collect();
+            let private = keys
+                .masked_tables(mesh, Tables::Private { entry_shares: &mine }, rng)
+                .unwrap();
+            let kept = (public.clone(), private.clone());
+            let a = lookup(mesh, public, &x_shares[me]).unwrap();
+            let b = lookup(mesh, private, &x_shares[me]).unwrap();
+            (kept, a, b)
+        });
+        let public: Vec<&MaskedTables> = got.iter().map(|g| &g.0 .0).collect();
+        let private: Vec<&MaskedTables> = got.iter().map(|g| &g.0 .1).collect();
+        check_masked(n, "public", &public, &t_refs);
+        check_masked(n, "private", &private, &t_refs);
+        let want: Vec<u64> = (0..k).map(|j| t[usize::from(x[j])][j]).collect();
+        for (what, idx) in [("public", 1), ("private", 2)] {
+            let looked: Vec<Vec<u64>> = got
+                .iter()
+                .map(|g| if idx == 1 { g.1.clone() } else { g.2.clone() })
+                .collect();
+            assert_eq!(sum_mod_p(&looked), want, "n = {n}, M = {size}: {what} lookup");
+        }
+    }
+}
+
+#[test]
+fn table_sizes_must_be_powers_of_two_up_to_the_limit() {
+    let got = run_parties(2, 320, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[15; 32], rng).unwrap();
+        let one: &[u64] = &[1];
+        let three = keys
+            .masked_tables(
+                mesh,
+                Tables::Public {
+                    entries: &[one, one, one],
+                },
+                rng,
+            )
+            .unwrap_err()
+            .to_string();
+        let many = vec![one; 32];
+        let too_many = keys
+            .masked_tables(mesh, Tables::Public { entries: &many }, rng)
+            .unwrap_err()
+            .to_string();
+        [three, too_many]
+    });
+    assert!(
+        got[0][0].contains("tables of 3 entries: the size must be a power of two from 2 to 16"),
+        "{}",
+        got[0][0]
+    );
+    assert!(got[0][1].contains("tables of 32 entries"), "{}", got[0][1]);
 }
