@@ -46,6 +46,14 @@
 //! `docs/mixed-mode.md`). Larger parameters (N = 16384, log q ≈ 438) would allow about 9
 //! swaps between refreshes.
 //!
+//! **Tables of M = 2^m entries** (up to [`MAX_TABLE_SIZE`]): the same chain with M
+//! ciphertexts (entry v of every table in ciphertext c_v) and masks r_i ∈ [0, M); party i
+//! maps c'_v = Σ_w [r_i = w]·c_{v ⊕ w} (M² products by indicator masks, no rotation), so
+//! T'[v] = T[r ⊕ v] with r = ⊕ r_i. Each step adds about one product's noise plus
+//! log2(M)/2 bits, so [`SWAPS_PER_REFRESH`] stays valid. The seed's Figure 7 does the
+//! same with rotations of one packed table; this is its rotation-free variant, with M
+//! ciphertexts per batch per party instead of one.
+//!
 //! **Online lookup (Figure 8).** With XOR shares x_i of index bits x, every party sends
 //! u_i = x_i ⊕ r_i; u = ⊕ u_i is aggregated along the chain into party 0 and passed back
 //! (one packed bit vector out and in per party), and every party outputs its share of
