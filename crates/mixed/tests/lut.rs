@@ -519,3 +519,23 @@ fn the_transcript_from_fixed_seeds_is_pinned() {
         "a1c44a4457078d8e048f71efd96540e1998c1970a3b700dcb8922fe3ed29cea7"
     );
 }
+
+/// The per-party bytes at larger n (slow on two cores: `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn b2a_bytes_per_party_per_conversion_at_8_and_16_parties() {
+    for n in [8, 16] {
+        let [off, on] = b2a_traffic(n);
+        println!(
+            "b2a n = {n}: offline sent max {:.1} mean {:.1} B, received max {:.1} mean {:.1} B, {:.3} ms; online sent max {:.1} B, {:.3} ms per conversion",
+            off.0,
+            off.1,
+            off.2,
+            off.3,
+            off.4 * 1e3,
+            on.0,
+            on.4 * 1e3
+        );
+        assert!(on.0 <= 0.35 && on.2 <= 0.35, "{on:?}");
+    }
+}
