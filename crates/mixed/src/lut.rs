@@ -1,4 +1,4 @@
-//! Multi-party lookup tables of size 2 (seed §4): the masked-table preprocessing of
+//! Multi-party lookup tables of size 2 and 2^m ≤ 16 (seed §4): the masked-table preprocessing of
 //! Figure 6 (functionality of Figure 4) and the online lookup of Figure 8 (functionality of
 //! Figure 5), vectorized over the N slots of the packed ciphertexts.
 //!
@@ -43,8 +43,8 @@
 //! Mouchet et al.'s collective refresh). So with n ≤ 3 (Case 1) the chain
 //! needs no refresh and every party's traffic is constant; beyond it every party takes part
 //! in about (n − 1)/2 − 1 refreshes, and its traffic grows linearly in n (measured in
-//! `docs/mixed-mode.md`). Larger parameters (N = 16384, log q ≈ 438) would allow about 9
-//! swaps between refreshes.
+//! `docs/mixed-mode.md`). Larger parameters (N = 16384, log q ≈ 438, Δ ≈ 2^406) would
+//! allow about 7 swaps between refreshes under the same flooding argument.
 //!
 //! **Tables of M = 2^m entries** (up to [`MAX_TABLE_SIZE`]): the same chain with M
 //! ciphertexts (entry v of every table in ciphertext c_v) and masks r_i ∈ [0, M); party i
@@ -54,9 +54,9 @@
 //! same with rotations of one packed table; this is its rotation-free variant, with M
 //! ciphertexts per batch per party instead of one.
 //!
-//! **Online lookup (Figure 8).** With XOR shares x_i of index bits x, every party sends
-//! u_i = x_i ⊕ r_i; u = ⊕ u_i is aggregated along the chain into party 0 and passed back
-//! (one packed bit vector out and in per party), and every party outputs its share of
+//! **Online lookup (Figure 8).** With XOR shares x_i of m-bit indices x, every party
+//! sends u_i = x_i ⊕ r_i; u = ⊕ u_i is aggregated along the chain into party 0 and passed
+//! back (one vector packed m bits per index, out and in per party), and every party outputs its share of
 //! T'[u] = T[r ⊕ x ⊕ r] = T[x].
 
 use std::sync::Arc;
