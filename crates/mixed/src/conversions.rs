@@ -88,7 +88,7 @@ fn flooding_noise<R: RngCore + CryptoRng>(
 
 /// Δ·m + (fresh small noise) for the slots `m`: the c0 of `m` encrypted under the all-zero
 /// key, which is exactly the library's scaled plaintext plus its small noise.
-fn scaled_plaintext<R: RngCore + CryptoRng>(
+pub(crate) fn scaled_plaintext<R: RngCore + CryptoRng>(
     par: &Arc<BfvParameters>,
     zero: &SecretKey,
     slots: &[u64],

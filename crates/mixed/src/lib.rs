@@ -15,15 +15,22 @@
 //! - [`ops`]: encryption of packed vectors mod p, homomorphic addition and plaintext
 //!   multiplication, ciphertexts sent over the mesh;
 //! - [`conversions`]: E2A and A2E between ciphertexts and additive shares mod p (seed
-//!   Appendix A.3, Figure 15), with noise flooding.
+//!   Appendix A.3, Figure 15), with noise flooding;
+//! - [`lut`]: masked lookup tables of 2^m ≤ 16 entries (seed §4, Figures 4–7, public and
+//!   private tables) and the online lookup with a Boolean-shared index (Figure 8);
+//! - [`b2a`]: B2A as a public-table lookup (seed §5.1, Figure 9);
+//! - [`a2b`]: A2B by a Boolean mod-p adder on XOR shares (seed §5.2, Figure 10).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
 
+pub mod a2b;
+pub mod b2a;
 mod chain;
 pub mod conversions;
 mod error;
 pub mod keygen;
+pub mod lut;
 pub mod ops;
 pub mod params;
 mod relin;

@@ -1,0 +1,261 @@
+//! A2B: additive shares mod p to XOR shares of the value's 32 bits (seed §5.2, Figure 10),
+//! for the seed's p = 2^31 + 2^30 + 1.
+//!
+//! 1. Random r < p, XOR-shared bit by bit (Figure 10 steps 1 and 3 with §5.2's shortcut for
+//!    this p): every party samples 32 random bits per candidate; r ≥ p exactly when
+//!    r[31] ∧ r[30] ∧ (r[0..30] ≠ 0). That bit is computed on XOR shares and opened, and the
+//!    candidates with r ≥ p are dropped: the bit says nothing about a kept r, which is
+//!    uniform in [0, p).
+//! 2. B2A of r ([`crate::b2a::b2a`], Figure 9; step 2).
+//! 3. u = x − r mod p is opened to every party, chain-aggregated (step 4; the figure opens it
+//!    to P_1 only, but u is uniform and independent of x, so opening it to all reveals no
+//!    more).
+//! 4. A Boolean mod-p adder on u (public) and r (XOR-shared) (step 5): s = u + r in 33 bits,
+//!    t = s + (2^33 − p) mod 2^33, whose carry out c says s ≥ p; the output is s ⊕ c·(t ⊕ s).
+//!    Each full adder costs one AND: carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)).
+//!
+//! The ANDs use GMW with Boolean Beaver triples from `mixgc_nparty::Correlations` (OT
+//! extension between every pair of parties): a deviation from the seed, which evaluates
+//! the adder with its own lookup tables. Those triples make A2B's offline traffic per
+//! party grow linearly in n (quadratic in total); the openings of d = x ⊕ a, e = y ⊕ b are
+//! chain-aggregated ([`crate::lut`]), constant per party.
+
+use fhe_rand::{CryptoRng, Rng, RngCore};
+use mixgc_core::Block;
+use mixgc_nparty::{Correlations, Mesh};
+use rand::SeedableRng;
+
+use crate::b2a::b2a;
+use crate::chain::{pass_from_root, sum_to_root};
+use crate::keygen::malformed;
+use crate::lut::open_bits;
+use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
+use mixgc_net::Tag;
+
+/// The bits of a value mod p.
+const WIDTH: usize = 32;
+
+/// This party's side of the Boolean engine A2B runs its adder on: pairwise OT extensions
+/// for Beaver triples (set up once per session).
+pub struct BooleanEngine {
+    correlations: Correlations,
+    rng: mixgc_core::Rng,
+}
+
+impl std::fmt::Debug for BooleanEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BooleanEngine").finish_non_exhaustive()
+    }
+}
+
+/// XOR shares of one bit per lane (each 0 or 1).
+type Bits = Vec<u8>;
+
+impl BooleanEngine {
+    /// Runs the base OTs with every peer (every party calls it at once; `session` the same
+    /// at every party).
+    pub fn setup<R: RngCore + CryptoRng>(
+        mesh: &mut Mesh,
+        session: &[u8; 32],
+        rng: &mut R,
+    ) -> Result<Self, MixedError> {
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut core_rng = mixgc_core::Rng::from_seed(seed);
+        let delta = Block::random(&mut core_rng);
+        let correlations = Correlations::setup(mesh, session, delta, &mut core_rng)?;
+        Ok(BooleanEngine {
+            correlations,
+            rng: core_rng,
+        })
+    }
+
+    /// x ∧ y lane-wise on XOR shares (GMW: open d = x ⊕ a, e = y ⊕ b; z = c ⊕ d·b ⊕ e·a,
+    /// ⊕ d·e at party 0).
+    fn and(&mut self, mesh: &mut Mesh, x: &[u8], y: &[u8]) -> Result<Bits, MixedError> {
+        let k = x.len();
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let t = self.correlations.triples(mesh, k, &mut self.rng)?;
+        let mine: Bits = (0..k)
+            .map(|j| x[j] ^ u8::from(t.a[j]))
+            .chain((0..k).map(|j| y[j] ^ u8::from(t.b[j])))
+            .collect();
+        let de = open_bits(mesh, mine)?;
+        let first = mesh.me() == 0;
+        Ok((0..k)
+            .map(|j| {
+                let (d, e) = (de[j], de[k + j]);
+                u8::from(t.c[j]) ^ (d & u8::from(t.b[j])) ^ (e & u8::from(t.a[j])) ^ (d & e & u8::from(first))
+            })
+            .collect())
+    }
+
+    /// The AND of all `terms` (each a lane vector of equal length), as a balanced tree.
+    fn and_all(&mut self, mesh: &mut Mesh, mut terms: Vec<Bits>) -> Result<Bits, MixedError> {
+        while terms.len() > 1 {
+            let k = terms[0].len();
+            let pairs = terms.len() / 2;
+            let left: Bits = terms[..pairs].concat();
+            let right: Bits = terms[pairs..2 * pairs].concat();
+            let product = self.and(mesh, &left, &right)?;
+            let mut next: Vec<Bits> = product.chunks(k.max(1)).map(<[u8]>::to_vec).collect();
+            next.truncate(pairs);
+            if terms.len() % 2 == 1 {
+                next.push(terms.pop().unwrap_or_default());
+            }
+            terms = next;
+        }
+        Ok(terms.pop().unwrap_or_default())
+    }
+
+    /// Ripple-carry a + b over `a.len()` bit positions (least significant first, each a lane
+    /// vector): the sum bits and the carry out, one AND layer per position.
+    fn add(&mut self, mesh: &mut Mesh, a: &[Bits], b: &[Bits]) -> Result<(Vec<Bits>, Bits), MixedError> {
+        let k = a[0].len();
+        let mut carry: Bits = vec![0; k];
+        let mut sum = Vec::with_capacity(a.len());
+        for (aj, bj) in a.iter().zip(b) {
+            sum.push(xor3(aj, bj, &carry));
+            let x = xor(aj, &carry);
+            let y = xor(bj, &carry);
+            let g = self.and(mesh, &x, &y)?;
+            carry = xor(&carry, &g);
+        }
+        Ok((sum, carry))
+    }
+}
+
+fn xor(a: &[u8], b: &[u8]) -> Bits {
+    a.iter().zip(b).map(|(x, y)| x ^ y).collect()
+}
+
+fn xor3(a: &[u8], b: &[u8], c: &[u8]) -> Bits {
+    a.iter().zip(b).zip(c).map(|((x, y), z)| x ^ y ^ z).collect()
+}
+
+/// A public constant's bits as XOR shares: party 0 holds them, the others zeros.
+fn public_bits(me: usize, value: impl Fn(usize) -> u8, lanes: usize) -> Bits {
+    (0..lanes).map(|i| if me == 0 { value(i) } else { 0 }).collect()
+}
+
+/// NOT on XOR shares: party 0 flips its share.
+fn not(me: usize, a: &[u8]) -> Bits {
+    a.iter().map(|x| x ^ u8::from(me == 0)).collect()
+}
+
+/// `count` XOR-shared uniform r < p, as 32 bit-position lane vectors (§5.2 shortcut).
+fn random_below_p<R: RngCore + CryptoRng>(
+    engine: &mut BooleanEngine,
+    mesh: &mut Mesh,
+    count: usize,
+    rng: &mut R,
+) -> Result<Vec<Bits>, MixedError> {
+    let me = mesh.me();
+    let mut kept: Vec<Bits> = (0..WIDTH).map(|_| Vec::with_capacity(count)).collect();
+    while kept[0].len() < count {
+        // A candidate is rejected with probability ≈ 1/4: draw 4/3 of what is missing.
+        let need = count - kept[0].len();
+        let lanes = need + need / 3 + 16;
+        let bits: Vec<Bits> = (0..WIDTH)
+            .map(|_| (0..lanes).map(|_| rng.random_range(0..2u8)).collect())
+            .collect();
+        // r ≥ p ⇔ r[31] ∧ r[30] ∧ ¬(¬r[0] ∧ … ∧ ¬r[29]).
+        let low_zero = engine.and_all(mesh, bits[..30].iter().map(|b| not(me, b)).collect())?;
+        let too_big = engine.and_all(mesh, vec![bits[31].clone(), bits[30].clone(), not(me, &low_zero)])?;
+        let opened = open_bits(mesh, too_big)?;
+        for lane in (0..lanes).filter(|&l| opened[l] == 0).take(need) {
+            for (j, k) in kept.iter_mut().enumerate() {
+                k.push(bits[j][lane]);
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// Opens additive shares mod p along the chain: every party returns Σ `mine` mod p.
+fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
+    let k = mine.len();
+    let recv = move |mesh: &mut Mesh, from: usize| {
+        let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
+        let v: Vec<u64> = bytes
+            .chunks_exact(4)
+            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect();
+        match v.iter().position(|&x| x >= P) {
+            Some(i) => Err(malformed(
+                mesh,
+                from,
+                "opened value",
+                format!("value {i} is {}, not below p = {P}", v[i]),
+            )),
+            None => Ok(v),
+        }
+    };
+    let encode = |v: &Vec<u64>| Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect());
+    let add = |mut a: Vec<u64>, b: &Vec<u64>| {
+        a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
+        a
+    };
+    let total = sum_to_root(mesh, 0, mine, recv, add, encode)?;
+    pass_from_root(mesh, 0, total, recv, encode)
+}
+
+/// A2B (seed Figure 10): this party's additive shares mod p (each < p) in, its XOR shares
+/// of the 32-bit values x = Σ shares mod p out. Every party calls it at once with as many
+/// values.
+pub fn a2b<R: RngCore + CryptoRng>(
+    keys: &ThresholdKeys,
+    engine: &mut BooleanEngine,
+    mesh: &mut Mesh,
+    shares: &[u64],
+    rng: &mut R,
+) -> Result<Vec<u64>, MixedError> {
+    if let Some(i) = shares.iter().position(|&v| v >= P) {
+        return Err(MixedError::Usage(format!(
+            "A2B share {i} is {}, not below p = {P}",
+            shares[i]
+        )));
+    }
+    let k = shares.len();
+    if k == 0 {
+        return Ok(Vec::new());
+    }
+    let me = mesh.me();
+    mesh.set_phase("A2B: random r < p");
+    let r = random_below_p(engine, mesh, k, rng)?;
+    let r_values: Vec<u64> = (0..k)
+        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(r[j][i]) << j)))
+        .collect();
+    let r_arith = b2a(keys, mesh, &r_values, WIDTH as u32, rng)?;
+
+    mesh.set_phase("A2B: opening x − r");
+    let mine: Vec<u64> = shares
+        .iter()
+        .zip(&r_arith)
+        .map(|(x, r)| (x + P - r) % P)
+        .collect();
+    let u = open_mod_p(mesh, mine)?;
+
+    mesh.set_phase("A2B: the mod-p adder");
+    // s = u + r over 33 bits (u public, held by party 0).
+    let u_bits: Vec<Bits> = (0..WIDTH)
+        .map(|j| public_bits(me, |i| ((u[i] >> j) & 1) as u8, k))
+        .collect();
+    let (mut s, carry) = engine.add(mesh, &u_bits, &r)?;
+    s.push(carry);
+    // t = s + (2^33 − p) mod 2^33; its carry out says s ≥ p.
+    let minus_p = (1u64 << (WIDTH + 1)) - P;
+    let k_bits: Vec<Bits> = (0..=WIDTH)
+        .map(|j| public_bits(me, |_| ((minus_p >> j) & 1) as u8, k))
+        .collect();
+    let (t, at_least_p) = engine.add(mesh, &s, &k_bits)?;
+    // out = s ⊕ c·(t ⊕ s) on the low 32 bits, all positions in one AND layer.
+    let diff: Bits = (0..WIDTH).flat_map(|j| xor(&t[j], &s[j])).collect();
+    let c: Bits = (0..WIDTH).flat_map(|_| at_least_p.iter().copied()).collect();
+    let picked = engine.and(mesh, &c, &diff)?;
+    Ok((0..k)
+        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(s[j][i] ^ picked[j * k + i]) << j)))
+        .collect())
+}

@@ -1,0 +1,130 @@
+//! A2B (seed Figure 10) for n = 2, 3, 5 against plaintext, and back through B2A.
+
+use std::time::Instant;
+
+use fhe_rand::{Rng, SeedableRng};
+use fhe_rand_chacha::ChaCha20Rng;
+use mixgc_mixed::a2b::{a2b, BooleanEngine};
+use mixgc_mixed::b2a::b2a;
+use mixgc_mixed::{keygen, parameters, PLAINTEXT_MODULUS as P};
+use mixgc_nparty::{memory_mesh, Mesh};
+
+fn run_parties<T: Send>(n: usize, seed: u64, f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = memory_mesh(n)
+            .into_iter()
+            .map(|mut mesh| {
+                s.spawn(move || {
+                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 1000 + mesh.me() as u64);
+                    f(&mut mesh, &mut rng)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Random additive shares mod p of `x` for n parties.
+fn additive(rng: &mut ChaCha20Rng, x: &[u64], n: usize) -> Vec<Vec<u64>> {
+    let mut s: Vec<Vec<u64>> = (1..n)
+        .map(|_| x.iter().map(|_| rng.random_range(0..P)).collect())
+        .collect();
+    let first = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v + s.iter().map(|t| P - t[i]).sum::<u64>()) % P)
+        .collect();
+    s.insert(0, first);
+    s
+}
+
+#[test]
+fn a2b_gives_xor_shares_of_the_value_and_b2a_brings_it_back() {
+    for n in [2, 3, 5] {
+        let mut data = ChaCha20Rng::seed_from_u64(200 + n as u64);
+        let mut x = vec![
+            0,
+            1,
+            2,
+            P - 1,
+            P - 2,
+            1 << 30,
+            (1 << 31) + (1 << 30),
+            (1 << 31) - 1,
+        ];
+        x.extend((0..92).map(|_| data.random_range(0..P)));
+        let shares = additive(&mut data, &x, n);
+        let got = run_parties(n, 210 + n as u64, |mesh, rng| {
+            let keys = keygen(mesh, &parameters(), &[20; 32], rng).unwrap();
+            let mut engine = BooleanEngine::setup(mesh, &[21; 32], rng).unwrap();
+            let boolean = a2b(&keys, &mut engine, mesh, &shares[mesh.me()], rng).unwrap();
+            let back = b2a(&keys, mesh, &boolean, 32, rng).unwrap();
+            (boolean, back)
+        });
+        let xored: Vec<u64> = (0..x.len())
+            .map(|i| got.iter().fold(0, |a, g| a ^ g.0[i]))
+            .collect();
+        assert_eq!(xored, x, "n = {n}: A2B");
+        let summed: Vec<u64> = (0..x.len())
+            .map(|i| got.iter().fold(0, |a, g| (a + g.1[i]) % P))
+            .collect();
+        assert_eq!(summed, x, "n = {n}: B2A after A2B");
+        assert!(got.iter().all(|g| g.0.iter().all(|&v| v >> 32 == 0)));
+    }
+}
+
+#[test]
+fn a2b_refuses_a_share_not_below_p() {
+    let got = run_parties(2, 220, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[22; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[23; 32], rng).unwrap();
+        a2b(&keys, &mut engine, mesh, &[1, P], rng)
+            .unwrap_err()
+            .to_string()
+    });
+    assert!(
+        got[0].contains("A2B share 1 is 3221225473, not below p"),
+        "{}",
+        got[0]
+    );
+}
+
+/// Per party (max sent, max received) bytes and the slowest party's seconds, per
+/// conversion, of an A2B of `k` values (the OT setup excluded).
+fn a2b_traffic(n: usize, k: usize) -> (f64, f64, f64) {
+    let got = run_parties(n, 230, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[24; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[25; 32], rng).unwrap();
+        let shares: Vec<u64> = (0..k).map(|_| rng.random_range(0..P)).collect();
+        let total = |mesh: &Mesh| {
+            let b = mesh.bytes();
+            (
+                b.iter().map(|x| x.0).sum::<u64>(),
+                b.iter().map(|x| x.1).sum::<u64>(),
+            )
+        };
+        let (before, t) = (total(mesh), Instant::now());
+        a2b(&keys, &mut engine, mesh, &shares, rng).unwrap();
+        let after = total(mesh);
+        (after.0 - before.0, after.1 - before.1, t.elapsed().as_secs_f64())
+    });
+    let per = k as f64;
+    (
+        got.iter().map(|g| g.0).max().unwrap() as f64 / per,
+        got.iter().map(|g| g.1).max().unwrap() as f64 / per,
+        got.iter().map(|g| g.2).fold(0.0, f64::max) / per,
+    )
+}
+
+#[test]
+fn a2b_bytes_per_party_per_conversion() {
+    for n in [2, 3, 5] {
+        let (sent, received, secs) = a2b_traffic(n, 2048);
+        println!(
+            "a2b n = {n}: sent max {sent:.1} B, received max {received:.1} B, {:.3} ms per conversion",
+            secs * 1e3
+        );
+        assert!(sent > 0.0 && received > 0.0);
+    }
+}
