@@ -94,6 +94,11 @@ impl Acks {
 /// restart the clock.
 const ACK_PROGRESS: u64 = WRITE_PIECE as u64;
 
+/// How long a blocked write waits before this side looks at the acknowledgements again:
+/// progress is dated by the look that sees it, so a look only at the end of a whole
+/// timeout's wait would restart the clock there and report a stall two timeouts late.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
 /// The bytes the peer has acknowledged on `socket` (Linux `TCP_INFO`), if the system says.
 #[cfg(target_os = "linux")]
 fn bytes_acked(socket: &TcpStream) -> Option<u64> {
@@ -517,11 +522,14 @@ impl TcpWriter {
     }
 
     /// Sets the socket's write timeout to what is left of the timeout since the peer last
-    /// took bytes (at least 1 ms, at most what [`Timing::before_io`] left before the
-    /// deadline), so a write waits no longer than the peer's silence allows.
+    /// took bytes, and at most [`LOOK_EVERY`] where the acknowledgements can be seen (at
+    /// least 1 ms, at most what [`Timing::before_io`] left before the deadline), so a write
+    /// waits no longer than the peer's silence allows.
     fn fit_write_timeout(&mut self) -> Result<(), NetError> {
-        let silent = self.acks.look(&self.writer).unwrap_or(Duration::ZERO);
-        let mut wait = self.timing.timeout.saturating_sub(silent);
+        let mut wait = match self.acks.look(&self.writer) {
+            Some(silent) => self.timing.timeout.saturating_sub(silent).min(LOOK_EVERY),
+            None => self.timing.timeout,
+        };
         if let Some(d) = self.timing.deadline {
             wait = wait.min(d.at.saturating_duration_since(Instant::now()));
         }
