@@ -1,7 +1,10 @@
-//! Every failure ends both parties within `--timeout` + 1 s: on each two-process path, the
-//! garbler and the evaluator each stopped (SIGSTOP) and killed (SIGKILL) mid-run; the
-//! survivor exits non-zero, saying in words which side stalled and in which phase. A peer
-//! that drips bytes, never silent for a whole timeout, is ended by `--deadline`.
+//! Every failure ends both parties within `--timeout` + 1 s (issue #15): on each
+//! two-process path (`run` on a Bristol file and a compiled stream, `preprocess`, `online`,
+//! a Boolean and a CRT program), the garbler and the evaluator each stopped (SIGSTOP) and
+//! killed (SIGKILL) mid-run; the survivor exits non-zero, saying in words which side
+//! stalled and in which phase. `mixgc party` among three processes: party 1 stopped and
+//! killed, the others gone within `--timeout` + the mesh's grace + 1 s. A peer that drips
+//! bytes, never silent for a whole timeout, is ended by `--deadline`.
 //!
 //! The parties talk through a proxy in this test: it throttles the circuit paths (a few
 //! MiB of tables on loopback would be over before a signal lands), drips for the deadline
