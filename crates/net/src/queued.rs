@@ -28,7 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::tcp::spent;
+use crate::tcp::{spent, ABORT_LINGER};
 use crate::tls_link::{TlsReader, TlsWriter};
 use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter, TlsChannel};
 
@@ -55,6 +55,9 @@ pub struct QueuedChannel {
     phase: &'static str,
     timeout: Duration,
     delay: Duration,
+    /// A read from the peer failed (silence, the deadline, a close): sends are best effort
+    /// from then on, bounded by [`ABORT_LINGER`], and so is the drop.
+    peer_failed: bool,
 }
 
 /// What the sending thread and the writer thread share.
@@ -79,6 +82,8 @@ struct Queue {
     reported: bool,
     /// The channel was dropped: write the rest, then end the stream.
     closed: bool,
+    /// The writer thread has ended.
+    done: bool,
 }
 
 /// Bytes to write no earlier than `due`, during `phase`.
@@ -133,6 +138,14 @@ impl ReadHalf {
         match self {
             ReadHalf::Tcp(r) => r.set_timeout(timeout),
             ReadHalf::Tls(r) => r.set_timeout(timeout),
+        }
+    }
+
+    /// Shuts the socket down, which ends a write blocked on it in the writer thread.
+    fn shutdown(&self) {
+        match self {
+            ReadHalf::Tcp(r) => r.shutdown(),
+            ReadHalf::Tls(r) => r.shutdown(),
         }
     }
 }
@@ -218,6 +231,7 @@ impl QueuedChannel {
             phase: "the start of the session",
             timeout,
             delay: one_way_delay,
+            peer_failed: false,
         })
     }
 
@@ -240,7 +254,8 @@ impl QueuedChannel {
     }
 
     /// Hands the buffered bytes to the writer, waiting while [`MAX_QUEUED`] bytes are
-    /// queued; no progress for a whole timeout is a peer that stopped reading.
+    /// queued; no progress for a whole timeout is a peer that stopped reading (for
+    /// [`ABORT_LINGER`] once the peer has failed).
     fn hand_off(&mut self) -> Result<(), NetError> {
         if self.pending.is_empty() {
             return self.check();
@@ -259,7 +274,12 @@ impl QueuedChannel {
             if queue.written != last_progress.1 {
                 last_progress = (Instant::now(), queue.written);
             }
-            let left = self.timeout.saturating_sub(last_progress.0.elapsed());
+            let patience = if self.peer_failed {
+                ABORT_LINGER.min(self.timeout)
+            } else {
+                self.timeout
+            };
+            let left = patience.saturating_sub(last_progress.0.elapsed());
             if left.is_zero() {
                 let e = NetError::PeerNotReading {
                     waited: self.timeout,
@@ -311,7 +331,14 @@ fn take_failure(queue: &mut Queue) -> Option<NetError> {
 
 /// The writer thread: writes the queued chunks in order, each no earlier than its due time,
 /// until the channel closes (then ends the stream) or a write fails (then records why).
-fn write_chunks(mut writer: WriteHalf, shared: &Shared) {
+fn write_chunks(writer: WriteHalf, shared: &Shared) {
+    write_all_chunks(writer, shared);
+    shared.lock().done = true;
+    shared.changed.notify_all();
+}
+
+/// [`write_chunks`] until the stream ends or a write fails.
+fn write_all_chunks(mut writer: WriteHalf, shared: &Shared) {
     loop {
         let chunk = {
             let mut queue = shared.lock();
@@ -356,11 +383,30 @@ fn write_chunks(mut writer: WriteHalf, shared: &Shared) {
 
 impl Drop for QueuedChannel {
     /// Hands on what is still buffered, lets the writer write it (bounded by the timeout
-    /// per write) and end the stream, and waits for it.
+    /// per write) and end the stream, and waits for it. Once the peer has failed, the
+    /// writer gets [`ABORT_LINGER`]; a writer still blocked on the peer's full socket then
+    /// is freed by shutting the socket down, so the drop never waits another timeout.
     fn drop(&mut self) {
         let _ = self.hand_off();
         self.shared.lock().closed = true;
         self.shared.changed.notify_all();
+        if self.peer_failed {
+            let until = Instant::now() + ABORT_LINGER.min(self.timeout);
+            let mut queue = self.shared.lock();
+            while !queue.done {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    self.reader.shutdown();
+                    break;
+                }
+                queue = self
+                    .shared
+                    .changed
+                    .wait_timeout(queue, left)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+        }
         if let Some(handle) = self.writer.take() {
             let _ = handle.join();
         }
@@ -386,7 +432,7 @@ impl Channel for QueuedChannel {
 
     /// Reads with the read half; a failed write surfaces here first, except a closed
     /// peer, whose end the read half reports itself after the bytes it sent before closing
-    /// (which may say why it stopped).
+    /// (which may say why it stopped). A failed read makes later sends best effort.
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
         if self.shared.failed.load(Ordering::Acquire) {
             let mut queue = self.shared.lock();
@@ -394,7 +440,11 @@ impl Channel for QueuedChannel {
                 take_failure(&mut queue).map_or(Ok(()), Err)?;
             }
         }
-        self.reader.recv(buf)
+        let received = self.reader.recv(buf);
+        if received.is_err() {
+            self.peer_failed = true;
+        }
+        received
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
@@ -441,6 +491,40 @@ mod tests {
             QueuedChannel::new(a, delay).unwrap(),
             QueuedChannel::new(b, delay).unwrap(),
         )
+    }
+
+    /// A link to a stopped peer (it neither reads nor writes) whose writer is blocked on the
+    /// full socket: once a read from the peer has timed out, dropping the link waits about
+    /// [`ABORT_LINGER`], not until the writer's write times out a whole timeout later.
+    #[test]
+    fn after_a_failed_read_the_drop_does_not_wait_on_a_stopped_peer() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let _stopped = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let timeout = Duration::from_secs(4);
+        let mut link =
+            QueuedChannel::new(TcpChannel::accept(&listener, timeout).unwrap(), Duration::ZERO).unwrap();
+        // Far more than the socket buffers hold: the writer blocks on the full socket.
+        for _ in 0..32 {
+            link.send(&[7u8; CHUNK]).unwrap();
+        }
+        link.flush().unwrap();
+        link.set_read_timeout(Duration::from_millis(100));
+        assert!(matches!(
+            link.recv(&mut [0u8; 1]),
+            Err(NetError::PeerSilent { .. })
+        ));
+        let start = Instant::now();
+        // Best effort now: waits at most the linger for queue space, then gives up.
+        let _ = send_frame_like(&mut link);
+        drop(link);
+        let took = start.elapsed();
+        assert!(took < timeout / 4, "{took:?}");
+    }
+
+    /// An abort-sized frame and a flush, as a failing party sends its peers.
+    fn send_frame_like(link: &mut QueuedChannel) -> Result<(), NetError> {
+        link.send(&[1u8; 64])?;
+        link.flush()
     }
 
     /// Two queued TLS links over loopback (pinned self-signed certificates), mutually

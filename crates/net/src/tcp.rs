@@ -46,6 +46,84 @@ pub struct TcpWriter {
     timing: Timing,
     /// Why the connection is spent, once a write failed.
     failed: Option<NetError>,
+    /// When the peer last took bytes, as far as this side knows (see [`Acks`]).
+    acks: Acks,
+}
+
+/// When the peer last acknowledged bytes: the clock of a stalled write starts there, not
+/// when this side's own send buffer filled up afterwards (issue #15: a peer that stops
+/// reading used to be reported a timeout after this side had filled several MiB more of
+/// its buffers, seconds late on a loaded machine).
+struct Acks {
+    /// The peer's acknowledged byte count when it last moved by [`ACK_PROGRESS`].
+    acked: Option<u64>,
+    /// When it did (or the first look).
+    moved: Instant,
+    /// The socket's write timeout as last set.
+    write_timeout: Duration,
+}
+
+impl Acks {
+    fn new(timeout: Duration) -> Acks {
+        Acks {
+            acked: None,
+            moved: Instant::now(),
+            write_timeout: timeout,
+        }
+    }
+
+    /// Looks at the peer's acknowledged count; returns how long ago it last moved (`None`
+    /// where the system does not say: then each write call's own wait is the clock, as a
+    /// blocking write's timeout counts).
+    fn look(&mut self, socket: &TcpStream) -> Option<Duration> {
+        let now = bytes_acked(socket)?;
+        if self
+            .acked
+            .is_none_or(|then| now.saturating_sub(then) >= ACK_PROGRESS)
+        {
+            self.acked = Some(now);
+            self.moved = Instant::now();
+        }
+        Some(self.moved.elapsed())
+    }
+}
+
+/// Acknowledged bytes that count as the peer taking data: a [`WRITE_PIECE`], as much as a
+/// write call had to place within the timeout before. A stopped peer's kernel still
+/// acknowledges bytes now and then (window probes into memory it frees), which must not
+/// restart the clock.
+const ACK_PROGRESS: u64 = WRITE_PIECE as u64;
+
+/// How long a blocked write waits before this side looks at the acknowledgements again:
+/// progress is dated by the look that sees it, so a look only at the end of a whole
+/// timeout's wait would restart the clock there and report a stall two timeouts late.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
+/// The bytes the peer has acknowledged on `socket` (Linux `TCP_INFO`), if the system says.
+#[cfg(target_os = "linux")]
+fn bytes_acked(socket: &TcpStream) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: all-zero bytes are a valid `tcp_info` (plain integers).
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` and `len` outlive the call; the kernel writes at most `len` bytes.
+    let rc = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    // Kernels before 4.1 fill in less than the field.
+    let needed = std::mem::offset_of!(libc::tcp_info, tcpi_bytes_acked) + 8;
+    (rc == 0 && len as usize >= needed).then_some(info.tcpi_bytes_acked)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn bytes_acked(_socket: &TcpStream) -> Option<u64> {
+    None
 }
 
 /// The per-call timeout, the optional overall deadline and the current protocol phase of
@@ -154,6 +232,12 @@ impl Timing {
     }
 }
 
+/// How long a write may wait once the peer has failed (a read timed out, hit the deadline
+/// or found the stream closed): what is still sent then (an abort frame, a buffered rest)
+/// is best effort, and a stopped peer's full socket must not hold a survivor for another
+/// whole timeout on its way out (issue #15: every failure ends within `--timeout` + 1 s).
+pub const ABORT_LINGER: Duration = Duration::from_millis(200);
+
 /// Largest piece written in one system call: a call that cannot place it within the timeout
 /// means the peer stopped reading (a blocking write returns short only when its timeout
 /// expires), so the stall is reported then, not after another timeout for the rest.
@@ -216,6 +300,7 @@ impl TcpChannel {
                 sent: 0,
                 timing: Timing::new(timeout),
                 failed: None,
+                acks: Acks::new(timeout),
             },
         })
     }
@@ -302,6 +387,12 @@ impl TcpReader {
         self.timing.timeout()
     }
 
+    /// Shuts the socket down both ways, so that a write blocked on it in another thread
+    /// (a writer thread stuck on a stopped peer) returns at once.
+    pub(crate) fn shutdown(&self) {
+        let _ = self.reader.get_ref().shutdown(std::net::Shutdown::Both);
+    }
+
     /// Gives the next reads another timeout (the socket's write timeout is left alone).
     pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), NetError> {
         let timeout = timeout.max(Duration::from_millis(1));
@@ -367,6 +458,17 @@ impl TcpWriter {
         self.timing.timeout()
     }
 
+    /// The peer has failed (a read from it timed out, hit the deadline or found the stream
+    /// closed): from now on every write, and the flush on drop, waits at most
+    /// [`ABORT_LINGER`] for the peer to take bytes.
+    pub fn after_peer_failed(&mut self) {
+        let linger = ABORT_LINGER.min(self.timing.timeout());
+        if self.writer.set_write_timeout(Some(linger)).is_ok() {
+            self.timing.set_timeout(linger);
+            self.acks.write_timeout = linger;
+        }
+    }
+
     /// Ends the sending direction (the peer reads the end of the stream), after what is
     /// buffered (best effort).
     pub fn finish(&mut self) {
@@ -382,24 +484,59 @@ impl TcpWriter {
         written
     }
 
-    /// Writes `data` to the socket whole, a [`WRITE_PIECE`] at a time; a piece the peer does
-    /// not take within the timeout ends it with [`NetError::PeerNotReading`].
+    /// Writes `data` to the socket whole, a [`WRITE_PIECE`] at a time; when the peer has
+    /// taken no byte for a whole timeout (counted from its last acknowledgement, see
+    /// [`Acks`]) while a piece waits, it ends with [`NetError::PeerNotReading`].
     fn write_out(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         while !data.is_empty() {
             self.timing.before_io(&self.writer)?;
+            self.fit_write_timeout()?;
             let piece = &data[..data.len().min(WRITE_PIECE)];
             let began = Instant::now();
             match self.writer.write(piece) {
                 Ok(0) => return Err(NetError::Disconnected),
-                // Short after a long wait: the call's timeout expired with the peer's window
-                // closed. (Short at once: a reset or a signal, which the next call reports.)
-                Ok(n) if n < piece.len() && began.elapsed() >= self.timing.timeout / 2 => {
-                    return Err(self.timing.stalled());
+                // Short after a wait: the call's timeout expired with the peer's window
+                // closed; a stall if the peer took nothing for a whole timeout meanwhile.
+                // (Short at once: a reset or a signal, which the next call reports.)
+                Ok(n) if n < piece.len() && began.elapsed() >= self.acks.write_timeout / 2 => {
+                    if self.peer_took_nothing() {
+                        return Err(self.timing.stalled());
+                    }
+                    data = &data[n..];
                 }
                 Ok(n) => data = &data[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && !self.peer_took_nothing() => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.timing.send_error(e)),
             }
+        }
+        Ok(())
+    }
+
+    /// After a write call's wait ran out: whether the peer took no byte for a whole timeout
+    /// (without `TCP_INFO`: the call's wait, a whole timeout, says so).
+    fn peer_took_nothing(&mut self) -> bool {
+        self.acks
+            .look(&self.writer)
+            .is_none_or(|silent| silent >= self.timing.timeout)
+    }
+
+    /// Sets the socket's write timeout to what is left of the timeout since the peer last
+    /// took bytes, and at most [`LOOK_EVERY`] where the acknowledgements can be seen (at
+    /// least 1 ms, at most what [`Timing::before_io`] left before the deadline), so a write
+    /// waits no longer than the peer's silence allows.
+    fn fit_write_timeout(&mut self) -> Result<(), NetError> {
+        let mut wait = match self.acks.look(&self.writer) {
+            Some(silent) => self.timing.timeout.saturating_sub(silent).min(LOOK_EVERY),
+            None => self.timing.timeout,
+        };
+        if let Some(d) = self.timing.deadline {
+            wait = wait.min(d.at.saturating_duration_since(Instant::now()));
+        }
+        let wait = wait.max(Duration::from_millis(1));
+        if wait != self.acks.write_timeout {
+            self.writer.set_write_timeout(Some(wait)).map_err(NetError::Io)?;
+            self.acks.write_timeout = wait;
         }
         Ok(())
     }
@@ -516,8 +653,13 @@ impl Channel for TcpChannel {
         self.write.send(data)
     }
 
+    /// A failed read makes every later write best effort ([`TcpWriter::after_peer_failed`]).
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.read.recv(buf)
+        let received = self.read.recv(buf);
+        if received.is_err() {
+            self.write.after_peer_failed();
+        }
+        received
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
@@ -642,6 +784,25 @@ mod tests {
         assert!(matches!(s.send(&[1]), Err(NetError::PeerNotReading { .. })));
         drop(s);
         assert!(again.elapsed() < timeout / 2, "a spent connection waits no more");
+    }
+
+    /// Once a read from the peer has failed, a write into its full socket (an abort frame,
+    /// the rest flushed on drop) waits [`ABORT_LINGER`], not another whole timeout.
+    #[test]
+    fn after_a_failed_read_writes_wait_only_the_linger() {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        // Never reads nor writes: a stopped peer.
+        let _stopped = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+        let timeout = Duration::from_secs(3);
+        let mut s = TcpChannel::accept(&listener, timeout).unwrap();
+        s.read.set_timeout(Duration::from_millis(100)).unwrap();
+        assert!(matches!(s.recv(&mut [0u8; 1]), Err(NetError::PeerSilent { .. })));
+        let start = Instant::now();
+        let e = (0..256).find_map(|_| s.send(&[7u8; 1 << 20]).err());
+        assert!(e.is_some(), "256 MiB never read cannot all be sent");
+        drop(s);
+        let took = start.elapsed();
+        assert!(took < timeout / 2, "{took:?}");
     }
 
     /// A silent peer's timeout names the phase and that the peer stopped sending.

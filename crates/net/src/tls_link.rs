@@ -87,6 +87,11 @@ fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 }
 
 impl TlsReader {
+    /// Shuts the socket down both ways (see [`crate::TcpReader`]'s `shutdown`).
+    pub(crate) fn shutdown(&self) {
+        self.raw.shutdown();
+    }
+
     /// Fills `out` with plaintext, reading and decrypting records as needed.
     pub(crate) fn recv(&mut self, out: &mut [u8]) -> Result<(), NetError> {
         let mut filled = 0;
