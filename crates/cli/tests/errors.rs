@@ -421,6 +421,11 @@ fn garbage_peer_is_not_a_mixgc_party() {
     for role in ["garbler", "evaluator"] {
         let mut junk = vec![0u8; 64 << 10];
         rng.fill_bytes(&mut junk);
+        // A first byte of 21 or 22 is a TLS record's (alert, handshake): the party says
+        // the peer speaks TLS, tested on its own below.
+        if matches!(junk[0], 21 | 22) {
+            junk[0] = 0;
+        }
         let (addr, h) = fake_peer(move |mut s| {
             let _ = s.write_all(&junk);
             // Hold the connection until the party hangs up.
@@ -431,6 +436,21 @@ fn garbage_peer_is_not_a_mixgc_party() {
         h.join().unwrap();
         out.assert_error(role, &["not a mixgc party"]);
     }
+}
+
+#[test]
+fn a_tls_peer_is_named_to_a_plain_party() {
+    // The start of a TLS record (a handshake, TLS 1.2 record version, 64 bytes).
+    let (addr, h) = fake_peer(|mut s| {
+        let mut record = vec![22u8, 3, 3, 0, 64];
+        record.extend_from_slice(&[0u8; 64]);
+        let _ = s.write_all(&record);
+        let mut sink = [0u8; 4096];
+        while let Ok(1..) = s.read(&mut sink) {}
+    });
+    let out = connect_to(&addr, "evaluator", &["--timeout", "5"]);
+    h.join().unwrap();
+    out.assert_error("evaluator", &["the peer speaks TLS", "--cert"]);
 }
 
 #[test]
