@@ -27,6 +27,7 @@ mod writers;
 
 pub mod bristol;
 pub mod shipped;
+pub mod sequential;
 pub mod values;
 
 pub use error::{CircuitError, ParseError, ValueError};
