@@ -1,6 +1,7 @@
 //! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
 
 mod compile;
+mod cycles;
 mod demo;
 mod demo_party;
 mod example;
