@@ -89,10 +89,19 @@ pub fn sequential_only(design: &Design, top: &str, clk: u64) -> Result<(), HdlEr
                      reset (if (rst) inside always @(posedge clk)) or an initial value",
                 ));
             }
-            if kind.starts_with("$mem") {
+            let param_set = |name: &str| {
+                cell.parameters
+                    .get(name)
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|v| v.contains('1'))
+            };
+            let clocked_memory = kind.starts_with("$memwr")
+                || (kind.starts_with("$memrd") && param_set("CLK_ENABLE"))
+                || (kind.starts_with("$mem_") && param_set("WR_PORTS"));
+            if clocked_memory {
                 return Err(unsupported(
-                    format!("a memory (`{kind}` cell {cell_name})"),
-                    "write registers instead of a memory array",
+                    format!("a written or clocked memory (`{kind}` cell {cell_name})"),
+                    "read-only tables are fine; write registers instead of a memory array",
                 ));
             }
             if kind == "$dff" || kind == "$dffe" || kind == "$sdff" || kind == "$sdffe" || kind == "$sdffce" {
