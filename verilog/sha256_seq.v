@@ -99,10 +99,10 @@ module sha256_seq (
   wire [31:0] wt = win[511:480];
 
   wire [31:0] sum1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-  wire [31:0] ch = (e & f) ^ (~e & g);
+  wire [31:0] ch = g ^ (e & (f ^ g));                 // (e & f) ^ (~e & g)
   wire [31:0] t1 = h + sum1 + ch + k(t) + wt;
   wire [31:0] sum0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-  wire [31:0] maj = (a & b) ^ (a & c) ^ (b & c);
+  wire [31:0] maj = ((a ^ b) & (a ^ c)) ^ a;          // (a & b) ^ (a & c) ^ (b & c)
   wire [31:0] t2 = sum0 + maj;
   wire [255:0] next = {t1 + t2, a, b, c, d + t1, e, f, g};
 
