@@ -49,12 +49,13 @@ fn xor<B: Backend>(b: &mut B, x: Val<B::Wire>, y: Val<B::Wire>) -> Val<B::Wire> 
     }
 }
 
-fn and<B: Backend>(b: &mut B, x: Val<B::Wire>, y: Val<B::Wire>) -> Val<B::Wire> {
+/// The AND folded if an input is known; `Err` with both wires if it must be garbled.
+fn and<W>(x: Val<W>, y: Val<W>) -> Result<Val<W>, (W, W)> {
     match (x, y) {
-        (Val::Known(p), Val::Known(q)) => Val::Known(p & q),
-        (Val::Known(false), _) | (_, Val::Known(false)) => Val::Known(false),
-        (Val::Known(true), w) | (w, Val::Known(true)) => w,
-        (Val::Wire(p), Val::Wire(q)) => Val::Wire(b.and(p, q)),
+        (Val::Known(p), Val::Known(q)) => Ok(Val::Known(p & q)),
+        (Val::Known(false), _) | (_, Val::Known(false)) => Ok(Val::Known(false)),
+        (Val::Known(true), w) | (w, Val::Known(true)) => Ok(w),
+        (Val::Wire(p), Val::Wire(q)) => Err((p, q)),
     }
 }
 
@@ -65,12 +66,69 @@ fn not<B: Backend>(b: &mut B, x: Val<B::Wire>) -> Val<B::Wire> {
     }
 }
 
+/// The core's gates by AND level (thesis §3.3: the gates of one level are independent):
+/// each level's ANDs, then the free gates that follow them, so a cycle hashes a level's
+/// ANDs as one batch ([`Backend::and_many`]). Computed once per netlist.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// Gate indices, level by level.
+    order: Vec<u32>,
+    /// For each level, the end of its ANDs and the end of its free gates in `order`.
+    levels: Vec<(usize, usize)>,
+}
+
+impl Schedule {
+    pub fn new(net: &Sequential) -> Schedule {
+        let c = &net.core;
+        let mut level = vec![0u32; c.num_wires as usize];
+        let mut gate_level = Vec::with_capacity(c.num_gates());
+        for g in 0..c.num_gates() {
+            let (x, y) = (c.a[g] as usize, c.b[g] as usize);
+            let l = match c.kind[g] {
+                GateKind::And => level[x].max(level[y]) + 1,
+                GateKind::Xor => level[x].max(level[y]),
+                GateKind::Not | GateKind::Copy => level[x],
+                GateKind::Const => 0,
+            };
+            level[c.out[g] as usize] = l;
+            gate_level.push(l);
+        }
+        let depth = gate_level.iter().copied().max().unwrap_or(0) as usize;
+        let mut ands: Vec<Vec<u32>> = vec![Vec::new(); depth + 1];
+        let mut free: Vec<Vec<u32>> = vec![Vec::new(); depth + 1];
+        for (g, &l) in gate_level.iter().enumerate() {
+            let bucket = if c.kind[g] == GateKind::And { &mut ands } else { &mut free };
+            bucket[l as usize].push(g as u32);
+        }
+        let mut order = Vec::with_capacity(c.num_gates());
+        let mut levels = Vec::with_capacity(depth + 1);
+        for (a, f) in ands.into_iter().zip(free) {
+            order.extend(a);
+            let ands_end = order.len();
+            order.extend(f);
+            levels.push((ands_end, order.len()));
+        }
+        Schedule { order, levels }
+    }
+}
+
 /// One clock cycle: the core on the ports' bits `inputs` (one vector per input port, in
 /// port order) and `state`, with known bits folded. Returns the output ports' bits (the
 /// values just before the rising edge) and the state after the edge.
 pub fn step<B: Backend>(
     b: &mut B,
     net: &Sequential,
+    inputs: &[Vec<Val<B::Wire>>],
+    state: &[Val<B::Wire>],
+) -> Result<(Vec<Vec<Val<B::Wire>>>, Vec<Val<B::Wire>>), ProgramError> {
+    step_scheduled(b, net, &Schedule::new(net), inputs, state)
+}
+
+/// [`step`] with the netlist's [`Schedule`] computed beforehand.
+pub fn step_scheduled<B: Backend>(
+    b: &mut B,
+    net: &Sequential,
+    schedule: &Schedule,
     inputs: &[Vec<Val<B::Wire>>],
     state: &[Val<B::Wire>],
 ) -> Result<(Vec<Vec<Val<B::Wire>>>, Vec<Val<B::Wire>>), ProgramError> {
@@ -94,16 +152,40 @@ pub fn step<B: Backend>(
     }
     // Validated core: every wire is defined before it is read.
     let get = |wires: &[Option<Val<B::Wire>>], w: u32| wires[w as usize].expect("validated core");
-    for g in 0..c.num_gates() {
-        let (x, y) = (c.a[g], c.b[g]);
-        let out = match c.kind[g] {
-            GateKind::Xor => xor(b, get(&wires, x), get(&wires, y)),
-            GateKind::And => and(b, get(&wires, x), get(&wires, y)),
-            GateKind::Not => not(b, get(&wires, x)),
-            GateKind::Copy => get(&wires, x),
-            GateKind::Const => Val::Known(x == 1),
-        };
-        wires[c.out[g] as usize] = Some(out);
+    let mut pairs = Vec::new();
+    let mut pending = Vec::new();
+    let mut start = 0;
+    for &(ands_end, free_end) in &schedule.levels {
+        pairs.clear();
+        pending.clear();
+        for &g in &schedule.order[start..ands_end] {
+            let g = g as usize;
+            match and(get(&wires, c.a[g]), get(&wires, c.b[g])) {
+                Ok(v) => wires[c.out[g] as usize] = Some(v),
+                Err(pair) => {
+                    pairs.push(pair);
+                    pending.push(c.out[g]);
+                }
+            }
+        }
+        if !pairs.is_empty() {
+            for (out, w) in pending.iter().zip(b.and_many(&pairs)) {
+                wires[*out as usize] = Some(Val::Wire(w));
+            }
+        }
+        for &g in &schedule.order[ands_end..free_end] {
+            let g = g as usize;
+            let (x, y) = (c.a[g], c.b[g]);
+            let out = match c.kind[g] {
+                GateKind::Xor => xor(b, get(&wires, x), get(&wires, y)),
+                GateKind::Not => not(b, get(&wires, x)),
+                GateKind::Copy => get(&wires, x),
+                GateKind::Const => Val::Known(x == 1),
+                GateKind::And => unreachable!("ANDs come first in a level"),
+            };
+            wires[c.out[g] as usize] = Some(out);
+        }
+        start = free_end;
     }
     let mut flat = c.output_wires.iter().map(|&w| get(&wires, w));
     let mut outs: Vec<Vec<Val<B::Wire>>> = c
@@ -131,6 +213,7 @@ pub fn run_cycles<B: Backend>(
     mut input: impl FnMut(&mut B, usize, u64) -> Result<Vec<B::Wire>, ProgramError>,
     mut each_cycle: impl FnMut(&mut B, u64, Vec<Vec<B::Wire>>) -> Result<(), ProgramError>,
 ) -> Result<Vec<B::Wire>, ProgramError> {
+    let schedule = Schedule::new(net);
     let mut state = initial_state(net);
     let mut held: Vec<Option<Vec<Val<B::Wire>>>> = vec![None; net.inputs.len()];
     let mut wires = Vec::with_capacity(net.inputs.len());
@@ -149,7 +232,7 @@ pub fn run_cycles<B: Backend>(
             };
             wires.push(w);
         }
-        let (outs, next) = step(b, net, &wires, &state)?;
+        let (outs, next) = step_scheduled(b, net, &schedule, &wires, &state)?;
         state = next;
         let outs = outs
             .into_iter()
