@@ -1,9 +1,9 @@
 // AES-128 encryption (FIPS-197), one round a clock cycle (TinyGarble's sequential AES):
 // 10 cycles encrypt. The datapath holds one round, 16 + 4 S-boxes (aes_sbox.v, 32 ANDs
 // each), so a cycle costs 640 ANDs and 10 cycles 6,400; the round counter is public (it
-// starts from its initial value and counts), so the first round's load of plaintext ⊕ key,
-// the round constant and the last round's missing MixColumns cost nothing when garbled.
-// The output is the round's result, the ciphertext in cycle 9. Synthesize with
+// starts from its initial value and counts), so the first round's load of plaintext ⊕ key
+// and the round constant cost nothing when garbled. The output is the round's result
+// without MixColumns, the ciphertext in cycle 9. Synthesize with
 //   mixgc synth verilog/aes128_seq.v verilog/aes_sbox.v --top aes128_seq --once-ports g_key,e_plaintext
 // and run with --cycles 10. Byte i of the FIPS-197 byte string is bits [127 - 8i -: 8].
 module aes128_seq (
@@ -62,9 +62,11 @@ module aes128_seq (
   reg [127:0] state = 128'd0;
   reg [127:0] round_key = 128'd0;
 
-  // Round 0 starts from the inputs, the others from the registers.
-  wire [127:0] key = round == 4'd0 ? g_key : round_key;
-  wire [127:0] in = round == 4'd0 ? e_plaintext ^ g_key : state;
+  // Round 0 starts from the inputs (the registers are still zero), the others from the
+  // registers.
+  wire         first = round == 4'd0;
+  wire [127:0] key = round_key ^ (g_key & {128{first}});
+  wire [127:0] in = state ^ ((e_plaintext ^ g_key) & {128{first}});
 
   wire [127:0] sub;
   genvar i;
@@ -74,7 +76,7 @@ module aes128_seq (
     end
   endgenerate
   wire [127:0] shifted = shift_rows(sub);
-  wire [127:0] mixed = round == 4'd9 ? shifted : mix_columns(shifted);
+  wire [127:0] mixed = mix_columns(shifted);
 
   // Key expansion: temp = SubWord(RotWord(w3)) ^ Rcon.
   wire [31:0] w3 = key[31:0];
@@ -90,10 +92,12 @@ module aes128_seq (
   wire [31:0] n3 = key[31:0] ^ n2;
   wire [127:0] next_key = {n0, n1, n2, n3};
 
-  assign ciphertext = mixed ^ next_key;
+  // The last round has no MixColumns: the output is the round without it, the ciphertext
+  // in cycle 9 (valid only then, as a hardware core's output with a done flag).
+  assign ciphertext = shifted ^ next_key;
 
   always @(posedge clk) begin
-    state <= ciphertext;
+    state <= mixed ^ next_key;
     round_key <= next_key;
     round <= round + 4'd1;
   end

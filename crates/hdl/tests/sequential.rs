@@ -231,6 +231,21 @@ fn round_per_cycle_aes_matches_icarus_and_fips_197_in_6400_ands() {
     let ands = ands_for(&net, 10);
     eprintln!("aes128_seq: {ands} ANDs for 10 cycles, core {} ANDs", net.core.stats().ands);
     assert!(ands <= 6400, "{ands}");
+    // The netlist file against the unrolled circuit's (both without the ABC pass).
+    let mut opts = SynthOptions::new(vec![design("aes128.v"), design("aes_sbox.v")]);
+    opts.top = Some("aes128".into());
+    opts.abc = false;
+    let unrolled = synthesize(&opts).unwrap();
+    let (mut seq_text, mut unrolled_text) = (Vec::new(), Vec::new());
+    net.write(&mut seq_text).unwrap();
+    mixgc_circuit::bristol::write_fashion(&unrolled.circuit, &mut unrolled_text).unwrap();
+    eprintln!(
+        "aes128_seq: netlist {} bytes, unrolled {} bytes (1/{:.2})",
+        seq_text.len(),
+        unrolled_text.len(),
+        unrolled_text.len() as f64 / seq_text.len() as f64
+    );
+    assert!(seq_text.len() * 8 <= unrolled_text.len());
 }
 
 #[test]
