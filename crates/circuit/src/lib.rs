@@ -26,8 +26,8 @@ mod validate;
 mod writers;
 
 pub mod bristol;
-pub mod shipped;
 pub mod sequential;
+pub mod shipped;
 pub mod values;
 
 pub use error::{CircuitError, ParseError, ValueError};

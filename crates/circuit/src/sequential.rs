@@ -28,7 +28,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::{bristol, Circuit, PartyId, ParseError};
+use crate::{bristol, Circuit, ParseError, PartyId};
 
 /// The first line of a sequential netlist file.
 pub const MAGIC: &str = "mixgc-sequential 1";
@@ -88,7 +88,11 @@ pub struct Sequential {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SeqError {
     #[error("the core has {got} {what} value(s); the ports and flip-flops need {want}")]
-    ValueCount { what: &'static str, got: usize, want: usize },
+    ValueCount {
+        what: &'static str,
+        got: usize,
+        want: usize,
+    },
     #[error("port `{port}` is {port_width} bits but core {what} value {index} is {core_width}")]
     PortWidth {
         port: String,
@@ -108,7 +112,11 @@ pub enum SeqError {
         hi: u64,
     },
     #[error("flip-flop `{name}`: {what} {value} is used by another flip-flop too")]
-    FlopTwice { name: String, what: &'static str, value: u32 },
+    FlopTwice {
+        name: String,
+        what: &'static str,
+        value: u32,
+    },
     #[error("{0}")]
     Values(String),
 }
@@ -153,7 +161,10 @@ impl Sequential {
             return Ok(());
         }
         let f = self.flops.len();
-        for w in [c.input_widths.last(), c.output_widths.last()].into_iter().flatten() {
+        for w in [c.input_widths.last(), c.output_widths.last()]
+            .into_iter()
+            .flatten()
+        {
             if *w as usize != f {
                 return Err(SeqError::StateWidth { flops: f, width: *w });
             }
@@ -272,7 +283,11 @@ impl Sequential {
     fn header_text(&self) -> String {
         let mut s = format!("{MAGIC}\ninputs {}\n", self.inputs.len());
         for p in &self.inputs {
-            let owner = if p.owner == PartyId::GARBLER { "garbler" } else { "evaluator" };
+            let owner = if p.owner == PartyId::GARBLER {
+                "garbler"
+            } else {
+                "evaluator"
+            };
             let mode = match p.mode {
                 InputMode::PerCycle => "cycle",
                 InputMode::Once => "once",
@@ -298,7 +313,8 @@ impl Sequential {
 
     /// Whether `text` starts like a sequential netlist.
     pub fn detect(text: &str) -> bool {
-        text.trim_start_matches('\u{feff}').starts_with("mixgc-sequential")
+        text.trim_start_matches('\u{feff}')
+            .starts_with("mixgc-sequential")
     }
 
     /// Reads a sequential netlist from a file (at most [`MAX_FILE_BYTES`]).
@@ -309,7 +325,9 @@ impl Sequential {
             .map_err(|e| err(format!("cannot read: {e}")))?
             .len();
         if len > MAX_FILE_BYTES {
-            return Err(err(format!("{len} bytes, more than the limit of {MAX_FILE_BYTES}")));
+            return Err(err(format!(
+                "{len} bytes, more than the limit of {MAX_FILE_BYTES}"
+            )));
         }
         let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
         Sequential::parse(&text, &file)
@@ -383,12 +401,13 @@ impl Sequential {
             return Err(r.error(format!("expected `core`, found `{}`", core_line.join(" "))));
         }
         let header_lines = r.line;
-        let core = bristol::parse_as(&text[r.consumed..], source, bristol::Format::Fashion).map_err(|mut e| {
-            if e.line > 0 {
-                e.line += header_lines;
-            }
-            e
-        })?;
+        let core =
+            bristol::parse_as(&text[r.consumed..], source, bristol::Format::Fashion).map_err(|mut e| {
+                if e.line > 0 {
+                    e.line += header_lines;
+                }
+                e
+            })?;
         let seq = Sequential {
             inputs,
             outputs,
@@ -525,7 +544,9 @@ mod tests {
         let s = counter();
         s.validate().unwrap();
         let en = [true, true, false, true, true, true];
-        let outs = s.eval_plain(en.len() as u64, |_, t| vec![en[t as usize]]).unwrap();
+        let outs = s
+            .eval_plain(en.len() as u64, |_, t| vec![en[t as usize]])
+            .unwrap();
         let mut model = 1u32;
         for (t, o) in outs.iter().enumerate() {
             assert_eq!(value(&o[0]), model, "cycle {t}");
@@ -539,7 +560,9 @@ mod tests {
         let mut again = Vec::new();
         back.write(&mut again).unwrap();
         assert_eq!(String::from_utf8(again).unwrap(), text);
-        let back_outs = back.eval_plain(en.len() as u64, |_, t| vec![en[t as usize]]).unwrap();
+        let back_outs = back
+            .eval_plain(en.len() as u64, |_, t| vec![en[t as usize]])
+            .unwrap();
         assert_eq!(back_outs, outs);
         assert_eq!(back.flops, s.flops);
     }

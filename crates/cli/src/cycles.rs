@@ -70,7 +70,9 @@ pub fn parse_cycle_inputs(
     arg: Option<&str>,
     cycles: u64,
 ) -> Result<Vec<Option<PortValues>>, CliError> {
-    let owned: Vec<usize> = (0..net.inputs.len()).filter(|&i| net.inputs[i].owner == me).collect();
+    let owned: Vec<usize> = (0..net.inputs.len())
+        .filter(|&i| net.inputs[i].owner == me)
+        .collect();
     let given: Vec<&str> = match arg {
         None | Some("") => Vec::new(),
         Some(s) => s.split(',').map(str::trim).collect(),
@@ -83,7 +85,11 @@ pub fn parse_cycle_inputs(
         return Err(format!(
             "the {me} owns {} input port(s) ({}) but --input gave {} value(s)",
             owned.len(),
-            if names.is_empty() { "none".to_string() } else { names.join(", ") },
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            },
             given.len()
         )
         .into());

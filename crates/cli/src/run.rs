@@ -106,7 +106,10 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
     let cycles = cycles::checked_cycles(args.cycles, &args.circuit)?;
     if args.garbler_values.is_some() {
-        return Err("--garbler-values does not apply to a sequential netlist: its input ports name their owners".into());
+        return Err(
+            "--garbler-values does not apply to a sequential netlist: its input ports name their owners"
+                .into(),
+        );
     }
     if args.session.garbling != mixgc_session::Scheme::HalfGates {
         return Err(format!(

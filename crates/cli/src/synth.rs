@@ -125,7 +125,10 @@ fn report(s: &Synthesized) -> String {
             Some(_) => "  per cycle",
             None => "",
         };
-        r += &format!("  input  {i:<3} {:<20} {:>6} bits  {owner}{mode}\n", p.name, p.width);
+        r += &format!(
+            "  input  {i:<3} {:<20} {:>6} bits  {owner}{mode}\n",
+            p.name, p.width
+        );
     }
     for (i, p) in s.outputs.iter().enumerate() {
         r += &format!("  output {i:<3} {:<20} {:>6} bits\n", p.name, p.width);

@@ -39,7 +39,10 @@ fn synth(files: &[&str], extra: &[&str], out: &TempFile) -> String {
 
 /// Per-cycle bit list `b0:b1:…`.
 fn bit_list(bits: &[bool]) -> String {
-    bits.iter().map(|&b| if b { "1" } else { "0" }).collect::<Vec<_>>().join(":")
+    bits.iter()
+        .map(|&b| if b { "1" } else { "0" })
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 #[test]
@@ -49,7 +52,10 @@ fn serial_adder_adds_in_two_processes_for_1_2_and_32_cycles() {
     }
     let out = TempFile::new("serial_add.txt", b"");
     let report = synth(&["serial_add.v"], &[], &out);
-    assert!(report.contains("flip-flops 1") && report.contains("ANDs       1\n"), "{report}");
+    assert!(
+        report.contains("flip-flops 1") && report.contains("ANDs       1\n"),
+        "{report}"
+    );
     let mut rng = test_rng();
     for cycles in [1usize, 2, 32] {
         let a: Vec<bool> = (0..cycles).map(|_| rng.gen()).collect();
@@ -71,7 +77,11 @@ fn serial_adder_adds_in_two_processes_for_1_2_and_32_cycles() {
             o.assert_ok(who);
             assert_eq!(o.stdout, want, "{who}: {cycles} cycles");
             // One AND a cycle: cycle 0's carry is public, so its AND is a · b alone.
-            assert!(o.stderr.contains(&format!("{who}: {cycles} ANDs")), "{}", o.stderr);
+            assert!(
+                o.stderr.contains(&format!("{who}: {cycles} ANDs")),
+                "{}",
+                o.stderr
+            );
         }
     }
     // Without --reveal-every-cycle: the last cycle's output only; a held value.
@@ -94,14 +104,29 @@ fn serial_multiplier_multiplies_in_two_processes() {
     }
     let out = TempFile::new("serial_mult.txt", b"");
     let report = synth(&["serial_mult.v"], &["--once-ports", "g_a"], &out);
-    assert!(report.contains("once") && report.contains("flip-flops 32"), "{report}");
+    assert!(
+        report.contains("once") && report.contains("flip-flops 32"),
+        "{report}"
+    );
     let mut rng = test_rng();
     let (a, b): (u32, u32) = (rng.gen(), rng.gen());
     let b_bits: Vec<bool> = (0..64).map(|t| t < 32 && b >> t & 1 == 1).collect();
     let (g, e) = garbler_listens(
         out.path(),
-        &["--cycles", "64", "--reveal-every-cycle", "--input", &format!("{a:x}")],
-        &["--cycles", "64", "--reveal-every-cycle", "--input", &bit_list(&b_bits)],
+        &[
+            "--cycles",
+            "64",
+            "--reveal-every-cycle",
+            "--input",
+            &format!("{a:x}"),
+        ],
+        &[
+            "--cycles",
+            "64",
+            "--reveal-every-cycle",
+            "--input",
+            &bit_list(&b_bits),
+        ],
     );
     for (who, o) in [("garbler", &g), ("evaluator", &e)] {
         o.assert_ok(who);
@@ -123,12 +148,20 @@ fn round_per_cycle_aes_encrypts_in_two_processes() {
     let out = TempFile::new("aes128_seq.txt", b"");
     synth(
         &["aes128_seq.v", "aes_sbox.v"],
-        &["--top", "aes128_seq", "--once-ports", "g_key,e_plaintext", "--no-abc"],
+        &[
+            "--top",
+            "aes128_seq",
+            "--once-ports",
+            "g_key,e_plaintext",
+            "--no-abc",
+        ],
         &out,
     );
     let net = Sequential::read_file(std::path::Path::new(out.path())).unwrap();
     let mut rng = test_rng();
-    let random = |rng: &mut rand::rngs::StdRng| -> String { (0..16).map(|_| format!("{:02x}", rng.gen::<u8>())).collect() };
+    let random = |rng: &mut rand::rngs::StdRng| -> String {
+        (0..16).map(|_| format!("{:02x}", rng.gen::<u8>())).collect()
+    };
     let cases = [
         (
             "000102030405060708090a0b0c0d0e0f".to_string(),
@@ -173,9 +206,11 @@ fn cycle_errors_are_named() {
     run(&["--input", "1"]).assert_error("no --cycles", &["sequential netlist", "--cycles C"]);
     run(&["--cycles", "0", "--input", "1"]).assert_error("0 cycles", &["--cycles 0"]);
     run(&["--cycles", "99999999999999", "--input", "1"]).assert_error("huge", &["at most"]);
-    run(&["--cycles", "3", "--input", "1:0"]).assert_error("list length", &["2 per-cycle values for --cycles 3"]);
+    run(&["--cycles", "3", "--input", "1:0"])
+        .assert_error("list length", &["2 per-cycle values for --cycles 3"]);
     run(&["--cycles", "3", "--input", "1,1"]).assert_error("count", &["owns 1 input port"]);
-    run(&["--cycles", "3", "--input", "1", "--garbler-values", "1"]).assert_error("garbler-values", &["--garbler-values"]);
+    run(&["--cycles", "3", "--input", "1", "--garbler-values", "1"])
+        .assert_error("garbler-values", &["--garbler-values"]);
     // Parties that disagree on the cycles both name it.
     let (g, e) = garbler_listens(
         out.path(),

@@ -193,7 +193,9 @@ fn sequential(
     once_ports: &[String],
 ) -> Result<Sequential, HdlError> {
     if let Some(unknown) = once_ports.iter().find(|o| !inputs.iter().any(|p| &p.name == *o)) {
-        return Err(HdlError::UnknownOncePort { port: unknown.clone() });
+        return Err(HdlError::UnknownOncePort {
+            port: unknown.clone(),
+        });
     }
     let seq = Sequential {
         inputs: inputs

@@ -231,7 +231,9 @@ fn flops(module: &Module, clk: u64) -> Result<Vec<MappedFlop>, HdlError> {
             .get(&q)
             .cloned()
             .unwrap_or_else(|| (cell_name.clone(), None));
-        let init = init.ok_or_else(|| HdlError::NoInitialValue { register: name.clone() })?;
+        let init = init.ok_or_else(|| HdlError::NoInitialValue {
+            register: name.clone(),
+        })?;
         out.push(MappedFlop { d, q, name, init });
     }
     // A stable order: by register name.
@@ -279,7 +281,9 @@ pub fn convert(
     };
     let state_start = b.c.num_wires;
     if !flops.is_empty() {
-        let width = u32::try_from(flops.len()).ok().filter(|&w| u64::from(w) < MAX_GATES);
+        let width = u32::try_from(flops.len())
+            .ok()
+            .filter(|&w| u64::from(w) < MAX_GATES);
         let width = width.ok_or(HdlError::TooLarge {
             what: "flip-flops",
             count: flops.len() as u64,
@@ -380,10 +384,9 @@ pub fn convert(
     if !flops.is_empty() {
         b.c.output_widths.push(flops.len() as u32);
         for (i, f) in flops.iter().enumerate() {
-            let w = wire(&mut b, &wire_of, &f.d)
-                .ok_or_else(|| HdlError::NoInitialValue {
-                    register: format!("{} (its next value is undefined)", f.name),
-                })??;
+            let w = wire(&mut b, &wire_of, &f.d).ok_or_else(|| HdlError::NoInitialValue {
+                register: format!("{} (its next value is undefined)", f.name),
+            })??;
             b.c.output_wires.push(w);
             let too_large = || HdlError::TooLarge {
                 what: "output bits",

@@ -172,7 +172,10 @@ mod tests {
 
     #[test]
     fn finds_initial_and_display_with_their_line() {
-        let found = check_source("module m(input a, output b);\n  assign b = a;\n  initial b = 0;\nendmodule\n", "t.v");
+        let found = check_source(
+            "module m(input a, output b);\n  assign b = a;\n  initial b = 0;\nendmodule\n",
+            "t.v",
+        );
         assert_eq!(found.unwrap(), ["t.v:3"]);
         let e = err(
             "module m(input a, output reg b);\nalways @* begin\n b = a; $display(\"%d\", b);\nend\nendmodule",
@@ -182,14 +185,19 @@ mod tests {
 
     #[test]
     fn initial_blocks_with_timing_or_loops_are_refused() {
-        let ok = "module m(input clk);\nreg [1:0] r;\ninitial begin r = 0; end\ninitial r[0] = 1;\nendmodule\n";
+        let ok =
+            "module m(input clk);\nreg [1:0] r;\ninitial begin r = 0; end\ninitial r[0] = 1;\nendmodule\n";
         assert_eq!(check_source(ok, "t.v").unwrap(), ["t.v:3", "t.v:4"]);
         let e = err("module m;\nreg r;\ninitial begin\n r = 0;\n #5 r = 1;\nend\nendmodule\n");
         assert!(e.starts_with("t.v:5: timing (`#`)"), "{e}");
         let e = err("module m;\nreg r;\ninitial forever r = 1;\nendmodule\n");
         assert!(e.starts_with("t.v:3: `forever`"), "{e}");
         // After the initial statement, `@` is the usual event control.
-        check_source("module m(input clk);\nreg r;\ninitial r = 0;\nalways @(posedge clk) r <= 1;\nendmodule\n", "t.v").unwrap();
+        check_source(
+            "module m(input clk);\nreg r;\ninitial r = 0;\nalways @(posedge clk) r <= 1;\nendmodule\n",
+            "t.v",
+        )
+        .unwrap();
     }
 
     #[test]

@@ -80,8 +80,14 @@ fn unsupported_sequential_constructs_name_file_line_and_construct() {
         ("two_clocks.v", &["two_clocks.v:4", "second clock"][..]),
         ("async_reset.v", &["async_reset.v:3", "asynchronous reset"]),
         ("negedge.v", &["negedge.v:2", "falling-edge"]),
-        ("init_wire.v", &["init_wire.v:4", "timing (`#`) in an `initial` block"]),
-        ("clock_data.v", &["clock_data.v:4", "reads the clock `clk` as data"]),
+        (
+            "init_wire.v",
+            &["init_wire.v:4", "timing (`#`) in an `initial` block"],
+        ),
+        (
+            "clock_data.v",
+            &["clock_data.v:4", "reads the clock `clk` as data"],
+        ),
         ("seq_latch.v", &["seq_latch.v:4", "latch"]),
     ] {
         let (_, text) = error_of(file);

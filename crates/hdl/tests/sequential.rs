@@ -37,7 +37,10 @@ fn testbench(top: &str, net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> String {
         for (p, bits) in net.inputs.iter().zip(cycle) {
             tb += &format!("    {} = {}'h{};\n", p.name, p.width, values::to_hex(bits));
         }
-        tb += &format!("    #1 $display(\"{fmt}\", {});\n    clk = 1; #1 clk = 0;\n", outs.join(", "));
+        tb += &format!(
+            "    #1 $display(\"{fmt}\", {});\n    clk = 1; #1 clk = 0;\n",
+            outs.join(", ")
+        );
     }
     tb += "    $finish;\n  end\nendmodule\n";
     tb
@@ -55,9 +58,17 @@ fn simulate(sources: &[PathBuf], tb: &str, tag: &str) -> Vec<String> {
         .arg(&tb_path)
         .output()
         .unwrap();
-    assert!(compile.status.success(), "iverilog: {}", String::from_utf8_lossy(&compile.stderr));
+    assert!(
+        compile.status.success(),
+        "iverilog: {}",
+        String::from_utf8_lossy(&compile.stderr)
+    );
     let run = Command::new("vvp").arg("-n").arg(&exe).output().unwrap();
-    assert!(run.status.success(), "vvp: {}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "vvp: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
     String::from_utf8(run.stdout)
         .unwrap()
@@ -73,7 +84,10 @@ fn synth(files: &[&str], top: &str, once: &[&str]) -> Sequential {
     opts.top = Some(top.to_string());
     opts.once_ports = once.iter().map(|s| s.to_string()).collect();
     opts.abc = false;
-    synthesize(&opts).unwrap().sequential.expect("a sequential design")
+    synthesize(&opts)
+        .unwrap()
+        .sequential
+        .expect("a sequential design")
 }
 
 /// The outputs of every cycle, from the program gadget (public bits folded) on the
@@ -86,7 +100,12 @@ fn run_folded(net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> Vec<String> {
         b.input(net.inputs[port].owner, v.len() as u32, Some(v))
     };
     run_cycles(&mut p, net, inputs.len() as u64, input, |_, _, outs| {
-        lines.push(outs.iter().map(|o| values::to_hex(o)).collect::<Vec<_>>().join(" "));
+        lines.push(
+            outs.iter()
+                .map(|o| values::to_hex(o))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
         Ok(())
     })
     .unwrap();
@@ -96,7 +115,8 @@ fn run_folded(net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> Vec<String> {
 /// ANDs garbled over `cycles` cycles (public bits folded).
 fn ands_for(net: &Sequential, cycles: u64) -> u64 {
     let mut c = Counter::default();
-    let input = |b: &mut Counter, port: usize, _| b.input(net.inputs[port].owner, net.inputs[port].width, None);
+    let input =
+        |b: &mut Counter, port: usize, _| b.input(net.inputs[port].owner, net.inputs[port].width, None);
     run_cycles(&mut c, net, cycles, input, |_, _, _| Ok(())).unwrap();
     c.cost().ands
 }
@@ -134,7 +154,11 @@ fn random_inputs(
 /// the simulator agree on every cycle. Returns the lines.
 fn check(files: &[&str], top: &str, net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> Vec<String> {
     let sources: Vec<PathBuf> = files.iter().map(|f| design(f)).collect();
-    let want = simulate(&sources, &testbench(top, net, inputs), &format!("{top}-{}", inputs.len()));
+    let want = simulate(
+        &sources,
+        &testbench(top, net, inputs),
+        &format!("{top}-{}", inputs.len()),
+    );
     assert_eq!(want.len(), inputs.len(), "{top}: simulator printed {want:?}");
     let plain: Vec<String> = net
         .eval_plain(inputs.len() as u64, |port, t| inputs[t as usize][port].clone())
@@ -145,7 +169,12 @@ fn check(files: &[&str], top: &str, net: &Sequential, inputs: &[Vec<Vec<bool>>])
     let folded = run_folded(net, inputs);
     for t in 0..inputs.len() {
         assert_eq!(plain[t], want[t], "{top}: netlist, cycle {t} of {}", inputs.len());
-        assert_eq!(folded[t], want[t], "{top}: folded gadget, cycle {t} of {}", inputs.len());
+        assert_eq!(
+            folded[t],
+            want[t],
+            "{top}: folded gadget, cycle {t} of {}",
+            inputs.len()
+        );
     }
     want
 }
@@ -229,7 +258,10 @@ fn round_per_cycle_aes_matches_icarus_and_fips_197_in_6400_ands() {
         check(&files, "aes128_seq", &net, &inputs);
     }
     let ands = ands_for(&net, 10);
-    eprintln!("aes128_seq: {ands} ANDs for 10 cycles, core {} ANDs", net.core.stats().ands);
+    eprintln!(
+        "aes128_seq: {ands} ANDs for 10 cycles, core {} ANDs",
+        net.core.stats().ands
+    );
     assert!(ands <= 6400, "{ands}");
     // The netlist file against the unrolled circuit's (both without the ABC pass).
     let mut opts = SynthOptions::new(vec![design("aes128.v"), design("aes_sbox.v")]);

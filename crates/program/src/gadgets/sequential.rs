@@ -35,6 +35,9 @@ impl<W: Copy> Val<W> {
     }
 }
 
+/// One cycle's result: the output ports' bits and the next state.
+pub type Cycle<W> = (Vec<Vec<Val<W>>>, Vec<Val<W>>);
+
 /// The state of cycle 0: the registers' public initial values.
 pub fn initial_state<W>(net: &Sequential) -> Vec<Val<W>> {
     net.initial_state().into_iter().map(Val::Known).collect()
@@ -97,7 +100,11 @@ impl Schedule {
         let mut ands: Vec<Vec<u32>> = vec![Vec::new(); depth + 1];
         let mut free: Vec<Vec<u32>> = vec![Vec::new(); depth + 1];
         for (g, &l) in gate_level.iter().enumerate() {
-            let bucket = if c.kind[g] == GateKind::And { &mut ands } else { &mut free };
+            let bucket = if c.kind[g] == GateKind::And {
+                &mut ands
+            } else {
+                &mut free
+            };
             bucket[l as usize].push(g as u32);
         }
         let mut order = Vec::with_capacity(c.num_gates());
@@ -120,7 +127,7 @@ pub fn step<B: Backend>(
     net: &Sequential,
     inputs: &[Vec<Val<B::Wire>>],
     state: &[Val<B::Wire>],
-) -> Result<(Vec<Vec<Val<B::Wire>>>, Vec<Val<B::Wire>>), ProgramError> {
+) -> Result<Cycle<B::Wire>, ProgramError> {
     step_scheduled(b, net, &Schedule::new(net), inputs, state)
 }
 
@@ -131,11 +138,14 @@ pub fn step_scheduled<B: Backend>(
     schedule: &Schedule,
     inputs: &[Vec<Val<B::Wire>>],
     state: &[Val<B::Wire>],
-) -> Result<(Vec<Vec<Val<B::Wire>>>, Vec<Val<B::Wire>>), ProgramError> {
+) -> Result<Cycle<B::Wire>, ProgramError> {
     let c = &net.core;
     // The netlist was validated when it was read; only the widths given here are checked.
     let widths_ok = inputs.len() == net.inputs.len()
-        && inputs.iter().zip(&net.inputs).all(|(v, p)| v.len() == p.width as usize)
+        && inputs
+            .iter()
+            .zip(&net.inputs)
+            .all(|(v, p)| v.len() == p.width as usize)
         && state.len() == net.flops.len();
     if !widths_ok {
         return Err(ProgramError::OutOfRange(format!(
@@ -253,7 +263,11 @@ pub fn party_input<'a, B: Backend>(
 ) -> impl FnMut(&mut B, usize, u64) -> Result<Vec<B::Wire>, ProgramError> + 'a {
     move |b, port, t| {
         let p = &net.inputs[port];
-        let v = if p.owner == me { Some(value(port, t)?) } else { None };
+        let v = if p.owner == me {
+            Some(value(port, t)?)
+        } else {
+            None
+        };
         b.input(p.owner, p.width, v.as_deref())
     }
 }
@@ -292,7 +306,7 @@ mod tests {
     fn accumulator_matches_the_model_and_the_plaintext_netlist() {
         let net = accumulator();
         for (step_v, cycles) in [(3u64, 1u64), (5, 2), (7, 1000)] {
-            let en = |t: u64| (t * 7 + 3) % 5 != 0;
+            let en = |t: u64| !(t * 7 + 3).is_multiple_of(5);
             let bits = |v: u64, w: usize| (0..w).map(|i| v >> i & 1 == 1).collect::<Vec<bool>>();
             let mut p = Plain::default();
             let mut got = Vec::new();
@@ -306,7 +320,10 @@ mod tests {
             .unwrap();
             let mut model = 1u64;
             let reference = net
-                .eval_plain(cycles, |port, t| if port == 0 { bits(step_v, 4) } else { vec![en(t)] })
+                .eval_plain(
+                    cycles,
+                    |port, t| if port == 0 { bits(step_v, 4) } else { vec![en(t)] },
+                )
                 .unwrap();
             for t in 0..cycles {
                 assert_eq!(got[t as usize], model, "cycle {t}");
@@ -323,10 +340,16 @@ mod tests {
         let net = accumulator();
         let per_cycle = net.core.stats().ands as u64;
         let mut c = Counter::default();
-        let input = |b: &mut Counter, port: usize, _| b.input(net.inputs[port].owner, net.inputs[port].width, None);
+        let input =
+            |b: &mut Counter, port: usize, _| b.input(net.inputs[port].owner, net.inputs[port].width, None);
         run_cycles(&mut c, &net, 10, input, |_, _, _| Ok(())).unwrap();
         // Cycle 0 adds to a known accumulator (1): some of its ANDs fold away.
-        assert!(c.cost().ands < 10 * per_cycle, "{} vs {}", c.cost().ands, 10 * per_cycle);
+        assert!(
+            c.cost().ands < 10 * per_cycle,
+            "{} vs {}",
+            c.cost().ands,
+            10 * per_cycle
+        );
         assert!(c.cost().ands >= 9 * per_cycle);
     }
 
@@ -344,22 +367,35 @@ mod tests {
         bristol::write_fashion(&core, &mut text).unwrap();
         let header = "mixgc-sequential 1\ninputs 0\noutputs 1\noutput n 4\nflops 4\n\
                       flop 4 0 0 n0\nflop 5 1 0 n1\nflop 6 2 0 n2\nflop 7 3 0 n3\ncore\n";
-        let net = Sequential::parse(&(header.to_string() + std::str::from_utf8(&text).unwrap()), "n").unwrap();
+        let net =
+            Sequential::parse(&(header.to_string() + std::str::from_utf8(&text).unwrap()), "n").unwrap();
         assert!(net.core.stats().ands > 0);
         let mut c = Counter::default();
         let mut last = Vec::new();
-        run_cycles(&mut c, &net, 21, |_, _, _| unreachable!("no inputs"), |_, _, o| {
-            last = o;
-            Ok(())
-        })
+        run_cycles(
+            &mut c,
+            &net,
+            21,
+            |_, _, _| unreachable!("no inputs"),
+            |_, _, o| {
+                last = o;
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(c.cost().ands, 0);
         let mut p = Plain::default();
         let mut got = 0;
-        run_cycles(&mut p, &net, 21, |_, _, _| unreachable!("no inputs"), |_, _, o| {
-            got = value(&o[0]);
-            Ok(())
-        })
+        run_cycles(
+            &mut p,
+            &net,
+            21,
+            |_, _, _| unreachable!("no inputs"),
+            |_, _, o| {
+                got = value(&o[0]);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(got, 20 % 16);
     }
