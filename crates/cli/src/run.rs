@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_session::{run_party, Audience, PartyId};
+use mixgc_session::{run_party_batch, Audience, PartyId};
 
 use mixgc_circuit::sequential::Sequential;
 
@@ -43,6 +43,13 @@ pub struct RunArgs {
     /// value is held for every cycle.
     #[arg(long, value_name = "C")]
     cycles: Option<u64>,
+    /// Amortized execution: run K independent instances of the circuit in one session
+    /// (one OT extension for all of the evaluator's inputs). --input gives K groups
+    /// separated by `;`, or one group used for every instance; outputs are printed per
+    /// execution with an empty line between executions, the mean time per execution on
+    /// stderr.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_executions)]
+    executions: usize,
     /// With --cycles: reveal the outputs of every cycle (for each cycle in turn, one line
     /// per output port), not only those of the last.
     #[arg(long, requires = "cycles")]
@@ -84,6 +91,59 @@ mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:70
     )
 }
 
+/// Most instances one `run --executions` may batch.
+pub const MAX_EXECUTIONS: usize = 1 << 20;
+
+fn parse_executions(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(k) if (1..=MAX_EXECUTIONS).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "{s}: expected a number of executions from 1 to {MAX_EXECUTIONS}"
+        )),
+    }
+}
+
+/// Parses `--input` for `executions` instances: K groups separated by `;`, or one group for
+/// every instance.
+fn parse_batch(
+    role: PartyId,
+    arg: Option<&str>,
+    owned: &[usize],
+    widths: &[u32],
+    executions: usize,
+) -> Result<Vec<Vec<Vec<bool>>>, CliError> {
+    let groups: Vec<&str> = match arg {
+        Some(s) if s.contains(';') => s.split(';').collect(),
+        other => vec![other.unwrap_or("")],
+    };
+    if groups.len() != 1 && groups.len() != executions {
+        return Err(format!(
+            "--input has {} groups separated by `;` for --executions {executions}: give one group \
+             per execution, or one group for all",
+            groups.len()
+        )
+        .into());
+    }
+    let parsed = groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            parse_inputs(role, Some(g), owned, widths).map_err(|e| -> CliError {
+                if executions > 1 {
+                    format!("execution {}: {e}", k + 1).into()
+                } else {
+                    e
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(if parsed.len() == executions {
+        parsed
+    } else {
+        vec![parsed[0].clone(); executions]
+    })
+}
+
 pub fn parse_reveal(s: &str) -> Result<Audience, String> {
     s.parse()
 }
@@ -105,6 +165,12 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 /// `run --cycles` on a sequential netlist (see [`cycles`]).
 fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
     let cycles = cycles::checked_cycles(args.cycles, &args.circuit)?;
+    if args.executions != 1 {
+        return Err(
+            "--executions runs a combinational circuit K times; a sequential netlist runs with --cycles"
+                .into(),
+        );
+    }
     if args.garbler_values.is_some() {
         return Err(
             "--garbler-values does not apply to a sequential netlist: its input ports name their owners"
@@ -154,7 +220,7 @@ fn run_combinational(mut args: RunArgs) -> Result<(), CliError> {
     let widths = runnable.header().input_widths().to_vec();
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;
-    let inputs = parse_inputs(args.role, args.input.as_deref(), &owned, &widths)?;
+    let batch = parse_batch(args.role, args.input.as_deref(), &owned, &widths, args.executions)?;
     let (estimate, advice) =
         crate::load::estimate(&runnable, session_frame_buffers(!args.session.single_threaded));
     let fit = args
@@ -173,7 +239,29 @@ fn run_combinational(mut args: RunArgs) -> Result<(), CliError> {
         eprintln!("{note}");
     }
     cfg.batch_bytes = fit.batch_bytes;
-    let batch = [inputs];
-    let report = runnable.with_stream(|stream| run_party(ch, args.role, &cfg, stream, &terms, &batch))?;
-    print_report(&report, &args.feedback)
+    let (report, outcomes) =
+        runnable.with_stream(|stream| run_party_batch(ch, args.role, &cfg, stream, &terms, &batch))?;
+    if args.executions == 1 {
+        return print_report(&report, &args.feedback);
+    }
+    let mut text = String::new();
+    for (k, outcome) in outcomes.iter().enumerate() {
+        if let Some(outputs) = &outcome.outputs {
+            if k > 0 {
+                text.push('\n');
+            }
+            for v in outputs {
+                text += &mixgc_circuit::values::to_hex(v);
+                text.push('\n');
+            }
+        }
+    }
+    crate::write_stdout(&text)?;
+    args.feedback.summary(&crate::summary::line(&report));
+    args.feedback.summary(&format!(
+        "{} executions, mean {:.3} ms per execution",
+        args.executions,
+        report.elapsed.as_secs_f64() * 1e3 / args.executions as f64
+    ));
+    Ok(())
 }
