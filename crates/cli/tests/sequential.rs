@@ -225,3 +225,29 @@ fn cycle_errors_are_named() {
     args.extend(["--connect".to_string(), "127.0.0.1:1".to_string()]);
     run1(&strs(&args)).assert_error("combinational", &["--cycles is for a sequential netlist"]);
 }
+
+#[test]
+fn dot_product_accumulates_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("dot_product.txt", b"");
+    synth(&["dot_product.v"], &[], &out);
+    let mut rng = test_rng();
+    let x: Vec<u16> = (0..8).map(|_| rng.gen()).collect();
+    let y: Vec<u16> = (0..8).map(|_| rng.gen()).collect();
+    let list = |v: &[u16]| v.iter().map(|e| format!("{e:x}")).collect::<Vec<_>>().join(":");
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "8", "--input", &list(&x)],
+        &["--cycles", "8", "--input", &list(&y)],
+    );
+    let dot = x
+        .iter()
+        .zip(&y)
+        .fold(0u32, |acc, (&a, &b)| acc.wrapping_add(u32::from(a) * u32::from(b)));
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, format!("{dot:08x}\n"), "{who}");
+    }
+}

@@ -308,3 +308,23 @@ fn round_per_cycle_sha256_matches_icarus_and_fips_180_4() {
         net.core.stats().ands
     );
 }
+
+#[test]
+fn dot_product_matches_icarus_and_the_model() {
+    if !tools_present() {
+        return;
+    }
+    let net = synth(&["dot_product.v"], "dot_product", &[]);
+    let mut rng = rng("dot_product");
+    for cycles in [1, 2, 100] {
+        let inputs = random_inputs(&net, cycles, &mut rng, &[]);
+        let lines = check(&["dot_product.v"], "dot_product", &net, &inputs);
+        let word = |bits: &[bool]| bits.iter().rev().fold(0u32, |acc, &b| acc << 1 | u32::from(b));
+        let mut model = 0u32;
+        for (t, cycle) in inputs.iter().enumerate() {
+            model = model.wrapping_add(word(&cycle[0]).wrapping_mul(word(&cycle[1])));
+            assert_eq!(lines[t], format!("{model:08x}"), "cycle {t}");
+        }
+    }
+    assert!(ands_for(&net, 1) <= net.core.stats().ands as u64);
+}
