@@ -242,12 +242,30 @@ fn dot_product_accumulates_in_two_processes() {
         &["--cycles", "8", "--input", &list(&x)],
         &["--cycles", "8", "--input", &list(&y)],
     );
-    let dot = x
-        .iter()
-        .zip(&y)
-        .fold(0u32, |acc, (&a, &b)| acc.wrapping_add(u32::from(a) * u32::from(b)));
+    let dot = x.iter().zip(&y).fold(0u32, |acc, (&a, &b)| {
+        acc.wrapping_add(u32::from(a) * u32::from(b))
+    });
     for (who, o) in [("garbler", &g), ("evaluator", &e)] {
         o.assert_ok(who);
         assert_eq!(o.stdout, format!("{dot:08x}\n"), "{who}");
+    }
+}
+
+#[test]
+fn run_help_explains_cycles_and_executions() {
+    let help = run1(&["run", "--help"]);
+    help.assert_ok("run --help");
+    for needle in [
+        "--cycles",
+        "--reveal-every-cycle",
+        "--executions",
+        "V0:V1",
+        "Sequential netlists",
+    ] {
+        assert!(
+            help.stdout.contains(needle),
+            "run --help lacks {needle}: {}",
+            help.stdout
+        );
     }
 }

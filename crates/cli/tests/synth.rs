@@ -104,6 +104,8 @@ fn synth_help_explains_ports_and_gives_an_example() {
         "--report",
         "--garbler-ports",
         "--no-abc",
+        "--once-ports",
+        "--cycles",
         "g_*",
         "--garbler-values",
         "Example",

@@ -399,4 +399,40 @@ mod tests {
         .unwrap();
         assert_eq!(got, 20 % 16);
     }
+
+    #[test]
+    fn netlists_chain_through_their_state() {
+        // Thesis Eq. 3.2, a chain: the accumulator runs 5 cycles, then its final state
+        // starts another 3 cycles through `step`, as if one run of 8 cycles.
+        let net = accumulator();
+        let step_v = bits_of(5, 4);
+        let en = |t: u64| t % 3 != 1;
+        let mut p = Plain::default();
+        let input = |_: &mut Plain, port: usize, t: u64| -> Result<Vec<bool>, ProgramError> {
+            Ok(if port == 0 { step_v.clone() } else { vec![en(t)] })
+        };
+        let state = run_cycles(&mut p, &net, 5, input, |_, _, _| Ok(())).unwrap();
+        let mut state: Vec<Val<bool>> = state.into_iter().map(Val::Wire).collect();
+        let schedule = Schedule::new(&net);
+        let mut last = Vec::new();
+        for t in 5..8 {
+            let ports = vec![
+                step_v.iter().map(|&v| Val::Wire(v)).collect(),
+                vec![Val::Wire(en(t))],
+            ];
+            let (outs, next) = step_scheduled(&mut p, &net, &schedule, &ports, &state).unwrap();
+            last = outs[0].iter().map(|v| v.wire(&mut p)).collect::<Vec<bool>>();
+            state = next;
+        }
+        let whole = net
+            .eval_plain(8, |port, t| if port == 0 { step_v.clone() } else { vec![en(t)] })
+            .unwrap();
+        assert_eq!(last, whole[7][0]);
+        // Wrong widths are an error, not a panic.
+        assert!(step(&mut p, &net, &[vec![Val::Known(true)]], &state).is_err());
+    }
+
+    fn bits_of(v: u64, w: usize) -> Vec<bool> {
+        (0..w).map(|i| v >> i & 1 == 1).collect()
+    }
 }
