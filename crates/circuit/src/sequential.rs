@@ -593,4 +593,34 @@ mod tests {
         let e = err(&(text.clone() + "garbage\n"));
         assert!(e.starts_with("f:"), "{e}");
     }
+
+    #[test]
+    fn truncated_or_damaged_files_are_errors_not_panics() {
+        let mut text = Vec::new();
+        counter().write(&mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        for end in 0..text.len() {
+            let _ = Sequential::parse(&text[..end], "f");
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for skip in (0..lines.len()).filter(|&i| !lines[i].trim().is_empty()) {
+            let damaged: Vec<&str> = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, l)| *l)
+                .collect();
+            assert!(
+                Sequential::parse(&damaged.join("\n"), "f").is_err(),
+                "line {skip} left out"
+            );
+        }
+        for (from, to) in [
+            ("flop 2 1", "flop 4294967295 1"),
+            ("flop 2 1", "flop 2 4294967295"),
+            ("g_en 1", "g_en 0"),
+        ] {
+            assert!(Sequential::parse(&text.replace(from, to), "f").is_err(), "{to}");
+        }
+    }
 }
