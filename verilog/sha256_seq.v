@@ -118,8 +118,8 @@ module sha256_seq (
 
   // Feed-forward: H + the final state, in the last round only.
   wire         last = t == 6'd63;
-  wire [255:0] fin = last ? next : 256'd0;
-  wire [255:0] hin = last ? g_h : 256'd0;
+  wire [255:0] fin = next & {256{last}};
+  wire [255:0] hin = g_h & {256{last}};
   genvar j;
   generate
     for (j = 0; j < 8; j = j + 1) begin : feed_forward
