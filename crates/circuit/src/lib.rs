@@ -26,6 +26,7 @@ mod validate;
 mod writers;
 
 pub mod bristol;
+pub mod sequential;
 pub mod shipped;
 pub mod values;
 

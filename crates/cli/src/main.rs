@@ -1,6 +1,7 @@
 //! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
 
 mod compile;
+mod cycles;
 mod demo;
 mod demo_party;
 mod example;
@@ -65,7 +66,7 @@ enum Command {
     Primes(primes::PrimesArgs),
     /// Profile ABLE's ops in Boolean and CRT garbling: bytes, times, BC/BD ratios, plots.
     Profile(profile::ProfileArgs),
-    /// Synthesize a combinational Verilog design into a Bristol Fashion circuit with Yosys.
+    /// Synthesize a Verilog design into a Bristol Fashion circuit (or a sequential netlist) with Yosys.
     Synth(synth::SynthArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]

@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mixgc_session::{run_party, Audience, PartyId};
+use mixgc_session::{run_party_batch, Audience, PartyId};
 
+use mixgc_circuit::sequential::Sequential;
+
+use crate::cycles;
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{default_terms, owned_values, print_report, role_parser, Connection, SessionOptions};
@@ -14,8 +17,9 @@ use crate::CliError;
 #[derive(Args, Debug)]
 #[command(after_help = after_help())]
 pub struct RunArgs {
-    /// Circuit file: Bristol Fashion, the older Bristol Format, or a compiled stream
-    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk).
+    /// Circuit file: Bristol Fashion, the older Bristol Format, a compiled stream
+    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), or a
+    /// sequential netlist written by `mixgc synth` (run with --cycles).
     #[arg(long, value_name = "FILE")]
     circuit: PathBuf,
     /// This party's role.
@@ -29,9 +33,27 @@ pub struct RunArgs {
     /// Who learns the outputs.
     #[arg(long, default_value = "both", value_parser = parse_reveal)]
     reveal: Audience,
-    /// Number of input values the garbler owns (default ⌈n/2⌉).
+    /// Number of input values the garbler owns (default ⌈n/2⌉; not for a sequential
+    /// netlist, whose ports name their owners).
     #[arg(long, value_name = "K")]
     garbler_values: Option<usize>,
+    /// Clock cycles to run a sequential netlist (`mixgc synth` of a design with `clk`):
+    /// its core is garbled C times, the flip-flops' labels carried from cycle to cycle.
+    /// An input value written V0:V1:…:V(C−1) gives that port one value per cycle; a single
+    /// value is held for every cycle.
+    #[arg(long, value_name = "C")]
+    cycles: Option<u64>,
+    /// Amortized execution: run K independent instances of the circuit in one session
+    /// (one OT extension for all of the evaluator's inputs). --input gives K groups
+    /// separated by `;`, or one group used for every instance; outputs are printed per
+    /// execution with an empty line between executions, the mean time per execution on
+    /// stderr.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = parse_executions)]
+    executions: usize,
+    /// With --cycles: reveal the outputs of every cycle (for each cycle in turn, one line
+    /// per output port), not only those of the last.
+    #[arg(long, requires = "cycles")]
+    reveal_every_cycle: bool,
     #[command(flatten)]
     session: SessionOptions,
     #[command(flatten)]
@@ -56,21 +78,149 @@ Memory (--memory-limit), estimated before connecting: wire slots (16 B each) + i
 and one chunk with the read buffer (under 2 MiB). {SESSION_FRAMES_HELP} A Bristol file also \
 needs, while it is parsed and compiled, its whole text and the scheduler's tables: the process's \
 peak can be a few times the estimate (a stream file has no such step).\n\n\
+Sequential netlists (`mixgc synth` of a design with a clk input) need --cycles C: the core runs \
+C times gate by gate, the flip-flops' labels carried from cycle to cycle, memory the core's labels \
+whatever C. --input gives one value per input port this party owns (the file names the owners), \
+held for every cycle, or V0:V1:…:V(C−1), one per cycle; ports synthesized with --once-ports take \
+one value. Outputs: those of the last cycle (cycle C−1, the values just before the C-th rising \
+edge), one line per output port; with --reveal-every-cycle, cycle by cycle, one line per port \
+each. Both parties must give the same netlist, --cycles and --reveal-every-cycle (the handshake \
+names a difference).\n\n\
 Example:\n  mixgc run --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --input 000102030405060708090a0b0c0d0e0f\n  \
 mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --input 00112233445566778899aabbccddeeff"
     )
+}
+
+/// Most instances one `run --executions` may batch.
+pub const MAX_EXECUTIONS: usize = 1 << 20;
+
+fn parse_executions(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(k) if (1..=MAX_EXECUTIONS).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "{s}: expected a number of executions from 1 to {MAX_EXECUTIONS}"
+        )),
+    }
+}
+
+/// Parses `--input` for `executions` instances: K groups separated by `;`, or one group for
+/// every instance.
+fn parse_batch(
+    role: PartyId,
+    arg: Option<&str>,
+    owned: &[usize],
+    widths: &[u32],
+    executions: usize,
+) -> Result<Vec<Vec<Vec<bool>>>, CliError> {
+    let groups: Vec<&str> = match arg {
+        Some(s) if s.contains(';') => s.split(';').collect(),
+        other => vec![other.unwrap_or("")],
+    };
+    if groups.len() != 1 && groups.len() != executions {
+        return Err(format!(
+            "--input has {} groups separated by `;` for --executions {executions}: give one group \
+             per execution, or one group for all",
+            groups.len()
+        )
+        .into());
+    }
+    let parsed = groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            parse_inputs(role, Some(g), owned, widths).map_err(|e| -> CliError {
+                if executions > 1 {
+                    format!("execution {}: {e}", k + 1).into()
+                } else {
+                    e
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(if parsed.len() == executions {
+        parsed
+    } else {
+        vec![parsed[0].clone(); executions]
+    })
 }
 
 pub fn parse_reveal(s: &str) -> Result<Audience, String> {
     s.parse()
 }
 
-pub fn run(mut args: RunArgs) -> Result<(), CliError> {
+pub fn run(args: RunArgs) -> Result<(), CliError> {
+    if cycles::is_sequential(&args.circuit) {
+        return run_sequential(args);
+    }
+    if args.cycles.is_some() {
+        return Err(format!(
+            "--cycles is for a sequential netlist (`mixgc synth` of a design with a `clk` input); {} is a combinational circuit",
+            args.circuit.display()
+        )
+        .into());
+    }
+    run_combinational(args)
+}
+
+/// `run --cycles` on a sequential netlist (see [`cycles`]).
+fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
+    let cycles = cycles::checked_cycles(args.cycles, &args.circuit)?;
+    if args.executions != 1 {
+        return Err(
+            "--executions runs a combinational circuit K times; a sequential netlist runs with --cycles"
+                .into(),
+        );
+    }
+    if args.garbler_values.is_some() {
+        return Err(
+            "--garbler-values does not apply to a sequential netlist: its input ports name their owners"
+                .into(),
+        );
+    }
+    if args.session.garbling != mixgc_session::Scheme::HalfGates {
+        return Err(format!(
+            "a sequential netlist runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
+            args.session.garbling
+        )
+        .into());
+    }
+    let net = Sequential::read_file(&args.circuit)?;
+    let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles)?;
+    let fit = args.memory.fit(
+        &cycles::estimate(&net),
+        args.session.batch_bytes,
+        args.role,
+        "the core of this netlist needs that much: raise the limit",
+    )?;
+    args.connection.quiet = args.feedback.quiet;
+    let ch = args.session.open(&args.connection)?;
+    let mut cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Run)
+        .with_progress(args.feedback.reporter());
+    if let Some(note) = fit.note {
+        eprintln!("{note}");
+    }
+    cfg.batch_bytes = fit.batch_bytes;
+    let run = cycles::CycleRun {
+        net: &net,
+        role: args.role,
+        cycles,
+        every_cycle: args.reveal_every_cycle,
+        reveal: args.reveal,
+        values,
+    };
+    let report = cycles::run(ch, &cfg, run)?;
+    print_report(&report, &args.feedback)
+}
+
+fn run_combinational(mut args: RunArgs) -> Result<(), CliError> {
     let mut runnable = args.schedule.open(&args.circuit)?;
     let widths = runnable.header().input_widths().to_vec();
     let terms = default_terms(args.garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;
-    let inputs = parse_inputs(args.role, args.input.as_deref(), &owned, &widths)?;
+    let batch = parse_batch(args.role, args.input.as_deref(), &owned, &widths, args.executions)?;
     let (estimate, advice) =
         crate::load::estimate(&runnable, session_frame_buffers(!args.session.single_threaded));
     let fit = args
@@ -89,7 +239,29 @@ pub fn run(mut args: RunArgs) -> Result<(), CliError> {
         eprintln!("{note}");
     }
     cfg.batch_bytes = fit.batch_bytes;
-    let batch = [inputs];
-    let report = runnable.with_stream(|stream| run_party(ch, args.role, &cfg, stream, &terms, &batch))?;
-    print_report(&report, &args.feedback)
+    let (report, outcomes) =
+        runnable.with_stream(|stream| run_party_batch(ch, args.role, &cfg, stream, &terms, &batch))?;
+    if args.executions == 1 {
+        return print_report(&report, &args.feedback);
+    }
+    let mut text = String::new();
+    for (k, outcome) in outcomes.iter().enumerate() {
+        if let Some(outputs) = &outcome.outputs {
+            if k > 0 {
+                text.push('\n');
+            }
+            for v in outputs {
+                text += &mixgc_circuit::values::to_hex(v);
+                text.push('\n');
+            }
+        }
+    }
+    crate::write_stdout(&text)?;
+    args.feedback.summary(&crate::summary::line(&report));
+    args.feedback.summary(&format!(
+        "{} executions, mean {:.3} ms per execution",
+        args.executions,
+        report.elapsed.as_secs_f64() * 1e3 / args.executions as f64
+    ));
+    Ok(())
 }

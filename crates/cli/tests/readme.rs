@@ -214,6 +214,10 @@ impl Substitutions {
         if port.is_empty() || !port.chars().all(|c| c.is_ascii_digit()) {
             return word.to_string();
         }
+        // A per-cycle input list (`1:0:1`) is not an address.
+        if host.contains(':') || host.chars().all(|c| c.is_ascii_digit()) {
+            return word.to_string();
+        }
         let host = if host == "HOST" { "127.0.0.1" } else { host };
         let port = self
             .ports

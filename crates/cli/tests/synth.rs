@@ -88,7 +88,7 @@ fn synth_errors_are_one_clear_line() {
         "seq.v",
         b"module s(input clk, input g_a, output reg y);\nalways @(posedge clk) y <= g_a;\nendmodule\n",
     );
-    run1(&["synth", seq.path()]).assert_error("clk", &["sequential", "not supported yet"]);
+    run1(&["synth", seq.path()]).assert_error("clk", &["register `y` has no initial value"]);
     run1(&["synth", &verilog("adder.v"), "--yosys", "/nonexistent/yosys"])
         .assert_error("no yosys", &["apt-get install yosys"]);
     run1(&["synth", &verilog("adder.v"), "--top", "nope"]).assert_error("top", &["nope"]);
@@ -104,6 +104,8 @@ fn synth_help_explains_ports_and_gives_an_example() {
         "--report",
         "--garbler-ports",
         "--no-abc",
+        "--once-ports",
+        "--cycles",
         "g_*",
         "--garbler-values",
         "Example",

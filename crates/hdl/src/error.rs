@@ -29,11 +29,24 @@ pub enum HdlError {
         why: String,
     },
     #[error(
-        "{location}: sequential design ({what}); sequential synthesis (flip-flops garbled over \
-         clock cycles) is not supported yet: describe the function combinationally, without a \
-         clock"
+        "{location}: {what} in a design without a `clk` input: a sequential design (flip-flops \
+         garbled over clock cycles, `mixgc run --cycles`) takes its one clock as the input port \
+         `clk`"
     )]
     Sequential { location: String, what: String },
+    #[error(
+        "register `{register}` has no initial value: give it one (`reg [..] {register} = V;` or \
+         an initial block assigning it), as a garbled register starts from a public value"
+    )]
+    NoInitialValue { register: String },
+    #[error("the sequential netlist is malformed: {0}")]
+    BadSequential(#[from] mixgc_circuit::sequential::SeqError),
+    #[error("--once-ports names `{port}`, which is not a data input port of the top module")]
+    UnknownOncePort { port: String },
+    #[error("--once-ports `{port}`: only a sequential design (with a `clk` input) has ports read once")]
+    OncePortsCombinational { port: String },
+    #[error("{location}: cell `{cell}` reads the clock `clk` as data; `clk` only clocks registers")]
+    ClockAsData { location: String, cell: String },
     #[error(
         "input port `{port}` has no owner: name garbler inputs g_* and evaluator inputs e_*, or \
          list the garbler's with --garbler-ports {port},…"

@@ -47,6 +47,8 @@ pub struct Cell {
     #[serde(default)]
     pub attributes: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
     pub connections: BTreeMap<String, Vec<Bit>>,
 }
 
@@ -54,6 +56,10 @@ pub struct Cell {
 pub struct NetName {
     #[serde(default)]
     pub attributes: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub bits: Vec<Bit>,
+    #[serde(default)]
+    pub hide_name: u8,
 }
 
 /// The `ports` object as a list in document order (Yosys writes declaration order).

@@ -9,8 +9,13 @@
 //! ANDs becomes a [`Circuit`]. Input ports named `g_*` belong to the garbler and `e_*` to
 //! the evaluator; the circuit's inputs are the garbler's ports then the evaluator's, each in
 //! declaration order, so `mixgc run --garbler-values K` takes K = the number of garbler
-//! ports. Values are least significant bit first. Sequential designs (a `clk` port,
-//! flip-flops) are refused for now.
+//! ports. Values are least significant bit first.
+//!
+//! A design with a `clk` input is sequential (thesis §3.2, "sequential circuits"): one
+//! clock, rising edge, registers with public initial values (`reg x = V` or an `initial`
+//! block assigning registers). Its flip-flops are cut out of the netlist, which becomes a
+//! combinational core plus flip-flop declarations ([`mixgc_circuit::sequential`]); they cost
+//! no AND. Latches, asynchronous resets, a second clock and falling edges are refused.
 
 mod checks;
 mod error;
@@ -22,7 +27,8 @@ mod yosys;
 
 use std::path::PathBuf;
 
-use mixgc_circuit::Circuit;
+use mixgc_circuit::sequential::{InputMode, SeqInput, SeqOutput, Sequential};
+use mixgc_circuit::{Circuit, PartyId};
 
 pub use error::HdlError;
 pub use netlist::MAX_GATES;
@@ -47,6 +53,9 @@ pub struct SynthOptions {
     /// Also map with ABC onto the GC library and keep the netlist with fewer ANDs (slower on
     /// large designs; the one-AND adders rarely lose).
     pub abc: bool,
+    /// Input ports of a sequential design read once, at cycle 0, and held (the others take
+    /// a value every cycle).
+    pub once_ports: Vec<String>,
 }
 
 impl SynthOptions {
@@ -58,6 +67,7 @@ impl SynthOptions {
             garbler_ports: Vec::new(),
             yosys: "yosys".to_string(),
             abc: true,
+            once_ports: Vec::new(),
         }
     }
 }
@@ -86,6 +96,9 @@ pub struct Synthesized {
     pub garbler_values: usize,
     /// The netlist that was kept.
     pub mapping: Mapping,
+    /// For a design with a `clk` input: `circuit` as the combinational core, with the
+    /// flip-flops and the ports' modes.
+    pub sequential: Option<Sequential>,
 }
 
 /// Synthesizes `opts.files` into a circuit (see the [crate docs](crate)).
@@ -93,13 +106,14 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
     if opts.files.is_empty() {
         return Err(HdlError::NoFiles);
     }
+    let mut initials = Vec::new();
     for path in &opts.files {
         let text = read_bounded(path, MAX_SOURCE_BYTES, |bytes, max| HdlError::SourceTooLarge {
             path: path.clone(),
             bytes,
             max,
         })?;
-        scan::check_source(&text, &path.display().to_string())?;
+        initials.extend(scan::check_source(&text, &path.display().to_string())?);
     }
     let scratch = yosys::Scratch::new()?;
     scratch.write("gc.lib", yosys::GC_LIB)?;
@@ -113,8 +127,15 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
 
     let rtl = read_design(&scratch, "rtl.json")?;
     let (top, module) = top_module(&rtl, opts.top.as_deref())?;
-    ports::refuse_clock(top, module)?;
-    checks::combinational_only(&rtl)?;
+    match ports::clock_net(top, module)? {
+        Some(clk) => checks::sequential_only(&rtl, top, clk)?,
+        None => {
+            if let Some(first) = initials.first() {
+                return Err(scan::initial_block_error(first));
+            }
+            checks::combinational_only(&rtl)?
+        }
+    }
     let structural = from_design(&read_design(&scratch, "plain.json")?, opts, Mapping::Structural)?;
     if !opts.abc {
         return Ok(structural);
@@ -135,19 +156,76 @@ fn from_design(
 ) -> Result<Synthesized, HdlError> {
     let (top, module) = top_module(design, opts.top.as_deref())?;
     let (inputs, outputs) = ports::plan(top, module, &opts.garbler_ports)?;
-    let circuit = netlist::convert(module, &inputs, &outputs)?;
+    let clk = ports::clock_net(top, module)?;
+    let (circuit, flops) = netlist::convert(module, &inputs, &outputs, clk)?;
     let garbler_values = inputs
         .iter()
         .filter(|(_, p)| p.owner == Some(Owner::Garbler))
         .count();
+    let inputs: Vec<PortInfo> = inputs.into_iter().map(|(_, p)| p).collect();
+    let outputs: Vec<PortInfo> = outputs.into_iter().map(|(_, p)| p).collect();
+    let sequential = match clk {
+        Some(_) => Some(sequential(&circuit, &inputs, &outputs, flops, &opts.once_ports)?),
+        None if !opts.once_ports.is_empty() => {
+            return Err(HdlError::OncePortsCombinational {
+                port: opts.once_ports[0].clone(),
+            })
+        }
+        None => None,
+    };
     Ok(Synthesized {
         top: top.clone(),
         circuit,
-        inputs: inputs.into_iter().map(|(_, p)| p).collect(),
-        outputs: outputs.into_iter().map(|(_, p)| p).collect(),
+        inputs,
+        outputs,
         garbler_values,
         mapping,
+        sequential,
     })
+}
+
+/// The sequential netlist of a clocked design's core.
+fn sequential(
+    core: &Circuit,
+    inputs: &[PortInfo],
+    outputs: &[PortInfo],
+    flops: Vec<mixgc_circuit::sequential::Flop>,
+    once_ports: &[String],
+) -> Result<Sequential, HdlError> {
+    if let Some(unknown) = once_ports.iter().find(|o| !inputs.iter().any(|p| &p.name == *o)) {
+        return Err(HdlError::UnknownOncePort {
+            port: unknown.clone(),
+        });
+    }
+    let seq = Sequential {
+        inputs: inputs
+            .iter()
+            .map(|p| SeqInput {
+                name: p.name.clone(),
+                width: p.width,
+                owner: match p.owner {
+                    Some(Owner::Garbler) => PartyId::GARBLER,
+                    _ => PartyId::EVALUATOR,
+                },
+                mode: if once_ports.contains(&p.name) {
+                    InputMode::Once
+                } else {
+                    InputMode::PerCycle
+                },
+            })
+            .collect(),
+        outputs: outputs
+            .iter()
+            .map(|p| SeqOutput {
+                name: p.name.clone(),
+                width: p.width,
+            })
+            .collect(),
+        flops,
+        core: core.clone(),
+    };
+    seq.validate()?;
+    Ok(seq)
 }
 
 /// The top module: the one named, or the one Yosys marked `top`.

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use mixgc_circuit::sequential::Flop;
 use mixgc_circuit::{Circuit, GateKind};
 
 use crate::json::{location, Bit, Cell, Module};
@@ -161,14 +162,99 @@ fn one_bit(name: &str, cell: &Cell, port: &str) -> Result<Bit, HdlError> {
     }
 }
 
+/// A flip-flop of the mapped netlist (`$_DFF_P_` on the clock).
+struct MappedFlop {
+    d: Bit,
+    q: u64,
+    name: String,
+    init: bool,
+}
+
+/// The `$_DFF_P_` cells of a clocked module (clock net `clk`) with their registers' names
+/// and initial values; any other flip-flop, or one on another clock, is an error.
+fn flops(module: &Module, clk: u64) -> Result<Vec<MappedFlop>, HdlError> {
+    // Each net's name (a bit of a named wire) and initial value, from the netnames.
+    let mut names: HashMap<u64, (String, Option<bool>)> = HashMap::new();
+    for (net_name, net) in &module.netnames {
+        let init: Vec<char> = match net.attributes.get("init").and_then(|v| v.as_str()) {
+            Some(bits) => bits.chars().rev().collect(),
+            None => Vec::new(),
+        };
+        for (i, bit) in net.bits.iter().enumerate() {
+            let Bit::Net(n) = bit else { continue };
+            let name = if net.bits.len() == 1 {
+                net_name.clone()
+            } else {
+                format!("{net_name}[{i}]")
+            };
+            let value = match init.get(i) {
+                Some('0') => Some(false),
+                Some('1') => Some(true),
+                _ => None,
+            };
+            let entry = names.entry(*n).or_insert((name.clone(), None));
+            if net.hide_name == 0 && entry.0.starts_with('$') {
+                entry.0 = name;
+            }
+            entry.1 = entry.1.or(value);
+        }
+    }
+    let mut out = Vec::new();
+    for (cell_name, cell) in &module.cells {
+        let kind = cell.kind.as_str();
+        if !(kind.contains("DFF") || kind.contains("dff")) {
+            continue;
+        }
+        let loc = || location(&cell.attributes, cell_name);
+        if kind != "$_DFF_P_" {
+            return Err(HdlError::Unsupported {
+                location: loc(),
+                construct: format!("the flip-flop `{kind}` (cell {cell_name})"),
+                why: "registers load at the rising edge of `clk`, without asynchronous reset".to_string(),
+            });
+        }
+        if one_bit(cell_name, cell, "C")? != Bit::Net(clk) {
+            return Err(HdlError::Unsupported {
+                location: loc(),
+                construct: format!("a second clock (flip-flop `{cell_name}` is not clocked by `clk`)"),
+                why: "a sequential design has one clock, the input port `clk`".to_string(),
+            });
+        }
+        let d = one_bit(cell_name, cell, "D")?;
+        let Bit::Net(q) = one_bit(cell_name, cell, "Q")? else {
+            return Err(HdlError::BadCellPort {
+                cell: cell_name.clone(),
+                port: "Q".to_string(),
+            });
+        };
+        let (name, init) = names
+            .get(&q)
+            .cloned()
+            .unwrap_or_else(|| (cell_name.clone(), None));
+        let init = init.ok_or_else(|| HdlError::NoInitialValue {
+            register: name.clone(),
+        })?;
+        out.push(MappedFlop { d, q, name, init });
+    }
+    // A stable order: by register name.
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
 /// Converts the top module of a mapped netlist into a circuit whose inputs are `inputs`
 /// (port index, info) in that order and whose outputs are `outputs`. Cells are put in
 /// topological order; a cycle is an error.
+///
+/// With a clock net `clk` (a sequential design), the flip-flops are cut out: their outputs
+/// become one more input value (the state, after the ports) and their inputs one more
+/// output value (the next state), and the returned [`Flop`]s link the two (the format of
+/// `mixgc_circuit::sequential`). Without one, any flip-flop is an error.
 pub fn convert(
     module: &Module,
     inputs: &[(usize, PortInfo)],
     outputs: &[(usize, PortInfo)],
-) -> Result<Circuit, HdlError> {
+    clk: Option<u64>,
+) -> Result<(Circuit, Vec<Flop>), HdlError> {
     let mut b = Builder::default();
     let mut wire_of: HashMap<u64, u32> = HashMap::new();
     let total_bits: u64 = inputs.iter().map(|(_, p)| u64::from(p.width)).sum();
@@ -189,9 +275,37 @@ pub fn convert(
             }
         }
     }
+    let flops = match clk {
+        Some(clk) => flops(module, clk)?,
+        None => Vec::new(),
+    };
+    let state_start = b.c.num_wires;
+    if !flops.is_empty() {
+        let width = u32::try_from(flops.len())
+            .ok()
+            .filter(|&w| u64::from(w) < MAX_GATES);
+        let width = width.ok_or(HdlError::TooLarge {
+            what: "flip-flops",
+            count: flops.len() as u64,
+            max: MAX_GATES,
+        })?;
+        b.c.input_widths.push(width);
+        for f in &flops {
+            wire_of.insert(f.q, b.c.num_wires);
+            b.c.num_wires += 1;
+        }
+    }
 
     // Cells, their drivers, and a topological order (Kahn).
-    let cells = mapped_cells(module)?;
+    let cells = mapped_cells(module, clk.is_some())?;
+    if let Some(clk) = clk {
+        if let Some(m) = cells.iter().find(|m| m.inputs.contains(&Bit::Net(clk))) {
+            return Err(HdlError::ClockAsData {
+                location: location(&m.cell.attributes, m.name),
+                cell: m.name.to_string(),
+            });
+        }
+    }
     let mut driver: HashMap<u64, usize> = HashMap::new();
     for (i, m) in cells.iter().enumerate() {
         if let Some(net) = m.output {
@@ -265,8 +379,30 @@ pub fn convert(
             b.c.output_wires.push(w);
         }
     }
+    let port_output_bits = b.c.output_wires.len() as u64;
+    let mut declared = Vec::with_capacity(flops.len());
+    if !flops.is_empty() {
+        b.c.output_widths.push(flops.len() as u32);
+        for (i, f) in flops.iter().enumerate() {
+            let w = wire(&mut b, &wire_of, &f.d).ok_or_else(|| HdlError::NoInitialValue {
+                register: format!("{} (its next value is undefined)", f.name),
+            })??;
+            b.c.output_wires.push(w);
+            let too_large = || HdlError::TooLarge {
+                what: "output bits",
+                count: port_output_bits + i as u64,
+                max: u64::from(u32::MAX),
+            };
+            declared.push(Flop {
+                d: u32::try_from(port_output_bits + i as u64).map_err(|_| too_large())?,
+                q: state_start + i as u32,
+                init: f.init,
+                name: f.name.replace(|c: char| c.is_whitespace() || c == '#', "_"),
+            });
+        }
+    }
     b.c.validate()?;
-    Ok(b.c)
+    Ok((b.c, declared))
 }
 
 /// The wire of a bit: a known net, or a constant gate; `None` for x/z or an undriven net.
@@ -279,9 +415,13 @@ fn wire(b: &mut Builder, wire_of: &HashMap<u64, u32>, bit: &Bit) -> Option<Resul
     }
 }
 
-fn mapped_cells(module: &Module) -> Result<Vec<Mapped<'_>>, HdlError> {
+/// The cells of `module` other than flip-flops (which [`flops`] takes when `clocked`).
+fn mapped_cells(module: &Module, clocked: bool) -> Result<Vec<Mapped<'_>>, HdlError> {
     let mut cells = Vec::with_capacity(module.cells.len());
     for (name, cell) in &module.cells {
+        if clocked && (cell.kind.contains("DFF") || cell.kind.contains("dff")) {
+            continue;
+        }
         let op = op(&cell.kind).ok_or_else(|| {
             let kind = cell.kind.clone();
             if kind.contains("DFF") || kind.contains("dff") {
@@ -349,7 +489,7 @@ mod tests {
 
     fn convert_cells(cells: &str) -> Result<Circuit, HdlError> {
         let (inputs, outputs) = ports();
-        convert(&module(cells), &inputs, &outputs)
+        convert(&module(cells), &inputs, &outputs, None).map(|(c, _)| c)
     }
 
     #[test]

@@ -23,8 +23,8 @@ pub struct PortInfo {
 pub type PortPlan = Vec<(usize, PortInfo)>;
 
 /// Classifies the top module's ports: `g_*` garbler, `e_*` evaluator, names in
-/// `garbler_ports` garbler; any other input is an error, as is an inout port or a `clk`
-/// input (a sequential design). Returns (inputs, outputs) with their indices into the
+/// `garbler_ports` garbler; any other input is an error, as is an inout port. A `clk`
+/// input (a sequential design's clock) is not a data input and is left out. Returns (inputs, outputs) with their indices into the
 /// module's port list; inputs are ordered garbler ports first, each party's ports in
 /// declaration order (mixgc run's rule: the garbler owns the first K values).
 pub fn plan(
@@ -59,7 +59,7 @@ pub fn plan(
         };
         match port.direction.as_str() {
             "output" => outputs.push((index, info(None))),
-            "input" if name == "clk" => return Err(clock_error(module_name, module)),
+            "input" if name == "clk" => {}
             "input" if name.starts_with("g_") || garbler_ports.contains(name) => {
                 garbler.push((index, info(Some(Owner::Garbler))))
             }
@@ -82,22 +82,23 @@ pub fn plan(
     Ok((garbler, outputs))
 }
 
-/// Fails if the module has a `clk` input, the mark of a sequential design.
-pub fn refuse_clock(module_name: &str, module: &Module) -> Result<(), HdlError> {
-    let has_clock = module
+/// The net of the module's `clk` input, the mark of a sequential design; `None` if it has
+/// none. A `clk` wider than one bit is refused.
+pub fn clock_net(module_name: &str, module: &Module) -> Result<Option<u64>, HdlError> {
+    let Some((_, port)) = module
         .ports
         .0
         .iter()
-        .any(|(n, p)| n == "clk" && p.direction == "input");
-    if has_clock {
-        return Err(clock_error(module_name, module));
-    }
-    Ok(())
-}
-
-fn clock_error(module_name: &str, module: &Module) -> HdlError {
-    HdlError::Sequential {
-        location: crate::json::location(&module.attributes, module_name),
-        what: format!("module `{module_name}` has a `clk` input"),
+        .find(|(n, p)| n == "clk" && p.direction == "input")
+    else {
+        return Ok(None);
+    };
+    match port.bits.as_slice() {
+        [crate::json::Bit::Net(n)] => Ok(Some(*n)),
+        _ => Err(HdlError::Unsupported {
+            location: crate::json::location(&module.attributes, module_name),
+            construct: format!("a `clk` port of {} bits", port.bits.len()),
+            why: "the clock is one bit".to_string(),
+        }),
     }
 }

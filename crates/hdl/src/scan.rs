@@ -1,7 +1,9 @@
 //! A lexical pre-check of the Verilog sources for constructs that Yosys accepts but that
-//! have no meaning in a combinational garbled circuit: `initial` blocks and simulation
-//! system tasks (`$display`, `$finish`, …). Yosys 0.23 drops `$display` with a warning at
-//! line 0 and runs `initial` blocks silently, so we find them here, with their line.
+//! have no meaning in a garbled circuit: simulation system tasks (`$display`, `$finish`,
+//! …), refused here with their line, and `initial` blocks, whose lines are returned: Yosys
+//! 0.23 drops `$display` with a warning at line 0 and runs `initial` blocks silently. A
+//! combinational design refuses any `initial` block; a sequential one accepts those that
+//! only give registers their initial values (checked on the netlist's `init` attributes).
 
 use crate::HdlError;
 
@@ -31,9 +33,17 @@ const SYNTHESIZABLE_SYSTEM_FUNCTIONS: &[&str] = &[
     "$itor",
 ];
 
+/// Why an `initial` block may only assign constants.
+const INITIAL_VALUES_ONLY: &str =
+    "an `initial` block may only give registers their initial values (constant assignments)";
+
 /// Returns the first unsupported construct in `text` (file `name`) as an
-/// [`HdlError::Unsupported`], skipping comments and string literals.
-pub fn check_source(text: &str, name: &str) -> Result<(), HdlError> {
+/// [`HdlError::Unsupported`], skipping comments and string literals; else the locations
+/// (`file:line`) of its `initial` blocks.
+pub fn check_source(text: &str, name: &str) -> Result<Vec<String>, HdlError> {
+    let mut initials = Vec::new();
+    // Inside an `initial` statement: its begin/end depth.
+    let mut initial_depth: Option<u32> = None;
     let bytes = text.as_bytes();
     let mut i = 0;
     let mut line = 1usize;
@@ -89,10 +99,25 @@ pub fn check_source(text: &str, name: &str) -> Result<(), HdlError> {
                     why: why.to_string(),
                 };
                 if word == "initial" {
-                    return Err(unsupported(
-                        "an `initial` block",
-                        "a combinational circuit has no initial state; give constants with assign",
-                    ));
+                    initials.push(format!("{name}:{line}"));
+                    initial_depth = Some(0);
+                } else if let Some(depth) = initial_depth.as_mut() {
+                    match word {
+                        "begin" => *depth += 1,
+                        "end" => {
+                            *depth = depth.saturating_sub(1);
+                            if *depth == 0 {
+                                initial_depth = None;
+                            }
+                        }
+                        "forever" | "repeat" | "while" | "wait" | "for" | "fork" => {
+                            return Err(unsupported(
+                                &format!("`{word}` in an `initial` block"),
+                                INITIAL_VALUES_ONLY,
+                            ))
+                        }
+                        _ => {}
+                    }
                 }
                 if word.starts_with('$') && !SYNTHESIZABLE_SYSTEM_FUNCTIONS.contains(&word) {
                     return Err(unsupported(
@@ -109,10 +134,32 @@ pub fn check_source(text: &str, name: &str) -> Result<(), HdlError> {
                     i += 1;
                 }
             }
+            b';' if initial_depth == Some(0) => {
+                initial_depth = None;
+                i += 1;
+            }
+            b'#' | b'@' if initial_depth.is_some() => {
+                return Err(HdlError::Unsupported {
+                    location: format!("{name}:{line}"),
+                    construct: format!("timing (`{}`) in an `initial` block", c as char),
+                    why: INITIAL_VALUES_ONLY.to_string(),
+                });
+            }
             _ => i += 1,
         }
     }
-    Ok(())
+    Ok(initials)
+}
+
+/// The error for an `initial` block at `location` in a combinational design.
+pub fn initial_block_error(location: &str) -> HdlError {
+    HdlError::Unsupported {
+        location: location.to_string(),
+        construct: "an `initial` block".to_string(),
+        why: "a combinational circuit has no initial state; give constants with assign (a \
+              sequential design, with a `clk` input, may give its registers initial values)"
+            .to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -125,12 +172,32 @@ mod tests {
 
     #[test]
     fn finds_initial_and_display_with_their_line() {
-        let e = err("module m(input a, output b);\n  assign b = a;\n  initial b = 0;\nendmodule\n");
-        assert!(e.starts_with("t.v:3: an `initial` block"), "{e}");
+        let found = check_source(
+            "module m(input a, output b);\n  assign b = a;\n  initial b = 0;\nendmodule\n",
+            "t.v",
+        );
+        assert_eq!(found.unwrap(), ["t.v:3"]);
         let e = err(
             "module m(input a, output reg b);\nalways @* begin\n b = a; $display(\"%d\", b);\nend\nendmodule",
         );
         assert!(e.starts_with("t.v:3: the system task `$display`"), "{e}");
+    }
+
+    #[test]
+    fn initial_blocks_with_timing_or_loops_are_refused() {
+        let ok =
+            "module m(input clk);\nreg [1:0] r;\ninitial begin r = 0; end\ninitial r[0] = 1;\nendmodule\n";
+        assert_eq!(check_source(ok, "t.v").unwrap(), ["t.v:3", "t.v:4"]);
+        let e = err("module m;\nreg r;\ninitial begin\n r = 0;\n #5 r = 1;\nend\nendmodule\n");
+        assert!(e.starts_with("t.v:5: timing (`#`)"), "{e}");
+        let e = err("module m;\nreg r;\ninitial forever r = 1;\nendmodule\n");
+        assert!(e.starts_with("t.v:3: `forever`"), "{e}");
+        // After the initial statement, `@` is the usual event control.
+        check_source(
+            "module m(input clk);\nreg r;\ninitial r = 0;\nalways @(posedge clk) r <= 1;\nendmodule\n",
+            "t.v",
+        )
+        .unwrap();
     }
 
     #[test]

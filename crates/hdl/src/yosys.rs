@@ -108,6 +108,8 @@ pub fn script(files: &[PathBuf], top: Option<&str>, abc: bool, dir: &Path) -> St
         "flatten".to_string(),
         "check -assert".to_string(),
         "opt -full".to_string(),
+        // Enabled and synchronously reset registers become plain flip-flops and muxes.
+        "dffunmap".to_string(),
         "opt_clean -purge".to_string(),
         format!("write_json {}", d("plain.json")),
     ];
@@ -118,6 +120,7 @@ pub fn script(files: &[PathBuf], top: Option<&str>, abc: bool, dir: &Path) -> St
             format!("abc -liberty {}", d("gc.lib")),
             "flatten".to_string(),
             "opt -fast".to_string(),
+            "dffunmap".to_string(),
             "opt_clean -purge".to_string(),
             format!("write_json {}", d("abc.json")),
         ]);

@@ -59,16 +59,40 @@ fn display_and_initial_are_refused_with_their_line() {
 }
 
 #[test]
-fn sequential_designs_are_refused() {
+fn flip_flops_need_clk_and_an_initial_value() {
     if !tools_present() {
         return;
     }
     let (e, text) = error_of("clocked.v");
-    assert!(matches!(e, HdlError::Sequential { .. }));
-    assert_mentions(&text, &["clk", "not supported yet"]);
+    assert!(matches!(e, HdlError::NoInitialValue { .. }), "{text}");
+    assert_mentions(&text, &["`y`", "initial value"]);
     let (e, text) = error_of("flop.v");
     assert!(matches!(e, HdlError::Sequential { .. }), "{text}");
-    assert_mentions(&text, &["flop.v:2", "flip-flop"]);
+    assert_mentions(&text, &["flop.v:2", "flip-flop", "`clk`"]);
+}
+
+#[test]
+fn unsupported_sequential_constructs_name_file_line_and_construct() {
+    if !tools_present() {
+        return;
+    }
+    for (file, needles) in [
+        ("two_clocks.v", &["two_clocks.v:4", "second clock"][..]),
+        ("async_reset.v", &["async_reset.v:3", "asynchronous reset"]),
+        ("negedge.v", &["negedge.v:2", "falling-edge"]),
+        (
+            "init_wire.v",
+            &["init_wire.v:4", "timing (`#`) in an `initial` block"],
+        ),
+        (
+            "clock_data.v",
+            &["clock_data.v:4", "reads the clock `clk` as data"],
+        ),
+        ("seq_latch.v", &["seq_latch.v:4", "latch"]),
+    ] {
+        let (_, text) = error_of(file);
+        assert_mentions(&text, needles);
+    }
 }
 
 #[test]

@@ -38,7 +38,7 @@ pub use handshake::{fuzz_handshake, PROTOCOL_VERSION};
 pub use mixgc_garble::Scheme;
 pub use mixgc_program::{Audience, PartyId};
 pub use outlet::QUEUE_FRAMES;
-pub use party::{run_party, PartyReport};
+pub use party::{run_party, run_party_batch, PartyReport};
 pub use prep::{
     evaluator_online, evaluator_online_claiming, garbler_online, garbler_online_claiming, Claim,
     EvaluatorPrep, GarblerPrep,

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use mixgc_compile::GateStream;
 use mixgc_net::Channel;
 
-use crate::{EvaluatorSession, GarblerSession, PartyId, SessionConfig, SessionError, Terms};
+use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionConfig, SessionError, Terms};
 
 /// What one party's run produced and cost.
 #[derive(Clone, Debug)]
@@ -31,6 +31,20 @@ pub fn run_party<C: Channel + 'static>(
     terms: &Terms,
     batch: &[Vec<Vec<bool>>],
 ) -> Result<PartyReport, SessionError> {
+    run_party_batch(ch, role, cfg, circuit, terms, batch).map(|(report, _)| report)
+}
+
+/// [`run_party`], also returning every instance's [`Outcome`] (TinyGarble's amortized
+/// execution, thesis §3.3.1: K independent instances in one session, one OT extension for
+/// all of the evaluator's input bits).
+pub fn run_party_batch<C: Channel + 'static>(
+    ch: C,
+    role: PartyId,
+    cfg: &SessionConfig,
+    circuit: &mut dyn GateStream,
+    terms: &Terms,
+    batch: &[Vec<Vec<bool>>],
+) -> Result<(PartyReport, Vec<Outcome>), SessionError> {
     let start = Instant::now();
     let (outcomes, sent, received, base_ot) = if role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, cfg)?;
@@ -51,13 +65,14 @@ pub fn run_party<C: Channel + 'static>(
             s.base_ot_time(),
         )
     };
-    Ok(PartyReport {
+    let report = PartyReport {
         role,
         ands: outcomes.iter().map(|o| o.ands).sum(),
-        outputs: outcomes.into_iter().next().and_then(|o| o.outputs),
+        outputs: outcomes.first().and_then(|o| o.outputs.clone()),
         bytes_sent: sent,
         bytes_received: received,
         elapsed: start.elapsed(),
         base_ot,
-    })
+    };
+    Ok((report, outcomes))
 }

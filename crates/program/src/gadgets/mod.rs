@@ -16,6 +16,7 @@ pub mod edit;
 pub mod mul;
 pub mod nparty;
 pub mod select;
+pub mod sequential;
 pub mod sha256;
 pub mod sort;
 pub mod sqrt;

@@ -1,0 +1,271 @@
+//! Sequential netlists between two real processes: `mixgc synth` of the shipped sequential
+//! designs, then `mixgc run --cycles` (garbler and evaluator as child processes over TCP),
+//! against native arithmetic, FIPS-197 and the netlist's plaintext evaluation (which
+//! `crates/hdl/tests/sequential.rs` checks against Icarus Verilog on the RTL); and the
+//! errors of `--cycles`.
+
+mod common;
+
+use common::*;
+use mixgc_circuit::sequential::Sequential;
+use mixgc_circuit::values;
+use rand::Rng;
+
+fn verilog(name: &str) -> String {
+    format!("{}/../../verilog/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn yosys_present() -> bool {
+    let ok = std::process::Command::new("yosys").arg("-V").output().is_ok();
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "yosys missing under CI");
+        eprintln!("skipped: yosys is not installed (apt-get install yosys)");
+    }
+    ok
+}
+
+/// `mixgc synth FILES --out OUT --report` plus `extra`; returns the report.
+fn synth(files: &[&str], extra: &[&str], out: &TempFile) -> String {
+    let paths: Vec<String> = files.iter().map(|f| verilog(f)).collect();
+    let mut args: Vec<&str> = vec!["synth"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["--out", out.path(), "--report"]);
+    args.extend(extra);
+    let o = run1(&args);
+    o.assert_ok("synth");
+    assert!(o.stderr.contains("--cycles"), "{o:#?}");
+    o.stdout
+}
+
+/// Per-cycle bit list `b0:b1:…`.
+fn bit_list(bits: &[bool]) -> String {
+    bits.iter()
+        .map(|&b| if b { "1" } else { "0" })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[test]
+fn serial_adder_adds_in_two_processes_for_1_2_and_32_cycles() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("serial_add.txt", b"");
+    let report = synth(&["serial_add.v"], &[], &out);
+    assert!(
+        report.contains("flip-flops 1") && report.contains("ANDs       1\n"),
+        "{report}"
+    );
+    let mut rng = test_rng();
+    for cycles in [1usize, 2, 32] {
+        let a: Vec<bool> = (0..cycles).map(|_| rng.gen()).collect();
+        let b: Vec<bool> = (0..cycles).map(|_| rng.gen()).collect();
+        let c = cycles.to_string();
+        let (g, e) = garbler_listens(
+            out.path(),
+            &["--cycles", &c, "--reveal-every-cycle", "--input", &bit_list(&a)],
+            &["--cycles", &c, "--reveal-every-cycle", "--input", &bit_list(&b)],
+        );
+        // The model: the bits of a + b, least significant first.
+        let mut carry = false;
+        let mut want = String::new();
+        for t in 0..cycles {
+            want += if a[t] ^ b[t] ^ carry { "1\n" } else { "0\n" };
+            carry = (a[t] & b[t]) | (carry & (a[t] ^ b[t]));
+        }
+        for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+            o.assert_ok(who);
+            assert_eq!(o.stdout, want, "{who}: {cycles} cycles");
+            // One AND a cycle: cycle 0's carry is public, so its AND is a · b alone.
+            assert!(
+                o.stderr.contains(&format!("{who}: {cycles} ANDs")),
+                "{}",
+                o.stderr
+            );
+        }
+    }
+    // Without --reveal-every-cycle: the last cycle's output only; a held value.
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "3", "--input", "1"],
+        &["--cycles", "3", "--input", "1:0:0"],
+    );
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        // a = 111, b = 001: sum bits 0, 0, 0 with carries 1, 1 → cycle 2 prints 0.
+        assert_eq!(o.stdout, "0\n", "{who}");
+    }
+}
+
+#[test]
+fn serial_multiplier_multiplies_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("serial_mult.txt", b"");
+    let report = synth(&["serial_mult.v"], &["--once-ports", "g_a"], &out);
+    assert!(
+        report.contains("once") && report.contains("flip-flops 32"),
+        "{report}"
+    );
+    let mut rng = test_rng();
+    let (a, b): (u32, u32) = (rng.gen(), rng.gen());
+    let b_bits: Vec<bool> = (0..64).map(|t| t < 32 && b >> t & 1 == 1).collect();
+    let (g, e) = garbler_listens(
+        out.path(),
+        &[
+            "--cycles",
+            "64",
+            "--reveal-every-cycle",
+            "--input",
+            &format!("{a:x}"),
+        ],
+        &[
+            "--cycles",
+            "64",
+            "--reveal-every-cycle",
+            "--input",
+            &bit_list(&b_bits),
+        ],
+    );
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        let lines: Vec<&str> = o.stdout.lines().collect();
+        assert_eq!(lines.len(), 64, "{who}");
+        let got = lines
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (t, l)| acc | u64::from(*l == "1") << t);
+        assert_eq!(got, u64::from(a) * u64::from(b), "{who}: {a} * {b}");
+    }
+}
+
+#[test]
+fn round_per_cycle_aes_encrypts_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("aes128_seq.txt", b"");
+    synth(
+        &["aes128_seq.v", "aes_sbox.v"],
+        &[
+            "--top",
+            "aes128_seq",
+            "--once-ports",
+            "g_key,e_plaintext",
+            "--no-abc",
+        ],
+        &out,
+    );
+    let net = Sequential::read_file(std::path::Path::new(out.path())).unwrap();
+    let mut rng = test_rng();
+    let random = |rng: &mut rand::rngs::StdRng| -> String {
+        (0..16).map(|_| format!("{:02x}", rng.gen::<u8>())).collect()
+    };
+    let cases = [
+        (
+            "000102030405060708090a0b0c0d0e0f".to_string(),
+            "00112233445566778899aabbccddeeff".to_string(),
+        ),
+        (random(&mut rng), random(&mut rng)),
+    ];
+    for (key, pt) in cases {
+        let (g, e) = garbler_listens(
+            out.path(),
+            &["--cycles", "10", "--input", &key],
+            &["--cycles", "10", "--input", &pt],
+        );
+        let bits = |h: &str| values::parse_hex(h, 128).unwrap();
+        let want = net
+            .eval_plain(10, |port, _| if port == 0 { bits(&key) } else { bits(&pt) })
+            .unwrap();
+        let want = values::to_hex(&want[9][0]) + "\n";
+        if key.starts_with("000102") {
+            assert_eq!(want, "69c4e0d86a7b0430d8cdb78070b4c55a\n");
+        }
+        for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+            o.assert_ok(who);
+            assert_eq!(o.stdout, want, "{who}: key {key}, plaintext {pt}");
+            assert!(o.stderr.contains("6,400 ANDs"), "{who}: {}", o.stderr);
+        }
+    }
+}
+
+#[test]
+fn cycle_errors_are_named() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("serial_add_err.txt", b"");
+    synth(&["serial_add.v"], &[], &out);
+    let run = |extra: &[&str]| {
+        let mut args = run_args(out.path(), "evaluator", extra);
+        args.extend(["--connect".to_string(), "127.0.0.1:1".to_string()]);
+        run1(&strs(&args))
+    };
+    run(&["--input", "1"]).assert_error("no --cycles", &["sequential netlist", "--cycles C"]);
+    run(&["--cycles", "0", "--input", "1"]).assert_error("0 cycles", &["--cycles 0"]);
+    run(&["--cycles", "99999999999999", "--input", "1"]).assert_error("huge", &["at most"]);
+    run(&["--cycles", "3", "--input", "1:0"])
+        .assert_error("list length", &["2 per-cycle values for --cycles 3"]);
+    run(&["--cycles", "3", "--input", "1,1"]).assert_error("count", &["owns 1 input port"]);
+    run(&["--cycles", "3", "--input", "1", "--garbler-values", "1"])
+        .assert_error("garbler-values", &["--garbler-values"]);
+    // Parties that disagree on the cycles both name it.
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "4", "--input", "1"],
+        &["--cycles", "5", "--input", "1"],
+    );
+    g.assert_error("garbler", &["cycles: ours 4, the peer's 5"]);
+    e.assert_error("evaluator", &["cycles: ours 5, the peer's 4"]);
+    // --cycles on a combinational circuit.
+    let comb = TempFile::new("and.txt", b"1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n");
+    let mut args = run_args(comb.path(), "evaluator", &["--cycles", "2", "--input", "1"]);
+    args.extend(["--connect".to_string(), "127.0.0.1:1".to_string()]);
+    run1(&strs(&args)).assert_error("combinational", &["--cycles is for a sequential netlist"]);
+}
+
+#[test]
+fn dot_product_accumulates_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("dot_product.txt", b"");
+    synth(&["dot_product.v"], &[], &out);
+    let mut rng = test_rng();
+    let x: Vec<u16> = (0..8).map(|_| rng.gen()).collect();
+    let y: Vec<u16> = (0..8).map(|_| rng.gen()).collect();
+    let list = |v: &[u16]| v.iter().map(|e| format!("{e:x}")).collect::<Vec<_>>().join(":");
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "8", "--input", &list(&x)],
+        &["--cycles", "8", "--input", &list(&y)],
+    );
+    let dot = x.iter().zip(&y).fold(0u32, |acc, (&a, &b)| {
+        acc.wrapping_add(u32::from(a) * u32::from(b))
+    });
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, format!("{dot:08x}\n"), "{who}");
+    }
+}
+
+#[test]
+fn run_help_explains_cycles_and_executions() {
+    let help = run1(&["run", "--help"]);
+    help.assert_ok("run --help");
+    for needle in [
+        "--cycles",
+        "--reveal-every-cycle",
+        "--executions",
+        "V0:V1",
+        "Sequential netlists",
+    ] {
+        assert!(
+            help.stdout.contains(needle),
+            "run --help lacks {needle}: {}",
+            help.stdout
+        );
+    }
+}
