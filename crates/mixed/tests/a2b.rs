@@ -1,5 +1,7 @@
 //! A2B (seed Figure 10) for n = 2, 3, 5 against plaintext, and back through B2A.
 
+mod common;
+
 use std::time::Instant;
 
 use fhe_rand::{Rng, SeedableRng};
@@ -7,23 +9,9 @@ use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::a2b::{a2b, BooleanEngine};
 use mixgc_mixed::b2a::b2a;
 use mixgc_mixed::{keygen, parameters, PLAINTEXT_MODULUS as P};
-use mixgc_nparty::{memory_mesh, Mesh};
+use mixgc_nparty::Mesh;
 
-fn run_parties<T: Send>(n: usize, seed: u64, f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = memory_mesh(n)
-            .into_iter()
-            .map(|mut mesh| {
-                s.spawn(move || {
-                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 1000 + mesh.me() as u64);
-                    f(&mut mesh, &mut rng)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
+use common::run_parties;
 
 /// Random additive shares mod p of `x` for n parties.
 fn additive(rng: &mut ChaCha20Rng, x: &[u64], n: usize) -> Vec<Vec<u64>> {

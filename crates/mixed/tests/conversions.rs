@@ -1,27 +1,14 @@
 //! E2A and A2E (seed Figure 15) for n = 2, 3, 5 against plaintext arithmetic mod p.
 
+mod common;
+
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::ops::{broadcast_ciphertext, mul_scalar};
 use mixgc_mixed::{keygen, parameters, DEGREE, PLAINTEXT_MODULUS as P};
 use mixgc_net::Tag;
-use mixgc_nparty::{memory_mesh, Mesh};
 
-fn run_parties<T: Send>(n: usize, seed: u64, f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = memory_mesh(n)
-            .into_iter()
-            .map(|mut mesh| {
-                s.spawn(move || {
-                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 1000 + mesh.me() as u64);
-                    f(&mut mesh, &mut rng)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
+use common::run_parties;
 
 fn slots(rng: &mut ChaCha20Rng) -> Vec<u64> {
     let mut v = vec![0, 1, P - 1, P - 2];

@@ -1,6 +1,8 @@
 //! Masked size-2 lookup tables (seed Figures 6 and 8) and B2A (Figure 9) for n = 2, 3, 5
 //! against plaintext, over memory meshes and one TCP mesh.
 
+mod common;
+
 use std::net::TcpListener;
 use std::time::Instant;
 
@@ -10,31 +12,9 @@ use mixgc_mixed::b2a::{b2a, b2a_bits, b2a_preprocess};
 use mixgc_mixed::lut::{lookup, MaskedTables, Tables};
 use mixgc_mixed::{keygen, parameters, DEGREE, PLAINTEXT_MODULUS as P};
 use mixgc_net::Tag;
-use mixgc_nparty::{join_mesh_on, memory_mesh, Mesh, MeshOptions, RunFacts};
+use mixgc_nparty::{join_mesh_on, Mesh, MeshOptions, RunFacts};
 
-fn run_on<T: Send>(
-    meshes: Vec<Mesh>,
-    seed: u64,
-    f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync,
-) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = meshes
-            .into_iter()
-            .map(|mut mesh| {
-                s.spawn(move || {
-                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 1000 + mesh.me() as u64);
-                    f(&mut mesh, &mut rng)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
-
-fn run_parties<T: Send>(n: usize, seed: u64, f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
-    run_on(memory_mesh(n), seed, f)
-}
+use common::{run_on, run_parties};
 
 /// `k` values mod p starting with the edges 0, 1, p − 1, then random.
 fn values(rng: &mut ChaCha20Rng, k: usize) -> Vec<u64> {

@@ -1,31 +1,18 @@
 //! Threshold BFV over in-memory meshes of n = 2, 3, 5 parties (one thread each), checked
 //! against plaintext arithmetic mod p.
 
+mod common;
+
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::ops::{add, add_plain, broadcast_ciphertext, mul_plain, mul_scalar, sub};
 use mixgc_mixed::{keygen, parameters, MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
 use mixgc_net::Tag;
-use mixgc_nparty::{memory_mesh, Mesh};
+use mixgc_nparty::Mesh;
+
+use common::run_parties;
 
 const SESSION: [u8; 32] = [7; 32];
-
-/// Runs `f(mesh, rng)` at every party of an n-party in-memory mesh, each in its own thread.
-fn run_parties<T: Send>(n: usize, seed: u64, f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = memory_mesh(n)
-            .into_iter()
-            .map(|mut mesh| {
-                s.spawn(move || {
-                    let mut rng = ChaCha20Rng::seed_from_u64(seed * 1000 + mesh.me() as u64);
-                    f(&mut mesh, &mut rng)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
-}
 
 fn keys(mesh: &mut Mesh, rng: &mut ChaCha20Rng) -> ThresholdKeys {
     keygen(mesh, &parameters(), &SESSION, rng).unwrap()
