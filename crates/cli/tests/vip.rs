@@ -177,3 +177,46 @@ fn report_lists_counts_beside_haac_table_2() {
         assert!(line.contains(&format!("{}k", w.haac().kilo_gates)), "{line}");
     }
 }
+
+#[test]
+fn bubbst_and_triangle_edge_inputs_between_two_processes() {
+    // Sorting: INT32_MIN, −1, 0, INT32_MAX, duplicates and random values across both halves.
+    let mut rng = rand::thread_rng();
+    let edges = [0x8000_0000u32, u32::MAX, 0, 0x7FFF_FFFF, 1, 0x8000_0000];
+    let lo: Vec<u32> = (0..128)
+        .map(|i| if i % 3 == 0 { edges[i % 6] } else { rng.gen() })
+        .collect();
+    let hi: Vec<u32> = (0..128)
+        .map(|i| if i % 2 == 0 { edges[(i + 1) % 6] } else { rng.gen() })
+        .collect();
+    let (g, e) = vip_pair(
+        "bubbst",
+        &json!({"data_lo": ints(&lo)}),
+        &json!({"data_hi": ints(&hi)}),
+        &[],
+    );
+    let want = expected_line(Workload::BubbSt, &lo, &hi, ints);
+    assert_eq!(printed(&g), want);
+    assert_eq!(printed(&e), want);
+
+    // Triangle: large entries so that A³'s products and trace wrap around, and a negative
+    // trace that must divide toward zero.
+    let a: Vec<u32> = (0..169)
+        .map(|i| match i % 4 {
+            0 => 0x8000_0000,
+            1 => u32::MAX,
+            2 => rng.gen(),
+            _ => 0x7FFF_FFFF,
+        })
+        .collect();
+    let rows = |v: &[u32]| json!(v.chunks(13).map(ints).collect::<Vec<_>>());
+    let (g, e) = vip_pair(
+        "triangle",
+        &json!({"rows_0_6": rows(&a[..91])}),
+        &json!({"rows_7_12": rows(&a[91..])}),
+        &[],
+    );
+    let want = expected_line(Workload::Triangle, &a[..91], &a[91..], |w| json!(w[0] as i32));
+    assert_eq!(printed(&g), want);
+    assert_eq!(printed(&e), want);
+}
