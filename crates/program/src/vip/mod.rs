@@ -16,10 +16,9 @@ mod tests;
 
 use crate::{Backend, Counter, Ctx, PartyId, ProgramError, UInt};
 
-pub use programs::{mt_output_count, HAMM_BITS};
+pub use programs::{mt_output_count, GRADDESC_POINTS, GRADDESC_ROUNDS, HAMM_BITS, LEARNING_RATE_BITS};
 
-/// One of the workloads of HAAC's Table 2 (`graddesc`, which needs binary32 gadgets, is
-/// not implemented yet).
+/// One of the eight workloads of HAAC's Table 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// Data-oblivious bubble sort, ascending, of 256 signed int32 (128 from each party).
@@ -36,6 +35,9 @@ pub enum Workload {
     MatMult,
     /// max(x, 0) on 2,048 int32 (1,024 from each party).
     Relu,
+    /// 20 rounds of gradient descent for y = w·x + b on 8 points in IEEE binary32 (the
+    /// garbler's y, the evaluator's x); outputs w then b as binary32 bit patterns.
+    GradDesc,
 }
 
 /// HAAC Table 2's size of a workload: gates in thousands and the share of ANDs in percent.
@@ -56,7 +58,7 @@ impl HaacSize {
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VipError {
-    #[error("unknown VIP-Bench workload `{0}` (known: bubbst, dotprod, merse, triangle, hamm, matmult, relu; graddesc is not implemented yet)")]
+    #[error("unknown VIP-Bench workload `{0}` (known: bubbst, dotprod, merse, triangle, hamm, matmult, relu, graddesc)")]
     UnknownWorkload(String),
     #[error("{workload}: the {owner}'s input must be {expected} 32-bit words, got {got}")]
     InputWords {
@@ -70,7 +72,7 @@ pub enum VipError {
 }
 
 impl Workload {
-    pub const ALL: [Workload; 7] = [
+    pub const ALL: [Workload; 8] = [
         Workload::BubbSt,
         Workload::DotProd,
         Workload::Merse,
@@ -78,6 +80,7 @@ impl Workload {
         Workload::Hamm,
         Workload::MatMult,
         Workload::Relu,
+        Workload::GradDesc,
     ];
 
     /// The command-line name (`mixgc vip NAME`).
@@ -90,6 +93,7 @@ impl Workload {
             Workload::Hamm => "hamm",
             Workload::MatMult => "matmult",
             Workload::Relu => "relu",
+            Workload::GradDesc => "graddesc",
         }
     }
 
@@ -109,6 +113,7 @@ impl Workload {
             Workload::Hamm => HAMM_BITS / 32,
             Workload::MatMult => 64,
             Workload::Relu => 1024,
+            Workload::GradDesc => GRADDESC_POINTS,
         }
     }
 
@@ -129,12 +134,19 @@ impl Workload {
             Workload::Merse => mt_output_count(),
             Workload::MatMult => 64,
             Workload::Relu => 2048,
+            Workload::GradDesc => 2,
         }
     }
 
-    /// Whether the output words are signed int32 (else uint32).
+    /// Whether the output words are signed int32 (else uint32, or binary32 for
+    /// [`Workload::float_output`]).
     pub fn signed_output(self) -> bool {
-        !matches!(self, Workload::Merse | Workload::Hamm)
+        !matches!(self, Workload::Merse | Workload::Hamm | Workload::GradDesc)
+    }
+
+    /// Whether inputs and output words are IEEE binary32 bit patterns.
+    pub fn float_output(self) -> bool {
+        self == Workload::GradDesc
     }
 
     /// The input words of `owner`.
@@ -156,6 +168,7 @@ impl Workload {
             Workload::Hamm => (328, 25.0),
             Workload::MatMult => (1_515, 34.48),
             Workload::Relu => (68, 96.97),
+            Workload::GradDesc => (6_343, 42.91),
         };
         HaacSize {
             kilo_gates,

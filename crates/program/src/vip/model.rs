@@ -1,7 +1,7 @@
 //! Plaintext reference models of the workloads, on host integers: the answers the
 //! programs are checked against.
 
-use super::programs::{mt, HAMM_BITS};
+use super::programs::{mt, GRADDESC_POINTS, GRADDESC_ROUNDS, HAMM_BITS, LEARNING_RATE_BITS};
 use super::Workload;
 
 /// The workload's output words from the parties' words (lengths already checked).
@@ -23,6 +23,11 @@ pub(super) fn run(w: Workload, g: &[u32], e: &[u32]) -> Vec<u32> {
         Workload::Relu => g.iter().chain(e).map(|&x| (x as i32).max(0) as u32).collect(),
         Workload::Hamm => vec![hamm(g, e)],
         Workload::Merse => mersenne(g[0], mt::COUNT),
+        Workload::GradDesc => {
+            let floats = |v: &[u32]| -> Vec<f32> { v.iter().map(|&b| f32::from_bits(b)).collect() };
+            let (w, b) = graddesc(&floats(g), &floats(e));
+            vec![canonical_bits(w), canonical_bits(b)]
+        }
     }
 }
 
@@ -96,4 +101,35 @@ pub fn mersenne(seed: u32, count: usize) -> Vec<u32> {
         out.push(y);
     }
     out
+}
+
+/// The bits of `v`, any NaN as the canonical quiet NaN 0x7FC00000.
+pub fn canonical_bits(v: f32) -> u32 {
+    if v.is_nan() {
+        0x7FC0_0000
+    } else {
+        v.to_bits()
+    }
+}
+
+/// Gradient descent for y = w·x + b on host binary32 (no fused operations; Rust's f32
+/// arithmetic is IEEE round to nearest even), in the statement's source order.
+pub fn graddesc(y: &[f32], x: &[f32]) -> (f32, f32) {
+    let rate = f32::from_bits(LEARNING_RATE_BITS);
+    let (mut w, mut b) = (0.0f32, 0.0f32);
+    for _ in 0..GRADDESC_ROUNDS {
+        let mut sum = 0.0f32;
+        for i in 0..GRADDESC_POINTS {
+            sum += x[i] * (y[i] - (w * x[i] + b));
+        }
+        let dw = (-2.0 * sum) / 8.0;
+        w -= rate * dw;
+        let mut sum = 0.0f32;
+        for i in 0..GRADDESC_POINTS {
+            sum += y[i] - (w * x[i] + b);
+        }
+        let db = (-2.0 * sum) / 8.0;
+        b -= rate * db;
+    }
+    (w, b)
 }

@@ -2,11 +2,16 @@
 //! [`crate::gadgets`]): each is the computation of HAAC §5 written once on the typed values.
 
 use super::Workload;
+use crate::gadgets::float::{f32_add, f32_mul, f32_sub};
 use crate::gadgets::{bits::hamming, mul::mul_const, select::relu};
 use crate::{Backend, Ctx, SInt, UInt};
 
 /// Bits of each `hamm` string (HAAC §5: 40,960-bit strings).
 pub const HAMM_BITS: usize = 40_960;
+/// Points, rounds and learning rate (binary32 0.001) of `graddesc`.
+pub const GRADDESC_POINTS: usize = 8;
+pub const GRADDESC_ROUNDS: usize = 20;
+pub const LEARNING_RATE_BITS: u32 = 0x3A83_126F;
 /// Sort length of `bubbst`, matrix sides of `matmult` and `triangle`.
 const SORT_LEN: usize = 256;
 const MATMULT_SIDE: usize = 8;
@@ -52,6 +57,7 @@ pub(super) fn compute<B: Backend>(w: Workload, ctx: &Ctx<B>, g: &[UInt<B>], e: &
             .collect(),
         Workload::Hamm => vec![hamm(ctx, g, e)],
         Workload::Merse => mersenne(ctx, &g[0]),
+        Workload::GradDesc => graddesc(ctx, g, e),
     };
     let wires = words.iter().flat_map(|v| v.wires().iter().copied()).collect();
     UInt::from_wires(ctx, wires)
@@ -232,4 +238,51 @@ fn xor_shifted<B: Backend>(b: &mut B, y: &[B::Wire], k: usize, left: bool, mask:
             }
         })
         .collect()
+}
+
+/// Gradient descent for y = w·x + b (VIP-Bench `GradDesc`, issue #20's statement): every
+/// operation a binary32 gadget ([`crate::gadgets::float`]) in source order, each Σ from +0
+/// over i = 0..7:
+/// dW = (−2·Σ xᵢ·(yᵢ − (w·xᵢ + b))) / 8; w −= L·dW; dB = (−2·Σ (yᵢ − (w·xᵢ + b))) / 8 with the
+/// new w; b −= L·dB. The division by 8 is a multiplication by 0.125: both are the exact
+/// quotient rounded once, so the results are identical (NaN included).
+fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<B>> {
+    let (w, bias) = ctx.with(|b| {
+        let word =
+            |b: &mut B, v: u32| -> Vec<B::Wire> { (0..32).map(|i| b.constant(v >> i & 1 == 1)).collect() };
+        let zero = word(b, 0);
+        let minus_two = word(b, (-2.0f32).to_bits());
+        let eighth = word(b, 0.125f32.to_bits());
+        let rate = word(b, LEARNING_RATE_BITS);
+        let (mut w, mut bias) = (zero.clone(), zero.clone());
+        for _ in 0..GRADDESC_ROUNDS {
+            // Residual yᵢ − (w·xᵢ + b).
+            let residual = |b: &mut B, w: &[B::Wire], bias: &[B::Wire], i: usize| -> Vec<B::Wire> {
+                let wx = f32_mul(b, w, x[i].wires());
+                let fit = f32_add(b, &wx, bias);
+                f32_sub(b, y[i].wires(), &fit)
+            };
+            let mut sum = zero.clone();
+            for i in 0..GRADDESC_POINTS {
+                let r = residual(b, &w, &bias, i);
+                let term = f32_mul(b, x[i].wires(), &r);
+                sum = f32_add(b, &sum, &term);
+            }
+            let scaled = f32_mul(b, &minus_two, &sum);
+            let dw = f32_mul(b, &scaled, &eighth);
+            let step = f32_mul(b, &rate, &dw);
+            w = f32_sub(b, &w, &step);
+            let mut sum = zero.clone();
+            for i in 0..GRADDESC_POINTS {
+                let r = residual(b, &w, &bias, i);
+                sum = f32_add(b, &sum, &r);
+            }
+            let scaled = f32_mul(b, &minus_two, &sum);
+            let db = f32_mul(b, &scaled, &eighth);
+            let step = f32_mul(b, &rate, &db);
+            bias = f32_sub(b, &bias, &step);
+        }
+        (w, bias)
+    });
+    vec![UInt::from_wires(ctx, w), UInt::from_wires(ctx, bias)]
 }

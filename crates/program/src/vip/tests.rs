@@ -168,10 +168,55 @@ fn wrong_input_lengths_are_named() {
     assert!(err.to_string().contains("garbler"), "{err}");
     assert!(Workload::Merse.model(&[1], &[2]).is_err());
     assert!(matches!(
-        Workload::from_name("graddesc"),
+        Workload::from_name("nope"),
         Err(VipError::UnknownWorkload(_))
     ));
     for w in Workload::ALL {
         assert_eq!(Workload::from_name(w.name()), Ok(w));
     }
+}
+
+#[test]
+fn graddesc_matches_model() {
+    let w = Workload::GradDesc;
+    let mut rng = rand_chacha_like(w);
+    let f = |v: f32| v.to_bits();
+    // A line with noise: the descent converges slowly (L = 0.001) toward w = 3, b = 2.
+    for _ in 0..3 {
+        let x: Vec<f32> = (0..8).map(|_| rng.gen_range(-10.0f32..10.0)).collect();
+        let y: Vec<u32> = x
+            .iter()
+            .map(|&x| f(3.0 * x + 2.0 + rng.gen_range(-0.5f32..0.5)))
+            .collect();
+        let x: Vec<u32> = x.into_iter().map(f).collect();
+        check(w, &y, &x);
+    }
+    // Random bit patterns (huge, tiny, NaN, infinite values) and edges: ±0, subnormals,
+    // ±∞, NaN, the largest finite value (overflow to ∞ and ∞ − ∞ = NaN on the way).
+    for _ in 0..2 {
+        check(w, &random_words(&mut rng, 8), &random_words(&mut rng, 8));
+    }
+    let edges = [
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x807F_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F7F_FFFF,
+        0x3F80_0000,
+        0x0080_0000,
+    ];
+    for shift in 0..3 {
+        let y: Vec<u32> = (0..8).map(|i| edges[(i + shift) % edges.len()]).collect();
+        let x: Vec<u32> = (0..8).map(|i| edges[(i * 3 + shift + 1) % edges.len()]).collect();
+        check(w, &y, &x);
+    }
+    // Subnormal data only: results stay in the subnormal range.
+    let tiny: Vec<u32> = (1..=8).collect();
+    check(w, &tiny, &tiny);
+    // A NaN result is the canonical quiet NaN.
+    let out = plain(w, &[0x7FC0_0001; 8], &[f(1.0); 8]);
+    assert_eq!(out, vec![0x7FC0_0000, 0x7FC0_0000]);
 }
