@@ -21,7 +21,7 @@ use mixgc_studies::common::Security;
 #[derive(Args, Debug)]
 #[command(after_help = vip_help())]
 pub struct VipArgs {
-    /// Workload: bubbst, dotprod, merse, triangle, hamm, matmult or relu (`all` with --report).
+    /// Workload: bubbst, dotprod, merse, triangle, hamm, matmult, relu or graddesc (`all` with --report).
     name: String,
     /// This party's role.
     #[arg(long, value_parser = role_parser(), required_unless_present_any = ["report", "random_inputs"])]
@@ -59,7 +59,7 @@ fn vip_help() -> String {
         "{}\n\nExamples:\n  mixgc vip dotprod --random-inputs in\n  \
 mixgc vip dotprod --role garbler --listen 127.0.0.1:7000 --input-file in/dotprod.garbler.json\n  \
 mixgc vip dotprod --role evaluator --connect 127.0.0.1:7000 --input-file in/dotprod.evaluator.json\n  \
-mixgc vip all --report\n\ngraddesc (IEEE binary32) is not implemented yet.",
+mixgc vip all --report",
         vip_json::HELP
     )
 }
@@ -171,12 +171,24 @@ fn report(name: &str) -> Result<(), CliError> {
     crate::write_stdout(&text)
 }
 
-/// `--random-inputs DIR`: both parties' files and the expected output line.
+/// `--random-inputs DIR`: both parties' files and the expected output line (random words;
+/// for `graddesc`, random points near a line).
 fn random_inputs(w: Workload, dir: &Path) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut rng = rand::thread_rng();
-    let mut words = |n: usize| -> Vec<u32> { (0..n).map(|_| rng.gen()).collect() };
-    let (g, e) = (words(w.garbler_words()), words(w.evaluator_words()));
+    let (g, e) = if w == Workload::GradDesc {
+        // Points near y = 3x + 2 (random bit patterns would make most results NaN).
+        let x: Vec<f32> = (0..w.evaluator_words())
+            .map(|_| rng.gen_range(-10.0f32..10.0))
+            .collect();
+        let y = x
+            .iter()
+            .map(|&x| (3.0 * x + 2.0 + rng.gen_range(-0.5f32..0.5)).to_bits());
+        (y.collect(), x.iter().map(|v| v.to_bits()).collect())
+    } else {
+        let mut words = |n: usize| -> Vec<u32> { (0..n).map(|_| rng.gen()).collect() };
+        (words(w.garbler_words()), words(w.evaluator_words()))
+    };
     let expected = vip_json::output_line(w, &w.model(&g, &e)?) + "\n";
     let files = [
         ("garbler", vip_json::input_file(w, PartyId::GARBLER, &g)),

@@ -20,6 +20,8 @@ enum Layout {
     Uint,
     /// A bit string of this many bits as hex of its bytes (bit i = bit i mod 8 of byte i / 8).
     BitsHex(usize),
+    /// An array of this many binary32 values, each `{"f32_bits": "8 hex digits"}`.
+    Floats(usize),
 }
 
 /// The key and layout of `owner`'s input, `None` for an empty object.
@@ -40,6 +42,8 @@ fn input_spec(w: Workload, owner: PartyId) -> Option<(&'static str, Layout)> {
         (Workload::MatMult, false) => ("b", Layout::Matrix { rows: 8, cols: 8 }),
         (Workload::Relu, true) => ("x_lo", Layout::Ints(1024)),
         (Workload::Relu, false) => ("x_hi", Layout::Ints(1024)),
+        (Workload::GradDesc, true) => ("y", Layout::Floats(8)),
+        (Workload::GradDesc, false) => ("x", Layout::Floats(8)),
     })
 }
 
@@ -52,7 +56,9 @@ merse    garbler {\"seed\": uint32}  evaluator {}  output: the first 1000 uint32
 triangle garbler {\"rows_0_6\": [7][13] int32}  evaluator {\"rows_7_12\": [6][13] int32}  output: int32 trace(A^3)/6\n  \
 hamm     garbler {\"a_bits_le_hex\": \"10240 hex digits\"}  evaluator {\"b_bits_le_hex\": ...}  output: uint32 popcount(a xor b) of 40960 bits\n  \
 matmult  garbler {\"a\": [8][8] int32}  evaluator {\"b\": [8][8] int32}  output: [8][8] int32 A*B mod 2^32\n  \
-relu     garbler {\"x_lo\": [1024 int32]}  evaluator {\"x_hi\": [1024 int32]}  output: the 2048 max(x, 0)\n\
+relu     garbler {\"x_lo\": [1024 int32]}  evaluator {\"x_hi\": [1024 int32]}  output: the 2048 max(x, 0)\n  \
+graddesc garbler {\"y\": [8 x {\"f32_bits\": \"8 hex digits\"}]}  evaluator {\"x\": [8 x ...]}  output: [w, b] as \
+{\"f32_bits\": hex} after 20 rounds of binary32 gradient descent (a NaN as 7fc00000; other keys of a value ignored)\n\
 Each party that learns the output prints one line on stdout: {\"benchmark\": NAME, \"output\": VALUE, \
 \"output_sha256\": HEX}, the hash over the output words as 4-byte little-endian words in order (matrices row-major).";
 
@@ -110,7 +116,36 @@ fn words_of(field: &Value, layout: &Layout) -> Result<Vec<u32>, String> {
                 .ok_or_else(|| format!("must be an integer in [0, 2^32), got {}", short(field)))
         }
         Layout::BitsHex(bits) => hex_words(field, bits),
+        Layout::Floats(n) => array(field, n, "")?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| f32_bits(v).map_err(|e| format!("entry {i}: {e}")))
+            .collect(),
     }
+}
+
+/// A binary32 value `{"f32_bits": "8 hex digits"}` (other keys ignored) as its bits.
+fn f32_bits(v: &Value) -> Result<u32, String> {
+    let bits = v
+        .as_object()
+        .ok_or_else(|| {
+            format!(
+                "must be an object {{\"f32_bits\": \"8 hex digits\"}}, got {}",
+                short(v)
+            )
+        })?
+        .get("f32_bits")
+        .ok_or("missing key \"f32_bits\"")?;
+    let text = bits
+        .as_str()
+        .filter(|t| t.len() == 8 && t.bytes().all(|c| c.is_ascii_hexdigit()))
+        .ok_or_else(|| format!("\"f32_bits\" must be 8 hex digits, got {}", short(bits)))?;
+    u32::from_str_radix(text, 16).map_err(|e| format!("\"f32_bits\": {e}"))
+}
+
+/// `{"f32_bits": "8 hex digits"}` for a binary32 bit pattern.
+fn float_value(bits: u32) -> Value {
+    json!({"f32_bits": format!("{bits:08x}")})
 }
 
 /// `field` as an array of exactly `n` values.
@@ -189,6 +224,7 @@ pub fn output_line(w: Workload, words: &[u32]) -> String {
         }
     };
     let output = match w {
+        Workload::GradDesc => Value::Array(words.iter().map(|&x| float_value(x)).collect()),
         Workload::DotProd | Workload::Triangle | Workload::Hamm => value(words[0]),
         Workload::MatMult => Value::Array(
             words
@@ -231,6 +267,7 @@ pub fn input_file(w: Workload, owner: PartyId, words: &[u32]) -> String {
                 .map(|b| format!("{b:02x}"))
                 .collect::<String>())
         }
+        Layout::Floats(_) => Value::Array(words.iter().map(|&x| float_value(x)).collect()),
     };
     let mut object = Map::new();
     object.insert(key.into(), field);
@@ -298,6 +335,18 @@ mod tests {
         let big = format!("{{\"a\": [2147483648{}]}}", ", 0".repeat(127));
         let err = parse_input(Workload::DotProd, g, &big).unwrap_err();
         assert!(err.contains("\"a\": entry 0 must be an int32"), "{err}");
+        let floats = format!(
+            "{{\"y\": [{}{{\"f32_bits\": \"3f80\"}}]}}",
+            "{\"f32_bits\": \"3f800000\", \"note\": 1}, ".repeat(7)
+        );
+        assert!(parse_input(Workload::GradDesc, g, &floats)
+            .unwrap_err()
+            .contains("\"y\": entry 7: \"f32_bits\" must be 8 hex digits"));
+        let ok = format!(
+            "{{\"y\": [{}{{\"f32_bits\": \"7FC00000\"}}]}}",
+            "{\"f32_bits\": \"3f800000\", \"note\": 1}, ".repeat(7)
+        );
+        assert_eq!(parse_input(Workload::GradDesc, g, &ok).unwrap()[7], 0x7FC0_0000);
         let rows = "{\"a\": [[1,2,3,4,5,6,7,8],[1]]}";
         assert!(parse_input(Workload::MatMult, g, rows)
             .unwrap_err()

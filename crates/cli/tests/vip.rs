@@ -158,7 +158,19 @@ fn bad_input_files_are_clear_errors_naming_the_key() {
         ])
         .assert_error(name, needles);
     }
-    run1(&["vip", "graddesc", "--report"]).assert_error("graddesc", &["not implemented"]);
+    let bad_float = json!({"x": vec![json!({"f32_bits": "zz"}); 8]}).to_string();
+    let f = TempFile::new("vip-bad-graddesc.json", bad_float.as_bytes());
+    run1(&[
+        "vip",
+        "graddesc",
+        "--role",
+        "evaluator",
+        "--connect",
+        "127.0.0.1:9",
+        "--input-file",
+        f.path(),
+    ])
+    .assert_error("graddesc", &["\"x\": entry 0", "8 hex digits"]);
     run1(&["vip", "nope", "--report"]).assert_error("unknown", &["unknown VIP-Bench workload `nope`"]);
 }
 
@@ -219,4 +231,29 @@ fn bubbst_and_triangle_edge_inputs_between_two_processes() {
     let want = expected_line(Workload::Triangle, &a[..91], &a[91..], |w| json!(w[0] as i32));
     assert_eq!(printed(&g), want);
     assert_eq!(printed(&e), want);
+}
+
+#[test]
+fn graddesc_between_two_processes() {
+    let f = |v: f32| json!({"f32_bits": format!("{:08x}", v.to_bits())});
+    let xs = [-3.5f32, -1.0, 0.0, 0.5, 1.25, 2.0, 4.0, 7.5];
+    let ys: Vec<f32> = xs.iter().map(|x| 3.0 * x + 2.0).collect();
+    // An edge point: a subnormal x.
+    let mut x_bits: Vec<u32> = xs.iter().map(|v| v.to_bits()).collect();
+    x_bits[2] = 1;
+    let y_bits: Vec<u32> = ys.iter().map(|v| v.to_bits()).collect();
+    let garbler = json!({"y": ys.iter().map(|&v| f(v)).collect::<Vec<_>>()});
+    let evaluator = json!({"x": x_bits.iter().map(|&b| f(f32::from_bits(b))).collect::<Vec<_>>()});
+    let (g, e) = vip_pair("graddesc", &garbler, &evaluator, &[]);
+    let want = expected_line(Workload::GradDesc, &y_bits, &x_bits, |w| {
+        json!(w
+            .iter()
+            .map(|&b| json!({"f32_bits": format!("{b:08x}")}))
+            .collect::<Vec<_>>())
+    });
+    assert_eq!(printed(&g), want);
+    assert_eq!(printed(&e), want);
+    // The descent moved toward w = 3, b = 2 (L = 0.001, 20 rounds: a small step).
+    let w = f32::from_bits(u32::from_str_radix(want["output"][0]["f32_bits"].as_str().unwrap(), 16).unwrap());
+    assert!(w > 0.0 && w < 3.0, "{w}");
 }
