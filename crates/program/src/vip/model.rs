@@ -119,14 +119,14 @@ pub fn graddesc(y: &[f32], x: &[f32]) -> (f32, f32) {
     let (mut w, mut b) = (0.0f32, 0.0f32);
     for _ in 0..GRADDESC_ROUNDS {
         let mut sum = 0.0f32;
-        for i in 0..GRADDESC_POINTS {
-            sum += x[i] * (y[i] - (w * x[i] + b));
+        for (&xi, &yi) in x.iter().zip(y).take(GRADDESC_POINTS) {
+            sum += xi * (yi - (w * xi + b));
         }
         let dw = (-2.0 * sum) / 8.0;
         w -= rate * dw;
         let mut sum = 0.0f32;
-        for i in 0..GRADDESC_POINTS {
-            sum += y[i] - (w * x[i] + b);
+        for (&xi, &yi) in x.iter().zip(y).take(GRADDESC_POINTS) {
+            sum += yi - (w * xi + b);
         }
         let db = (-2.0 * sum) / 8.0;
         b -= rate * db;

@@ -257,15 +257,15 @@ fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<
         let (mut w, mut bias) = (zero.clone(), zero.clone());
         for _ in 0..GRADDESC_ROUNDS {
             // Residual yᵢ − (w·xᵢ + b).
-            let residual = |b: &mut B, w: &[B::Wire], bias: &[B::Wire], i: usize| -> Vec<B::Wire> {
-                let wx = f32_mul(b, w, x[i].wires());
+            let residual = |b: &mut B, w: &[B::Wire], bias: &[B::Wire], xi: &[B::Wire], yi: &[B::Wire]| {
+                let wx = f32_mul(b, w, xi);
                 let fit = f32_add(b, &wx, bias);
-                f32_sub(b, y[i].wires(), &fit)
+                f32_sub(b, yi, &fit)
             };
             let mut sum = zero.clone();
-            for i in 0..GRADDESC_POINTS {
-                let r = residual(b, &w, &bias, i);
-                let term = f32_mul(b, x[i].wires(), &r);
+            for (xi, yi) in x.iter().zip(y).take(GRADDESC_POINTS) {
+                let r = residual(b, &w, &bias, xi.wires(), yi.wires());
+                let term = f32_mul(b, xi.wires(), &r);
                 sum = f32_add(b, &sum, &term);
             }
             let scaled = f32_mul(b, &minus_two, &sum);
@@ -273,8 +273,8 @@ fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<
             let step = f32_mul(b, &rate, &dw);
             w = f32_sub(b, &w, &step);
             let mut sum = zero.clone();
-            for i in 0..GRADDESC_POINTS {
-                let r = residual(b, &w, &bias, i);
+            for (xi, yi) in x.iter().zip(y).take(GRADDESC_POINTS) {
+                let r = residual(b, &w, &bias, xi.wires(), yi.wires());
                 sum = f32_add(b, &sum, &r);
             }
             let scaled = f32_mul(b, &minus_two, &sum);
