@@ -48,7 +48,7 @@ pub struct HaacSize {
 }
 
 impl HaacSize {
-    /// Table 2's AND count, rounded to the nearest thousand gates' precision.
+    /// Table 2's AND count: its gates (given in thousands) × its AND %, rounded.
     pub fn ands(&self) -> u64 {
         (self.kilo_gates as f64 * 1000.0 * self.and_percent / 100.0).round() as u64
     }
