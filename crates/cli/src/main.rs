@@ -18,6 +18,8 @@ mod progress;
 mod run;
 mod summary;
 mod synth;
+mod vip;
+mod vip_json;
 
 use std::process::ExitCode;
 
@@ -68,6 +70,8 @@ enum Command {
     Profile(profile::ProfileArgs),
     /// Synthesize a Verilog design into a Bristol Fashion circuit (or a sequential netlist) with Yosys.
     Synth(synth::SynthArgs),
+    /// Run one party of a VIP-Bench workload (HAAC §5) with JSON input, or report its gate counts.
+    Vip(vip::VipArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -103,6 +107,7 @@ fn main() -> ExitCode {
         Command::Profile(a) => profile::profile(a),
         Command::BenchParty(a) => bench::party(a),
         Command::Synth(a) => synth::synth(a),
+        Command::Vip(a) => vip::vip(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,6 +30,7 @@ mod plain;
 mod record;
 pub mod tensor;
 mod value;
+pub mod vip;
 
 pub use backend::{checked_input, Backend, PeerError, ProgramError};
 pub use counter::{gadget_cost, Cost, CountedWire, Counter, CrtOp};

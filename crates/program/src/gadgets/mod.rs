@@ -13,6 +13,7 @@ pub mod bits;
 pub mod circuit;
 pub mod div;
 pub mod edit;
+pub mod float;
 pub mod mul;
 pub mod nparty;
 pub mod select;
