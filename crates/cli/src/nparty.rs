@@ -61,7 +61,7 @@ pub struct PartyArgs {
     #[arg(long, default_value = "all", value_name = "all|I,J,...")]
     reveal: String,
     /// Seconds any one step may wait on a peer before this party names it and stops (then,
-    /// with 3+ parties, a grace of a quarter of it, at most 5 s, for the peer to say whom it
+    /// with 3+ parties, a grace of a quarter of it, at most 0.5 s, for the peer to say whom it
     /// was waiting on).
     #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_timeout)]
     timeout: u64,

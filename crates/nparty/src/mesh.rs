@@ -281,9 +281,10 @@ impl Mesh {
 
 /// How much longer than its timeout a party waits on a silent peer, with three or more
 /// parties, for the peer's own report of whom it waited on (see [`Mesh::recv`]): a quarter
-/// of the timeout, at most 5 s.
+/// of the timeout, at most 500 ms, so a stalled party is still named within the timeout
+/// plus one second.
 pub fn grace(timeout: std::time::Duration) -> std::time::Duration {
-    (timeout / 4).min(std::time::Duration::from_secs(5))
+    (timeout / 4).min(std::time::Duration::from_millis(500))
 }
 
 /// Queued chunks each in-memory link holds before a sender blocks (64 KiB each): enough
