@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use common::*;
 use mixgc_circuit::values;
@@ -46,40 +45,6 @@ fn testbench(s: &Synthesized, vectors: &[Vec<String>]) -> String {
     }
     tb += "    $finish;\n  end\nendmodule\n";
     tb
-}
-
-/// Runs Icarus Verilog on the design's source plus the testbench; one line per vector.
-fn simulate(sources: &[PathBuf], tb: &str, tag: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("mixgc-hdl-ref-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let tb_path = dir.join("tb.v");
-    let exe = dir.join("tb.vvp");
-    std::fs::write(&tb_path, tb).unwrap();
-    let compile = Command::new("iverilog")
-        .arg("-o")
-        .arg(&exe)
-        .args(sources)
-        .arg(&tb_path)
-        .output()
-        .unwrap();
-    assert!(
-        compile.status.success(),
-        "iverilog: {}",
-        String::from_utf8_lossy(&compile.stderr)
-    );
-    let run = Command::new("vvp").arg("-n").arg(&exe).output().unwrap();
-    assert!(
-        run.status.success(),
-        "vvp: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8(run.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty() && !l.contains("$finish"))
-        .map(str::to_string)
-        .collect()
 }
 
 /// Synthesizes `file`, checks it against the simulator and returns it.

@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use common::*;
 use mixgc_circuit::sequential::{InputMode, Sequential};
@@ -44,38 +43,6 @@ fn testbench(top: &str, net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> String {
     }
     tb += "    $finish;\n  end\nendmodule\n";
     tb
-}
-
-fn simulate(sources: &[PathBuf], tb: &str, tag: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("mixgc-hdl-seq-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (tb_path, exe) = (dir.join("tb.v"), dir.join("tb.vvp"));
-    std::fs::write(&tb_path, tb).unwrap();
-    let compile = Command::new("iverilog")
-        .arg("-o")
-        .arg(&exe)
-        .args(sources)
-        .arg(&tb_path)
-        .output()
-        .unwrap();
-    assert!(
-        compile.status.success(),
-        "iverilog: {}",
-        String::from_utf8_lossy(&compile.stderr)
-    );
-    let run = Command::new("vvp").arg("-n").arg(&exe).output().unwrap();
-    assert!(
-        run.status.success(),
-        "vvp: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8(run.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty() && !l.contains("$finish"))
-        .map(str::to_string)
-        .collect()
 }
 
 /// Synthesizes a sequential design.
