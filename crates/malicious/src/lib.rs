@@ -1,0 +1,17 @@
+//! Maliciously secure two-party computation: authenticated garbling.
+//!
+//! The protocol is Wang–Ranellucci–Katz, "Authenticated Garbling and Efficient Maliciously
+//! Secure Two-Party Computation" (CCS 2017, ePrint 2017/030, here WRK17) with the half-size
+//! garbling and preprocessing improvements of Katz–Ranellucci–Rosulek–Wang (CRYPTO 2018,
+//! ePrint 2018/578, KRRW18). Party A is the garbler, party B the evaluator, as in WRK17.
+//!
+//! Layout (the data path as folders):
+//! - [`auth`]: IT-MACs and the authenticated shares every other module trades in, plus the
+//!   [`auth::Preprocessor`] trait (WRK17's F_Pre) that separates the function-independent
+//!   preprocessing from the function-dependent garbling and the online phase.
+
+pub mod auth;
+pub mod error;
+
+pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
+pub use error::MaliciousError;
