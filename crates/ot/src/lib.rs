@@ -7,6 +7,8 @@
 //!   with a hardened key derivation: the OT index, the choice bit and the whole transcript
 //!   are hashed into every key, so a receiver cannot force k₀ = k₁ — the 2025 "NIL-CIRC"
 //!   attack; `docs/security.md`, "Base OT").
+//! - [`endemic`]: the maliciously secure endemic OT of Masny–Rindal (CCS 2019) over
+//!   Ristretto, the base OT of the malicious preprocessing (KOS15 setup).
 //! - IKNP OT extension ([`OtSender`], [`OtReceiver`]; Ishai–Kilian–Nissim–Petrank,
 //!   CRYPTO 2003) with the optimisations of Asharov–Lindell–Schneider–Zohner (CCS 2013):
 //!   128 base OTs with roles reversed, then any number of OTs for the cost of symmetric
@@ -20,6 +22,7 @@
 //! so this crate is tested against the known attacks (see the regression tests).
 
 pub mod base;
+pub mod endemic;
 mod error;
 mod iknp;
 mod prg;
