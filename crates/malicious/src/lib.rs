@@ -9,9 +9,13 @@
 //! - [`auth`]: IT-MACs and the authenticated shares every other module trades in, plus the
 //!   [`auth::Preprocessor`] trait (WRK17's F_Pre) that separates the function-independent
 //!   preprocessing from the function-dependent garbling and the online phase.
+//! - [`prep`]: that preprocessing against a malicious peer ([`Kos15Preprocessor`]): endemic
+//!   base OT, KOS15-checked COT, authenticated bits, KRRW18 leaky ANDs, WRK17 bucketing.
 
 pub mod auth;
 pub mod error;
+pub mod prep;
 
 pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
 pub use error::MaliciousError;
+pub use prep::Kos15Preprocessor;

@@ -1,0 +1,284 @@
+//! Function-independent preprocessing (WRK17's F_Pre) secure against a malicious peer:
+//! [`Kos15Preprocessor`] implements [`Preprocessor`] over any [`Channel`].
+//!
+//! The data path, one module per step:
+//! - setup: Masny–Rindal endemic base OT ([`mixgc_ot::endemic`]), 128 in each direction;
+//! - [`cot`]: IKNP correlated OT with the KOS15 consistency check, correlation = Δ_P;
+//! - [`abit`]: random authenticated shares from COT in both directions (WRK17 §3, F_aBit);
+//! - [`laand`]: leaky AND triples (KRRW18 Fig. 5, realising WRK17's F_LaAND);
+//! - [`bucket`]: permute, bucket and combine into secure triples (WRK17 Fig. 9);
+//! - [`coin`]: commitments and coin tossing, [`gf128`]: the field of the KOS15 check.
+//!
+//! Every check these papers require aborts with `MaliciousError::CheckFailed { check }`;
+//! the names are listed in `docs/malicious.md` ("Preprocessing") with the tests that
+//! show them.
+
+mod abit;
+mod bucket;
+mod coin;
+mod cot;
+mod gf128;
+mod laand;
+#[cfg(test)]
+mod tests;
+
+use mixgc_core::{Block, Rng, Tccr};
+use mixgc_net::Channel;
+
+use crate::{AuthShare, AuthTriple, Delta, MaliciousError, Preprocessor, Role};
+use abit::Shares;
+use cot::{CotReceiver, CotSender};
+
+pub use bucket::MIN_TRIPLES;
+
+/// Names of the checks the preprocessing can fail (`MaliciousError::CheckFailed`).
+pub mod checks {
+    pub use super::bucket::OPEN_CHECK;
+    pub use super::cot::{KOS_CHECK, KOS_COINS};
+    pub use super::laand::{LAAND_CHECK, LAAND_COMMITMENT};
+    /// The garbler's commitment to its bucketing coins did not open.
+    pub const BUCKET_COINS: &str = "bucketing coin-toss commitment";
+}
+
+/// The most triples generated in one internal batch: bounds memory (≈ 0.5 KB per triple
+/// while it is generated) whatever `and_triples` is asked for; ≥ 280,000 so that WRK17's
+/// bucket size is 3.
+pub const MAX_BATCH: usize = 300_000;
+
+/// A deviation injected by the cheating tests (never set outside them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Fault {
+    #[default]
+    None,
+    /// The COT receiver sends a wrong x in the KOS15 check.
+    KosLieInCheck,
+    /// The party uses Δ' ≠ Δ in the leaky AND.
+    WrongDeltaInLaand,
+    /// The party flips a bit in 64 blocks G of its leaky-AND message.
+    CorruptLaandMessage,
+    /// The party opens a wrong bit d in the bucketing (its MAC no longer fits).
+    FlipOpenedBit,
+}
+
+/// Sends `mine` and receives as many bytes, the garbler sending first (so a long message
+/// never waits on a peer that is itself blocked sending).
+pub(crate) fn exchange_bytes<C: Channel + ?Sized>(
+    ch: &mut C,
+    role: Role,
+    mine: &[u8],
+) -> Result<Vec<u8>, MaliciousError> {
+    let mut theirs = vec![0u8; mine.len()];
+    if role == Role::Garbler {
+        ch.send(mine)?;
+        ch.flush()?;
+        ch.recv(&mut theirs)?;
+    } else {
+        ch.recv(&mut theirs)?;
+        ch.send(mine)?;
+        ch.flush()?;
+    }
+    Ok(theirs)
+}
+
+/// Exchanges equally many bits, packed eight to a byte.
+pub(crate) fn exchange_bits<C: Channel + ?Sized>(
+    ch: &mut C,
+    role: Role,
+    mine: &[bool],
+) -> Result<Vec<bool>, MaliciousError> {
+    let theirs = exchange_bytes(ch, role, &pack_bits(mine))?;
+    Ok(unpack_bits(&theirs, mine.len()))
+}
+
+pub(crate) fn pack_bits(bits: &[bool]) -> Vec<u8> {
+    let mut out = vec![0u8; bits.len().div_ceil(8)];
+    for (j, &b) in bits.iter().enumerate() {
+        out[j / 8] |= (b as u8) << (j % 8);
+    }
+    out
+}
+
+pub(crate) fn unpack_bits(bytes: &[u8], n: usize) -> Vec<bool> {
+    (0..n).map(|j| bytes[j / 8] >> (j % 8) & 1 == 1).collect()
+}
+
+/// WRK17's F_Pre against a malicious peer: KOS15-checked COT from endemic base OTs,
+/// KRRW18 leaky ANDs, WRK17 bucketing. Set up once ([`Kos15Preprocessor::setup`]: 2 × 128
+/// base OTs), then any number of calls of any size; both parties make the same calls.
+///
+/// Δ: the garbler's has lsb 1 (free-XOR colour bit), the evaluator's lsb 0, so that
+/// lsb(Δ_A ⊕ Δ_B) = 1 as the leaky AND's opening of d needs (KRRW18 §4).
+///
+/// After any error (a failed check, a dead peer) the instance refuses further calls.
+pub struct Kos15Preprocessor<C: Channel> {
+    ch: C,
+    role: Role,
+    delta: Delta,
+    cot_send: CotSender,
+    cot_recv: CotReceiver,
+    rng: Rng,
+    hash: Tccr,
+    /// Leaky triples made so far: the next leaky AND's first hash tweak.
+    leaky_made: u64,
+    /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`]).
+    surplus: Vec<AuthTriple>,
+    failed: bool,
+    fault: Fault,
+}
+
+impl<C: Channel> Kos15Preprocessor<C> {
+    /// Picks Δ and runs the base OTs of both COT directions. `session` must be equal on
+    /// both sides and fresh per session (it separates the random-oracle calls).
+    pub fn setup(mut ch: C, role: Role, session: &[u8; 32], mut rng: Rng) -> Result<Self, MaliciousError> {
+        let raw = Block::random(&mut rng).to_u128();
+        let delta = match role {
+            Role::Garbler => raw | 1,
+            Role::Evaluator => raw & !1,
+        };
+        let delta = Block::from_u128(delta);
+        // Direction 0: the garbler holds the COT correlation; direction 1: the evaluator.
+        let (cot_send, cot_recv) = match role {
+            Role::Garbler => {
+                let s = CotSender::setup(&mut ch, session, 0, delta, &mut rng)?;
+                (s, CotReceiver::setup(&mut ch, session, 1, &mut rng)?)
+            }
+            Role::Evaluator => {
+                let r = CotReceiver::setup(&mut ch, session, 0, &mut rng)?;
+                (CotSender::setup(&mut ch, session, 1, delta, &mut rng)?, r)
+            }
+        };
+        Ok(Kos15Preprocessor {
+            ch,
+            role,
+            delta: Delta(delta),
+            cot_send,
+            cot_recv,
+            rng,
+            hash: Tccr::default(),
+            leaky_made: 0,
+            surplus: Vec::new(),
+            failed: false,
+            fault: Fault::None,
+        })
+    }
+
+    pub fn channel(&self) -> &C {
+        &self.ch
+    }
+
+    pub fn channel_mut(&mut self) -> &mut C {
+        &mut self.ch
+    }
+
+    pub fn into_channel(self) -> C {
+        self.ch
+    }
+
+    #[cfg(test)]
+    pub(crate) fn inject(&mut self, fault: Fault) {
+        self.fault = fault;
+        self.cot_recv.fault = fault;
+    }
+
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, MaliciousError>,
+    ) -> Result<T, MaliciousError> {
+        if self.failed {
+            return Err(MaliciousError::Protocol(
+                "the preprocessing is unusable after an earlier failure".into(),
+            ));
+        }
+        let r = f(self);
+        self.failed = r.is_err();
+        r
+    }
+
+    fn shares(&mut self, n: usize) -> Result<Shares, MaliciousError> {
+        abit::random_shares(
+            &mut self.ch,
+            self.role,
+            &mut self.cot_send,
+            &mut self.cot_recv,
+            n,
+            &mut self.rng,
+        )
+    }
+
+    /// ℓ ≥ [`MIN_TRIPLES`] fresh triples: ℓ·B leaky ANDs, coins, buckets (WRK17 Fig. 9).
+    fn batch(&mut self, l: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
+        let bucket = bucket::bucket_size(l);
+        let leaky_count = l * bucket;
+        let mut leaky = self.shares(3 * leaky_count)?;
+        let params = laand::LaandParams {
+            role: self.role,
+            delta: self.delta.0,
+            hash: &self.hash,
+            first: self.leaky_made,
+            fault: self.fault,
+        };
+        laand::leaky_and(&mut self.ch, &params, &mut leaky, &mut self.rng)?;
+        self.leaky_made += leaky_count as u64;
+        // WRK17 Fig. 9 step 2: the permutation's coins are tossed after the leaky triples
+        // are fixed.
+        let coins = coin::toss(
+            &mut self.ch,
+            self.role == Role::Garbler,
+            &mut self.rng,
+            checks::BUCKET_COINS,
+        )?;
+        bucket::combine(
+            &mut self.ch,
+            self.role,
+            self.delta.0,
+            &leaky,
+            bucket,
+            &coins,
+            self.fault,
+        )
+    }
+}
+
+impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
+    type Error = MaliciousError;
+
+    fn role(&self) -> Role {
+        self.role
+    }
+
+    fn delta(&self) -> Delta {
+        self.delta.clone()
+    }
+
+    fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, MaliciousError> {
+        self.guarded(|me| {
+            let mut out = Vec::with_capacity(n);
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(3 * MAX_BATCH);
+                out.extend(me.shares(k)?.to_auth());
+                left -= k;
+            }
+            Ok(out)
+        })
+    }
+
+    fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
+        self.guarded(|me| {
+            let mut out = Vec::with_capacity(n);
+            let from_surplus = n.min(me.surplus.len());
+            let keep = me.surplus.len() - from_surplus;
+            out.extend(me.surplus.drain(keep..));
+            while out.len() < n {
+                let need = n - out.len();
+                let mut fresh = me.batch(need.clamp(MIN_TRIPLES, MAX_BATCH))?;
+                if fresh.len() > need {
+                    me.surplus.extend(fresh.drain(need..));
+                }
+                out.append(&mut fresh);
+            }
+            Ok(out)
+        })
+    }
+}

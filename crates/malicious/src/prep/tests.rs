@@ -1,0 +1,197 @@
+//! The preprocessing against plaintext models (IT-MAC relations, c = a∧b) and against
+//! cheating peers (each injected deviation fails the named check at the honest party).
+
+use std::thread;
+
+use mixgc_core::{new_rng, Block};
+use mixgc_net::{memory_pair, MemoryChannel};
+
+use super::*;
+
+const SESSION: [u8; 32] = [42; 32];
+
+type Party = Kos15Preprocessor<MemoryChannel>;
+type Outcome<T> = Result<(Delta, T), MaliciousError>;
+
+/// Runs `f` for both parties in two threads over an in-memory channel, with `faults`
+/// injected into (garbler, evaluator) after setup.
+fn both<T: Send + 'static>(
+    seed: Option<u64>,
+    faults: (Fault, Fault),
+    f: impl Fn(&mut Party) -> Result<T, MaliciousError> + Send + Sync + Clone + 'static,
+) -> (Outcome<T>, Outcome<T>) {
+    let (a, b) = memory_pair();
+    let run = move |ch: MemoryChannel,
+                    role: Role,
+                    stream: u64,
+                    fault: Fault,
+                    f: &dyn Fn(&mut Party) -> Result<T, MaliciousError>| {
+        let mut p = Kos15Preprocessor::setup(ch, role, &SESSION, new_rng(seed, stream))?;
+        p.inject(fault);
+        let out = f(&mut p);
+        let delta = p.delta();
+        drop(p); // closes the channel: a waiting peer sees a disconnect, never hangs
+        out.map(|o| (delta, o))
+    };
+    let fa = f.clone();
+    let garbler = thread::spawn(move || run(a, Role::Garbler, 1, faults.0, &fa));
+    let evaluator = run(b, Role::Evaluator, 2, faults.1, &f);
+    (garbler.join().unwrap(), evaluator)
+}
+
+/// M[x_P] = K_Q[x_P] ⊕ x_P·Δ_Q in both directions.
+fn assert_authenticated(a: &AuthShare, b: &AuthShare, da: &Delta, db: &Delta) {
+    assert_eq!(a.mac, b.key ^ db.0.and_bit(a.bit), "garbler's MAC");
+    assert_eq!(b.mac, a.key ^ da.0.and_bit(b.bit), "evaluator's MAC");
+}
+
+#[test]
+fn random_shares_are_authenticated_and_uniform() {
+    let (g, e) = both(Some(1), (Fault::None, Fault::None), |p| {
+        let mut v = p.random_shares(1)?;
+        v.extend(p.random_shares(0)?);
+        v.extend(p.random_shares(20_000)?);
+        Ok(v)
+    });
+    let ((da, a), (db, b)) = (g.unwrap(), e.unwrap());
+    assert_eq!((a.len(), b.len()), (20_001, 20_001));
+    assert!(da.0.lsb());
+    assert!(!db.0.lsb());
+    let mut ones = 0;
+    for (x, y) in a.iter().zip(&b) {
+        assert_authenticated(x, y, &da, &db);
+        ones += (x.bit ^ y.bit) as usize;
+    }
+    // 20,001 fair coins: 4.5 σ ≈ 320.
+    assert!((ones as i64 - 10_000).abs() < 320, "{ones} ones");
+}
+
+fn check_triples(a: &[AuthTriple], b: &[AuthTriple], da: &Delta, db: &Delta) {
+    assert_eq!(a.len(), b.len());
+    let mut pattern = [0usize; 4];
+    for (x, y) in a.iter().zip(b) {
+        for (s, t) in [(&x.a, &y.a), (&x.b, &y.b), (&x.c, &y.c)] {
+            assert_authenticated(s, t, da, db);
+        }
+        let (va, vb, vc) = (x.a.bit ^ y.a.bit, x.b.bit ^ y.b.bit, x.c.bit ^ y.c.bit);
+        assert_eq!(vc, va & vb, "c ≠ a∧b");
+        pattern[(va as usize) << 1 | vb as usize] += 1;
+    }
+    if a.len() >= 1000 {
+        // a and b uniform: each of the four patterns about a quarter.
+        for p in pattern {
+            assert!(p * 5 > a.len() && p * 3 < a.len(), "{pattern:?}");
+        }
+    }
+}
+
+#[test]
+fn hundred_thousand_triples_satisfy_the_macs_and_c_equals_a_and_b() {
+    let (g, e) = both(None, (Fault::None, Fault::None), |p| p.and_triples(100_000));
+    let ((da, a), (db, b)) = (g.unwrap(), e.unwrap());
+    check_triples(&a, &b, &da, &db);
+}
+
+/// Small and odd batch sizes, served partly from the surplus of earlier batches, then a
+/// batch above [`MAX_BATCH`] (two internal batches).
+#[test]
+fn any_batch_size_and_the_surplus_carry_over() {
+    let (g, e) = both(Some(7), (Fault::None, Fault::None), |p| {
+        let mut v = Vec::new();
+        for n in [0, 1, 2, 3_097, 5, MIN_TRIPLES + 1, MAX_BATCH + 10] {
+            let got = p.and_triples(n)?;
+            assert_eq!(got.len(), n);
+            v.extend(got);
+        }
+        Ok(v)
+    });
+    let ((da, a), (db, b)) = (g.unwrap(), e.unwrap());
+    check_triples(&a, &b, &da, &db);
+}
+
+/// Runs `cheat` by one party and expects the honest one to fail `check`.
+fn expect_caught(cheater: Role, fault: Fault, check: &str) {
+    let faults = match cheater {
+        Role::Garbler => (fault, Fault::None),
+        Role::Evaluator => (Fault::None, fault),
+    };
+    let (g, e) = both(None, faults, |p| p.and_triples(MIN_TRIPLES));
+    let honest = match cheater {
+        Role::Garbler => e,
+        Role::Evaluator => g,
+    };
+    match honest {
+        Err(MaliciousError::CheckFailed { check: got }) => assert_eq!(got, check, "{fault:?} by {cheater:?}"),
+        Err(other) => panic!("{fault:?} by {cheater:?}: expected {check}, got {other}"),
+        Ok(_) => panic!("{fault:?} by {cheater:?} was not caught"),
+    }
+}
+
+#[test]
+fn a_receiver_lying_in_the_kos_check_is_caught() {
+    for cheater in [Role::Garbler, Role::Evaluator] {
+        expect_caught(cheater, Fault::KosLieInCheck, checks::KOS_CHECK);
+    }
+}
+
+#[test]
+fn a_wrong_delta_in_the_leaky_and_is_caught() {
+    for cheater in [Role::Garbler, Role::Evaluator] {
+        expect_caught(cheater, Fault::WrongDeltaInLaand, checks::LAAND_CHECK);
+    }
+}
+
+#[test]
+fn a_corrupted_leaky_and_message_is_caught() {
+    for cheater in [Role::Garbler, Role::Evaluator] {
+        expect_caught(cheater, Fault::CorruptLaandMessage, checks::LAAND_CHECK);
+    }
+}
+
+#[test]
+fn an_opened_bit_with_a_wrong_mac_is_caught() {
+    for cheater in [Role::Garbler, Role::Evaluator] {
+        expect_caught(cheater, Fault::FlipOpenedBit, checks::OPEN_CHECK);
+    }
+}
+
+/// The parties disagree on the count: the OT header catches it (a protocol error naming
+/// both counts), nothing is allocated from the peer's count, and nobody hangs.
+#[test]
+fn mismatched_counts_are_a_protocol_error() {
+    let (a, b) = memory_pair();
+    let g = thread::spawn(move || {
+        let mut p = Kos15Preprocessor::setup(a, Role::Garbler, &SESSION, new_rng(Some(1), 1))?;
+        p.random_shares(100)
+    });
+    let mut p = Kos15Preprocessor::setup(b, Role::Evaluator, &SESSION, new_rng(Some(1), 2)).unwrap();
+    let e = p.random_shares(200);
+    drop(p);
+    let g = g.join().unwrap();
+    assert!(
+        matches!(e, Err(MaliciousError::Protocol(ref m)) if m.contains("out of step")),
+        "{e:?}"
+    );
+    assert!(g.is_err());
+}
+
+#[test]
+fn a_dead_peer_is_a_net_error_and_the_instance_is_then_unusable() {
+    let (a, b) = memory_pair();
+    let g = thread::spawn(move || {
+        let p = Kos15Preprocessor::setup(a, Role::Garbler, &SESSION, new_rng(Some(1), 1)).unwrap();
+        drop(p); // dies right after the setup
+    });
+    let mut p = Kos15Preprocessor::setup(b, Role::Evaluator, &SESSION, new_rng(Some(1), 2)).unwrap();
+    g.join().unwrap();
+    assert!(matches!(p.and_triples(10), Err(MaliciousError::Net(_))));
+    assert!(matches!(p.random_shares(1), Err(MaliciousError::Protocol(_))));
+}
+
+#[test]
+fn pack_and_unpack_round_trip() {
+    let bits: Vec<bool> = (0..77).map(|j| j % 3 == 0 || j % 7 == 1).collect();
+    assert_eq!(unpack_bits(&pack_bits(&bits), 77), bits);
+    assert_eq!(pack_bits(&[]).len(), 0);
+    let _ = Block::ZERO;
+}
