@@ -48,6 +48,7 @@ pub(crate) fn random_bits(rng: &mut Rng, n: usize) -> Vec<bool> {
 }
 
 /// `n` random authenticated shares (WRK17 §3, F_aBit in both directions).
+#[inline(never)]
 pub(crate) fn random_shares<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,

@@ -15,7 +15,7 @@ use mixgc_core::Block;
 use mixgc_net::Channel;
 use rand::Rng as _;
 
-use super::abit::Shares;
+use super::laand::Leaky;
 use super::{coin, exchange_bytes, pack_bits, unpack_bits, Fault};
 use crate::{AuthShare, AuthTriple, MaliciousError, Role};
 
@@ -39,18 +39,19 @@ pub(crate) fn bucket_size(l: usize) -> usize {
     }
 }
 
-/// A uniformly random permutation of 0..len from public coins (Fisher–Yates).
-pub(crate) fn permutation(coins: &[u8; 32], len: usize) -> Vec<u32> {
-    let mut rng = coin::public_rng(coins);
-    let mut p: Vec<u32> = (0..len as u32).collect();
-    for i in (1..len).rev() {
-        p.swap(i, rng.gen_range(0..=i));
-    }
-    p
+fn mac_digest(macs: &[Block]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new_derive_key(MAC_DOMAIN);
+    h.update(Block::slice_as_bytes(macs));
+    *h.finalize().as_bytes()
 }
 
-fn share(s: &Shares, j: usize) -> AuthShare {
-    s.get(j)
+/// Shuffles `items` with a uniformly random permutation drawn from public coins
+/// (Fisher–Yates, in place: one random-access pass, no index array).
+pub(crate) fn shuffle<T>(coins: &[u8; 32], items: &mut [T]) {
+    let mut rng = coin::public_rng(coins);
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.gen_range(0..=i));
+    }
 }
 
 fn scale(v: AuthShare, d: bool) -> AuthShare {
@@ -61,76 +62,69 @@ fn scale(v: AuthShare, d: bool) -> AuthShare {
     }
 }
 
-/// Combines ℓ = `leaky.len() / (3B)` buckets of the leaky triples `leaky` = [⟨x⟩ ‖ ⟨y⟩ ‖
-/// ⟨z⟩] (each of length ℓ·B) into ℓ authenticated triples.
+/// Combines the leaky triples into ℓ = `leaky.len() / B` authenticated triples.
+#[inline(never)]
 pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     delta: Block,
-    leaky: &Shares,
+    mut leaky: Vec<Leaky>,
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
 ) -> Result<Vec<AuthTriple>, MaliciousError> {
-    let total = leaky.len() / 3;
+    let total = leaky.len();
     let l = total / bucket;
-    debug_assert_eq!(l * bucket * 3, leaky.len());
+    debug_assert_eq!(l * bucket, total);
     ch.set_phase("the bucketing of AND triples");
-    let (x, y, z) = (0, total, 2 * total);
-    let perm = permutation(coins, total);
+    shuffle(coins, &mut leaky);
 
     // d = y_first ⊕ y_k for k = 1..B in every bucket: my bits and the hash of their MACs.
     let opened = l * (bucket - 1);
     let mut mine = Vec::with_capacity(opened);
-    let mut macs = blake3::Hasher::new_derive_key(MAC_DOMAIN);
-    for b in perm.chunks_exact(bucket) {
-        let first = y + b[0] as usize;
-        for &t in &b[1..] {
-            let t = y + t as usize;
-            mine.push(leaky.bits[first] ^ leaky.bits[t]);
-            macs.update(&(leaky.macs[first] ^ leaky.macs[t]).to_bytes());
+    // MACs gathered, then hashed in one call (BLAKE3 is slow on 16-byte updates).
+    let mut macs = Vec::with_capacity(opened);
+    for b in leaky.chunks_exact(bucket) {
+        let first = &b[0];
+        for t in &b[1..] {
+            mine.push((first.bits ^ t.bits) >> 1 & 1 == 1);
+            macs.push(first.macs[1] ^ t.macs[1]);
         }
     }
     if fault == Fault::FlipOpenedBit {
         mine[0] ^= true;
     }
     let mut msg = pack_bits(&mine);
-    msg.extend_from_slice(macs.finalize().as_bytes());
+    msg.extend_from_slice(&mac_digest(&macs));
     let reply = exchange_bytes(ch, role, &msg)?;
     let (their_bits, their_digest) = reply.split_at(reply.len() - 32);
     let theirs = unpack_bits(their_bits, opened);
 
     // Their MACs must be K ⊕ bit·Δ under my keys.
-    let mut expected = blake3::Hasher::new_derive_key(MAC_DOMAIN);
+    macs.clear();
     let mut k = 0;
-    for b in perm.chunks_exact(bucket) {
-        let first = y + b[0] as usize;
-        for &t in &b[1..] {
-            let t = y + t as usize;
-            let key = leaky.keys[first] ^ leaky.keys[t] ^ delta.and_bit(theirs[k]);
-            expected.update(&key.to_bytes());
+    for b in leaky.chunks_exact(bucket) {
+        let first = &b[0];
+        for t in &b[1..] {
+            let key = first.keys[1] ^ t.keys[1] ^ delta.and_bit(theirs[k]);
+            macs.push(key);
             k += 1;
         }
     }
-    if expected.finalize().as_bytes() != their_digest {
+    if mac_digest(&macs) != their_digest {
         return Err(MaliciousError::CheckFailed { check: OPEN_CHECK });
     }
 
     let mut out = Vec::with_capacity(l);
     let mut k = 0;
-    for b in perm.chunks_exact(bucket) {
-        let first = b[0] as usize;
-        let (mut a, bb, mut c) = (
-            share(leaky, x + first),
-            share(leaky, y + first),
-            share(leaky, z + first),
-        );
-        for &t in &b[1..] {
-            let t = t as usize;
+    for b in leaky.chunks_exact(bucket) {
+        let first = &b[0];
+        let (mut a, bb, mut c) = (first.share(0), first.share(1), first.share(2));
+        for t in &b[1..] {
             let d = mine[k] ^ theirs[k];
-            let xt = share(leaky, x + t);
+            let xt = t.share(0);
             a = a.xor(xt);
-            c = c.xor(share(leaky, z + t)).xor(scale(xt, d));
+            c = c.xor(t.share(2)).xor(scale(xt, d));
             k += 1;
         }
         out.push(AuthTriple { a, b: bb, c });
@@ -143,13 +137,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn permutation_is_a_permutation_and_depends_on_the_coins() {
-        let p = permutation(&[1; 32], 1000);
+    fn shuffle_permutes_and_depends_on_the_coins() {
+        let ordered: Vec<u32> = (0..1000).collect();
+        let (mut p, mut q) = (ordered.clone(), ordered.clone());
+        shuffle(&[1; 32], &mut p);
+        shuffle(&[2; 32], &mut q);
         let mut sorted = p.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, (0..1000).collect::<Vec<u32>>());
-        assert_ne!(p, permutation(&[2; 32], 1000));
-        assert_ne!(p, sorted);
+        assert_eq!(sorted, ordered);
+        assert_ne!(p, q);
+        assert_ne!(p, ordered);
+        // Position 0 takes every value about equally often over many coin choices.
+        let mut first = [0u32; 4];
+        for c in 0..4000u32 {
+            let mut coins = [0u8; 32];
+            coins[..4].copy_from_slice(&c.to_le_bytes());
+            let mut v = [0u32, 1, 2, 3];
+            shuffle(&coins, &mut v);
+            first[v[0] as usize] += 1;
+        }
+        assert!(first.iter().all(|&f| (850..1150).contains(&f)), "{first:?}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use mixgc_core::{Block, Rng};
 use mixgc_net::Channel;
 use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha20Rng;
+use rand_chacha::ChaCha12Rng;
 
 use crate::MaliciousError;
 
@@ -57,15 +57,23 @@ fn combine(committed: &[u8; 32], other: &[u8; 32]) -> [u8; 32] {
     *h.finalize().as_bytes()
 }
 
-/// A ChaCha20 stream keyed by agreed coins (public randomness, not a secret).
-pub(crate) fn public_rng(coins: &[u8; 32]) -> ChaCha20Rng {
-    ChaCha20Rng::from_seed(*coins)
+/// A ChaCha12 stream keyed by agreed coins: public randomness that only has to be
+/// unpredictable when the parties fixed their earlier messages (ChaCha12 as in `rand`'s
+/// `StdRng`; fewer rounds than the ChaCha20 of secrets, as this stream is hot in KOS15).
+pub(crate) fn public_rng(coins: &[u8; 32]) -> ChaCha12Rng {
+    ChaCha12Rng::from_seed(*coins)
 }
 
-/// `n` public random field elements from agreed coins (the χ_j of KOS15 Fig. 7).
-pub(crate) fn expand_blocks(coins: &[u8; 32], n: usize) -> Vec<Block> {
+/// Fills `out` with the next public random field elements of `rng` (the χ_j of KOS15
+/// Fig. 7).
+pub(crate) fn fill_blocks(rng: &mut ChaCha12Rng, out: &mut [Block]) {
+    rng.fill_bytes(Block::slice_as_bytes_mut(out));
+}
+
+#[cfg(test)]
+fn expand_blocks(coins: &[u8; 32], n: usize) -> Vec<Block> {
     let mut out = vec![Block::ZERO; n];
-    public_rng(coins).fill_bytes(Block::slice_as_bytes_mut(&mut out));
+    fill_blocks(&mut public_rng(coins), &mut out);
     out
 }
 

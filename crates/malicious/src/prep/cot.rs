@@ -53,6 +53,27 @@ fn base_session(session: &[u8; 32], direction: u8) -> [u8; 32] {
     *h.finalize().as_bytes()
 }
 
+/// (Σ χ_j·c_j, Σ χ_j·v_j) for the χ_j drawn from `coins` (KOS15 Fig. 7, step 3), the
+/// first only when `bits` are given; χ is streamed in runs, never held whole.
+#[inline(never)]
+fn check_sums(coins: &[u8; 32], v: &[Block], bits: Option<&[bool]>) -> (Block, Block) {
+    const RUN: usize = 1024;
+    let mut rng = coin::public_rng(coins);
+    let mut chi = [Block::ZERO; RUN];
+    let (mut x, mut sum) = (Block::ZERO, Block::ZERO);
+    for (k, run) in v.chunks(RUN).enumerate() {
+        let chi = &mut chi[..run.len()];
+        coin::fill_blocks(&mut rng, chi);
+        sum ^= gf128::inner_product(chi, run);
+        if let Some(bits) = bits {
+            let bits = &bits[k * RUN..k * RUN + run.len()];
+            // c_j is a bit, so χ_j·c_j is a masked XOR.
+            x = chi.iter().zip(bits).fold(x, |acc, (&c, &b)| acc ^ c.and_bit(b));
+        }
+    }
+    (x, sum)
+}
+
 /// The COT sender: holds Δ, outputs keys q_j.
 pub(crate) struct CotSender {
     ot: OtSender,
@@ -84,6 +105,7 @@ impl CotSender {
     }
 
     /// Keys q_j for the receiver's next `n` choices, after the KOS15 check passed.
+    #[inline(never)]
     pub(crate) fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
@@ -96,11 +118,10 @@ impl CotSender {
         let mut q = self.ot.send_delta_cot(ch, n + SACRIFICED).map_err(ot_error)?;
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, false, rng, KOS_COINS)?;
-        let chi = coin::expand_blocks(&coins, q.len());
         let mut reply = [Block::ZERO; 2];
         ch.recv(Block::slice_as_bytes_mut(&mut reply))?;
         let [x, t] = reply;
-        let q_sum = gf128::inner_product(&chi, &q);
+        let (_, q_sum) = check_sums(&coins, &q, None);
         if t != q_sum ^ gf128::mul(x, self.delta) {
             return Err(MaliciousError::CheckFailed { check: KOS_CHECK });
         }
@@ -130,6 +151,7 @@ impl CotReceiver {
     }
 
     /// MACs t_j on `choices`, proving consistency with the KOS15 check.
+    #[inline(never)]
     pub(crate) fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
@@ -147,16 +169,10 @@ impl CotReceiver {
         let mut t = self.ot.receive_delta_cot(ch, &all).map_err(ot_error)?;
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, true, rng, KOS_COINS)?;
-        let chi = coin::expand_blocks(&coins, t.len());
-        // x = Σ χ_j·c_j (c_j a bit, so a masked XOR), t = Σ χ_j·t_j.
-        let mut x = chi
-            .iter()
-            .zip(&all)
-            .fold(Block::ZERO, |acc, (&c, &b)| acc ^ c.and_bit(b));
+        let (mut x, t_sum) = check_sums(&coins, &t, Some(&all));
         if self.fault == Fault::KosLieInCheck {
             x ^= Block::from_u128(1);
         }
-        let t_sum = gf128::inner_product(&chi, &t);
         ch.send_blocks(&[x, t_sum])?;
         ch.flush()?;
         t.truncate(choices.len());

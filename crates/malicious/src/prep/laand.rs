@@ -68,13 +68,42 @@ pub(crate) struct LaandParams<'a> {
     pub(crate) fault: Fault,
 }
 
-/// Turns `shares` = [⟨x⟩ (n) ‖ ⟨y⟩ (n) ‖ ⟨r⟩ (n)] into leaky triples [⟨x⟩ ‖ ⟨y⟩ ‖ ⟨z⟩],
-/// z = x∧y unless the peer cheated (then F_EQ fails, except for F_LaAND's leakage).
+/// One party's view of a leaky triple ⟨x⟩, ⟨y⟩, ⟨z⟩, packed for the random access of
+/// the bucketing (two cache lines): index 0 = x, 1 = y, 2 = z; bit k of `bits` is the
+/// share bit of index k.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Leaky {
+    pub(crate) macs: [Block; 3],
+    pub(crate) keys: [Block; 3],
+    pub(crate) bits: u8,
+}
+
+impl Leaky {
+    pub(crate) fn share(&self, k: usize) -> crate::AuthShare {
+        crate::AuthShare {
+            bit: self.bits >> k & 1 == 1,
+            mac: self.macs[k],
+            key: self.keys[k],
+        }
+    }
+}
+
+/// The running hash of the L_P values of a batch, checked by [`equality`] once all its
+/// leaky triples are made.
+pub(crate) fn eq_hasher() -> blake3::Hasher {
+    blake3::Hasher::new_derive_key(EQ_DOMAIN)
+}
+
+/// Turns `shares` = [⟨x⟩ (n) ‖ ⟨y⟩ (n) ‖ ⟨r⟩ (n)] into n leaky triples (x, y, z) appended
+/// to `out`, z = x∧y unless the peer cheated, and feeds L_P into `eq` for the F_EQ check
+/// ([`equality`]) that must pass before any of them is used.
+#[inline(never)]
 pub(crate) fn leaky_and<C: Channel + ?Sized>(
     ch: &mut C,
     p: &LaandParams<'_>,
-    shares: &mut Shares,
-    rng: &mut Rng,
+    shares: &Shares,
+    out: &mut Vec<Leaky>,
+    eq: &mut blake3::Hasher,
 ) -> Result<(), MaliciousError> {
     let n = shares.len() / 3;
     debug_assert_eq!(shares.len(), 3 * n);
@@ -159,7 +188,6 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     // d = lsb(S_A) ⊕ lsb(S_B), opened by exchanging the lsbs.
     let mine: Vec<bool> = s.iter().map(|v| v.lsb()).collect();
     let theirs = exchange_bits(ch, p.role, &mine)?;
-    let mut digest = blake3::Hasher::new_derive_key(EQ_DOMAIN);
     let mut l_run = [Block::ZERO; RUN];
     for start in (0..n).step_by(RUN) {
         let len = RUN.min(n - start);
@@ -167,23 +195,29 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
             let j = start + k;
             let d = mine[j] ^ theirs[j];
             *l = s[j] ^ delta.and_bit(d); // L_P
-            match p.role {
-                Role::Garbler => shares.bits[r.start + j] ^= d,
-                Role::Evaluator => shares.keys[r.start + j] ^= p.delta.and_bit(d),
-            }
+                                          // ⟨z⟩ = ⟨r⟩ ⊕ d: the garbler flips its bit, the evaluator its key on it.
+            let (zr, zk) = match p.role {
+                Role::Garbler => (bits[r.start + j] ^ d, keys[r.start + j]),
+                Role::Evaluator => (bits[r.start + j], keys[r.start + j] ^ p.delta.and_bit(d)),
+            };
+            out.push(Leaky {
+                macs: [macs[x.start + j], macs[y.start + j], macs[r.start + j]],
+                keys: [keys[x.start + j], keys[y.start + j], zk],
+                bits: bits[x.start + j] as u8 | (bits[y.start + j] as u8) << 1 | (zr as u8) << 2,
+            });
         }
-        digest.update(Block::slice_as_bytes(&l_run[..len]));
+        eq.update(Block::slice_as_bytes(&l_run[..len]));
     }
     zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut s));
-    let digest: [u8; 32] = *digest.finalize().as_bytes();
-    // A cheating party (tests only) goes on to open, so that the honest one is the judge.
-    equality(ch, p.role, &digest, p.fault == Fault::None, rng)
+    Ok(())
 }
 
-/// F_EQ by commit-and-open (WRK17 §3, as used by F_LaAND's check): the garbler commits to
-/// its digest, the evaluator sends its own in the clear, the garbler compares and opens,
-/// the evaluator checks the opening and compares.
-fn equality<C: Channel + ?Sized>(
+/// F_EQ by commit-and-open (WRK17 §3, as used by F_LaAND's check) on the digests of
+/// all L_P of a batch: the garbler commits to its digest, the evaluator sends its own in
+/// the clear, the garbler compares and opens, the evaluator checks the opening and
+/// compares. `judge` is false only for a cheating party in the tests, which goes on to
+/// open so that the honest party is the one that judges.
+pub(crate) fn equality<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     digest: &[u8; 32],

@@ -45,6 +45,9 @@ pub mod checks {
 /// bucket size is 3.
 pub const MAX_BATCH: usize = 300_000;
 
+/// Leaky triples per leaky-AND round: bounds the working set of the COTs and hashes.
+const LAAND_CHUNK: usize = 1 << 15;
+
 /// A deviation injected by the cheating tests (never set outside them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(not(test), allow(dead_code))]
@@ -206,20 +209,36 @@ impl<C: Channel> Kos15Preprocessor<C> {
         )
     }
 
-    /// ℓ ≥ [`MIN_TRIPLES`] fresh triples: ℓ·B leaky ANDs, coins, buckets (WRK17 Fig. 9).
+    /// ℓ ≥ [`MIN_TRIPLES`] fresh triples: ℓ·B leaky ANDs, one F_EQ, coins, buckets
+    /// (WRK17 Fig. 9). The leaky ANDs run in chunks of [`LAAND_CHUNK`], so that their
+    /// working set stays small; only the packed leaky triples are held for the whole batch.
     fn batch(&mut self, l: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
         let bucket = bucket::bucket_size(l);
-        let leaky_count = l * bucket;
-        let mut leaky = self.shares(3 * leaky_count)?;
-        let params = laand::LaandParams {
-            role: self.role,
-            delta: self.delta.0,
-            hash: &self.hash,
-            first: self.leaky_made,
-            fault: self.fault,
-        };
-        laand::leaky_and(&mut self.ch, &params, &mut leaky, &mut self.rng)?;
-        self.leaky_made += leaky_count as u64;
+        let total = l * bucket;
+        let mut leaky = Vec::with_capacity(total);
+        let mut eq = laand::eq_hasher();
+        for start in (0..total).step_by(LAAND_CHUNK) {
+            let len = LAAND_CHUNK.min(total - start);
+            let shares = self.shares(3 * len)?;
+            let params = laand::LaandParams {
+                role: self.role,
+                delta: self.delta.0,
+                hash: &self.hash,
+                first: self.leaky_made,
+                fault: self.fault,
+            };
+            laand::leaky_and(&mut self.ch, &params, &shares, &mut leaky, &mut eq)?;
+            self.leaky_made += len as u64;
+        }
+        // A cheating party (tests only) goes on to open, so that the honest one judges.
+        let judge = self.fault == Fault::None;
+        laand::equality(
+            &mut self.ch,
+            self.role,
+            eq.finalize().as_bytes(),
+            judge,
+            &mut self.rng,
+        )?;
         // WRK17 Fig. 9 step 2: the permutation's coins are tossed after the leaky triples
         // are fixed.
         let coins = coin::toss(
@@ -232,7 +251,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.ch,
             self.role,
             self.delta.0,
-            &leaky,
+            leaky,
             bucket,
             &coins,
             self.fault,
