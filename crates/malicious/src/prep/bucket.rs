@@ -68,7 +68,7 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     delta: Block,
-    mut leaky: Vec<Leaky>,
+    leaky: &mut [Leaky],
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
@@ -77,7 +77,7 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     let l = total / bucket;
     debug_assert_eq!(l * bucket, total);
     ch.set_phase("the bucketing of AND triples");
-    shuffle(coins, &mut leaky);
+    shuffle(coins, leaky);
 
     // d = y_first ⊕ y_k for k = 1..B in every bucket: my bits and the hash of their MACs.
     let opened = l * (bucket - 1);

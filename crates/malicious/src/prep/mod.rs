@@ -124,6 +124,9 @@ pub struct Kos15Preprocessor<C: Channel> {
     hash: Tccr,
     /// Leaky triples made so far: the next leaky AND's first hash tweak.
     leaky_made: u64,
+    /// The leaky triples of the current batch; kept between batches so that its pages
+    /// are touched once per session, not once per batch.
+    leaky: Vec<laand::Leaky>,
     /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`]).
     surplus: Vec<AuthTriple>,
     failed: bool,
@@ -160,6 +163,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             rng,
             hash: Tccr::default(),
             leaky_made: 0,
+            leaky: Vec::new(),
             surplus: Vec::new(),
             failed: false,
             fault: Fault::None,
@@ -215,7 +219,9 @@ impl<C: Channel> Kos15Preprocessor<C> {
     fn batch(&mut self, l: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
         let bucket = bucket::bucket_size(l);
         let total = l * bucket;
-        let mut leaky = Vec::with_capacity(total);
+        let mut leaky = std::mem::take(&mut self.leaky);
+        leaky.clear();
+        leaky.reserve(total);
         let mut eq = laand::eq_hasher();
         for start in (0..total).step_by(LAAND_CHUNK) {
             let len = LAAND_CHUNK.min(total - start);
@@ -247,15 +253,17 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.rng,
             checks::BUCKET_COINS,
         )?;
-        bucket::combine(
+        let out = bucket::combine(
             &mut self.ch,
             self.role,
             self.delta.0,
-            leaky,
+            &mut leaky,
             bucket,
             &coins,
             self.fault,
-        )
+        );
+        self.leaky = leaky;
+        out
     }
 }
 
