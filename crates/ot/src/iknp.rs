@@ -104,6 +104,21 @@ fn chunk_shape(n: usize) -> (usize, usize) {
     (padded, padded / 8)
 }
 
+/// Working buffers of one extension, kept between calls so that their pages are touched
+/// once per instance rather than once per call (large fresh allocations are page-faulted
+/// in again every time). Their contents are wiped after every call.
+#[derive(Default)]
+struct Scratch {
+    /// The matrix being built: q (sender) or t (receiver), column-major.
+    matrix: Vec<u8>,
+    /// u, the receiver's correction columns.
+    u: Vec<u8>,
+    /// The receiver's choices packed as a column.
+    r: Vec<u8>,
+    rows: Vec<Block>,
+    tweaks: Vec<Block>,
+}
+
 /// Garbler side of OT: the IKNP *sender*, which acts as base-OT receiver in the setup.
 pub struct OtSender {
     /// The secret correlation s (bit i = base-OT choice i).
@@ -114,6 +129,7 @@ pub struct OtSender {
     index: u64,
     hash: Tccr,
     poisoned: bool,
+    scratch: Scratch,
 }
 
 impl fmt::Debug for OtSender {
@@ -177,6 +193,7 @@ impl OtSender {
             index: 0,
             hash: Tccr::default(),
             poisoned: false,
+            scratch: Scratch::default(),
         }
     }
 
@@ -202,7 +219,8 @@ impl OtSender {
             if count == 0 {
                 return Ok(Vec::new());
             }
-            let (w0, mut d) = me.extend(ch, count, KIND_CORRELATED)?;
+            let (mut w0, mut d) = (Vec::new(), Vec::new());
+            me.extend(ch, count, KIND_CORRELATED, &mut w0, &mut d)?;
             for (dj, &w) in d.iter_mut().zip(&w0) {
                 *dj ^= w ^ delta; // d_j = x_{j,0} ⊕ x_{j,1} ⊕ Δ
             }
@@ -224,7 +242,8 @@ impl OtSender {
             if count == 0 {
                 return Ok(Vec::new());
             }
-            let (x0, x1) = me.extend(ch, count, KIND_RANDOM)?;
+            let (mut x0, mut x1) = (Vec::new(), Vec::new());
+            me.extend(ch, count, KIND_RANDOM, &mut x0, &mut x1)?;
             Ok(x0.into_iter().zip(x1).collect())
         })
     }
@@ -244,7 +263,27 @@ impl OtSender {
             if count == 0 {
                 return Ok(Vec::new());
             }
-            Ok(me.extend(ch, count, KIND_DELTA)?.0)
+            let mut q = Vec::new();
+            me.extend(ch, count, KIND_DELTA, &mut q, &mut Vec::new())?;
+            Ok(q)
+        })
+    }
+
+    /// [`OtSender::send_delta_cot`] into `out` (replacing its contents), so that a caller
+    /// extending many times reuses one allocation.
+    pub fn send_delta_cot_into<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        count: usize,
+        out: &mut Vec<Block>,
+    ) -> Result<(), OtError> {
+        ch.set_phase("the oblivious-transfer extension");
+        out.clear();
+        self.guarded(|me| {
+            if count == 0 {
+                return Ok(());
+            }
+            me.extend(ch, count, KIND_DELTA, out, &mut Vec::new())
         })
     }
 
@@ -257,13 +296,16 @@ impl OtSender {
         r
     }
 
-    /// One extension of `count` > 0 OTs: returns (H(q_j, j), H(q_j ⊕ s, j)).
+    /// One extension of `count` > 0 OTs: sets `x0`, `x1` to (H(q_j, j), H(q_j ⊕ s, j)),
+    /// or `x0` to q_j and `x1` to nothing for [`KIND_DELTA`].
     fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
         count: usize,
         kind: u8,
-    ) -> Result<(Vec<Block>, Vec<Block>), OtError> {
+        x0: &mut Vec<Block>,
+        x1: &mut Vec<Block>,
+    ) -> Result<(), OtError> {
         let mut got = [0u8; 16];
         ch.recv(&mut got)?;
         let want = header(self.index, count, kind);
@@ -284,16 +326,25 @@ impl OtSender {
         }
 
         let s_bits = self.s.to_u128();
-        let mut x0 = vec![Block::ZERO; count];
-        let mut x1 = vec![Block::ZERO; if kind == KIND_DELTA { 0 } else { count }];
-        let (mut q, mut u, mut rows, mut tweaks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        x0.clear();
+        x0.resize(count, Block::ZERO);
+        x1.clear();
+        x1.resize(if kind == KIND_DELTA { 0 } else { count }, Block::ZERO);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let Scratch {
+            matrix: q,
+            u,
+            rows,
+            tweaks,
+            ..
+        } = &mut scratch;
         let mut done = 0;
         while done < count {
             let n = CHUNK_ROWS.min(count - done);
             let (padded, col_bytes) = chunk_shape(n);
             u.resize(KAPPA * col_bytes, 0);
             q.resize(KAPPA * col_bytes, 0);
-            ch.recv(&mut u)?;
+            ch.recv(u)?;
             for (i, (qc, uc)) in q
                 .chunks_exact_mut(col_bytes)
                 .zip(u.chunks_exact(col_bytes))
@@ -307,7 +358,7 @@ impl OtSender {
                 }
             }
             rows.resize(padded, Block::ZERO);
-            columns_to_rows(&q, &mut rows);
+            columns_to_rows(q, rows);
 
             if kind == KIND_DELTA {
                 x0[done..done + n].copy_from_slice(&rows[..n]);
@@ -316,21 +367,23 @@ impl OtSender {
             }
             let first = self.index + done as u64;
             let (a, b) = (&mut x0[done..done + n], &mut x1[done..done + n]);
-            for ((a, b), &q) in a.iter_mut().zip(b.iter_mut()).zip(&rows) {
+            for ((a, b), &q) in a.iter_mut().zip(b.iter_mut()).zip(rows.iter()) {
                 *a = q;
                 *b = q ^ self.s;
             }
             // `hash_many` consumes its tweaks as scratch: fill them for each call.
-            fill_tweaks(&mut tweaks, first, n);
-            self.hash.hash_many(a, &mut tweaks);
-            fill_tweaks(&mut tweaks, first, n);
-            self.hash.hash_many(b, &mut tweaks);
+            fill_tweaks(tweaks, first, n);
+            self.hash.hash_many(a, tweaks);
+            fill_tweaks(tweaks, first, n);
+            self.hash.hash_many(b, tweaks);
             done += n;
         }
         q.zeroize();
-        zeroize_blocks(&mut rows);
+        zeroize_blocks(rows);
+        rows.clear();
+        self.scratch = scratch;
         self.index += count as u64;
-        Ok((x0, x1))
+        Ok(())
     }
 }
 
@@ -342,6 +395,7 @@ pub struct OtReceiver {
     index: u64,
     hash: Tccr,
     poisoned: bool,
+    scratch: Scratch,
 }
 
 impl fmt::Debug for OtReceiver {
@@ -385,6 +439,7 @@ impl OtReceiver {
             index: 0,
             hash: Tccr::default(),
             poisoned: false,
+            scratch: Scratch::default(),
         }
     }
 
@@ -400,7 +455,8 @@ impl OtReceiver {
             if choices.is_empty() {
                 return Ok(Vec::new());
             }
-            let mut out = me.extend(ch, choices, KIND_CORRELATED)?;
+            let mut out = Vec::new();
+            me.extend(ch, choices, KIND_CORRELATED, &mut out)?;
             let mut d = vec![Block::ZERO; CHUNK_ROWS.min(choices.len())];
             for (oc, cc) in out.chunks_mut(CHUNK_ROWS).zip(choices.chunks(CHUNK_ROWS)) {
                 let d = &mut d[..oc.len()];
@@ -425,7 +481,9 @@ impl OtReceiver {
             if choices.is_empty() {
                 return Ok(Vec::new());
             }
-            me.extend(ch, choices, KIND_RANDOM)
+            let mut out = Vec::new();
+            me.extend(ch, choices, KIND_RANDOM, &mut out)?;
+            Ok(out)
         })
     }
 
@@ -442,7 +500,27 @@ impl OtReceiver {
             if choices.is_empty() {
                 return Ok(Vec::new());
             }
-            me.extend(ch, choices, KIND_DELTA)
+            let mut out = Vec::new();
+            me.extend(ch, choices, KIND_DELTA, &mut out)?;
+            Ok(out)
+        })
+    }
+
+    /// [`OtReceiver::receive_delta_cot`] into `out` (replacing its contents), so that a
+    /// caller extending many times reuses one allocation.
+    pub fn receive_delta_cot_into<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+        out: &mut Vec<Block>,
+    ) -> Result<(), OtError> {
+        ch.set_phase("the oblivious-transfer extension");
+        out.clear();
+        self.guarded(|me| {
+            if choices.is_empty() {
+                return Ok(());
+            }
+            me.extend(ch, choices, KIND_DELTA, out)
         })
     }
 
@@ -455,17 +533,26 @@ impl OtReceiver {
         r
     }
 
-    /// One extension for non-empty `choices`: sends the header and u, returns H(t_j, j).
+    /// One extension for non-empty `choices`: sends the header and u, sets `out` to
+    /// H(t_j, j) (t_j for [`KIND_DELTA`]).
     fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
         choices: &[bool],
         kind: u8,
-    ) -> Result<Vec<Block>, OtError> {
+        out: &mut Vec<Block>,
+    ) -> Result<(), OtError> {
         ch.send(&header(self.index, choices.len(), kind))?;
-        let mut out = vec![Block::ZERO; choices.len()];
-        let (mut t, mut u, mut r, mut rows, mut tweaks) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        out.clear();
+        out.resize(choices.len(), Block::ZERO);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let Scratch {
+            matrix: t,
+            u,
+            r,
+            rows,
+            tweaks,
+        } = &mut scratch;
         for (chunk_no, chunk) in choices.chunks(CHUNK_ROWS).enumerate() {
             let done = chunk_no * CHUNK_ROWS;
             let n = chunk.len();
@@ -485,28 +572,30 @@ impl OtReceiver {
             {
                 g0.fill(tc); // t^i = G_{i,0}
                 g1.fill(uc);
-                for ((u, &t), &r) in uc.iter_mut().zip(tc.iter()).zip(&r) {
+                for ((u, &t), &r) in uc.iter_mut().zip(tc.iter()).zip(r.iter()) {
                     *u ^= t ^ r; // u^i = t^i ⊕ G_{i,1} ⊕ r
                 }
             }
-            ch.send(&u)?;
+            ch.send(u)?;
 
             rows.resize(padded, Block::ZERO);
-            columns_to_rows(&t, &mut rows);
+            columns_to_rows(t, rows);
             let o = &mut out[done..done + n];
             o.copy_from_slice(&rows[..n]);
             if kind == KIND_DELTA {
                 continue;
             }
-            fill_tweaks(&mut tweaks, self.index + done as u64, n);
-            self.hash.hash_many(o, &mut tweaks);
+            fill_tweaks(tweaks, self.index + done as u64, n);
+            self.hash.hash_many(o, tweaks);
         }
         ch.flush()?;
         t.zeroize();
         r.zeroize();
-        zeroize_blocks(&mut rows);
+        zeroize_blocks(rows);
+        rows.clear();
+        self.scratch = scratch;
         self.index += choices.len() as u64;
-        Ok(out)
+        Ok(())
     }
 }
 
