@@ -35,38 +35,48 @@ impl Shares {
         }
     }
 
+    /// Overwrites the MACs and keys with zeros (they are secret), keeping the allocations.
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut self.macs));
+        zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut self.keys));
+    }
+
     pub(crate) fn to_auth(&self) -> Vec<AuthShare> {
         (0..self.len()).map(|j| self.get(j)).collect()
     }
 }
 
-/// `n` uniformly random bits, packed from one RNG fill (no per-bit RNG call).
-pub(crate) fn random_bits(rng: &mut Rng, n: usize) -> Vec<bool> {
-    let mut bytes = vec![0u8; n.div_ceil(8)];
-    rng.fill_bytes(&mut bytes);
-    (0..n).map(|j| bytes[j / 8] >> (j % 8) & 1 == 1).collect()
+/// Sets `bits` to `n` uniformly random bits, drawn 64 at a time (no per-bit RNG call).
+pub(crate) fn random_bits_into(rng: &mut Rng, n: usize, bits: &mut Vec<bool>) {
+    bits.clear();
+    bits.reserve(n);
+    for start in (0..n).step_by(64) {
+        let word = rng.next_u64();
+        bits.extend((0..64.min(n - start)).map(|k| word >> k & 1 == 1));
+    }
 }
 
-/// `n` random authenticated shares (WRK17 §3, F_aBit in both directions).
+/// `n` random authenticated shares (WRK17 §3, F_aBit in both directions), into `out`
+/// (replacing its contents; its allocations are reused).
 #[inline(never)]
-pub(crate) fn random_shares<C: Channel + ?Sized>(
+pub(crate) fn random_shares_into<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     sender: &mut CotSender,
     receiver: &mut CotReceiver,
     n: usize,
     rng: &mut Rng,
-) -> Result<Shares, MaliciousError> {
-    let bits = random_bits(rng, n);
-    let (macs, keys) = match role {
+    out: &mut Shares,
+) -> Result<(), MaliciousError> {
+    random_bits_into(rng, n, &mut out.bits);
+    match role {
         Role::Garbler => {
-            let macs = receiver.extend(ch, &bits, rng)?;
-            (macs, sender.extend(ch, n, rng)?)
+            receiver.extend_into(ch, &out.bits, rng, &mut out.macs)?;
+            sender.extend_into(ch, n, rng, &mut out.keys)
         }
         Role::Evaluator => {
-            let keys = sender.extend(ch, n, rng)?;
-            (receiver.extend(ch, &bits, rng)?, keys)
+            sender.extend_into(ch, n, rng, &mut out.keys)?;
+            receiver.extend_into(ch, &out.bits, rng, &mut out.macs)
         }
-    };
-    Ok(Shares { bits, macs, keys })
+    }
 }

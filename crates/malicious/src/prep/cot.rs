@@ -83,6 +83,8 @@ pub(crate) struct CotSender {
 /// The COT receiver: outputs MACs t_j on its choice bits.
 pub(crate) struct CotReceiver {
     ot: OtReceiver,
+    /// The choices with the sacrificed ones appended (a buffer reused across calls).
+    all: Vec<bool>,
     pub(crate) fault: Fault,
 }
 
@@ -105,28 +107,45 @@ impl CotSender {
     }
 
     /// Keys q_j for the receiver's next `n` choices, after the KOS15 check passed.
-    #[inline(never)]
+    #[cfg(test)]
     pub(crate) fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
         n: usize,
         rng: &mut Rng,
     ) -> Result<Vec<Block>, MaliciousError> {
+        let mut q = Vec::new();
+        self.extend_into(ch, n, rng, &mut q)?;
+        Ok(q)
+    }
+
+    /// [`CotSender::extend`] into `q` (replacing its contents; reuses its allocation).
+    #[inline(never)]
+    pub(crate) fn extend_into<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        n: usize,
+        rng: &mut Rng,
+        q: &mut Vec<Block>,
+    ) -> Result<(), MaliciousError> {
+        q.clear();
         if n == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let mut q = self.ot.send_delta_cot(ch, n + SACRIFICED).map_err(ot_error)?;
+        self.ot
+            .send_delta_cot_into(ch, n + SACRIFICED, q)
+            .map_err(ot_error)?;
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, false, rng, KOS_COINS)?;
         let mut reply = [Block::ZERO; 2];
         ch.recv(Block::slice_as_bytes_mut(&mut reply))?;
         let [x, t] = reply;
-        let (_, q_sum) = check_sums(&coins, &q, None);
+        let (_, q_sum) = check_sums(&coins, q, None);
         if t != q_sum ^ gf128::mul(x, self.delta) {
             return Err(MaliciousError::CheckFailed { check: KOS_CHECK });
         }
         q.truncate(n);
-        Ok(q)
+        Ok(())
     }
 }
 
@@ -146,37 +165,54 @@ impl CotReceiver {
         }
         Ok(CotReceiver {
             ot,
+            all: Vec::new(),
             fault: Fault::None,
         })
     }
 
     /// MACs t_j on `choices`, proving consistency with the KOS15 check.
-    #[inline(never)]
+    #[cfg(test)]
     pub(crate) fn extend<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
         choices: &[bool],
         rng: &mut Rng,
     ) -> Result<Vec<Block>, MaliciousError> {
+        let mut t = Vec::new();
+        self.extend_into(ch, choices, rng, &mut t)?;
+        Ok(t)
+    }
+
+    /// [`CotReceiver::extend`] into `t` (replacing its contents; reuses its allocation).
+    #[inline(never)]
+    pub(crate) fn extend_into<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        choices: &[bool],
+        rng: &mut Rng,
+        t: &mut Vec<Block>,
+    ) -> Result<(), MaliciousError> {
+        t.clear();
         if choices.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let mut all = Vec::with_capacity(choices.len() + SACRIFICED);
+        let all = &mut self.all;
+        all.clear();
         all.extend_from_slice(choices);
         let mut pad = [0u8; SACRIFICED];
         rng.fill_bytes(&mut pad);
         all.extend(pad.iter().map(|b| b & 1 == 1));
-        let mut t = self.ot.receive_delta_cot(ch, &all).map_err(ot_error)?;
+        self.ot.receive_delta_cot_into(ch, all, t).map_err(ot_error)?;
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, true, rng, KOS_COINS)?;
-        let (mut x, t_sum) = check_sums(&coins, &t, Some(&all));
+        let (mut x, t_sum) = check_sums(&coins, t, Some(all));
         if self.fault == Fault::KosLieInCheck {
             x ^= Block::from_u128(1);
         }
         ch.send_blocks(&[x, t_sum])?;
         ch.flush()?;
         t.truncate(choices.len());
-        Ok(t)
+        Ok(())
     }
 }
 

@@ -58,6 +58,14 @@ fn other(role: Role) -> Role {
     }
 }
 
+/// Working buffers of [`leaky_and`], kept between calls (see mixgc-ot's IKNP scratch).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    g: Vec<Block>,
+    s: Vec<Block>,
+    g_peer: Vec<Block>,
+}
+
 /// Everything the leaky AND needs besides the shares.
 pub(crate) struct LaandParams<'a> {
     pub(crate) role: Role,
@@ -104,6 +112,7 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     shares: &Shares,
     out: &mut Vec<Leaky>,
     eq: &mut blake3::Hasher,
+    scratch: &mut Scratch,
 ) -> Result<(), MaliciousError> {
     let n = shares.len() / 3;
     debug_assert_eq!(shares.len(), 3 * n);
@@ -121,8 +130,11 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     let c = |j: usize| delta.and_bit(bits[y.start + j]) ^ keys[y.start + j] ^ macs[y.start + j];
 
     // G_P, and H(K_P[x_Q]) kept in `s` for S_P.
-    let mut g = vec![Block::ZERO; n];
-    let mut s = vec![Block::ZERO; n];
+    let Scratch { g, s, g_peer } = scratch;
+    g.clear();
+    g.resize(n, Block::ZERO);
+    s.clear();
+    s.resize(n, Block::ZERO);
     let mut pads = [Block::ZERO; 2 * RUN];
     let mut tweaks = [Block::ZERO; 2 * RUN];
     for start in (0..n).step_by(RUN) {
@@ -149,17 +161,17 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     }
 
     // Exchange G: the garbler sends first (one direction at a time, no deadlock).
-    let mut g_peer = vec![Block::ZERO; n];
+    g_peer.clear();
+    g_peer.resize(n, Block::ZERO);
     if p.role == Role::Garbler {
-        ch.send_blocks(&g)?;
+        ch.send_blocks(g)?;
         ch.flush()?;
-        ch.recv(Block::slice_as_bytes_mut(&mut g_peer))?;
+        ch.recv(Block::slice_as_bytes_mut(g_peer))?;
     } else {
-        ch.recv(Block::slice_as_bytes_mut(&mut g_peer))?;
-        ch.send_blocks(&g)?;
+        ch.recv(Block::slice_as_bytes_mut(g_peer))?;
+        ch.send_blocks(g)?;
         ch.flush()?;
     }
-    drop(g);
 
     // S_P, with E_P = H(M[x_P]) ⊕ x_P·G_Q under the peer's tweaks.
     let peer = other(p.role);
@@ -183,7 +195,6 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
                 ^ delta.and_bit(bits[r.start + j]);
         }
     }
-    drop(g_peer);
 
     // d = lsb(S_A) ⊕ lsb(S_B), opened by exchanging the lsbs.
     let mine: Vec<bool> = s.iter().map(|v| v.lsb()).collect();
@@ -208,7 +219,7 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
         }
         eq.update(Block::slice_as_bytes(&l_run[..len]));
     }
-    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut s));
+    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(s));
     Ok(())
 }
 

@@ -127,6 +127,9 @@ pub struct Kos15Preprocessor<C: Channel> {
     /// The leaky triples of the current batch; kept between batches so that its pages
     /// are touched once per session, not once per batch.
     leaky: Vec<laand::Leaky>,
+    /// Working buffers of the leaky ANDs, reused across chunks and batches.
+    shares_buf: Shares,
+    laand_buf: laand::Scratch,
     /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`]).
     surplus: Vec<AuthTriple>,
     failed: bool,
@@ -164,6 +167,8 @@ impl<C: Channel> Kos15Preprocessor<C> {
             hash: Tccr::default(),
             leaky_made: 0,
             leaky: Vec::new(),
+            shares_buf: Shares::default(),
+            laand_buf: laand::Scratch::default(),
             surplus: Vec::new(),
             failed: false,
             fault: Fault::None,
@@ -202,14 +207,16 @@ impl<C: Channel> Kos15Preprocessor<C> {
         r
     }
 
-    fn shares(&mut self, n: usize) -> Result<Shares, MaliciousError> {
-        abit::random_shares(
+    /// `n` random authenticated shares into `out` (reusing its allocations).
+    fn shares_into(&mut self, n: usize, out: &mut Shares) -> Result<(), MaliciousError> {
+        abit::random_shares_into(
             &mut self.ch,
             self.role,
             &mut self.cot_send,
             &mut self.cot_recv,
             n,
             &mut self.rng,
+            out,
         )
     }
 
@@ -223,9 +230,10 @@ impl<C: Channel> Kos15Preprocessor<C> {
         leaky.clear();
         leaky.reserve(total);
         let mut eq = laand::eq_hasher();
+        let mut shares = std::mem::take(&mut self.shares_buf);
         for start in (0..total).step_by(LAAND_CHUNK) {
             let len = LAAND_CHUNK.min(total - start);
-            let shares = self.shares(3 * len)?;
+            self.shares_into(3 * len, &mut shares)?;
             let params = laand::LaandParams {
                 role: self.role,
                 delta: self.delta.0,
@@ -233,9 +241,18 @@ impl<C: Channel> Kos15Preprocessor<C> {
                 first: self.leaky_made,
                 fault: self.fault,
             };
-            laand::leaky_and(&mut self.ch, &params, &shares, &mut leaky, &mut eq)?;
+            laand::leaky_and(
+                &mut self.ch,
+                &params,
+                &shares,
+                &mut leaky,
+                &mut eq,
+                &mut self.laand_buf,
+            )?;
             self.leaky_made += len as u64;
         }
+        shares.wipe();
+        self.shares_buf = shares;
         // A cheating party (tests only) goes on to open, so that the honest one judges.
         let judge = self.fault == Fault::None;
         laand::equality(
@@ -284,7 +301,9 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
             let mut left = n;
             while left > 0 {
                 let k = left.min(3 * MAX_BATCH);
-                out.extend(me.shares(k)?.to_auth());
+                let mut shares = Shares::default();
+                me.shares_into(k, &mut shares)?;
+                out.extend(shares.to_auth());
                 left -= k;
             }
             Ok(out)
