@@ -96,34 +96,62 @@ fn scale(v: AuthShare, d: bool) -> AuthShare {
 }
 
 /// Combines the leaky triples into ℓ = `leaky.len() / B` authenticated triples.
+///
+/// The permutation is drawn over indices (a few MB, cheap to shuffle); the leaky triples
+/// are then read once, in bucket order, with the reads prefetched ahead, and everything the
+/// later passes need is written sequentially: the partial triples (a = ⊕ x, b = y_first,
+/// c = ⊕ z), the x of the non-first triples (for the d·x terms) and the key differences of
+/// the opened bits (for the MAC check).
 #[inline(never)]
 pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     delta: Block,
-    leaky: &mut [Leaky],
+    leaky: &[Leaky],
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
 ) -> Result<Vec<AuthTriple>, MaliciousError> {
+    const AHEAD: usize = 16;
     let total = leaky.len();
     let l = total / bucket;
     debug_assert_eq!(l * bucket, total);
+    debug_assert!(total <= u32::MAX as usize);
     ch.set_phase("the bucketing of AND triples");
-    shuffle(coins, leaky);
+    let mut perm: Vec<u32> = (0..total as u32).collect();
+    shuffle(coins, &mut perm);
 
-    // d = y_first ⊕ y_k for k = 1..B in every bucket: my bits and the hash of their MACs.
+    // One pass in bucket order. For the opened d = y_first ⊕ y_k (k = 1..B): my bits, my
+    // MACs on them (hashed), my keys on the peer's (checked below).
     let opened = l * (bucket - 1);
+    let mut out = Vec::with_capacity(l);
+    let mut xs = Vec::with_capacity(opened);
     let mut mine = Vec::with_capacity(opened);
-    // MACs gathered, then hashed in one call (BLAKE3 is slow on 16-byte updates).
     let mut macs = Vec::with_capacity(opened);
-    for b in leaky.chunks_exact(bucket) {
-        let first = &b[0];
-        for t in &b[1..] {
+    let mut keys = Vec::with_capacity(opened);
+    for (i, b) in perm.chunks_exact(bucket).enumerate() {
+        for &ahead in perm.iter().skip((i + 1) * bucket + AHEAD).take(bucket) {
+            prefetch(&leaky[ahead as usize]);
+        }
+        let first = &leaky[b[0] as usize];
+        let (mut a, mut c) = (first.share(0), first.share(2));
+        for &t in &b[1..] {
+            let t = &leaky[t as usize];
             mine.push((first.bits ^ t.bits) >> 1 & 1 == 1);
             macs.push(first.macs[1] ^ t.macs[1]);
+            keys.push(first.keys[1] ^ t.keys[1]);
+            let xt = t.share(0);
+            a = a.xor(xt);
+            c = c.xor(t.share(2));
+            xs.push(xt);
         }
+        out.push(AuthTriple {
+            a,
+            b: first.share(1),
+            c,
+        });
     }
+    drop(perm);
     if fault == Fault::FlipOpenedBit {
         mine[0] ^= true;
     }
@@ -134,33 +162,19 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     let theirs = unpack_bits(their_bits, opened);
 
     // Their MACs must be K ⊕ bit·Δ under my keys.
-    macs.clear();
-    let mut k = 0;
-    for b in leaky.chunks_exact(bucket) {
-        let first = &b[0];
-        for t in &b[1..] {
-            let key = first.keys[1] ^ t.keys[1] ^ delta.and_bit(theirs[k]);
-            macs.push(key);
-            k += 1;
-        }
+    for (key, &bit) in keys.iter_mut().zip(&theirs) {
+        *key ^= delta.and_bit(bit);
     }
-    if mac_digest(&macs) != their_digest {
+    if mac_digest(&keys) != their_digest {
         return Err(MaliciousError::CheckFailed { check: OPEN_CHECK });
     }
 
-    let mut out = Vec::with_capacity(l);
-    let mut k = 0;
-    for b in leaky.chunks_exact(bucket) {
-        let first = &b[0];
-        let (mut a, bb, mut c) = (first.share(0), first.share(1), first.share(2));
-        for t in &b[1..] {
-            let d = mine[k] ^ theirs[k];
-            let xt = t.share(0);
-            a = a.xor(xt);
-            c = c.xor(t.share(2)).xor(scale(xt, d));
-            k += 1;
+    // c ⊕= d·x_k with the opened d.
+    let per = bucket - 1;
+    for (i, triple) in out.iter_mut().enumerate() {
+        for k in i * per..(i + 1) * per {
+            triple.c = triple.c.xor(scale(xs[k], mine[k] ^ theirs[k]));
         }
-        out.push(AuthTriple { a, b: bb, c });
     }
     Ok(out)
 }

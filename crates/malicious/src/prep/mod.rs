@@ -274,7 +274,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.ch,
             self.role,
             self.delta.0,
-            &mut leaky,
+            &leaky,
             bucket,
             &coins,
             self.fault,
