@@ -40,9 +40,9 @@ pub mod checks {
     pub const BUCKET_COINS: &str = "bucketing coin-toss commitment";
 }
 
-/// The most triples generated in one internal batch: bounds memory (≈ 0.5 KB per triple
-/// while it is generated) whatever `and_triples` is asked for; ≥ 280,000 so that WRK17's
-/// bucket size is 3.
+/// The most triples generated in one internal batch: bounds memory (≈ 0.7 KB per triple
+/// of the batch while it is generated, besides the returned triples) whatever
+/// `and_triples` is asked for; ≥ 280,000 so that WRK17's bucket size is 3.
 pub const MAX_BATCH: usize = 300_000;
 
 /// Leaky triples per leaky-AND round: bounds the working set of the COTs and hashes.
