@@ -176,6 +176,12 @@ pub(crate) fn combine<C: Channel + ?Sized>(
             triple.c = triple.c.xor(scale(xs[k], mine[k] ^ theirs[k]));
         }
     }
+    for x in &mut xs {
+        *x = AuthShare::default();
+    }
+    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut keys));
+    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut macs));
+    std::hint::black_box(&xs);
     Ok(out)
 }
 

@@ -86,6 +86,8 @@ pub(crate) struct Leaky {
     pub(crate) bits: u8,
 }
 
+impl zeroize::DefaultIsZeroes for Leaky {}
+
 impl Leaky {
     pub(crate) fn share(&self, k: usize) -> crate::AuthShare {
         crate::AuthShare {

@@ -94,6 +94,18 @@ pub(crate) fn exchange_bits<C: Channel + ?Sized>(
     Ok(unpack_bits(&theirs, mine.len()))
 }
 
+/// An empty vector with room for `n` outputs, or an error naming `n` when that much
+/// memory cannot be had (instead of aborting the process).
+fn reserve<T>(n: usize) -> Result<Vec<T>, MaliciousError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        MaliciousError::Protocol(format!(
+            "cannot hold {n} preprocessed values in memory: ask for fewer per call"
+        ))
+    })?;
+    Ok(v)
+}
+
 pub(crate) fn pack_bits(bits: &[bool]) -> Vec<u8> {
     let mut out = vec![0u8; bits.len().div_ceil(8)];
     for (j, &b) in bits.iter().enumerate() {
@@ -279,6 +291,8 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &coins,
             self.fault,
         );
+        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next batch.
+        zeroize::Zeroize::zeroize(&mut leaky);
         self.leaky = leaky;
         out
     }
@@ -297,7 +311,7 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
 
     fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, MaliciousError> {
         self.guarded(|me| {
-            let mut out = Vec::with_capacity(n);
+            let mut out = reserve(n)?;
             let mut left = n;
             while left > 0 {
                 let k = left.min(3 * MAX_BATCH);
@@ -312,7 +326,7 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
 
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
         self.guarded(|me| {
-            let mut out = Vec::with_capacity(n);
+            let mut out = reserve(n)?;
             let from_surplus = n.min(me.surplus.len());
             let keep = me.surplus.len() - from_surplus;
             out.extend(me.surplus.drain(keep..));

@@ -195,3 +195,18 @@ fn pack_and_unpack_round_trip() {
     assert_eq!(pack_bits(&[]).len(), 0);
     let _ = Block::ZERO;
 }
+
+/// A count that cannot be held in memory is an error naming it, not an abort.
+#[test]
+fn an_impossible_count_is_an_error_not_an_abort() {
+    let (g, e) = both(Some(3), (Fault::None, Fault::None), |p| {
+        let r = p.and_triples(usize::MAX / 2);
+        assert!(
+            matches!(&r, Err(MaliciousError::Protocol(m)) if m.contains("in memory")),
+            "{r:?}"
+        );
+        Ok(())
+    });
+    g.unwrap();
+    e.unwrap();
+}
