@@ -207,8 +207,9 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
         for (k, l) in l_run.iter_mut().take(len).enumerate() {
             let j = start + k;
             let d = mine[j] ^ theirs[j];
-            *l = s[j] ^ delta.and_bit(d); // L_P
-                                          // ⟨z⟩ = ⟨r⟩ ⊕ d: the garbler flips its bit, the evaluator its key on it.
+            // L_P = S_P ⊕ d·Δ_P; ⟨z⟩ = ⟨r⟩ ⊕ d: the garbler flips its bit, the
+            // evaluator its key on that bit.
+            *l = s[j] ^ delta.and_bit(d);
             let (zr, zk) = match p.role {
                 Role::Garbler => (bits[r.start + j] ^ d, keys[r.start + j]),
                 Role::Evaluator => (bits[r.start + j], keys[r.start + j] ^ p.delta.and_bit(d)),

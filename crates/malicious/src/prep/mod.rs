@@ -9,6 +9,9 @@
 //! - [`bucket`]: permute, bucket and combine into secure triples (WRK17 Fig. 9);
 //! - [`coin`]: commitments and coin tossing, [`gf128`]: the field of the KOS15 check.
 //!
+//! The entry point of each step is `#[inline(never)]`, so that profiles attribute time per
+//! step (one call per chunk of 2^15 triples: the call costs nothing).
+//!
 //! Every check these papers require aborts with `MaliciousError::CheckFailed { check }`;
 //! the names are listed in `docs/malicious.md` ("Preprocessing") with the tests that
 //! show them.
