@@ -210,3 +210,29 @@ fn an_impossible_count_is_an_error_not_an_abort() {
     g.unwrap();
     e.unwrap();
 }
+
+/// Parties set up with different session ids hold unrelated base-OT keys: the first
+/// extension fails the KOS15 check at the COT sender instead of yielding wrong MACs.
+#[test]
+fn different_sessions_fail_the_kos_check_not_the_macs() {
+    let (a, b) = memory_pair();
+    let g = thread::spawn(move || {
+        let mut p = Kos15Preprocessor::setup(a, Role::Garbler, &[1; 32], new_rng(Some(1), 1))?;
+        p.random_shares(500)
+    });
+    let mut p = Kos15Preprocessor::setup(b, Role::Evaluator, &[2; 32], new_rng(Some(1), 2)).unwrap();
+    let e = p.random_shares(500);
+    drop(p);
+    let g = g.join().unwrap();
+    // The garbler receives first, so the evaluator is the first COT sender to check.
+    assert!(
+        matches!(
+            e,
+            Err(MaliciousError::CheckFailed {
+                check: checks::KOS_CHECK
+            })
+        ),
+        "{e:?}"
+    );
+    assert!(g.is_err());
+}
