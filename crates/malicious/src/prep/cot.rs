@@ -58,12 +58,12 @@ fn base_session(session: &[u8; 32], direction: u8) -> [u8; 32] {
 #[inline(never)]
 fn check_sums(coins: &[u8; 32], v: &[Block], bits: Option<&[bool]>) -> (Block, Block) {
     const RUN: usize = 1024;
-    let mut rng = coin::public_rng(coins);
+    let mut stream = coin::BlockStream::new(coins);
     let mut chi = [Block::ZERO; RUN];
     let (mut x, mut sum) = (Block::ZERO, Block::ZERO);
     for (k, run) in v.chunks(RUN).enumerate() {
         let chi = &mut chi[..run.len()];
-        coin::fill_blocks(&mut rng, chi);
+        stream.fill(chi);
         sum ^= gf128::inner_product(chi, run);
         if let Some(bits) = bits {
             let bits = &bits[k * RUN..k * RUN + run.len()];
