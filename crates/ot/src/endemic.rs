@@ -1,6 +1,6 @@
 //! Maliciously secure base OT: the endemic OT of Masny–Rindal ("Endemic Oblivious Transfer",
-//! CCS 2019, ePrint 2019/706, §5, Fig. 5 with the programmable-once public function of §4.1
-//! built from a random oracle into the group), over Ristretto.
+//! CCS 2019, ePrint 2019/706: OT from a programmable-once public function, POPF, with the
+//! POPF built from a random oracle into the group), over Ristretto.
 //!
 //! With H_i a hash onto the group (`RistrettoPoint::from_uniform_bytes` of a BLAKE3 output,
 //! the session and the OT index i inside the hash) and the POPF
@@ -15,9 +15,9 @@
 //! ```
 //!
 //! Masny–Rindal prove this UC-secure against a malicious sender or receiver in the random
-//! oracle model under CDH (Theorem 5.1 with Lemma 4.1 for the hash-based POPF); it is an
+//! oracle model under CDH (with the random-oracle POPF); it is an
 //! *endemic* OT (a corrupt party may fix its own outputs), which is what OT extension needs:
-//! KOS15 (ePrint 2015/546, §3) uses the base OTs only as random seeds. The POPF hides the
+//! KOS15 (ePrint 2015/546) uses the base OTs only as random seeds. The POPF hides the
 //! choice bit perfectly (both r's are uniform points); a receiver that wants both keys must
 //! know the discrete logarithms of F_i(0, ·) and F_i(1, ·), whose difference involves a
 //! random-oracle output it cannot program.

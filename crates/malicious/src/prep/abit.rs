@@ -1,4 +1,4 @@
-//! Random authenticated shares from COT in both directions (WRK17 §3, F_aBit and the
+//! Random authenticated shares from COT in both directions (WRK17 §3, F_aBit of Fig. 5, and the
 //! authenticated shares of §2.2; realised by KOS15-checked COT as WRK17 §3 suggests).
 //!
 //! For n shares each party picks n random bits, obtains MACs on them as COT receiver
@@ -56,7 +56,7 @@ pub(crate) fn random_bits_into(rng: &mut Rng, n: usize, bits: &mut Vec<bool>) {
     }
 }
 
-/// `n` random authenticated shares (WRK17 §3, F_aBit in both directions), into `out`
+/// `n` random authenticated shares (WRK17 §3 / Fig. 5, F_aBit in both directions), into `out`
 /// (replacing its contents; its allocations are reused).
 #[inline(never)]
 pub(crate) fn random_shares_into<C: Channel + ?Sized>(

@@ -2,7 +2,8 @@
 //! triples are permuted with coins tossed after they were fixed, cut into ℓ buckets of B,
 //! and each bucket is combined into one triple; a cheater must have guessed right in every
 //! triple of some bucket to leak anything, which with B from WRK17's table (ρ = 40:
-//! B = 3 for ℓ ≥ 280,000, B = 4 for ℓ ≥ 3,100; §3, "Bucket size", as emp-ag2pc uses it)
+//! B = 3 for ℓ ≥ 280,000, B = 4 for ℓ ≥ 3,100, from its analysis of Π_aAND, the same
+//! thresholds as emp-ag2pc's reference implementation)
 //! happens with probability below 2^−40.
 //!
 //! Combining (x, y, z) with (x', y', z') (WRK17 Fig. 9, step 4): open d = y ⊕ y' with its

@@ -1,6 +1,6 @@
-//! Leaky authenticated AND triples (F_LaAND of WRK17 §3, Fig. 7), computed with the
+//! Leaky authenticated AND triples (WRK17's F_LaAND, which its Fig. 8 realises), computed with the
 //! half-gate-style protocol of Katz–Ranellucci–Rosulek–Wang ("Optimizing Authenticated
-//! Garbling for Faster Secure Two-Party Computation", CRYPTO 2018, ePrint 2018/578, §4,
+//! Garbling for Faster Secure Two-Party Computation", CRYPTO 2018, ePrint 2018/578,
 //! the leaky-AND protocol of Fig. 5), which replaces WRK17's Fig. 8 and needs one block per
 //! triple in each direction instead of WRK17's hash-based "half AND" exchange.
 //!

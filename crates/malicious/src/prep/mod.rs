@@ -4,7 +4,7 @@
 //! The data path, one module per step:
 //! - setup: Masny–Rindal endemic base OT ([`mixgc_ot::endemic`]), 128 in each direction;
 //! - [`cot`]: IKNP correlated OT with the KOS15 consistency check, correlation = Δ_P;
-//! - [`abit`]: random authenticated shares from COT in both directions (WRK17 §3, F_aBit);
+//! - [`abit`]: random authenticated shares from COT in both directions (WRK17 §3 / Fig. 5, F_aBit);
 //! - [`laand`]: leaky AND triples (KRRW18 Fig. 5, realising WRK17's F_LaAND);
 //! - [`bucket`]: permute, bucket and combine into secure triples (WRK17 Fig. 9);
 //! - [`coin`]: commitments and coin tossing, [`gf128`]: the field of the KOS15 check.
@@ -126,7 +126,7 @@ pub(crate) fn unpack_bits(bytes: &[u8], n: usize) -> Vec<bool> {
 /// base OTs), then any number of calls of any size; both parties make the same calls.
 ///
 /// Δ: the garbler's has lsb 1 (free-XOR colour bit), the evaluator's lsb 0, so that
-/// lsb(Δ_A ⊕ Δ_B) = 1 as the leaky AND's opening of d needs (KRRW18 §4).
+/// lsb(Δ_A ⊕ Δ_B) = 1 as the opening of d in KRRW18's leaky AND (Fig. 5) needs.
 ///
 /// After any error (a failed check, a dead peer) the instance refuses further calls.
 pub struct Kos15Preprocessor<C: Channel> {
