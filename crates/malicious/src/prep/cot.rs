@@ -80,6 +80,12 @@ pub(crate) struct CotSender {
     delta: Block,
 }
 
+impl Drop for CotSender {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(self.delta.as_bytes_mut());
+    }
+}
+
 /// The COT receiver: outputs MACs t_j on its choice bits.
 pub(crate) struct CotReceiver {
     ot: OtReceiver,

@@ -190,14 +190,17 @@ impl<C: Channel> Kos15Preprocessor<C> {
         })
     }
 
+    /// The channel to the peer (e.g. for its byte counters).
     pub fn channel(&self) -> &C {
         &self.ch
     }
 
+    /// The channel to the peer, for the messages of the phases that follow.
     pub fn channel_mut(&mut self) -> &mut C {
         &mut self.ch
     }
 
+    /// Ends the preprocessing and hands the channel back.
     pub fn into_channel(self) -> C {
         self.ch
     }
