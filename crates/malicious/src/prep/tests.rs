@@ -236,3 +236,30 @@ fn different_sessions_fail_the_kos_check_not_the_macs() {
     );
     assert!(g.is_err());
 }
+
+/// A peer that sends random bytes (from the start, or after an honest setup) makes the
+/// honest party return an error — never a panic, a hang or a huge allocation.
+#[test]
+fn a_garbage_peer_is_an_error() {
+    use mixgc_net::Channel;
+    use rand::RngCore;
+    for honest_setup in [false, true] {
+        let (a, b) = memory_pair();
+        let peer = thread::spawn(move || {
+            let mut b = b;
+            if honest_setup {
+                let p =
+                    Kos15Preprocessor::setup(&mut b, Role::Evaluator, &SESSION, new_rng(Some(5), 2)).unwrap();
+                drop(p);
+            }
+            let mut junk = vec![0u8; 1 << 20];
+            new_rng(Some(6), 3).fill_bytes(&mut junk);
+            // The honest side may stop reading at any point: send errors end the peer.
+            let _ = b.send(&junk).and_then(|()| b.flush());
+        });
+        let r = Kos15Preprocessor::setup(a, Role::Garbler, &SESSION, new_rng(Some(5), 1))
+            .and_then(|mut p| p.and_triples(MIN_TRIPLES).map(|_| ()));
+        peer.join().unwrap();
+        assert!(r.is_err(), "garbage accepted (honest setup: {honest_setup})");
+    }
+}
