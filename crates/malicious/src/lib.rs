@@ -9,9 +9,15 @@
 //! - [`auth`]: IT-MACs and the authenticated shares every other module trades in, plus the
 //!   [`auth::Preprocessor`] trait (WRK17's F_Pre) that separates the function-independent
 //!   preprocessing from the function-dependent garbling and the online phase.
+//! - [`garble`]: function-dependent preprocessing, authenticated garbling and the online
+//!   phase (WRK17 Fig. 2), batch by batch: [`garble::run_garbler`], [`garble::run_evaluator`].
+//! - [`dealer`]: an insecure trusted-dealer preprocessor, for tests only.
 
 pub mod auth;
+pub mod dealer;
 pub mod error;
+pub mod garble;
 
 pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
 pub use error::MaliciousError;
+pub use garble::{run_evaluator, run_garbler, Settings, Terms};

@@ -1,0 +1,45 @@
+//! Authenticated garbling and the online phase (WRK17, CCS 2017, ePrint 2017/030, Fig. 2
+//! and §4), with WRK17's 4-row authenticated tables (128 bytes per AND gate; KRRW18's
+//! half-size garbling is not implemented). Both parties walk the circuit in batches of
+//! `batch_ands` AND gates (TinyGarble2 thesis §3.3.2): for each batch they draw fresh
+//! masks and triples from the [`crate::Preprocessor`], open the Beaver differences of the
+//! AND masks, the garbler garbles and sends the batch's tables, the evaluator evaluates
+//! them, and the batch is freed before the next.
+//!
+//! Order of a run: header (circuit digest and terms) → input processing (Fig. 2 step 5,
+//! for all inputs) → batches (steps 2–4 and 6) → output decoding (step 7, and output to
+//! the garbler by label and MAC). Deviating from WRK17, a batch is garbled after the input
+//! processing (as the thesis's batched design must): the masked values the garbler sees
+//! then are uniform and independent of the evaluator's input, so no row choice it makes
+//! can depend on that input.
+
+mod bits;
+pub mod checks;
+mod evaluator;
+mod garbler;
+mod masks;
+mod open;
+mod share;
+mod table;
+mod terms;
+
+use mixgc_circuit::Circuit;
+
+pub use evaluator::run_evaluator;
+pub use garbler::run_garbler;
+pub use table::TABLE_BLOCKS;
+pub use terms::{Deviation, Settings, Terms, DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS};
+
+/// The output bits cut into the circuit's output values.
+fn split_outputs(circuit: &Circuit, bits: &[bool]) -> Vec<Vec<bool>> {
+    let mut rest = bits;
+    circuit
+        .output_widths
+        .iter()
+        .map(|&w| {
+            let (v, r) = rest.split_at(w as usize);
+            rest = r;
+            v.to_vec()
+        })
+        .collect()
+}
