@@ -1,25 +1,20 @@
 //! The evaluator's side (party B) of WRK17 Fig. 2, one batch of AND gates at a time.
 
-use mixgc_circuit::{Circuit, GateKind, PartyId};
+use mixgc_circuit::{Circuit, PartyId};
+use mixgc_compile::{GateStream, RunKind, StreamHeader, NOT_SLOT};
 use mixgc_core::{Block, Tccr};
 use mixgc_net::{Channel, ChannelExt};
 
+use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
 use super::checks::{EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK, GARBLED_ROW};
-use super::masks::{and_masks, mask_gates, next_batch};
+use super::masks::{and_masks, mask_batch};
 use super::open::{receive_reveal, send_reveal};
+use super::share::constant;
 use super::table::{decrypt, row_share, TABLE_BLOCKS};
-use super::terms::{check_inputs, Deviation, Settings, Terms};
+use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
 use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
-
-/// What the evaluator holds per wire: its view of ⟨λ_w⟩, the masked value ẑ_w = v_w ⊕ λ_w
-/// and the label L_w,ẑ_w.
-struct Wires {
-    masks: Vec<AuthShare>,
-    masked: Vec<bool>,
-    labels: Vec<Block>,
-}
 
 /// Runs the evaluator of `circuit` with its `inputs` (the values from
 /// `terms.garbler_values` on), against [`super::run_garbler`] on the other end of `ch`.
@@ -34,41 +29,54 @@ pub fn run_evaluator<C: Channel + ?Sized, P: Preprocessor>(
     inputs: &[Vec<bool>],
     settings: &Settings,
 ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
-    let garbler_bits = terms.check(circuit)?;
-    let y = check_inputs(circuit, terms.garbler_values..circuit.input_widths.len(), inputs)?;
+    let compiled = compiled(circuit)?;
+    run_evaluator_stream(ch, prep, &mut compiled.stream(), terms, inputs, settings)
+}
+
+/// [`run_evaluator`] over any compiled gate stream; the garbler must run the same stream.
+pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
+    ch: &mut C,
+    prep: &mut P,
+    stream: &mut dyn GateStream,
+    terms: &Terms,
+    inputs: &[Vec<bool>],
+    settings: &Settings,
+) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
+    let header = stream.header().clone();
+    let garbler_bits = terms.check(&header)?;
+    let widths = header.input_widths();
+    let y = check_inputs(widths, terms.garbler_values..widths.len(), inputs)?;
     if prep.role() != Role::Evaluator {
         return Err(MaliciousError::Input("the evaluator needs an evaluator's preprocessor".into()));
     }
-    terms.agree(ch, circuit, false)?;
-    let n = circuit.num_wires as usize;
+    terms.agree(ch, &header, false)?;
+    let slots = header.num_slots() as usize;
     let mut e = Evaluator {
         delta: prep.delta().0,
         deviation: settings.deviation,
         hash: Tccr::default(),
-        wires: Wires {
-            masks: vec![AuthShare::default(); n],
-            masked: vec![false; n],
-            labels: vec![Block::ZERO; n],
-        },
-        zero_label: Block::ZERO,
+        masks: vec![AuthShare::default(); slots],
+        masked: vec![false; slots],
+        labels: vec![Block::ZERO; slots],
         ands_done: 0,
     };
-    e.inputs(ch, prep, circuit, garbler_bits, &y)?;
-    let mut start = 0;
-    while start < circuit.num_gates() {
-        let (gates, n) = next_batch(circuit, start, terms.batch_ands);
-        e.batch(ch, prep, circuit, gates.clone(), n)?;
-        start = gates.end;
+    e.inputs(ch, prep, &header, garbler_bits, &y)?;
+    let mut batches = Batches::new(stream, terms.batch_ands)?;
+    while let Some(batch) = batches.next_batch()? {
+        e.batch(ch, prep, &batch)?;
     }
-    e.outputs(ch, circuit, terms)
+    e.outputs(ch, &header, terms)
 }
 
 struct Evaluator {
     delta: Block,
     deviation: Deviation,
     hash: Tccr,
-    wires: Wires,
-    zero_label: Block,
+    /// Per slot: this party's view of ⟨λ_w⟩, the masked value ẑ_w = v_w ⊕ λ_w and the
+    /// label L_w,ẑ_w.
+    masks: Vec<AuthShare>,
+    masked: Vec<bool>,
+    labels: Vec<Block>,
     ands_done: u64,
 }
 
@@ -80,14 +88,14 @@ impl Evaluator {
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        circuit: &Circuit,
+        header: &StreamHeader,
         garbler_bits: usize,
         y: &[bool],
     ) -> Result<(), MaliciousError> {
         ch.set_phase("input processing");
-        let total = circuit.total_input_bits() as usize;
+        let input_slots = header.input_slots();
+        let total = input_slots.len();
         let shares = prep.random_shares(total).map_err(Into::into)?;
-        self.wires.masks[..total].copy_from_slice(&shares);
         let r = receive_reveal(ch, &shares[garbler_bits..], self.delta, EVALUATOR_INPUT_MASK)?;
         let ours_masked: Vec<bool> = shares[garbler_bits..]
             .iter()
@@ -101,22 +109,26 @@ impl Evaluator {
         ch.flush()?;
         let theirs_masked = recv_bits(ch, garbler_bits, "the garbler's masked inputs")?;
         let labels = ch.recv_blocks(total + 1)?;
-        self.wires.masked[..garbler_bits].copy_from_slice(&theirs_masked);
-        self.wires.masked[garbler_bits..total].copy_from_slice(&ours_masked);
-        self.wires.labels[..total].copy_from_slice(&labels[..total]);
-        self.zero_label = labels[total];
+        // The NOT slot holds the constant 1: λ = 1, masked value 0, label L_zero.
+        self.masks[NOT_SLOT as usize] = constant(true, Role::Evaluator, self.delta);
+        self.labels[NOT_SLOT as usize] = labels[total];
+        for (i, &slot) in input_slots.iter().enumerate() {
+            let slot = slot as usize;
+            self.masks[slot] = shares[i];
+            self.masked[slot] = theirs_masked.get(i).copied().unwrap_or_else(|| ours_masked[i - garbler_bits]);
+            self.labels[slot] = labels[i];
+        }
         Ok(())
     }
 
-    /// Preprocesses one batch of `n` AND gates, receives its tables and evaluates it.
+    /// Preprocesses one batch, receives its tables and evaluates it.
     fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        circuit: &Circuit,
-        gates: std::ops::Range<usize>,
-        n: usize,
+        batch: &Batch,
     ) -> Result<(), MaliciousError> {
+        let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
                 prep.random_shares(n).map_err(Into::into)?,
@@ -125,53 +137,82 @@ impl Evaluator {
         } else {
             (Vec::new(), Vec::new())
         };
-        let ands = mask_gates(circuit, gates.clone(), &mut self.wires.masks, &fresh, Role::Evaluator, self.delta);
+        let masks = mask_batch(batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
         let (sigma, tables) = if n > 0 {
             let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            let sigma =
-                and_masks(ch, circuit, &ands, &self.wires.masks, &triples, Role::Evaluator, self.delta, tamper)?;
+            let sigma = and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?;
             ch.set_phase("the authenticated garbled tables");
             (sigma, ch.recv_blocks(TABLE_BLOCKS * n)?)
         } else {
             (Vec::new(), Vec::new())
         };
-        let w = &mut self.wires;
-        let mut and_index = 0;
-        for g in gates {
-            let (a, b, out) = (circuit.a[g] as usize, circuit.b[g] as usize, circuit.out[g] as usize);
-            let (z, label) = match circuit.kind[g] {
-                GateKind::Xor => (w.masked[a] ^ w.masked[b], w.labels[a] ^ w.labels[b]),
-                GateKind::Not | GateKind::Copy => (w.masked[a], w.labels[a]),
-                GateKind::Const => (false, self.zero_label),
-                GateKind::And => {
-                    let (za, zb) = (w.masked[a], w.masked[b]);
-                    let row = row_share(w.masks[a], w.masks[b], w.masks[out], sigma[and_index], za, zb, Role::Evaluator, self.delta);
-                    let table = &tables[TABLE_BLOCKS * and_index..TABLE_BLOCKS * (and_index + 1)];
-                    let gate = self.ands_done + and_index as u64;
-                    and_index += 1;
-                    let (r, label) = decrypt(&self.hash, self.delta, gate, table, w.labels[a], w.labels[b], za, zb, row)
-                        .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
-                    (r ^ row.bit, label)
+        let mut i = 0;
+        let mut outs = Vec::new();
+        for (kind, gates) in batch.runs() {
+            match kind {
+                RunKind::Xor => {
+                    for g in gates {
+                        let (a, b, o) = (g.a as usize, g.b as usize, g.out as usize);
+                        self.masked[o] = self.masked[a] ^ self.masked[b];
+                        self.labels[o] = self.labels[a] ^ self.labels[b];
+                    }
                 }
-            };
-            w.masked[out] = z;
-            w.labels[out] = label;
+                RunKind::Const => {
+                    for g in gates {
+                        self.masked[g.out as usize] = false;
+                        self.labels[g.out as usize] = self.labels[NOT_SLOT as usize];
+                    }
+                }
+                // All inputs of an AND run are read before any output is written.
+                RunKind::And => {
+                    outs.clear();
+                    for g in gates {
+                        outs.push(self.and_gate(g.a as usize, g.b as usize, &masks[i], sigma[i], &tables, i)?);
+                        i += 1;
+                    }
+                    for (g, &(z, l)) in gates.iter().zip(&outs) {
+                        self.masked[g.out as usize] = z;
+                        self.labels[g.out as usize] = l;
+                    }
+                }
+                RunKind::Parallel => {}
+            }
         }
         self.ands_done += n as u64;
         Ok(())
+    }
+
+    /// Fig. 2 step 6 for one AND gate: decrypts row (ẑ_α, ẑ_β), checks its MAC, returns
+    /// (ẑ_γ, L_γ,ẑ_γ).
+    fn and_gate(
+        &self,
+        a: usize,
+        b: usize,
+        m: &super::masks::AndMasks,
+        mask_ab: AuthShare,
+        tables: &[Block],
+        i: usize,
+    ) -> Result<(bool, Block), MaliciousError> {
+        let (za, zb) = (self.masked[a], self.masked[b]);
+        let row = row_share(m.a, m.b, m.out, mask_ab, za, zb, Role::Evaluator, self.delta);
+        let table = &tables[TABLE_BLOCKS * i..TABLE_BLOCKS * (i + 1)];
+        let gate = self.ands_done + i as u64;
+        let (r, label) = decrypt(&self.hash, self.delta, gate, table, self.labels[a], self.labels[b], za, zb, row)
+            .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
+        Ok((r ^ row.bit, label))
     }
 
     /// Fig. 2 step 7 (output to the evaluator) and output to the garbler.
     fn outputs<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
-        circuit: &Circuit,
+        header: &StreamHeader,
         terms: &Terms,
     ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
         ch.set_phase("output decoding");
-        let w = &self.wires;
-        let outs: Vec<AuthShare> = circuit.output_wires.iter().map(|&o| w.masks[o as usize]).collect();
-        let masked: Vec<bool> = circuit.output_wires.iter().map(|&o| w.masked[o as usize]).collect();
+        let slots = header.output_slots();
+        let outs: Vec<AuthShare> = slots.iter().map(|&o| self.masks[o as usize]).collect();
+        let masked: Vec<bool> = slots.iter().map(|&o| self.masked[o as usize]).collect();
         let mine = if terms.reveal.contains(PartyId::EVALUATOR) {
             let r = receive_reveal(ch, &outs, self.delta, EVALUATOR_OUTPUT_MASK)?;
             let bits: Vec<bool> = outs
@@ -179,12 +220,12 @@ impl Evaluator {
                 .zip(masked.iter().zip(&r))
                 .map(|(s, (&z, &r))| z ^ r ^ s.bit)
                 .collect();
-            Some(super::split_outputs(circuit, &bits))
+            Some(super::split_outputs(header.output_widths(), &bits))
         } else {
             None
         };
         if terms.reveal.contains(PartyId::GARBLER) {
-            let mut labels: Vec<Block> = circuit.output_wires.iter().map(|&o| w.labels[o as usize]).collect();
+            let mut labels: Vec<Block> = slots.iter().map(|&o| self.labels[o as usize]).collect();
             if let Deviation::WrongOutputLabel { bit } = self.deviation {
                 if let Some(l) = labels.get_mut(bit) {
                     *l ^= Block::from_u128(1 << 90);

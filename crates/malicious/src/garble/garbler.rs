@@ -1,28 +1,26 @@
 //! The garbler's side (party A) of WRK17 Fig. 2, one batch of AND gates at a time.
 
-use mixgc_circuit::{Circuit, GateKind, PartyId};
+use mixgc_circuit::{Circuit, PartyId};
+use mixgc_compile::{GateStream, RunKind, StreamHeader, NOT_SLOT};
 use mixgc_core::{new_rng, Block, Rng, Tccr};
 use mixgc_net::{Channel, ChannelExt};
 
+use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
 use super::checks::{GARBLER_INPUT_MASK, GARBLER_OUTPUT_LABEL, GARBLER_OUTPUT_MASK};
-use super::masks::{and_masks, mask_gates, next_batch};
+use super::masks::{and_masks, mask_batch};
 use super::open::{receive_reveal, send_reveal};
+use super::share::constant;
 use super::table::{garble, AndGate, TABLE_BLOCKS};
-use super::terms::{check_inputs, Deviation, Settings, Terms};
+use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
 use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
-
-/// What the garbler holds per wire: its view of ⟨λ_w⟩ and the zero label L_w,0.
-struct Wires {
-    masks: Vec<AuthShare>,
-    label0: Vec<Block>,
-}
 
 /// Runs the garbler of `circuit` with its `inputs` (the values `0..terms.garbler_values`),
 /// against [`super::run_evaluator`] on the other end of `ch`. Returns the outputs when the
 /// garbler learns them. Any failed check returns [`MaliciousError::CheckFailed`] before an
-/// output is produced.
+/// output is produced. The circuit is compiled (`mixgc_compile::compile`) first, so the
+/// per-wire state is O(live wires); see [`run_garbler_stream`] for a stream read from disk.
 pub fn run_garbler<C: Channel + ?Sized, P: Preprocessor>(
     ch: &mut C,
     prep: &mut P,
@@ -31,8 +29,23 @@ pub fn run_garbler<C: Channel + ?Sized, P: Preprocessor>(
     inputs: &[Vec<bool>],
     settings: &Settings,
 ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
-    let garbler_bits = terms.check(circuit)?;
-    let x = check_inputs(circuit, 0..terms.garbler_values, inputs)?;
+    let compiled = compiled(circuit)?;
+    run_garbler_stream(ch, prep, &mut compiled.stream(), terms, inputs, settings)
+}
+
+/// [`run_garbler`] over any compiled gate stream (in memory or a stream file); the
+/// evaluator must run the same stream (the header exchange compares stream digests).
+pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
+    ch: &mut C,
+    prep: &mut P,
+    stream: &mut dyn GateStream,
+    terms: &Terms,
+    inputs: &[Vec<bool>],
+    settings: &Settings,
+) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
+    let header = stream.header().clone();
+    let garbler_bits = terms.check(&header)?;
+    let x = check_inputs(header.input_widths(), 0..terms.garbler_values, inputs)?;
     if prep.role() != Role::Garbler {
         return Err(MaliciousError::Input("the garbler needs a garbler's preprocessor".into()));
     }
@@ -40,27 +53,24 @@ pub fn run_garbler<C: Channel + ?Sized, P: Preprocessor>(
     if !delta.lsb() {
         return Err(MaliciousError::Input("the garbler's Δ_A must have lsb 1".into()));
     }
-    terms.agree(ch, circuit, true)?;
+    terms.agree(ch, &header, true)?;
+    let slots = header.num_slots() as usize;
     let mut g = Garbler {
         rng: new_rng(settings.insecure_seed, 0x6761_7262),
         delta,
         deviation: settings.deviation,
         hash: Tccr::default(),
-        wires: Wires {
-            masks: vec![AuthShare::default(); circuit.num_wires as usize],
-            label0: vec![Block::ZERO; circuit.num_wires as usize],
-        },
+        masks: vec![AuthShare::default(); slots],
+        label0: vec![Block::ZERO; slots],
         zero_label: Block::ZERO,
         ands_done: 0,
     };
-    g.inputs(ch, prep, circuit, garbler_bits, &x)?;
-    let mut start = 0;
-    while start < circuit.num_gates() {
-        let (gates, n) = next_batch(circuit, start, terms.batch_ands);
-        g.batch(ch, prep, circuit, gates.clone(), n)?;
-        start = gates.end;
+    g.inputs(ch, prep, &header, garbler_bits, &x)?;
+    let mut batches = Batches::new(stream, terms.batch_ands)?;
+    while let Some(batch) = batches.next_batch()? {
+        g.batch(ch, prep, &batch)?;
     }
-    g.outputs(ch, circuit, terms)
+    g.outputs(ch, &header, terms)
 }
 
 struct Garbler {
@@ -68,7 +78,9 @@ struct Garbler {
     delta: Block,
     deviation: Deviation,
     hash: Tccr,
-    wires: Wires,
+    /// Per slot: this party's view of ⟨λ_w⟩ and the zero label L_w,0.
+    masks: Vec<AuthShare>,
+    label0: Vec<Block>,
     /// L_zero: the zero label of every constant wire (whose masked value is always 0).
     zero_label: Block,
     ands_done: u64,
@@ -80,18 +92,25 @@ impl Garbler {
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        circuit: &Circuit,
+        header: &StreamHeader,
         garbler_bits: usize,
         x: &[bool],
     ) -> Result<(), MaliciousError> {
         ch.set_phase("input processing");
-        let total = circuit.total_input_bits() as usize;
+        let input_slots = header.input_slots();
+        let total = input_slots.len();
         let shares = prep.random_shares(total).map_err(Into::into)?;
-        self.wires.masks[..total].copy_from_slice(&shares);
-        for l in &mut self.wires.label0[..total] {
-            *l = Block::random(&mut self.rng);
-        }
         self.zero_label = Block::random(&mut self.rng);
+        // The NOT slot holds the constant 1: λ = 1, masked value 0, label L_zero.
+        self.masks[NOT_SLOT as usize] = constant(true, Role::Garbler, self.delta);
+        self.label0[NOT_SLOT as usize] = self.zero_label;
+        let mut label0 = Vec::with_capacity(total);
+        for (&slot, &share) in input_slots.iter().zip(&shares) {
+            let l = Block::random(&mut self.rng);
+            self.masks[slot as usize] = share;
+            self.label0[slot as usize] = l;
+            label0.push(l);
+        }
         // Reveal r_w of the evaluator's input wires to the evaluator.
         let tamper = |i| self.deviation == Deviation::WrongInputMaskMac { bit: i };
         send_reveal(ch, &shares[garbler_bits..], tamper)?;
@@ -104,7 +123,7 @@ impl Garbler {
             .collect();
         let mut labels = Vec::with_capacity(total + 1);
         for (w, &z) in ours_masked.iter().chain(&their_masked).enumerate() {
-            let mut l = self.wires.label0[w] ^ self.delta.and_bit(z);
+            let mut l = label0[w] ^ self.delta.and_bit(z);
             let wrong = match self.deviation {
                 Deviation::WrongGarblerInputLabel { bit } => bit == w,
                 Deviation::WrongEvaluatorLabelOnZero { bit } => bit + garbler_bits == w && !z,
@@ -122,15 +141,14 @@ impl Garbler {
         Ok(())
     }
 
-    /// Preprocesses, garbles and sends one batch of `n` AND gates (Fig. 2 steps 2–4).
+    /// Preprocesses, garbles and sends one batch (Fig. 2 steps 2–4).
     fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        circuit: &Circuit,
-        gates: std::ops::Range<usize>,
-        n: usize,
+        batch: &Batch,
     ) -> Result<(), MaliciousError> {
+        let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
                 prep.random_shares(n).map_err(Into::into)?,
@@ -139,32 +157,29 @@ impl Garbler {
         } else {
             (Vec::new(), Vec::new())
         };
-        let ands = mask_gates(circuit, gates.clone(), &mut self.wires.masks, &fresh, Role::Garbler, self.delta);
-        self.label_gates(circuit, gates);
+        let masks = mask_batch(batch, &mut self.masks, &fresh, Role::Garbler, self.delta);
+        let labels = self.label_batch(batch);
         if n == 0 {
             return Ok(());
         }
         let tamper = self.deviation == Deviation::WrongAndMaskMac;
-        let sigma = and_masks(ch, circuit, &ands, &self.wires.masks, &triples, Role::Garbler, self.delta, tamper)?;
-        let w = &self.wires;
-        let and_gates: Vec<AndGate> = ands
+        let sigma = and_masks(ch, &masks, &triples, Role::Garbler, self.delta, tamper)?;
+        let gates: Vec<AndGate> = masks
             .iter()
+            .zip(&labels)
             .zip(&sigma)
-            .map(|(&g, &mask_ab)| {
-                let (a, b, o) = (circuit.a[g] as usize, circuit.b[g] as usize, circuit.out[g] as usize);
-                AndGate {
-                    label_a: w.label0[a],
-                    label_b: w.label0[b],
-                    label_out: w.label0[o],
-                    mask_a: w.masks[a],
-                    mask_b: w.masks[b],
-                    mask_out: w.masks[o],
-                    mask_ab,
-                }
+            .map(|((m, l), &mask_ab)| AndGate {
+                label_a: l[0],
+                label_b: l[1],
+                label_out: l[2],
+                mask_a: m.a,
+                mask_b: m.b,
+                mask_out: m.out,
+                mask_ab,
             })
             .collect();
         let mut tables = Vec::with_capacity(TABLE_BLOCKS * n);
-        garble(&self.hash, self.delta, self.ands_done, &and_gates, &mut tables);
+        garble(&self.hash, self.delta, self.ands_done, &gates, &mut tables);
         if let Deviation::FlipRows { gate, rows } = self.deviation {
             if (self.ands_done..self.ands_done + n as u64).contains(&gate) {
                 let base = (gate - self.ands_done) as usize * TABLE_BLOCKS;
@@ -180,29 +195,40 @@ impl Garbler {
         Ok(())
     }
 
-    /// The zero labels of the gates' output wires (free XOR; fresh for AND outputs).
-    fn label_gates(&mut self, circuit: &Circuit, gates: std::ops::Range<usize>) {
-        let l = &mut self.wires.label0;
-        for g in gates {
-            let (a, b, out) = (circuit.a[g] as usize, circuit.b[g] as usize, circuit.out[g] as usize);
-            l[out] = match circuit.kind[g] {
-                GateKind::Xor => l[a] ^ l[b],
-                GateKind::Not | GateKind::Copy => l[a],
-                GateKind::Const => self.zero_label,
-                GateKind::And => Block::random(&mut self.rng),
-            };
+    /// The zero labels of the batch's output slots (free XOR; fresh for AND outputs);
+    /// returns (L_α,0, L_β,0, L_γ,0) of each AND gate.
+    fn label_batch(&mut self, batch: &Batch) -> Vec<[Block; 3]> {
+        let l = &mut self.label0;
+        let mut ands = Vec::with_capacity(batch.ands);
+        for (kind, gates) in batch.runs() {
+            match kind {
+                RunKind::Xor => gates.iter().for_each(|g| l[g.out as usize] = l[g.a as usize] ^ l[g.b as usize]),
+                RunKind::Const => gates.iter().for_each(|g| l[g.out as usize] = self.zero_label),
+                RunKind::And => {
+                    let first = ands.len();
+                    for g in gates {
+                        ands.push([l[g.a as usize], l[g.b as usize], Block::random(&mut self.rng)]);
+                    }
+                    for (g, a) in gates.iter().zip(&ands[first..]) {
+                        l[g.out as usize] = a[2];
+                    }
+                }
+                RunKind::Parallel => {}
+            }
         }
+        ands
     }
 
     /// Fig. 2 step 7 and output to the garbler.
     fn outputs<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
-        circuit: &Circuit,
+        header: &StreamHeader,
         terms: &Terms,
     ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
         ch.set_phase("output decoding");
-        let outs: Vec<AuthShare> = circuit.output_wires.iter().map(|&w| self.wires.masks[w as usize]).collect();
+        let slots = header.output_slots();
+        let outs: Vec<AuthShare> = slots.iter().map(|&w| self.masks[w as usize]).collect();
         if terms.reveal.contains(PartyId::EVALUATOR) {
             let tamper = |i| self.deviation == Deviation::WrongOutputMaskMac { bit: i };
             send_reveal(ch, &outs, tamper)?;
@@ -213,8 +239,8 @@ impl Garbler {
         }
         let masked = recv_bits(ch, outs.len(), "the evaluator's masked outputs")?;
         let labels = ch.recv_blocks(outs.len())?;
-        for ((&w, &z), &l) in circuit.output_wires.iter().zip(&masked).zip(&labels) {
-            if l != self.wires.label0[w as usize] ^ self.delta.and_bit(z) {
+        for ((&w, &z), &l) in slots.iter().zip(&masked).zip(&labels) {
+            if l != self.label0[w as usize] ^ self.delta.and_bit(z) {
                 return Err(MaliciousError::CheckFailed { check: GARBLER_OUTPUT_LABEL });
             }
         }
@@ -224,6 +250,6 @@ impl Garbler {
             .zip(masked.iter().zip(&s))
             .map(|(r, (&z, &s))| z ^ r.bit ^ s)
             .collect();
-        Ok(Some(super::split_outputs(circuit, &bits)))
+        Ok(Some(super::split_outputs(header.output_widths(), &bits)))
     }
 }

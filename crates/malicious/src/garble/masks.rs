@@ -1,73 +1,76 @@
 //! Function-dependent preprocessing of one batch (WRK17 Fig. 2 steps 2–3): the wire masks
-//! ⟨λ_w⟩ (fresh random shares for AND outputs, linear for XOR/NOT/copy/constant) and
-//! ⟨λ_σ⟩ = ⟨λ_α λ_β⟩ for every AND gate from a random triple by Beaver's trick: d = λ_α ⊕ a
-//! and e = λ_β ⊕ b are opened with their MACs checked, then λ_σ = c ⊕ d·b ⊕ e·a ⊕ d·e.
+//! ⟨λ_w⟩ (fresh random shares for AND outputs, linear for XOR and constants; NOT is XOR
+//! with the constant-1 slot) and ⟨λ_σ⟩ = ⟨λ_α λ_β⟩ for every AND gate from a random triple
+//! by Beaver's trick: d = λ_α ⊕ a and e = λ_β ⊕ b are opened with their MACs checked, then
+//! λ_σ = c ⊕ d·b ⊕ e·a ⊕ d·e.
 
-use std::ops::Range;
-
-use mixgc_circuit::{Circuit, GateKind};
+use mixgc_compile::RunKind;
 use mixgc_core::Block;
 use mixgc_net::Channel;
 
+use super::batch::Batch;
 use super::checks::AND_MASK_OPENING;
 use super::open::open_both;
 use super::share::{add_constant, constant, scale};
 use crate::auth::{AuthShare, AuthTriple, Role};
 use crate::MaliciousError;
 
-/// The gates of the batch that starts at gate `start`: up to and including its
-/// `batch_ands`-th AND gate, or to the end of the circuit.
-pub(crate) fn next_batch(circuit: &Circuit, start: usize, batch_ands: usize) -> (Range<usize>, usize) {
-    let mut ands = 0;
-    for (i, &k) in circuit.kind.iter().enumerate().skip(start) {
-        if k == GateKind::And {
-            ands += 1;
-            if ands == batch_ands {
-                return (start..i + 1, ands);
-            }
-        }
-    }
-    (start..circuit.kind.len(), ands)
+/// The masks of one AND gate's wires (α, β, γ) as they were when the gate ran.
+#[derive(Clone, Copy)]
+pub(crate) struct AndMasks {
+    pub a: AuthShare,
+    pub b: AuthShare,
+    pub out: AuthShare,
 }
 
-/// Sets the mask of every output wire of `gates`, taking AND outputs' masks from `fresh`
-/// in order; returns the batch's AND gates (indices into the circuit).
-pub(crate) fn mask_gates(
-    circuit: &Circuit,
-    gates: Range<usize>,
+/// Sets the mask of every slot the batch writes, taking AND outputs' masks from `fresh`
+/// in order; returns each AND gate's masks (slots are reused, so they are kept here).
+pub(crate) fn mask_batch(
+    batch: &Batch,
     masks: &mut [AuthShare],
     fresh: &[AuthShare],
     role: Role,
     delta: Block,
-) -> Vec<usize> {
+) -> Vec<AndMasks> {
     let mut ands = Vec::with_capacity(fresh.len());
-    for g in gates {
-        let (a, b, out) = (circuit.a[g] as usize, circuit.b[g] as usize, circuit.out[g] as usize);
-        masks[out] = match circuit.kind[g] {
-            GateKind::Xor => masks[a].xor(masks[b]),
-            // ¬x: λ_out = λ_a ⊕ 1, so the masked value and the label carry over unchanged.
-            GateKind::Not => add_constant(masks[a], true, role, delta),
-            GateKind::Copy => masks[a],
-            // A constant c: λ = c, so its masked value is 0 (label L_zero).
-            GateKind::Const => constant(a != 0, role, delta),
-            GateKind::And => {
-                let m = fresh[ands.len()];
-                ands.push(g);
-                m
+    for (kind, gates) in batch.runs() {
+        match kind {
+            RunKind::Xor => {
+                for g in gates {
+                    masks[g.out as usize] = masks[g.a as usize].xor(masks[g.b as usize]);
+                }
             }
-        };
+            // A constant c: λ = c, so its masked value is always 0 (label L_zero).
+            RunKind::Const => {
+                for g in gates {
+                    masks[g.out as usize] = constant(g.a == 1, role, delta);
+                }
+            }
+            // All inputs of an AND run are read before any output is written.
+            RunKind::And => {
+                let first = ands.len();
+                for g in gates {
+                    ands.push(AndMasks {
+                        a: masks[g.a as usize],
+                        b: masks[g.b as usize],
+                        out: fresh[ands.len()],
+                    });
+                }
+                for (g, m) in gates.iter().zip(&ands[first..]) {
+                    masks[g.out as usize] = m.out;
+                }
+            }
+            RunKind::Parallel => {}
+        }
     }
     ands
 }
 
-/// ⟨λ_α λ_β⟩ for every AND gate in `ands`, from `triples` by Beaver's trick with the MACs
-/// on d and e checked both ways. `tamper`: a cheating party's wrong MAC hash.
-#[allow(clippy::too_many_arguments)]
+/// ⟨λ_α λ_β⟩ for every AND gate, from `triples` by Beaver's trick with the MACs on d and
+/// e checked both ways. `tamper`: a cheating party's wrong MAC hash.
 pub(crate) fn and_masks<C: Channel + ?Sized>(
     ch: &mut C,
-    circuit: &Circuit,
-    ands: &[usize],
-    masks: &[AuthShare],
+    ands: &[AndMasks],
     triples: &[AuthTriple],
     role: Role,
     delta: Block,
@@ -75,9 +78,9 @@ pub(crate) fn and_masks<C: Channel + ?Sized>(
 ) -> Result<Vec<AuthShare>, MaliciousError> {
     ch.set_phase("the Beaver opening of the AND masks");
     let mut de = Vec::with_capacity(2 * ands.len());
-    for (&g, t) in ands.iter().zip(triples) {
-        de.push(masks[circuit.a[g] as usize].xor(t.a));
-        de.push(masks[circuit.b[g] as usize].xor(t.b));
+    for (m, t) in ands.iter().zip(triples) {
+        de.push(m.a.xor(t.a));
+        de.push(m.b.xor(t.b));
     }
     let opened = open_both(ch, role, delta, &de, AND_MASK_OPENING, tamper)?;
     Ok(triples

@@ -4,7 +4,9 @@
 //! `batch_ands` AND gates (TinyGarble2 thesis §3.3.2): for each batch they draw fresh
 //! masks and triples from the [`crate::Preprocessor`], open the Beaver differences of the
 //! AND masks, the garbler garbles and sends the batch's tables, the evaluator evaluates
-//! them, and the batch is freed before the next.
+//! them, and the batch is freed before the next. The parties run a compiled gate stream
+//! (`mixgc_compile`), whose slot numbering bounds the per-wire state by the live wires:
+//! memory is O(batch + live wires) whatever the circuit's size.
 //!
 //! Order of a run: header (circuit digest and terms) → input processing (Fig. 2 step 5,
 //! for all inputs) → batches (steps 2–4 and 6) → output decoding (step 7, and output to
@@ -13,6 +15,7 @@
 //! then are uniform and independent of the evaluator's input, so no row choice it makes
 //! can depend on that input.
 
+mod batch;
 mod bits;
 pub mod checks;
 mod evaluator;
@@ -23,18 +26,15 @@ mod share;
 mod table;
 mod terms;
 
-use mixgc_circuit::Circuit;
-
-pub use evaluator::run_evaluator;
-pub use garbler::run_garbler;
+pub use evaluator::{run_evaluator, run_evaluator_stream};
+pub use garbler::{run_garbler, run_garbler_stream};
 pub use table::TABLE_BLOCKS;
 pub use terms::{Deviation, Settings, Terms, DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS};
 
 /// The output bits cut into the circuit's output values.
-fn split_outputs(circuit: &Circuit, bits: &[bool]) -> Vec<Vec<bool>> {
+fn split_outputs(widths: &[u32], bits: &[bool]) -> Vec<Vec<bool>> {
     let mut rest = bits;
-    circuit
-        .output_widths
+    widths
         .iter()
         .map(|&w| {
             let (v, r) = rest.split_at(w as usize);

@@ -2,6 +2,7 @@
 //! preprocessing), and the test-only deviations that make a party cheat.
 
 use mixgc_circuit::{Audience, Circuit, PartyId};
+use mixgc_compile::StreamHeader;
 use mixgc_net::Channel;
 
 use crate::MaliciousError;
@@ -34,22 +35,24 @@ impl Terms {
         }
     }
 
-    /// Checks the terms against `circuit`; returns the number of the garbler's input bits.
-    pub(crate) fn check(&self, circuit: &Circuit) -> Result<usize, MaliciousError> {
-        circuit
-            .validate()
-            .map_err(|e| MaliciousError::Input(format!("the circuit is invalid: {e}")))?;
+    /// Checks the terms against the stream's `header`; returns the number of the
+    /// garbler's input bits.
+    pub(crate) fn check(&self, header: &StreamHeader) -> Result<usize, MaliciousError> {
+        header
+            .check()
+            .map_err(|e| MaliciousError::Input(format!("the gate stream is invalid: {e}")))?;
         if !(1..=MAX_BATCH_ANDS).contains(&self.batch_ands) {
             return Err(MaliciousError::Input(format!(
                 "a batch must have 1 to {MAX_BATCH_ANDS} AND gates, got {}",
                 self.batch_ands
             )));
         }
-        if self.garbler_values > circuit.input_widths.len() {
+        let widths = header.input_widths();
+        if self.garbler_values > widths.len() {
             return Err(MaliciousError::Input(format!(
                 "the garbler cannot own {} input values: the circuit has {}",
                 self.garbler_values,
-                circuit.input_widths.len()
+                widths.len()
             )));
         }
         let known = [
@@ -63,16 +66,16 @@ impl Terms {
                 self.reveal
             )));
         }
-        Ok(circuit.input_widths[..self.garbler_values]
+        Ok(widths[..self.garbler_values]
             .iter()
             .map(|&w| w as usize)
             .sum())
     }
 
-    /// The header both parties send: circuit digest, ownership, audience, batch size.
-    fn header(&self, circuit: &Circuit) -> [u8; 49] {
+    /// The header both parties send: stream digest, ownership, audience, batch size.
+    fn header(&self, stream: &StreamHeader) -> [u8; 49] {
         let mut h = [0u8; 49];
-        h[..32].copy_from_slice(&circuit.digest());
+        h[..32].copy_from_slice(&stream.stream_digest());
         h[32..40].copy_from_slice(&(self.garbler_values as u64).to_le_bytes());
         h[40..48].copy_from_slice(&(self.batch_ands as u64).to_le_bytes());
         h[48] = u8::from(self.reveal.contains(PartyId::GARBLER))
@@ -85,11 +88,11 @@ impl Terms {
     pub(crate) fn agree<C: Channel + ?Sized>(
         &self,
         ch: &mut C,
-        circuit: &Circuit,
+        stream: &StreamHeader,
         garbler: bool,
     ) -> Result<(), MaliciousError> {
         ch.set_phase("the malicious run's header");
-        let ours = self.header(circuit);
+        let ours = self.header(stream);
         let mut theirs = [0u8; 49];
         if garbler {
             ch.send(&ours)?;
@@ -101,7 +104,7 @@ impl Terms {
             ch.flush()?;
         }
         let what = if ours[..32] != theirs[..32] {
-            "the peer runs another circuit (digests differ)"
+            "the peer runs another circuit or schedule (stream digests differ)"
         } else if ours[32..40] != theirs[32..40] {
             "the parties disagree on which input values the garbler owns"
         } else if ours[40..48] != theirs[40..48] {
@@ -117,11 +120,11 @@ impl Terms {
 
 /// Checks this party's input values against the widths of the values it owns.
 pub(crate) fn check_inputs(
-    circuit: &Circuit,
+    widths: &[u32],
     owned: std::ops::Range<usize>,
     inputs: &[Vec<bool>],
 ) -> Result<Vec<bool>, MaliciousError> {
-    let widths = &circuit.input_widths[owned.clone()];
+    let widths = &widths[owned.clone()];
     if inputs.len() != widths.len() {
         return Err(MaliciousError::Input(format!(
             "this party owns {} input value(s) (values {}..{}), got {}",
@@ -141,6 +144,15 @@ pub(crate) fn check_inputs(
         }
     }
     Ok(inputs.concat())
+}
+
+/// Validates `circuit` and compiles it into the gate stream both parties run (the
+/// default batched schedule, so both sides compile the same stream).
+pub(crate) fn compiled(circuit: &Circuit) -> Result<mixgc_compile::CompiledCircuit, MaliciousError> {
+    circuit
+        .validate()
+        .map_err(|e| MaliciousError::Input(format!("the circuit is invalid: {e}")))?;
+    Ok(mixgc_compile::compile(circuit))
 }
 
 /// Settings each party picks for itself.

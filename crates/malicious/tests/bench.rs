@@ -1,0 +1,63 @@
+//! Throughput of authenticated garbling + evaluation with the insecure trusted dealer
+//! (so preprocessing is nearly free here and NOT measured): both parties in two threads
+//! over an in-memory channel. Run with
+//! `cargo test --release -p mixgc-malicious --test bench -- --ignored --nocapture`.
+
+mod common;
+
+use std::time::Instant;
+
+use mixgc_circuit::{bristol, Circuit};
+use mixgc_core::new_rng;
+use mixgc_malicious::dealer::TrustedDealer;
+use mixgc_malicious::garble::DEFAULT_BATCH_ANDS;
+use mixgc_malicious::{Preprocessor, Settings, Terms};
+
+/// Seconds the dealers alone take to deal what `circuit` draws, for both parties.
+fn dealer_seconds(circuit: &Circuit, batch: usize) -> f64 {
+    let start = Instant::now();
+    for mut d in <[TrustedDealer; 2]>::from(TrustedDealer::pair(1)) {
+        d.random_shares(circuit.total_input_bits() as usize).unwrap();
+        let mut left = circuit.stats().ands;
+        while left > 0 {
+            let n = left.min(batch);
+            d.random_shares(n).unwrap();
+            d.and_triples(n).unwrap();
+            left -= n;
+        }
+    }
+    start.elapsed().as_secs_f64()
+}
+
+fn measure(name: &str, circuit: &Circuit, runs: u32) {
+    let ands = circuit.stats().ands as f64;
+    let inputs = common::random_inputs(circuit, 1);
+    let terms = Terms::new(circuit.input_widths.len().div_ceil(2));
+    let want = circuit.eval_plain(&inputs).unwrap();
+    let start = Instant::now();
+    for run in 0..runs {
+        let (g, e) = common::run_pair(circuit, terms, &inputs, u64::from(run), Settings::default(), Settings::default());
+        assert_eq!(g.unwrap().unwrap(), want);
+        assert_eq!(e.unwrap().unwrap(), want);
+    }
+    let total = start.elapsed().as_secs_f64() / f64::from(runs);
+    let dealer = dealer_seconds(circuit, terms.batch_ands);
+    println!(
+        "{name}: {ands} AND, batch {DEFAULT_BATCH_ANDS}: {:.1} ms per run with the dealer \
+         ({:.2} M AND/s); the dealers alone {:.1} ms (both parties, one thread)",
+        total * 1e3,
+        ands / total / 1e6,
+        dealer * 1e3,
+    );
+}
+
+#[test]
+#[ignore = "a measurement; run it in release mode with --nocapture"]
+fn and_gates_per_second() {
+    let aes = bristol::parse(mixgc_circuit::shipped::AES_128, "aes_128.txt").unwrap();
+    measure("AES-128", &aes, 20);
+    let mut rng = new_rng(Some(5), 0);
+    // Random gates are about 36 % AND: 2.78 M gates give about 10^6 AND gates.
+    let random = Circuit::random(&mut rng, &[128, 128], 2_780_000, 128);
+    measure("random", &random, 1);
+}
