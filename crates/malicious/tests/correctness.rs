@@ -111,3 +111,39 @@ fn bad_requests_are_refused_with_a_clear_error() {
     let (g, _e) = common::run_pair(&c, Terms::new(1), &[vec![true, false], vec![true]], 1, Default::default(), Default::default());
     assert!(matches!(g, Err(MaliciousError::Input(ref m)) if m.contains("has 2 bits")), "{g:?}");
 }
+
+/// A stream file read back in chunks of 65,536 gates: batches span chunk boundaries,
+/// and the per-wire state is the stream's slots (far fewer than the circuit's wires).
+#[test]
+fn a_chunked_stream_file_runs_with_batches_across_chunks() {
+    use mixgc_compile::{compile, save, StreamFile};
+    use mixgc_malicious::dealer::TrustedDealer;
+    use mixgc_malicious::garble::{run_evaluator_stream, run_garbler_stream};
+    use mixgc_net::memory_pair;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits/sha256.txt");
+    let c = bristol::read_file(&path).unwrap();
+    let compiled = compile(&c);
+    assert!(compiled.num_gates() > 2 * mixgc_compile::CHUNK_GATES as u64, "several chunks");
+    assert!(compiled.num_slots() * 4 < c.num_wires, "slots bound the live wires");
+    let dir = std::env::temp_dir().join(format!("mixgc-malicious-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sha256.mgc");
+    save(&compiled, &file).unwrap();
+    let inputs = random_inputs(&c, 3);
+    let want = c.eval_plain(&inputs).unwrap();
+    for batch in [1000, 50_000] {
+        let terms = Terms { batch_ands: batch, ..Terms::new(1) };
+        let (mut ca, mut cb) = memory_pair();
+        let (mut pa, mut pb) = TrustedDealer::pair(batch as u64);
+        let (mut fa, mut fb) = (StreamFile::open(&file).unwrap(), StreamFile::open(&file).unwrap());
+        let (x, y) = inputs.split_at(1);
+        let (g, e) = std::thread::scope(|s| {
+            let g = s.spawn(|| run_garbler_stream(&mut ca, &mut pa, &mut fa, &terms, x, &Default::default()));
+            let e = run_evaluator_stream(&mut cb, &mut pb, &mut fb, &terms, y, &Default::default());
+            (g.join().unwrap(), e)
+        });
+        assert_eq!(g.unwrap().unwrap(), want);
+        assert_eq!(e.unwrap().unwrap(), want);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
