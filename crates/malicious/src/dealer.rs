@@ -147,7 +147,12 @@ mod tests {
             assert_eq!(a.mac, b.key ^ db.and_bit(a.bit));
             assert_eq!(b.mac, a.key ^ da.and_bit(b.bit));
         };
-        for (a, b) in ga.random_shares(100).unwrap().iter().zip(&ev.random_shares(100).unwrap()) {
+        for (a, b) in ga
+            .random_shares(100)
+            .unwrap()
+            .iter()
+            .zip(&ev.random_shares(100).unwrap())
+        {
             check(a, b);
         }
         let (ta, tb) = (ga.and_triples(200).unwrap(), ev.and_triples(200).unwrap());
@@ -160,12 +165,18 @@ mod tests {
             assert_eq!(c, a & b);
             ones += usize::from(c);
         }
-        assert!((20..80).contains(&ones), "c = 1 in about a quarter of triples, got {ones}");
+        assert!(
+            (20..80).contains(&ones),
+            "c = 1 in about a quarter of triples, got {ones}"
+        );
     }
 
     #[test]
     fn runaway_counts_are_refused() {
         let mut d = TrustedDealer::new(1, Role::Garbler);
-        assert!(matches!(d.random_shares(MAX_DEALER_BATCH + 1), Err(MaliciousError::Input(_))));
+        assert!(matches!(
+            d.random_shares(MAX_DEALER_BATCH + 1),
+            Err(MaliciousError::Input(_))
+        ));
     }
 }

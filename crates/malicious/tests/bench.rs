@@ -1,6 +1,6 @@
 //! Throughput of authenticated garbling + evaluation with the insecure trusted dealer
 //! (so preprocessing is nearly free here and NOT measured): both parties in two threads
-//! over an in-memory channel. Run with
+//! over an in-memory channel, the circuit compiled once beforehand. Run with
 //! `cargo test --release -p mixgc-malicious --test bench -- --ignored --nocapture`.
 
 mod common;
@@ -10,7 +10,7 @@ use std::time::Instant;
 use mixgc_circuit::{bristol, Circuit};
 use mixgc_core::new_rng;
 use mixgc_malicious::dealer::TrustedDealer;
-use mixgc_malicious::garble::DEFAULT_BATCH_ANDS;
+use mixgc_malicious::garble::{run_evaluator_stream, run_garbler_stream, DEFAULT_BATCH_ANDS};
 use mixgc_malicious::{Preprocessor, Settings, Terms};
 
 /// Seconds the dealers alone take to deal what `circuit` draws, for both parties.
@@ -34,9 +34,26 @@ fn measure(name: &str, circuit: &Circuit, runs: u32) {
     let inputs = common::random_inputs(circuit, 1);
     let terms = Terms::new(circuit.input_widths.len().div_ceil(2));
     let want = circuit.eval_plain(&inputs).unwrap();
+    let compiled = mixgc_compile::compile(circuit);
+    let (x, y) = inputs.split_at(terms.garbler_values);
     let start = Instant::now();
     for run in 0..runs {
-        let (g, e) = common::run_pair(circuit, terms, &inputs, u64::from(run), Settings::default(), Settings::default());
+        let (mut ca, mut cb) = mixgc_net::memory_pair();
+        let (mut pa, mut pb) = TrustedDealer::pair(u64::from(run));
+        let settings = Settings::default();
+        let (g, e) = std::thread::scope(|s| {
+            let g = s
+                .spawn(|| run_garbler_stream(&mut ca, &mut pa, &mut compiled.stream(), &terms, x, &settings));
+            let e = run_evaluator_stream(
+                &mut cb,
+                &mut pb,
+                &mut compiled.stream(),
+                &terms,
+                y,
+                &Settings::default(),
+            );
+            (g.join().unwrap(), e)
+        });
         assert_eq!(g.unwrap().unwrap(), want);
         assert_eq!(e.unwrap().unwrap(), want);
     }

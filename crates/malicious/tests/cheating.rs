@@ -48,8 +48,15 @@ fn garbler_cheats(d: Deviation, terms: Terms, check: &str) {
 fn a_flipped_garbled_row_is_caught() {
     for gate in [0, 30, 62] {
         for batch in [1, 7, 1000] {
-            let terms = Terms { batch_ands: batch, ..Terms::new(1) };
-            garbler_cheats(Deviation::FlipRows { gate, rows: 0b1111 }, terms, checks::GARBLED_ROW);
+            let terms = Terms {
+                batch_ands: batch,
+                ..Terms::new(1)
+            };
+            garbler_cheats(
+                Deviation::FlipRows { gate, rows: 0b1111 },
+                terms,
+                checks::GARBLED_ROW,
+            );
         }
     }
 }
@@ -61,7 +68,10 @@ fn a_flipped_row_either_aborts_or_changes_nothing() {
     for seed in 0..60 {
         let inputs = random_inputs(&c, seed);
         let want = c.eval_plain(&inputs).unwrap();
-        let d = Deviation::FlipRows { gate: seed % 63, rows: 1 << (seed % 4) };
+        let d = Deviation::FlipRows {
+            gate: seed % 63,
+            rows: 1 << (seed % 4),
+        };
         let (_, e) = run_pair(&c, Terms::new(1), &inputs, seed, cheat(d), Settings::default());
         match e {
             Ok(out) => {
@@ -80,7 +90,11 @@ fn a_flipped_row_either_aborts_or_changes_nothing() {
 #[test]
 fn an_inconsistent_garbler_input_label_is_caught() {
     for bit in [0, 1, 62] {
-        garbler_cheats(Deviation::WrongGarblerInputLabel { bit }, Terms::new(1), checks::GARBLED_ROW);
+        garbler_cheats(
+            Deviation::WrongGarblerInputLabel { bit },
+            Terms::new(1),
+            checks::GARBLED_ROW,
+        );
     }
     // The top bit of an adder's input meets only XOR gates: its label is never used in a
     // row, and the output (decoded from authenticated masked values) stays right.
@@ -93,27 +107,59 @@ fn an_inconsistent_garbler_input_label_is_caught() {
 
 #[test]
 fn a_wrong_mac_in_the_and_mask_opening_is_caught_both_ways() {
-    garbler_cheats(Deviation::WrongAndMaskMac, Terms::new(1), checks::AND_MASK_OPENING);
-    evaluator_cheats(Deviation::WrongAndMaskMac, Terms::new(1), checks::AND_MASK_OPENING);
+    garbler_cheats(
+        Deviation::WrongAndMaskMac,
+        Terms::new(1),
+        checks::AND_MASK_OPENING,
+    );
+    evaluator_cheats(
+        Deviation::WrongAndMaskMac,
+        Terms::new(1),
+        checks::AND_MASK_OPENING,
+    );
 }
 
 #[test]
 fn a_wrong_input_mask_mac_is_caught_both_ways() {
-    garbler_cheats(Deviation::WrongInputMaskMac { bit: 5 }, Terms::new(1), checks::EVALUATOR_INPUT_MASK);
-    evaluator_cheats(Deviation::WrongInputMaskMac { bit: 5 }, Terms::new(1), checks::GARBLER_INPUT_MASK);
+    garbler_cheats(
+        Deviation::WrongInputMaskMac { bit: 5 },
+        Terms::new(1),
+        checks::EVALUATOR_INPUT_MASK,
+    );
+    evaluator_cheats(
+        Deviation::WrongInputMaskMac { bit: 5 },
+        Terms::new(1),
+        checks::GARBLER_INPUT_MASK,
+    );
 }
 
 #[test]
 fn a_wrong_output_mac_or_label_is_caught() {
-    garbler_cheats(Deviation::WrongOutputMaskMac { bit: 3 }, Terms::new(1), checks::EVALUATOR_OUTPUT_MASK);
+    garbler_cheats(
+        Deviation::WrongOutputMaskMac { bit: 3 },
+        Terms::new(1),
+        checks::EVALUATOR_OUTPUT_MASK,
+    );
     let to_garbler = Terms {
         reveal: Audience::only(PartyId::GARBLER),
         ..Terms::new(1)
     };
-    evaluator_cheats(Deviation::WrongOutputMaskMac { bit: 3 }, to_garbler, checks::GARBLER_OUTPUT_MASK);
-    evaluator_cheats(Deviation::WrongOutputLabel { bit: 63 }, to_garbler, checks::GARBLER_OUTPUT_LABEL);
+    evaluator_cheats(
+        Deviation::WrongOutputMaskMac { bit: 3 },
+        to_garbler,
+        checks::GARBLER_OUTPUT_MASK,
+    );
+    evaluator_cheats(
+        Deviation::WrongOutputLabel { bit: 63 },
+        to_garbler,
+        checks::GARBLER_OUTPUT_LABEL,
+    );
     // With outputs to both, the evaluator learns its outputs first; the garbler still refuses.
-    evaluator_cheats(Deviation::WrongOutputLabel { bit: 0 }, Terms::new(1), checks::GARBLER_OUTPUT_LABEL);
+    evaluator_cheats(
+        Deviation::WrongOutputLabel { bit: 0 },
+        Terms::new(1),
+        checks::GARBLER_OUTPUT_LABEL,
+    );
 }
 
 /// out = x ∧ y, x the garbler's, y the evaluator's.
@@ -168,7 +214,10 @@ fn assert_input_independent(d: Deviation, expect: f64) {
     assert!(z.abs() < 2.576, "abort rate depends on the input: z = {z}");
     for a in [a0, a1] {
         let rate = a as f64 / RUNS as f64;
-        assert!((rate - expect).abs() < 0.08, "abort rate {rate}, the attack should abort at {expect}");
+        assert!(
+            (rate - expect).abs() < 0.08,
+            "abort rate {rate}, the attack should abort at {expect}"
+        );
     }
 }
 
@@ -179,5 +228,11 @@ fn selective_failure_on_an_evaluator_input_label_is_input_independent() {
 
 #[test]
 fn selective_failure_on_one_table_row_is_input_independent() {
-    assert_input_independent(Deviation::FlipRows { gate: 0, rows: 0b0001 }, 0.25);
+    assert_input_independent(
+        Deviation::FlipRows {
+            gate: 0,
+            rows: 0b0001,
+        },
+        0.25,
+    );
 }

@@ -54,10 +54,16 @@ fn the_shipped_aes_gives_the_fips_197_ciphertext() {
         hex_bits("00112233445566778899aabbccddeeff"),
     ];
     for batch in [100, 6400] {
-        let terms = Terms { batch_ands: batch, ..Terms::new(1) };
+        let terms = Terms {
+            batch_ands: batch,
+            ..Terms::new(1)
+        };
         let (g, e) = common::run_pair(&c, terms, &inputs, 5, Default::default(), Default::default());
         for out in [g.unwrap().unwrap(), e.unwrap().unwrap()] {
-            assert_eq!(mixgc_circuit::values::to_hex(&out[0]), "69c4e0d86a7b0430d8cdb78070b4c55a");
+            assert_eq!(
+                mixgc_circuit::values::to_hex(&out[0]),
+                "69c4e0d86a7b0430d8cdb78070b4c55a"
+            );
         }
     }
 }
@@ -102,14 +108,37 @@ fn edge_shapes_run() {
 #[test]
 fn bad_requests_are_refused_with_a_clear_error() {
     let c = bristol::parse("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt").unwrap();
-    let zero = Terms { batch_ands: 0, ..Terms::new(1) };
-    let (g, e) = common::run_pair(&c, zero, &[vec![true], vec![true]], 1, Default::default(), Default::default());
+    let zero = Terms {
+        batch_ands: 0,
+        ..Terms::new(1)
+    };
+    let (g, e) = common::run_pair(
+        &c,
+        zero,
+        &[vec![true], vec![true]],
+        1,
+        Default::default(),
+        Default::default(),
+    );
     for r in [g, e] {
-        assert!(matches!(r, Err(MaliciousError::Input(ref m)) if m.contains("batch")), "{r:?}");
+        assert!(
+            matches!(r, Err(MaliciousError::Input(ref m)) if m.contains("batch")),
+            "{r:?}"
+        );
     }
     // A wrong input width: the garbler refuses before sending, the evaluator sees it leave.
-    let (g, _e) = common::run_pair(&c, Terms::new(1), &[vec![true, false], vec![true]], 1, Default::default(), Default::default());
-    assert!(matches!(g, Err(MaliciousError::Input(ref m)) if m.contains("has 2 bits")), "{g:?}");
+    let (g, _e) = common::run_pair(
+        &c,
+        Terms::new(1),
+        &[vec![true, false], vec![true]],
+        1,
+        Default::default(),
+        Default::default(),
+    );
+    assert!(
+        matches!(g, Err(MaliciousError::Input(ref m)) if m.contains("has 2 bits")),
+        "{g:?}"
+    );
 }
 
 /// A stream file read back in chunks of 65,536 gates: batches span chunk boundaries,
@@ -123,8 +152,14 @@ fn a_chunked_stream_file_runs_with_batches_across_chunks() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits/sha256.txt");
     let c = bristol::read_file(&path).unwrap();
     let compiled = compile(&c);
-    assert!(compiled.num_gates() > 2 * mixgc_compile::CHUNK_GATES as u64, "several chunks");
-    assert!(compiled.num_slots() * 4 < c.num_wires, "slots bound the live wires");
+    assert!(
+        compiled.num_gates() > 2 * mixgc_compile::CHUNK_GATES as u64,
+        "several chunks"
+    );
+    assert!(
+        compiled.num_slots() * 4 < c.num_wires,
+        "slots bound the live wires"
+    );
     let dir = std::env::temp_dir().join(format!("mixgc-malicious-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("sha256.mgc");
@@ -132,7 +167,10 @@ fn a_chunked_stream_file_runs_with_batches_across_chunks() {
     let inputs = random_inputs(&c, 3);
     let want = c.eval_plain(&inputs).unwrap();
     for batch in [1000, 50_000] {
-        let terms = Terms { batch_ands: batch, ..Terms::new(1) };
+        let terms = Terms {
+            batch_ands: batch,
+            ..Terms::new(1)
+        };
         let (mut ca, mut cb) = memory_pair();
         let (mut pa, mut pb) = TrustedDealer::pair(batch as u64);
         let (mut fa, mut fb) = (StreamFile::open(&file).unwrap(), StreamFile::open(&file).unwrap());
@@ -146,4 +184,51 @@ fn a_chunked_stream_file_runs_with_batches_across_chunks() {
         assert_eq!(e.unwrap().unwrap(), want);
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn parties_that_disagree_on_the_terms_stop_naming_the_difference() {
+    use mixgc_malicious::dealer::TrustedDealer;
+    use mixgc_malicious::{run_evaluator, run_garbler};
+    let c = bristol::parse("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 AND\n", "and.txt").unwrap();
+    let other = bristol::parse("1 3\n2 1 1\n1 1\n\n2 1 0 1 2 XOR\n", "xor.txt").unwrap();
+    let base = Terms::new(1);
+    let to_garbler = Terms {
+        reveal: Audience::only(PartyId::GARBLER),
+        ..base
+    };
+    let cases = [
+        (&other, base, "another circuit"),
+        (
+            &c,
+            Terms {
+                batch_ands: 9,
+                ..base
+            },
+            "batch size",
+        ),
+        (&c, to_garbler, "who learns the outputs"),
+    ];
+    for (theirs, terms, what) in cases {
+        let (mut ca, mut cb) = mixgc_net::memory_pair();
+        let (mut pa, mut pb) = TrustedDealer::pair(1);
+        let (g, e) = std::thread::scope(|s| {
+            let g = s.spawn(|| run_garbler(&mut ca, &mut pa, &c, &base, &[vec![true]], &Default::default()));
+            let e = run_evaluator(
+                &mut cb,
+                &mut pb,
+                theirs,
+                &terms,
+                &[vec![true]],
+                &Default::default(),
+            );
+            (g.join().unwrap(), e)
+        });
+        for r in [g, e] {
+            assert!(
+                matches!(r, Err(MaliciousError::Protocol(ref m)) if m.contains(what)),
+                "{what}: {r:?}"
+            );
+        }
+    }
 }

@@ -41,21 +41,41 @@ fn tcp_party_child() {
         println!("listening {addr}");
         let mut ch = TcpChannel::accept(&listener, timeout).unwrap();
         let mut prep = TrustedDealer::new(SEED, mixgc_malicious::Role::Garbler);
-        run_garbler(&mut ch, &mut prep, &c, &terms(), &inputs[..1], &Settings::default())
+        run_garbler(
+            &mut ch,
+            &mut prep,
+            &c,
+            &terms(),
+            &inputs[..1],
+            &Settings::default(),
+        )
     } else {
         let addr = std::env::var(ADDR).unwrap();
         let mut ch = TcpChannel::connect(&addr, timeout).unwrap();
         let mut prep = TrustedDealer::new(SEED, mixgc_malicious::Role::Evaluator);
-        run_evaluator(&mut ch, &mut prep, &c, &terms(), &inputs[1..], &Settings::default())
+        run_evaluator(
+            &mut ch,
+            &mut prep,
+            &c,
+            &terms(),
+            &inputs[1..],
+            &Settings::default(),
+        )
     };
     println!("output {}", values::to_hex(&out.unwrap().unwrap()[0]));
 }
 
 fn child(role: &str, addr: Option<&str>) -> std::process::Child {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--ignored", "--exact", "tcp_party_child", "--nocapture", "--test-threads=1"])
-        .env(ROLE, role)
-        .stdout(Stdio::piped());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        "tcp_party_child",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(ROLE, role)
+    .stdout(Stdio::piped());
     if let Some(a) = addr {
         cmd.env(ADDR, a);
     }
@@ -82,7 +102,11 @@ fn two_processes_over_tcp() {
     let addr = output_line(&mut g_lines, "listening ");
     let mut evaluator = child("evaluator", Some(&addr));
     let mut e_lines = BufReader::new(evaluator.stdout.take().unwrap()).lines();
-    assert_eq!(output_line(&mut e_lines, "output "), want, "the evaluator's output");
+    assert_eq!(
+        output_line(&mut e_lines, "output "),
+        want,
+        "the evaluator's output"
+    );
     assert_eq!(output_line(&mut g_lines, "output "), want, "the garbler's output");
     assert!(garbler.wait().unwrap().success());
     assert!(evaluator.wait().unwrap().success());

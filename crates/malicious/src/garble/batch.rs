@@ -67,7 +67,9 @@ impl<'s> Batches<'s> {
             if run.kind == RunKind::Parallel {
                 continue;
             }
-            batch.gates.extend_from_slice(&self.gates[self.gate_at..self.gate_at + n]);
+            batch
+                .gates
+                .extend_from_slice(&self.gates[self.gate_at..self.gate_at + n]);
             self.gate_at += n;
             if run.kind == RunKind::And {
                 batch.ands += n;

@@ -26,7 +26,7 @@ pub(crate) fn recv_bits<C: Channel + ?Sized>(
 ) -> Result<Vec<bool>, MaliciousError> {
     let mut bytes = vec![0u8; n.div_ceil(8)];
     ch.recv(&mut bytes)?;
-    if n % 8 != 0 && bytes[n / 8] >> (n % 8) != 0 {
+    if !n.is_multiple_of(8) && bytes[n / 8] >> (n % 8) != 0 {
         return Err(MaliciousError::Protocol(format!(
             "the peer set padding bits after {what}"
         )));
@@ -48,6 +48,9 @@ mod tests {
         a.flush().unwrap();
         assert_eq!(recv_bits(&mut b, 13, "x").unwrap(), bits);
         let err = recv_bits(&mut b, 7, "the test bits").unwrap_err();
-        assert!(err.to_string().contains("padding bits after the test bits"), "{err}");
+        assert!(
+            err.to_string().contains("padding bits after the test bits"),
+            "{err}"
+        );
     }
 }

@@ -47,7 +47,9 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
     let widths = header.input_widths();
     let y = check_inputs(widths, terms.garbler_values..widths.len(), inputs)?;
     if prep.role() != Role::Evaluator {
-        return Err(MaliciousError::Input("the evaluator needs an evaluator's preprocessor".into()));
+        return Err(MaliciousError::Input(
+            "the evaluator needs an evaluator's preprocessor".into(),
+        ));
     }
     terms.agree(ch, &header, false)?;
     let slots = header.num_slots() as usize;
@@ -115,7 +117,10 @@ impl Evaluator {
         for (i, &slot) in input_slots.iter().enumerate() {
             let slot = slot as usize;
             self.masks[slot] = shares[i];
-            self.masked[slot] = theirs_masked.get(i).copied().unwrap_or_else(|| ours_masked[i - garbler_bits]);
+            self.masked[slot] = theirs_masked
+                .get(i)
+                .copied()
+                .unwrap_or_else(|| ours_masked[i - garbler_bits]);
             self.labels[slot] = labels[i];
         }
         Ok(())
@@ -167,7 +172,14 @@ impl Evaluator {
                 RunKind::And => {
                     outs.clear();
                     for g in gates {
-                        outs.push(self.and_gate(g.a as usize, g.b as usize, &masks[i], sigma[i], &tables, i)?);
+                        outs.push(self.and_gate(
+                            g.a as usize,
+                            g.b as usize,
+                            &masks[i],
+                            sigma[i],
+                            &tables,
+                            i,
+                        )?);
                         i += 1;
                     }
                     for (g, &(z, l)) in gates.iter().zip(&outs) {
@@ -194,11 +206,21 @@ impl Evaluator {
         i: usize,
     ) -> Result<(bool, Block), MaliciousError> {
         let (za, zb) = (self.masked[a], self.masked[b]);
-        let row = row_share(m.a, m.b, m.out, mask_ab, za, zb, Role::Evaluator, self.delta);
+        let row = row_share(m, mask_ab, za, zb, Role::Evaluator, self.delta);
         let table = &tables[TABLE_BLOCKS * i..TABLE_BLOCKS * (i + 1)];
         let gate = self.ands_done + i as u64;
-        let (r, label) = decrypt(&self.hash, self.delta, gate, table, self.labels[a], self.labels[b], za, zb, row)
-            .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
+        let (r, label) = decrypt(
+            &self.hash,
+            self.delta,
+            gate,
+            table,
+            self.labels[a],
+            self.labels[b],
+            za,
+            zb,
+            row,
+        )
+        .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
         Ok((r ^ row.bit, label))
     }
 

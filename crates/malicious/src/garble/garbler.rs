@@ -47,7 +47,9 @@ pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
     let garbler_bits = terms.check(&header)?;
     let x = check_inputs(header.input_widths(), 0..terms.garbler_values, inputs)?;
     if prep.role() != Role::Garbler {
-        return Err(MaliciousError::Input("the garbler needs a garbler's preprocessor".into()));
+        return Err(MaliciousError::Input(
+            "the garbler needs a garbler's preprocessor".into(),
+        ));
     }
     let delta = prep.delta().0;
     if !delta.lsb() {
@@ -118,9 +120,7 @@ impl Garbler {
         // The evaluator's shares s_w of our input wires, then its masked inputs.
         let s = receive_reveal(ch, &shares[..garbler_bits], self.delta, GARBLER_INPUT_MASK)?;
         let their_masked = recv_bits(ch, total - garbler_bits, "the evaluator's masked inputs")?;
-        let ours_masked: Vec<bool> = (0..garbler_bits)
-            .map(|w| x[w] ^ shares[w].bit ^ s[w])
-            .collect();
+        let ours_masked: Vec<bool> = (0..garbler_bits).map(|w| x[w] ^ shares[w].bit ^ s[w]).collect();
         let mut labels = Vec::with_capacity(total + 1);
         for (w, &z) in ours_masked.iter().chain(&their_masked).enumerate() {
             let mut l = label0[w] ^ self.delta.and_bit(z);
@@ -168,13 +168,9 @@ impl Garbler {
             .iter()
             .zip(&labels)
             .zip(&sigma)
-            .map(|((m, l), &mask_ab)| AndGate {
-                label_a: l[0],
-                label_b: l[1],
-                label_out: l[2],
-                mask_a: m.a,
-                mask_b: m.b,
-                mask_out: m.out,
+            .map(|((&masks, &labels), &mask_ab)| AndGate {
+                labels,
+                masks,
                 mask_ab,
             })
             .collect();
@@ -202,7 +198,9 @@ impl Garbler {
         let mut ands = Vec::with_capacity(batch.ands);
         for (kind, gates) in batch.runs() {
             match kind {
-                RunKind::Xor => gates.iter().for_each(|g| l[g.out as usize] = l[g.a as usize] ^ l[g.b as usize]),
+                RunKind::Xor => gates
+                    .iter()
+                    .for_each(|g| l[g.out as usize] = l[g.a as usize] ^ l[g.b as usize]),
                 RunKind::Const => gates.iter().for_each(|g| l[g.out as usize] = self.zero_label),
                 RunKind::And => {
                     let first = ands.len();
@@ -241,7 +239,9 @@ impl Garbler {
         let labels = ch.recv_blocks(outs.len())?;
         for ((&w, &z), &l) in slots.iter().zip(&masked).zip(&labels) {
             if l != self.label0[w as usize] ^ self.delta.and_bit(z) {
-                return Err(MaliciousError::CheckFailed { check: GARBLER_OUTPUT_LABEL });
+                return Err(MaliciousError::CheckFailed {
+                    check: GARBLER_OUTPUT_LABEL,
+                });
             }
         }
         let s = receive_reveal(ch, &outs, self.delta, GARBLER_OUTPUT_MASK)?;

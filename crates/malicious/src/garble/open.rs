@@ -72,7 +72,12 @@ pub(crate) fn open_both<C: Channel + ?Sized>(
         let theirs = recv_bits(ch, shares.len(), check)?;
         let mut digest = [0u8; 32];
         ch.recv(&mut digest)?;
-        let expected = mac_digest(shares.iter().zip(&theirs).map(|(s, &b)| expected_mac(s, b, delta)));
+        let expected = mac_digest(
+            shares
+                .iter()
+                .zip(&theirs)
+                .map(|(s, &b)| expected_mac(s, b, delta)),
+        );
         if digest != expected {
             return Err(MaliciousError::CheckFailed { check });
         }

@@ -12,6 +12,7 @@
 
 use mixgc_core::{Block, Tccr, TweakableHash};
 
+use super::masks::AndMasks;
 use super::share::{add_constant, scale};
 use crate::auth::{AuthShare, Role};
 
@@ -22,29 +23,24 @@ pub const TABLE_BLOCKS: usize = 8;
 #[derive(Clone, Copy)]
 pub(crate) struct AndGate {
     /// L_α,0, L_β,0, L_γ,0.
-    pub label_a: Block,
-    pub label_b: Block,
-    pub label_out: Block,
-    /// The garbler's views of ⟨λ_α⟩, ⟨λ_β⟩, ⟨λ_γ⟩, ⟨λ_σ⟩ = ⟨λ_α λ_β⟩.
-    pub mask_a: AuthShare,
-    pub mask_b: AuthShare,
-    pub mask_out: AuthShare,
+    pub labels: [Block; 3],
+    /// The garbler's views of ⟨λ_α⟩, ⟨λ_β⟩, ⟨λ_γ⟩.
+    pub masks: AndMasks,
+    /// The garbler's view of ⟨λ_σ⟩ = ⟨λ_α λ_β⟩.
     pub mask_ab: AuthShare,
 }
 
-/// This party's view of ⟨ẑ_γ for row (a, b) ⊕ λ... ⟩: the authenticated share of
-/// λ_σ ⊕ λ_γ ⊕ a·λ_β ⊕ b·λ_α ⊕ a·b, which is what row (a, b) carries.
+/// This party's view of the authenticated share that row (a, b) carries:
+/// λ_σ ⊕ λ_γ ⊕ a·λ_β ⊕ b·λ_α ⊕ a·b.
 pub(crate) fn row_share(
-    mask_a: AuthShare,
-    mask_b: AuthShare,
-    mask_out: AuthShare,
+    m: &AndMasks,
     mask_ab: AuthShare,
     a: bool,
     b: bool,
     role: Role,
     delta: Block,
 ) -> AuthShare {
-    let s = mask_ab.xor(mask_out).xor(scale(mask_b, a)).xor(scale(mask_a, b));
+    let s = mask_ab.xor(m.out).xor(scale(m.b, a)).xor(scale(m.a, b));
     add_constant(s, a & b, role, delta)
 }
 
@@ -69,9 +65,9 @@ pub(crate) fn garble(hash: &Tccr, delta_a: Block, first_gate: u64, gates: &[AndG
             for row in 0..4 {
                 let (a, b) = (row >> 1 == 1, row & 1 == 1);
                 for k in 0..2 {
-                    xs.push(g.label_a ^ delta_a.and_bit(a));
+                    xs.push(g.labels[0] ^ delta_a.and_bit(a));
                     ts.push(tweak(id, row, k, 0));
-                    xs.push(g.label_b ^ delta_a.and_bit(b));
+                    xs.push(g.labels[1] ^ delta_a.and_bit(b));
                     ts.push(tweak(id, row, k, 1));
                 }
             }
@@ -80,10 +76,10 @@ pub(crate) fn garble(hash: &Tccr, delta_a: Block, first_gate: u64, gates: &[AndG
         for (g, h) in chunk.iter().zip(xs.chunks_exact(16)) {
             for row in 0..4 {
                 let (a, b) = (row >> 1 == 1, row & 1 == 1);
-                let s = row_share(g.mask_a, g.mask_b, g.mask_out, g.mask_ab, a, b, Role::Garbler, delta_a);
+                let s = row_share(&g.masks, g.mask_ab, a, b, Role::Garbler, delta_a);
                 let pad = &h[4 * row..4 * row + 4];
                 out.push(s.mac ^ pad[0] ^ pad[1]);
-                out.push(g.label_out ^ s.key ^ delta_a.and_bit(s.bit) ^ pad[2] ^ pad[3]);
+                out.push(g.labels[2] ^ s.key ^ delta_a.and_bit(s.bit) ^ pad[2] ^ pad[3]);
             }
         }
     }
@@ -106,7 +102,12 @@ pub(crate) fn decrypt(
 ) -> Option<(bool, Block)> {
     let r = usize::from(a) << 1 | usize::from(b);
     let mut xs = [label_a, label_b, label_a, label_b];
-    let mut ts = [tweak(gate, r, 0, 0), tweak(gate, r, 0, 1), tweak(gate, r, 1, 0), tweak(gate, r, 1, 1)];
+    let mut ts = [
+        tweak(gate, r, 0, 0),
+        tweak(gate, r, 0, 1),
+        tweak(gate, r, 1, 0),
+        tweak(gate, r, 1, 1),
+    ];
     hash.hash_many(&mut xs, &mut ts);
     let mac = table[2 * r] ^ xs[0] ^ xs[1];
     let bit = if mac == row.key {

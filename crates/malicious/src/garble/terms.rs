@@ -66,10 +66,7 @@ impl Terms {
                 self.reveal
             )));
         }
-        Ok(widths[..self.garbler_values]
-            .iter()
-            .map(|&w| w as usize)
-            .sum())
+        Ok(widths[..self.garbler_values].iter().map(|&w| w as usize).sum())
     }
 
     /// The header both parties send: stream digest, ownership, audience, batch size.

@@ -44,10 +44,27 @@ pub fn random_inputs(circuit: &Circuit, seed: u64) -> Vec<Vec<bool>> {
 /// Runs honestly and checks each party's outputs against plaintext evaluation.
 pub fn check_against_plain(circuit: &Circuit, terms: Terms, inputs: &[Vec<bool>], seed: u64) {
     let want = circuit.eval_plain(inputs).unwrap();
-    let (g, e) = run_pair(circuit, terms, inputs, seed, Settings::default(), Settings::default());
+    let (g, e) = run_pair(
+        circuit,
+        terms,
+        inputs,
+        seed,
+        Settings::default(),
+        Settings::default(),
+    );
     let (g, e) = (g.unwrap(), e.unwrap());
     use mixgc_circuit::PartyId;
     let expect = |p| terms.reveal.contains(p).then(|| want.clone());
-    assert_eq!(g, expect(PartyId::GARBLER), "garbler's outputs, batch {}", terms.batch_ands);
-    assert_eq!(e, expect(PartyId::EVALUATOR), "evaluator's outputs, batch {}", terms.batch_ands);
+    assert_eq!(
+        g,
+        expect(PartyId::GARBLER),
+        "garbler's outputs, batch {}",
+        terms.batch_ands
+    );
+    assert_eq!(
+        e,
+        expect(PartyId::EVALUATOR),
+        "evaluator's outputs, batch {}",
+        terms.batch_ands
+    );
 }
