@@ -1,7 +1,7 @@
 //! The evaluator's side (party B) of WRK17 Fig. 2, one batch of AND gates at a time.
 
-use mixgc_circuit::{Circuit, PartyId};
-use mixgc_compile::{GateStream, RunKind, StreamHeader, NOT_SLOT};
+use mixgc_circuit::{Audience, Circuit, PartyId};
+use mixgc_compile::{GateStream, RunKind, NOT_SLOT};
 use mixgc_core::{Block, Tccr};
 use mixgc_net::{Channel, ChannelExt};
 
@@ -52,25 +52,19 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
         ));
     }
     terms.agree(ch, &header, false)?;
-    let slots = header.num_slots() as usize;
-    let mut e = Evaluator {
-        delta: prep.delta().0,
-        deviation: settings.deviation,
-        hash: Tccr::default(),
-        masks: vec![AuthShare::default(); slots],
-        masked: vec![false; slots],
-        labels: vec![Block::ZERO; slots],
-        ands_done: 0,
-    };
-    e.inputs(ch, prep, &header, garbler_bits, &y)?;
+    let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
+    e.start(ch)?;
+    e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;
     let mut batches = Batches::new(stream, terms.batch_ands)?;
     while let Some(batch) = batches.next_batch()? {
         e.batch(ch, prep, &batch)?;
     }
-    e.outputs(ch, &header, terms)
+    let bits = e.outputs(ch, header.output_slots(), terms.reveal)?;
+    Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
 }
 
-struct Evaluator {
+/// The evaluator's state between batches (shared by circuits and programs).
+pub(crate) struct Evaluator {
     delta: Block,
     deviation: Deviation,
     hash: Tccr,
@@ -83,19 +77,51 @@ struct Evaluator {
 }
 
 impl Evaluator {
-    /// Fig. 2 step 5: input processing. The evaluator's masked inputs ẑ_w = y_w ⊕ λ_w are
-    /// uniform to the garbler, so which label it could corrupt is independent of y (the
-    /// selective-failure protection of the authenticated masks).
-    fn inputs<C: Channel + ?Sized, P: Preprocessor>(
+    /// An evaluator with Δ_B = `delta` and `slots` wire slots.
+    pub(crate) fn new(delta: Block, settings: &Settings, slots: usize) -> Evaluator {
+        Evaluator {
+            delta,
+            deviation: settings.deviation,
+            hash: Tccr::default(),
+            masks: vec![AuthShare::default(); slots.max(1)],
+            masked: vec![false; slots.max(1)],
+            labels: vec![Block::ZERO; slots.max(1)],
+            ands_done: 0,
+        }
+    }
+
+    /// Grows the slots to at least `slots`.
+    pub(crate) fn ensure_slots(&mut self, slots: usize) {
+        if self.masks.len() < slots {
+            self.masks.resize(slots, AuthShare::default());
+            self.masked.resize(slots, false);
+            self.labels.resize(slots, Block::ZERO);
+        }
+    }
+
+    /// Receives L_zero and sets the NOT slot to the constant 1: λ = 1, masked value 0,
+    /// label L_zero.
+    pub(crate) fn start<C: Channel + ?Sized>(&mut self, ch: &mut C) -> Result<(), MaliciousError> {
+        ch.flush()?;
+        self.labels[NOT_SLOT as usize] = ch.recv_blocks(1)?[0];
+        self.masks[NOT_SLOT as usize] = constant(true, Role::Evaluator, self.delta);
+        Ok(())
+    }
+
+    /// Fig. 2 step 5: input processing of the input bits in `input_slots`, the first
+    /// `garbler_bits` the garbler's, the rest the evaluator's (values `y`). The
+    /// evaluator's masked inputs ẑ_w = y_w ⊕ λ_w are uniform to the garbler, so which label
+    /// it could corrupt is independent of y (the selective-failure protection of the
+    /// authenticated masks).
+    pub(crate) fn inputs<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        header: &StreamHeader,
+        input_slots: &[u32],
         garbler_bits: usize,
         y: &[bool],
     ) -> Result<(), MaliciousError> {
         ch.set_phase("input processing");
-        let input_slots = header.input_slots();
         let total = input_slots.len();
         let shares = prep.random_shares(total).map_err(Into::into)?;
         let r = receive_reveal(ch, &shares[garbler_bits..], self.delta, EVALUATOR_INPUT_MASK)?;
@@ -110,10 +136,7 @@ impl Evaluator {
         send_bits(ch, &ours_masked)?;
         ch.flush()?;
         let theirs_masked = recv_bits(ch, garbler_bits, "the garbler's masked inputs")?;
-        let labels = ch.recv_blocks(total + 1)?;
-        // The NOT slot holds the constant 1: λ = 1, masked value 0, label L_zero.
-        self.masks[NOT_SLOT as usize] = constant(true, Role::Evaluator, self.delta);
-        self.labels[NOT_SLOT as usize] = labels[total];
+        let labels = ch.recv_blocks(total)?;
         for (i, &slot) in input_slots.iter().enumerate() {
             let slot = slot as usize;
             self.masks[slot] = shares[i];
@@ -127,7 +150,7 @@ impl Evaluator {
     }
 
     /// Preprocesses one batch, receives its tables and evaluates it.
-    fn batch<C: Channel + ?Sized, P: Preprocessor>(
+    pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
@@ -224,29 +247,29 @@ impl Evaluator {
         Ok((r ^ row.bit, label))
     }
 
-    /// Fig. 2 step 7 (output to the evaluator) and output to the garbler.
-    fn outputs<C: Channel + ?Sized>(
+    /// Fig. 2 step 7 (output to the evaluator) and output to the garbler: reveals the bits
+    /// in `slots` to `reveal`; returns them if the evaluator is in it.
+    pub(crate) fn outputs<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
-        header: &StreamHeader,
-        terms: &Terms,
-    ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
+        slots: &[u32],
+        reveal: Audience,
+    ) -> Result<Option<Vec<bool>>, MaliciousError> {
         ch.set_phase("output decoding");
-        let slots = header.output_slots();
         let outs: Vec<AuthShare> = slots.iter().map(|&o| self.masks[o as usize]).collect();
         let masked: Vec<bool> = slots.iter().map(|&o| self.masked[o as usize]).collect();
-        let mine = if terms.reveal.contains(PartyId::EVALUATOR) {
+        let mine = if reveal.contains(PartyId::EVALUATOR) {
             let r = receive_reveal(ch, &outs, self.delta, EVALUATOR_OUTPUT_MASK)?;
             let bits: Vec<bool> = outs
                 .iter()
                 .zip(masked.iter().zip(&r))
                 .map(|(s, (&z, &r))| z ^ r ^ s.bit)
                 .collect();
-            Some(super::split_outputs(header.output_widths(), &bits))
+            Some(bits)
         } else {
             None
         };
-        if terms.reveal.contains(PartyId::GARBLER) {
+        if reveal.contains(PartyId::GARBLER) {
             let mut labels: Vec<Block> = slots.iter().map(|&o| self.labels[o as usize]).collect();
             if let Deviation::WrongOutputLabel { bit } = self.deviation {
                 if let Some(l) = labels.get_mut(bit) {

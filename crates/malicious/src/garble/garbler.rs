@@ -1,7 +1,7 @@
 //! The garbler's side (party A) of WRK17 Fig. 2, one batch of AND gates at a time.
 
-use mixgc_circuit::{Circuit, PartyId};
-use mixgc_compile::{GateStream, RunKind, StreamHeader, NOT_SLOT};
+use mixgc_circuit::{Audience, Circuit, PartyId};
+use mixgc_compile::{GateStream, RunKind, NOT_SLOT};
 use mixgc_core::{new_rng, Block, Rng, Tccr};
 use mixgc_net::{Channel, ChannelExt};
 
@@ -56,26 +56,19 @@ pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
         return Err(MaliciousError::Input("the garbler's Δ_A must have lsb 1".into()));
     }
     terms.agree(ch, &header, true)?;
-    let slots = header.num_slots() as usize;
-    let mut g = Garbler {
-        rng: new_rng(settings.insecure_seed, 0x6761_7262),
-        delta,
-        deviation: settings.deviation,
-        hash: Tccr::default(),
-        masks: vec![AuthShare::default(); slots],
-        label0: vec![Block::ZERO; slots],
-        zero_label: Block::ZERO,
-        ands_done: 0,
-    };
-    g.inputs(ch, prep, &header, garbler_bits, &x)?;
+    let mut g = Garbler::new(delta, settings, header.num_slots() as usize);
+    g.start(ch)?;
+    g.inputs(ch, prep, header.input_slots(), garbler_bits, &x)?;
     let mut batches = Batches::new(stream, terms.batch_ands)?;
     while let Some(batch) = batches.next_batch()? {
         g.batch(ch, prep, &batch)?;
     }
-    g.outputs(ch, &header, terms)
+    let bits = g.outputs(ch, header.output_slots(), terms.reveal)?;
+    Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
 }
 
-struct Garbler {
+/// The garbler's state between batches (shared by circuits and programs).
+pub(crate) struct Garbler {
     rng: Rng,
     delta: Block,
     deviation: Deviation,
@@ -89,23 +82,52 @@ struct Garbler {
 }
 
 impl Garbler {
-    /// Fig. 2 step 5: input processing for both parties' inputs.
-    fn inputs<C: Channel + ?Sized, P: Preprocessor>(
+    /// A garbler with Δ_A = `delta` and `slots` wire slots.
+    pub(crate) fn new(delta: Block, settings: &Settings, slots: usize) -> Garbler {
+        Garbler {
+            rng: new_rng(settings.insecure_seed, 0x6761_7262),
+            delta,
+            deviation: settings.deviation,
+            hash: Tccr::default(),
+            masks: vec![AuthShare::default(); slots.max(1)],
+            label0: vec![Block::ZERO; slots.max(1)],
+            zero_label: Block::ZERO,
+            ands_done: 0,
+        }
+    }
+
+    /// Grows the slots to at least `slots`.
+    pub(crate) fn ensure_slots(&mut self, slots: usize) {
+        if self.masks.len() < slots {
+            self.masks.resize(slots, AuthShare::default());
+            self.label0.resize(slots, Block::ZERO);
+        }
+    }
+
+    /// Draws L_zero, the label of every constant (whose masked value is always 0), sets
+    /// the NOT slot to the constant 1 (λ = 1, masked value 0, label L_zero) and sends
+    /// L_zero to the evaluator.
+    pub(crate) fn start<C: Channel + ?Sized>(&mut self, ch: &mut C) -> Result<(), MaliciousError> {
+        self.zero_label = Block::random(&mut self.rng);
+        self.masks[NOT_SLOT as usize] = constant(true, Role::Garbler, self.delta);
+        self.label0[NOT_SLOT as usize] = self.zero_label;
+        ch.send_blocks(&[self.zero_label])?;
+        Ok(())
+    }
+
+    /// Fig. 2 step 5: input processing of the input bits in `input_slots`, the first
+    /// `garbler_bits` the garbler's (values `x`), the rest the evaluator's.
+    pub(crate) fn inputs<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        header: &StreamHeader,
+        input_slots: &[u32],
         garbler_bits: usize,
         x: &[bool],
     ) -> Result<(), MaliciousError> {
         ch.set_phase("input processing");
-        let input_slots = header.input_slots();
         let total = input_slots.len();
         let shares = prep.random_shares(total).map_err(Into::into)?;
-        self.zero_label = Block::random(&mut self.rng);
-        // The NOT slot holds the constant 1: λ = 1, masked value 0, label L_zero.
-        self.masks[NOT_SLOT as usize] = constant(true, Role::Garbler, self.delta);
-        self.label0[NOT_SLOT as usize] = self.zero_label;
         let mut label0 = Vec::with_capacity(total);
         for (&slot, &share) in input_slots.iter().zip(&shares) {
             let l = Block::random(&mut self.rng);
@@ -121,7 +143,7 @@ impl Garbler {
         let s = receive_reveal(ch, &shares[..garbler_bits], self.delta, GARBLER_INPUT_MASK)?;
         let their_masked = recv_bits(ch, total - garbler_bits, "the evaluator's masked inputs")?;
         let ours_masked: Vec<bool> = (0..garbler_bits).map(|w| x[w] ^ shares[w].bit ^ s[w]).collect();
-        let mut labels = Vec::with_capacity(total + 1);
+        let mut labels = Vec::with_capacity(total);
         for (w, &z) in ours_masked.iter().chain(&their_masked).enumerate() {
             let mut l = label0[w] ^ self.delta.and_bit(z);
             let wrong = match self.deviation {
@@ -134,7 +156,6 @@ impl Garbler {
             }
             labels.push(l);
         }
-        labels.push(self.zero_label);
         send_bits(ch, &ours_masked)?;
         ch.send_blocks(&labels)?;
         ch.flush()?;
@@ -142,7 +163,7 @@ impl Garbler {
     }
 
     /// Preprocesses, garbles and sends one batch (Fig. 2 steps 2–4).
-    fn batch<C: Channel + ?Sized, P: Preprocessor>(
+    pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
@@ -217,22 +238,22 @@ impl Garbler {
         ands
     }
 
-    /// Fig. 2 step 7 and output to the garbler.
-    fn outputs<C: Channel + ?Sized>(
+    /// Fig. 2 step 7 and output to the garbler: reveals the bits in `slots` to `reveal`;
+    /// returns them if the garbler is in it.
+    pub(crate) fn outputs<C: Channel + ?Sized>(
         &mut self,
         ch: &mut C,
-        header: &StreamHeader,
-        terms: &Terms,
-    ) -> Result<Option<Vec<Vec<bool>>>, MaliciousError> {
+        slots: &[u32],
+        reveal: Audience,
+    ) -> Result<Option<Vec<bool>>, MaliciousError> {
         ch.set_phase("output decoding");
-        let slots = header.output_slots();
         let outs: Vec<AuthShare> = slots.iter().map(|&w| self.masks[w as usize]).collect();
-        if terms.reveal.contains(PartyId::EVALUATOR) {
+        if reveal.contains(PartyId::EVALUATOR) {
             let tamper = |i| self.deviation == Deviation::WrongOutputMaskMac { bit: i };
             send_reveal(ch, &outs, tamper)?;
             ch.flush()?;
         }
-        if !terms.reveal.contains(PartyId::GARBLER) {
+        if !reveal.contains(PartyId::GARBLER) {
             return Ok(None);
         }
         let masked = recv_bits(ch, outs.len(), "the evaluator's masked outputs")?;
@@ -250,6 +271,6 @@ impl Garbler {
             .zip(masked.iter().zip(&s))
             .map(|(r, (&z, &s))| z ^ r.bit ^ s)
             .collect();
-        Ok(Some(super::split_outputs(header.output_widths(), &bits)))
+        Ok(Some(bits))
     }
 }
