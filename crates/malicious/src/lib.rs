@@ -20,4 +20,4 @@ pub mod garble;
 
 pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
 pub use error::MaliciousError;
-pub use garble::{run_evaluator, run_garbler, Settings, Terms};
+pub use garble::{run_evaluator, run_garbler, MaliciousProgram, Settings, Terms};

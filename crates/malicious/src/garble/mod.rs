@@ -22,12 +22,14 @@ mod evaluator;
 mod garbler;
 mod masks;
 mod open;
+mod program;
 mod share;
 mod table;
 mod terms;
 
 pub use evaluator::{run_evaluator, run_evaluator_stream};
 pub use garbler::{run_garbler, run_garbler_stream};
+pub use program::{MaliciousProgram, MAX_PROGRAM_SLOTS};
 pub use table::TABLE_BLOCKS;
 pub use terms::{Deviation, Settings, Terms, DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS};
 
