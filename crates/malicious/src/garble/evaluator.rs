@@ -2,7 +2,7 @@
 
 use mixgc_circuit::{Audience, Circuit, PartyId};
 use mixgc_compile::{GateStream, RunKind, NOT_SLOT};
-use mixgc_core::{Block, Tccr};
+use mixgc_core::{Block, Tccr, TweakableHash};
 use mixgc_net::{Channel, ChannelExt};
 
 use super::batch::{Batch, Batches};
@@ -11,7 +11,7 @@ use super::checks::{EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK, GARBLED_ROW};
 use super::masks::{and_masks, mask_batch};
 use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
-use super::table::{decrypt, row_share, TABLE_BLOCKS};
+use super::table::{open_row, push_row_inputs, row_share, TABLE_BLOCKS};
 use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
 use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
@@ -175,7 +175,7 @@ impl Evaluator {
             (Vec::new(), Vec::new())
         };
         let mut i = 0;
-        let mut outs = Vec::new();
+        let (mut xs, mut ts, mut rows) = (Vec::new(), Vec::new(), Vec::new());
         for (kind, gates) in batch.runs() {
             match kind {
                 RunKind::Xor => {
@@ -191,60 +191,40 @@ impl Evaluator {
                         self.labels[g.out as usize] = self.labels[NOT_SLOT as usize];
                     }
                 }
-                // All inputs of an AND run are read before any output is written.
+                // All inputs of an AND run are read before any output is written; the
+                // run's rows are hashed together.
                 RunKind::And => {
-                    outs.clear();
-                    for g in gates {
-                        outs.push(self.and_gate(
-                            g.a as usize,
-                            g.b as usize,
-                            &masks[i],
-                            sigma[i],
-                            &tables,
-                            i,
-                        )?);
-                        i += 1;
+                    let (first, n) = (i, gates.len());
+                    xs.clear();
+                    ts.clear();
+                    rows.clear();
+                    for (k, g) in gates.iter().enumerate() {
+                        let (a, b) = (g.a as usize, g.b as usize);
+                        let (za, zb) = (self.masked[a], self.masked[b]);
+                        let gate = self.ands_done + (first + k) as u64;
+                        push_row_inputs(gate, [self.labels[a], self.labels[b]], za, zb, &mut xs, &mut ts);
+                        let m = &masks[first + k];
+                        rows.push((
+                            za,
+                            zb,
+                            row_share(m, sigma[first + k], za, zb, Role::Evaluator, self.delta),
+                        ));
                     }
-                    for (g, &(z, l)) in gates.iter().zip(&outs) {
-                        self.masked[g.out as usize] = z;
-                        self.labels[g.out as usize] = l;
+                    self.hash.hash_many(&mut xs, &mut ts);
+                    for (k, (g, &(za, zb, row))) in gates.iter().zip(&rows).enumerate() {
+                        let table = &tables[TABLE_BLOCKS * (first + k)..TABLE_BLOCKS * (first + k + 1)];
+                        let (r, label) = open_row(self.delta, table, za, zb, &xs[4 * k..4 * k + 4], row)
+                            .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
+                        self.masked[g.out as usize] = r ^ row.bit;
+                        self.labels[g.out as usize] = label;
                     }
+                    i += n;
                 }
                 RunKind::Parallel => {}
             }
         }
         self.ands_done += n as u64;
         Ok(())
-    }
-
-    /// Fig. 2 step 6 for one AND gate: decrypts row (ẑ_α, ẑ_β), checks its MAC, returns
-    /// (ẑ_γ, L_γ,ẑ_γ).
-    fn and_gate(
-        &self,
-        a: usize,
-        b: usize,
-        m: &super::masks::AndMasks,
-        mask_ab: AuthShare,
-        tables: &[Block],
-        i: usize,
-    ) -> Result<(bool, Block), MaliciousError> {
-        let (za, zb) = (self.masked[a], self.masked[b]);
-        let row = row_share(m, mask_ab, za, zb, Role::Evaluator, self.delta);
-        let table = &tables[TABLE_BLOCKS * i..TABLE_BLOCKS * (i + 1)];
-        let gate = self.ands_done + i as u64;
-        let (r, label) = decrypt(
-            &self.hash,
-            self.delta,
-            gate,
-            table,
-            self.labels[a],
-            self.labels[b],
-            za,
-            zb,
-            row,
-        )
-        .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
-        Ok((r ^ row.bit, label))
     }
 
     /// Fig. 2 step 7 (output to the evaluator) and output to the garbler: reveals the bits

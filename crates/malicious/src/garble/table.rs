@@ -85,31 +85,40 @@ pub(crate) fn garble(hash: &Tccr, delta_a: Block, first_gate: u64, gates: &[AndG
     }
 }
 
-/// The evaluator's decryption of row (a, b) of the table of AND gate `gate`: the recovered
-/// garbler share r_γ,ab when its MAC checks under `row` (the evaluator's view of the
-/// row's share) and Δ_B, with the output label; `None` when the MAC is neither K nor K ⊕ Δ_B.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn decrypt(
-    hash: &Tccr,
-    delta_b: Block,
+/// The evaluator's hash inputs for row (a, b) of AND gate `gate` (the pads of its MAC and
+/// label blocks): four blocks and their tweaks, appended to `xs` and `ts`.
+pub(crate) fn push_row_inputs(
     gate: u64,
-    table: &[Block],
-    label_a: Block,
-    label_b: Block,
+    labels: [Block; 2],
     a: bool,
     b: bool,
-    row: AuthShare,
-) -> Option<(bool, Block)> {
+    xs: &mut Vec<Block>,
+    ts: &mut Vec<Block>,
+) {
     let r = usize::from(a) << 1 | usize::from(b);
-    let mut xs = [label_a, label_b, label_a, label_b];
-    let mut ts = [
+    xs.extend_from_slice(&[labels[0], labels[1], labels[0], labels[1]]);
+    ts.extend_from_slice(&[
         tweak(gate, r, 0, 0),
         tweak(gate, r, 0, 1),
         tweak(gate, r, 1, 0),
         tweak(gate, r, 1, 1),
-    ];
-    hash.hash_many(&mut xs, &mut ts);
-    let mac = table[2 * r] ^ xs[0] ^ xs[1];
+    ]);
+}
+
+/// The evaluator's decryption of row (a, b) of `table` with the hashes `pads` of
+/// [`push_row_inputs`]: the recovered garbler share r_γ,ab when its MAC checks under `row`
+/// (the evaluator's view of the row's share) and Δ_B, with the output label; `None` when
+/// the MAC is neither K nor K ⊕ Δ_B.
+pub(crate) fn open_row(
+    delta_b: Block,
+    table: &[Block],
+    a: bool,
+    b: bool,
+    pads: &[Block],
+    row: AuthShare,
+) -> Option<(bool, Block)> {
+    let r = usize::from(a) << 1 | usize::from(b);
+    let mac = table[2 * r] ^ pads[0] ^ pads[1];
     let bit = if mac == row.key {
         false
     } else if mac == row.key ^ delta_b {
@@ -117,5 +126,5 @@ pub(crate) fn decrypt(
     } else {
         return None;
     };
-    Some((bit, table[2 * r + 1] ^ xs[2] ^ xs[3] ^ row.mac))
+    Some((bit, table[2 * r + 1] ^ pads[2] ^ pads[3] ^ row.mac))
 }
