@@ -13,9 +13,20 @@ use mixgc_malicious::dealer::TrustedDealer;
 use mixgc_malicious::garble::{run_evaluator_stream, run_garbler_stream, DEFAULT_BATCH_ANDS};
 use mixgc_malicious::{Preprocessor, Settings, Terms};
 
-/// Seconds the dealers alone take to deal what `circuit` draws, for both parties.
-fn dealer_seconds(circuit: &Circuit, batch: usize) -> f64 {
-    let start = Instant::now();
+/// CPU seconds this process has used (user + system, both parties' threads), from
+/// `/proc/self/stat` (Linux; clock ticks of 1/100 s); `None` elsewhere. On a loaded
+/// machine this is the fairer figure: wall time then counts time spent waiting for a core.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// CPU seconds the dealers alone take to deal what `circuit` draws, for both parties.
+fn dealer_seconds(circuit: &Circuit, batch: usize) -> Option<f64> {
+    let start = cpu_seconds();
     for mut d in <[TrustedDealer; 2]>::from(TrustedDealer::pair(1)) {
         d.random_shares(circuit.total_input_bits() as usize).unwrap();
         let mut left = circuit.stats().ands;
@@ -26,7 +37,7 @@ fn dealer_seconds(circuit: &Circuit, batch: usize) -> f64 {
             left -= n;
         }
     }
-    start.elapsed().as_secs_f64()
+    Some(cpu_seconds()? - start?)
 }
 
 fn measure(name: &str, circuit: &Circuit, runs: u32) {
@@ -36,7 +47,7 @@ fn measure(name: &str, circuit: &Circuit, runs: u32) {
     let want = circuit.eval_plain(&inputs).unwrap();
     let compiled = mixgc_compile::compile(circuit);
     let (x, y) = inputs.split_at(terms.garbler_values);
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     for run in 0..runs {
         let (mut ca, mut cb) = mixgc_net::memory_pair();
         let (mut pa, mut pb) = TrustedDealer::pair(u64::from(run));
@@ -58,13 +69,21 @@ fn measure(name: &str, circuit: &Circuit, runs: u32) {
         assert_eq!(e.unwrap().unwrap(), want);
     }
     let total = start.elapsed().as_secs_f64() / f64::from(runs);
+    let cpu = cpu_seconds()
+        .zip(cpu_start)
+        .map(|(b, a)| (b - a) / f64::from(runs));
     let dealer = dealer_seconds(circuit, terms.batch_ands);
     println!(
-        "{name}: {ands} AND, batch {DEFAULT_BATCH_ANDS}: {:.1} ms per run with the dealer \
-         ({:.2} M AND/s); the dealers alone {:.1} ms (both parties, one thread)",
+        "{name}: {ands} AND, batch {DEFAULT_BATCH_ANDS}: {:.1} ms wall per run with the dealer \
+         ({:.2} M AND/s); {} CPU per run, both parties; the dealers alone {} CPU",
         total * 1e3,
         ands / total / 1e6,
-        dealer * 1e3,
+        cpu.map_or("?".to_string(), |c| format!(
+            "{:.1} ms ({:.2} M AND per CPU-second)",
+            c * 1e3,
+            ands / c / 1e6
+        )),
+        dealer.map_or("?".to_string(), |d| format!("{:.1} ms", d * 1e3)),
     );
 }
 

@@ -8,7 +8,7 @@ use mixgc_net::{Channel, ChannelExt};
 use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
 use super::checks::{EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK, GARBLED_ROW};
-use super::masks::{and_masks, mask_batch};
+use super::masks::{and_masks, mask_batch, AndMasks};
 use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
 use super::table::{open_row, push_row_inputs, row_share, TABLE_BLOCKS};
@@ -55,12 +55,29 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
     let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
     e.start(ch)?;
     e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;
+    // Pipelined: the Beaver opening of batch k+1 goes out before batch k is evaluated,
+    // so the garbler garbles batch k+1 while the evaluator evaluates batch k.
     let mut batches = Batches::new(stream, terms.batch_ands)?;
-    while let Some(batch) = batches.next_batch()? {
-        e.batch(ch, prep, &batch)?;
+    let mut current = match batches.next_batch()? {
+        Some(b) => Some(e.prepare(ch, prep, b)?),
+        None => None,
+    };
+    while let Some(prepared) = current.take() {
+        let tables = e.receive_tables(ch, &prepared)?;
+        if let Some(b) = batches.next_batch()? {
+            current = Some(e.prepare(ch, prep, b)?);
+        }
+        e.evaluate(&prepared, &tables)?;
     }
     let bits = e.outputs(ch, header.output_slots(), terms.reveal)?;
     Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
+}
+
+/// A batch whose masks are set and whose AND masks ⟨λ_α λ_β⟩ are opened.
+struct Prepared {
+    batch: Batch,
+    masks: Vec<AndMasks>,
+    sigma: Vec<AuthShare>,
 }
 
 /// The evaluator's state between batches (shared by circuits and programs).
@@ -154,8 +171,20 @@ impl Evaluator {
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        batch: &Batch,
+        batch: Batch,
     ) -> Result<(), MaliciousError> {
+        let prepared = self.prepare(ch, prep, batch)?;
+        let tables = self.receive_tables(ch, &prepared)?;
+        self.evaluate(&prepared, &tables)
+    }
+
+    /// Function-dependent preprocessing of one batch (masks and the Beaver opening).
+    fn prepare<C: Channel + ?Sized, P: Preprocessor>(
+        &mut self,
+        ch: &mut C,
+        prep: &mut P,
+        batch: Batch,
+    ) -> Result<Prepared, MaliciousError> {
         let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
@@ -165,15 +194,34 @@ impl Evaluator {
         } else {
             (Vec::new(), Vec::new())
         };
-        let masks = mask_batch(batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
-        let (sigma, tables) = if n > 0 {
+        let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
+        let sigma = if n > 0 {
             let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            let sigma = and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?;
-            ch.set_phase("the authenticated garbled tables");
-            (sigma, ch.recv_blocks(TABLE_BLOCKS * n)?)
+            and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?
         } else {
-            (Vec::new(), Vec::new())
+            Vec::new()
         };
+        Ok(Prepared { batch, masks, sigma })
+    }
+
+    /// The garbled tables of a prepared batch.
+    fn receive_tables<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        p: &Prepared,
+    ) -> Result<Vec<Block>, MaliciousError> {
+        if p.batch.ands == 0 {
+            return Ok(Vec::new());
+        }
+        ch.set_phase("the authenticated garbled tables");
+        Ok(ch.recv_blocks(TABLE_BLOCKS * p.batch.ands)?)
+    }
+
+    /// Fig. 2 step 6 over one batch: evaluates its gates in order, checking the MAC of
+    /// every decrypted row.
+    fn evaluate(&mut self, p: &Prepared, tables: &[Block]) -> Result<(), MaliciousError> {
+        let (batch, masks, sigma) = (&p.batch, &p.masks, &p.sigma);
+        let n = batch.ands;
         let mut i = 0;
         let (mut xs, mut ts, mut rows) = (Vec::new(), Vec::new(), Vec::new());
         for (kind, gates) in batch.runs() {
