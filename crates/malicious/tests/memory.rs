@@ -51,9 +51,16 @@ fn peak_of_chain(dir: &std::path::Path, chain: usize, batch: usize) -> usize {
     let file = dir.join(format!("chain{chain}.mgc"));
     save(&compile(&recorded.circuit), &file).unwrap();
     let c = &recorded.circuit;
-    let inputs: Vec<Vec<bool>> = c.input_widths.iter().map(|&w| (0..w).map(|i| i % 3 == 0).collect()).collect();
+    let inputs: Vec<Vec<bool>> = c
+        .input_widths
+        .iter()
+        .map(|&w| (0..w).map(|i| i % 3 == 0).collect())
+        .collect();
     let want = c.eval_plain(&inputs).unwrap();
-    let terms = Terms { batch_ands: batch, ..Terms::new(recorded.garbler_values) };
+    let terms = Terms {
+        batch_ands: batch,
+        ..Terms::new(recorded.garbler_values)
+    };
     let (x, y) = inputs.split_at(recorded.garbler_values);
     let (mut ca, mut cb) = memory_pair();
     let (mut pa, mut pb) = TrustedDealer::pair(1);
@@ -78,10 +85,15 @@ fn peak_memory_depends_on_the_batch_not_on_the_circuit_size() {
     let short = peak_of_chain(&dir, 1, 2000);
     let long = peak_of_chain(&dir, 12, 2000);
     let long_big_batch = peak_of_chain(&dir, 12, 40_000);
-    eprintln!("peak heap: 1 AES {short} B, 12 AES {long} B (batch 2000); 12 AES {long_big_batch} B (batch 40000)");
+    eprintln!(
+        "peak heap: 1 AES {short} B, 12 AES {long} B (batch 2000); 12 AES {long_big_batch} B (batch 40000)"
+    );
     // Twelve times the gates, about the same memory: chunks and batches, not the circuit.
     assert!(long < short + short / 2, "1 AES: {short} B, 12 AES: {long} B");
     // A batch twenty times larger holds more tables and triples at once.
-    assert!(long_big_batch > 2 * long, "batch 2000: {long} B, batch 40000: {long_big_batch} B");
+    assert!(
+        long_big_batch > 2 * long,
+        "batch 2000: {long} B, batch 40000: {long_big_batch} B"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
