@@ -232,3 +232,30 @@ fn parties_that_disagree_on_the_terms_stop_naming_the_difference() {
         }
     }
 }
+
+/// A stream asking for more wire slots than a run may hold is refused before anything is
+/// allocated or sent.
+#[test]
+fn a_stream_with_too_many_slots_is_refused() {
+    use mixgc_compile::{Chunk, CompiledCircuit, StreamHeader};
+    use mixgc_malicious::dealer::TrustedDealer;
+    use mixgc_malicious::garble::{run_garbler_stream, MAX_SLOTS};
+    let slots = MAX_SLOTS + 1;
+    let header = StreamHeader::new(vec![], vec![], slots, vec![], vec![]).unwrap();
+    let compiled = CompiledCircuit::new(header, Chunk::new(slots, vec![], vec![]).unwrap()).unwrap();
+    let (mut ca, _cb) = mixgc_net::memory_pair();
+    let (mut pa, _) = TrustedDealer::pair(1);
+    let r = run_garbler_stream(
+        &mut ca,
+        &mut pa,
+        &mut compiled.stream(),
+        &Terms::new(0),
+        &[],
+        &Default::default(),
+    );
+    assert!(
+        matches!(r, Err(MaliciousError::Input(ref m)) if m.contains("wire slots")),
+        "{r:?}"
+    );
+    assert_eq!(mixgc_net::Channel::bytes_sent(&ca), 0);
+}

@@ -8,7 +8,7 @@
 //! (`mixgc_compile`), whose slot numbering bounds the per-wire state by the live wires:
 //! memory is O(batch + live wires) whatever the circuit's size.
 //!
-//! Order of a run: header (circuit digest and terms) → input processing (Fig. 2 step 5,
+//! Order of a run: header (stream digest and terms) → input processing (Fig. 2 step 5,
 //! for all inputs) → batches (steps 2–4 and 6) → output decoding (step 7, and output to
 //! the garbler by label and MAC). Deviating from WRK17, a batch is garbled after the input
 //! processing (as the thesis's batched design must): the masked values the garbler sees
@@ -29,9 +29,9 @@ mod terms;
 
 pub use evaluator::{run_evaluator, run_evaluator_stream};
 pub use garbler::{run_garbler, run_garbler_stream};
-pub use program::{MaliciousProgram, MAX_PROGRAM_SLOTS};
+pub use program::MaliciousProgram;
 pub use table::TABLE_BLOCKS;
-pub use terms::{Deviation, Settings, Terms, DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS};
+pub use terms::{Deviation, Settings, Terms, DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS, MAX_SLOTS};
 
 /// The output bits cut into the circuit's output values.
 fn split_outputs(widths: &[u32], bits: &[bool]) -> Vec<Vec<bool>> {

@@ -17,12 +17,9 @@ use mixgc_program::{checked_input, Backend, PeerError, ProgramError};
 use super::batch::Batch;
 use super::evaluator::Evaluator;
 use super::garbler::Garbler;
-use super::terms::{Settings, MAX_BATCH_ANDS};
+use super::terms::{Settings, MAX_BATCH_ANDS, MAX_SLOTS};
 use crate::auth::{Preprocessor, Role};
 use crate::MaliciousError;
-
-/// Most live wires a program may hold at once.
-pub const MAX_PROGRAM_SLOTS: u32 = 1 << 28;
 
 enum Side {
     Garbler(Box<Garbler>),
@@ -114,9 +111,9 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
             Some(s) => s,
             None => {
                 let s = self.live.len() as u32;
-                if s >= MAX_PROGRAM_SLOTS {
+                if s >= MAX_SLOTS {
                     self.fail(MaliciousError::Input(format!(
-                        "the program holds more than {MAX_PROGRAM_SLOTS} live wires"
+                        "the program holds more than {MAX_SLOTS} live wires"
                     )));
                     return NOT_SLOT;
                 }

@@ -11,6 +11,8 @@ use crate::MaliciousError;
 pub const DEFAULT_BATCH_ANDS: usize = 1 << 16;
 /// The largest batch: its garbled tables take 128 bytes per AND gate (2 GiB here).
 pub const MAX_BATCH_ANDS: usize = 1 << 24;
+/// Most wire slots (live wires) a run may hold: about 64 bytes of state each per party.
+pub const MAX_SLOTS: u32 = 1 << 26;
 
 /// The terms of one run, the same on both sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +47,12 @@ impl Terms {
             return Err(MaliciousError::Input(format!(
                 "a batch must have 1 to {MAX_BATCH_ANDS} AND gates, got {}",
                 self.batch_ands
+            )));
+        }
+        if header.num_slots() > MAX_SLOTS {
+            return Err(MaliciousError::Input(format!(
+                "the gate stream needs {} wire slots, more than the {MAX_SLOTS} a run may hold",
+                header.num_slots()
             )));
         }
         let widths = header.input_widths();
