@@ -137,7 +137,7 @@ impl TrustedDealer {
 mod tests {
     use super::*;
 
-    /// The MAC equation M[x_P] = K[x_P] ⊕ x_P·Δ_other holds both ways, and c = a ∧ b.
+    /// The MAC equation M\[x_P\] = K\[x_P\] ⊕ x_P·Δ_other holds both ways, and c = a ∧ b.
     #[test]
     fn dealt_shares_and_triples_are_consistent() {
         let (mut ga, mut ev) = TrustedDealer::pair(7);

@@ -11,7 +11,7 @@ pub const EVALUATOR_INPUT_MASK: &str = "MAC on the garbler's mask share of an ev
 /// Fig. 2 step 3 (F_Pre's AND via Beaver, WRK17 §3 "leaky AND" replaced by a triple):
 /// the MACs on the opened d = λ_α ⊕ a and e = λ_β ⊕ b, checked by both parties.
 pub const AND_MASK_OPENING: &str = "MAC on an opened AND-mask difference (Beaver d, e)";
-/// Fig. 2 step 6: the MAC M[r_γ,ab] in the garbled row the evaluator decrypts.
+/// Fig. 2 step 6: the MAC M\[r_γ,ab\] in the garbled row the evaluator decrypts.
 pub const GARBLED_ROW: &str = "MAC in a decrypted garbled row";
 /// Fig. 2 step 7 (output to the evaluator): the MAC on the garbler's share of an output mask.
 pub const EVALUATOR_OUTPUT_MASK: &str = "MAC on the garbler's mask share of an output";

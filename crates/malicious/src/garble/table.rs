@@ -3,10 +3,10 @@
 //! λ_σ = λ_α·λ_β; its garbler share r_γ,ab (and the evaluator's s_γ,ab) are linear in the
 //! authenticated shares. Row (a, b) is
 //!
-//! G_ab = H(L_α,a, L_β,b, γ, ab) ⊕ ( M[r_γ,ab] , L_γ,0 ⊕ K[s_γ,ab] ⊕ r_γ,ab·Δ_A ).
+//! G_ab = H(L_α,a, L_β,b, γ, ab) ⊕ ( M\[r_γ,ab\] , L_γ,0 ⊕ K\[s_γ,ab\] ⊕ r_γ,ab·Δ_A ).
 //!
 //! WRK17 also sends the bit r_γ,ab; here the evaluator recovers it from the MAC, which
-//! must be K[r_γ,ab] or K[r_γ,ab] ⊕ Δ_B (anything else fails the check), so a row is
+//! must be K\[r_γ,ab\] or K\[r_γ,ab\] ⊕ Δ_B (anything else fails the check), so a row is
 //! two blocks (32 bytes) and an AND gate 128 bytes. H is the TCCR hash of each label under
 //! its own tweak (gate, row, block, side), the two XORed.
 
