@@ -45,41 +45,39 @@ fn garbler_cheats(d: Deviation, terms: Terms, check: &str) {
 }
 
 #[test]
-fn a_flipped_garbled_row_is_caught() {
+fn a_corrupted_garbled_gate_is_caught() {
     for gate in [0, 30, 62] {
         for batch in [1, 7, 1000] {
             let terms = Terms {
                 batch_ands: batch,
                 ..Terms::new(1)
             };
-            garbler_cheats(
-                Deviation::FlipRows { gate, rows: 0b1111 },
-                terms,
-                checks::GARBLED_ROW,
-            );
+            // A flipped bit b_γ makes the evaluator's ẑ_γ wrong whatever the masked inputs.
+            let d = Deviation::FlipGarbledGate { gate, parts: 1 };
+            garbler_cheats(d, terms, checks::AND_CONSISTENCY);
         }
     }
 }
 
 #[test]
-fn a_flipped_row_either_aborts_or_changes_nothing() {
+fn a_corrupted_gate_either_aborts_or_changes_nothing() {
     let c = adder();
     let (mut aborts, mut fine) = (0, 0);
     for seed in 0..60 {
         let inputs = random_inputs(&c, seed);
         let want = c.eval_plain(&inputs).unwrap();
-        let d = Deviation::FlipRows {
+        let d = Deviation::FlipGarbledGate {
             gate: seed % 63,
-            rows: 1 << (seed % 4),
+            parts: (seed % 7 + 1) as u8,
         };
         let (_, e) = run_pair(&c, Terms::new(1), &inputs, seed, cheat(d), Settings::default());
         match e {
             Ok(out) => {
-                assert_eq!(out, Some(want), "a wrong output after a flipped row");
+                assert_eq!(out, Some(want), "a wrong output after a corrupted gate");
                 fine += 1;
             }
             Err(err) => {
-                assert_caught(&Err(err), checks::GARBLED_ROW);
+                assert_caught(&Err(err), checks::AND_CONSISTENCY);
                 aborts += 1;
             }
         }
@@ -89,20 +87,38 @@ fn a_flipped_row_either_aborts_or_changes_nothing() {
 
 #[test]
 fn an_inconsistent_garbler_input_label_is_caught() {
-    for bit in [0, 1, 62] {
+    // A wrong label feeds garbage into the carry chain: dozens of AND outputs get random
+    // masked values, and the consistency check catches a wrong one.
+    for bit in [0, 1] {
         garbler_cheats(
             Deviation::WrongGarblerInputLabel { bit },
             Terms::new(1),
-            checks::GARBLED_ROW,
+            checks::AND_CONSISTENCY,
         );
     }
-    // The top bit of an adder's input meets only XOR gates: its label is never used in a
-    // row, and the output (decoded from authenticated masked values) stays right.
+    // Near the top only one or two ANDs see the bad label: the run aborts, or their masked
+    // values happened to be right and so is the output (labels carry no value on their own).
     let c = adder();
-    let inputs = random_inputs(&c, 9);
-    let d = cheat(Deviation::WrongGarblerInputLabel { bit: 63 });
-    let (_, e) = run_pair(&c, Terms::new(1), &inputs, 9, d, Settings::default());
-    assert_eq!(e.unwrap(), Some(c.eval_plain(&inputs).unwrap()));
+    for (bit, seed) in [(62, 9), (63, 10), (62, 11)] {
+        let inputs = random_inputs(&c, seed);
+        let d = cheat(Deviation::WrongGarblerInputLabel { bit });
+        let (_, e) = run_pair(&c, Terms::new(1), &inputs, seed, d, Settings::default());
+        match e {
+            Ok(out) => assert_eq!(out, Some(c.eval_plain(&inputs).unwrap())),
+            Err(err) => assert_caught(&Err(err), checks::AND_CONSISTENCY),
+        }
+    }
+}
+
+#[test]
+fn an_evaluator_lying_about_a_masked_and_output_is_caught() {
+    for gate in [0, 40] {
+        evaluator_cheats(
+            Deviation::FlipMaskedAndOutput { gate },
+            Terms::new(1),
+            checks::EVALUATOR_AND_LABELS,
+        );
+    }
 }
 
 #[test]
@@ -184,7 +200,7 @@ fn abort_counts(d: Deviation, runs: u64) -> [u64; 2] {
             match e {
                 Ok(out) => assert_eq!(out, Some(vec![vec![x & (y == 1)]]), "a wrong output"),
                 Err(err) => {
-                    assert_caught(&Err(err), checks::GARBLED_ROW);
+                    assert_caught(&Err(err), checks::AND_CONSISTENCY);
                     *count += 1;
                 }
             }
@@ -221,18 +237,20 @@ fn assert_input_independent(d: Deviation, expect: f64) {
     }
 }
 
+/// A garbage label when ẑ_y = 0 (probability 1/2) gives a random ẑ_γ, wrong half the time.
 #[test]
 fn selective_failure_on_an_evaluator_input_label_is_input_independent() {
-    assert_input_independent(Deviation::WrongEvaluatorLabelOnZero { bit: 0 }, 0.5);
+    assert_input_independent(Deviation::WrongEvaluatorLabelOnZero { bit: 0 }, 0.25);
 }
 
+/// A corrupted G_1 is used only when the evaluator's masked input ẑ_y is 1 (probability 1/2).
 #[test]
-fn selective_failure_on_one_table_row_is_input_independent() {
+fn selective_failure_on_one_ciphertext_is_input_independent() {
     assert_input_independent(
-        Deviation::FlipRows {
+        Deviation::FlipGarbledGate {
             gate: 0,
-            rows: 0b0001,
+            parts: 0b100,
         },
-        0.25,
+        0.5,
     );
 }

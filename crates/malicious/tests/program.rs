@@ -139,10 +139,7 @@ fn a_cheating_garbler_is_caught_in_a_program() {
     let (mut ca, mut cb) = memory_pair();
     let (mut pa, mut pb) = TrustedDealer::pair(4);
     let cheat = Settings {
-        deviation: Deviation::FlipRows {
-            gate: 3,
-            rows: 0b1111,
-        },
+        deviation: Deviation::FlipGarbledGate { gate: 3, parts: 1 },
         ..Settings::default()
     };
     let e = std::thread::scope(|s| {
@@ -168,7 +165,7 @@ fn a_cheating_garbler_is_caught_in_a_program() {
         e
     });
     let err = e.unwrap_err().to_string();
-    assert!(err.contains(checks::GARBLED_ROW), "{err}");
+    assert!(err.contains(checks::AND_CONSISTENCY), "{err}");
 }
 
 #[test]

@@ -11,8 +11,14 @@ pub const EVALUATOR_INPUT_MASK: &str = "MAC on the garbler's mask share of an ev
 /// Fig. 2 step 3 (F_Pre's AND via Beaver, WRK17 §3 "leaky AND" replaced by a triple):
 /// the MACs on the opened d = λ_α ⊕ a and e = λ_β ⊕ b, checked by both parties.
 pub const AND_MASK_OPENING: &str = "MAC on an opened AND-mask difference (Beaver d, e)";
-/// Fig. 2 step 6: the MAC M\[r_γ,ab\] in the garbled row the evaluator decrypts.
-pub const GARBLED_ROW: &str = "MAC in a decrypted garbled row";
+/// KRRW18 §4 (half-size authenticated garbling): the evaluator checks, before any output,
+/// that every masked AND output ẑ_γ it computed satisfies ẑ_γ ⊕ λ_γ = (ẑ_α ⊕ λ_α)(ẑ_β ⊕ λ_β),
+/// comparing a hash of the garbler's MACs with the keys it expects.
+pub const AND_CONSISTENCY: &str = "the AND consistency check (KRRW18)";
+/// The garbler checks the evaluator's masked AND outputs against a hash of the labels it
+/// holds (each must be L_γ,0 ⊕ ẑ_γ·Δ_A) before it answers the consistency check, so a
+/// lying evaluator cannot use the check to learn the garbler's mask shares.
+pub const EVALUATOR_AND_LABELS: &str = "the evaluator's AND-output labels";
 /// Fig. 2 step 7 (output to the evaluator): the MAC on the garbler's share of an output mask.
 pub const EVALUATOR_OUTPUT_MASK: &str = "MAC on the garbler's mask share of an output";
 /// Output to the garbler (WRK17 §4.1): the MAC on the evaluator's share of an output mask.

@@ -1,25 +1,27 @@
-//! The evaluator's side (party B) of WRK17 Fig. 2, one batch of AND gates at a time.
+//! The evaluator's side (party B) of authenticated garbling (WRK17 Fig. 2 with KRRW18's
+//! half-size garbling), one batch of AND gates at a time.
 
 use mixgc_circuit::{Audience, Circuit, PartyId};
 use mixgc_compile::{GateStream, RunKind, NOT_SLOT};
-use mixgc_core::{Block, Tccr, TweakableHash};
+use mixgc_core::{Block, Tccr};
 use mixgc_net::{Channel, ChannelExt};
 
 use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
-use super::checks::{EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK, GARBLED_ROW};
-use super::masks::{and_masks, mask_batch, AndMasks};
+use super::checks::{AND_CONSISTENCY, EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK};
+use super::digest::{BlockDigest, AND_LABELS, CONSISTENCY};
+use super::masks::{and_masks, mask_batch};
 use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
-use super::table::{open_row, push_row_inputs, row_share, TABLE_BLOCKS};
+use super::table::{check_block, evaluate, AndInput, TABLE_BLOCKS};
 use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
 use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
 
 /// Runs the evaluator of `circuit` with its `inputs` (the values from
 /// `terms.garbler_values` on), against [`super::run_garbler`] on the other end of `ch`.
-/// Returns the outputs when the evaluator learns them. Every decrypted row's MAC is
-/// checked as it is used, so a cheating garbler makes this return
+/// Returns the outputs when the evaluator learns them. The AND consistency check runs
+/// before any output is decoded, so a cheating garbler makes this return
 /// [`MaliciousError::CheckFailed`], never a wrong output.
 pub fn run_evaluator<C: Channel + ?Sized, P: Preprocessor>(
     ch: &mut C,
@@ -55,29 +57,12 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
     let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
     e.start(ch)?;
     e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;
-    // Pipelined: the Beaver opening of batch k+1 goes out before batch k is evaluated,
-    // so the garbler garbles batch k+1 while the evaluator evaluates batch k.
     let mut batches = Batches::new(stream, terms.batch_ands)?;
-    let mut current = match batches.next_batch()? {
-        Some(b) => Some(e.prepare(ch, prep, b)?),
-        None => None,
-    };
-    while let Some(prepared) = current.take() {
-        let tables = e.receive_tables(ch, &prepared)?;
-        if let Some(b) = batches.next_batch()? {
-            current = Some(e.prepare(ch, prep, b)?);
-        }
-        e.evaluate(&prepared, &tables)?;
+    while let Some(batch) = batches.next_batch()? {
+        e.batch(ch, prep, batch)?;
     }
     let bits = e.outputs(ch, header.output_slots(), terms.reveal)?;
     Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
-}
-
-/// A batch whose masks are set and whose AND masks ⟨λ_α λ_β⟩ are opened.
-struct Prepared {
-    batch: Batch,
-    masks: Vec<AndMasks>,
-    sigma: Vec<AuthShare>,
 }
 
 /// The evaluator's state between batches (shared by circuits and programs).
@@ -91,6 +76,8 @@ pub(crate) struct Evaluator {
     masked: Vec<bool>,
     labels: Vec<Block>,
     ands_done: u64,
+    /// The evaluator's blocks of the AND consistency check since the last output.
+    consistency: BlockDigest,
 }
 
 impl Evaluator {
@@ -104,6 +91,7 @@ impl Evaluator {
             masked: vec![false; slots.max(1)],
             labels: vec![Block::ZERO; slots.max(1)],
             ands_done: 0,
+            consistency: BlockDigest::new(CONSISTENCY),
         }
     }
 
@@ -166,25 +154,16 @@ impl Evaluator {
         Ok(())
     }
 
-    /// Preprocesses one batch, receives its tables and evaluates it.
+    /// Preprocesses one batch (masks, Beaver opening), receives its garbled gates and
+    /// evaluates it (KRRW18 half-gates), then sends the garbler the masked values of the
+    /// batch's AND outputs with a hash of their labels (which binds them: no other label
+    /// is known to the evaluator), for the garbler's half of the AND consistency check.
     pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
         batch: Batch,
     ) -> Result<(), MaliciousError> {
-        let prepared = self.prepare(ch, prep, batch)?;
-        let tables = self.receive_tables(ch, &prepared)?;
-        self.evaluate(&prepared, &tables)
-    }
-
-    /// Function-dependent preprocessing of one batch (masks and the Beaver opening).
-    fn prepare<C: Channel + ?Sized, P: Preprocessor>(
-        &mut self,
-        ch: &mut C,
-        prep: &mut P,
-        batch: Batch,
-    ) -> Result<Prepared, MaliciousError> {
         let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
@@ -195,35 +174,20 @@ impl Evaluator {
             (Vec::new(), Vec::new())
         };
         let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
-        let sigma = if n > 0 {
+        let (sigma, tables, bits) = if n > 0 {
             let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?
+            let sigma = and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?;
+            ch.set_phase("the authenticated garbled gates");
+            let tables = ch.recv_blocks(TABLE_BLOCKS * n)?;
+            let bits = recv_bits(ch, n, "the garbled gates' bits")?;
+            (sigma, tables, bits)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new(), Vec::new())
         };
-        Ok(Prepared { batch, masks, sigma })
-    }
-
-    /// The garbled tables of a prepared batch.
-    fn receive_tables<C: Channel + ?Sized>(
-        &mut self,
-        ch: &mut C,
-        p: &Prepared,
-    ) -> Result<Vec<Block>, MaliciousError> {
-        if p.batch.ands == 0 {
-            return Ok(Vec::new());
-        }
-        ch.set_phase("the authenticated garbled tables");
-        Ok(ch.recv_blocks(TABLE_BLOCKS * p.batch.ands)?)
-    }
-
-    /// Fig. 2 step 6 over one batch: evaluates its gates in order, checking the MAC of
-    /// every decrypted row.
-    fn evaluate(&mut self, p: &Prepared, tables: &[Block]) -> Result<(), MaliciousError> {
-        let (batch, masks, sigma) = (&p.batch, &p.masks, &p.sigma);
-        let n = batch.ands;
+        let mut outputs = Vec::with_capacity(n);
+        let mut label_digest = BlockDigest::new(AND_LABELS);
         let mut i = 0;
-        let (mut xs, mut ts, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+        let mut inputs = Vec::new();
         for (kind, gates) in batch.runs() {
             match kind {
                 RunKind::Xor => {
@@ -240,38 +204,75 @@ impl Evaluator {
                     }
                 }
                 // All inputs of an AND run are read before any output is written; the
-                // run's rows are hashed together.
+                // run's gates are hashed together.
                 RunKind::And => {
-                    let (first, n) = (i, gates.len());
-                    xs.clear();
-                    ts.clear();
-                    rows.clear();
+                    inputs.clear();
                     for (k, g) in gates.iter().enumerate() {
                         let (a, b) = (g.a as usize, g.b as usize);
-                        let (za, zb) = (self.masked[a], self.masked[b]);
-                        let gate = self.ands_done + (first + k) as u64;
-                        push_row_inputs(gate, [self.labels[a], self.labels[b]], za, zb, &mut xs, &mut ts);
-                        let m = &masks[first + k];
-                        rows.push((
-                            za,
-                            zb,
-                            row_share(m, sigma[first + k], za, zb, Role::Evaluator, self.delta),
-                        ));
+                        inputs.push(AndInput {
+                            labels: [self.labels[a], self.labels[b]],
+                            masked: [self.masked[a], self.masked[b]],
+                            masks: masks[i + k],
+                            mask_ab: sigma[i + k],
+                        });
                     }
-                    self.hash.hash_many(&mut xs, &mut ts);
-                    for (k, (g, &(za, zb, row))) in gates.iter().zip(&rows).enumerate() {
-                        let table = &tables[TABLE_BLOCKS * (first + k)..TABLE_BLOCKS * (first + k + 1)];
-                        let (r, label) = open_row(self.delta, table, za, zb, &xs[4 * k..4 * k + 4], row)
-                            .ok_or(MaliciousError::CheckFailed { check: GARBLED_ROW })?;
-                        self.masked[g.out as usize] = r ^ row.bit;
+                    let range = i..i + gates.len();
+                    let tables = &tables[TABLE_BLOCKS * range.start..TABLE_BLOCKS * range.end];
+                    let results = evaluate(
+                        &self.hash,
+                        self.ands_done + i as u64,
+                        &inputs,
+                        tables,
+                        &bits[range],
+                    );
+                    for ((g, input), &(z, label)) in gates.iter().zip(&inputs).zip(&results) {
+                        let [za, zb] = input.masked;
+                        let block = check_block(
+                            &input.masks,
+                            input.mask_ab,
+                            [za, zb, z],
+                            Role::Evaluator,
+                            self.delta,
+                        );
+                        self.consistency.push(block);
+                        label_digest.push(label);
+                        outputs.push(z);
+                        self.masked[g.out as usize] = z;
                         self.labels[g.out as usize] = label;
                     }
-                    i += n;
+                    i += gates.len();
                 }
                 RunKind::Parallel => {}
             }
         }
+        if n > 0 {
+            if let Deviation::FlipMaskedAndOutput { gate } = self.deviation {
+                if let Some(z) = gate
+                    .checked_sub(self.ands_done)
+                    .and_then(|k| outputs.get_mut(k as usize))
+                {
+                    *z ^= true;
+                }
+            }
+            send_bits(ch, &outputs)?;
+            ch.send(&label_digest.take())?;
+            ch.flush()?;
+        }
         self.ands_done += n as u64;
+        Ok(())
+    }
+
+    /// The AND consistency check (KRRW18): the garbler's hash of its blocks must equal
+    /// ours, else some masked AND output was wrong.
+    fn check_consistency<C: Channel + ?Sized>(&mut self, ch: &mut C) -> Result<(), MaliciousError> {
+        ch.set_phase("the AND consistency check");
+        let mut theirs = [0u8; 32];
+        ch.recv(&mut theirs)?;
+        if theirs != self.consistency.take() {
+            return Err(MaliciousError::CheckFailed {
+                check: AND_CONSISTENCY,
+            });
+        }
         Ok(())
     }
 
@@ -283,6 +284,8 @@ impl Evaluator {
         slots: &[u32],
         reveal: Audience,
     ) -> Result<Option<Vec<bool>>, MaliciousError> {
+        ch.flush()?;
+        self.check_consistency(ch)?;
         ch.set_phase("output decoding");
         let outs: Vec<AuthShare> = slots.iter().map(|&o| self.masks[o as usize]).collect();
         let masked: Vec<bool> = slots.iter().map(|&o| self.masked[o as usize]).collect();

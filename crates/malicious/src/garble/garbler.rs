@@ -1,4 +1,5 @@
-//! The garbler's side (party A) of WRK17 Fig. 2, one batch of AND gates at a time.
+//! The garbler's side (party A) of authenticated garbling (WRK17 Fig. 2 with KRRW18's
+//! half-size garbling), one batch of AND gates at a time.
 
 use mixgc_circuit::{Audience, Circuit, PartyId};
 use mixgc_compile::{GateStream, RunKind, NOT_SLOT};
@@ -7,11 +8,12 @@ use mixgc_net::{Channel, ChannelExt};
 
 use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
-use super::checks::{GARBLER_INPUT_MASK, GARBLER_OUTPUT_LABEL, GARBLER_OUTPUT_MASK};
-use super::masks::{and_masks, mask_batch};
+use super::checks::{EVALUATOR_AND_LABELS, GARBLER_INPUT_MASK, GARBLER_OUTPUT_LABEL, GARBLER_OUTPUT_MASK};
+use super::digest::{BlockDigest, AND_LABELS, CONSISTENCY};
+use super::masks::{and_masks, mask_batch, AndMasks};
 use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
-use super::table::{garble, AndGate, TABLE_BLOCKS};
+use super::table::{check_block, garble, AndGate, TABLE_BLOCKS};
 use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
 use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
@@ -76,9 +78,13 @@ pub(crate) struct Garbler {
     /// Per slot: this party's view of ⟨λ_w⟩ and the zero label L_w,0.
     masks: Vec<AuthShare>,
     label0: Vec<Block>,
+    /// Per slot: the masked value ẑ_w, as the evaluator reported it for AND outputs.
+    masked: Vec<bool>,
     /// L_zero: the zero label of every constant wire (whose masked value is always 0).
     zero_label: Block,
     ands_done: u64,
+    /// This party's blocks of the AND consistency check since the last output.
+    consistency: BlockDigest,
 }
 
 impl Garbler {
@@ -91,8 +97,10 @@ impl Garbler {
             hash: Tccr::default(),
             masks: vec![AuthShare::default(); slots.max(1)],
             label0: vec![Block::ZERO; slots.max(1)],
+            masked: vec![false; slots.max(1)],
             zero_label: Block::ZERO,
             ands_done: 0,
+            consistency: BlockDigest::new(CONSISTENCY),
         }
     }
 
@@ -101,6 +109,7 @@ impl Garbler {
         if self.masks.len() < slots {
             self.masks.resize(slots, AuthShare::default());
             self.label0.resize(slots, Block::ZERO);
+            self.masked.resize(slots, false);
         }
     }
 
@@ -145,6 +154,7 @@ impl Garbler {
         let ours_masked: Vec<bool> = (0..garbler_bits).map(|w| x[w] ^ shares[w].bit ^ s[w]).collect();
         let mut labels = Vec::with_capacity(total);
         for (w, &z) in ours_masked.iter().chain(&their_masked).enumerate() {
+            self.masked[input_slots[w] as usize] = z;
             let mut l = label0[w] ^ self.delta.and_bit(z);
             let wrong = match self.deviation {
                 Deviation::WrongGarblerInputLabel { bit } => bit == w,
@@ -162,7 +172,9 @@ impl Garbler {
         Ok(())
     }
 
-    /// Preprocesses, garbles and sends one batch (Fig. 2 steps 2–4).
+    /// Preprocesses, garbles and sends one batch (WRK17 Fig. 2 steps 2–3, KRRW18's
+    /// half-size garbling), then takes the evaluator's masked AND outputs, checks them
+    /// against its label hash, and adds its blocks to the AND consistency check.
     pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
@@ -179,63 +191,132 @@ impl Garbler {
             (Vec::new(), Vec::new())
         };
         let masks = mask_batch(batch, &mut self.masks, &fresh, Role::Garbler, self.delta);
-        let labels = self.label_batch(batch);
+        let sigma = if n > 0 {
+            let tamper = self.deviation == Deviation::WrongAndMaskMac;
+            and_masks(ch, &masks, &triples, Role::Garbler, self.delta, tamper)?
+        } else {
+            Vec::new()
+        };
+        let mut tables = Vec::with_capacity(TABLE_BLOCKS * n);
+        let mut bits = Vec::with_capacity(n);
+        let out0 = self.garble_batch(batch, &masks, &sigma, &mut tables, &mut bits);
         if n == 0 {
+            self.mask_walk(batch, &masks, &sigma, &[]);
             return Ok(());
         }
-        let tamper = self.deviation == Deviation::WrongAndMaskMac;
-        let sigma = and_masks(ch, &masks, &triples, Role::Garbler, self.delta, tamper)?;
-        let gates: Vec<AndGate> = masks
-            .iter()
-            .zip(&labels)
-            .zip(&sigma)
-            .map(|((&masks, &labels), &mask_ab)| AndGate {
-                labels,
-                masks,
-                mask_ab,
-            })
-            .collect();
-        let mut tables = Vec::with_capacity(TABLE_BLOCKS * n);
-        garble(&self.hash, self.delta, self.ands_done, &gates, &mut tables);
-        if let Deviation::FlipRows { gate, rows } = self.deviation {
-            if (self.ands_done..self.ands_done + n as u64).contains(&gate) {
-                let base = (gate - self.ands_done) as usize * TABLE_BLOCKS;
-                for row in (0..4).filter(|r| rows >> r & 1 == 1) {
-                    tables[base + 2 * row] ^= Block::from_u128(1 << 7);
-                }
+        if let Deviation::FlipGarbledGate { gate, parts } = self.deviation {
+            if let Some(k) = gate
+                .checked_sub(self.ands_done)
+                .map(|k| k as usize)
+                .filter(|&k| k < n)
+            {
+                bits[k] ^= parts & 1 == 1;
+                tables[TABLE_BLOCKS * k] ^= Block::from_u128(u128::from(parts >> 1 & 1));
+                tables[TABLE_BLOCKS * k + 1] ^= Block::from_u128(u128::from(parts >> 2 & 1));
             }
         }
-        self.ands_done += n as u64;
-        ch.set_phase("the authenticated garbled tables");
+        ch.set_phase("the authenticated garbled gates");
         ch.send_blocks(&tables)?;
+        send_bits(ch, &bits)?;
         ch.flush()?;
+        drop((tables, bits));
+        let theirs = recv_bits(ch, n, "the evaluator's masked AND outputs")?;
+        let mut digest = [0u8; 32];
+        ch.recv(&mut digest)?;
+        let mut expected = BlockDigest::new(AND_LABELS);
+        for (&l, &z) in out0.iter().zip(&theirs) {
+            expected.push(l ^ self.delta.and_bit(z));
+        }
+        // (A garbler that deviates on purpose, in tests, skips this check as a real
+        // cheater would, so the test sees what the honest evaluator catches.)
+        if expected.take() != digest && self.deviation == Deviation::Honest {
+            return Err(MaliciousError::CheckFailed {
+                check: EVALUATOR_AND_LABELS,
+            });
+        }
+        self.mask_walk(batch, &masks, &sigma, &theirs);
+        self.ands_done += n as u64;
         Ok(())
     }
 
-    /// The zero labels of the batch's output slots (free XOR; fresh for AND outputs);
-    /// returns (L_α,0, L_β,0, L_γ,0) of each AND gate.
-    fn label_batch(&mut self, batch: &Batch) -> Vec<[Block; 3]> {
+    /// The garbling walk: zero labels of the batch's slots (free XOR; half-gates for AND
+    /// runs, hashed run by run); returns L_γ,0 of each AND gate.
+    fn garble_batch(
+        &mut self,
+        batch: &Batch,
+        masks: &[AndMasks],
+        sigma: &[AuthShare],
+        tables: &mut Vec<Block>,
+        bits: &mut Vec<bool>,
+    ) -> Vec<Block> {
         let l = &mut self.label0;
-        let mut ands = Vec::with_capacity(batch.ands);
-        for (kind, gates) in batch.runs() {
+        let mut out0 = Vec::with_capacity(batch.ands);
+        let mut gates = Vec::new();
+        for (kind, run) in batch.runs() {
             match kind {
-                RunKind::Xor => gates
+                RunKind::Xor => run
                     .iter()
                     .for_each(|g| l[g.out as usize] = l[g.a as usize] ^ l[g.b as usize]),
-                RunKind::Const => gates.iter().for_each(|g| l[g.out as usize] = self.zero_label),
+                RunKind::Const => run.iter().for_each(|g| l[g.out as usize] = self.zero_label),
                 RunKind::And => {
-                    let first = ands.len();
-                    for g in gates {
-                        ands.push([l[g.a as usize], l[g.b as usize], Block::random(&mut self.rng)]);
+                    let first = out0.len();
+                    gates.clear();
+                    for (k, g) in run.iter().enumerate() {
+                        gates.push(AndGate {
+                            labels: [l[g.a as usize], l[g.b as usize]],
+                            masks: masks[first + k],
+                            mask_ab: sigma[first + k],
+                        });
                     }
-                    for (g, a) in gates.iter().zip(&ands[first..]) {
-                        l[g.out as usize] = a[2];
+                    let outs = garble(
+                        &self.hash,
+                        self.delta,
+                        self.ands_done + first as u64,
+                        &gates,
+                        tables,
+                        bits,
+                    );
+                    for (g, &o) in run.iter().zip(&outs) {
+                        l[g.out as usize] = o;
                     }
+                    out0.extend(outs);
                 }
                 RunKind::Parallel => {}
             }
         }
-        ands
+        out0
+    }
+
+    /// The masked values of the batch's slots, the AND outputs' from the evaluator
+    /// (`theirs`), and this party's blocks of the AND consistency check.
+    fn mask_walk(&mut self, batch: &Batch, masks: &[AndMasks], sigma: &[AuthShare], theirs: &[bool]) {
+        let z = &mut self.masked;
+        let mut i = 0;
+        for (kind, run) in batch.runs() {
+            match kind {
+                RunKind::Xor => run
+                    .iter()
+                    .for_each(|g| z[g.out as usize] = z[g.a as usize] ^ z[g.b as usize]),
+                RunKind::Const => run.iter().for_each(|g| z[g.out as usize] = false),
+                RunKind::And => {
+                    for (k, g) in run.iter().enumerate() {
+                        let zs = [z[g.a as usize], z[g.b as usize], theirs[i + k]];
+                        self.consistency.push(check_block(
+                            &masks[i + k],
+                            sigma[i + k],
+                            zs,
+                            Role::Garbler,
+                            self.delta,
+                        ));
+                    }
+                    for (k, g) in run.iter().enumerate() {
+                        z[g.out as usize] = theirs[i + k];
+                    }
+                    i += run.len();
+                }
+                RunKind::Parallel => {}
+            }
+        }
     }
 
     /// Fig. 2 step 7 and output to the garbler: reveals the bits in `slots` to `reveal`;
@@ -246,6 +327,10 @@ impl Garbler {
         slots: &[u32],
         reveal: Audience,
     ) -> Result<Option<Vec<bool>>, MaliciousError> {
+        // The garbler's half of the AND consistency check, before any output.
+        ch.set_phase("the AND consistency check");
+        ch.send(&self.consistency.take())?;
+        ch.flush()?;
         ch.set_phase("output decoding");
         let outs: Vec<AuthShare> = slots.iter().map(|&w| self.masks[w as usize]).collect();
         if reveal.contains(PartyId::EVALUATOR) {

@@ -18,6 +18,7 @@
 mod batch;
 mod bits;
 pub mod checks;
+mod digest;
 mod evaluator;
 mod garbler;
 mod masks;

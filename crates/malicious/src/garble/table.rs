@@ -1,14 +1,18 @@
-//! WRK17's authenticated garbled AND table (Fig. 2 step 4, 4 rows). For masked inputs
-//! (a, b) = (ẑ_α, ẑ_β) the masked output is ẑ_γ = λ_σ ⊕ λ_γ ⊕ a·λ_β ⊕ b·λ_α ⊕ a·b, with
-//! λ_σ = λ_α·λ_β; its garbler share r_γ,ab (and the evaluator's s_γ,ab) are linear in the
-//! authenticated shares. Row (a, b) is
+//! KRRW18's half-size authenticated garbling (ePrint 2018/578, §4, Fig. 3 for two parties):
+//! half-gates over the *distributed* garbled circuit, two blocks and one bit per AND gate.
 //!
-//! G_ab = H(L_α,a, L_β,b, γ, ab) ⊕ ( M\[r_γ,ab\] , L_γ,0 ⊕ K\[s_γ,ab\] ⊕ r_γ,ab·Δ_A ).
+//! For a wire x, ⟨λ_x·Δ_A⟩ is shared as r_x·Δ_A ⊕ K\[s_x\] (garbler) and M\[s_x\]
+//! (evaluator). For AND gate (α, β, γ) with L_α,0, L_β,0 and tweaks t_α, t_β the garbler
+//! sends
 //!
-//! WRK17 also sends the bit r_γ,ab; here the evaluator recovers it from the MAC, which
-//! must be K\[r_γ,ab\] or K\[r_γ,ab\] ⊕ Δ_B (anything else fails the check), so a row is
-//! two blocks (32 bytes) and an AND gate 128 bytes. H is the TCCR hash of each label under
-//! its own tweak (gate, row, block, side), the two XORed.
+//! G_0 = H(L_α,0, t_α) ⊕ H(L_α,1, t_α) ⊕ ⟨λ_β Δ_A⟩_A,
+//! G_1 = H(L_β,0, t_β) ⊕ H(L_β,1, t_β) ⊕ L_α,0 ⊕ ⟨λ_α Δ_A⟩_A,
+//! b_γ = lsb(L_γ,0) with L_γ,0 = H(L_α,0, t_α) ⊕ H(L_β,0, t_β) ⊕ ⟨λ_σ Δ_A⟩_A ⊕ ⟨λ_γ Δ_A⟩_A,
+//!
+//! and the evaluator, holding L_α, L_β, ẑ_α, ẑ_β, gets
+//! L_γ = H(L_α) ⊕ H(L_β) ⊕ ẑ_α·G_0 ⊕ ẑ_β·(G_1 ⊕ L_α) ⊕ ⟨(λ_σ ⊕ λ_γ ⊕ ẑ_α λ_β ⊕ ẑ_β λ_α) Δ_A⟩_B
+//! = L_γ,0 ⊕ ẑ_γ·Δ_A and ẑ_γ = b_γ ⊕ lsb(L_γ) (lsb(Δ_A) = 1). Nothing here is
+//! authenticated: the AND consistency check ([`check_block`]) catches a wrong ẑ_γ.
 
 use mixgc_core::{Block, Tccr, TweakableHash};
 
@@ -16,22 +20,22 @@ use super::masks::AndMasks;
 use super::share::{add_constant, scale};
 use crate::auth::{AuthShare, Role};
 
-/// Blocks in one garbled AND table: 4 rows of (MAC, label).
-pub const TABLE_BLOCKS: usize = 8;
+/// Blocks per garbled AND gate (G_0, G_1); one bit b_γ travels beside them.
+pub const TABLE_BLOCKS: usize = 2;
 
 /// What the garbler knows of one AND gate when it garbles it.
 #[derive(Clone, Copy)]
 pub(crate) struct AndGate {
-    /// L_α,0, L_β,0, L_γ,0.
-    pub labels: [Block; 3],
+    /// L_α,0, L_β,0.
+    pub labels: [Block; 2],
     /// The garbler's views of ⟨λ_α⟩, ⟨λ_β⟩, ⟨λ_γ⟩.
     pub masks: AndMasks,
     /// The garbler's view of ⟨λ_σ⟩ = ⟨λ_α λ_β⟩.
     pub mask_ab: AuthShare,
 }
 
-/// This party's view of the authenticated share that row (a, b) carries:
-/// λ_σ ⊕ λ_γ ⊕ a·λ_β ⊕ b·λ_α ⊕ a·b.
+/// This party's view of ⟨λ_σ ⊕ λ_γ ⊕ a·λ_β ⊕ b·λ_α ⊕ a·b⟩ for public bits (a, b): the
+/// share of the masked output ẑ_γ when (a, b) = (ẑ_α, ẑ_β).
 pub(crate) fn row_share(
     m: &AndMasks,
     mask_ab: AuthShare,
@@ -44,87 +48,164 @@ pub(crate) fn row_share(
     add_constant(s, a & b, role, delta)
 }
 
-/// The tweak of block `k` (0: MAC, 1: label) of row `row`, hashing side `side` (0: L_α,
-/// 1: L_β) of the AND gate numbered `gate` in the whole run.
-fn tweak(gate: u64, row: usize, k: usize, side: usize) -> Block {
-    Block::from_u128(u128::from(gate) << 4 | (row << 2 | k << 1 | side) as u128)
+/// The garbler's share of ⟨λ·Δ_A⟩ from its view of ⟨λ⟩: r·Δ_A ⊕ K\[s\].
+fn garbler_times_delta(x: AuthShare, delta_a: Block) -> Block {
+    x.key ^ delta_a.and_bit(x.bit)
 }
 
-/// AND gates hashed per chunk (16 blocks each): bounds the scratch space.
-const CHUNK_GATES: usize = 64;
+/// The hash tweak of side `side` (0: α, 1: β) of AND gate `gate` (numbered in the run).
+fn tweak(gate: u64, side: u64) -> Block {
+    Block::from_u128(u128::from(gate) << 1 | u128::from(side))
+}
 
-/// Garbles `gates` (numbered from `first_gate`) into `out`, [`TABLE_BLOCKS`] blocks each.
-pub(crate) fn garble(hash: &Tccr, delta_a: Block, first_gate: u64, gates: &[AndGate], out: &mut Vec<Block>) {
-    let mut xs = Vec::with_capacity(16 * CHUNK_GATES);
-    let mut ts = Vec::with_capacity(16 * CHUNK_GATES);
-    for (c, chunk) in gates.chunks(CHUNK_GATES).enumerate() {
-        xs.clear();
-        ts.clear();
-        for (i, g) in chunk.iter().enumerate() {
-            let id = first_gate + (c * CHUNK_GATES + i) as u64;
-            for row in 0..4 {
-                let (a, b) = (row >> 1 == 1, row & 1 == 1);
-                for k in 0..2 {
-                    xs.push(g.labels[0] ^ delta_a.and_bit(a));
-                    ts.push(tweak(id, row, k, 0));
-                    xs.push(g.labels[1] ^ delta_a.and_bit(b));
-                    ts.push(tweak(id, row, k, 1));
-                }
-            }
-        }
-        hash.hash_many(&mut xs, &mut ts);
-        for (g, h) in chunk.iter().zip(xs.chunks_exact(16)) {
-            for row in 0..4 {
-                let (a, b) = (row >> 1 == 1, row & 1 == 1);
-                let s = row_share(&g.masks, g.mask_ab, a, b, Role::Garbler, delta_a);
-                let pad = &h[4 * row..4 * row + 4];
-                out.push(s.mac ^ pad[0] ^ pad[1]);
-                out.push(g.labels[2] ^ s.key ^ delta_a.and_bit(s.bit) ^ pad[2] ^ pad[3]);
-            }
-        }
+/// Garbles `gates` (independent, numbered from `first_gate`): appends G_0, G_1 to `tables`
+/// and b_γ to `bits`; returns each gate's L_γ,0.
+pub(crate) fn garble(
+    hash: &Tccr,
+    delta_a: Block,
+    first_gate: u64,
+    gates: &[AndGate],
+    tables: &mut Vec<Block>,
+    bits: &mut Vec<bool>,
+) -> Vec<Block> {
+    let mut xs = Vec::with_capacity(4 * gates.len());
+    let mut ts = Vec::with_capacity(4 * gates.len());
+    for (i, g) in gates.iter().enumerate() {
+        let id = first_gate + i as u64;
+        let [la, lb] = g.labels;
+        xs.extend_from_slice(&[la, la ^ delta_a, lb, lb ^ delta_a]);
+        ts.extend_from_slice(&[tweak(id, 0), tweak(id, 0), tweak(id, 1), tweak(id, 1)]);
+    }
+    hash.hash_many(&mut xs, &mut ts);
+    gates
+        .iter()
+        .zip(xs.chunks_exact(4))
+        .map(|(g, h)| {
+            let m = &g.masks;
+            tables.push(h[0] ^ h[1] ^ garbler_times_delta(m.b, delta_a));
+            tables.push(h[2] ^ h[3] ^ g.labels[0] ^ garbler_times_delta(m.a, delta_a));
+            let out0 = h[0] ^ h[2] ^ garbler_times_delta(g.mask_ab.xor(m.out), delta_a);
+            bits.push(out0.lsb());
+            out0
+        })
+        .collect()
+}
+
+/// What the evaluator knows of one AND gate when it evaluates it.
+#[derive(Clone, Copy)]
+pub(crate) struct AndInput {
+    /// L_α,ẑ_α and L_β,ẑ_β.
+    pub labels: [Block; 2],
+    /// ẑ_α, ẑ_β.
+    pub masked: [bool; 2],
+    /// The evaluator's views of ⟨λ_α⟩, ⟨λ_β⟩, ⟨λ_γ⟩ and ⟨λ_σ⟩.
+    pub masks: AndMasks,
+    pub mask_ab: AuthShare,
+}
+
+/// Evaluates `gates` (independent, numbered from `first_gate`) with their tables (G_0, G_1
+/// each) and bits: returns (ẑ_γ, L_γ,ẑ_γ) of each.
+pub(crate) fn evaluate(
+    hash: &Tccr,
+    first_gate: u64,
+    gates: &[AndInput],
+    tables: &[Block],
+    bits: &[bool],
+) -> Vec<(bool, Block)> {
+    let mut xs = Vec::with_capacity(2 * gates.len());
+    let mut ts = Vec::with_capacity(2 * gates.len());
+    for (i, g) in gates.iter().enumerate() {
+        let id = first_gate + i as u64;
+        xs.extend_from_slice(&g.labels);
+        ts.extend_from_slice(&[tweak(id, 0), tweak(id, 1)]);
+    }
+    hash.hash_many(&mut xs, &mut ts);
+    gates
+        .iter()
+        .zip(xs.chunks_exact(2))
+        .zip(tables.chunks_exact(2).zip(bits))
+        .map(|((g, h), (t, &b))| {
+            let [za, zb] = g.masked;
+            let m = &g.masks;
+            // ⟨(λ_σ ⊕ λ_γ ⊕ ẑ_α λ_β ⊕ ẑ_β λ_α) Δ_A⟩_B: the evaluator's MACs.
+            let shares = g.mask_ab.xor(m.out).xor(scale(m.b, za)).xor(scale(m.a, zb));
+            let label = h[0] ^ h[1] ^ t[0].and_bit(za) ^ (t[1] ^ g.labels[0]).and_bit(zb) ^ shares.mac;
+            (b ^ label.lsb(), label)
+        })
+        .collect()
+}
+
+/// KRRW18's AND consistency check, one block per AND gate: with c = ẑ_γ ⊕ λ_σ ⊕ λ_γ ⊕
+/// ẑ_α λ_β ⊕ ẑ_β λ_α ⊕ ẑ_α ẑ_β (0 exactly when ẑ_γ is right), the garbler's block is its
+/// MAC M\[c_A\] and the evaluator's is K\[c_A\] ⊕ c_B·Δ_B, equal exactly when c_A = c_B.
+/// Each side hashes its blocks; a garbler that made any ẑ_γ wrong would have to forge a MAC.
+pub(crate) fn check_block(
+    m: &AndMasks,
+    mask_ab: AuthShare,
+    masked: [bool; 3],
+    role: Role,
+    delta: Block,
+) -> Block {
+    let [za, zb, zg] = masked;
+    let c = add_constant(row_share(m, mask_ab, za, zb, role, delta), zg, role, delta);
+    match role {
+        Role::Garbler => c.mac,
+        Role::Evaluator => c.key ^ delta.and_bit(c.bit),
     }
 }
 
-/// The evaluator's hash inputs for row (a, b) of AND gate `gate` (the pads of its MAC and
-/// label blocks): four blocks and their tweaks, appended to `xs` and `ts`.
-pub(crate) fn push_row_inputs(
-    gate: u64,
-    labels: [Block; 2],
-    a: bool,
-    b: bool,
-    xs: &mut Vec<Block>,
-    ts: &mut Vec<Block>,
-) {
-    let r = usize::from(a) << 1 | usize::from(b);
-    xs.extend_from_slice(&[labels[0], labels[1], labels[0], labels[1]]);
-    ts.extend_from_slice(&[
-        tweak(gate, r, 0, 0),
-        tweak(gate, r, 0, 1),
-        tweak(gate, r, 1, 0),
-        tweak(gate, r, 1, 1),
-    ]);
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dealer::TrustedDealer;
+    use crate::Preprocessor;
 
-/// The evaluator's decryption of row (a, b) of `table` with the hashes `pads` of
-/// [`push_row_inputs`]: the recovered garbler share r_γ,ab when its MAC checks under `row`
-/// (the evaluator's view of the row's share) and Δ_B, with the output label; `None` when
-/// the MAC is neither K nor K ⊕ Δ_B.
-pub(crate) fn open_row(
-    delta_b: Block,
-    table: &[Block],
-    a: bool,
-    b: bool,
-    pads: &[Block],
-    row: AuthShare,
-) -> Option<(bool, Block)> {
-    let r = usize::from(a) << 1 | usize::from(b);
-    let mac = table[2 * r] ^ pads[0] ^ pads[1];
-    let bit = if mac == row.key {
-        false
-    } else if mac == row.key ^ delta_b {
-        true
-    } else {
-        return None;
-    };
-    Some((bit, table[2 * r + 1] ^ pads[2] ^ pads[3] ^ row.mac))
+    /// For every masked input pair the evaluator gets L_γ,0 ⊕ ẑ_γ·Δ_A and the right ẑ_γ,
+    /// and the two check blocks agree; a flipped ẑ_γ makes them differ.
+    #[test]
+    fn half_gates_over_authenticated_shares_decode_and_check() {
+        let (mut ga, mut ev) = TrustedDealer::pair(21);
+        let (da, db) = (ga.delta().0, ev.delta().0);
+        let hash = Tccr::default();
+        let (sa, sb) = (ga.random_shares(4).unwrap(), ev.random_shares(4).unwrap());
+        let value = |i: usize| sa[i].bit ^ sb[i].bit;
+        let am = AndMasks {
+            a: sa[0],
+            b: sa[1],
+            out: sa[2],
+        };
+        let bm = AndMasks {
+            a: sb[0],
+            b: sb[1],
+            out: sb[2],
+        };
+        // ⟨λ_σ⟩ with λ_σ = λ_α λ_β, from the dealer's share of a random bit and a fix.
+        let sigma_bit = value(0) & value(1);
+        let fix = sigma_bit ^ value(3);
+        let sig_a = add_constant(sa[3], fix, Role::Garbler, da);
+        let sig_b = add_constant(sb[3], fix, Role::Evaluator, db);
+        let labels0 = [Block::from_u128(11), Block::from_u128(22)];
+        let (mut tables, mut bits) = (Vec::new(), Vec::new());
+        let gate = AndGate {
+            labels: labels0,
+            masks: am,
+            mask_ab: sig_a,
+        };
+        let out0 = garble(&hash, da, 5, &[gate], &mut tables, &mut bits)[0];
+        for (za, zb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let input = AndInput {
+                labels: [labels0[0] ^ da.and_bit(za), labels0[1] ^ da.and_bit(zb)],
+                masked: [za, zb],
+                masks: bm,
+                mask_ab: sig_b,
+            };
+            let (zg, label) = evaluate(&hash, 5, &[input], &tables, &bits)[0];
+            let (x, y) = (za ^ value(0), zb ^ value(1));
+            assert_eq!(zg, (x & y) ^ value(2), "ẑ_γ for ({za}, {zb})");
+            assert_eq!(label, out0 ^ da.and_bit(zg));
+            let ours = check_block(&am, sig_a, [za, zb, zg], Role::Garbler, da);
+            assert_eq!(ours, check_block(&bm, sig_b, [za, zb, zg], Role::Evaluator, db));
+            assert_ne!(ours, check_block(&bm, sig_b, [za, zb, !zg], Role::Evaluator, db));
+        }
+    }
 }

@@ -176,9 +176,11 @@ pub struct Settings {
 pub enum Deviation {
     #[default]
     Honest,
-    /// Garbler: flips a bit of the MAC block in the rows of AND gate `gate` (numbered in
-    /// the run) whose bit `row` (row index 2a + b) is set in `rows`.
-    FlipRows { gate: u64, rows: u8 },
+    /// Garbler: corrupts AND gate `gate` (numbered in the run): `parts` bit 0 flips its bit
+    /// b_γ, bit 1 the lsb of G_0 (used when ẑ_α = 1), bit 2 the lsb of G_1 (when ẑ_β = 1).
+    FlipGarbledGate { gate: u64, parts: u8 },
+    /// Evaluator: reports the masked output of AND gate `gate` flipped.
+    FlipMaskedAndOutput { gate: u64 },
     /// Garbler: sends a wrong label for its own input bit `bit`.
     WrongGarblerInputLabel { bit: usize },
     /// Garbler: sends a wrong label for the evaluator's input bit `bit` when its masked
