@@ -10,7 +10,7 @@
 //!   [`auth::Preprocessor`] trait (WRK17's F_Pre) that separates the function-independent
 //!   preprocessing from the function-dependent garbling and the online phase.
 //! - [`garble`]: function-dependent preprocessing, authenticated garbling and the online
-//!   phase (WRK17 Fig. 2), batch by batch: [`garble::run_garbler`], [`garble::run_evaluator`].
+//!   phase (WRK17 Fig. 2, KRRW18 §4 half-size garbling), batch by batch: [`garble::run_garbler`], [`garble::run_evaluator`].
 //! - [`dealer`]: an insecure trusted-dealer preprocessor, for tests only.
 
 pub mod auth;

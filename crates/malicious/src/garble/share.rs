@@ -1,6 +1,6 @@
 //! Linear operations on authenticated shares with public values (WRK17 §2.2): adding a
 //! public constant and multiplying by a public bit, the two moves Beaver's trick and the
-//! garbled rows need besides [`AuthShare::xor`].
+//! garbled gates need besides [`AuthShare::xor`].
 
 use mixgc_core::Block;
 
