@@ -10,7 +10,7 @@ use super::batch::{Batch, Batches};
 use super::bits::{recv_bits, send_bits};
 use super::checks::{AND_CONSISTENCY, EVALUATOR_INPUT_MASK, EVALUATOR_OUTPUT_MASK};
 use super::digest::{BlockDigest, AND_LABELS, CONSISTENCY};
-use super::masks::{and_masks, mask_batch};
+use super::masks::{and_masks, mask_batch, AndMasks};
 use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
 use super::table::{check_block, evaluate, AndInput, TABLE_BLOCKS};
@@ -57,12 +57,29 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
     let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
     e.start(ch)?;
     e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;
+    // Pipelined: the Beaver opening of batch k+1 is answered before batch k is evaluated,
+    // so the garbler garbles batch k+1 while this party evaluates batch k.
     let mut batches = Batches::new(stream, terms.batch_ands)?;
-    while let Some(batch) = batches.next_batch()? {
-        e.batch(ch, prep, batch)?;
+    let mut current = match batches.next_batch()? {
+        Some(b) => Some(e.prepare(ch, prep, b)?),
+        None => None,
+    };
+    while let Some(prepared) = current.take() {
+        let received = e.receive(ch, &prepared)?;
+        if let Some(b) = batches.next_batch()? {
+            current = Some(e.prepare(ch, prep, b)?);
+        }
+        e.evaluate(ch, prepared, received)?;
     }
     let bits = e.outputs(ch, header.output_slots(), terms.reveal)?;
     Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
+}
+
+/// A batch whose masks are set and whose AND masks ⟨λ_α λ_β⟩ are opened.
+struct Prepared {
+    batch: Batch,
+    masks: Vec<AndMasks>,
+    sigma: Vec<AuthShare>,
 }
 
 /// The evaluator's state between batches (shared by circuits and programs).
@@ -154,16 +171,26 @@ impl Evaluator {
         Ok(())
     }
 
-    /// Preprocesses one batch (masks, Beaver opening), receives its garbled gates and
-    /// evaluates it (KRRW18 half-gates), then sends the garbler the masked values of the
-    /// batch's AND outputs with a hash of their labels (which binds them: no other label
-    /// is known to the evaluator), for the garbler's half of the AND consistency check.
+    /// Preprocesses one batch, receives its garbled gates, evaluates it and reports its
+    /// masked AND outputs (the program path: no pipelining).
     pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
         batch: Batch,
     ) -> Result<(), MaliciousError> {
+        let prepared = self.prepare(ch, prep, batch)?;
+        let received = self.receive(ch, &prepared)?;
+        self.evaluate(ch, prepared, received)
+    }
+
+    /// Function-dependent preprocessing of one batch: masks and the Beaver opening.
+    fn prepare<C: Channel + ?Sized, P: Preprocessor>(
+        &mut self,
+        ch: &mut C,
+        prep: &mut P,
+        batch: Batch,
+    ) -> Result<Prepared, MaliciousError> {
         let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
@@ -174,16 +201,42 @@ impl Evaluator {
             (Vec::new(), Vec::new())
         };
         let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
-        let (sigma, tables, bits) = if n > 0 {
+        let sigma = if n > 0 {
             let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            let sigma = and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?;
-            ch.set_phase("the authenticated garbled gates");
-            let tables = ch.recv_blocks(TABLE_BLOCKS * n)?;
-            let bits = recv_bits(ch, n, "the garbled gates' bits")?;
-            (sigma, tables, bits)
+            and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?
         } else {
-            (Vec::new(), Vec::new(), Vec::new())
+            Vec::new()
         };
+        Ok(Prepared { batch, masks, sigma })
+    }
+
+    /// The garbled gates of a prepared batch: (G_0, G_1) blocks and b_γ bits.
+    fn receive<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        p: &Prepared,
+    ) -> Result<(Vec<Block>, Vec<bool>), MaliciousError> {
+        let n = p.batch.ands;
+        if n == 0 {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        ch.set_phase("the authenticated garbled gates");
+        let tables = ch.recv_blocks(TABLE_BLOCKS * n)?;
+        let bits = recv_bits(ch, n, "the garbled gates' bits")?;
+        Ok((tables, bits))
+    }
+
+    /// Evaluates a batch (KRRW18 half-gates), then sends the garbler the masked values of
+    /// its AND outputs with a hash of their labels (which binds them: no other label is
+    /// known to the evaluator), for the garbler's half of the AND consistency check.
+    fn evaluate<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        p: Prepared,
+        (tables, bits): (Vec<Block>, Vec<bool>),
+    ) -> Result<(), MaliciousError> {
+        let Prepared { batch, masks, sigma } = p;
+        let n = batch.ands;
         let mut outputs = Vec::with_capacity(n);
         let mut label_digest = BlockDigest::new(AND_LABELS);
         let mut i = 0;

@@ -61,12 +61,31 @@ pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
     let mut g = Garbler::new(delta, settings, header.num_slots() as usize);
     g.start(ch)?;
     g.inputs(ch, prep, header.input_slots(), garbler_bits, &x)?;
+    // Pipelined: batch k+1 is garbled (its Beaver opening answered by the evaluator
+    // before it evaluates batch k) while the evaluator evaluates batch k; the evaluator's
+    // masked outputs of batch k are taken after batch k+1 is sent.
     let mut batches = Batches::new(stream, terms.batch_ands)?;
+    let mut sent: Option<Sent> = None;
     while let Some(batch) = batches.next_batch()? {
-        g.batch(ch, prep, &batch)?;
+        let next = g.garble_and_send(ch, prep, batch)?;
+        if let Some(previous) = sent.replace(next) {
+            g.finish(ch, previous)?;
+        }
+    }
+    if let Some(last) = sent {
+        g.finish(ch, last)?;
     }
     let bits = g.outputs(ch, header.output_slots(), terms.reveal)?;
     Ok(bits.map(|b| super::split_outputs(header.output_widths(), &b)))
+}
+
+/// A garbled and sent batch, kept until the evaluator's masked outputs for it arrive.
+struct Sent {
+    batch: Batch,
+    masks: Vec<AndMasks>,
+    sigma: Vec<AuthShare>,
+    /// L_γ,0 of each AND gate.
+    out0: Vec<Block>,
 }
 
 /// The garbler's state between batches (shared by circuits and programs).
@@ -172,15 +191,26 @@ impl Garbler {
         Ok(())
     }
 
-    /// Preprocesses, garbles and sends one batch (WRK17 Fig. 2 steps 2–3, KRRW18's
-    /// half-size garbling), then takes the evaluator's masked AND outputs, checks them
-    /// against its label hash, and adds its blocks to the AND consistency check.
+    /// Preprocesses, garbles and sends one batch, then takes the evaluator's masked AND
+    /// outputs for it (the program path: no pipelining).
     pub(crate) fn batch<C: Channel + ?Sized, P: Preprocessor>(
         &mut self,
         ch: &mut C,
         prep: &mut P,
-        batch: &Batch,
+        batch: Batch,
     ) -> Result<(), MaliciousError> {
+        let sent = self.garble_and_send(ch, prep, batch)?;
+        self.finish(ch, sent)
+    }
+
+    /// Preprocesses, garbles and sends one batch (WRK17 Fig. 2 steps 2–3, KRRW18's
+    /// half-size garbling); [`Garbler::finish`] completes it.
+    fn garble_and_send<C: Channel + ?Sized, P: Preprocessor>(
+        &mut self,
+        ch: &mut C,
+        prep: &mut P,
+        batch: Batch,
+    ) -> Result<Sent, MaliciousError> {
         let n = batch.ands;
         let (fresh, triples) = if n > 0 {
             (
@@ -190,7 +220,7 @@ impl Garbler {
         } else {
             (Vec::new(), Vec::new())
         };
-        let masks = mask_batch(batch, &mut self.masks, &fresh, Role::Garbler, self.delta);
+        let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Garbler, self.delta);
         let sigma = if n > 0 {
             let tamper = self.deviation == Deviation::WrongAndMaskMac;
             and_masks(ch, &masks, &triples, Role::Garbler, self.delta, tamper)?
@@ -199,43 +229,58 @@ impl Garbler {
         };
         let mut tables = Vec::with_capacity(TABLE_BLOCKS * n);
         let mut bits = Vec::with_capacity(n);
-        let out0 = self.garble_batch(batch, &masks, &sigma, &mut tables, &mut bits);
-        if n == 0 {
-            self.mask_walk(batch, &masks, &sigma, &[]);
-            return Ok(());
-        }
-        if let Deviation::FlipGarbledGate { gate, parts } = self.deviation {
-            if let Some(k) = gate
-                .checked_sub(self.ands_done)
-                .map(|k| k as usize)
-                .filter(|&k| k < n)
-            {
-                bits[k] ^= parts & 1 == 1;
-                tables[TABLE_BLOCKS * k] ^= Block::from_u128(u128::from(parts >> 1 & 1));
-                tables[TABLE_BLOCKS * k + 1] ^= Block::from_u128(u128::from(parts >> 2 & 1));
+        let out0 = self.garble_batch(&batch, &masks, &sigma, &mut tables, &mut bits);
+        if n > 0 {
+            if let Deviation::FlipGarbledGate { gate, parts } = self.deviation {
+                if let Some(k) = gate
+                    .checked_sub(self.ands_done)
+                    .map(|k| k as usize)
+                    .filter(|&k| k < n)
+                {
+                    bits[k] ^= parts & 1 == 1;
+                    tables[TABLE_BLOCKS * k] ^= Block::from_u128(u128::from(parts >> 1 & 1));
+                    tables[TABLE_BLOCKS * k + 1] ^= Block::from_u128(u128::from(parts >> 2 & 1));
+                }
             }
+            ch.set_phase("the authenticated garbled gates");
+            ch.send_blocks(&tables)?;
+            send_bits(ch, &bits)?;
+            ch.flush()?;
         }
-        ch.set_phase("the authenticated garbled gates");
-        ch.send_blocks(&tables)?;
-        send_bits(ch, &bits)?;
-        ch.flush()?;
-        drop((tables, bits));
-        let theirs = recv_bits(ch, n, "the evaluator's masked AND outputs")?;
-        let mut digest = [0u8; 32];
-        ch.recv(&mut digest)?;
-        let mut expected = BlockDigest::new(AND_LABELS);
-        for (&l, &z) in out0.iter().zip(&theirs) {
-            expected.push(l ^ self.delta.and_bit(z));
-        }
-        // (A garbler that deviates on purpose, in tests, skips this check as a real
-        // cheater would, so the test sees what the honest evaluator catches.)
-        if expected.take() != digest && self.deviation == Deviation::Honest {
-            return Err(MaliciousError::CheckFailed {
-                check: EVALUATOR_AND_LABELS,
-            });
-        }
-        self.mask_walk(batch, &masks, &sigma, &theirs);
         self.ands_done += n as u64;
+        Ok(Sent {
+            batch,
+            masks,
+            sigma,
+            out0,
+        })
+    }
+
+    /// Takes the evaluator's masked AND outputs of a sent batch, checks them against its
+    /// hash of their labels, and adds this party's blocks to the AND consistency check.
+    fn finish<C: Channel + ?Sized>(&mut self, ch: &mut C, sent: Sent) -> Result<(), MaliciousError> {
+        let n = sent.batch.ands;
+        let theirs = if n > 0 {
+            ch.set_phase("the evaluator's masked AND outputs");
+            let theirs = recv_bits(ch, n, "the evaluator's masked AND outputs")?;
+            let mut digest = [0u8; 32];
+            ch.recv(&mut digest)?;
+            let mut expected = BlockDigest::new(AND_LABELS);
+            for (&l, &z) in sent.out0.iter().zip(&theirs) {
+                expected.push(l ^ self.delta.and_bit(z));
+            }
+            // (A garbler that deviates on purpose, in tests, skips this check as a real
+            // cheater would, so the test sees what the honest evaluator catches.)
+            if expected.take() != digest && self.deviation == Deviation::Honest {
+                return Err(MaliciousError::CheckFailed {
+                    check: EVALUATOR_AND_LABELS,
+                });
+            }
+            theirs
+        } else {
+            Vec::new()
+        };
+        self.mask_walk(&sent.batch, &sent.masks, &sent.sigma, &theirs);
         Ok(())
     }
 

@@ -150,7 +150,7 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
         }
         let batch = std::mem::take(&mut self.pending);
         let r = match &mut self.side {
-            Side::Garbler(g) => g.batch(self.ch, self.prep, &batch),
+            Side::Garbler(g) => g.batch(self.ch, self.prep, batch),
             Side::Evaluator(e) => e.batch(self.ch, self.prep, batch),
         };
         if let Err(e) = r {
