@@ -9,7 +9,8 @@ use crate::MaliciousError;
 
 /// AND gates preprocessed and garbled per batch unless the caller says otherwise.
 pub const DEFAULT_BATCH_ANDS: usize = 1 << 16;
-/// The largest batch: about 0.6 KB per AND gate per party while it runs (2.5 GiB here).
+/// The largest batch: about 0.85 KB per AND gate per party, two batches in flight
+/// (3.5 GiB here).
 pub const MAX_BATCH_ANDS: usize = 1 << 22;
 /// Most wire slots (live wires) a run may hold: about 64 bytes of state each per party.
 pub const MAX_SLOTS: u32 = 1 << 26;
