@@ -14,4 +14,8 @@ pub enum MaliciousError {
     /// The peer sent something malformed or out of bounds.
     #[error("protocol violation: {0}")]
     Protocol(String),
+    /// This party's own request is unusable (a circuit that does not validate, inputs of
+    /// the wrong width, a batch of zero AND gates): nothing was sent.
+    #[error("invalid input: {0}")]
+    Input(String),
 }

@@ -11,11 +11,17 @@
 //!   preprocessing from the function-dependent garbling and the online phase.
 //! - [`prep`]: that preprocessing against a malicious peer ([`Kos15Preprocessor`]): endemic
 //!   base OT, KOS15-checked COT, authenticated bits, KRRW18 leaky ANDs, WRK17 bucketing.
+//! - [`garble`]: function-dependent preprocessing, authenticated garbling and the online
+//!   phase (WRK17 Fig. 2, KRRW18 §4 half-size garbling), batch by batch: [`garble::run_garbler`], [`garble::run_evaluator`].
+//! - [`dealer`]: an insecure trusted-dealer preprocessor, for tests only.
 
 pub mod auth;
+pub mod dealer;
 pub mod error;
+pub mod garble;
 pub mod prep;
 
 pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
 pub use error::MaliciousError;
+pub use garble::{run_evaluator, run_garbler, MaliciousProgram, Settings, Terms};
 pub use prep::Kos15Preprocessor;
