@@ -251,10 +251,9 @@ pub fn run_circuit(
             "{executions} executions: at most {MAX_EXECUTIONS}"
         )));
     }
-    let runnable = py
+    let mut runnable = py
         .detach(|| Runnable::open(&args.circuit, None).map_err(CliError::from))
         .map_err(|e| to_py(e, Stage::Prepare))?;
-    let mut runnable = runnable;
     let widths = runnable.header().input_widths().to_vec();
     let terms = Terms {
         garbler_values: args.garbler_values,
@@ -304,7 +303,10 @@ pub fn run_op(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<RunResult> {
     let (connection, session) = peer.options()?;
-    let op = LibraryRun::new(&args.name, args.width, args.size).map_err(|e| to_py(e, Stage::Prepare))?;
+    // Runs the op on the cost counter: off the GIL, as large sizes take a while.
+    let op = py
+        .detach(|| LibraryRun::new(&args.name, args.width, args.size))
+        .map_err(|e| to_py(e, Stage::Prepare))?;
     let (owned, widths) = op.owned(args.role);
     let mut inputs = owned_bits(&format!("the {}", args.role), &given.groups, &owned, &widths)?;
     let inputs = inputs.pop().unwrap_or_default();

@@ -21,7 +21,7 @@ pub struct Given {
 
 /// Most values one call takes from Python (all executions together): bounds the memory a
 /// mistaken argument can claim before the per-op checks.
-pub const MAX_VALUES: usize = 1 << 24;
+pub const MAX_VALUES: usize = 1 << 22;
 
 /// Reads `obj`: `None` (no values), a sequence of ints, a sequence of sequences of ints (one
 /// per execution), or a NumPy integer array — 1-D, or 2-D with one row per execution; with

@@ -46,3 +46,12 @@ def address() -> str:
 @pytest.fixture
 def circuits() -> pathlib.Path:
     return CIRCUITS
+
+
+def mixgc_binary():
+    """The `mixgc` command-line binary of this checkout (`cargo build --release`), or None."""
+    import os
+
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    binary = target / "release" / "mixgc"
+    return binary if binary.exists() else None
