@@ -41,7 +41,7 @@ def free_address() -> str:
 def worker() -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", WORKER, str(AES)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
 
 
