@@ -69,7 +69,7 @@ pub struct PlanArgs {
     #[arg(long)]
     check: bool,
     /// With --check: runs per realization (the median is shown).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=MAX_REPS as i64))]
     reps: u16,
     /// Print one JSON object instead of the table.
     #[arg(long)]
@@ -91,8 +91,10 @@ struct Row {
     measured: Option<Unit>,
 }
 
+/// A plan: every realization's counts and predicted times (and measured, with `check`), and
+/// the one recommended for the objective; `mixgc plan --json` prints it.
 #[derive(Serialize)]
-struct Plan {
+pub struct Plan {
     program: String,
     width: u32,
     primes: Vec<u64>,
@@ -102,33 +104,82 @@ struct Plan {
     recommended: String,
 }
 
+/// What to plan: `mixgc plan`'s arguments less the output format.
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    pub program: Program,
+    /// Value width in bits (4 to 64).
+    pub width: u32,
+    /// Values per party (clipdot) or filters (lenet); `None` for the program's default.
+    pub size: Option<usize>,
+    pub objective: Objective,
+    /// Also run every realization between two parties in this process.
+    pub check: bool,
+    /// With `check`: runs per realization, 1 to [`MAX_REPS`] (the median is kept).
+    pub reps: u16,
+}
+
+/// Most runs per realization with `check`.
+pub const MAX_REPS: u16 = 100;
+
 pub fn plan(args: PlanArgs) -> Result<(), CliError> {
-    if !(4..=64).contains(&args.width) {
-        return Err(format!("--width: {} is not a width from 4 to 64", args.width).into());
+    let request = PlanRequest {
+        program: args.program,
+        width: args.width,
+        size: args.size,
+        objective: args.objective,
+        check: args.check,
+        reps: args.reps,
+    };
+    let cfg = args.session.config().for_command(mixgc_session::Command::Plan);
+    let plan = make_plan(&request, &cfg, args.feedback.reporter())?;
+    if args.json {
+        return write_stdout(&format!("{}\n", serde_json::to_string_pretty(&plan)?));
+    }
+    write_stdout(&report(&plan))
+}
+
+/// Calibrates the unit costs, counts (and with `check` runs) every realization of the
+/// request's program, and recommends one (ABLE §5.2). `progress` sees one step for the
+/// calibration and one per realization.
+pub fn make_plan(
+    req: &PlanRequest,
+    cfg: &mixgc_session::SessionConfig,
+    progress: Reporter,
+) -> Result<Plan, CliError> {
+    if !(4..=64).contains(&req.width) {
+        return Err(format!("--width: {} is not a width from 4 to 64", req.width).into());
+    }
+    if !(1..=MAX_REPS).contains(&req.reps) {
+        return Err(format!(
+            "--reps: {} is not a number of runs from 1 to {MAX_REPS}",
+            req.reps
+        )
+        .into());
     }
     // Checked before the calibration (about a second) is spent.
-    let size = problem_size(args.program, args.size)?;
-    let set = min_sum_primes(args.width)?;
-    let cfg = args.session.config().for_command(mixgc_session::Command::Plan);
-    let realizations = match args.program {
+    let size = problem_size(req.program, req.size)?;
+    let set = min_sum_primes(req.width)?;
+    let realizations = match req.program {
         Program::Clipdot => clipdot::Realization::ALL.len(),
         Program::Lenet => lenet::Realization::ALL.len(),
     };
-    let progress = args.feedback.steps("plan", 1 + realizations as u64);
-    progress.note(&format!("calibrating unit costs at {} bits", args.width));
-    let units = calibrate(args.width, &set, &cfg)?;
+    progress.begin("plan", Some(1 + realizations as u64), mixgc_core::Unit::Steps);
+    progress.note(&format!("calibrating unit costs at {} bits", req.width));
+    let units = calibrate(req.width, &set, cfg)?;
     progress.advance(1);
-    let rows = match args.program {
+    let reps = usize::from(req.reps);
+    let rows = match req.program {
         Program::Clipdot => {
             let n = size;
             let problem = ClipDot {
                 n,
-                width: args.width,
-                clip: ClipDot::safe_clip(n, args.width),
+                width: req.width,
+                clip: ClipDot::safe_clip(n, req.width),
                 set: set.clone(),
             };
             let mut rng = new_rng(None, 0);
-            let shift = 64 - args.width;
+            let shift = 64 - req.width;
             let x: Vec<i64> = (0..n).map(|_| rng.gen::<i64>() >> shift).collect();
             let y: Vec<i64> = (0..n).map(|_| rng.gen::<i64>() >> shift).collect();
             clipdot::Realization::ALL
@@ -140,15 +191,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         x: &x,
                         y: &y,
                     };
-                    row(
-                        &run,
-                        r.name(),
-                        &units,
-                        args.check,
-                        usize::from(args.reps),
-                        &cfg,
-                        &progress,
-                    )
+                    row(&run, r.name(), &units, req.check, reps, cfg, &progress)
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
@@ -158,7 +201,7 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                     filters: size,
                     ..ConvShape::LENET
                 },
-                width: args.width,
+                width: req.width,
                 set: set.clone(),
             };
             let (image, weights) = crate::lenet::random_inputs(&mut new_rng(None, 0), &layer);
@@ -171,21 +214,13 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
                         image: &image,
                         filters: &weights,
                     };
-                    row(
-                        &run,
-                        lenet_name(r),
-                        &units,
-                        args.check,
-                        usize::from(args.reps),
-                        &cfg,
-                        &progress,
-                    )
+                    row(&run, lenet_name(r), &units, req.check, reps, cfg, &progress)
                 })
                 .collect::<Result<Vec<_>, _>>()?
         }
     };
     progress.end();
-    let key = |r: &Row| match args.objective {
+    let key = |r: &Row| match req.objective {
         Objective::Stream => r.predicted.garble_us,
         Objective::Preprocessing => r.predicted.eval_us,
         Objective::Bytes => r.table_bytes as f64,
@@ -194,19 +229,15 @@ pub fn plan(args: PlanArgs) -> Result<(), CliError> {
         .iter()
         .min_by(|a, b| key(a).total_cmp(&key(b)))
         .ok_or("no realization")?;
-    let plan = Plan {
-        program: format!("{:?}", args.program).to_lowercase(),
-        width: args.width,
+    Ok(Plan {
+        program: format!("{:?}", req.program).to_lowercase(),
+        width: req.width,
         primes: set.primes().to_vec(),
-        objective: format!("{:?}", args.objective).to_lowercase(),
+        objective: format!("{:?}", req.objective).to_lowercase(),
         recommended: best.realization.clone(),
         units,
         realizations: rows,
-    };
-    if args.json {
-        return write_stdout(&format!("{}\n", serde_json::to_string_pretty(&plan)?));
-    }
-    write_stdout(&report(&plan))
+    })
 }
 
 /// `--size`, or the program's default, if in range.
