@@ -33,6 +33,10 @@ pub struct DemoArgs {
     /// With `infer`: the held-out image (0 to 99; random if left out).
     #[arg(long, value_name = "N")]
     image: Option<usize>,
+    /// With `infer`: run over an emulated link of this many Mbit/s (in-process) instead of
+    /// loopback TCP.
+    #[arg(long, value_name = "MBPS", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    link_mbps: Option<u64>,
     /// With `infer`: boolean, mixed or planned.
     #[arg(long, default_value = "planned")]
     realization: String,
@@ -68,7 +72,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
                 args.realization
             )
         })?;
-        return crate::infer::demo(args.image, realization);
+        return crate::infer::demo(args.image, realization, args.link_mbps);
     }
     if args.name.as_deref() == Some("party") {
         return crate::demo_party::party_demo(args.parties.unwrap_or(3));

@@ -26,7 +26,8 @@ grayscale 8-bit PNG or a uint8 .npy of shape (28, 28) or (784,) for LeNet-5 (the
 input size in general).\n\n\
 Realizations: boolean (every layer in Boolean garbling), mixed (convolutions and dense layers in \
 CRT arithmetic, ReLU, max-pool and argmax in Boolean, with a bit decomposition after each), \
-planned (per layer the cheaper of the two by the cost counter's bytes; the default). The plan is \
+planned (per layer the faster of the two, predicted from the cost counter's ANDs and bytes with \
+unit times fitted on this repository's machine; the default). The plan is \
 printed on stderr before the run. In every realization the weights stay in the garbler's tables \
 (private projections) and the result equals the quantized plaintext network.\n\n\
 The evaluator prints the class as one decimal line on stdout (--logits: the logits, one per line, \
@@ -170,8 +171,9 @@ pub fn plan_lines(arch: &Arch, realization: Realization) -> Result<(Vec<Arith>, 
         } else {
             let mut l = format!("  {d}: {}", plan[n].name());
             if let Some(c) = costs.as_ref().map(|c| c[n]) {
+                let (tb, tc) = c.seconds(&cnn::UnitTimes::default());
                 l += &format!(
-                    " (counted: boolean {}, crt {})",
+                    " (counted: boolean {} ≈ {tb:.2} s, crt {} ≈ {tc:.2} s)",
                     bytes(c.boolean_bytes),
                     bytes(c.crt_bytes)
                 );
@@ -336,7 +338,7 @@ const DEMO_LABELS: &[u8] = include_bytes!("../../../models/mnist_test_100_labels
 
 /// `mixgc demo infer`: the committed LeNet-5 on held-out image `index` (random if `None`),
 /// both parties as threads over loopback TCP, with what each learns.
-pub fn demo(index: Option<usize>, realization: Realization) -> Result<(), CliError> {
+pub fn demo(index: Option<usize>, realization: Realization, link_mbps: Option<u64>) -> Result<(), CliError> {
     let arch = Arch::parse(DEMO_ARCH)?;
     let weights = Weights::parse(DEMO_WEIGHTS, &arch)?;
     let (shape, images) = npy::parse_u8(DEMO_IMAGES)?;
@@ -374,45 +376,32 @@ pub fn demo(index: Option<usize>, realization: Realization) -> Result<(), CliErr
         say(l)?;
     }
     let name = program_name(&arch, realization, &plan, Reveal::Class);
-    let (listener, addr) = mixgc_net::TcpChannel::bind("127.0.0.1:0")?;
     let cfg = SessionConfig::default().for_command(mixgc_session::Command::Infer);
-    let (g, e) = std::thread::scope(|s| {
-        let garbler = s.spawn(|| -> Result<PartyRun, CliError> {
-            let ch = mixgc_net::TcpChannel::accept(&listener, cfg.timeout)?;
-            run_party(
-                ch,
-                &cfg,
-                PartyId::GARBLER,
-                &arch,
-                &plan,
-                &name,
-                Reveal::Class,
-                Some(&weights),
-                None,
-            )
-        });
-        let evaluator = s.spawn(|| -> Result<PartyRun, CliError> {
-            let ch = mixgc_net::TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            run_party(
-                ch,
-                &cfg,
-                PartyId::EVALUATOR,
-                &arch,
-                &plan,
-                &name,
-                Reveal::Class,
-                None,
-                Some(image),
-            )
-        });
-        (
-            garbler.join().map_err(|_| CliError::from("the garbler panicked")),
-            evaluator
-                .join()
-                .map_err(|_| CliError::from("the evaluator panicked")),
-        )
-    });
-    let (g, e) = (g??, e??);
+    let both = Both {
+        cfg: &cfg,
+        arch: &arch,
+        plan: &plan,
+        name: &name,
+        weights: &weights,
+        image,
+    };
+    let (g, e) = match link_mbps {
+        Some(mbps) => {
+            say(&format!(
+                "(over an emulated {mbps} Mbit/s link in this process, no latency)"
+            ))?;
+            let (g_ch, e_ch) = mixgc_net::link_pair(mbps * 1_000_000, std::time::Duration::ZERO);
+            both.run(g_ch, e_ch)?
+        }
+        None => {
+            let (listener, addr) = mixgc_net::TcpChannel::bind("127.0.0.1:0")?;
+            let connect =
+                std::thread::spawn(move || mixgc_net::TcpChannel::connect(&addr.to_string(), cfg_timeout()));
+            let g_ch = mixgc_net::TcpChannel::accept(&listener, cfg_timeout())?;
+            let e_ch = connect.join().map_err(|_| "the connecting thread panicked")??;
+            both.run(g_ch, e_ch)?
+        }
+    };
     let learned = e.learned.as_ref().ok_or("the evaluator learned no result")?;
     let reference = cnn::reference::classify(&arch, &weights, image)?;
     say(&format!(
@@ -447,4 +436,59 @@ pub fn demo(index: Option<usize>, realization: Realization) -> Result<(), CliErr
         return Err("the two-party class differs from the plaintext network's".into());
     }
     Ok(())
+}
+
+fn cfg_timeout() -> std::time::Duration {
+    SessionConfig::default().timeout
+}
+
+/// Both parties of the demo on two threads, over a channel pair.
+struct Both<'a> {
+    cfg: &'a SessionConfig,
+    arch: &'a Arch,
+    plan: &'a [Arith],
+    name: &'a str,
+    weights: &'a Weights,
+    image: &'a [u8],
+}
+
+impl Both<'_> {
+    fn run<C: mixgc_net::Channel + Send + 'static>(
+        &self,
+        g_ch: C,
+        e_ch: C,
+    ) -> Result<(PartyRun, PartyRun), CliError> {
+        let (g, e) = std::thread::scope(|s| {
+            let garbler = s.spawn(move || {
+                run_party(
+                    g_ch,
+                    self.cfg,
+                    PartyId::GARBLER,
+                    self.arch,
+                    self.plan,
+                    self.name,
+                    Reveal::Class,
+                    Some(self.weights),
+                    None,
+                )
+            });
+            let evaluator = s.spawn(move || {
+                run_party(
+                    e_ch,
+                    self.cfg,
+                    PartyId::EVALUATOR,
+                    self.arch,
+                    self.plan,
+                    self.name,
+                    Reveal::Class,
+                    None,
+                    Some(self.image),
+                )
+            });
+            (garbler.join(), evaluator.join())
+        });
+        let g = g.map_err(|_| CliError::from("the garbler panicked"))?;
+        let e = e.map_err(|_| CliError::from("the evaluator panicked"))?;
+        Ok((g?, e?))
+    }
 }

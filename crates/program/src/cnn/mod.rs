@@ -13,5 +13,5 @@ pub mod secure;
 pub use model::{
     quantize_image, Arch, CnnError, Layer, LayerWeights, Linear, LinearKind, Requant, Shape, Weights,
 };
-pub use plan::{layer_costs, plan, plan_name, LayerCost, Realization};
+pub use plan::{layer_costs, plan, plan_name, LayerCost, Realization, UnitTimes};
 pub use secure::{infer, layer_primes, Arith, Inference, Reveal};

@@ -1,8 +1,11 @@
 //! Choosing each conv/dense layer's arithmetic (ABLE §5.2's question, per layer): the
 //! network is counted on [`Counter`] once all-Boolean and once all-CRT, and each layer's
-//! bytes (garbled tables, inputs, OT, outputs) are read after it. Every layer takes bits in
-//! and gives bits out in both arithmetics (the conversions, BD, are inside a CRT layer's
-//! count), so the layers' choices are independent and the cheaper of each is the plan.
+//! bytes (garbled tables, inputs, OT, outputs) and ANDs are read after it. Every layer takes
+//! bits in and gives bits out in both arithmetics (the conversions, BD, are inside a CRT
+//! layer's count), so the layers' choices are independent: each takes the arithmetic with
+//! the smaller predicted time ([`UnitTimes`]), as ABLE's planner predicts time from
+//! calibrated unit costs rather than from table size (a CRT row costs more to garble and
+//! evaluate than an AND's, so fewer bytes can be slower).
 
 use crate::{Counter, Ctx};
 
@@ -16,7 +19,7 @@ pub enum Realization {
     Boolean,
     /// Every conv/dense layer in CRT arithmetic, ReLU/pool/argmax in Boolean.
     Mixed,
-    /// Per layer, the cheaper of the two by the cost counter.
+    /// Per layer, the faster of the two by the cost counter and [`UnitTimes`].
     Planned,
 }
 
@@ -36,12 +39,57 @@ impl Realization {
     }
 }
 
-/// One conv/dense layer's bytes in each arithmetic (the pooling before it included).
+/// One conv/dense layer's bytes and ANDs in each arithmetic (the pooling before it
+/// included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerCost {
     pub boolean_bytes: u64,
     pub crt_bytes: u64,
     pub boolean_ands: u64,
+    pub crt_ands: u64,
+}
+
+impl LayerCost {
+    /// Predicted seconds in Boolean and in CRT arithmetic.
+    pub fn seconds(&self, t: &UnitTimes) -> (f64, f64) {
+        (
+            t.seconds(self.boolean_bytes, self.boolean_ands),
+            t.seconds(self.crt_bytes, self.crt_ands),
+        )
+    }
+}
+
+/// The time model of the planner: each AND (its 32 table bytes included) and each other
+/// byte (projection rows of either arithmetic, inputs, outputs) costs a fixed time, for
+/// garbling, transfer and evaluation together, and a link of `link_bytes_per_second` bounds
+/// the transfer. The defaults were fitted on this repository's two-core machine to the
+/// end-to-end LeNet-5 runs of `docs/inference.md` (all-Boolean: 8.2 M ANDs and 53 MB of
+/// projections in 14.8 s; all-CRT: 0.33 M ANDs and 110 MB of projections in 20.0 s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitTimes {
+    pub and_ns: f64,
+    pub other_byte_ns: f64,
+    pub link_bytes_per_second: Option<f64>,
+}
+
+impl Default for UnitTimes {
+    fn default() -> Self {
+        UnitTimes {
+            and_ns: 577.0,
+            other_byte_ns: 0.19 * 1e9 / (1u64 << 20) as f64,
+            link_bytes_per_second: None,
+        }
+    }
+}
+
+impl UnitTimes {
+    /// Predicted seconds for `bytes` in all, of which `ands`·32 are AND tables.
+    pub fn seconds(&self, bytes: u64, ands: u64) -> f64 {
+        let other = bytes.saturating_sub(32 * ands) as f64;
+        let compute = (ands as f64 * self.and_ns + other * self.other_byte_ns) * 1e-9;
+        let transfer = self.link_bytes_per_second.map_or(0.0, |r| bytes as f64 / r);
+        compute.max(transfer)
+    }
 }
 
 /// Counts the network under `plan`; the total cost, and the cumulative bytes and ANDs after
@@ -84,6 +132,7 @@ pub fn layer_costs(arch: &Arch) -> Result<Vec<LayerCost>, CnnError> {
             boolean_bytes: b.0,
             crt_bytes: c.0,
             boolean_ands: b.1,
+            crt_ands: c.1,
         })
         .collect())
 }
@@ -94,16 +143,20 @@ pub fn plan(arch: &Arch, realization: Realization) -> Result<Vec<Arith>, CnnErro
     Ok(match realization {
         Realization::Boolean => vec![Arith::Boolean; n],
         Realization::Mixed => vec![Arith::Crt; n],
-        Realization::Planned => layer_costs(arch)?
-            .into_iter()
-            .map(|c| {
-                if c.crt_bytes < c.boolean_bytes {
-                    Arith::Crt
-                } else {
-                    Arith::Boolean
-                }
-            })
-            .collect(),
+        Realization::Planned => {
+            let times = UnitTimes::default();
+            layer_costs(arch)?
+                .into_iter()
+                .map(|c| {
+                    let (boolean, crt) = c.seconds(&times);
+                    if crt < boolean {
+                        Arith::Crt
+                    } else {
+                        Arith::Boolean
+                    }
+                })
+                .collect()
+        }
     })
 }
 
