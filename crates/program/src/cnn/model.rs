@@ -478,7 +478,10 @@ fn layer(raw: RawLayer, shape: Shape, bits: u32, last: bool) -> Result<Layer, St
             )
         }
         RawLayer::Maxpool { size } => {
-            if size < 2 || size > 4 || shape.height % size != 0 || shape.width % size != 0 {
+            if !(2..=4).contains(&size)
+                || !shape.height.is_multiple_of(size)
+                || !shape.width.is_multiple_of(size)
+            {
                 return Err(format!(
                     "maxpool {size} must be 2 to 4 and divide the {}×{} input",
                     shape.height, shape.width
