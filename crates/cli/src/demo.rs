@@ -6,6 +6,7 @@ use clap::Args;
 use mixgc_circuit::shipped::AES_128;
 use mixgc_circuit::values;
 use mixgc_net::TcpChannel;
+use mixgc_program::cnn::Realization;
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport, Scheme, SessionConfig, Terms};
 use rand::Rng;
@@ -26,9 +27,19 @@ problem. With NAME (see `mixgc ops`): that library example on random inputs, che
 the plaintext evaluation of the same circuit."
 )]
 pub struct DemoArgs {
-    /// A library example or op to run instead of the default tour, or `party`: an
-    /// n-party auction among threads (see --parties).
+    /// A library example or op to run instead of the default tour, `party`: an
+    /// n-party auction among threads (see --parties), or `infer`: private LeNet-5 inference.
     name: Option<String>,
+    /// With `infer`: the held-out image (0 to 99; random if left out).
+    #[arg(long, value_name = "N")]
+    image: Option<usize>,
+    /// With `infer`: run over an emulated link of this many Mbit/s (in-process) instead of
+    /// loopback TCP.
+    #[arg(long, value_name = "MBPS", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    link_mbps: Option<u64>,
+    /// With `infer`: boolean, mixed or planned.
+    #[arg(long, default_value = "planned")]
+    realization: String,
     /// With `party`: the number of parties, 2 to 16 [default: 3].
     #[arg(long, value_name = "N")]
     parties: Option<usize>,
@@ -54,6 +65,15 @@ macro_rules! say {
 }
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
+    if args.name.as_deref() == Some("infer") {
+        let realization = Realization::parse(&args.realization).ok_or_else(|| {
+            format!(
+                "unknown realization '{}' (one of boolean, mixed, planned)",
+                args.realization
+            )
+        })?;
+        return crate::infer::demo(args.image, realization, args.link_mbps);
+    }
     if args.name.as_deref() == Some("party") {
         return crate::demo_party::party_demo(args.parties.unwrap_or(3));
     }

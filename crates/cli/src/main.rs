@@ -5,6 +5,7 @@ mod cycles;
 mod demo;
 mod demo_party;
 mod example;
+mod infer;
 mod info;
 mod keygen;
 mod load;
@@ -60,6 +61,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Predict whether a mixed Boolean/arithmetic realization beats pure Boolean (ABLE §5.2).
     Plan(plan::PlanArgs),
+    /// Private inference of a quantized CNN (LeNet-5): the server's weights, the client's image.
+    Infer(infer::InferArgs),
     /// ABLE's LeNet case study: a conv layer in four Boolean/arithmetic realizations.
     Lenet(lenet::LenetArgs),
     /// Make a private key and certificate for TLS between the parties (`--ca`: signed by a new CA).
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::Keygen(a) => keygen::keygen(a),
         Command::Primes(a) => primes::primes(a),
         Command::Lenet(a) => lenet::lenet(a),
+        Command::Infer(a) => infer::infer(a),
         Command::Plan(a) => plan::plan(a),
         Command::Profile(a) => profile::profile(a),
         Command::BenchParty(a) => bench::party(a),

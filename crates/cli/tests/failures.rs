@@ -770,6 +770,30 @@ fn a_crt_program_ends_within_the_timeout() {
     });
 }
 
+#[test]
+fn private_inference_ends_within_the_timeout() {
+    // LeNet-5 in CRT arithmetic (`mixgc infer`, about 115 MiB of tables): the garbler's
+    // weights against the evaluator's image, either party stopped or killed mid-run.
+    let models = format!("{}/../../models", env!("CARGO_MANIFEST_DIR"));
+    let npy = std::fs::read(format!("{models}/mnist_test_100.npy")).unwrap();
+    let pixels = &npy[npy.len() - 100 * 784..][..784];
+    let mut image = b"\x93NUMPY\x01\x00".to_vec();
+    let header = "{'descr': '|u1', 'fortran_order': False, 'shape': (784,), }\n";
+    image.extend((header.len() as u16).to_le_bytes());
+    image.extend(header.as_bytes());
+    image.extend(pixels);
+    let image = TempFile::new("failures-infer.npy", &image);
+    let arch = format!("--arch {models}/lenet5.arch.json --realization mixed");
+    all_cases(Path {
+        name: "infer",
+        garbler: words(&format!("infer {arch} --weights {models}/lenet5.weights.json")),
+        evaluator: words(&format!("infer {arch} --image {}", image.path())),
+        pace: Pace::Full,
+        under_way: UnderWay::TablesFlow,
+        preprocess: None,
+    });
+}
+
 /// A peer that sends a byte every half timeout is never silent for a whole one: the
 /// deadline ends the session, on both sides.
 #[test]

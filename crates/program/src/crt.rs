@@ -207,7 +207,7 @@ impl<B: ArithBackend> Ctx<B> {
         self.crt(set, bundle)
     }
 
-    fn crt(&self, set: &PrimeSet, bundle: Vec<B::ModWire>) -> Crt<B> {
+    pub(crate) fn crt(&self, set: &PrimeSet, bundle: Vec<B::ModWire>) -> Crt<B> {
         Crt {
             set: set.clone(),
             bundle,

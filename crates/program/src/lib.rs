@@ -18,6 +18,7 @@
 pub mod apps;
 mod backend;
 pub mod clipdot;
+pub mod cnn;
 pub mod counter;
 pub mod crt;
 pub mod fixed;

@@ -42,10 +42,11 @@ pub enum Command {
     Lenet,
     Bench,
     Plan,
+    Infer,
 }
 
 impl Command {
-    const ALL: [Command; 7] = [
+    const ALL: [Command; 8] = [
         Command::Library,
         Command::Run,
         Command::Example,
@@ -53,6 +54,7 @@ impl Command {
         Command::Lenet,
         Command::Bench,
         Command::Plan,
+        Command::Infer,
     ];
 
     /// The wire code (pinned in transcripts).
@@ -75,6 +77,7 @@ impl std::fmt::Display for Command {
             Command::Lenet => "`mixgc lenet`",
             Command::Bench => "`mixgc bench`",
             Command::Plan => "`mixgc plan`",
+            Command::Infer => "`mixgc infer`",
         })
     }
 }
