@@ -1,16 +1,7 @@
 //! Human-readable figures.
 
 use mixgc_session::PartyReport;
-pub use mixgc_studies::common::thousands;
-
-pub fn bytes(n: u64) -> String {
-    match n {
-        n if n >= 10 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 10 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 10 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{n} B"),
-    }
-}
+pub use mixgc_studies::common::{bytes, thousands};
 
 pub fn rate(per_second: f64) -> String {
     match per_second {

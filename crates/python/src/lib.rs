@@ -4,6 +4,7 @@
 //! while they work. The API is documented in `mixgc.pyi` and docs/python.md.
 
 mod errors;
+mod inference;
 mod party;
 mod planning;
 mod progress;
@@ -116,6 +117,53 @@ fn run_op(
     party::run_op(py, args, given, &peer, &OutputForm { numpy, signed }, progress)
 }
 
+/// Runs one party of private CNN inference (`mixgc infer`): the garbler (server) with
+/// `weights`, the evaluator (client) with `image`; the evaluator learns the class (or the
+/// logits); see `mixgc.pyi`.
+#[pyfunction]
+#[pyo3(signature = (
+    arch, role, *, image = None, weights = None, listen = None, connect = None, timeout = 30,
+    logits = false, realization = "planned", progress = None, cert = None, key = None,
+    peer_fingerprint = None, peer_ca = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn infer<'py>(
+    py: Python<'py>,
+    arch: PathBuf,
+    role: &str,
+    image: Option<Bound<'py, PyAny>>,
+    weights: Option<Bound<'py, PyAny>>,
+    listen: Option<String>,
+    connect: Option<String>,
+    timeout: u64,
+    logits: bool,
+    realization: &str,
+    progress: Option<Py<PyAny>>,
+    cert: Option<PathBuf>,
+    key: Option<PathBuf>,
+    peer_fingerprint: Option<String>,
+    peer_ca: Option<PathBuf>,
+) -> PyResult<inference::InferResult> {
+    let peer = Peer {
+        listen,
+        connect,
+        timeout,
+        cert,
+        key,
+        peer_fingerprint,
+        peer_ca,
+    };
+    let args = inference::InferRun {
+        arch,
+        role: party::role(role)?,
+        image,
+        weights,
+        logits,
+        realization: realization.to_string(),
+    };
+    inference::infer(py, args, &peer, progress)
+}
+
 /// The library ops: a list of dicts with name, about, default_width, default_size.
 #[pyfunction]
 fn ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
@@ -182,6 +230,8 @@ fn mixgc_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("PeerError", py.get_type::<errors::PeerError>())?;
     m.add_class::<RunResult>()?;
+    m.add_class::<inference::InferResult>()?;
+    m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_op, m)?)?;
     m.add_function(wrap_pyfunction!(ops, m)?)?;

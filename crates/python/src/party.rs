@@ -34,7 +34,7 @@ pub struct Peer {
 
 impl Peer {
     /// The CLI's connection flags and session options for these settings, checked.
-    fn options(&self) -> PyResult<(Connection, SessionOptions)> {
+    pub fn options(&self) -> PyResult<(Connection, SessionOptions)> {
         if self.listen.is_some() == self.connect.is_some() {
             return Err(input_error(
                 "give exactly one of listen=ADDR (wait for the peer) and connect=ADDR",
@@ -205,7 +205,7 @@ fn owned_bits(
 }
 
 /// Raises the progress callback's exception, if it raised one, instead of `ok`.
-fn checked<T>(ok: T, callback: Option<Arc<Callback>>) -> PyResult<T> {
+pub fn checked<T>(ok: T, callback: Option<Arc<Callback>>) -> PyResult<T> {
     match callback.and_then(|c| c.take_raised()) {
         Some(e) => Err(e),
         None => Ok(ok),

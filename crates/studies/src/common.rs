@@ -29,6 +29,16 @@ pub fn write_stdout(text: &str) -> Result<(), CliError> {
         .map_err(|e| format!("cannot write to stdout: {e}").into())
 }
 
+/// A byte count in B, KiB, MiB or GiB.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 10 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 10 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 10 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

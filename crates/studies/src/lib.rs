@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod common;
+pub mod infer;
 pub mod lenet;
 pub mod plan;
 pub mod planner;
