@@ -21,8 +21,10 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// the session's half-gates, on its one AND counter; 7: the re-keyed hash is the default
 /// gate hash, the hello names the command each party runs and its garbling scheme,
 /// preprocessing exchanges release keys offline and online, program outputs carry a
-/// structure digest, and a busy evaluator sends heartbeats online).
-pub const PROTOCOL_VERSION: u16 = 7;
+/// structure digest, and a busy evaluator sends heartbeats online; 8: two processes carry
+/// every byte in flow-control records, `mixgc_net::CreditChannel`, so a stopped peer is
+/// noticed from when it stopped).
+pub const PROTOCOL_VERSION: u16 = 8;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;
 /// The longest hello read (any protocol version's, to name a version that differs).
