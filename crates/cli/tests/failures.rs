@@ -577,7 +577,9 @@ fn signalled_case(
     );
     let mut wrong = Vec::new();
     if took > BOUND {
-        wrong.push(format!("ended {took:?} after the signal, over the {BOUND:?} bound"));
+        wrong.push(format!(
+            "ended {took:?} after the signal, over the {BOUND:?} bound"
+        ));
     }
     if code.is_none() || code == Some(0) {
         wrong.push(format!("exit code {code:?}"));

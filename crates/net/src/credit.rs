@@ -275,7 +275,11 @@ impl<C: Channel> CreditChannel<C> {
                 self.inb.record_left = len;
                 Ok(())
             }
-            DATA => Err(PeerMisbehaved::RecordTooLong { len, limit: MAX_RECORD }.into()),
+            DATA => Err(PeerMisbehaved::RecordTooLong {
+                len,
+                limit: MAX_RECORD,
+            }
+            .into()),
             ACK if len == 8 => {
                 let mut count = [0u8; 8];
                 self.inner.recv(&mut count)?;
@@ -415,7 +419,12 @@ impl<C: Channel> Drop for CreditChannel<C> {
         for record in pending.chunks(MAX_RECORD) {
             let mut header = [DATA, 0, 0, 0, 0];
             header[1..].copy_from_slice(&(record.len() as u32).to_le_bytes());
-            if self.inner.send(&header).and_then(|()| self.inner.send(record)).is_err() {
+            if self
+                .inner
+                .send(&header)
+                .and_then(|()| self.inner.send(record))
+                .is_err()
+            {
                 return;
             }
         }
@@ -433,7 +442,10 @@ mod tests {
     }
 
     /// Two credit channels over memory holding `messages` 64 KiB sends each way.
-    fn credit_pair(messages: usize, timeout: Duration) -> (CreditChannel<MemoryChannel>, CreditChannel<MemoryChannel>) {
+    fn credit_pair(
+        messages: usize,
+        timeout: Duration,
+    ) -> (CreditChannel<MemoryChannel>, CreditChannel<MemoryChannel>) {
         let (mut a, mut b) = memory_pair_holding(messages);
         a.set_timeout(timeout);
         b.set_timeout(timeout);
@@ -664,7 +676,10 @@ mod tests {
                 break e;
             }
         };
-        assert!(e.to_string().contains("while not taking this side's bytes"), "{e}");
+        assert!(
+            e.to_string().contains("while not taking this side's bytes"),
+            "{e}"
+        );
         drop(a);
         flood.join().unwrap();
     }

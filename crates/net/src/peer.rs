@@ -18,13 +18,19 @@ impl PeerChannel {
     /// Flow control over a fresh TCP connection, with the connection's timeout.
     pub fn tcp(ch: TcpChannel) -> Result<PeerChannel, NetError> {
         let timeout = Channel::read_timeout(&ch).unwrap_or(Duration::from_secs(30));
-        Ok(PeerChannel::over(QueuedChannel::new(ch, Duration::ZERO)?, timeout))
+        Ok(PeerChannel::over(
+            QueuedChannel::new(ch, Duration::ZERO)?,
+            timeout,
+        ))
     }
 
     /// Flow control over a fresh TLS connection, with the connection's timeout.
     pub fn tls(ch: TlsChannel) -> Result<PeerChannel, NetError> {
         let timeout = Channel::read_timeout(&ch).unwrap_or(Duration::from_secs(30));
-        Ok(PeerChannel::over(QueuedChannel::over_tls(ch, Duration::ZERO)?, timeout))
+        Ok(PeerChannel::over(
+            QueuedChannel::over_tls(ch, Duration::ZERO)?,
+            timeout,
+        ))
     }
 
     fn over(link: QueuedChannel, timeout: Duration) -> PeerChannel {
