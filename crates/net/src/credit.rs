@@ -285,7 +285,7 @@ impl<C: Channel> CreditChannel<C> {
                 self.inner.recv(&mut count)?;
                 self.acknowledged(u64::from_le_bytes(count))
             }
-            _ => Err(PeerMisbehaved::NotARecord.into()),
+            got => Err(PeerMisbehaved::NotARecord { got }.into()),
         }
     }
 

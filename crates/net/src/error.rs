@@ -77,9 +77,9 @@ pub enum PeerMisbehaved {
         expected: usize,
     },
     /// The byte stream is not in flow-control records (a peer of another protocol version,
-    /// or a damaged stream).
+    /// a TLS peer, or a damaged stream); `got` is the byte where a record kind belonged.
     #[error("its bytes are not in flow-control records (a mixgc of another protocol version?)")]
-    NotARecord,
+    NotARecord { got: u8 },
     /// A data record longer than any sender writes.
     #[error("a data record of {len} bytes exceeds the limit of {limit} bytes")]
     RecordTooLong { len: usize, limit: usize },

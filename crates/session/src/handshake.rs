@@ -99,10 +99,18 @@ pub(crate) fn hello<C: Channel>(
     // Read a hello of any version's length (within reason), so that the version can be named.
     let peer = recv_frame(ch, Tag::Hello, MAX_HELLO_BYTES).map_err(|e| match e {
         // A TLS record's first byte: a handshake (22) or an alert (21).
-        NetError::Peer(PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. }) => SessionError::Mismatch(
+        NetError::Peer(
+            PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. } | PeerMisbehaved::NotARecord { got: 21 | 22 },
+        ) => SessionError::Mismatch(
             "the peer speaks TLS and this party plain TCP: give both --cert, --key and --peer-fingerprint or --peer-ca"
                 .into(),
         ),
+        // A hello frame outside a flow-control record: a mixgc before protocol version 8.
+        NetError::Peer(PeerMisbehaved::NotARecord { got }) if got == Tag::Hello as u8 => {
+            SessionError::Mismatch(format!(
+                "protocol version differs: ours {PROTOCOL_VERSION}, the peer's older (its bytes are not in flow-control records)"
+            ))
+        }
         NetError::Peer(_) | NetError::PeerStopped(_) => {
             SessionError::Mismatch("the peer is not a mixgc party".into())
         }
