@@ -218,8 +218,7 @@ fn timed(
     deadline: std::time::Duration,
     phase: impl FnOnce(&mut PeerChannel) -> Result<Outcome, SessionError>,
 ) -> Result<(Outcome, std::time::Duration, u64, u64), CliError> {
-    let mut ch = open(connection, timeout)?;
-    ch.set_deadline(deadline);
+    let mut ch = open(connection, timeout, deadline)?;
     let start = Instant::now();
     let outcome = phase(&mut ch)?;
     let (sent, received) = ch_bytes(&ch);

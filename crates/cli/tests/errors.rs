@@ -422,8 +422,9 @@ fn garbage_peer_is_not_a_mixgc_party() {
         let mut junk = vec![0u8; 64 << 10];
         rng.fill_bytes(&mut junk);
         // A first byte of 21 or 22 is a TLS record's (alert, handshake): the party says
-        // the peer speaks TLS, tested on its own below.
-        if matches!(junk[0], 21 | 22) {
+        // the peer speaks TLS, tested on its own below; 1 starts an older mixgc's bare
+        // hello: the party names the protocol version (`wrong_protocol_version_is_named`).
+        if matches!(junk[0], 1 | 21 | 22) {
             junk[0] = 0;
         }
         let (addr, h) = fake_peer(move |mut s| {
@@ -455,20 +456,37 @@ fn a_tls_peer_is_named_to_a_plain_party() {
 
 #[test]
 fn wrong_protocol_version_is_named() {
-    // A well-formed hello frame (tag 1, 41 bytes) from a future protocol version.
-    let (addr, h) = fake_peer(|mut s| {
+    // A well-formed hello frame (tag 1, 41 bytes) from a future protocol version, in a
+    // flow-control data record (0xDA, 46 bytes), and the same hello bare, as a mixgc before
+    // protocol version 8 (no records) sends it.
+    let hello = |in_record: bool| {
         let mut hello = vec![1u8, 41, 0, 0, 0];
         hello.extend_from_slice(b"MIXGC");
         hello.extend_from_slice(&999u16.to_le_bytes());
         hello.extend_from_slice(&[1, 0]);
         hello.extend_from_slice(&[0u8; 32]);
-        let _ = s.write_all(&hello);
-        let mut sink = [0u8; 4096];
-        while let Ok(1..) = s.read(&mut sink) {}
-    });
-    let out = connect_to(&addr, "evaluator", &["--timeout", "5"]);
-    h.join().unwrap();
-    out.assert_error("evaluator", &["protocol version differs", "999"]);
+        if in_record {
+            let mut record = vec![0xDA];
+            record.extend_from_slice(&(hello.len() as u32).to_le_bytes());
+            record.extend_from_slice(&hello);
+            return record;
+        }
+        hello
+    };
+    for (in_record, words) in [
+        (true, ["protocol version differs", "999"]),
+        (false, ["protocol version differs", "older"]),
+    ] {
+        let bytes = hello(in_record);
+        let (addr, h) = fake_peer(move |mut s| {
+            let _ = s.write_all(&bytes);
+            let mut sink = [0u8; 4096];
+            while let Ok(1..) = s.read(&mut sink) {}
+        });
+        let out = connect_to(&addr, "evaluator", &["--timeout", "5"]);
+        h.join().unwrap();
+        out.assert_error("evaluator", &words);
+    }
 }
 
 #[test]

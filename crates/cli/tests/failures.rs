@@ -26,9 +26,8 @@ use common::{internals, TempFile, BIN};
 /// The `--timeout` of every case.
 const TIMEOUT: u64 = 2;
 /// `--timeout` plus one second: when a survivor must be gone, counted from the signal
-/// (issue #15's target), or, when the survivor's bytes still moved after the signal (into
-/// the buffers between the parties, which a loaded machine fills slowly), from the last of
-/// them: that is when its stall begins. Cases over the target from the signal are printed.
+/// (issue #15's target), however long the buffers between the parties still take its bytes
+/// (the peer's process acknowledges what it took: `mixgc_net::CreditChannel`).
 const BOUND: Duration = Duration::from_secs(TIMEOUT + 1);
 /// Tables the garbler has sent through the proxy before a victim is signalled.
 const UNDER_WAY: u64 = 1 << 20;
@@ -539,10 +538,6 @@ fn signalled_case(
             evaluator.stderr()
         )));
     }
-    let survivor_side = match victim {
-        Role::Garbler => 1,
-        Role::Evaluator => 0,
-    };
     let (victim, survivor) = match victim {
         Role::Garbler => (&mut garbler, &mut evaluator),
         Role::Evaluator => (&mut evaluator, &mut garbler),
@@ -580,24 +575,11 @@ fn signalled_case(
         since(*proxy.last[1].lock().unwrap()),
         since(*survivor.error_at.lock().unwrap())
     );
-    // The survivor's stall counts from the last of its bytes that moved: buffers between
-    // the parties (here the proxy's) may take them for a while after the signal on a
-    // loaded machine. Over the target from the signal is reported; over it from that last
-    // movement is a failure.
-    let moved = proxy.last[survivor_side]
-        .lock()
-        .unwrap()
-        .map_or(Duration::ZERO, |t| t.saturating_duration_since(signalled));
     let mut wrong = Vec::new();
-    if took > BOUND + moved {
+    if took > BOUND {
         wrong.push(format!(
-            "ended {took:?} after the signal, over {BOUND:?} from its last bytes that moved (+{moved:?})"
+            "ended {took:?} after the signal, over the {BOUND:?} bound"
         ));
-    } else if took > BOUND {
-        eprintln!(
-            "{what}: over the {BOUND:?} target from the signal ({took:?}) because its bytes still \
-             moved until +{moved:?} (buffers between the parties on a loaded machine)"
-        );
     }
     if code.is_none() || code == Some(0) {
         wrong.push(format!("exit code {code:?}"));

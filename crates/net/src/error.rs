@@ -76,6 +76,20 @@ pub enum PeerMisbehaved {
         len: usize,
         expected: usize,
     },
+    /// The byte stream is not in flow-control records (a peer of another protocol version,
+    /// a TLS peer, or a damaged stream); `got` is the byte where a record kind belonged.
+    #[error("its bytes are not in flow-control records (a mixgc of another protocol version?)")]
+    NotARecord { got: u8 },
+    /// A data record longer than any sender writes.
+    #[error("a data record of {len} bytes exceeds the limit of {limit} bytes")]
+    RecordTooLong { len: usize, limit: usize },
+    /// An acknowledgement of bytes never sent, or of fewer than acknowledged before.
+    #[error("it acknowledged bytes this side never sent")]
+    AckOutOfRange,
+    /// More of the peer's data arrived than this side buffers while it waits for the peer to
+    /// take its own bytes.
+    #[error("it sent more than {limit} bytes while not taking this side's bytes")]
+    Flooded { limit: usize },
     /// The parties' programs took different paths.
     #[error("the parties' programs diverged ({0})")]
     ProgramsDiverged(Divergence),

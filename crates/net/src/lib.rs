@@ -3,6 +3,7 @@
 //! an emulated link (rate and latency) for measurements.
 
 mod channel;
+mod credit;
 mod error;
 mod frame;
 mod link;
@@ -15,6 +16,7 @@ mod tls_link;
 mod transcript;
 
 pub use channel::{Channel, ChannelExt};
+pub use credit::{CreditChannel, ACK_EVERY, ACK_TICK, CREDIT_WINDOW, MAX_DRAINED, MAX_RECORD};
 pub use error::{seconds, Divergence, NetError, PeerMisbehaved};
 pub use frame::{
     last_words, peer_abort, recv_frame, recv_frame_header, recv_frame_into, send_abort, send_frame,

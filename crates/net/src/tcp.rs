@@ -678,6 +678,15 @@ impl Channel for TcpChannel {
         self.read.set_phase(phase);
         self.write.set_phase(phase);
     }
+
+    fn read_timeout(&self) -> Option<Duration> {
+        Some(self.read.timeout())
+    }
+
+    /// A socket that refuses the new timeout keeps the old one.
+    fn set_read_timeout(&mut self, timeout: Duration) {
+        let _ = self.read.set_timeout(timeout);
+    }
 }
 
 #[cfg(test)]

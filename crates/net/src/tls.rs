@@ -518,6 +518,19 @@ impl Channel for TlsChannel {
     fn set_phase(&mut self, phase: &'static str) {
         self.timing.set_phase(phase);
     }
+
+    fn read_timeout(&self) -> Option<Duration> {
+        Some(self.timing.timeout())
+    }
+
+    /// Gives the next reads (and the messages about writes) another timeout; a socket that
+    /// refuses it keeps the old one.
+    fn set_read_timeout(&mut self, timeout: Duration) {
+        let timeout = timeout.max(Duration::from_millis(1));
+        if self.writer.set_read_timeout(Some(timeout)).is_ok() {
+            self.timing.set_timeout(timeout);
+        }
+    }
 }
 
 impl Drop for TlsChannel {

@@ -21,8 +21,10 @@ use crate::{Audience, Command, PartyId, SessionError, Terms};
 /// the session's half-gates, on its one AND counter; 7: the re-keyed hash is the default
 /// gate hash, the hello names the command each party runs and its garbling scheme,
 /// preprocessing exchanges release keys offline and online, program outputs carry a
-/// structure digest, and a busy evaluator sends heartbeats online).
-pub const PROTOCOL_VERSION: u16 = 7;
+/// structure digest, and a busy evaluator sends heartbeats online; 8: two processes carry
+/// every byte in flow-control records, `mixgc_net::CreditChannel`, so a stopped peer is
+/// noticed from when it stopped).
+pub const PROTOCOL_VERSION: u16 = 8;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;
 /// The longest hello read (any protocol version's, to name a version that differs).
@@ -97,10 +99,18 @@ pub(crate) fn hello<C: Channel>(
     // Read a hello of any version's length (within reason), so that the version can be named.
     let peer = recv_frame(ch, Tag::Hello, MAX_HELLO_BYTES).map_err(|e| match e {
         // A TLS record's first byte: a handshake (22) or an alert (21).
-        NetError::Peer(PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. }) => SessionError::Mismatch(
+        NetError::Peer(
+            PeerMisbehaved::UnexpectedFrame { got: 21 | 22, .. } | PeerMisbehaved::NotARecord { got: 21 | 22 },
+        ) => SessionError::Mismatch(
             "the peer speaks TLS and this party plain TCP: give both --cert, --key and --peer-fingerprint or --peer-ca"
                 .into(),
         ),
+        // A hello frame outside a flow-control record: a mixgc before protocol version 8.
+        NetError::Peer(PeerMisbehaved::NotARecord { got }) if got == Tag::Hello as u8 => {
+            SessionError::Mismatch(format!(
+                "protocol version differs: ours {PROTOCOL_VERSION}, the peer's older (its bytes are not in flow-control records)"
+            ))
+        }
         NetError::Peer(_) | NetError::PeerStopped(_) => {
             SessionError::Mismatch("the peer is not a mixgc party".into())
         }

@@ -319,12 +319,12 @@ fn check_pinned_transcript(garbling: Scheme, garbler_sent: &str, evaluator_sent:
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "1b284e5c16719242e6a5ac89d539d2ccf4c2a1cfc07b4c4645fa59ba9fa633f9";
-const PINNED_EVALUATOR_SENT: &str = "ab5707a3465760468a5be994a4beb85632acbc274d1bbd571a5741caf59d9003";
+const PINNED_GARBLER_SENT: &str = "10483afffbf7bea014c9b9bc780f912bb3e4961c05fffed0715048638ce657fa";
+const PINNED_EVALUATOR_SENT: &str = "bb1ce875465e31f6930d68248cdf00707969cd23470619593338981e9bc46389";
 const PINNED_THREE_HALVES_GARBLER_SENT: &str =
-    "eb9d9b679ef5e73b6149436dd9ac6f0f0e59bb505b1d8725318ddd1e00238800";
+    "ee93c4c47dc137415e520bd3293894bdc8afdb6e22d64f3705dd769b00cc8977";
 const PINNED_THREE_HALVES_EVALUATOR_SENT: &str =
-    "3353ad068bd9c92b095185fa4ddc50583cb2df57873811bb17924ef6f874ddfd";
+    "dbdf35d17be6a91c3ed99ba04b8350d2d4a8328884b2331f8af3a97cab6a9ee3";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {

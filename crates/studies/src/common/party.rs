@@ -258,15 +258,14 @@ impl SessionOptions {
     /// Opens the connection as `conn` says, with this session's timeout and, from the
     /// moment it is connected, its overall deadline.
     pub fn open(&self, conn: &Connection) -> Result<PeerChannel, CliError> {
-        let mut ch = open(conn, self.timeout())?;
-        ch.set_deadline(Duration::from_secs(self.deadline));
-        Ok(ch)
+        open(conn, self.timeout(), Duration::from_secs(self.deadline))
     }
 }
 
 /// Opens the connection as the flags say: TLS with a certificate, otherwise plain TCP where
-/// the policy allows it (a note on stderr says so, after the `listening on ADDR` line).
-pub fn open(conn: &Connection, timeout: Duration) -> Result<PeerChannel, CliError> {
+/// the policy allows it (a note on stderr says so, after the `listening on ADDR` line);
+/// `deadline` counts from the moment it is connected.
+pub fn open(conn: &Connection, timeout: Duration, deadline: Duration) -> Result<PeerChannel, CliError> {
     let tls = conn.security.tls()?;
     let endpoint = match (&conn.listen, &conn.connect) {
         (Some(addr), _) => (addr, true),
@@ -314,29 +313,35 @@ pub fn open(conn: &Connection, timeout: Duration) -> Result<PeerChannel, CliErro
                 .into()
             };
             match &tls {
-                Some(config) => Ok(PeerChannel::Tls(Box::new(
-                    TlsChannel::accept(&listener, timeout, config).map_err(no_peer)?,
-                ))),
+                Some(config) => {
+                    let mut ch = TlsChannel::accept(&listener, timeout, config).map_err(no_peer)?;
+                    ch.set_deadline(deadline);
+                    Ok(PeerChannel::tls(ch)?)
+                }
                 None => {
                     plain_note();
-                    Ok(PeerChannel::Tcp(
-                        TcpChannel::accept(&listener, timeout).map_err(no_peer)?,
-                    ))
+                    let mut ch = TcpChannel::accept(&listener, timeout).map_err(no_peer)?;
+                    ch.set_deadline(deadline);
+                    Ok(PeerChannel::tcp(ch)?)
                 }
             }
         }
         (addr, false) => match &tls {
-            Some(config) => Ok(PeerChannel::Tls(Box::new(
-                TlsChannel::connect(addr, timeout, config).map_err(|e| match e {
+            Some(config) => {
+                let mut ch = TlsChannel::connect(addr, timeout, config).map_err(|e| match e {
                     NetError::Tls(msg) => {
                         CliError::from(format!("TLS with the peer at {addr} failed: {msg}"))
                     }
                     e => e.into(),
-                })?,
-            ))),
+                })?;
+                ch.set_deadline(deadline);
+                Ok(PeerChannel::tls(ch)?)
+            }
             None => {
                 plain_note();
-                Ok(PeerChannel::Tcp(TcpChannel::connect(addr, timeout)?))
+                let mut ch = TcpChannel::connect(addr, timeout)?;
+                ch.set_deadline(deadline);
+                Ok(PeerChannel::tcp(ch)?)
             }
         },
     }
