@@ -396,7 +396,7 @@ pub fn convert(
             declared.push(Flop {
                 d: u32::try_from(port_output_bits + i as u64).map_err(|_| too_large())?,
                 q: state_start + i as u32,
-                init: f.init,
+                init: mixgc_circuit::sequential::FlopInit::Value(f.init),
                 name: f.name.replace(|c: char| c.is_whitespace() || c == '#', "_"),
             });
         }

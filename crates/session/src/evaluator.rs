@@ -10,7 +10,7 @@ use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
-use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
+use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox, TableBytes};
 use crate::terms::{bits_of, check_batch, phase, threads_failed};
 use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
 
@@ -21,7 +21,7 @@ pub struct EvaluatorSession<C> {
     pub(crate) core: Evaluator<AnyHash>,
     base_ot_time: Duration,
     /// Receive through an I/O thread (see [`SessionConfig::io_thread`]).
-    io_thread: bool,
+    pub(crate) io_thread: bool,
     /// The gate hash and its per-session seed (kept for preprocessed garblings).
     pub(crate) hash: (HashKind, Block),
     pub(crate) rng: Rng,
@@ -138,7 +138,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let plan = EvaluatorPlan {
             instances: batch.len(),
             labels_bytes: (header.input_slots().len() - my_bits + 2) * 16,
-            table_bytes: table_bytes(self.core.scheme(), circuit, &header)?,
+            table_bytes: TableBytes::Each(table_bytes(self.core.scheme(), circuit, &header)?),
             decoding_bytes: terms
                 .reveal
                 .contains(PartyId::EVALUATOR)
@@ -149,9 +149,10 @@ impl<C: Channel> EvaluatorSession<C> {
             circuit,
             header: &header,
             mine: &mine,
-            plan,
+            plan: plan.clone(),
             progress: &self.progress,
         };
+        let decoding_bytes = plan.decoding_bytes;
         let evaluate_all = |inbox: &mut dyn Inbox| {
             let mut results = Vec::with_capacity(batch.len());
             for ot_labels in per_instance(&ot_labels, my_bits, batch.len()) {
@@ -163,7 +164,7 @@ impl<C: Channel> EvaluatorSession<C> {
                     .iter()
                     .map(|l| l.lsb())
                     .collect();
-                let outputs = match plan.decoding_bytes {
+                let outputs = match decoding_bytes {
                     Some(len) => {
                         let frame = inbox.recv(Tag::OutputDecoding, len)?;
                         let d = unpack(&frame, c.len()).ok_or(PeerMisbehaved::WrongLength {
@@ -230,9 +231,21 @@ impl Consumer<'_> {
             labels.extend(source.take(w as usize));
         }
         let consts = [garbler_labels.next().unwrap(), garbler_labels.next().unwrap()];
+        let table_bytes = self.plan.table_bytes.of(0);
+        self.evaluate(&labels, consts, table_bytes, inbox)
+    }
 
-        self.core.start(self.header, &labels, consts);
-        let mut left = self.plan.table_bytes;
+    /// Evaluates the stream once from the given active labels of the input bits and the
+    /// constants, as table frames of `table_bytes` in all arrive.
+    pub(crate) fn evaluate(
+        &mut self,
+        labels: &[Block],
+        consts: [Block; 2],
+        table_bytes: usize,
+        inbox: &mut dyn Inbox,
+    ) -> Result<(), SessionError> {
+        self.core.start(self.header, labels, consts);
+        let mut left = table_bytes;
         let three_halves = self.core.scheme() == Scheme::ThreeHalves;
         let mut pending: Vec<Block> = Vec::new();
         let mut pending_bytes: Vec<u8> = Vec::new();
