@@ -107,33 +107,14 @@ pub(crate) fn receive_all<C: Channel, T>(
     }
 }
 
-/// Table bytes of the instances of a batch.
-#[derive(Clone, Debug)]
-pub(crate) enum TableBytes {
-    /// The same for every instance (one circuit run again).
-    Each(usize),
-    /// One count per instance (the cycles of a sequential run, each its own compiled core).
-    PerInstance(std::sync::Arc<[usize]>),
-}
-
-impl TableBytes {
-    /// Table bytes of instance `i`.
-    pub(crate) fn of(&self, i: usize) -> usize {
-        match self {
-            TableBytes::Each(n) => *n,
-            TableBytes::PerInstance(v) => v[i],
-        }
-    }
-}
-
 /// Every frame the garbler sends the evaluator in one batch, in order.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub(crate) struct EvaluatorPlan {
     pub instances: usize,
     /// Bytes of each instance's garbler-labels frame (none is sent when 0).
     pub labels_bytes: usize,
-    /// Table bytes of the instances (cut into frames by the garbler).
-    pub table_bytes: TableBytes,
+    /// Table bytes of each instance (cut into frames by the garbler).
+    pub table_bytes: usize,
     /// Bytes of each instance's output-decoding frame, if the evaluator learns outputs.
     pub decoding_bytes: Option<usize>,
 }
@@ -146,7 +127,7 @@ impl EvaluatorPlan {
         inbox: &mut impl Inbox,
         mut deliver: impl FnMut(Frame) -> bool,
     ) -> Result<(), SessionError> {
-        for i in 0..self.instances {
+        for _ in 0..self.instances {
             if self.labels_bytes > 0
                 && !deliver(Frame::Bytes(
                     Tag::GarblerLabels,
@@ -155,7 +136,7 @@ impl EvaluatorPlan {
             {
                 return Ok(());
             }
-            let mut left = self.table_bytes.of(i);
+            let mut left = self.table_bytes;
             while left > 0 {
                 let tables = inbox.recv_tables(left)?;
                 left -= (tables.len() * 16).min(left);

@@ -494,7 +494,7 @@ fn evaluator_online_inner<C: Channel>(
         plan: EvaluatorPlan {
             instances: 1,
             labels_bytes,
-            table_bytes: crate::pipe::TableBytes::Each(prep.num_ands as usize * BLOCKS_PER_AND * 16),
+            table_bytes: prep.num_ands as usize * BLOCKS_PER_AND * 16,
             decoding_bytes: None,
         },
         progress,

@@ -1,7 +1,5 @@
 //! The evaluator's side of a sequential run (see the [module docs](super)).
 
-use std::sync::Arc;
-
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 
@@ -9,9 +7,9 @@ use super::garble::{initial_secret_state, segment_specs};
 use super::specialize::{initial_key, Source, Specializer};
 use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape};
 use crate::bits::{pack, split, unpack};
-use crate::evaluator::{table_bytes, Consumer};
+use crate::evaluator::{table_bytes, Consumer, TableFeed};
 use crate::handshake::{abort_on_bad_input, agree_on_program};
-use crate::pipe::{receive_all, EvaluatorPlan, Inbox, TableBytes};
+use crate::pipe::{receive_all, EvaluatorPlan, Inbox};
 use crate::{EvaluatorSession, PartyId, SessionError};
 
 /// Blocks of a labels frame of exactly `n` labels.
@@ -103,31 +101,38 @@ impl<C: Channel> EvaluatorSession<C> {
                 state = initial_secret_state(net, &held);
             }
             let segment = segment_specs(&mut specs, &mut key, len)?;
+            // The garbler's per-cycle labels of the whole segment, in one frame.
+            let n = len as usize * shape.g_cycle_bits;
+            let mut theirs = if n > 0 {
+                blocks(&recv_frame(&mut self.ch, Tag::GarblerLabels, n * 16)?, n)?
+            } else {
+                Vec::new()
+            }
+            .into_iter();
             let scheme = self.core.scheme();
-            let tables = segment
-                .iter()
-                .map(|s| table_bytes(scheme, &mut s.compiled.stream(), s.compiled.header()))
-                .collect::<Result<Vec<_>, _>>()?;
-            let plan = EvaluatorPlan {
-                instances: len as usize,
-                labels_bytes: shape.g_cycle_bits * 16,
-                table_bytes: TableBytes::PerInstance(Arc::from(tables)),
-                decoding_bytes: (run.every_cycle && learns).then_some(shape.out_bits.div_ceil(8)),
+            let mut total = 0usize;
+            for s in &segment {
+                total += table_bytes(scheme, &mut s.compiled.stream(), s.compiled.header())?;
+            }
+            let revealed = if run.every_cycle {
+                len as usize
+            } else {
+                usize::from(t0 + len == run.cycles)
             };
-            let mut colours = Vec::new();
-            let mut last_colours = Vec::new();
+            let plan = EvaluatorPlan {
+                instances: 1,
+                labels_bytes: 0,
+                table_bytes: total,
+                decoding_bytes: (learns && revealed > 0).then_some((revealed * shape.out_bits).div_ceil(8)),
+            };
+            let mut colours = Vec::with_capacity(revealed * shape.out_bits);
+            let mut cycles = Vec::with_capacity(revealed);
             let (core, progress, io_thread) = (&mut self.core, &self.progress, self.io_thread);
-            receive_all(&mut self.ch, io_thread, plan.clone(), |inbox: &mut dyn Inbox| {
+            receive_all(&mut self.ch, io_thread, plan, |inbox: &mut dyn Inbox| {
+                let mut feed = TableFeed::new(total);
                 for (i, spec) in segment.iter().enumerate() {
                     let t = t0 + i as u64;
                     let header = spec.compiled.header();
-                    let mut g = if shape.g_cycle_bits > 0 {
-                        let frame = inbox.recv(Tag::GarblerLabels, shape.g_cycle_bits * 16)?;
-                        blocks(&frame, shape.g_cycle_bits)?
-                    } else {
-                        Vec::new()
-                    }
-                    .into_iter();
                     let mut cycle_ot = ot.by_ref().take(shape.e_cycle_bits);
                     let mut labels = Vec::with_capacity(header.input_slots().len());
                     for source in &spec.values {
@@ -139,7 +144,7 @@ impl<C: Channel> EvaluatorSession<C> {
                                 if mine(p) {
                                     labels.extend(cycle_ot.by_ref().take(w));
                                 } else {
-                                    labels.extend(g.by_ref().take(w));
+                                    labels.extend(theirs.by_ref().take(w));
                                 }
                             }
                         }
@@ -150,33 +155,28 @@ impl<C: Channel> EvaluatorSession<C> {
                         circuit: &mut spec.compiled.stream(),
                         header,
                         mine: &[],
-                        plan: plan.clone(),
+                        plan,
                         progress,
                     };
-                    consumer.evaluate(&labels, consts, plan.table_bytes.of(i), inbox)?;
+                    consumer.evaluate_from(&labels, consts, &mut feed, inbox)?;
                     ands += core.ands_evaluated() - before;
                     let out = core.output_labels(header);
                     state = spec.next_secret_outputs().map(|k| out[k]).collect();
                     if run.every_cycle || t + 1 == run.cycles {
-                        let c: Vec<bool> = out[..shape.out_bits].iter().map(|l| l.lsb()).collect();
-                        if run.every_cycle && learns {
-                            let frame = inbox.recv(Tag::OutputDecoding, shape.out_bits.div_ceil(8))?;
-                            output(t, split(&decode(&c, &frame)?, &shape.out_widths));
-                        } else if learns {
-                            last_colours.clone_from(&c);
-                        }
-                        if tells {
-                            colours.extend(c);
-                        }
+                        colours.extend(out[..shape.out_bits].iter().map(|l| l.lsb()));
+                        cycles.push(t);
+                    }
+                }
+                feed.finish()?;
+                if let Some(len) = plan.decoding_bytes {
+                    let bits = decode(&colours, &inbox.recv(Tag::OutputDecoding, len)?)?;
+                    for (&t, cycle) in cycles.iter().zip(bits.chunks(shape.out_bits.max(1))) {
+                        output(t, split(cycle, &shape.out_widths));
                     }
                 }
                 Ok(())
             })?;
             t0 += len;
-            if t0 == run.cycles && !run.every_cycle && learns {
-                let frame = recv_frame(&mut self.ch, Tag::OutputDecoding, shape.out_bits.div_ceil(8))?;
-                output(t0 - 1, split(&decode(&last_colours, &frame)?, &shape.out_widths));
-            }
             if tells && !colours.is_empty() {
                 send_frame(&mut self.ch, Tag::OutputColours, &pack(&colours))?;
                 self.ch.flush()?;

@@ -76,29 +76,43 @@ impl<C: Channel + 'static> GarblerSession<C> {
                 state = initial_secret_state(net, &held);
             }
             let segment = segment_specs(&mut specs, &mut key, len)?;
+            // The garbler's per-cycle labels of the whole segment, in one frame.
+            let mut mine = Vec::with_capacity(len as usize * shape.g_cycle_bits);
+            let mut active = Vec::with_capacity(mine.capacity());
+            for t in t0..t0 + len {
+                for port in (0..net.inputs.len())
+                    .filter(|&p| per_cycle(net, p) && net.inputs[p].owner == PartyId::GARBLER)
+                {
+                    let bits = checked_value(net, port, t, input(port, t))?;
+                    mine.extend(self.fresh_labels(&bits, &mut active));
+                }
+            }
+            if !active.is_empty() {
+                self.ch
+                    .push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
+            }
+            drop(active);
+            let mut mine = mine.into_iter();
             let mut decodings = Vec::new();
             let mut revealed = Vec::new();
             for (i, spec) in segment.iter().enumerate() {
                 let t = t0 + i as u64;
                 let header = spec.compiled.header();
                 let mut zero = Vec::with_capacity(header.input_slots().len());
-                let mut active = Vec::with_capacity(shape.g_cycle_bits);
                 let mut cycle_ot = ot.by_ref().take(shape.e_cycle_bits);
                 for source in &spec.values {
                     match *source {
                         Source::State => zero.extend_from_slice(&state),
                         Source::Port(p) if !per_cycle(net, p) => zero.extend_from_slice(&held[p]),
-                        Source::Port(p) if net.inputs[p].owner == PartyId::GARBLER => {
-                            let bits = checked_value(net, p, t, input(p, t))?;
-                            let labels = self.fresh_labels(&bits, &mut active);
-                            zero.extend(labels);
+                        Source::Port(p) => {
+                            let w = net.inputs[p].width as usize;
+                            if net.inputs[p].owner == PartyId::GARBLER {
+                                zero.extend(mine.by_ref().take(w));
+                            } else {
+                                zero.extend(cycle_ot.by_ref().take(w));
+                            }
                         }
-                        Source::Port(p) => zero.extend(cycle_ot.by_ref().take(net.inputs[p].width as usize)),
                     }
-                }
-                if !active.is_empty() {
-                    self.ch
-                        .push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
                 }
                 let before = self.core.ands_garbled();
                 let mut producer = Producer {
@@ -110,25 +124,25 @@ impl<C: Channel + 'static> GarblerSession<C> {
                     rows: rows.take().expect("the row writer is back after each cycle"),
                     progress: &self.progress,
                 };
-                let decoding = producer.garble(&zero, consts, &mut self.ch);
+                let garbled = producer.garble_open(&zero, consts, &mut self.ch);
                 rows = Some(producer.rows);
-                let decoding = decoding?;
+                garbled?;
                 ands += self.core.ands_garbled() - before;
                 let out = self.core.output_zero_labels(header);
                 state = spec.next_secret_outputs().map(|k| out[k]).collect();
                 if run.every_cycle || t + 1 == run.cycles {
-                    let d = &decoding[..shape.out_bits];
-                    if tells {
-                        self.ch.push_frame(Tag::OutputDecoding, pack(d))?;
-                    }
-                    if learns {
-                        decodings.extend_from_slice(d);
-                        revealed.push(t);
-                    }
+                    decodings.extend(out[..shape.out_bits].iter().map(|l| l.lsb()));
+                    revealed.push(t);
                 }
             }
+            rows.as_mut()
+                .expect("the row writer is back")
+                .flush(&mut self.ch)?;
+            if tells && !revealed.is_empty() {
+                self.ch.push_frame(Tag::OutputDecoding, pack(&decodings))?;
+            }
             self.ch.flush()?;
-            if !revealed.is_empty() {
+            if learns && !revealed.is_empty() {
                 let n = decodings.len();
                 let frame = recv_frame(&mut self.ch, Tag::OutputColours, n.div_ceil(8))?;
                 let colours = unpack(&frame, n).ok_or(PeerMisbehaved::WrongLength {

@@ -13,11 +13,12 @@
 //! Frames: the program handshake binds `sequential netlist=… cycles=C reveal-every-cycle=B
 //! engine=compiled-stream`; per segment the OT extension, then (first segment only) one
 //! `GarblerLabels` frame with the garbler's `once` and `init` port labels and the constants',
-//! then per cycle a `GarblerLabels` frame of the garbler's per-cycle ports (if it has any),
-//! the cycle's tables and, with `--reveal-every-cycle` and an evaluator that learns, its
-//! `OutputDecoding`; a run revealing the last cycle only sends that decoding after the last
-//! segment. A garbler that learns outputs gets the `OutputColours` of a segment's revealed
-//! cycles at the segment's end.
+//! one `GarblerLabels` frame with the garbler's per-cycle labels of all the segment's cycles
+//! (if it has per-cycle ports), the tables of all its cycles as one stream cut by size alone
+//! (so a frame spans cycles and a cycle costs no frame of its own), and, if the evaluator
+//! learns outputs and the segment has revealed cycles, one `OutputDecoding` frame for them.
+//! A garbler that learns outputs gets the `OutputColours` of a segment's revealed cycles at
+//! the segment's end.
 
 mod evaluate;
 mod garble;
@@ -29,7 +30,8 @@ use crate::{Audience, PartyId, SessionError};
 
 /// Most cycles in one segment.
 pub const MAX_SEGMENT_CYCLES: u64 = 1 << 16;
-/// Most evaluator input bits (per-cycle ports) one segment's OT extension covers.
+/// Most per-cycle input bits of either party in one segment (the evaluator's in one OT
+/// extension, the garbler's in one labels frame).
 pub const MAX_SEGMENT_OT_BITS: usize = 1 << 16;
 /// Most output bits revealed to the garbler in one segment (its colours frame).
 const MAX_SEGMENT_OUTPUT_BITS: usize = 1 << 20;
@@ -107,12 +109,15 @@ impl Shape {
         let out_widths: Vec<u32> = net.outputs.iter().map(|p| p.width).collect();
         let out_bits = out_widths.iter().map(|&w| w as usize).sum::<usize>();
         let e_cycle_bits = bits(PartyId::EVALUATOR, true);
-        let mut per_segment = MAX_SEGMENT_CYCLES.min((MAX_SEGMENT_OT_BITS / e_cycle_bits.max(1)) as u64);
+        let g_cycle_bits = bits(PartyId::GARBLER, true);
+        let mut per_segment = MAX_SEGMENT_CYCLES
+            .min((MAX_SEGMENT_OT_BITS / e_cycle_bits.max(1)) as u64)
+            .min((MAX_SEGMENT_OT_BITS / g_cycle_bits.max(1)) as u64);
         if run.every_cycle {
             per_segment = per_segment.min((MAX_SEGMENT_OUTPUT_BITS / out_bits.max(1)) as u64);
         }
         Shape {
-            g_cycle_bits: bits(PartyId::GARBLER, true),
+            g_cycle_bits,
             e_cycle_bits,
             g_first_bits: bits(PartyId::GARBLER, false),
             e_first_bits: bits(PartyId::EVALUATOR, false),
