@@ -4,7 +4,7 @@ use mixgc_core::Block;
 use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 
 use super::garble::{initial_secret_state, segment_specs};
-use super::specialize::{initial_key, Source, Specializer};
+use super::specialize::{Source, Specializer};
 use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape};
 use crate::bits::{pack, split, unpack};
 use crate::evaluator::{table_bytes, Consumer, TableFeed};
@@ -63,7 +63,6 @@ impl<C: Channel> EvaluatorSession<C> {
         let learns = run.reveal.contains(PartyId::EVALUATOR);
         let tells = run.reveal.contains(PartyId::GARBLER);
         let mut specs = Specializer::new(net);
-        let mut key = initial_key(net);
         let mut held: Vec<Vec<Block>> = vec![Vec::new(); net.inputs.len()];
         let mut state: Vec<Block> = Vec::new();
         let mut consts = [Block::ZERO; 2];
@@ -100,7 +99,7 @@ impl<C: Channel> EvaluatorSession<C> {
                 consts = [g.next().expect("n labels"), g.next().expect("n labels")];
                 state = initial_secret_state(net, &held);
             }
-            let segment = segment_specs(&mut specs, &mut key, len)?;
+            let segment = segment_specs(&mut specs, len)?;
             // The garbler's per-cycle labels of the whole segment, in one frame.
             let n = len as usize * shape.g_cycle_bits;
             let mut theirs = if n > 0 {

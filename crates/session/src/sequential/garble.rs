@@ -6,7 +6,7 @@ use mixgc_circuit::sequential::FlopInit;
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 
-use super::specialize::{initial_key, Source, Spec, Specializer};
+use super::specialize::{Source, Spec, Specializer};
 use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape};
 use crate::bits::{pack, split, unpack};
 use crate::garbler::Producer;
@@ -43,7 +43,6 @@ impl<C: Channel + 'static> GarblerSession<C> {
         let learns = run.reveal.contains(PartyId::GARBLER);
         let tells = run.reveal.contains(PartyId::EVALUATOR);
         let mut specs = Specializer::new(net);
-        let mut key = initial_key(net);
         // Zero-labels of the `once` and `init` ports (either party's), and of the state's
         // secret bits.
         let mut held: Vec<Vec<Block>> = vec![Vec::new(); net.inputs.len()];
@@ -75,7 +74,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
                     .push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
                 state = initial_secret_state(net, &held);
             }
-            let segment = segment_specs(&mut specs, &mut key, len)?;
+            let segment = segment_specs(&mut specs, len)?;
             // The garbler's per-cycle labels of the whole segment, in one frame.
             let mut mine = Vec::with_capacity(len as usize * shape.g_cycle_bits);
             let mut active = Vec::with_capacity(mine.capacity());
@@ -188,17 +187,7 @@ pub(super) fn initial_secret_state(
         .collect()
 }
 
-/// The specs of the next `len` cycles from `key` (which moves on past them).
-pub(super) fn segment_specs(
-    specs: &mut Specializer<'_>,
-    key: &mut super::specialize::Key,
-    len: u64,
-) -> Result<Vec<Rc<Spec>>, SessionError> {
-    (0..len)
-        .map(|_| {
-            let spec = specs.spec(key)?;
-            key.clone_from(&spec.next_key);
-            Ok(spec)
-        })
-        .collect()
+/// The specs of the next `len` cycles.
+pub(super) fn segment_specs(specs: &mut Specializer<'_>, len: u64) -> Result<Vec<Rc<Spec>>, SessionError> {
+    (0..len).map(|_| specs.next_spec()).collect()
 }

@@ -77,11 +77,18 @@ pub fn initial_key(net: &Sequential) -> Key {
         .collect()
 }
 
-/// Compiles and caches the specs of one netlist.
+/// Compiles and caches the specs of one netlist, and walks them cycle by cycle
+/// ([`Specializer::next_spec`]). Each cached spec remembers which spec follows it, so a
+/// run that revisits its keys (AES's 16 rounds of a 4-bit counter) looks nothing up.
 pub struct Specializer<'n> {
     net: &'n Sequential,
     schedule: Schedule,
-    cache: HashMap<Key, Rc<Spec>>,
+    /// Cached specs, their index by key, and the index of the spec that follows each.
+    arena: Vec<Rc<Spec>>,
+    index: HashMap<Key, usize>,
+    follow: Vec<Option<usize>>,
+    /// The spec of the cycle before the next one asked (`None` before cycle 0).
+    last: Option<usize>,
 }
 
 impl<'n> Specializer<'n> {
@@ -89,21 +96,50 @@ impl<'n> Specializer<'n> {
         Specializer {
             net,
             schedule: Schedule::new(net),
-            cache: HashMap::new(),
+            arena: Vec::new(),
+            index: HashMap::new(),
+            follow: Vec::new(),
+            last: None,
         }
     }
 
-    /// The spec of `key`, compiled on first use.
-    pub fn spec(&mut self, key: &Key) -> Result<Rc<Spec>, SessionError> {
-        if let Some(s) = self.cache.get(key) {
-            return Ok(s.clone());
+    /// The spec of the next cycle (cycle 0 first).
+    pub fn next_spec(&mut self) -> Result<Rc<Spec>, SessionError> {
+        let next = match self.last {
+            None => self.find(&initial_key(self.net))?,
+            Some(i) => match self.follow[i] {
+                Some(j) => j,
+                None => {
+                    let key = self.arena[i].next_key.clone();
+                    let cached = self.arena.len();
+                    let j = self.find(&key)?;
+                    // Unless the cache started over (and `i` is gone), remember the step.
+                    if self.arena.len() >= cached {
+                        self.follow[i] = Some(j);
+                    }
+                    j
+                }
+            },
+        };
+        self.last = Some(next);
+        Ok(self.arena[next].clone())
+    }
+
+    /// The index of `key`'s spec, compiled on first use (the cache starts over when full).
+    fn find(&mut self, key: &Key) -> Result<usize, SessionError> {
+        if let Some(&i) = self.index.get(key) {
+            return Ok(i);
         }
-        if self.cache.len() >= MAX_CACHED_SPECS {
-            self.cache.clear();
+        if self.arena.len() >= MAX_CACHED_SPECS {
+            self.arena.clear();
+            self.index.clear();
+            self.follow.clear();
         }
         let spec = Rc::new(self.build(key)?);
-        self.cache.insert(key.clone(), spec.clone());
-        Ok(spec)
+        self.arena.push(spec);
+        self.follow.push(None);
+        self.index.insert(key.clone(), self.arena.len() - 1);
+        Ok(self.arena.len() - 1)
     }
 
     /// Records the core with the key's public bits folded (the program gadget's
@@ -186,20 +222,46 @@ mod tests {
     #[test]
     fn public_state_is_folded_and_specs_are_cached() {
         let net = Sequential::parse(NET, "t").unwrap();
+        assert_eq!(initial_key(&net), vec![StateBit::Known(false); 2]);
         let mut s = Specializer::new(&net);
-        let k0 = initial_key(&net);
-        assert_eq!(k0, vec![StateBit::Known(false); 2]);
-        let first = s.spec(&k0).unwrap();
+        let first = s.next_spec().unwrap();
         assert_eq!(first.compiled.num_ands(), 0, "cycle 0: x AND 0 folds");
         assert!(first.values.iter().all(|v| *v == Source::Port(0)));
-        let again = s.spec(&k0).unwrap();
-        assert!(Rc::ptr_eq(&first, &again));
         // Next: the counter stays public, the accumulator becomes secret.
         assert_eq!(first.next_key, vec![StateBit::Known(true), StateBit::Secret]);
-        let second = s.spec(&first.next_key).unwrap();
+        let second = s.next_spec().unwrap();
         assert_eq!(second.values, vec![Source::Port(0), Source::State]);
         assert_eq!(second.secret_in, vec![1]);
         assert_eq!(second.compiled.num_ands(), 1);
         assert_eq!(second.next_key, vec![StateBit::Known(false), StateBit::Secret]);
+        // From cycle 1 on the keys alternate: two more cycles build one more spec, then
+        // the cached ones come back.
+        let third = s.next_spec().unwrap();
+        let fourth = s.next_spec().unwrap();
+        assert!(Rc::ptr_eq(&second, &fourth));
+        assert_eq!(s.arena.len(), 3);
+        assert!(Rc::ptr_eq(&third, &s.next_spec().unwrap()));
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// `SPEC_NET=file cargo test --release -p mixgc-session spec_timing -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn spec_timing() {
+        let path = std::env::var("SPEC_NET").unwrap();
+        let net = Sequential::read_file(std::path::Path::new(&path)).unwrap();
+        let mut s = Specializer::new(&net);
+        let start = std::time::Instant::now();
+        for _ in 0..3000 {
+            s.next_spec().unwrap();
+        }
+        eprintln!("3000 cycles, {} keys: {:?}", s.arena.len(), start.elapsed());
+        let t = std::time::Instant::now();
+        let spec = s.build(&initial_key(&net)).unwrap();
+        eprintln!("one build {:?}, {} gates", t.elapsed(), spec.compiled.num_gates());
     }
 }
