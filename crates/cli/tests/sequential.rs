@@ -269,3 +269,50 @@ fn run_help_explains_cycles_and_executions() {
         );
     }
 }
+
+#[test]
+fn a_register_initialized_by_the_evaluator_accumulates_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("acc_init.txt", b"");
+    let report = synth(&["acc_init.v"], &[], &out);
+    assert!(report.contains("flip-flops 16"), "{report}");
+    let mut rng = test_rng();
+    let start: u16 = rng.gen();
+    let x: Vec<u16> = (0..5).map(|_| rng.gen()).collect();
+    let list = x.iter().map(|e| format!("{e:x}")).collect::<Vec<_>>().join(":");
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "5", "--reveal-every-cycle", "--input", &list],
+        &[
+            "--cycles",
+            "5",
+            "--reveal-every-cycle",
+            "--input",
+            &format!("{start:x}"),
+        ],
+    );
+    let mut want = String::new();
+    let mut acc = start;
+    for v in &x {
+        want += &format!("{acc:04x}\n");
+        acc = acc.wrapping_add(*v);
+    }
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, want, "{who}");
+    }
+    // An init port takes one value.
+    let (_, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "2", "--input", "1:2"],
+        &["--cycles", "2", "--input", "1:2"],
+    );
+    assert!(
+        e.stderr
+            .contains("`e_init_acc`: it is read once (at cycle 0, as registers' initial values)"),
+        "{}",
+        e.stderr
+    );
+}
