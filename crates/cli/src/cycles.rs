@@ -52,7 +52,7 @@ pub enum PortValues {
 }
 
 impl PortValues {
-    fn at(&self, cycle: u64) -> Vec<bool> {
+    pub fn at(&self, cycle: u64) -> Vec<bool> {
         match self {
             PortValues::Held(v) => v.clone(),
             PortValues::PerCycle(vs) => vs[cycle as usize].clone(),
@@ -60,16 +60,18 @@ impl PortValues {
     }
 }
 
-/// Parses `--input` for the ports `me` owns, in port order: a hex value held for every
-/// cycle, or `V0:V1:…:V(C−1)`, one per cycle (not for a `once` port). Indexed by port;
-/// `None` for the peer's ports.
+/// Parses `--input` for the ports `me` owns, in port order, from port `fed` on (the ports
+/// before it are fed by a chain's previous stage): a hex value held for every cycle, or
+/// `V0:V1:…:V(C−1)`, one per cycle (not for a `once` or `init` port). Indexed by port;
+/// `None` for the peer's ports and the fed ones.
 pub fn parse_cycle_inputs(
     net: &Sequential,
     me: PartyId,
     arg: Option<&str>,
     cycles: u64,
+    fed: usize,
 ) -> Result<Vec<Option<PortValues>>, CliError> {
-    let owned: Vec<usize> = (0..net.inputs.len())
+    let owned: Vec<usize> = (fed..net.inputs.len())
         .filter(|&i| net.inputs[i].owner == me)
         .collect();
     let given: Vec<&str> = match arg {
@@ -240,12 +242,12 @@ mod tests {
     #[test]
     fn cycle_inputs_are_checked() {
         let n = net();
-        let g = parse_cycle_inputs(&n, PartyId::GARBLER, Some("1:2:3,ff"), 3).unwrap();
+        let g = parse_cycle_inputs(&n, PartyId::GARBLER, Some("1:2:3,ff"), 3, 0).unwrap();
         assert!(matches!(&g[0], Some(PortValues::PerCycle(v)) if v.len() == 3));
         assert!(matches!(&g[1], Some(PortValues::Held(_))));
         assert!(g[2].is_none());
         let err = |arg, c| {
-            parse_cycle_inputs(&n, PartyId::GARBLER, Some(arg), c)
+            parse_cycle_inputs(&n, PartyId::GARBLER, Some(arg), c, 0)
                 .unwrap_err()
                 .to_string()
         };

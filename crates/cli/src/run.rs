@@ -7,12 +7,12 @@ use mixgc_session::{run_party_batch, Audience, PartyId};
 
 use mixgc_circuit::sequential::Sequential;
 
-use crate::cycles;
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{default_terms, owned_values, print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
 use crate::CliError;
+use crate::{chain, cycles};
 
 #[derive(Args, Debug)]
 #[command(after_help = after_help())]
@@ -149,6 +149,9 @@ pub fn parse_reveal(s: &str) -> Result<Audience, String> {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
+    if chain::is_chain(&args.circuit) {
+        return run_chain(args);
+    }
     if cycles::is_sequential(&args.circuit) {
         return run_sequential(args);
     }
@@ -177,15 +180,8 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
                 .into(),
         );
     }
-    if args.session.garbling != mixgc_session::Scheme::HalfGates {
-        return Err(format!(
-            "a sequential netlist runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
-            args.session.garbling
-        )
-        .into());
-    }
     let net = Sequential::read_file(&args.circuit)?;
-    let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles)?;
+    let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles, 0)?;
     let fit = args.memory.fit(
         &cycles::estimate(&net),
         args.session.batch_bytes,
@@ -212,6 +208,35 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
         values,
     };
     let report = cycles::run(ch, &cfg, run)?;
+    print_report(&report, &args.feedback)
+}
+
+/// `run` on a chain file (see [`chain`]).
+fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
+    if args.cycles.is_some() || args.executions != 1 || args.garbler_values.is_some() {
+        return Err(
+            "a chain file gives each stage's cycles and its netlists name their port owners: leave out \
+             --cycles, --executions and --garbler-values"
+                .into(),
+        );
+    }
+    if args.session.garbling != mixgc_session::Scheme::HalfGates {
+        return Err(format!(
+            "a chain runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
+            args.session.garbling
+        )
+        .into());
+    }
+    let stages = chain::read(&args.circuit)?;
+    let values = chain::parse_inputs(&stages, args.role, args.input.as_deref())?;
+    args.connection.quiet = args.feedback.quiet;
+    let ch = args.session.open(&args.connection)?;
+    let cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Run)
+        .with_progress(args.feedback.reporter());
+    let report = chain::run(ch, &cfg, args.role, args.reveal, &stages, &values)?;
     print_report(&report, &args.feedback)
 }
 
