@@ -18,8 +18,9 @@ use crate::{chain, cycles};
 #[command(after_help = after_help())]
 pub struct RunArgs {
     /// Circuit file: Bristol Fashion, the older Bristol Format, a compiled stream
-    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), or a
-    /// sequential netlist written by `mixgc synth` (run with --cycles).
+    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), a
+    /// sequential netlist written by `mixgc synth` (run with --cycles), or a chain file of
+    /// sequential netlists (`mixgc-chain 1`, see below).
     #[arg(long, value_name = "FILE")]
     circuit: PathBuf,
     /// This party's role.
@@ -78,14 +79,21 @@ Memory (--memory-limit), estimated before connecting: wire slots (16 B each) + i
 and one chunk with the read buffer (under 2 MiB). {SESSION_FRAMES_HELP} A Bristol file also \
 needs, while it is parsed and compiled, its whole text and the scheduler's tables: the process's \
 peak can be a few times the estimate (a stream file has no such step).\n\n\
-Sequential netlists (`mixgc synth` of a design with a clk input) need --cycles C: the core runs \
-C times gate by gate, the flip-flops' labels carried from cycle to cycle, memory the core's labels \
-whatever C. --input gives one value per input port this party owns (the file names the owners), \
-held for every cycle, or V0:V1:…:V(C−1), one per cycle; ports synthesized with --once-ports take \
-one value. Outputs: those of the last cycle (cycle C−1, the values just before the C-th rising \
+Sequential netlists (`mixgc synth` of a design with a clk input) need --cycles C: the core, \
+specialized to the registers' public values and compiled, runs C times as a compiled stream, the \
+flip-flops' labels carried from cycle to cycle, memory the core's slots and one segment's input \
+labels whatever C. --input gives one value per input port this party owns (the file names the \
+owners), held for every cycle, or V0:V1:…:V(C−1), one per cycle; ports synthesized with \
+--once-ports take one value, and so do init ports (g_init_R / e_init_R: register R's initial \
+value from that party). Outputs: those of the last cycle (cycle C−1, the values just before the C-th rising \
 edge), one line per output port; with --reveal-every-cycle, cycle by cycle, one line per port \
 each. Both parties must give the same netlist, --cycles and --reveal-every-cycle (the handshake \
 names a difference).\n\n\
+Chains (thesis Eqs. 3.2, 3.3): a file `mixgc-chain 1` with lines `stage FILE CYCLES [xN]` (paths \
+relative to the chain file; xN repeats a stage N times) runs the stages in turn, each stage's \
+output ports of its last cycle feeding the next stage's first input ports (same widths, checked \
+before connecting) as labels; the last stage's outputs are printed. --input gives one group per \
+stage separated by `;`, each this party's values for that stage's other ports.\n\n\
 Example:\n  mixgc run --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --input 000102030405060708090a0b0c0d0e0f\n  \
 mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --input 00112233445566778899aabbccddeeff"
     )

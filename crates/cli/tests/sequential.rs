@@ -261,6 +261,7 @@ fn run_help_explains_cycles_and_executions() {
         "--executions",
         "V0:V1",
         "Sequential netlists",
+        "mixgc-chain 1",
     ] {
         assert!(
             help.stdout.contains(needle),

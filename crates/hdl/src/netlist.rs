@@ -532,7 +532,7 @@ mod tests {
 
     fn convert_cells(cells: &str) -> Result<Circuit, HdlError> {
         let (inputs, outputs) = ports();
-        convert(&module(cells), &inputs, &outputs, None).map(|(c, _)| c)
+        convert(&module(cells), &inputs, &outputs, None, &[], &HashMap::new()).map(|(c, _)| c)
     }
 
     #[test]
