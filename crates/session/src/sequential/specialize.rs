@@ -243,25 +243,3 @@ mod tests {
         assert!(Rc::ptr_eq(&third, &s.next_spec().unwrap()));
     }
 }
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    /// `SPEC_NET=file cargo test --release -p mixgc-session spec_timing -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn spec_timing() {
-        let path = std::env::var("SPEC_NET").unwrap();
-        let net = Sequential::read_file(std::path::Path::new(&path)).unwrap();
-        let mut s = Specializer::new(&net);
-        let start = std::time::Instant::now();
-        for _ in 0..3000 {
-            s.next_spec().unwrap();
-        }
-        eprintln!("3000 cycles, {} keys: {:?}", s.arena.len(), start.elapsed());
-        let t = std::time::Instant::now();
-        let spec = s.build(&initial_key(&net)).unwrap();
-        eprintln!("one build {:?}, {} gates", t.elapsed(), spec.compiled.num_gates());
-    }
-}
