@@ -9,7 +9,7 @@
 //! ```text
 //! mixgc-sequential 1
 //! inputs N                      # input ports, in core input order
-//! input NAME WIDTH OWNER MODE   # OWNER garbler|evaluator, MODE cycle|once
+//! input NAME WIDTH OWNER MODE   # OWNER garbler|evaluator, MODE cycle|once|init
 //! outputs M
 //! output NAME WIDTH
 //! flops F
@@ -18,12 +18,15 @@
 //! <Bristol Fashion circuit>
 //! ```
 //!
-//! The core's input values are the N ports then, if F > 0, one state value of F bits; its
-//! output values are the M ports then, if F > 0, one next-state value of F bits. Each flop
-//! names a bit of the next-state value (D, an index into the core's output bits) and a wire
-//! of the state value (Q), each exactly once; INIT is the register's value at cycle 0 (`0`
-//! or `1`). A `once` port is read at cycle 0 and its value held for every cycle; a `cycle`
-//! port takes a value each cycle.
+//! The core's input values are the ports that are not `init` ports, in order, then, if
+//! F > 0, one state value of F bits; its output values are the M ports then, if F > 0, one
+//! next-state value of F bits. Each flop names a bit of the next-state value (D, an index
+//! into the core's output bits) and a wire of the state value (Q), each exactly once; INIT
+//! is the register's value at cycle 0: `0` or `1` (public), or `PORT[i]`, bit i of an `init`
+//! port (the issue's "initial flip-flop values … from a party"). A `once` port is read at
+//! cycle 0 and its value held for every cycle; a `cycle` port takes a value each cycle; an
+//! `init` port is read once, before cycle 0, and only sets registers (each of its bits
+//! initializes exactly one flop).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -44,6 +47,18 @@ pub enum InputMode {
     PerCycle,
     /// One value, read at cycle 0 and held for every cycle.
     Once,
+    /// One value, read before cycle 0, whose bits are registers' initial values (not a
+    /// core input).
+    Init,
+}
+
+/// A register's value at cycle 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlopInit {
+    /// A public constant.
+    Value(bool),
+    /// Bit `bit` of input port `port` (an [`InputMode::Init`] port): a party's secret.
+    Input { port: usize, bit: u32 },
 }
 
 /// An input port of a sequential netlist.
@@ -70,7 +85,7 @@ pub struct Flop {
     /// Core input wire (within the state value).
     pub q: u32,
     /// Value at cycle 0.
-    pub init: bool,
+    pub init: FlopInit,
     /// The register bit's name in the design (for reports).
     pub name: String,
 }
@@ -117,6 +132,10 @@ pub enum SeqError {
         what: &'static str,
         value: u32,
     },
+    #[error("flip-flop `{name}`: its initial value {why}")]
+    FlopInit { name: String, why: String },
+    #[error("bit {bit} of init port `{port}` initializes no flip-flop")]
+    InitBitUnused { port: String, bit: u32 },
     #[error("{0}")]
     Values(String),
 }
@@ -131,15 +150,18 @@ impl Sequential {
     pub fn validate(&self) -> Result<(), SeqError> {
         let has_state = usize::from(!self.flops.is_empty());
         let c = &self.core;
+        let core_ports = self.core_ports().count();
         for (what, got, want) in [
-            ("input", c.input_widths.len(), self.inputs.len() + has_state),
+            ("input", c.input_widths.len(), core_ports + has_state),
             ("output", c.output_widths.len(), self.outputs.len() + has_state),
         ] {
             if got != want {
                 return Err(SeqError::ValueCount { what, got, want });
             }
         }
-        let widths = self.inputs.iter().map(|p| (&p.name, p.width));
+        let widths = self
+            .core_ports()
+            .map(|i| (&self.inputs[i].name, self.inputs[i].width));
         let outs = self.outputs.iter().map(|p| (&p.name, p.width));
         for (what, ports, core) in [
             ("input", widths.collect::<Vec<_>>(), &c.input_widths),
@@ -169,7 +191,7 @@ impl Sequential {
                 return Err(SeqError::StateWidth { flops: f, width: *w });
             }
         }
-        let q_lo: u64 = self.inputs.iter().map(|p| u64::from(p.width)).sum();
+        let q_lo = u64::from(self.state_input_start());
         let d_lo: u64 = self.outputs.iter().map(|p| u64::from(p.width)).sum();
         let (mut seen_d, mut seen_q) = (vec![false; f], vec![false; f]);
         for flop in &self.flops {
@@ -196,22 +218,97 @@ impl Sequential {
                 }
             }
         }
+        self.validate_inits()
+    }
+
+    /// Checks that every party-given initial value names a bit of an `init` port, and that
+    /// each bit of every `init` port initializes exactly one flop.
+    fn validate_inits(&self) -> Result<(), SeqError> {
+        let mut used: Vec<Vec<bool>> = self
+            .inputs
+            .iter()
+            .map(|p| {
+                if p.mode == InputMode::Init {
+                    vec![false; p.width as usize]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        for flop in &self.flops {
+            let FlopInit::Input { port, bit } = flop.init else {
+                continue;
+            };
+            let why = |why: String| SeqError::FlopInit {
+                name: flop.name.clone(),
+                why,
+            };
+            let Some(p) = self.inputs.get(port) else {
+                return Err(why(format!("names input port {port}, which does not exist")));
+            };
+            if p.mode != InputMode::Init {
+                return Err(why(format!("names port `{}`, which is not an init port", p.name)));
+            }
+            if bit >= p.width {
+                return Err(why(format!(
+                    "names bit {bit} of the {}-bit port `{}`",
+                    p.width, p.name
+                )));
+            }
+            if std::mem::replace(&mut used[port][bit as usize], true) {
+                return Err(why(format!(
+                    "{}[{bit}] initializes another flip-flop too",
+                    p.name
+                )));
+            }
+        }
+        for (port, bits) in used.iter().enumerate() {
+            if let Some(bit) = bits.iter().position(|u| !u) {
+                return Err(SeqError::InitBitUnused {
+                    port: self.inputs[port].name.clone(),
+                    bit: bit as u32,
+                });
+            }
+        }
         Ok(())
     }
 
-    /// The initial state, in state-wire order.
-    pub fn initial_state(&self) -> Vec<bool> {
-        let mut s = vec![false; self.flops.len()];
+    /// Indices of the ports that are core inputs (all but the `init` ports), in core order.
+    pub fn core_ports(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.inputs.len()).filter(|&i| self.inputs[i].mode != InputMode::Init)
+    }
+
+    /// The registers' initial values, in state-wire order.
+    pub fn initial_state(&self) -> Vec<FlopInit> {
+        let mut s = vec![FlopInit::Value(false); self.flops.len()];
         let lo = self.state_input_start();
         for f in &self.flops {
-            s[(f.q - lo) as usize] = f.init;
+            s[(f.q - lo) as usize] = f.init.clone();
         }
         s
     }
 
+    /// The initial state given the values of the `init` ports (`init_value(port)`, asked
+    /// once per init port).
+    pub fn initial_values(&self, mut init_value: impl FnMut(usize) -> Vec<bool>) -> Vec<bool> {
+        let values: Vec<Option<Vec<bool>>> = (0..self.inputs.len())
+            .map(|i| (self.inputs[i].mode == InputMode::Init).then(|| init_value(i)))
+            .collect();
+        self.initial_state()
+            .into_iter()
+            .map(|init| match init {
+                FlopInit::Value(v) => v,
+                FlopInit::Input { port, bit } => values[port]
+                    .as_ref()
+                    .and_then(|v| v.get(bit as usize).copied())
+                    .unwrap_or(false),
+            })
+            .collect()
+    }
+
     /// The first core input wire of the state value.
     fn state_input_start(&self) -> u32 {
-        self.inputs.iter().map(|p| p.width).sum()
+        self.core_ports().map(|i| self.inputs[i].width).sum()
     }
 
     /// For each state wire (in order), the index of the next-state bit that feeds it.
@@ -238,19 +335,21 @@ impl Sequential {
     }
 
     /// Plaintext reference: runs `cycles` cycles; `input(port, cycle)` gives each port's
-    /// value (once ports are asked at cycle 0 only). Returns the outputs of every cycle.
+    /// value (once and init ports are asked at cycle 0 only). Returns the outputs of every
+    /// cycle.
     pub fn eval_plain(
         &self,
         cycles: u64,
         mut input: impl FnMut(usize, u64) -> Vec<bool>,
     ) -> Result<Vec<Vec<Vec<bool>>>, SeqError> {
-        let mut state = self.initial_state();
+        let mut state = self.initial_values(|port| input(port, 0));
         let src = self.next_state_sources();
         let mut held: Vec<Option<Vec<bool>>> = vec![None; self.inputs.len()];
         let mut all = Vec::new();
         for t in 0..cycles {
             let mut values = Vec::with_capacity(self.inputs.len() + 1);
-            for (i, p) in self.inputs.iter().enumerate() {
+            for i in self.core_ports() {
+                let p = &self.inputs[i];
                 let v = match (&held[i], p.mode) {
                     (Some(v), InputMode::Once) => v.clone(),
                     _ => {
@@ -291,6 +390,7 @@ impl Sequential {
             let mode = match p.mode {
                 InputMode::PerCycle => "cycle",
                 InputMode::Once => "once",
+                InputMode::Init => "init",
             };
             let _ = writeln!(s, "input {} {} {owner} {mode}", p.name, p.width);
         }
@@ -300,7 +400,11 @@ impl Sequential {
         }
         let _ = writeln!(s, "flops {}", self.flops.len());
         for f in &self.flops {
-            let _ = writeln!(s, "flop {} {} {} {}", f.d, f.q, u8::from(f.init), f.name);
+            let init = match &f.init {
+                FlopInit::Value(v) => u8::from(*v).to_string(),
+                FlopInit::Input { port, bit } => format!("{}[{bit}]", self.inputs[*port].name),
+            };
+            let _ = writeln!(s, "flop {} {} {init} {}", f.d, f.q, f.name);
         }
         s + "core\n"
     }
@@ -361,7 +465,8 @@ impl Sequential {
             let mode = match f[3] {
                 "cycle" => InputMode::PerCycle,
                 "once" => InputMode::Once,
-                m => return Err(r.error(format!("mode `{m}`: expected cycle or once"))),
+                "init" => InputMode::Init,
+                m => return Err(r.error(format!("mode `{m}`: expected cycle, once or init"))),
             };
             inputs.push(SeqInput {
                 name: f[0].to_string(),
@@ -385,9 +490,9 @@ impl Sequential {
         for _ in 0..nf {
             let f = r.fields("flop", 4)?;
             let init = match f[2] {
-                "0" => false,
-                "1" => true,
-                v => return Err(r.error(format!("initial value `{v}`: expected 0 or 1"))),
+                "0" => FlopInit::Value(false),
+                "1" => FlopInit::Value(true),
+                v => r.init_bit(v, &inputs)?,
             };
             flops.push(Flop {
                 d: r.number(f[0], "an output bit")?,
@@ -463,6 +568,23 @@ impl<'a, I: Iterator<Item = &'a str>> Reader<'a, I> {
         Ok(f[1..].to_vec())
     }
 
+    /// `PORT[BIT]`: a bit of an `init` port (checked against the port by `validate`).
+    fn init_bit(&self, v: &str, inputs: &[SeqInput]) -> Result<FlopInit, ParseError> {
+        let bad = || {
+            self.error(format!(
+                "initial value `{v}`: expected 0, 1 or PORT[BIT] (a bit of an init port)"
+            ))
+        };
+        let (name, rest) = v.split_once('[').ok_or_else(bad)?;
+        let bit = rest.strip_suffix(']').ok_or_else(bad)?;
+        let bit = self.number(bit, "a bit index")?;
+        let port = inputs
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| self.error(format!("initial value `{v}`: no input port is named `{name}`")))?;
+        Ok(FlopInit::Input { port, bit })
+    }
+
     fn number(&self, s: &str, what: &str) -> Result<u32, ParseError> {
         s.parse()
             .map_err(|_| self.error(format!("`{s}` is not {what} (a number below 2^32)")))
@@ -521,13 +643,13 @@ mod tests {
                 Flop {
                     d: 2,
                     q: 1,
-                    init: true,
+                    init: FlopInit::Value(true),
                     name: "cnt[0]".into(),
                 },
                 Flop {
                     d: 3,
                     q: 2,
-                    init: false,
+                    init: FlopInit::Value(false),
                     name: "cnt[1]".into(),
                 },
             ],

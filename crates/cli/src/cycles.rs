@@ -1,8 +1,8 @@
 //! `mixgc run --cycles C` on a sequential netlist (TinyGarble's sequential garbling, thesis
-//! §3.3.1): the combinational core is garbled once a cycle, gate by gate on the program
-//! session, and the flip-flops pass their labels from one cycle to the next
-//! (`mixgc_program::gadgets::sequential`). Memory is the core's wire labels, independent of
-//! C; outputs stream to stdout as they are revealed.
+//! §3.3.1): the combinational core, specialized to the public state and compiled, is garbled
+//! once a cycle as a compiled stream, and the flip-flops pass their labels from one cycle to
+//! the next (`mixgc_session::sequential`). Memory is the core's wire slots and one OT
+//! segment's labels, independent of C; outputs are printed as they are revealed.
 
 use std::io::Write;
 use std::path::Path;
@@ -11,9 +11,8 @@ use std::time::Instant;
 use mixgc_circuit::sequential::{InputMode, Sequential};
 use mixgc_circuit::values;
 use mixgc_compile::LABEL_BYTES;
-use mixgc_program::gadgets::sequential::{party_input, run_cycles};
-use mixgc_program::{Backend, ProgramError};
-use mixgc_session::{stop_at_failure, Audience, EvaluatorSession, GarblerSession, PartyId, PartyReport};
+use mixgc_session::sequential::MAX_SEGMENT_OT_BITS;
+use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, PartyReport, SequentialRun};
 
 use crate::memory::Estimate;
 use crate::CliError;
@@ -53,7 +52,7 @@ pub enum PortValues {
 }
 
 impl PortValues {
-    fn at(&self, cycle: u64) -> Vec<bool> {
+    pub fn at(&self, cycle: u64) -> Vec<bool> {
         match self {
             PortValues::Held(v) => v.clone(),
             PortValues::PerCycle(vs) => vs[cycle as usize].clone(),
@@ -61,16 +60,18 @@ impl PortValues {
     }
 }
 
-/// Parses `--input` for the ports `me` owns, in port order: a hex value held for every
-/// cycle, or `V0:V1:…:V(C−1)`, one per cycle (not for a `once` port). Indexed by port;
-/// `None` for the peer's ports.
+/// Parses `--input` for the ports `me` owns, in port order, from port `fed` on (the ports
+/// before it are fed by a chain's previous stage): a hex value held for every cycle, or
+/// `V0:V1:…:V(C−1)`, one per cycle (not for a `once` or `init` port). Indexed by port;
+/// `None` for the peer's ports and the fed ones.
 pub fn parse_cycle_inputs(
     net: &Sequential,
     me: PartyId,
     arg: Option<&str>,
     cycles: u64,
+    fed: usize,
 ) -> Result<Vec<Option<PortValues>>, CliError> {
-    let owned: Vec<usize> = (0..net.inputs.len())
+    let owned: Vec<usize> = (fed..net.inputs.len())
         .filter(|&i| net.inputs[i].owner == me)
         .collect();
     let given: Vec<&str> = match arg {
@@ -103,10 +104,15 @@ pub fn parse_cycle_inputs(
         let parts = text.split(':').count() as u64;
         out[port] = Some(if parts == 1 {
             PortValues::Held(hex(text)?)
-        } else if p.mode == InputMode::Once {
+        } else if p.mode != InputMode::PerCycle {
             return Err(format!(
-                "--input for port `{}`: it is read once (at cycle 0), so it takes one value, not {parts}",
-                p.name
+                "--input for port `{}`: it is read once (at cycle 0{}), so it takes one value, not {parts}",
+                p.name,
+                if p.mode == InputMode::Init {
+                    ", as registers' initial values"
+                } else {
+                    ""
+                }
             )
             .into());
         } else if parts != cycles {
@@ -123,39 +129,23 @@ pub fn parse_cycle_inputs(
     Ok(out)
 }
 
-/// What the two parties must agree on: the netlist's digest, the cycles and when outputs
-/// are revealed (`key=value` words, so a mismatch names the differing one on both sides).
-pub fn run_description(net: &Sequential, cycles: u64, every_cycle: bool) -> String {
-    let digest: String = net.digest()[..12].iter().map(|b| format!("{b:02x}")).collect();
-    format!("sequential netlist={digest} cycles={cycles} reveal-every-cycle={every_cycle}")
-}
-
-/// Memory of a sequential run besides the frame buffer: the core's wire labels (one slot
-/// each while a cycle runs) and the state's.
+/// Memory of a sequential run besides the frame buffer: the core's wire labels (at most one
+/// slot each while a cycle runs, and its compiled specializations) and one segment's
+/// evaluator input labels.
 pub fn estimate(net: &Sequential) -> Estimate {
-    Estimate::new(1).with(
-        "core wire labels",
-        (u64::from(net.core.num_wires) + net.flops.len() as u64) * 2 * LABEL_BYTES,
-    )
-}
-
-/// Reveals `outs` to `reveal` and writes the values this party learns, a hex line each; a
-/// failed write is kept in `error` (the protocol goes on, so the peer is not left waiting).
-fn reveal_values<B: Backend>(
-    b: &mut B,
-    outs: &[Vec<B::Wire>],
-    reveal: Audience,
-    out: &mut impl Write,
-    error: &mut Option<std::io::Error>,
-) -> Result<(), ProgramError> {
-    for o in outs {
-        if let Some(bits) = b.output_to(o, reveal)? {
-            if let Err(e) = writeln!(out, "{}", values::to_hex(&bits)) {
-                error.get_or_insert(e);
-            }
-        }
-    }
-    Ok(())
+    let evaluator_bits: u64 = net
+        .inputs
+        .iter()
+        .filter(|p| p.owner == PartyId::EVALUATOR && p.mode == InputMode::PerCycle)
+        .map(|p| u64::from(p.width))
+        .sum();
+    let segment = (MAX_SEGMENT_OT_BITS as u64).max(evaluator_bits) * LABEL_BYTES;
+    Estimate::new(1)
+        .with(
+            "core wire labels",
+            (u64::from(net.core.num_wires) + net.flops.len() as u64) * 2 * LABEL_BYTES,
+        )
+        .with("evaluator input labels of one segment", segment)
 }
 
 /// What [`run`] needs beyond the channel.
@@ -177,36 +167,34 @@ pub fn run<C: mixgc_net::Channel + 'static>(
     r: CycleRun<'_>,
 ) -> Result<PartyReport, CliError> {
     let start = Instant::now();
-    let description = run_description(r.net, r.cycles, r.every_cycle);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut write_error: Option<std::io::Error> = None;
-    let (net, cycles, every, reveal, values) = (r.net, r.cycles, r.every_cycle, r.reveal, &r.values);
-    macro_rules! run_on {
-        ($session:ty) => {{
-            let mut s = <$session>::setup(ch, cfg)?;
-            let mut backend = s.program(&description, reveal)?;
-            let ands = stop_at_failure(|| -> Result<u64, CliError> {
-                let value = |port: usize, t: u64| -> Result<Vec<bool>, ProgramError> {
-                    Ok(values[port].as_ref().expect("own port has a value").at(t))
-                };
-                let input = party_input(net, r.role, value);
-                run_cycles(&mut backend, net, cycles, input, |b, t, outs| {
-                    if every || t + 1 == cycles {
-                        reveal_values(b, &outs, reveal, &mut out, &mut write_error)?;
-                    }
-                    Ok(())
-                })?;
-                Ok(backend.finish()?)
-            })?;
-            let ch = s.channel();
-            (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
-        }};
-    }
+    let run = SequentialRun {
+        net: r.net,
+        cycles: r.cycles,
+        every_cycle: r.every_cycle,
+        reveal: r.reveal,
+    };
+    let values = &r.values;
+    let mut input = |port: usize, t: u64| values[port].as_ref().expect("own port has a value").at(t);
+    let mut output = |_t: u64, ports: Vec<Vec<bool>>| {
+        for bits in ports {
+            if let Err(e) = writeln!(out, "{}", values::to_hex(&bits)) {
+                write_error.get_or_insert(e);
+            }
+        }
+    };
     let (ands, sent, received, base_ot) = if r.role == PartyId::GARBLER {
-        run_on!(GarblerSession<C>)
+        let mut s = GarblerSession::setup(ch, cfg)?;
+        let ands = s.run_sequential(&run, &mut input, &mut output)?;
+        let ch = s.channel();
+        (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     } else {
-        run_on!(EvaluatorSession<C>)
+        let mut s = EvaluatorSession::setup(ch, cfg)?;
+        let ands = s.run_sequential(&run, &mut input, &mut output)?;
+        let ch = s.channel();
+        (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     };
     out.flush().map_err(|e| write_error.take().unwrap_or(e))?;
     if let Some(e) = write_error {
@@ -254,12 +242,12 @@ mod tests {
     #[test]
     fn cycle_inputs_are_checked() {
         let n = net();
-        let g = parse_cycle_inputs(&n, PartyId::GARBLER, Some("1:2:3,ff"), 3).unwrap();
+        let g = parse_cycle_inputs(&n, PartyId::GARBLER, Some("1:2:3,ff"), 3, 0).unwrap();
         assert!(matches!(&g[0], Some(PortValues::PerCycle(v)) if v.len() == 3));
         assert!(matches!(&g[1], Some(PortValues::Held(_))));
         assert!(g[2].is_none());
         let err = |arg, c| {
-            parse_cycle_inputs(&n, PartyId::GARBLER, Some(arg), c)
+            parse_cycle_inputs(&n, PartyId::GARBLER, Some(arg), c, 0)
                 .unwrap_err()
                 .to_string()
         };

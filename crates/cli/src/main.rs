@@ -1,5 +1,6 @@
 //! `mixgc`: run two-party garbled-circuit computations, inspect circuits, benchmark.
 
+mod chain;
 mod compile;
 mod cycles;
 mod demo;

@@ -7,19 +7,20 @@ use mixgc_session::{run_party_batch, Audience, PartyId};
 
 use mixgc_circuit::sequential::Sequential;
 
-use crate::cycles;
 use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{default_terms, owned_values, print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
 use crate::CliError;
+use crate::{chain, cycles};
 
 #[derive(Args, Debug)]
 #[command(after_help = after_help())]
 pub struct RunArgs {
     /// Circuit file: Bristol Fashion, the older Bristol Format, a compiled stream
-    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), or a
-    /// sequential netlist written by `mixgc synth` (run with --cycles).
+    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), a
+    /// sequential netlist written by `mixgc synth` (run with --cycles), or a chain file of
+    /// sequential netlists (`mixgc-chain 1`, see below).
     #[arg(long, value_name = "FILE")]
     circuit: PathBuf,
     /// This party's role.
@@ -78,14 +79,21 @@ Memory (--memory-limit), estimated before connecting: wire slots (16 B each) + i
 and one chunk with the read buffer (under 2 MiB). {SESSION_FRAMES_HELP} A Bristol file also \
 needs, while it is parsed and compiled, its whole text and the scheduler's tables: the process's \
 peak can be a few times the estimate (a stream file has no such step).\n\n\
-Sequential netlists (`mixgc synth` of a design with a clk input) need --cycles C: the core runs \
-C times gate by gate, the flip-flops' labels carried from cycle to cycle, memory the core's labels \
-whatever C. --input gives one value per input port this party owns (the file names the owners), \
-held for every cycle, or V0:V1:…:V(C−1), one per cycle; ports synthesized with --once-ports take \
-one value. Outputs: those of the last cycle (cycle C−1, the values just before the C-th rising \
+Sequential netlists (`mixgc synth` of a design with a clk input) need --cycles C: the core, \
+specialized to the registers' public values and compiled, runs C times as a compiled stream, the \
+flip-flops' labels carried from cycle to cycle, memory the core's slots and one segment's input \
+labels whatever C. --input gives one value per input port this party owns (the file names the \
+owners), held for every cycle, or V0:V1:…:V(C−1), one per cycle; ports synthesized with \
+--once-ports take one value, and so do init ports (g_init_R / e_init_R: register R's initial \
+value from that party). Outputs: those of the last cycle (cycle C−1, the values just before the C-th rising \
 edge), one line per output port; with --reveal-every-cycle, cycle by cycle, one line per port \
 each. Both parties must give the same netlist, --cycles and --reveal-every-cycle (the handshake \
 names a difference).\n\n\
+Chains (thesis Eqs. 3.2, 3.3): a file `mixgc-chain 1` with lines `stage FILE CYCLES [xN]` (paths \
+relative to the chain file; xN repeats a stage N times) runs the stages in turn, each stage's \
+output ports of its last cycle feeding the next stage's first input ports (same widths, checked \
+before connecting) as labels; the last stage's outputs are printed. --input gives one group per \
+stage separated by `;`, each this party's values for that stage's other ports.\n\n\
 Example:\n  mixgc run --circuit circuits/aes_128.txt --role garbler --listen 127.0.0.1:7000 --input 000102030405060708090a0b0c0d0e0f\n  \
 mixgc run --circuit circuits/aes_128.txt --role evaluator --connect 127.0.0.1:7000 --input 00112233445566778899aabbccddeeff"
     )
@@ -149,6 +157,9 @@ pub fn parse_reveal(s: &str) -> Result<Audience, String> {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
+    if chain::is_chain(&args.circuit) {
+        return run_chain(args);
+    }
     if cycles::is_sequential(&args.circuit) {
         return run_sequential(args);
     }
@@ -177,15 +188,8 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
                 .into(),
         );
     }
-    if args.session.garbling != mixgc_session::Scheme::HalfGates {
-        return Err(format!(
-            "a sequential netlist runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
-            args.session.garbling
-        )
-        .into());
-    }
     let net = Sequential::read_file(&args.circuit)?;
-    let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles)?;
+    let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles, 0)?;
     let fit = args.memory.fit(
         &cycles::estimate(&net),
         args.session.batch_bytes,
@@ -212,6 +216,35 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
         values,
     };
     let report = cycles::run(ch, &cfg, run)?;
+    print_report(&report, &args.feedback)
+}
+
+/// `run` on a chain file (see [`chain`]).
+fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
+    if args.cycles.is_some() || args.executions != 1 || args.garbler_values.is_some() {
+        return Err(
+            "a chain file gives each stage's cycles and its netlists name their port owners: leave out \
+             --cycles, --executions and --garbler-values"
+                .into(),
+        );
+    }
+    if args.session.garbling != mixgc_session::Scheme::HalfGates {
+        return Err(format!(
+            "a chain runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
+            args.session.garbling
+        )
+        .into());
+    }
+    let stages = chain::read(&args.circuit)?;
+    let values = chain::parse_inputs(&stages, args.role, args.input.as_deref())?;
+    args.connection.quiet = args.feedback.quiet;
+    let ch = args.session.open(&args.connection)?;
+    let cfg = args
+        .session
+        .config()
+        .for_command(mixgc_session::Command::Run)
+        .with_progress(args.feedback.reporter());
+    let report = chain::run(ch, &cfg, args.role, args.reveal, &stages, &values)?;
     print_report(&report, &args.feedback)
 }
 

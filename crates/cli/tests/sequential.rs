@@ -261,6 +261,7 @@ fn run_help_explains_cycles_and_executions() {
         "--executions",
         "V0:V1",
         "Sequential netlists",
+        "mixgc-chain 1",
     ] {
         assert!(
             help.stdout.contains(needle),
@@ -268,4 +269,198 @@ fn run_help_explains_cycles_and_executions() {
             help.stdout
         );
     }
+}
+
+#[test]
+fn a_register_initialized_by_the_evaluator_accumulates_in_two_processes() {
+    if !yosys_present() {
+        return;
+    }
+    let out = TempFile::new("acc_init.txt", b"");
+    let report = synth(&["acc_init.v"], &[], &out);
+    assert!(report.contains("flip-flops 16"), "{report}");
+    let mut rng = test_rng();
+    let start: u16 = rng.gen();
+    let x: Vec<u16> = (0..5).map(|_| rng.gen()).collect();
+    let list = x.iter().map(|e| format!("{e:x}")).collect::<Vec<_>>().join(":");
+    let (g, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "5", "--reveal-every-cycle", "--input", &list],
+        &[
+            "--cycles",
+            "5",
+            "--reveal-every-cycle",
+            "--input",
+            &format!("{start:x}"),
+        ],
+    );
+    let mut want = String::new();
+    let mut acc = start;
+    for v in &x {
+        want += &format!("{acc:04x}\n");
+        acc = acc.wrapping_add(*v);
+    }
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, want, "{who}");
+    }
+    // An init port takes one value.
+    let (_, e) = garbler_listens(
+        out.path(),
+        &["--cycles", "2", "--input", "1:2"],
+        &["--cycles", "2", "--input", "1:2"],
+    );
+    assert!(
+        e.stderr
+            .contains("`e_init_acc`: it is read once (at cycle 0, as registers' initial values)"),
+        "{}",
+        e.stderr
+    );
+}
+
+/// The last stage's outputs of a chain in plaintext (Eq. 3.2): each stage's netlist
+/// evaluated for its cycles, its last cycle's outputs feeding the next stage's first ports;
+/// `input(stage, port, cycle)` gives the other ports.
+fn chain_plain(
+    stages: &[(&Sequential, u64)],
+    mut input: impl FnMut(usize, usize, u64) -> Vec<bool>,
+) -> Vec<Vec<bool>> {
+    let mut carried: Vec<Vec<bool>> = Vec::new();
+    for (k, (net, cycles)) in stages.iter().enumerate() {
+        let fed = carried.len();
+        let outs = net
+            .eval_plain(*cycles, |port, t| {
+                if port < fed {
+                    carried[port].clone()
+                } else {
+                    input(k, port, t)
+                }
+            })
+            .unwrap();
+        carried = outs.into_iter().last().unwrap();
+    }
+    carried
+}
+
+#[test]
+fn chains_run_in_two_processes_against_plaintext_and_bad_links_are_named() {
+    if !yosys_present() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("mixgc-chain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let acc = dir.join("acc.txt");
+    let dot = dir.join("dot.txt");
+    for (design, out) in [("acc_init.v", &acc), ("dot_product.v", &dot)] {
+        let o = run1(&["synth", &verilog(design), "--out", out.to_str().unwrap()]);
+        o.assert_ok("synth");
+    }
+    let acc_net = Sequential::read_file(&acc).unwrap();
+    let mut rng = test_rng();
+    let hex16 = |v: u16| format!("{v:x}");
+    // Eq. 3.3: the accumulator three times in a row, 4 cycles each; stage k + 1's g_x is
+    // stage k's total, so the garbler gives g_x for stage 1 only.
+    let chain = dir.join("acc3.chain");
+    std::fs::write(
+        &chain,
+        "mixgc-chain 1\n# the accumulator, three times\nstage acc.txt 4 x3\n",
+    )
+    .unwrap();
+    let x: Vec<u16> = (0..4).map(|_| rng.gen()).collect();
+    let inits: Vec<u16> = (0..3).map(|_| rng.gen()).collect();
+    let g_input = format!("{};;", x.iter().map(|&v| hex16(v)).collect::<Vec<_>>().join(":"));
+    let e_input = inits.iter().map(|&v| hex16(v)).collect::<Vec<_>>().join(";");
+    let (g, e) = garbler_listens(
+        chain.to_str().unwrap(),
+        &["--input", &g_input],
+        &["--input", &e_input],
+    );
+    let bits = |v: u16| values::parse_hex(&hex16(v), 16).unwrap();
+    let want = chain_plain(&[(&acc_net, 4), (&acc_net, 4), (&acc_net, 4)], |k, port, t| {
+        if port == 0 {
+            bits(x[t as usize])
+        } else {
+            bits(inits[k])
+        }
+    });
+    // The model: stage 1 gives init0 + x0 + x1 + x2, each next stage init + 3 · previous.
+    let mut model = inits[0].wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]);
+    for &init in &inits[1..] {
+        model = init.wrapping_add(model.wrapping_mul(3));
+    }
+    assert_eq!(values::to_hex(&want[0]), format!("{model:04x}"));
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, format!("{model:04x}\n"), "{who}");
+    }
+    // Eq. 3.2 with a width mismatch: the dot product's 32-bit output cannot feed the
+    // accumulator's 16-bit g_x; both parties name the stages and widths before connecting.
+    let bad = dir.join("bad.chain");
+    std::fs::write(&bad, "mixgc-chain 1\nstage dot.txt 2\nstage acc.txt 3\n").unwrap();
+    let bad_path = bad.to_str().unwrap();
+    let g = run1(&[
+        "run",
+        "--circuit",
+        bad_path,
+        "--role",
+        "garbler",
+        "--listen",
+        "127.0.0.1:0",
+        "--input",
+        "1:2;",
+    ]);
+    let e = run1(&[
+        "run",
+        "--circuit",
+        bad_path,
+        "--role",
+        "evaluator",
+        "--connect",
+        "127.0.0.1:9",
+        "--input",
+        "3:4;5",
+    ]);
+    for o in [&g, &e] {
+        assert!(
+            o.stderr.contains("width mismatch: stage 1 (")
+                && o.stderr
+                    .contains("dot.txt) output `dot` is 32 bits, but stage 2 (")
+                && o.stderr.contains("acc.txt) input port `g_x` it feeds is 16 bits"),
+            "{}",
+            o.stderr
+        );
+    }
+    // Wrong group counts and a bad stage line are named too.
+    let e = run1(&[
+        "run",
+        "--circuit",
+        chain.to_str().unwrap(),
+        "--role",
+        "evaluator",
+        "--connect",
+        "127.0.0.1:9",
+        "--input",
+        "1;2",
+    ]);
+    assert!(
+        e.stderr.contains("chain of 3 stages needs 3 groups"),
+        "{}",
+        e.stderr
+    );
+    std::fs::write(&bad, "mixgc-chain 1\nstage acc.txt zero\n").unwrap();
+    let o = run1(&[
+        "run",
+        "--circuit",
+        bad.to_str().unwrap(),
+        "--role",
+        "evaluator",
+        "--connect",
+        "127.0.0.1:9",
+    ]);
+    assert!(
+        o.stderr.contains("bad.chain:2: `zero` is not a number of cycles"),
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -36,11 +36,14 @@ pub enum HdlError {
     Sequential { location: String, what: String },
     #[error(
         "register `{register}` has no initial value: give it one (`reg [..] {register} = V;` or \
-         an initial block assigning it), as a garbled register starts from a public value"
+         an initial block assigning it), or an input port `g_init_R`/`e_init_R` (R its register \
+         name) that sets it from a party's input"
     )]
     NoInitialValue { register: String },
     #[error("the sequential netlist is malformed: {0}")]
     BadSequential(#[from] mixgc_circuit::sequential::SeqError),
+    #[error("init port `{port}`: {why}")]
+    InitPort { port: String, why: String },
     #[error("--once-ports names `{port}`, which is not a data input port of the top module")]
     UnknownOncePort { port: String },
     #[error("--once-ports `{port}`: only a sequential design (with a `clk` input) has ports read once")]

@@ -25,9 +25,10 @@ mod ports;
 mod scan;
 mod yosys;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
-use mixgc_circuit::sequential::{InputMode, SeqInput, SeqOutput, Sequential};
+use mixgc_circuit::sequential::{FlopInit, InputMode, SeqInput, SeqOutput, Sequential};
 use mixgc_circuit::{Circuit, PartyId};
 
 pub use error::HdlError;
@@ -136,28 +137,90 @@ pub fn synthesize(opts: &SynthOptions) -> Result<Synthesized, HdlError> {
             checks::combinational_only(&rtl)?
         }
     }
-    let structural = from_design(&read_design(&scratch, "plain.json")?, opts, Mapping::Structural)?;
+    let aliases = register_aliases(module);
+    let structural = from_design(
+        &read_design(&scratch, "plain.json")?,
+        opts,
+        Mapping::Structural,
+        &aliases,
+    )?;
     if !opts.abc {
         return Ok(structural);
     }
     // ABC's netlist only replaces the structural one if it converts and has fewer ANDs
     // (flattening ABC's per-module netlists can leave dangling wires that nothing reads).
-    let abc = read_design(&scratch, "abc.json").and_then(|d| from_design(&d, opts, Mapping::Abc));
+    let abc = read_design(&scratch, "abc.json").and_then(|d| from_design(&d, opts, Mapping::Abc, &aliases));
     match abc {
         Ok(abc) if abc.circuit.stats().ands < structural.circuit.stats().ands => Ok(abc),
         _ => Ok(structural),
     }
 }
 
+/// For the registers an init port sets: every other name of their bits in the design as
+/// written (`assign total = acc;` makes `total[3]` a name of `acc[3]`), mapped to the
+/// register's bit name. Yosys's clean-up keeps only one name per bit, often the output
+/// port's, so the flip-flops are found by these names too.
+fn register_aliases(rtl: &json::Module) -> HashMap<String, String> {
+    let registers: Vec<&str> = rtl
+        .ports
+        .0
+        .iter()
+        .filter_map(|(name, _)| init_register(name))
+        .collect();
+    let bit_name = |name: &str, i: usize, width: usize| {
+        if width == 1 {
+            name.to_string()
+        } else {
+            format!("{name}[{i}]")
+        }
+    };
+    let mut register_of: HashMap<u64, String> = HashMap::new();
+    for (name, net) in &rtl.netnames {
+        if registers.contains(&name.as_str()) {
+            for (i, bit) in net.bits.iter().enumerate() {
+                if let json::Bit::Net(n) = bit {
+                    register_of.insert(*n, bit_name(name, i, net.bits.len()));
+                }
+            }
+        }
+    }
+    let mut aliases = HashMap::new();
+    for (name, net) in &rtl.netnames {
+        for (i, bit) in net.bits.iter().enumerate() {
+            if let Some(register) = match bit {
+                json::Bit::Net(n) => register_of.get(n),
+                json::Bit::Const(_) => None,
+            } {
+                aliases.insert(bit_name(name, i, net.bits.len()), register.clone());
+            }
+        }
+    }
+    aliases
+}
+
 fn from_design(
     design: &json::Design,
     opts: &SynthOptions,
     mapping: Mapping,
+    aliases: &HashMap<String, String>,
 ) -> Result<Synthesized, HdlError> {
     let (top, module) = top_module(design, opts.top.as_deref())?;
     let (inputs, outputs) = ports::plan(top, module, &opts.garbler_ports)?;
     let clk = ports::clock_net(top, module)?;
-    let (circuit, flops) = netlist::convert(module, &inputs, &outputs, clk)?;
+    // In a sequential design, `g_init_R` / `e_init_R` ports set register R's initial value.
+    let (init_ports, inputs): (ports::PortPlan, ports::PortPlan) = if clk.is_some() {
+        inputs
+            .into_iter()
+            .partition(|(_, p)| init_register(&p.name).is_some())
+    } else {
+        (Vec::new(), inputs)
+    };
+    let init_registers: Vec<String> = init_ports
+        .iter()
+        .filter_map(|(_, p)| init_register(&p.name).map(str::to_string))
+        .collect();
+    let (circuit, flops) = netlist::convert(module, &inputs, &outputs, clk, &init_registers, aliases)?;
+    let init_ports: Vec<PortInfo> = init_ports.into_iter().map(|(_, p)| p).collect();
     let garbler_values = inputs
         .iter()
         .filter(|(_, p)| p.owner == Some(Owner::Garbler))
@@ -165,7 +228,14 @@ fn from_design(
     let inputs: Vec<PortInfo> = inputs.into_iter().map(|(_, p)| p).collect();
     let outputs: Vec<PortInfo> = outputs.into_iter().map(|(_, p)| p).collect();
     let sequential = match clk {
-        Some(_) => Some(sequential(&circuit, &inputs, &outputs, flops, &opts.once_ports)?),
+        Some(_) => Some(sequential(
+            &circuit,
+            &inputs,
+            &init_ports,
+            &outputs,
+            flops,
+            &opts.once_ports,
+        )?),
         None if !opts.once_ports.is_empty() => {
             return Err(HdlError::OncePortsCombinational {
                 port: opts.once_ports[0].clone(),
@@ -184,14 +254,45 @@ fn from_design(
     })
 }
 
-/// The sequential netlist of a clocked design's core.
+/// The register an input port initializes, by the naming rule of sequential designs: a port
+/// `g_init_R` (the garbler's) or `e_init_R` (the evaluator's) gives register R its value at
+/// cycle 0, as a party's secret (not a core input; R needs no initial value in the source,
+/// and one there is overridden).
+pub fn init_register(port: &str) -> Option<&str> {
+    port.strip_prefix("g_init_")
+        .or_else(|| port.strip_prefix("e_init_"))
+        .filter(|r| !r.is_empty())
+}
+
+/// The sequential netlist of a clocked design's core; the init ports come after the other
+/// input ports, in declaration order.
 fn sequential(
     core: &Circuit,
     inputs: &[PortInfo],
+    init_ports: &[PortInfo],
     outputs: &[PortInfo],
-    flops: Vec<mixgc_circuit::sequential::Flop>,
+    mut flops: Vec<mixgc_circuit::sequential::Flop>,
     once_ports: &[String],
 ) -> Result<Sequential, HdlError> {
+    for (k, p) in init_ports.iter().enumerate() {
+        let register = init_register(&p.name).expect("an init port");
+        let mut found = false;
+        for f in &mut flops {
+            if let Some(bit) = netlist::register_bit(&f.name, register) {
+                f.init = FlopInit::Input {
+                    port: inputs.len() + k,
+                    bit,
+                };
+                found = true;
+            }
+        }
+        if !found {
+            return Err(HdlError::InitPort {
+                port: p.name.clone(),
+                why: format!("the design has no register `{register}` (its flip-flops were not found)"),
+            });
+        }
+    }
     if let Some(unknown) = once_ports.iter().find(|o| !inputs.iter().any(|p| &p.name == *o)) {
         return Err(HdlError::UnknownOncePort {
             port: unknown.clone(),
@@ -213,6 +314,15 @@ fn sequential(
                     InputMode::PerCycle
                 },
             })
+            .chain(init_ports.iter().map(|p| SeqInput {
+                name: p.name.clone(),
+                width: p.width,
+                owner: match p.owner {
+                    Some(Owner::Garbler) => PartyId::GARBLER,
+                    _ => PartyId::EVALUATOR,
+                },
+                mode: InputMode::Init,
+            }))
             .collect(),
         outputs: outputs
             .iter()

@@ -172,9 +172,19 @@ struct MappedFlop {
 
 /// The `$_DFF_P_` cells of a clocked module (clock net `clk`) with their registers' names
 /// and initial values; any other flip-flop, or one on another clock, is an error.
-fn flops(module: &Module, clk: u64) -> Result<Vec<MappedFlop>, HdlError> {
+/// A register initialized from an init port (see [`crate::init_register`]) needs no initial
+/// value in the source: its flops get `false` here and the port's bits in the netlist.
+/// `aliases` maps other names of such registers' bits (in the design as written) to theirs.
+fn flops(
+    module: &Module,
+    clk: u64,
+    init_registers: &[String],
+    aliases: &HashMap<String, String>,
+) -> Result<Vec<MappedFlop>, HdlError> {
     // Each net's name (a bit of a named wire) and initial value, from the netnames.
     let mut names: HashMap<u64, (String, Option<bool>)> = HashMap::new();
+    // Every name of each net bit (`assign out = r;` names r's bits twice).
+    let mut names_of: HashMap<u64, Vec<String>> = HashMap::new();
     for (net_name, net) in &module.netnames {
         let init: Vec<char> = match net.attributes.get("init").and_then(|v| v.as_str()) {
             Some(bits) => bits.chars().rev().collect(),
@@ -192,6 +202,7 @@ fn flops(module: &Module, clk: u64) -> Result<Vec<MappedFlop>, HdlError> {
                 Some('1') => Some(true),
                 _ => None,
             };
+            names_of.entry(*n).or_default().push(name.clone());
             let entry = names.entry(*n).or_insert((name.clone(), None));
             if net.hide_name == 0 && entry.0.starts_with('$') {
                 entry.0 = name;
@@ -227,18 +238,48 @@ fn flops(module: &Module, clk: u64) -> Result<Vec<MappedFlop>, HdlError> {
                 port: "Q".to_string(),
             });
         };
-        let (name, init) = names
+        let (mut name, init) = names
             .get(&q)
             .cloned()
             .unwrap_or_else(|| (cell_name.clone(), None));
-        let init = init.ok_or_else(|| HdlError::NoInitialValue {
-            register: name.clone(),
-        })?;
+        // A register set by an init port goes by the register's name, whatever its aliases.
+        let port_name = names_of
+            .get(&q)
+            .into_iter()
+            .flatten()
+            .map(|alias| aliases.get(alias).unwrap_or(alias))
+            .find(|alias| init_registers.iter().any(|r| register_bit(alias, r).is_some()));
+        let from_port = port_name.is_some();
+        if let Some(alias) = port_name {
+            name = alias.clone();
+        }
+        let init = match init {
+            Some(v) => v,
+            None if from_port => false,
+            None => {
+                return Err(HdlError::NoInitialValue {
+                    register: name.clone(),
+                })
+            }
+        };
         out.push(MappedFlop { d, q, name, init });
     }
     // A stable order: by register name.
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
+}
+
+/// The bit of register `register` that the flop named `name` holds (`r` for a 1-bit
+/// register, `r[i]` for bit i).
+pub fn register_bit(name: &str, register: &str) -> Option<u32> {
+    if name == register {
+        return Some(0);
+    }
+    name.strip_prefix(register)?
+        .strip_prefix('[')?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
 }
 
 /// Converts the top module of a mapped netlist into a circuit whose inputs are `inputs`
@@ -254,6 +295,8 @@ pub fn convert(
     inputs: &[(usize, PortInfo)],
     outputs: &[(usize, PortInfo)],
     clk: Option<u64>,
+    init_registers: &[String],
+    aliases: &HashMap<String, String>,
 ) -> Result<(Circuit, Vec<Flop>), HdlError> {
     let mut b = Builder::default();
     let mut wire_of: HashMap<u64, u32> = HashMap::new();
@@ -276,7 +319,7 @@ pub fn convert(
         }
     }
     let flops = match clk {
-        Some(clk) => flops(module, clk)?,
+        Some(clk) => flops(module, clk, init_registers, aliases)?,
         None => Vec::new(),
     };
     let state_start = b.c.num_wires;
@@ -396,7 +439,7 @@ pub fn convert(
             declared.push(Flop {
                 d: u32::try_from(port_output_bits + i as u64).map_err(|_| too_large())?,
                 q: state_start + i as u32,
-                init: f.init,
+                init: mixgc_circuit::sequential::FlopInit::Value(f.init),
                 name: f.name.replace(|c: char| c.is_whitespace() || c == '#', "_"),
             });
         }
@@ -489,7 +532,7 @@ mod tests {
 
     fn convert_cells(cells: &str) -> Result<Circuit, HdlError> {
         let (inputs, outputs) = ports();
-        convert(&module(cells), &inputs, &outputs, None).map(|(c, _)| c)
+        convert(&module(cells), &inputs, &outputs, None, &[], &HashMap::new()).map(|(c, _)| c)
     }
 
     #[test]

@@ -30,6 +30,13 @@ fn testbench(top: &str, net: &Sequential, inputs: &[Vec<Vec<bool>>]) -> String {
         .chain(net.outputs.iter().map(|p| format!(".{0}({0})", p.name)))
         .collect();
     tb += &format!("  {top} dut ({});\n  initial begin\n", conns.join(", "));
+    // A register set by an init port starts from the port's value, in the simulator too.
+    for (p, bits) in net.inputs.iter().zip(inputs.first().into_iter().flatten()) {
+        if p.mode == InputMode::Init {
+            let register = mixgc_hdl::init_register(&p.name).expect("an init port's name");
+            tb += &format!("    dut.{register} = {}'h{};\n", p.width, values::to_hex(bits));
+        }
+    }
     let fmt = vec!["%h"; net.outputs.len()].join(" ");
     let outs: Vec<&str> = net.outputs.iter().map(|p| p.name.as_str()).collect();
     for cycle in inputs {
@@ -88,7 +95,7 @@ fn ands_for(net: &Sequential, cycles: u64) -> u64 {
     c.cost().ands
 }
 
-/// Random inputs for `cycles` cycles (once ports hold their cycle-0 value); `fixed` sets
+/// Random inputs for `cycles` cycles (once and init ports hold their cycle-0 value); `fixed` sets
 /// a port's value in every cycle.
 fn random_inputs(
     net: &Sequential,
@@ -105,7 +112,7 @@ fn random_inputs(
             .map(|(i, p)| {
                 if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
                     v.clone()
-                } else if t > 0 && p.mode == InputMode::Once {
+                } else if t > 0 && p.mode != InputMode::PerCycle {
                     all[0][i].clone()
                 } else {
                     (0..p.width).map(|_| rng.gen()).collect()
@@ -297,4 +304,30 @@ fn dot_product_matches_icarus_and_the_model() {
         }
     }
     assert!(ands_for(&net, 1) <= net.core.stats().ands as u64);
+}
+
+#[test]
+fn a_register_initialized_by_the_evaluator_matches_icarus() {
+    if !tools_present() {
+        return;
+    }
+    let net = synth(&["acc_init.v"], "acc_init", &[]);
+    let port = &net.inputs[1];
+    assert_eq!((port.name.as_str(), port.mode), ("e_init_acc", InputMode::Init));
+    assert!(net
+        .flops
+        .iter()
+        .all(|f| matches!(f.init, mixgc_circuit::sequential::FlopInit::Input { port: 1, .. })));
+    let mut rng = rng("acc_init");
+    for cycles in [1, 2, 50] {
+        let inputs = random_inputs(&net, cycles, &mut rng, &[]);
+        let lines = check(&["acc_init.v"], "acc_init", &net, &inputs);
+        // The model: the evaluator's start plus the garbler's values so far.
+        let value = |bits: &[bool]| bits.iter().rev().fold(0u16, |a, &b| a << 1 | u16::from(b));
+        let mut acc = value(&inputs[0][1]);
+        for (t, line) in lines.iter().enumerate() {
+            assert_eq!(*line, format!("{acc:04x}"), "cycle {t}");
+            acc = acc.wrapping_add(value(&inputs[t][0]));
+        }
+    }
 }

@@ -21,7 +21,7 @@ pub struct EvaluatorSession<C> {
     pub(crate) core: Evaluator<AnyHash>,
     base_ot_time: Duration,
     /// Receive through an I/O thread (see [`SessionConfig::io_thread`]).
-    io_thread: bool,
+    pub(crate) io_thread: bool,
     /// The gate hash and its per-session seed (kept for preprocessed garblings).
     pub(crate) hash: (HashKind, Block),
     pub(crate) rng: Rng,
@@ -152,6 +152,7 @@ impl<C: Channel> EvaluatorSession<C> {
             plan,
             progress: &self.progress,
         };
+        let decoding_bytes = plan.decoding_bytes;
         let evaluate_all = |inbox: &mut dyn Inbox| {
             let mut results = Vec::with_capacity(batch.len());
             for ot_labels in per_instance(&ot_labels, my_bits, batch.len()) {
@@ -163,7 +164,7 @@ impl<C: Channel> EvaluatorSession<C> {
                     .iter()
                     .map(|l| l.lsb())
                     .collect();
-                let outputs = match plan.decoding_bytes {
+                let outputs = match decoding_bytes {
                     Some(len) => {
                         let frame = inbox.recv(Tag::OutputDecoding, len)?;
                         let d = unpack(&frame, c.len()).ok_or(PeerMisbehaved::WrongLength {
@@ -230,49 +231,114 @@ impl Consumer<'_> {
             labels.extend(source.take(w as usize));
         }
         let consts = [garbler_labels.next().unwrap(), garbler_labels.next().unwrap()];
+        let table_bytes = self.plan.table_bytes;
+        self.evaluate(&labels, consts, table_bytes, inbox)
+    }
 
-        self.core.start(self.header, &labels, consts);
-        let mut left = self.plan.table_bytes;
+    /// Evaluates the stream once from the given active labels of the input bits and the
+    /// constants, as table frames of `table_bytes` in all arrive.
+    pub(crate) fn evaluate(
+        &mut self,
+        labels: &[Block],
+        consts: [Block; 2],
+        table_bytes: usize,
+        inbox: &mut dyn Inbox,
+    ) -> Result<(), SessionError> {
+        let mut feed = TableFeed::new(table_bytes);
+        self.evaluate_from(labels, consts, &mut feed, inbox)?;
+        feed.finish()
+    }
+
+    /// Evaluates the stream once, taking its tables from `feed` (rows left over from an
+    /// earlier evaluation first, then frames from `inbox` while `feed` has bytes left), so
+    /// several evaluations may share frames; rows past this evaluation's stay in `feed`.
+    pub(crate) fn evaluate_from(
+        &mut self,
+        labels: &[Block],
+        consts: [Block; 2],
+        feed: &mut TableFeed,
+        inbox: &mut dyn Inbox,
+    ) -> Result<(), SessionError> {
+        self.core.start(self.header, labels, consts);
         let three_halves = self.core.scheme() == Scheme::ThreeHalves;
-        let mut pending: Vec<Block> = Vec::new();
-        let mut pending_bytes: Vec<u8> = Vec::new();
         self.circuit.rewind().map_err(stream_failed)?;
         while let Some(chunk) = self.circuit.next_chunk().map_err(stream_failed)? {
             loop {
                 let before = self.core.ands_evaluated();
                 let done = if three_halves {
-                    let (used, done) = self.core.evaluate_bytes(chunk, &pending_bytes);
-                    pending_bytes.drain(..used);
+                    let (used, done) = self.core.evaluate_bytes(chunk, &feed.bytes[feed.at..]);
+                    feed.at += used;
                     done
                 } else {
-                    let (used, done) = self.core.evaluate(chunk, &pending);
-                    pending.drain(..used);
+                    let (used, done) = self.core.evaluate(chunk, &feed.blocks[feed.at..]);
+                    feed.at += used;
                     done
                 };
                 self.progress.advance(self.core.ands_evaluated() - before);
                 if done {
                     break;
                 }
-                if left == 0 {
-                    return Err(stream_failed(StreamError::Malformed(
-                        "the stream has more AND gates than its header says".into(),
-                    )));
-                }
-                let tables = inbox.recv_tables(left)?;
-                let bytes = (tables.len() * 16).min(left);
-                left -= bytes;
-                if three_halves {
-                    pending_bytes.extend_from_slice(&Block::slice_as_bytes(&tables)[..bytes]);
-                    inbox.recycle(tables);
-                } else if pending.is_empty() {
-                    inbox.recycle(std::mem::replace(&mut pending, tables));
-                } else {
-                    pending.extend_from_slice(&tables);
-                    inbox.recycle(tables);
-                }
+                feed.refill(inbox, three_halves)?;
             }
         }
-        if left != 0 || !pending.is_empty() || !pending_bytes.is_empty() {
+        Ok(())
+    }
+}
+
+/// Table rows on their way from the frames to the evaluation core: the rows received and
+/// not yet used (from `at`), and the bytes still to come.
+pub(crate) struct TableFeed {
+    left: usize,
+    blocks: Vec<Block>,
+    bytes: Vec<u8>,
+    at: usize,
+}
+
+impl TableFeed {
+    /// A feed of `table_bytes` bytes in all.
+    pub(crate) fn new(table_bytes: usize) -> TableFeed {
+        TableFeed {
+            left: table_bytes,
+            blocks: Vec::new(),
+            bytes: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Appends the next table frame (the rows not yet used move to the front first).
+    fn refill(&mut self, inbox: &mut dyn Inbox, three_halves: bool) -> Result<(), SessionError> {
+        if self.left == 0 {
+            return Err(stream_failed(StreamError::Malformed(
+                "the stream has more AND gates than its header says".into(),
+            )));
+        }
+        let tables = inbox.recv_tables(self.left)?;
+        let bytes = (tables.len() * 16).min(self.left);
+        self.left -= bytes;
+        if three_halves {
+            self.bytes.drain(..self.at);
+            self.bytes
+                .extend_from_slice(&Block::slice_as_bytes(&tables)[..bytes]);
+            inbox.recycle(tables);
+        } else if self.at == self.blocks.len() {
+            inbox.recycle(std::mem::replace(&mut self.blocks, tables));
+        } else {
+            self.blocks.drain(..self.at);
+            self.blocks.extend_from_slice(&tables);
+            inbox.recycle(tables);
+        }
+        self.at = 0;
+        Ok(())
+    }
+
+    /// Checks that every byte arrived and every row was used.
+    pub(crate) fn finish(&self) -> Result<(), SessionError> {
+        let unused = if self.bytes.is_empty() {
+            self.blocks.len() - self.at
+        } else {
+            self.bytes.len() - self.at
+        };
+        if self.left != 0 || unused != 0 {
             return Err(stream_failed(StreamError::Malformed(
                 "the stream has fewer AND gates than its header says".into(),
             )));

@@ -259,6 +259,26 @@ impl Producer<'_> {
         consts: [Block; 2],
         out: &mut dyn Outbox,
     ) -> Result<Vec<bool>, SessionError> {
+        self.garble_open(zero_labels, consts, out)?;
+        self.rows.flush(out)?;
+        Ok(self
+            .core
+            .output_zero_labels(self.header)
+            .iter()
+            .map(|l| l.lsb())
+            .collect())
+    }
+
+    /// [`Producer::garble`] without cutting the last frame: the rows left over stay in the
+    /// writer, so the next garbling's rows continue the same frame (the cycles of a
+    /// sequential run share frames). The output labels are the core's
+    /// ([`Garbler::output_zero_labels`]).
+    pub(crate) fn garble_open(
+        &mut self,
+        zero_labels: &[Block],
+        consts: [Block; 2],
+        out: &mut dyn Outbox,
+    ) -> Result<(), SessionError> {
         self.core.start(self.header, zero_labels, consts);
         let mut left = self.header.num_ands();
         let three_halves = self.core.scheme() == Scheme::ThreeHalves;
@@ -293,12 +313,6 @@ impl Producer<'_> {
                 "the stream's AND gates do not match its header".into(),
             )));
         }
-        self.rows.flush(out)?;
-        Ok(self
-            .core
-            .output_zero_labels(self.header)
-            .iter()
-            .map(|l| l.lsb())
-            .collect())
+        Ok(())
     }
 }

@@ -27,6 +27,7 @@ mod prep;
 mod primitives;
 mod program;
 mod rows;
+pub mod sequential;
 mod structure;
 mod terms;
 
@@ -44,6 +45,7 @@ pub use prep::{
     EvaluatorPrep, GarblerPrep,
 };
 pub use program::{stop_at_failure, ProgramEvaluator, ProgramGarbler};
+pub use sequential::{CycleOutput, PortInput, SequentialRun};
 pub use terms::{Command, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.

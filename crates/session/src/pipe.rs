@@ -111,7 +111,7 @@ pub(crate) fn receive_all<C: Channel, T>(
 #[derive(Clone, Copy)]
 pub(crate) struct EvaluatorPlan {
     pub instances: usize,
-    /// Bytes of each instance's garbler-labels frame.
+    /// Bytes of each instance's garbler-labels frame (none is sent when 0).
     pub labels_bytes: usize,
     /// Table bytes of each instance (cut into frames by the garbler).
     pub table_bytes: usize,
@@ -128,10 +128,12 @@ impl EvaluatorPlan {
         mut deliver: impl FnMut(Frame) -> bool,
     ) -> Result<(), SessionError> {
         for _ in 0..self.instances {
-            if !deliver(Frame::Bytes(
-                Tag::GarblerLabels,
-                inbox.recv(Tag::GarblerLabels, self.labels_bytes)?,
-            )) {
+            if self.labels_bytes > 0
+                && !deliver(Frame::Bytes(
+                    Tag::GarblerLabels,
+                    inbox.recv(Tag::GarblerLabels, self.labels_bytes)?,
+                ))
+            {
                 return Ok(());
             }
             let mut left = self.table_bytes;

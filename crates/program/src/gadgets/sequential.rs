@@ -11,7 +11,7 @@
 //! the multiplexers it drives (AES's first-round load, its last round without MixColumns)
 //! cost no AND, cycle after cycle.
 
-use mixgc_circuit::sequential::{InputMode, Sequential};
+use mixgc_circuit::sequential::{FlopInit, InputMode, Sequential};
 use mixgc_circuit::PartyId;
 
 use mixgc_circuit::GateKind;
@@ -38,9 +38,20 @@ impl<W: Copy> Val<W> {
 /// One cycle's result: the output ports' bits and the next state.
 pub type Cycle<W> = (Vec<Vec<Val<W>>>, Vec<Val<W>>);
 
-/// The state of cycle 0: the registers' public initial values.
-pub fn initial_state<W>(net: &Sequential) -> Vec<Val<W>> {
-    net.initial_state().into_iter().map(Val::Known).collect()
+/// The state of cycle 0: the registers' public initial values, and the wires of the `init`
+/// ports' bits (`init_wires[port]`, given for every init port) where a party gives them.
+pub fn initial_state<W: Copy>(net: &Sequential, init_wires: &[Option<Vec<W>>]) -> Vec<Val<W>> {
+    net.initial_state()
+        .into_iter()
+        .map(|init| match init {
+            FlopInit::Value(v) => Val::Known(v),
+            FlopInit::Input { port, bit } => Val::Wire(
+                init_wires[port]
+                    .as_ref()
+                    .expect("validated: an init port's wires")[bit as usize],
+            ),
+        })
+        .collect()
 }
 
 fn xor<B: Backend>(b: &mut B, x: Val<B::Wire>, y: Val<B::Wire>) -> Val<B::Wire> {
@@ -119,8 +130,8 @@ impl Schedule {
     }
 }
 
-/// One clock cycle: the core on the ports' bits `inputs` (one vector per input port, in
-/// port order) and `state`, with known bits folded. Returns the output ports' bits (the
+/// One clock cycle: the core on the ports' bits `inputs` (one vector per core input port,
+/// in port order, the `init` ports left out) and `state`, with known bits folded. Returns the output ports' bits (the
 /// values just before the rising edge) and the state after the edge.
 pub fn step<B: Backend>(
     b: &mut B,
@@ -141,18 +152,18 @@ pub fn step_scheduled<B: Backend>(
 ) -> Result<Cycle<B::Wire>, ProgramError> {
     let c = &net.core;
     // The netlist was validated when it was read; only the widths given here are checked.
-    let widths_ok = inputs.len() == net.inputs.len()
+    let widths_ok = inputs.len() == net.core_ports().count()
         && inputs
             .iter()
-            .zip(&net.inputs)
-            .all(|(v, p)| v.len() == p.width as usize)
+            .zip(net.core_ports())
+            .all(|(v, p)| v.len() == net.inputs[p].width as usize)
         && state.len() == net.flops.len();
     if !widths_ok {
         return Err(ProgramError::OutOfRange(format!(
             "sequential netlist called on {} input value(s) and {} state bits; it takes {} and {}",
             inputs.len(),
             state.len(),
-            net.inputs.len(),
+            net.core_ports().count(),
             net.flops.len()
         )));
     }
@@ -213,7 +224,7 @@ pub fn step_scheduled<B: Backend>(
 
 /// Runs `net` for `cycles` cycles from its initial state. `input(b, port, cycle)` gives the
 /// wires of an input port: every cycle for a per-cycle port, at cycle 0 only for a `once`
-/// port (its wires are reused). `each_cycle(b, cycle, outputs)` receives each cycle's
+/// port (its wires are reused), and before cycle 0 (asked with cycle 0) for an `init` port. `each_cycle(b, cycle, outputs)` receives each cycle's
 /// output wires (reveal them, or drop them). Returns the final state's wires. Known bits
 /// are folded (see the module docs); outputs and the final state come out as wires.
 pub fn run_cycles<B: Backend>(
@@ -224,12 +235,19 @@ pub fn run_cycles<B: Backend>(
     mut each_cycle: impl FnMut(&mut B, u64, Vec<Vec<B::Wire>>) -> Result<(), ProgramError>,
 ) -> Result<Vec<B::Wire>, ProgramError> {
     let schedule = Schedule::new(net);
-    let mut state = initial_state(net);
+    let mut init_wires = vec![None; net.inputs.len()];
+    for (port, p) in net.inputs.iter().enumerate() {
+        if p.mode == InputMode::Init {
+            init_wires[port] = Some(input(b, port, 0)?);
+        }
+    }
+    let mut state = initial_state(net, &init_wires);
     let mut held: Vec<Option<Vec<Val<B::Wire>>>> = vec![None; net.inputs.len()];
     let mut wires = Vec::with_capacity(net.inputs.len());
     for t in 0..cycles {
         wires.clear();
-        for (port, p) in net.inputs.iter().enumerate() {
+        for port in net.core_ports() {
+            let p = &net.inputs[port];
             let w = match &held[port] {
                 Some(w) => w.clone(),
                 None => {
