@@ -5,14 +5,7 @@ arrays to their values and back, and releases the GIL while a protocol runs. Val
 the Bristol Fashion convention of ``mixgc run``: bit 0 is the least significant bit, a
 negative int is two's complement in its input's width. See docs/python.md.
 
-Coming with ``mixgc infer`` (issue #22, item 2)::
-
-    def infer(model: str | os.PathLike[str] | Mapping[str, numpy.ndarray],
-              image: numpy.ndarray | str | os.PathLike[str] | None = None, *,
-              role: Literal["garbler", "evaluator"],
-              listen: str | None = None, connect: str | None = None,
-              timeout: int = 30, logits: bool = False,
-              progress: ProgressCallback | None = None) -> InferResult: ...
+Private inference with a CNN: ``infer`` (as ``mixgc infer``).
 """
 
 import os
@@ -165,3 +158,44 @@ def plan(
     between two parties in this process), and the ``recommended`` realization for the
     objective. ``width`` 4 to 64; ``size``: values per party (clipdot, default 256) or
     filters (lenet, default 32)."""
+
+class InferResult:
+    """What ``infer`` returns."""
+
+    label: Optional[int]
+    """The class (the evaluator's; None on the garbler)."""
+    logits: Optional[numpy.typing.NDArray[numpy.int64]]
+    """The logits with ``logits=True`` (the evaluator's; None otherwise)."""
+    role: str
+    plan: str
+    """The realization of each conv/dense layer, e.g. ``"boolean,boolean,crt,boolean,boolean"``."""
+    ands: int
+    bytes_sent: int
+    bytes_received: int
+    seconds: float
+
+def infer(
+    arch: PathLike,
+    role: Role,
+    *,
+    image: Union[numpy.typing.NDArray[numpy.integer[Any]], PathLike, None] = None,
+    weights: Union[PathLike, Sequence[dict[str, numpy.typing.ArrayLike]], None] = None,
+    listen: Optional[str] = None,
+    connect: Optional[str] = None,
+    timeout: int = 30,
+    logits: bool = False,
+    realization: Literal["boolean", "mixed", "planned"] = "planned",
+    progress: Optional[ProgressCallback] = None,
+    cert: Optional[PathLike] = None,
+    key: Optional[PathLike] = None,
+    peer_fingerprint: Optional[str] = None,
+    peer_ca: Optional[PathLike] = None,
+) -> InferResult:
+    """One party of private inference (``mixgc infer``, docs/inference.md): the garbler
+    (server) gives ``weights`` — a weights file, or one ``{"weights": array, "bias": array}``
+    per conv/dense layer, flattened in the weights file's order — and the evaluator (client)
+    an ``image``: a (side, side) or flat array of pixels 0..=255, or a .npy/PNG file. Both
+    give the same public ``arch`` file and ``realization``. The evaluator learns the class
+    (``label``), or also the ``logits``; the garbler learns nothing. Raises ``InputError``
+    for bad arguments before connecting, ``PeerError`` when the peer disagrees (another
+    architecture or realization) or fails."""
