@@ -12,8 +12,8 @@ use crate::load::{parse_inputs, ScheduleOptions};
 use crate::memory::{session_frame_buffers, MemoryLimit, SESSION_FRAMES_HELP};
 use crate::party::{default_terms, owned_values, print_report, role_parser, Connection, SessionOptions};
 use crate::progress::Feedback;
-use mixgc_studies::common::{MaliciousSession, ModelOptions};
 use crate::CliError;
+use mixgc_studies::common::{MaliciousSession, ModelOptions};
 
 #[derive(Args, Debug)]
 #[command(after_help = after_help())]

@@ -58,7 +58,11 @@ fn every_shipped_circuit_matches_plaintext_in_the_malicious_model() {
         let batch = ["--batch-ands", if rng.gen() { "1000" } else { "65536" }];
         let gf = with(&input_flag(&g), &MAL);
         let ef = with(&input_flag(&e), &MAL);
-        let (go, eo) = garbler_listens(&circuit(file), &strs(&with(&gf, &batch)), &strs(&with(&ef, &batch)));
+        let (go, eo) = garbler_listens(
+            &circuit(file),
+            &strs(&with(&gf, &batch)),
+            &strs(&with(&ef, &batch)),
+        );
         for (who, out) in [("garbler", &go), ("evaluator", &eo)] {
             out.assert_ok(&format!("{file}: {who}"));
             assert_eq!(out.stdout, want, "{file}: {who}");
@@ -95,8 +99,26 @@ fn a_library_program_runs_unchanged_in_the_malicious_model() {
     let (xs, ys) = (format!("{x:x}"), format!("{y:x}"));
     let want = format!("{}\n", u8::from(x > y));
     let (go, eo) = pair(
-        &["example", "millionaires", "--role", "garbler", "--input", &xs, MAL[0], MAL[1]],
-        &["example", "millionaires", "--role", "evaluator", "--input", &ys, MAL[0], MAL[1]],
+        &[
+            "example",
+            "millionaires",
+            "--role",
+            "garbler",
+            "--input",
+            &xs,
+            MAL[0],
+            MAL[1],
+        ],
+        &[
+            "example",
+            "millionaires",
+            "--role",
+            "evaluator",
+            "--input",
+            &ys,
+            MAL[0],
+            MAL[1],
+        ],
     );
     for (who, out) in [("garbler", &go), ("evaluator", &eo)] {
         out.assert_ok(who);
@@ -108,8 +130,22 @@ fn a_library_program_runs_unchanged_in_the_malicious_model() {
 fn a_malicious_and_a_semi_honest_party_both_name_both_models() {
     let (g, e) = (["--input", "1"], ["--input", "2", MAL[0], MAL[1]]);
     let (go, eo) = garbler_listens(&circuit("adder64.txt"), &g, &e);
-    go.assert_error("garbler", &["security model differs", "ours semi-honest", "the peer's malicious"]);
-    eo.assert_error("evaluator", &["security model differs", "ours malicious", "the peer's semi-honest"]);
+    go.assert_error(
+        "garbler",
+        &[
+            "security model differs",
+            "ours semi-honest",
+            "the peer's malicious",
+        ],
+    );
+    eo.assert_error(
+        "evaluator",
+        &[
+            "security model differs",
+            "ours malicious",
+            "the peer's semi-honest",
+        ],
+    );
 }
 
 #[test]
@@ -125,30 +161,83 @@ fn parties_disagreeing_on_the_batch_size_are_told() {
 #[test]
 fn unsupported_combinations_are_refused_by_name() {
     let out = run1(&[
-        "run", "--circuit", &circuit("adder64.txt"), "--role", "garbler", "--listen", "127.0.0.1:0",
-        "--garbling", "three-halves", MAL[0], MAL[1],
+        "run",
+        "--circuit",
+        &circuit("adder64.txt"),
+        "--role",
+        "garbler",
+        "--listen",
+        "127.0.0.1:0",
+        "--garbling",
+        "three-halves",
+        MAL[0],
+        MAL[1],
     ]);
     // The garbling scheme is refused before a peer is awaited (no `listening on` needed).
     assert!(!out.success(), "{out:#?}");
-    run1(&["run", "--circuit", &circuit("adder64.txt"), "--role", "garbler", "--connect", "127.0.0.1:1", MAL[0], MAL[1], "--batch-ands", "0"])
-        .assert_error("batch 0", &["AND gates per batch"]);
+    run1(&[
+        "run",
+        "--circuit",
+        &circuit("adder64.txt"),
+        "--role",
+        "garbler",
+        "--connect",
+        "127.0.0.1:1",
+        MAL[0],
+        MAL[1],
+        "--batch-ands",
+        "0",
+    ])
+    .assert_error("batch 0", &["AND gates per batch"]);
 }
 
 #[test]
 fn a_killed_peer_ends_the_other_within_the_timeout() {
     // Many executions, so that the run lasts while the evaluator is killed.
-    let mut g_args = run_args(&circuit("aes_128.txt"), "garbler", &["--input", "0", "--executions", "2000", "--timeout", "2", MAL[0], MAL[1]]);
+    let mut g_args = run_args(
+        &circuit("aes_128.txt"),
+        "garbler",
+        &[
+            "--input",
+            "0",
+            "--executions",
+            "2000",
+            "--timeout",
+            "2",
+            MAL[0],
+            MAL[1],
+        ],
+    );
     g_args.extend(["--listen".into(), "127.0.0.1:0".into()]);
     let mut g = spawn(&strs(&g_args));
     let addr = g.listening_addr();
-    let e_args = run_args(&circuit("aes_128.txt"), "evaluator", &["--input", "1", "--executions", "2000", "--timeout", "2", "--connect", &addr, MAL[0], MAL[1]]);
+    let e_args = run_args(
+        &circuit("aes_128.txt"),
+        "evaluator",
+        &[
+            "--input",
+            "1",
+            "--executions",
+            "2000",
+            "--timeout",
+            "2",
+            "--connect",
+            &addr,
+            MAL[0],
+            MAL[1],
+        ],
+    );
     let e = spawn(&strs(&e_args));
     thread::sleep(Duration::from_millis(800));
     drop(e); // kills the evaluator
     let killed = Instant::now();
     let out = g.finish(Instant::now() + Duration::from_secs(10));
     out.assert_error("garbler", &[]);
-    assert!(killed.elapsed() < Duration::from_secs(3), "{:?}: {out:#?}", killed.elapsed());
+    assert!(
+        killed.elapsed() < Duration::from_secs(3),
+        "{:?}: {out:#?}",
+        killed.elapsed()
+    );
 }
 
 #[test]
@@ -164,8 +253,19 @@ fn garbage_from_a_peer_is_a_clear_error() {
         while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
     });
     let out = run1(&[
-        "run", "--circuit", &circuit("adder64.txt"), "--role", "evaluator", "--input", "1",
-        "--connect", &addr, "--timeout", "2", MAL[0], MAL[1],
+        "run",
+        "--circuit",
+        &circuit("adder64.txt"),
+        "--role",
+        "evaluator",
+        "--input",
+        "1",
+        "--connect",
+        &addr,
+        "--timeout",
+        "2",
+        MAL[0],
+        MAL[1],
     ]);
     out.assert_error("evaluator", &["not a mixgc party"]);
     peer.join().unwrap();
@@ -184,8 +284,30 @@ fn the_malicious_model_runs_over_tls() {
     };
     let (gc, gk, gf) = keygen("g");
     let (ec, ek, ef) = keygen("e");
-    let g = ["--input", "5", "--cert", &gc, "--key", &gk, "--peer-fingerprint", &ef, MAL[0], MAL[1]];
-    let e = ["--input", "7", "--cert", &ec, "--key", &ek, "--peer-fingerprint", &gf, MAL[0], MAL[1]];
+    let g = [
+        "--input",
+        "5",
+        "--cert",
+        &gc,
+        "--key",
+        &gk,
+        "--peer-fingerprint",
+        &ef,
+        MAL[0],
+        MAL[1],
+    ];
+    let e = [
+        "--input",
+        "7",
+        "--cert",
+        &ec,
+        "--key",
+        &ek,
+        "--peer-fingerprint",
+        &gf,
+        MAL[0],
+        MAL[1],
+    ];
     let (go, eo) = garbler_listens(&circuit("adder64.txt"), &g, &e);
     for (who, out) in [("garbler", &go), ("evaluator", &eo)] {
         out.assert_ok(who);

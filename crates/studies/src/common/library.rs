@@ -128,7 +128,8 @@ impl LibraryRun {
             ..Settings::default()
         };
         let (learned, ands) = {
-            let mut backend = MaliciousProgram::new(&mut session.ch, &mut session.prep, batch_ands, &settings)?;
+            let mut backend =
+                MaliciousProgram::new(&mut session.ch, &mut session.prep, batch_ands, &settings)?;
             let learned = library::build(&mut backend, &self.name, self.width, self.size, &mut supply)?;
             (learned, backend.ands())
         };

@@ -77,6 +77,9 @@ fn parse_batch_ands(s: &str) -> Result<usize, String> {
     }
 }
 
+/// One execution's outputs, when this party learns them.
+pub type Outputs = Option<Vec<Vec<bool>>>;
+
 /// One party's malicious session over its connection: the hello, then the real
 /// preprocessing's setup; the channel handle is shared with the preprocessor.
 pub struct MaliciousSession<C: Channel> {
@@ -130,7 +133,7 @@ impl<C: Channel> MaliciousSession<C> {
         terms: &Terms,
         batch: &[Vec<Vec<bool>>],
         insecure_seed: Option<u64>,
-    ) -> Result<(PartyReport, Vec<Option<Vec<Vec<bool>>>>), CliError> {
+    ) -> Result<(PartyReport, Vec<Outputs>), CliError> {
         let settings = Settings {
             insecure_seed,
             ..Settings::default()
