@@ -14,7 +14,7 @@ use rand::Rng;
 use crate::summary::{bytes, thousands};
 use crate::CliError;
 use mixgc_compile::Loaded;
-use mixgc_studies::common::{parse_garbling, random_values, LibraryRun};
+use mixgc_studies::common::{parse_garbling, random_values, LibraryRun, MaliciousSession, ModelOptions};
 
 const FIPS_KEY: &str = "000102030405060708090a0b0c0d0e0f";
 const FIPS_PLAINTEXT: &str = "00112233445566778899aabbccddeeff";
@@ -54,6 +54,8 @@ pub struct DemoArgs {
     /// gate and take half-gates only.
     #[arg(long, default_value = "half-gates", value_name = "SCHEME", value_parser = parse_garbling)]
     garbling: Scheme,
+    #[command(flatten)]
+    model: ModelOptions,
 }
 
 /// `println!` that returns a closed stdout (e.g. `mixgc demo | head`) as an error
@@ -65,7 +67,11 @@ macro_rules! say {
 }
 
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
+    if args.model.malicious() && args.garbling != Scheme::HalfGates {
+        return Err("--garbling does not apply to --security malicious (authenticated garbling has its own tables): leave it out".into());
+    }
     if args.name.as_deref() == Some("infer") {
+        args.model.refuse("private inference (`mixgc demo infer`)")?;
         let realization = Realization::parse(&args.realization).ok_or_else(|| {
             format!(
                 "unknown realization '{}' (one of boolean, mixed, planned)",
@@ -75,6 +81,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         return crate::infer::demo(args.image, realization, args.link_mbps);
     }
     if args.name.as_deref() == Some("party") {
+        args.model.refuse("the n-party demo (`mixgc demo party`)")?;
         return crate::demo_party::party_demo(args.parties.unwrap_or(3));
     }
     if args.parties.is_some() {
@@ -89,24 +96,26 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
             )
             .into());
         }
-        return library_demo(name, args.width, args.size);
+        return library_demo(name, args.width, args.size, &args.model);
     }
     let garbling = args.garbling;
+    let model = &args.model;
     say!("mixgc demo: a garbler and an evaluator, two threads of this process, talking over");
-    say!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.\n");
+    say!("TCP on 127.0.0.1. Each keeps its input to itself; both learn only the output.");
+    say!("Security model: {}.\n", model.security);
 
     let aes = Loaded::parse(AES_128, "circuits/aes_128.txt")?;
     say!("[1] AES-128 on the FIPS-197 test vector");
     say!("    garbler holds the key           {FIPS_KEY}");
     say!("    evaluator holds the plaintext   {FIPS_PLAINTEXT}");
-    let (g, e) = two_party(&aes, &[FIPS_KEY], &[FIPS_PLAINTEXT], garbling)?;
+    let (g, e) = two_party(&aes, &[FIPS_KEY], &[FIPS_PLAINTEXT], garbling, model)?;
     let ct = values::to_hex(&e.outputs.clone().ok_or("evaluator learned nothing")?[0]);
     let ok = ct == FIPS_CIPHERTEXT;
     say!(
         "    both learn the ciphertext       {ct}  {}",
         if ok { "(matches FIPS-197)" } else { "(WRONG)" }
     );
-    explain(&aes, &g, &e, garbling)?;
+    explain(&aes, &g, &e, garbling, model)?;
     if !ok {
         return Err("AES-128 gave the wrong ciphertext".into());
     }
@@ -117,7 +126,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     say!("\n[2] Millionaires' problem, 64-bit: is the garbler richer than the evaluator?");
     say!("    garbler's wealth (secret)       {a}");
     say!("    evaluator's wealth (secret)     {b}");
-    let (g, e) = two_party(&cmp, &[&format!("{a:x}")], &[&format!("{b:x}")], garbling)?;
+    let (g, e) = two_party(&cmp, &[&format!("{a:x}")], &[&format!("{b:x}")], garbling, model)?;
     let richer = e.outputs.clone().ok_or("evaluator learned nothing")?[0][0];
     say!(
         "    both learn one bit              {} ({})",
@@ -128,7 +137,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
             "the garbler is not richer"
         }
     );
-    explain(&cmp, &g, &e, garbling)?;
+    explain(&cmp, &g, &e, garbling, model)?;
     if richer != (a > b) {
         return Err("the comparison gave the wrong answer".into());
     }
@@ -139,7 +148,12 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
 
 /// One library example between two threads on random inputs, run gate by gate and
 /// checked against the plaintext backend.
-fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(), CliError> {
+fn library_demo(
+    name: &str,
+    width: Option<u32>,
+    size: Option<usize>,
+    model: &ModelOptions,
+) -> Result<(), CliError> {
     let op = LibraryRun::new(name, width, size)?;
     let (gv, widths) = op.owned(PartyId::GARBLER);
     let (ev, _) = op.owned(PartyId::EVALUATOR);
@@ -154,11 +168,11 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     let (g, e) = thread::scope(|s| -> Result<(PartyReport, PartyReport), CliError> {
         let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;
-            op.run(ch, PartyId::EVALUATOR, &cfg, ein.clone())
+            run_op(&op, ch, PartyId::EVALUATOR, &cfg, model, ein.clone())
         });
         let garbler = TcpChannel::accept(&listener, cfg.timeout)
             .map_err(CliError::from)
-            .and_then(|ch| op.run(ch, PartyId::GARBLER, &cfg, gin.clone()));
+            .and_then(|ch| run_op(&op, ch, PartyId::GARBLER, &cfg, model, gin.clone()));
         let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
         Ok((garbler?, evaluator?))
     })?;
@@ -172,8 +186,9 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     );
     let cost = library::cost(name, width, size)?;
     say!(
-        "    cost: {} ANDs (2 ciphertexts, 32 B each), {} free XOR/NOT gates",
+        "    cost: {} ANDs ({}), {} free XOR/NOT gates",
         thousands(cost.ands),
+        per_and(Scheme::HalfGates, model),
         thousands(cost.xors + cost.nots)
     );
     say!(
@@ -189,12 +204,42 @@ fn library_demo(name: &str, width: Option<u32>, size: Option<usize>) -> Result<(
     Ok(())
 }
 
-fn explain(c: &Loaded, g: &PartyReport, e: &PartyReport, garbling: Scheme) -> Result<(), CliError> {
-    let s = c.circuit.stats();
-    let per_and = match garbling {
+/// What one AND gate costs on the wire, in words.
+fn per_and(garbling: Scheme, model: &ModelOptions) -> &'static str {
+    if model.malicious() {
+        return "authenticated garbling: 2 blocks and 1 bit each, plus an authenticated triple from the preprocessing";
+    }
+    match garbling {
         Scheme::HalfGates => "2 ciphertexts, 32 B each",
         Scheme::ThreeHalves => "three-halves: 1.5 ciphertexts and 5 bits, about 25 B each",
-    };
+    }
+}
+
+/// One party of a library op in the model `model` says.
+fn run_op(
+    op: &LibraryRun,
+    ch: TcpChannel,
+    role: PartyId,
+    cfg: &SessionConfig,
+    model: &ModelOptions,
+    inputs: Vec<Vec<bool>>,
+) -> Result<PartyReport, CliError> {
+    if model.malicious() {
+        let mut s = MaliciousSession::setup(ch, role, mixgc_session::Command::Example, None)?;
+        return op.run_malicious(&mut s, model.batch_ands, None, inputs);
+    }
+    op.run(ch, role, cfg, inputs)
+}
+
+fn explain(
+    c: &Loaded,
+    g: &PartyReport,
+    e: &PartyReport,
+    garbling: Scheme,
+    model: &ModelOptions,
+) -> Result<(), CliError> {
+    let s = c.circuit.stats();
+    let per_and = per_and(garbling, model);
     say!(
         "    cost: {} ANDs ({per_and}), {} free XOR/NOT gates",
         thousands(s.ands as u64),
@@ -206,8 +251,13 @@ fn explain(c: &Loaded, g: &PartyReport, e: &PartyReport, garbling: Scheme) -> Re
         bytes(e.bytes_sent),
         g.elapsed.max(e.elapsed).as_secs_f64() * 1e3
     );
+    let setup = if model.malicious() {
+        "the preprocessing's setup (2 × 128 Masny–Rindal base OTs, once per session)"
+    } else {
+        "base OT (128 Ristretto OTs, once per session)"
+    };
     say!(
-        "          of which base OT (128 Ristretto OTs, once per session) {:.2} ms",
+        "          of which {setup} {:.2} ms",
         g.base_ot.as_secs_f64() * 1e3
     );
     Ok(())
@@ -219,6 +269,7 @@ pub fn two_party(
     garbler_inputs: &[&str],
     evaluator_inputs: &[&str],
     garbling: Scheme,
+    model: &ModelOptions,
 ) -> Result<(PartyReport, PartyReport), CliError> {
     let terms = Terms {
         garbler_values: Some(garbler_inputs.len()),
@@ -238,6 +289,33 @@ pub fn two_party(
         ..SessionConfig::default()
     };
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
+    if model.malicious() {
+        let mterms = mixgc_malicious::Terms {
+            garbler_values: garbler_inputs.len(),
+            reveal: Audience::BOTH,
+            batch_ands: model.batch_ands,
+        };
+        let party =
+            |ch: TcpChannel, role: PartyId, inputs: &Vec<Vec<bool>>| -> Result<PartyReport, CliError> {
+                let mut s = MaliciousSession::setup(ch, role, mixgc_session::Command::Run, None)?;
+                let inputs = std::slice::from_ref(inputs);
+                Ok(s.run_stream(&mut c.compiled.stream(), &mterms, inputs, None)?.0)
+            };
+        return thread::scope(|s| {
+            let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
+                party(
+                    TcpChannel::connect(&addr.to_string(), cfg.timeout)?,
+                    PartyId::EVALUATOR,
+                    &ein,
+                )
+            });
+            let garbler = TcpChannel::accept(&listener, cfg.timeout)
+                .map_err(CliError::from)
+                .and_then(|ch| party(ch, PartyId::GARBLER, &gin));
+            let evaluator = evaluator.join().map_err(|_| "evaluator thread panicked")?;
+            Ok((garbler?, evaluator?))
+        });
+    }
     thread::scope(|s| {
         let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
             let ch = TcpChannel::connect(&addr.to_string(), cfg.timeout)?;

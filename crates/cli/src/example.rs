@@ -6,7 +6,7 @@ use clap::Args;
 use mixgc_circuit::values;
 use mixgc_program::PartyId;
 use mixgc_session::Scheme;
-use mixgc_studies::common::{random_values, LibraryRun};
+use mixgc_studies::common::{random_values, LibraryRun, MaliciousSession, ModelOptions};
 
 use crate::load::parse_inputs;
 use crate::memory::{Estimate, MemoryLimit};
@@ -48,6 +48,8 @@ pub struct ExampleArgs {
     #[command(flatten)]
     session: SessionOptions,
     #[command(flatten)]
+    model: ModelOptions,
+    #[command(flatten)]
     memory: MemoryLimit,
     #[command(flatten)]
     feedback: Feedback,
@@ -83,6 +85,17 @@ pub fn example(mut args: ExampleArgs) -> Result<(), CliError> {
     // Connect first: a listener's first stderr line must be `listening on ADDR`.
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
+    if args.model.malicious() {
+        // The --insecure-seed warning.
+        let _ = args.session.config();
+        if let Some(note) = note {
+            args.feedback.summary(&note);
+        }
+        let seed = args.session.insecure_seed;
+        let mut s = MaliciousSession::setup(ch, args.role, mixgc_session::Command::Example, seed)?;
+        let report = op.run_malicious(&mut s, args.model.batch_ands, seed, inputs)?;
+        return print_report(&report, &args.feedback);
+    }
     let mut cfg = args
         .session
         .config()

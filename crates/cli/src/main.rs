@@ -30,7 +30,7 @@ use mixgc_studies::common::{write_stdout, CliError};
 use mixgc_studies::{bench, lenet, plan, profile};
 
 #[derive(Parser)]
-#[command(name = "mixgc", version, about = "Two-party computation with garbled circuits (semi-honest)", long_about = None)]
+#[command(name = "mixgc", version, about = "Two-party computation with garbled circuits (semi-honest, or malicious with --security malicious)", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

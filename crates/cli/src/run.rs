@@ -13,6 +13,7 @@ use crate::party::{default_terms, owned_values, print_report, role_parser, Conne
 use crate::progress::Feedback;
 use crate::CliError;
 use crate::{chain, cycles};
+use mixgc_studies::common::{MaliciousSession, ModelOptions};
 
 #[derive(Args, Debug)]
 #[command(after_help = after_help())]
@@ -57,6 +58,8 @@ pub struct RunArgs {
     reveal_every_cycle: bool,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    model: ModelOptions,
     #[command(flatten)]
     memory: MemoryLimit,
     #[command(flatten)]
@@ -175,6 +178,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 
 /// `run --cycles` on a sequential netlist (see [`cycles`]).
 fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
+    args.model.refuse("a sequential netlist (--cycles)")?;
     let cycles = cycles::checked_cycles(args.cycles, &args.circuit)?;
     if args.executions != 1 {
         return Err(
@@ -221,6 +225,7 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
 
 /// `run` on a chain file (see [`chain`]).
 fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
+    args.model.refuse("a chain of sequential netlists")?;
     if args.cycles.is_some() || args.executions != 1 || args.garbler_values.is_some() {
         return Err(
             "a chain file gives each stage's cycles and its netlists name their port owners: leave out \
@@ -262,24 +267,44 @@ fn run_combinational(mut args: RunArgs) -> Result<(), CliError> {
     // Connect first: a listener's first stderr line must be `listening on ADDR`, so the
     // --insecure-seed warning that `config` prints comes after it.
     args.connection.quiet = args.feedback.quiet;
-    let ch = args.session.open(&args.connection)?;
-    let mut cfg = args
-        .session
-        .config()
-        .for_command(mixgc_session::Command::Run)
-        .with_progress(args.feedback.reporter());
-    if let Some(note) = fit.note {
-        eprintln!("{note}");
-    }
-    cfg.batch_bytes = fit.batch_bytes;
-    let (report, outcomes) =
-        runnable.with_stream(|stream| run_party_batch(ch, args.role, &cfg, stream, &terms, &batch))?;
+    let (report, outcomes) = if args.model.malicious() {
+        if args.session.garbling != mixgc_session::Scheme::HalfGates {
+            return Err("--garbling does not apply to --security malicious (authenticated garbling has its own tables): leave it out".into());
+        }
+        let garbler_values = terms.owners(&widths)?.0.len();
+        let mterms = mixgc_malicious::Terms {
+            garbler_values,
+            reveal: args.reveal,
+            batch_ands: args.model.batch_ands,
+        };
+        let ch = args.session.open(&args.connection)?;
+        // The --insecure-seed warning.
+        let _ = args.session.config();
+        let seed = args.session.insecure_seed;
+        let mut s = MaliciousSession::setup(ch, args.role, mixgc_session::Command::Run, seed)?;
+        runnable.with_stream(|stream| s.run_stream(stream, &mterms, &batch, seed))?
+    } else {
+        let ch = args.session.open(&args.connection)?;
+        let mut cfg = args
+            .session
+            .config()
+            .for_command(mixgc_session::Command::Run)
+            .with_progress(args.feedback.reporter());
+        if let Some(note) = fit.note {
+            eprintln!("{note}");
+        }
+        cfg.batch_bytes = fit.batch_bytes;
+        let (report, outcomes) =
+            runnable.with_stream(|stream| run_party_batch(ch, args.role, &cfg, stream, &terms, &batch))?;
+        let outcomes: Vec<_> = outcomes.into_iter().map(|o| o.outputs).collect();
+        (report, outcomes)
+    };
     if args.executions == 1 {
         return print_report(&report, &args.feedback);
     }
     let mut text = String::new();
     for (k, outcome) in outcomes.iter().enumerate() {
-        if let Some(outputs) = &outcome.outputs {
+        if let Some(outputs) = outcome {
             if k > 0 {
                 text.push('\n');
             }

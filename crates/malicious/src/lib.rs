@@ -13,6 +13,7 @@
 //!   base OT, KOS15-checked COT, authenticated bits, KRRW18 leaky ANDs, WRK17 bucketing.
 //! - [`garble`]: function-dependent preprocessing, authenticated garbling and the online
 //!   phase (WRK17 Fig. 2, KRRW18 §4 half-size garbling), batch by batch: [`garble::run_garbler`], [`garble::run_evaluator`].
+//! - [`shared`]: one connection for both phases ([`preprocess_over`]).
 //! - [`dealer`]: an insecure trusted-dealer preprocessor, for tests only.
 
 pub mod auth;
@@ -20,8 +21,13 @@ pub mod dealer;
 pub mod error;
 pub mod garble;
 pub mod prep;
+pub mod shared;
 
 pub use auth::{AuthShare, AuthTriple, Delta, Preprocessor, Role};
 pub use error::MaliciousError;
-pub use garble::{run_evaluator, run_garbler, MaliciousProgram, Settings, Terms};
+pub use garble::{
+    run_evaluator, run_evaluator_stream, run_garbler, run_garbler_stream, MaliciousProgram, Settings, Terms,
+    DEFAULT_BATCH_ANDS, MAX_BATCH_ANDS,
+};
 pub use prep::Kos15Preprocessor;
+pub use shared::{preprocess_over, SharedChannel};

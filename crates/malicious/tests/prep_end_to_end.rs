@@ -1,53 +1,25 @@
 //! End to end with the real preprocessing: authenticated garbling (`run_garbler`,
 //! `run_evaluator`) over `Kos15Preprocessor` instead of the test dealer, against plaintext
-//! evaluation. The preprocessor owns a second channel between the same two parties (the
-//! `Preprocessor` trait's calls take none).
-//!
-//! Both parties' main channels flush after every send ([`Flushing`]): `run_garbler` leaves
-//! its zero label buffered (`Garbler::start` sends without flushing) when it makes its first
-//! F_Pre call, which is harmless with the trusted dealer but deadlocks with a preprocessor
-//! that talks to the peer — to be fixed in `src/garble/`.
+//! evaluation. Preprocessing and garbling share one channel ([`preprocess_over`]), as a
+//! user's single connection does.
 
 use mixgc_circuit::{bristol, values, Circuit};
 use mixgc_core::new_rng;
-use mixgc_malicious::{run_evaluator, run_garbler, Kos15Preprocessor, Role, Settings, Terms};
-use mixgc_net::{memory_pair, Channel, NetError};
-
-/// A channel that flushes after every send.
-struct Flushing<C>(C);
-
-impl<C: Channel> Channel for Flushing<C> {
-    fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
-        self.0.send(data)?;
-        self.0.flush()
-    }
-    fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.0.recv(buf)
-    }
-    fn flush(&mut self) -> Result<(), NetError> {
-        self.0.flush()
-    }
-    fn bytes_sent(&self) -> u64 {
-        self.0.bytes_sent()
-    }
-    fn bytes_received(&self) -> u64 {
-        self.0.bytes_received()
-    }
-}
+use mixgc_malicious::{preprocess_over, run_evaluator, run_garbler, Role, Settings, Terms};
+use mixgc_net::memory_pair;
 
 fn run(circuit: &Circuit, inputs: &[Vec<bool>], terms: Terms) -> (Vec<Vec<bool>>, Vec<Vec<bool>>) {
     let (ca, cb) = memory_pair();
-    let (mut ca, mut cb) = (Flushing(ca), Flushing(cb));
-    let (pa, pb) = memory_pair();
     let (x, y) = inputs.split_at(terms.garbler_values);
     std::thread::scope(|s| {
         let g = s.spawn(move || {
-            let mut prep = Kos15Preprocessor::setup(pa, Role::Garbler, &[8; 32], new_rng(None, 1)).unwrap();
-            run_garbler(&mut ca, &mut prep, circuit, &terms, x, &Settings::default())
+            let (mut ch, mut prep) = preprocess_over(ca, Role::Garbler, &[8; 32], new_rng(None, 1)).unwrap();
+            run_garbler(&mut ch, &mut prep, circuit, &terms, x, &Settings::default())
         });
-        let mut prep = Kos15Preprocessor::setup(pb, Role::Evaluator, &[8; 32], new_rng(None, 2)).unwrap();
-        let e = run_evaluator(&mut cb, &mut prep, circuit, &terms, y, &Settings::default());
-        drop(cb);
+        let (mut ch, mut prep) = preprocess_over(cb, Role::Evaluator, &[8; 32], new_rng(None, 2)).unwrap();
+        let e = run_evaluator(&mut ch, &mut prep, circuit, &terms, y, &Settings::default());
+        drop(ch);
+        drop(prep);
         let g = g.join().unwrap();
         (g.unwrap().unwrap(), e.unwrap().unwrap())
     })

@@ -9,7 +9,7 @@ use mixgc_net::{recv_frame, send_abort, send_frame, Channel, NetError, PeerMisbe
 
 use crate::codec::Reader;
 use crate::terms::{reveal_code, reveal_of_code};
-use crate::{Audience, Command, PartyId, SessionError, Terms};
+use crate::{Audience, Command, PartyId, SessionConfig, SessionError, Terms};
 
 /// Version of the wire protocol; bump on any change to frames, their order or the meaning
 /// of their bytes (3: the AES row hash and group-masked rows of arithmetic gadgets; 4: the
@@ -80,6 +80,44 @@ pub(crate) fn hello<C: Channel>(
     command: Command,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
+    hello_coded(ch, me, hash, scheme_code(scheme), command, nonce)
+}
+
+/// The scheme byte of a party in the malicious model (authenticated garbling,
+/// `mixgc-malicious`): a semi-honest party and a malicious one name both models.
+const MALICIOUS_CODE: u8 = 0x80;
+
+/// The security model a scheme byte stands for, in words.
+fn model_of_code(code: u8) -> &'static str {
+    if code == MALICIOUS_CODE {
+        "malicious"
+    } else {
+        "semi-honest"
+    }
+}
+
+/// The hello of a party in the malicious model (`mixgc --security malicious`): the same
+/// frame as a semi-honest party's, its scheme byte naming the model, so that a malicious
+/// and a semi-honest party each stop with an error naming both models. Returns the session
+/// id (both nonces and, over TLS, the channel binding hashed).
+pub fn malicious_hello<C: Channel>(
+    ch: &mut C,
+    me: PartyId,
+    command: Command,
+    nonce: [u8; 32],
+) -> Result<[u8; 32], SessionError> {
+    let hash = SessionConfig::default().hash;
+    hello_coded(ch, me, hash, MALICIOUS_CODE, command, nonce).map(|a| a.session_id)
+}
+
+fn hello_coded<C: Channel>(
+    ch: &mut C,
+    me: PartyId,
+    hash: HashKind,
+    scheme: u8,
+    command: Command,
+    nonce: [u8; 32],
+) -> Result<Agreed, SessionError> {
     let binding = ch.channel_binding();
     let tag = binding.map(|b| blake3::derive_key("mixgc/channel-binding-tag/v1", &b));
     let len = HELLO_LEN + tag.map_or(0, |t| t.len());
@@ -89,7 +127,7 @@ pub(crate) fn hello<C: Channel>(
     msg.push(role_code(me)?);
     msg.push(hash.code());
     msg.push(command.code());
-    msg.push(scheme_code(scheme));
+    msg.push(scheme);
     msg.extend_from_slice(&nonce);
     if let Some(t) = &tag {
         msg.extend_from_slice(t);
@@ -132,6 +170,13 @@ pub(crate) fn hello<C: Channel>(
     if peer[7] == role_code(me)? {
         return Err(SessionError::Mismatch(format!("both parties chose --role {me}")));
     }
+    if (peer[10] == MALICIOUS_CODE) != (scheme == MALICIOUS_CODE) {
+        return Err(SessionError::Mismatch(format!(
+            "security model differs: ours {}, the peer's {} (both parties must give the same --security)",
+            model_of_code(scheme),
+            model_of_code(peer[10])
+        )));
+    }
     let peer_hash = HashKind::from_code(peer[8]).map_or("unknown".to_string(), |h| h.to_string());
     if peer[8] != hash.code() {
         return Err(SessionError::Mismatch(format!(
@@ -151,10 +196,12 @@ pub(crate) fn hello<C: Channel>(
             "the peer runs a command this version does not know".into(),
         ));
     }
-    if peer[10] != scheme_code(scheme) {
-        let theirs = scheme_of_code(peer[10]).map_or("unknown", Scheme::name);
+    if peer[10] != scheme {
+        let name = |c| scheme_of_code(c).map_or("unknown", Scheme::name);
         return Err(SessionError::Mismatch(format!(
-            "garbling scheme differs: ours {scheme}, the peer's {theirs}"
+            "garbling scheme differs: ours {}, the peer's {}",
+            name(scheme),
+            name(peer[10])
         )));
     }
     if let Some(t) = &tag {

@@ -35,7 +35,7 @@ pub use error::SessionError;
 pub use evaluator::EvaluatorSession;
 pub use frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
 pub use garbler::GarblerSession;
-pub use handshake::{fuzz_handshake, PROTOCOL_VERSION};
+pub use handshake::{fuzz_handshake, malicious_hello, PROTOCOL_VERSION};
 pub use mixgc_garble::Scheme;
 pub use mixgc_program::{Audience, PartyId};
 pub use outlet::QUEUE_FRAMES;

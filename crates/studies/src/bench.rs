@@ -8,10 +8,13 @@
 //! * `--sweep` ([`sweep`]): end-to-end throughput over frame sizes × pipelined or not, on
 //!   loopback TCP and on emulated links;
 //! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit;
-//! * `--preprocess` ([`prep`]): preprocessing mode's offline time and online latency.
+//! * `--preprocess` ([`prep`]): preprocessing mode's offline time and online latency;
+//! * `--security malicious` ([`malicious`]): authenticated garbling, end to end, and the
+//!   matrix-product time vs memory sweep over `--batch-ands` (`--sweep-batch`).
 //!
 //! Every figure is the median of `--runs` runs.
 
+mod malicious;
 mod memory;
 mod nparty;
 mod prep;
@@ -34,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::common::thousands;
 use crate::common::{owned_values, role_parser, Connection, SessionOptions};
-use crate::common::{random_values, LibraryRun};
+use crate::common::{random_values, LibraryRun, MaliciousSession, ModelOptions};
 use crate::common::{write_stdout, CliError, Feedback};
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
@@ -106,6 +109,18 @@ pub struct BenchArgs {
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.
     #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=10_000))]
     rtt_ms: u64,
+    /// Security model: with `malicious`, the malicious-model figures (AES-128 from connect,
+    /// amortized over 1,000 executions, AND/s on a 10^7-AND circuit, peak RSS, 64-bit
+    /// matrix products at D = 10, 20, 30 beside TinyGarble2's thesis Table 3.2).
+    #[command(flatten)]
+    model: ModelOptions,
+    /// With --security malicious: instead, the 10x10 64-bit matrix product's run time and
+    /// peak RSS at several --batch-ands (thesis Fig. 3.2).
+    #[arg(long)]
+    sweep_batch: bool,
+    /// With --security malicious: the matrix sides D to run [default: 10,20,30].
+    #[arg(long, value_delimiter = ',', value_name = "D[,D...]")]
+    dims: Option<Vec<usize>>,
     #[command(flatten)]
     feedback: Feedback,
 }
@@ -304,6 +319,8 @@ pub struct PartyArgs {
     executions: usize,
     #[command(flatten)]
     session: SessionOptions,
+    #[command(flatten)]
+    model: ModelOptions,
 }
 
 /// What a bench party prints on stdout (one JSON line).
@@ -333,34 +350,10 @@ fn workload(w: Workload) -> Result<Loaded, CliError> {
 pub fn party(args: PartyArgs) -> Result<(), CliError> {
     let cfg = args.session.config().for_command(mixgc_session::Command::Bench);
     let mut connect = Duration::ZERO;
-    let r = match (&args.op, args.workload) {
-        (Some(op), _) if args.whole_circuit => {
-            let recorded = library::record(op, args.width, args.size)?;
-            let terms = Terms {
-                garbler_values: Some(recorded.garbler_values),
-                reveal: Audience::BOTH,
-            };
-            // The whole circuit in memory: compiled, then executed from memory.
-            let compiled = compile(&recorded.circuit);
-            drop(recorded);
-            run_compiled(&args, &cfg, &compiled, &terms, &mut connect)?
-        }
-        (Some(op), _) => {
-            let op = LibraryRun::new(op, args.width, args.size)?;
-            let (owned, widths) = op.owned(args.role);
-            let start = Instant::now();
-            let ch = args.session.open(&args.connection)?;
-            connect = start.elapsed();
-            op.run(ch, args.role, &cfg, random_values(&owned, &widths))?
-        }
-        (None, Some(w)) => {
-            let terms = Terms {
-                garbler_values: None,
-                reveal: Audience::BOTH,
-            };
-            run_compiled(&args, &cfg, &workload(w)?.compiled, &terms, &mut connect)?
-        }
-        (None, None) => return Err("give --workload or --op".into()),
+    let r = if args.model.malicious() {
+        malicious_party(&args, &mut connect)?
+    } else {
+        semi_honest_party(&args, &cfg, &mut connect)?
     };
     let report = PartyReport {
         elapsed_ns: r.elapsed.as_nanos() as u64,
@@ -372,6 +365,83 @@ pub fn party(args: PartyArgs) -> Result<(), CliError> {
         peak_rss_kib: peak_rss_kib(),
     };
     write_stdout(&format!("{}\n", serde_json::to_string(&report)?))
+}
+
+/// A bench party in the malicious model: a library op as a `MaliciousProgram`, or a
+/// workload's compiled circuit `--executions` times.
+fn malicious_party(args: &PartyArgs, connect: &mut Duration) -> Result<Report, CliError> {
+    if args.whole_circuit {
+        return Err("--whole-circuit is not supported with --security malicious".into());
+    }
+    let seed = args.session.insecure_seed;
+    let open = |connect: &mut Duration| -> Result<_, CliError> {
+        let start = Instant::now();
+        let ch = args.session.open(&args.connection)?;
+        *connect = start.elapsed();
+        MaliciousSession::setup(ch, args.role, mixgc_session::Command::Bench, seed)
+    };
+    match (&args.op, args.workload) {
+        (Some(op), _) => {
+            let op = LibraryRun::new(op, args.width, args.size)?;
+            let (owned, widths) = op.owned(args.role);
+            let inputs = random_values(&owned, &widths);
+            let mut s = open(connect)?;
+            op.run_malicious(&mut s, args.model.batch_ands, seed, inputs)
+        }
+        (None, Some(w)) => {
+            let circuit = workload(w)?.compiled;
+            let terms = Terms {
+                garbler_values: None,
+                reveal: Audience::BOTH,
+            };
+            let batch = random_batch(args.role, &terms, &circuit, args.executions)?;
+            let mterms = mixgc_malicious::Terms {
+                garbler_values: terms.owners(circuit.input_widths())?.0.len(),
+                reveal: Audience::BOTH,
+                batch_ands: args.model.batch_ands,
+            };
+            let mut s = open(connect)?;
+            Ok(s.run_stream(&mut circuit.stream(), &mterms, &batch, seed)?.0)
+        }
+        (None, None) => Err("give --workload or --op".into()),
+    }
+}
+
+fn semi_honest_party(
+    args: &PartyArgs,
+    cfg: &SessionConfig,
+    connect: &mut Duration,
+) -> Result<Report, CliError> {
+    let r = match (&args.op, args.workload) {
+        (Some(op), _) if args.whole_circuit => {
+            let recorded = library::record(op, args.width, args.size)?;
+            let terms = Terms {
+                garbler_values: Some(recorded.garbler_values),
+                reveal: Audience::BOTH,
+            };
+            // The whole circuit in memory: compiled, then executed from memory.
+            let compiled = compile(&recorded.circuit);
+            drop(recorded);
+            run_compiled(args, cfg, &compiled, &terms, connect)?
+        }
+        (Some(op), _) => {
+            let op = LibraryRun::new(op, args.width, args.size)?;
+            let (owned, widths) = op.owned(args.role);
+            let start = Instant::now();
+            let ch = args.session.open(&args.connection)?;
+            *connect = start.elapsed();
+            op.run(ch, args.role, cfg, random_values(&owned, &widths))?
+        }
+        (None, Some(w)) => {
+            let terms = Terms {
+                garbler_values: None,
+                reveal: Audience::BOTH,
+            };
+            run_compiled(args, cfg, &workload(w)?.compiled, &terms, connect)?
+        }
+        (None, None) => return Err("give --workload or --op".into()),
+    };
+    Ok(r)
 }
 
 /// Runs `circuit` `--executions` times in one batch on random inputs, over the connection;
@@ -647,6 +717,12 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
         Transport::Tls => Some(ephemeral_keys()?),
         Transport::Tcp => None,
     };
+    if args.model.malicious() {
+        return malicious::bench_malicious(&args);
+    }
+    if args.sweep_batch || args.dims.is_some() {
+        return Err("--sweep-batch and --dims go with --security malicious".into());
+    }
     if args.ops {
         return bench_ops(&args);
     }

@@ -5,6 +5,7 @@
 mod feedback;
 mod figures;
 mod library;
+mod malicious;
 mod party;
 
 use std::io::Write;
@@ -12,6 +13,7 @@ use std::io::Write;
 pub use feedback::{Feedback, ProgressMode};
 pub use figures::{peak_rss_kib, unix_now, PartyFigures};
 pub use library::{random_values, LibraryRun};
+pub use malicious::{agree_on_name, MaliciousSession, ModelOptions, SecurityModel};
 pub use party::{
     open, owned_values, parse_deadline, parse_garbling, parse_timeout, role_parser, Connection, Security,
     SessionOptions, MAX_DEADLINE_SECS, MAX_TIMEOUT_SECS,

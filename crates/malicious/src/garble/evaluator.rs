@@ -112,6 +112,11 @@ impl Evaluator {
         }
     }
 
+    /// AND gates garbled (or evaluated) so far.
+    pub(crate) fn ands_done(&self) -> u64 {
+        self.ands_done
+    }
+
     /// Grows the slots to at least `slots`.
     pub(crate) fn ensure_slots(&mut self, slots: usize) {
         if self.masks.len() < slots {

@@ -123,6 +123,11 @@ impl Garbler {
         }
     }
 
+    /// AND gates garbled (or evaluated) so far.
+    pub(crate) fn ands_done(&self) -> u64 {
+        self.ands_done
+    }
+
     /// Grows the slots to at least `slots`.
     pub(crate) fn ensure_slots(&mut self, slots: usize) {
         if self.masks.len() < slots {
@@ -140,6 +145,9 @@ impl Garbler {
         self.masks[NOT_SLOT as usize] = constant(true, Role::Garbler, self.delta);
         self.label0[NOT_SLOT as usize] = self.zero_label;
         ch.send_blocks(&[self.zero_label])?;
+        // Flushed: the next step may be a preprocessing call that waits on the evaluator,
+        // which itself waits for this label.
+        ch.flush()?;
         Ok(())
     }
 

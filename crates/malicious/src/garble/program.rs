@@ -85,6 +85,14 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
         })
     }
 
+    /// AND gates preprocessed, garbled and evaluated so far.
+    pub fn ands(&self) -> u64 {
+        match &self.side {
+            Side::Garbler(g) => g.ands_done(),
+            Side::Evaluator(e) => e.ands_done(),
+        }
+    }
+
     fn role(&self) -> Role {
         match self.side {
             Side::Garbler(_) => Role::Garbler,

@@ -10,7 +10,9 @@ use mixgc_session::{
 };
 use rand::Rng;
 
+use super::malicious::{agree_on_name, MaliciousSession};
 use super::CliError;
+use mixgc_malicious::{MaliciousProgram, Settings};
 
 /// A library op ready to run between two parties.
 pub struct LibraryRun {
@@ -99,6 +101,40 @@ impl LibraryRun {
             elapsed: start.elapsed(),
             base_ot,
         })
+    }
+
+    /// Runs `role` in the malicious model: the op gate by gate on a `MaliciousProgram`
+    /// (the same program, thesis §3.4.1), in batches of `batch_ands` AND gates.
+    pub fn run_malicious<C: Channel>(
+        &self,
+        session: &mut MaliciousSession<C>,
+        batch_ands: usize,
+        insecure_seed: Option<u64>,
+        inputs: Vec<Vec<bool>>,
+    ) -> Result<PartyReport, CliError> {
+        library::run_name(&self.name, self.width, self.size)?;
+        let info = library::op(&self.name)?;
+        let shown = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+        let run_name = format!(
+            "library op={} width={} size={}",
+            self.name,
+            shown(self.width.or(info.default_width).map(|w| w.to_string())),
+            shown(self.size.or(info.default_size).map(|n| n.to_string()))
+        );
+        agree_on_name(&mut session.ch, session.role, &run_name)?;
+        let mut supply = Supply::of(session.role_id(), inputs);
+        let settings = Settings {
+            insecure_seed,
+            ..Settings::default()
+        };
+        let (learned, ands) = {
+            let mut backend =
+                MaliciousProgram::new(&mut session.ch, &mut session.prep, batch_ands, &settings)?;
+            let learned = library::build(&mut backend, &self.name, self.width, self.size, &mut supply)?;
+            (learned, backend.ands())
+        };
+        let outputs = learned.into_iter().collect::<Option<Vec<_>>>();
+        Ok(session.report(outputs, ands))
     }
 
     /// The op on the plaintext backend: the reference answer.
