@@ -410,6 +410,28 @@ impl Drop for QueuedChannel {
         if let Some(handle) = self.writer.take() {
             let _ = handle.join();
         }
+        if !self.peer_failed {
+            self.drain_until_peer_closes();
+        }
+    }
+}
+
+impl QueuedChannel {
+    /// After the writer ended the stream: reads (and drops) what the peer still sends —
+    /// flow-control acknowledgements of our last bytes — until it closes, for at most the
+    /// timeout. Closing a socket with unread bytes makes the kernel reset the connection,
+    /// which can destroy our last bytes before the peer has read them.
+    fn drain_until_peer_closes(&mut self) {
+        let until = Instant::now() + self.timeout;
+        let mut byte = [0u8; 1];
+        while let Some(left) = until
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+        {
+            if self.reader.set_timeout(left).is_err() || self.reader.recv(&mut byte).is_err() {
+                return;
+            }
+        }
     }
 }
 
