@@ -22,7 +22,7 @@
 
 use fhe_rand::{CryptoRng, Rng, RngCore};
 use mixgc_core::Block;
-use mixgc_nparty::{Correlations, Mesh};
+use mixgc_nparty::{Correlations, Mesh, Triples};
 use rand::SeedableRng;
 
 use crate::b2a::b2a;
@@ -35,11 +35,20 @@ use mixgc_net::Tag;
 /// The bits of a value mod p.
 const WIDTH: usize = 32;
 
+/// The bits of a value mod p, as A2B outputs them.
+pub const WIDTH_BITS: u32 = WIDTH as u32;
+
+/// ANDs the mod-p adder of one A2B costs: 32 (u + r) + 33 (− p) + 32 (the selection).
+pub const ANDS_PER_A2B: usize = 3 * WIDTH + 1;
+
 /// This party's side of the Boolean engine A2B runs its adder on: pairwise OT extensions
-/// for Beaver triples (set up once per session).
+/// for Beaver triples (set up once per session), and triples made ahead of use.
 pub struct BooleanEngine {
     correlations: Correlations,
     rng: mixgc_core::Rng,
+    /// Triples made by [`BooleanEngine::stock`]; `stock.a[used..]` are still unused.
+    stock: Triples,
+    used: usize,
 }
 
 impl std::fmt::Debug for BooleanEngine {
@@ -67,17 +76,67 @@ impl BooleanEngine {
         Ok(BooleanEngine {
             correlations,
             rng: core_rng,
+            stock: Triples::default(),
+            used: 0,
         })
     }
 
-    /// x ∧ y lane-wise on XOR shares (GMW: open d = x ⊕ a, e = y ⊕ b; z = c ⊕ d·b ⊕ e·a,
-    /// ⊕ d·e at party 0).
-    fn and(&mut self, mesh: &mut Mesh, x: &[u8], y: &[u8]) -> Result<Bits, MixedError> {
+    /// `count` fresh Boolean Beaver triples (pairwise OT extension with every peer; every
+    /// party calls it at once).
+    pub fn triples(&mut self, mesh: &mut Mesh, count: usize) -> Result<Triples, MixedError> {
+        Ok(self.correlations.triples(mesh, count, &mut self.rng)?)
+    }
+
+    /// Makes `count` triples now (the offline phase) for later ANDs, which use the stock
+    /// first. Every party calls it at once with the same count.
+    pub fn stock(&mut self, mesh: &mut Mesh, count: usize) -> Result<(), MixedError> {
+        let fresh = self.triples(mesh, count)?;
+        let used = std::mem::take(&mut self.used);
+        for (kept, new) in [
+            (&mut self.stock.a, fresh.a),
+            (&mut self.stock.b, fresh.b),
+            (&mut self.stock.c, fresh.c),
+        ] {
+            kept.drain(..used);
+            kept.extend(new);
+        }
+        Ok(())
+    }
+
+    /// Triples in stock, not yet used.
+    pub fn stocked(&self) -> usize {
+        self.stock.a.len() - self.used
+    }
+
+    /// `k` triples: from the stock if it holds `k`, else made now. The parties make the same
+    /// calls in the same order, so they agree on which.
+    fn take(&mut self, mesh: &mut Mesh, k: usize) -> Result<Triples, MixedError> {
+        if self.stocked() < k {
+            return self.triples(mesh, k);
+        }
+        let range = self.used..self.used + k;
+        self.used += k;
+        Ok(Triples {
+            a: self.stock.a[range.clone()].to_vec(),
+            b: self.stock.b[range.clone()].to_vec(),
+            c: self.stock.c[range].to_vec(),
+        })
+    }
+
+    /// x ∧ y lane-wise on XOR shares (each 0 or 1; GMW: open d = x ⊕ a, e = y ⊕ b;
+    /// z = c ⊕ d·b ⊕ e·a, ⊕ d·e at party 0). Every party calls it at once with as many lanes.
+    pub fn and(&mut self, mesh: &mut Mesh, x: &[u8], y: &[u8]) -> Result<Bits, MixedError> {
         let k = x.len();
+        if y.len() != k {
+            return Err(MixedError::Usage(format!(
+                "AND of {k} lanes with {} lanes",
+                y.len()
+            )));
+        }
         if k == 0 {
             return Ok(Vec::new());
         }
-        let t = self.correlations.triples(mesh, k, &mut self.rng)?;
+        let t = self.take(mesh, k)?;
         let mine: Bits = (0..k)
             .map(|j| x[j] ^ u8::from(t.a[j]))
             .chain((0..k).map(|j| y[j] ^ u8::from(t.b[j])))
@@ -127,7 +186,7 @@ impl BooleanEngine {
     }
 }
 
-fn xor(a: &[u8], b: &[u8]) -> Bits {
+pub(crate) fn xor(a: &[u8], b: &[u8]) -> Bits {
     a.iter().zip(b).map(|(x, y)| x ^ y).collect()
 }
 
@@ -136,12 +195,12 @@ fn xor3(a: &[u8], b: &[u8], c: &[u8]) -> Bits {
 }
 
 /// A public constant's bits as XOR shares: party 0 holds them, the others zeros.
-fn public_bits(me: usize, value: impl Fn(usize) -> u8, lanes: usize) -> Bits {
+pub(crate) fn public_bits(me: usize, value: impl Fn(usize) -> u8, lanes: usize) -> Bits {
     (0..lanes).map(|i| if me == 0 { value(i) } else { 0 }).collect()
 }
 
 /// NOT on XOR shares: party 0 flips its share.
-fn not(me: usize, a: &[u8]) -> Bits {
+pub(crate) fn not(me: usize, a: &[u8]) -> Bits {
     a.iter().map(|x| x ^ u8::from(me == 0)).collect()
 }
 
@@ -202,34 +261,75 @@ fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
     pass_from_root(mesh, 0, total, recv, encode)
 }
 
-/// A2B (seed Figure 10): this party's additive shares mod p (each < p) in, its XOR shares
-/// of the 32-bit values x = Σ shares mod p out. Every party calls it at once with as many
-/// values.
-pub fn a2b<R: RngCore + CryptoRng>(
+/// What A2B prepares before its inputs are known (Figure 10 steps 1–3): XOR and additive
+/// shares of `count` random r < p, and the adder's Boolean triples in the engine's stock.
+#[derive(Debug)]
+pub struct A2bPreprocessed {
+    /// r's bits by position: `r[j][i]` is this party's share of bit j of r_i.
+    r: Vec<Bits>,
+    /// This party's additive shares mod p of the r_i.
+    r_arith: Vec<u64>,
+}
+
+impl A2bPreprocessed {
+    /// How many conversions this serves.
+    pub fn len(&self) -> usize {
+        self.r_arith.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.r_arith.is_empty()
+    }
+}
+
+/// Offline A2B for `count` values: random r < p (XOR-shared, §5.2 shortcut), its B2A, and
+/// [`ANDS_PER_A2B`]·`count` triples stocked in `engine`. Every party calls it at once.
+pub fn a2b_preprocess<R: RngCore + CryptoRng>(
     keys: &ThresholdKeys,
     engine: &mut BooleanEngine,
     mesh: &mut Mesh,
-    shares: &[u64],
+    count: usize,
     rng: &mut R,
+) -> Result<A2bPreprocessed, MixedError> {
+    if count == 0 {
+        return Ok(A2bPreprocessed {
+            r: vec![Vec::new(); WIDTH],
+            r_arith: Vec::new(),
+        });
+    }
+    mesh.set_phase("A2B: random r < p");
+    let r = random_below_p(engine, mesh, count, rng)?;
+    let r_values: Vec<u64> = (0..count)
+        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(r[j][i]) << j)))
+        .collect();
+    let r_arith = b2a(keys, mesh, &r_values, WIDTH as u32, rng)?;
+    mesh.set_phase("A2B: the adder's triples");
+    engine.stock(mesh, ANDS_PER_A2B * count)?;
+    Ok(A2bPreprocessed { r, r_arith })
+}
+
+/// Online A2B (Figure 10 steps 4–5) with `prep` from [`a2b_preprocess`] for exactly
+/// `shares.len()` values: this party's additive shares mod p (each < p) in, its XOR shares
+/// of the 32-bit values x = Σ shares mod p out. Every party calls it at once.
+pub fn a2b_online(
+    engine: &mut BooleanEngine,
+    mesh: &mut Mesh,
+    prep: A2bPreprocessed,
+    shares: &[u64],
 ) -> Result<Vec<u64>, MixedError> {
-    if let Some(i) = shares.iter().position(|&v| v >= P) {
+    check_shares(shares)?;
+    let k = shares.len();
+    if prep.len() != k {
         return Err(MixedError::Usage(format!(
-            "A2B share {i} is {}, not below p = {P}",
-            shares[i]
+            "A2B of {k} values with preprocessing for {}",
+            prep.len()
         )));
     }
-    let k = shares.len();
     if k == 0 {
         return Ok(Vec::new());
     }
     let me = mesh.me();
-    mesh.set_phase("A2B: random r < p");
-    let r = random_below_p(engine, mesh, k, rng)?;
-    let r_values: Vec<u64> = (0..k)
-        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(r[j][i]) << j)))
-        .collect();
-    let r_arith = b2a(keys, mesh, &r_values, WIDTH as u32, rng)?;
-
+    let A2bPreprocessed { r, r_arith } = prep;
     mesh.set_phase("A2B: opening x − r");
     let mine: Vec<u64> = shares
         .iter()
@@ -258,4 +358,30 @@ pub fn a2b<R: RngCore + CryptoRng>(
     Ok((0..k)
         .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(s[j][i] ^ picked[j * k + i]) << j)))
         .collect())
+}
+
+/// A2B shares must each be below p.
+fn check_shares(shares: &[u64]) -> Result<(), MixedError> {
+    match shares.iter().position(|&v| v >= P) {
+        Some(i) => Err(MixedError::Usage(format!(
+            "A2B share {i} is {}, not below p = {P}",
+            shares[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A2B (seed Figure 10): [`a2b_preprocess`] then [`a2b_online`]. This party's additive
+/// shares mod p (each < p) in, its XOR shares of the 32-bit values x = Σ shares mod p out.
+/// Every party calls it at once with as many values.
+pub fn a2b<R: RngCore + CryptoRng>(
+    keys: &ThresholdKeys,
+    engine: &mut BooleanEngine,
+    mesh: &mut Mesh,
+    shares: &[u64],
+    rng: &mut R,
+) -> Result<Vec<u64>, MixedError> {
+    check_shares(shares)?;
+    let prep = a2b_preprocess(keys, engine, mesh, shares.len(), rng)?;
+    a2b_online(engine, mesh, prep, shares)
 }

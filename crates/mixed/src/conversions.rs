@@ -137,11 +137,21 @@ impl ThresholdKeys {
         mesh.set_phase("A2E");
         let par = self.parameters().clone();
         let mine = self.encrypt(share, rng)?;
-        let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, &par);
-        let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
-        let sum = sum_to_root(mesh, 0, mine, recv, |a, b| &a + b, encode)?;
-        pass_from_root(mesh, 0, sum, recv, encode)
+        sum_ciphertexts(mesh, &par, mine)
     }
+}
+
+/// Sums every party's ciphertext `mine` along the chain into party 0, which passes the sum
+/// back: every party returns the same Σ mine (two ciphertexts out and in per party, at most).
+pub(crate) fn sum_ciphertexts(
+    mesh: &mut Mesh,
+    par: &Arc<BfvParameters>,
+    mine: Ciphertext,
+) -> Result<Ciphertext, MixedError> {
+    let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, par);
+    let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
+    let sum = sum_to_root(mesh, 0, mine, recv, |a, b| &a + b, encode)?;
+    pass_from_root(mesh, 0, sum, recv, encode)
 }
 
 #[cfg(test)]

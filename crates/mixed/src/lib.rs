@@ -19,13 +19,17 @@
 //! - [`lut`]: masked lookup tables of 2^m ≤ 16 entries (seed §4, Figures 4–7, public and
 //!   private tables) and the online lookup with a Boolean-shared index (Figure 8);
 //! - [`b2a`]: B2A as a public-table lookup (seed §5.1, Figure 9);
-//! - [`a2b`]: A2B by a Boolean mod-p adder on XOR shares (seed §5.2, Figure 10).
+//! - [`a2b`]: A2B by a Boolean mod-p adder on XOR shares (seed §5.2, Figure 10), offline
+//!   and online;
+//! - [`triples`]: arithmetic Beaver triples from threshold HE (seed §3.3);
+//! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
 
 pub mod a2b;
 pub mod b2a;
+pub mod biomatch;
 mod chain;
 pub mod conversions;
 mod error;
@@ -34,6 +38,7 @@ pub mod lut;
 pub mod ops;
 pub mod params;
 mod relin;
+pub mod triples;
 pub mod wire;
 
 pub use error::MixedError;
@@ -44,3 +49,12 @@ pub use params::{parameters, CIPHERTEXT_MODULI, DEGREE, PLAINTEXT_MODULUS};
 pub use fhe::bfv::{BfvParameters, Ciphertext, Plaintext};
 /// The randomness traits the `fhe` crate asks for (rand 0.9's).
 pub use fhe_rand::{CryptoRng, RngCore};
+
+/// The RNG callers outside this crate hand the protocols (ChaCha20 with rand 0.9's traits,
+/// as the `fhe` crate asks).
+pub type MixedRng = fhe_rand_chacha::ChaCha20Rng;
+
+/// A [`MixedRng`] from a 32-byte seed (the caller draws it from the operating system).
+pub fn rng_from_seed(seed: [u8; 32]) -> MixedRng {
+    <MixedRng as fhe_rand::SeedableRng>::from_seed(seed)
+}

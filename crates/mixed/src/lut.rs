@@ -509,6 +509,26 @@ pub(crate) fn open_bits(mesh: &mut Mesh, mine: Vec<u8>) -> Result<Vec<u8>, Mixed
     pass_from_root(mesh, 0, total, recv, encode)
 }
 
+/// Opens XOR-shared bits to party `root` only: the shares are XORed along the chain into
+/// it; `root` returns `Some(⊕ of all mine)`, every other party `None`.
+pub(crate) fn open_bits_to(
+    mesh: &mut Mesh,
+    root: usize,
+    mine: Vec<u8>,
+) -> Result<Option<Vec<u8>>, MixedError> {
+    let k = mine.len();
+    let bytes = k.div_ceil(8);
+    let recv = move |mesh: &mut Mesh, from: usize| {
+        let packed = mesh.recv_exact(from, Tag::Openings, bytes)?;
+        unpack_bits(&packed, k).map_err(|why| malformed(mesh, from, "packed bits", why))
+    };
+    let xor = |mut a: Vec<u8>, b: &Vec<u8>| {
+        a.iter_mut().zip(b).for_each(|(x, y)| *x ^= y);
+        a
+    };
+    sum_to_root(mesh, root, mine, recv, xor, |bits| Ok(pack_bits(bits)))
+}
+
 /// Bits (each 0 or 1) packed eight to a byte, least significant first.
 fn pack_bits(bits: &[u8]) -> Vec<u8> {
     bits.chunks(8)
