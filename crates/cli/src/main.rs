@@ -11,6 +11,8 @@ mod info;
 mod keygen;
 mod load;
 mod memory;
+mod mixed;
+mod mixed_bench;
 mod nparty;
 mod ops;
 mod party;
@@ -42,6 +44,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run one party of an n-party computation (BMR or GMW) on a Bristol circuit or an application.
     Party(nparty::PartyArgs),
+    /// Run one party of an n-party mixed-mode application (threshold HE, B2A/A2B): biomatch.
+    Mixed(mixed::MixedArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),
     /// Preprocessing mode, offline: garble and run the OTs before the inputs are known.
@@ -79,6 +83,9 @@ enum Command {
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
+    /// One party of `mixgc bench --mixed` (spawned by it).
+    #[command(hide = true)]
+    MixedBenchParty(mixed_bench::MixedBenchPartyArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +102,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Party(a) => nparty::party(a),
+        Command::Mixed(a) => mixed::mixed(a),
+        Command::MixedBenchParty(a) => mixed_bench::party(a),
         Command::Demo(a) => demo::demo(a),
         Command::Preprocess(a) => prep::preprocess(a),
         Command::Online(a) => prep::online(a),

@@ -9,6 +9,8 @@
 //!   loopback TCP and on emulated links;
 //! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit;
 //! * `--preprocess` ([`prep`]): preprocessing mode's offline time and online latency;
+//! * `--mixed --parties N` ([`mixed`]): the n-party mixed-mode conversions and triples
+//!   (issue #18), one JSON record per thing;
 //! * `--security malicious` ([`malicious`]): authenticated garbling, end to end, and the
 //!   matrix-product time vs memory sweep over `--batch-ands` (`--sweep-batch`).
 //!
@@ -16,6 +18,7 @@
 
 mod malicious;
 mod memory;
+mod mixed;
 mod nparty;
 mod prep;
 mod sweep;
@@ -41,6 +44,8 @@ use crate::common::{random_values, LibraryRun, MaliciousSession, ModelOptions};
 use crate::common::{write_stdout, CliError, Feedback};
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
+
+pub use mixed::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -106,6 +111,17 @@ pub struct BenchArgs {
     /// With --parties: candidates of the vote.
     #[arg(long, default_value_t = 8, requires = "parties", value_name = "C")]
     candidates: usize,
+    /// With --parties: instead, the mixed-mode conversions (B2A, A2B) and triples (Boolean,
+    /// arithmetic from threshold HE) among N child processes of `mixgc mixed-bench-party`,
+    /// outputs checked against plaintext; one record per thing, every figure per item
+    /// (offline and online ms of the slowest party, bytes each party sent and received, the
+    /// maximum and the mean). A human-readable summary goes to stderr.
+    #[arg(long, requires = "parties")]
+    mixed: bool,
+    /// With --mixed: items per batch, 1 to 8192 (one ciphertext of slots, the default):
+    /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots).
+    #[arg(long, requires = "mixed", value_name = "K")]
+    batch: Option<usize>,
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.
     #[arg(long, default_value_t = 0, requires = "parties", value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=10_000))]
     rtt_ms: u64,
@@ -734,6 +750,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.preprocess {
         return prep::preprocess(&args);
+    }
+    if let (Some(n), true) = (args.parties, args.mixed) {
+        return mixed::bench_mixed(&args, n);
     }
     if let Some(n) = args.parties {
         return nparty::bench_nparty(&args, n);

@@ -86,7 +86,7 @@ impl Plain {
 }
 
 /// The temp directory of one bench, removed when it ends.
-struct TempDir(PathBuf);
+pub(super) struct TempDir(pub(super) PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
@@ -281,7 +281,7 @@ fn random_inputs(p: &Prepared) -> Vec<Vec<bool>> {
 
 /// `n` free loopback addresses (bound and released; a port taken in between fails the run
 /// with the party naming it).
-fn free_addrs(n: usize) -> Result<Vec<String>, CliError> {
+pub(super) fn free_addrs(n: usize) -> Result<Vec<String>, CliError> {
     let listeners: Vec<TcpListener> = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<Result<_, _>>()?;
@@ -398,7 +398,7 @@ fn summarize(figures: &[PartyFigures]) -> RunFigures {
     }
 }
 
-fn kill_all(children: &mut [Child]) {
+pub(super) fn kill_all(children: &mut [Child]) {
     for c in children.iter_mut() {
         let _ = c.kill();
         let _ = c.wait();

@@ -1,0 +1,279 @@
+//! `mixgc mixed`: one party of an n-party mixed-mode application (threshold HE, lookup
+//! tables, B2A/A2B; `mixgc_mixed`) over the n-party mesh, TCP or TLS as `mixgc party`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mixgc_mixed::a2b::BooleanEngine;
+use mixgc_mixed::biomatch::{biomatch, plaintext, vectors_of, BiomatchInput, Vector, VALUE_LIMIT, VECTORS};
+use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
+use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
+use serde::{Deserialize, Serialize};
+
+use crate::party::parse_timeout;
+use crate::progress::Feedback;
+use crate::summary::bytes;
+use crate::CliError;
+
+/// The mesh flags every mixed-mode party takes (as `mixgc party`'s).
+#[derive(Args, Debug)]
+pub struct MeshArgs {
+    /// This party's id: 0 for the first address of --parties, 1 for the second, …
+    #[arg(long, value_name = "I")]
+    pub id: Option<usize>,
+    /// Every party's address, in id order; party I listens on the I-th. The lower id of
+    /// each pair dials the higher, retrying for 10 s while it starts.
+    #[arg(long, value_name = "ADDR0,ADDR1,...", value_delimiter = ',')]
+    pub parties: Vec<String>,
+    /// Seconds any one step may wait on a peer before this party names it and stops.
+    #[arg(long, default_value = "120", value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: u64,
+    /// This party's certificate (PEM, `mixgc keygen`): every link becomes TLS 1.3 with
+    /// mutual authentication. Needs --key and a pin per peer or --peer-ca.
+    #[arg(long, value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// The private key of --cert (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Accept from party I only the certificate with this SHA-256 fingerprint; once per
+    /// other party.
+    #[arg(long, value_name = "I=HEX")]
+    pub peer_fingerprint: Vec<String>,
+    /// Accept peer certificates signed by this CA (PEM), each only as the id it names.
+    #[arg(long, value_name = "FILE", conflicts_with = "peer_fingerprint")]
+    pub peer_ca: Option<PathBuf>,
+    /// Allow plain TCP on non-loopback addresses (neither encrypted nor authenticated).
+    #[arg(long, conflicts_with = "cert")]
+    pub insecure_plaintext: bool,
+}
+
+impl MeshArgs {
+    /// This party's id and n, checked.
+    pub fn party(&self) -> Result<(usize, usize), CliError> {
+        let n = self.parties.len();
+        if !(2..=MAX_PARTIES).contains(&n) {
+            return Err(format!("--parties lists {n} address(es): a run needs 2 to {MAX_PARTIES}").into());
+        }
+        let id = self.id.ok_or("give --id I, this party's index in --parties")?;
+        if id >= n {
+            return Err(format!(
+                "--id {id} is not a party of the {n} in --parties (0 to {})",
+                n - 1
+            )
+            .into());
+        }
+        Ok((id, n))
+    }
+
+    /// Joins the mesh (handshake included): the mesh and the session id.
+    pub fn join(&self, facts: &RunFacts) -> Result<(Mesh, [u8; 32]), CliError> {
+        let (id, _) = self.party()?;
+        let options = MeshOptions {
+            timeout: Duration::from_secs(self.timeout),
+            insecure_plaintext: self.insecure_plaintext,
+            tls: TlsFlags {
+                cert: self.cert.as_deref(),
+                key: self.key.as_deref(),
+                peer_fingerprints: &self.peer_fingerprint,
+                peer_ca: self.peer_ca.as_deref(),
+            }
+            .mesh_tls()?,
+            ..MeshOptions::default()
+        };
+        Ok(join_mesh(id, &self.parties, &options, facts)?)
+    }
+}
+
+/// A fresh RNG for the mixed-mode protocols, seeded from the operating system.
+pub fn os_rng() -> MixedRng {
+    use rand::RngCore;
+    let mut seed = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut seed);
+    mixgc_mixed::rng_from_seed(seed)
+}
+
+/// Runs `f` on the mesh; on an error, tells every other party why this one stops.
+pub fn or_abort<T>(
+    mesh: &mut Mesh,
+    me: usize,
+    f: impl FnOnce(&mut Mesh) -> Result<T, MixedError>,
+) -> Result<T, CliError> {
+    f(mesh).map_err(|e| {
+        mesh.abort_all(&format!("party {me} stopped: {e}"));
+        e.into()
+    })
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct MixedArgs {
+    #[command(flatten)]
+    mesh: MeshArgs,
+    /// The application (seed Table 6): biomatch.
+    #[arg(long, value_name = "NAME", value_parser = ["biomatch"], default_value = "biomatch")]
+    example: String,
+    /// This party's input (JSON; the format is below).
+    #[arg(long, value_name = "F.json", conflicts_with = "generate")]
+    input_file: Option<PathBuf>,
+    /// Instead of running: write random input files for N parties to --out (party-I.json)
+    /// and print the plaintext result on stdout.
+    #[arg(long, value_name = "N", requires = "out")]
+    generate: Option<usize>,
+    /// With --generate: the directory to write to (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// With --generate: the seed of the random inputs (default: fresh).
+    #[arg(long, value_name = "S", requires = "generate")]
+    seed: Option<u64>,
+    #[command(flatten)]
+    feedback: Feedback,
+}
+
+const AFTER_HELP: &str = "Biomatch (seed Table 6): party 0 holds a query of 4 values, a database \
+of 256 vectors of 4 values is split round-robin over parties 1..n-1 (vector j at party \
+1 + j mod (n-1)); party 0 learns the minimum squared Euclidean distance and the lowest index \
+at that distance. The distances are computed under threshold HE and converted to additive \
+shares (A form), then to XOR shares (B form, A2B) for the minimum. Every value is an integer \
+from 0 to 16383.\n\n\
+Input files (--input-file):\n  \
+party 0:  {\"query\": [q0, q1, q2, q3]}\n  \
+party i:  {\"vectors\": [[x0, x1, x2, x3], ...]}  its vectors j = i-1, i-1+(n-1), i-1+2(n-1), ... \
+in that order (256/(n-1) of them, rounded up for the first parties)\n\n\
+Output: party 0 prints {\"distance\": D, \"index\": J} on stdout; a summary goes to stderr. \
+Security: semi-honest, any n-1 of the n parties may collude. TLS and plain TCP as `mixgc party`.\n\n\
+Example (three terminals, after `mixgc mixed --generate 3 --out in`):\n  \
+mixgc mixed --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-0.json\n  \
+mixgc mixed --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-1.json\n  \
+mixgc mixed --id 2 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-2.json";
+
+/// One party's Biomatch input file.
+#[derive(Serialize, Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct BiomatchFile {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<Vector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vectors: Option<Vec<Vector>>,
+}
+
+/// The longest input file read (256 vectors of 4 five-digit numbers fit in a few kB).
+const MAX_INPUT_BYTES: u64 = 1 << 20;
+
+pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
+    if let Some(n) = args.generate {
+        return generate(
+            n,
+            args.out.as_deref().ok_or("--generate needs --out DIR")?,
+            args.seed,
+        );
+    }
+    let (id, n) = args.mesh.party()?;
+    let path = args
+        .input_file
+        .as_deref()
+        .ok_or("give --input-file F.json (or --generate N --out DIR to make input files)")?;
+    let input = read_input(path, id, n)?;
+    let started = Instant::now();
+    let facts = RunFacts {
+        protocol: "mixed biomatch".into(),
+        digest: facts_digest(b"mixgc mixed biomatch v1"),
+        input_owners: (0..n).collect(),
+        output_audience: vec![vec![0]],
+        extra: vec![],
+    };
+    let (mut mesh, session) = args.mesh.join(&facts)?;
+    let mut rng = os_rng();
+    let keys = or_abort(&mut mesh, id, |m| keygen(m, &parameters(), &session, &mut rng))?;
+    let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
+    let setup = started.elapsed();
+    let output = or_abort(&mut mesh, id, |m| {
+        biomatch(&keys, &mut engine, m, &input, &mut rng)
+    })?;
+    if let Some(o) = output {
+        let json = serde_json::json!({"distance": o.distance, "index": o.index});
+        crate::write_stdout(&format!("{json}\n"))?;
+    }
+    let (sent, received) = mesh.bytes().iter().fold((0, 0), |(s, r), &(a, b)| (s + a, r + b));
+    args.feedback.summary(&format!(
+        "party {id} of {n} (mixed biomatch): setup (keys, base OTs) {:.2} s, run {:.2} s; sent {}, received {}",
+        setup.as_secs_f64(),
+        (started.elapsed() - setup).as_secs_f64(),
+        bytes(sent),
+        bytes(received)
+    ));
+    Ok(())
+}
+
+/// Reads and checks party `id`'s input file; every problem names the file.
+fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliError> {
+    let name = path.display();
+    let bad = |why: String| -> CliError { format!("--input-file {name}: {why}").into() };
+    let size = std::fs::metadata(path)
+        .map_err(|e| bad(format!("cannot read it: {e}")))?
+        .len();
+    if size > MAX_INPUT_BYTES {
+        return Err(bad(format!(
+            "{size} bytes, more than the {MAX_INPUT_BYTES} an input file may have"
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    let file: BiomatchFile =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a Biomatch input ({e})")))?;
+    let input = match (id, file.query, file.vectors) {
+        (0, Some(q), None) => BiomatchInput::Query(q),
+        (0, _, _) => return Err(bad("party 0's file holds exactly {\"query\": [4 values]}".into())),
+        (_, None, Some(v)) => BiomatchInput::Database(v),
+        (_, _, _) => {
+            return Err(bad(format!(
+                "party {id}'s file holds exactly {{\"vectors\": [[4 values], ...]}}"
+            )))
+        }
+    };
+    mixgc_mixed::biomatch::check_input(&input, id, n).map_err(|e| bad(e.to_string()))?;
+    Ok(input)
+}
+
+/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
+fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+    use rand::{Rng, SeedableRng};
+    if !(2..=MAX_PARTIES).contains(&n) {
+        return Err(format!("--generate {n}: a run has 2 to {MAX_PARTIES} parties").into());
+    }
+    let mut rng = match seed {
+        Some(s) => rand::rngs::StdRng::seed_from_u64(s),
+        None => rand::rngs::StdRng::from_entropy(),
+    };
+    let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..VALUE_LIMIT)) };
+    let query = draw();
+    let database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for i in 0..n {
+        let file = match i {
+            0 => BiomatchFile {
+                query: Some(query),
+                vectors: None,
+            },
+            _ => BiomatchFile {
+                query: None,
+                vectors: Some(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
+            },
+        };
+        let path = dir.join(format!("party-{i}.json"));
+        let text = serde_json::to_string(&file).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let o = plaintext(&query, &database).ok_or("no database vectors")?;
+    crate::write_stdout(&format!(
+        "{}\n",
+        serde_json::json!({"distance": o.distance, "index": o.index})
+    ))
+}
+
+/// A label padded to the 32 bytes of [`RunFacts::digest`], naming what the parties run.
+pub fn facts_digest(label: &[u8]) -> [u8; 32] {
+    let mut d = [0u8; 32];
+    let k = label.len().min(32);
+    d[..k].copy_from_slice(&label[..k]);
+    d
+}

@@ -1,0 +1,163 @@
+//! `mixgc mixed-bench-party` (spawned by `mixgc bench --mixed`): one party of the
+//! mixed-mode bench. After keygen and the base OTs it measures, on random inputs, each
+//! thing's offline and online phase (time, bytes sent and received) and writes its figures
+//! and its shares of inputs and outputs to `--report` (`MixedPartyReport`).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use mixgc_mixed::a2b::{a2b_online, a2b_preprocess, BooleanEngine};
+use mixgc_mixed::b2a::{b2a_bits, b2a_preprocess};
+use mixgc_mixed::{keygen, parameters, MixedError, MixedRng, RngCore, ThresholdKeys, PLAINTEXT_MODULUS};
+use mixgc_nparty::{Mesh, RunFacts};
+use mixgc_studies::bench::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
+
+use crate::mixed::{facts_digest, or_abort, os_rng, MeshArgs};
+use crate::CliError;
+
+#[derive(Args, Debug)]
+pub struct MixedBenchPartyArgs {
+    #[command(flatten)]
+    mesh: MeshArgs,
+    /// Items per batch, 1 to 8192 (see `mixgc bench --batch`).
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_BATCH)]
+    batch: usize,
+    /// Where to write this party's figures (JSON).
+    #[arg(long, value_name = "FILE")]
+    report: PathBuf,
+}
+
+/// `count` uniform values in [0, `bound`), by rejection from 64-bit draws.
+fn random_below(rng: &mut MixedRng, bound: u64, count: usize) -> Vec<u64> {
+    let zone = u64::MAX - u64::MAX % bound;
+    (0..count)
+        .map(|_| loop {
+            let x = rng.next_u64();
+            if x < zone {
+                break x % bound;
+            }
+        })
+        .collect()
+}
+
+pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
+    let (id, n) = args.mesh.party()?;
+    if !(1..=DEFAULT_BATCH).contains(&args.batch) {
+        return Err(format!("--batch {}: from 1 to {DEFAULT_BATCH}", args.batch).into());
+    }
+    let started = Instant::now();
+    let facts = RunFacts {
+        protocol: "mixed bench".into(),
+        digest: facts_digest(b"mixgc mixed bench v1"),
+        input_owners: (0..n).collect(),
+        output_audience: vec![(0..n).collect()],
+        extra: vec![("batch".into(), args.batch.to_string())],
+    };
+    let (mut mesh, session) = args.mesh.join(&facts)?;
+    let mut rng = os_rng();
+    let keys = or_abort(&mut mesh, id, |m| keygen(m, &parameters(), &session, &mut rng))?;
+    let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
+    let setup_s = started.elapsed().as_secs_f64();
+    say(id, &format!("setup (threshold keygen, base OTs) {setup_s:.2} s"));
+    let mut items = Vec::with_capacity(MEASURED.len());
+    for what in MEASURED {
+        let k = batch_of(what, args.batch);
+        let mut bench = Bench {
+            keys: &keys,
+            engine: &mut engine,
+            rng: &mut rng,
+            k,
+        };
+        let item = or_abort(&mut mesh, id, |m| bench.measure(m, what))?;
+        say(
+            id,
+            &format!(
+                "{what}: offline {:.2} s, online {:.3} s for {k}",
+                item.offline_s, item.online_s
+            ),
+        );
+        items.push(item);
+    }
+    let report = MixedPartyReport {
+        id,
+        parties: n,
+        plaintext_modulus: PLAINTEXT_MODULUS,
+        setup_s,
+        items,
+    };
+    let text = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+    std::fs::write(&args.report, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", args.report.display()))?;
+    Ok(())
+}
+
+/// A progress line on stderr (`mixgc bench --mixed` relays party 0's).
+fn say(id: usize, line: &str) {
+    eprintln!("party {id}: {line}");
+}
+
+/// One party's state while it measures.
+struct Bench<'a> {
+    keys: &'a ThresholdKeys,
+    engine: &'a mut BooleanEngine,
+    rng: &'a mut MixedRng,
+    k: usize,
+}
+
+/// A phase's result, seconds and bytes [sent, received] over all peers.
+fn timed<T>(
+    mesh: &mut Mesh,
+    f: impl FnOnce(&mut Mesh) -> Result<T, MixedError>,
+) -> Result<(T, f64, [u64; 2]), MixedError> {
+    let total = |m: &Mesh| m.bytes().iter().fold([0, 0], |[s, r], &(a, b)| [s + a, r + b]);
+    let before = total(mesh);
+    let start = Instant::now();
+    let out = f(mesh)?;
+    let secs = start.elapsed().as_secs_f64();
+    let after = total(mesh);
+    Ok((out, secs, [after[0] - before[0], after[1] - before[1]]))
+}
+
+impl Bench<'_> {
+    fn measure(&mut self, mesh: &mut Mesh, what: &str) -> Result<MixedItemReport, MixedError> {
+        let (k, p) = (self.k, PLAINTEXT_MODULUS);
+        let (offline, online, shares) = match what {
+            "b2a" => {
+                let bits: Vec<u8> = random_below(self.rng, 2, k)
+                    .into_iter()
+                    .map(|b| b as u8)
+                    .collect();
+                let (tables, s0, b0) = timed(mesh, |m| b2a_preprocess(self.keys, m, k, self.rng))?;
+                let (arith, s1, b1) = timed(mesh, |m| b2a_bits(m, tables, &bits))?;
+                let input = bits.iter().map(|&b| u64::from(b)).collect();
+                ((s0, b0), (s1, b1), vec![input, arith])
+            }
+            "a2b" => {
+                let input = random_below(self.rng, p, k);
+                let (prep, s0, b0) = timed(mesh, |m| a2b_preprocess(self.keys, self.engine, m, k, self.rng))?;
+                let (boolean, s1, b1) = timed(mesh, |m| a2b_online(self.engine, m, prep, &input))?;
+                ((s0, b0), (s1, b1), vec![input, boolean])
+            }
+            "triple_bool" => {
+                let (t, s0, b0) = timed(mesh, |m| self.engine.triples(m, k))?;
+                let bits = |v: &[bool]| v.iter().map(|&b| u64::from(b)).collect();
+                ((s0, b0), (0.0, [0, 0]), vec![bits(&t.a), bits(&t.b), bits(&t.c)])
+            }
+            "triple_arith" => {
+                let (t, s0, b0) = timed(mesh, |m| self.keys.arithmetic_triples(m, k, self.rng))?;
+                ((s0, b0), (0.0, [0, 0]), vec![t.a, t.b, t.c])
+            }
+            other => return Err(MixedError::Usage(format!("nothing called '{other}' is measured"))),
+        };
+        Ok(MixedItemReport {
+            what: what.to_string(),
+            batch: k,
+            offline_s: offline.0,
+            online_s: online.0,
+            offline_bytes: offline.1,
+            online_bytes: online.1,
+            shares,
+        })
+    }
+}

@@ -1,0 +1,281 @@
+//! n-party mixed mode from the command line (issue #18 points 7–9): `mixgc bench --mixed`
+//! at 2 and 3 processes with a small batch, `mixgc mixed --example biomatch` among three
+//! processes against the plaintext model, a killed party named by the others within the
+//! timeout, and bad input files named.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+/// Free loopback addresses for `n` parties.
+fn addrs(n: usize) -> String {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let v: Vec<String> = listeners
+        .iter()
+        .map(|l| l.local_addr().unwrap().to_string())
+        .collect();
+    v.join(",")
+}
+
+/// A scratch directory of this test process, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("mixgc-mixed-tests-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Starts `mixgc mixed --id i --parties … --timeout T --input-file dir/party-i.json` for
+/// every party.
+fn spawn_biomatch(n: usize, dir: &Dir, timeout: &str) -> Vec<Proc> {
+    let addrs = addrs(n);
+    (0..n)
+        .map(|i| {
+            let id = i.to_string();
+            let input = dir.file(&format!("party-{i}.json"));
+            spawn(&[
+                "mixed",
+                "--id",
+                &id,
+                "--parties",
+                &addrs,
+                "--example",
+                "biomatch",
+                "--timeout",
+                timeout,
+                "--input-file",
+                &input,
+            ])
+        })
+        .collect()
+}
+
+#[test]
+fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
+    for n in [2, 3] {
+        let out = spawn(&[
+            "bench",
+            "--mixed",
+            "--parties",
+            &n.to_string(),
+            "--batch",
+            "64",
+            "--json",
+        ])
+        .finish(Instant::now() + Duration::from_secs(120));
+        out.assert_ok(&format!("bench --mixed --parties {n}"));
+        assert!(
+            out.stderr.contains("outputs checked against plaintext"),
+            "{}",
+            out.stderr
+        );
+        let records: Vec<Value> = serde_json::from_str(&out.stdout).expect("one JSON array");
+        let whats: Vec<&str> = records.iter().map(|r| r["what"].as_str().unwrap()).collect();
+        assert_eq!(whats, ["b2a", "a2b", "triple_bool", "triple_arith"]);
+        for r in &records {
+            let what = r["what"].as_str().unwrap();
+            let num = |k: &str| {
+                r[k].as_f64()
+                    .unwrap_or_else(|| panic!("{what}: no number {k}: {r}"))
+            };
+            assert_eq!(r["parties"], n);
+            assert_eq!(num("batch"), if what == "a2b" { 2.0 } else { 64.0 });
+            assert_eq!(r["checked"], true);
+            assert!(num("offline_ms") > 0.0 && num("offline_ms") < 60_000.0, "{r}");
+            assert!(
+                num("online_ms") >= 0.0 && num("online_ms") < num("offline_ms") + 1000.0,
+                "{r}"
+            );
+            for k in ["bytes_sent_per_party", "bytes_received_per_party"] {
+                let (max, mean) = (num(k), num(&format!("{k}_mean")));
+                assert!(max > 0.0 && mean > 0.0 && mean <= max, "{k}: {r}");
+                // Nothing costs more than a few ciphertexts (≈ 446 kB each) per item.
+                assert!(max < 1e7, "{k}: {r}");
+            }
+        }
+        // Online, B2A opens one packed bit per conversion along the chain; A2B needs
+        // more (the opening of x − r and 97 ANDs), but far less than its offline phase.
+        let b2a = &records[0];
+        assert!(
+            b2a["online_bytes_sent_per_party"].as_f64().unwrap() <= 1.0,
+            "{b2a}"
+        );
+        assert!(records[2]["online_ms"].as_f64().unwrap() == 0.0);
+        let a2b = &records[1];
+        assert!(
+            a2b["online_bytes_sent_per_party"].as_f64().unwrap()
+                < a2b["offline_bytes_sent_per_party"].as_f64().unwrap()
+        );
+    }
+}
+
+#[test]
+fn biomatch_among_three_processes_equals_the_plaintext_model() {
+    let dir = Dir::new("biomatch");
+    let seed = test_rng_seed();
+    let generated = run1(&[
+        "mixed",
+        "--generate",
+        "3",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "--seed",
+        &seed,
+    ]);
+    generated.assert_ok("mixed --generate");
+    let expected: Value = serde_json::from_str(generated.stdout.trim()).unwrap();
+    assert!(expected["distance"].as_u64().is_some() && expected["index"].as_u64().unwrap() < 256);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let outs: Vec<Output> = spawn_biomatch(3, &dir, "60")
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_ok(&format!("party {i}"));
+        assert!(
+            out.stderr.contains(&format!("party {i} of 3 (mixed biomatch)")),
+            "{}",
+            out.stderr
+        );
+    }
+    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    assert_eq!(got, expected, "seed {seed}");
+    assert_eq!(outs[1].stdout, "");
+    assert_eq!(outs[2].stdout, "");
+}
+
+/// A seed for `--generate` from the test RNG (`MIXGC_TEST_SEED` replays it).
+fn test_rng_seed() -> String {
+    use rand::Rng;
+    test_rng().gen::<u32>().to_string()
+}
+
+#[test]
+fn a_killed_party_ends_the_others_within_the_timeout_naming_it() {
+    let dir = Dir::new("killed");
+    run1(&[
+        "mixed",
+        "--generate",
+        "3",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "--seed",
+        "5",
+    ])
+    .assert_ok("generate");
+    let mut procs = spawn_biomatch(3, &dir, "5");
+    // Past the connection and into keygen or the protocol.
+    thread::sleep(Duration::from_millis(1500));
+    let killed = procs.remove(2);
+    drop(killed);
+    let killed_at = Instant::now();
+    let outs: Vec<Output> = procs
+        .into_iter()
+        .map(|p| p.finish(killed_at + Duration::from_secs(20)))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_error(&format!("party {i} after party 2 was killed"), &["party 2"]);
+    }
+    assert!(
+        killed_at.elapsed() < Duration::from_secs(12),
+        "the others took {:?}",
+        killed_at.elapsed()
+    );
+}
+
+#[test]
+fn bad_input_files_are_named() {
+    let dir = Dir::new("bad");
+    let addrs = addrs(3);
+    let cases: [(&str, usize, &str, &[&str]); 5] = [
+        (
+            "short.json",
+            0,
+            r#"{"query": [1, 2, 3]}"#,
+            &["short.json", "not a Biomatch input"],
+        ),
+        (
+            "big.json",
+            0,
+            r#"{"query": [1, 2, 3, 16384]}"#,
+            &["big.json", "16384", "below 16384"],
+        ),
+        (
+            "role.json",
+            1,
+            r#"{"query": [1, 2, 3, 4]}"#,
+            &["role.json", "party 1's file holds exactly"],
+        ),
+        (
+            "count.json",
+            2,
+            r#"{"vectors": [[1, 2, 3, 4]]}"#,
+            &["count.json", "holds 128 database vectors"],
+        ),
+        (
+            "garbage.json",
+            0,
+            "not json",
+            &["garbage.json", "not a Biomatch input"],
+        ),
+    ];
+    for (name, id, text, needles) in cases {
+        std::fs::write(dir.file(name), text).unwrap();
+        let out = run1(&[
+            "mixed",
+            "--id",
+            &id.to_string(),
+            "--parties",
+            &addrs,
+            "--example",
+            "biomatch",
+            "--input-file",
+            &dir.file(name),
+        ]);
+        out.assert_error(name, needles);
+    }
+    let missing = dir.file("missing.json");
+    run1(&[
+        "mixed",
+        "--id",
+        "0",
+        "--parties",
+        &addrs,
+        "--input-file",
+        &missing,
+    ])
+    .assert_error("missing file", &["missing.json", "cannot read it"]);
+    run1(&[
+        "mixed",
+        "--id",
+        "3",
+        "--parties",
+        &addrs,
+        "--input-file",
+        &missing,
+    ])
+    .assert_error("id out of range", &["--id 3"]);
+    run1(&["bench", "--mixed", "--parties", "17"]).assert_error("17 parties", &["2 to 16"]);
+    run1(&["bench", "--mixed", "--parties", "2", "--batch", "9000"]).assert_error("batch", &["--batch 9000"]);
+}
