@@ -135,7 +135,10 @@ fn constant_wires(c: &Circuit) -> Vec<bool> {
             used[usize::from(c.a[g] == 1)] = true;
         }
     }
-    [false, true].into_iter().filter(|&v| used[usize::from(v)]).collect()
+    [false, true]
+        .into_iter()
+        .filter(|&v| used[usize::from(v)])
+        .collect()
 }
 
 /// The mixgc-compile order of a HAAC schedule.

@@ -28,13 +28,25 @@ pub enum FileError {
     #[error(".haac format version {0}, but this mixgc reads version {VERSION}")]
     Version(u16),
     #[error("the file is truncated: {what} needs {needed} bytes, {left} left")]
-    Truncated { what: &'static str, needed: u64, left: u64 },
+    Truncated {
+        what: &'static str,
+        needed: u64,
+        left: u64,
+    },
     #[error("checksum mismatch: the file is corrupted or truncated")]
     Checksum,
     #[error("{what}: a count of {count} needs more bytes than the {left} left in the file")]
-    Count { what: &'static str, count: u64, left: u64 },
+    Count {
+        what: &'static str,
+        count: u64,
+        left: u64,
+    },
     #[error("{what} is {value}: {why}")]
-    Field { what: &'static str, value: u64, why: &'static str },
+    Field {
+        what: &'static str,
+        value: u64,
+        why: &'static str,
+    },
     #[error("gate engine {ge} has {stored} instructions, but the engine map gives it {mapped}")]
     EngineCount { ge: u16, stored: u64, mapped: u64 },
     #[error("instruction {index}: SWW address {address} names no wire inside the window")]
@@ -76,8 +88,9 @@ pub fn write(hc: &HaacCircuit) -> Vec<u8> {
     }
     out.extend(map.finish());
     let abits = address_bits(p.window);
-    let mut streams: Vec<(u32, BitWriter, Vec<u32>)> =
-        (0..p.ges).map(|_| (0, BitWriter::default(), Vec::new())).collect();
+    let mut streams: Vec<(u32, BitWriter, Vec<u32>)> = (0..p.ges)
+        .map(|_| (0, BitWriter::default(), Vec::new()))
+        .collect();
     for (i, ins) in p.instructions.iter().enumerate() {
         let (count, bits, oorw) = &mut streams[usize::from(p.engine[i])];
         *count += 1;
@@ -177,7 +190,11 @@ fn read_body(r: &mut Reader) -> Result<HaacCircuit, FileError> {
     }
     let window = r.u32("the window")?;
     if window < 4 || !window.is_multiple_of(2) {
-        return Err(field("the window", window.into(), "it must be even and at least 4"));
+        return Err(field(
+            "the window",
+            window.into(),
+            "it must be even and at least 4",
+        ));
     }
     let schedule = match r.u8("the schedule")? {
         0 => Schedule::Program,
@@ -187,7 +204,11 @@ fn read_body(r: &mut Reader) -> Result<HaacCircuit, FileError> {
     };
     let abits = r.u8("the address width")?;
     if u32::from(abits) != address_bits(window) {
-        return Err(field("the address width", abits.into(), "it does not match the window"));
+        return Err(field(
+            "the address width",
+            abits.into(),
+            "it does not match the window",
+        ));
     }
     let inputs = r.u32("the input wire count")?;
     let count = r.u32("the instruction count")?;
@@ -266,8 +287,12 @@ fn read_body(r: &mut Reader) -> Result<HaacCircuit, FileError> {
         let address = [bits.get(u32::from(abits)), bits.get(u32::from(abits))];
         let live = bits.get(1) == 1;
         let out = u64::from(inputs) + 1 + index as u64;
-        let out = u32::try_from(out).map_err(|_| field("the input wire count", inputs.into(), "too many wires"))?;
-        if let Some(&address) = address.get(op.arity()..).and_then(|unused| unused.iter().find(|&&a| a != 0)) {
+        let out =
+            u32::try_from(out).map_err(|_| field("the input wire count", inputs.into(), "too many wires"))?;
+        if let Some(&address) = address
+            .get(op.arity()..)
+            .and_then(|unused| unused.iter().find(|&&a| a != 0))
+        {
             return Err(FileError::Address { index, address });
         }
         let mut wires = [0u32; 2];
@@ -325,7 +350,8 @@ fn window_wire(address: u32, out: u32, window: u32) -> Option<u32> {
     let h = window / 2;
     let lo = (out / h).saturating_sub(1) * h;
     // The one wire ≡ address (mod window) in [lo, lo + window).
-    let wire = u64::from(lo) + (u64::from(address) + u64::from(window) - u64::from(lo % window)) % u64::from(window);
+    let wire =
+        u64::from(lo) + (u64::from(address) + u64::from(window) - u64::from(lo % window)) % u64::from(window);
     let wire = u32::try_from(wire).ok()?;
     (wire < out && in_window(wire, out, window)).then_some(wire)
 }
@@ -449,7 +475,10 @@ mod tests {
     fn round_trip() {
         for ges in [1, 2, 3, 16] {
             let hc = sample(ges);
-            assert!(!hc.program.oor_reads().is_empty(), "the sample must exercise the OoRW queues");
+            assert!(
+                !hc.program.oor_reads().is_empty(),
+                "the sample must exercise the OoRW queues"
+            );
             assert_eq!(read(&write(&hc)), Ok(hc));
         }
     }
@@ -462,7 +491,13 @@ mod tests {
         let mut v = good.clone();
         v[8] = 9;
         assert_eq!(read(&v), Err(FileError::Version(9)));
-        assert!(matches!(read(&good[..20]), Err(FileError::Truncated { what: "the checksum", .. })));
+        assert!(matches!(
+            read(&good[..20]),
+            Err(FileError::Truncated {
+                what: "the checksum",
+                ..
+            })
+        ));
         assert_eq!(read(&good[..good.len() - 1]), Err(FileError::Checksum));
         for i in [10, 20, 40, good.len() - 40, good.len() - 1] {
             let mut v = good.clone();
@@ -482,25 +517,58 @@ mod tests {
             v[offset..offset + bytes.len()].copy_from_slice(bytes);
             read(&reseal(v))
         };
-        assert!(matches!(patch(10, &[0, 0]), Err(FileError::Field { what: "the GE count", .. })));
-        assert!(matches!(patch(12, &5u32.to_le_bytes()), Err(FileError::Field { what: "the window", .. })));
-        assert!(matches!(patch(16, &[7]), Err(FileError::Field { what: "the schedule", .. })));
-        assert!(matches!(patch(17, &[9]), Err(FileError::Field { what: "the address width", .. })));
+        assert!(matches!(
+            patch(10, &[0, 0]),
+            Err(FileError::Field {
+                what: "the GE count",
+                ..
+            })
+        ));
+        assert!(matches!(
+            patch(12, &5u32.to_le_bytes()),
+            Err(FileError::Field {
+                what: "the window",
+                ..
+            })
+        ));
+        assert!(matches!(
+            patch(16, &[7]),
+            Err(FileError::Field {
+                what: "the schedule",
+                ..
+            })
+        ));
+        assert!(matches!(
+            patch(17, &[9]),
+            Err(FileError::Field {
+                what: "the address width",
+                ..
+            })
+        ));
         // Huge counts are refused before anything is allocated.
         assert!(matches!(
             patch(22, &u32::MAX.to_le_bytes()),
-            Err(FileError::Count { what: "the instruction count", .. })
+            Err(FileError::Count {
+                what: "the instruction count",
+                ..
+            })
         ));
         assert!(matches!(
             patch(26, &u32::MAX.to_le_bytes()),
-            Err(FileError::Count { what: "the output wire count", .. })
+            Err(FileError::Count {
+                what: "the output wire count",
+                ..
+            })
         ));
         assert!(matches!(
             patch(30, &u32::MAX.to_le_bytes()),
-            Err(FileError::Count { what: "the input value count", .. })
+            Err(FileError::Count {
+                what: "the input value count",
+                ..
+            })
         ));
         // More input wires than the values and constants account for.
-        assert!(matches!(patch(18, &9u32.to_le_bytes()), Err(_)));
+        assert!(patch(18, &9u32.to_le_bytes()).is_err());
         // The garbler owning more values than there are.
         let garbler_at = 30 + 4 + 3 * 4;
         assert!(matches!(
@@ -510,7 +578,10 @@ mod tests {
         // The engine map (right after the two output widths) sending every instruction to GE 0
         // disagrees with the per-GE counts.
         let map_at = garbler_at + 4 + 4 + 4 + 2 * 4;
-        assert!(matches!(patch(map_at, &[0]), Err(FileError::EngineCount { ge: 0, .. })));
+        assert!(matches!(
+            patch(map_at, &[0]),
+            Err(FileError::EngineCount { ge: 0, .. })
+        ));
     }
 
     #[test]
@@ -532,7 +603,10 @@ mod tests {
         let mut v = bytes.clone();
         v[count_at..count_at + 4].copy_from_slice(&(total_oor + 1).to_le_bytes());
         v.splice(count_at + 4..count_at + 4, 1u32.to_le_bytes());
-        assert!(matches!(read(&reseal(v)), Err(FileError::OorwUnused { ge: 0, left: 1 })));
+        assert!(matches!(
+            read(&reseal(v)),
+            Err(FileError::OorwUnused { ge: 0, left: 1 })
+        ));
         // An OoRW address that is in the window.
         let out = p.output_wire(oor_index);
         let inside = (1..out).find(|&w| in_window(w, out, p.window)).unwrap();
@@ -553,7 +627,11 @@ mod tests {
         // window 8 (h = 4): writing wire 9 sees 4..=7 and (not 8) and nothing above 8 yet.
         assert_eq!(window_wire(4, 9, 8), Some(4));
         assert_eq!(window_wire(7, 9, 8), Some(7));
-        assert_eq!(window_wire(3, 9, 8), None, "wire 11 is not written yet, wire 3 is out of range");
+        assert_eq!(
+            window_wire(3, 9, 8),
+            None,
+            "wire 11 is not written yet, wire 3 is out of range"
+        );
         assert_eq!(window_wire(1, 2, 8), Some(1));
         // Writing wire 13 (half 3) sees 9..16: address 2 is wire 10, address 5 would be
         // wire 13 itself, not written yet.

@@ -3,7 +3,9 @@
 //! back to a circuit, and through a `.haac` file, computes what the circuit computes.
 
 use mixgc_circuit::{bristol, Circuit};
-use mixgc_haac::{compile, eval_windowed, file, to_circuit, CompileOptions, EvalError, HaacCircuit, Op, Schedule};
+use mixgc_haac::{
+    compile, eval_windowed, file, to_circuit, CompileOptions, EvalError, HaacCircuit, Op, Schedule,
+};
 use mixgc_program::vip::Workload;
 use mixgc_program::{Ctx, Recorder};
 use rand::{Rng, SeedableRng};
@@ -12,7 +14,11 @@ use rand_chacha::ChaCha8Rng;
 const SCHEDULES: [Schedule; 3] = [Schedule::Program, Schedule::Segment, Schedule::Full];
 
 fn opts(schedule: Schedule, window: u32, ges: u16) -> CompileOptions {
-    CompileOptions { schedule, window, ges }
+    CompileOptions {
+        schedule,
+        window,
+        ges,
+    }
 }
 
 fn random_inputs(c: &Circuit, rng: &mut impl Rng) -> Vec<Vec<bool>> {
@@ -27,7 +33,11 @@ fn random_inputs(c: &Circuit, rng: &mut impl Rng) -> Vec<Vec<bool>> {
 fn check(c: &Circuit, hc: &HaacCircuit, inputs: &[Vec<bool>]) {
     let want = c.eval_plain(inputs).unwrap();
     assert_eq!(eval_windowed(hc, inputs).unwrap(), want, "windowed evaluation");
-    assert_eq!(to_circuit(hc).unwrap().eval_plain(inputs).unwrap(), want, "converted circuit");
+    assert_eq!(
+        to_circuit(hc).unwrap().eval_plain(inputs).unwrap(),
+        want,
+        "converted circuit"
+    );
 }
 
 #[test]
@@ -83,7 +93,10 @@ fn every_live_bit_is_needed() {
         let live: Vec<usize> = (0..hc.program.instructions.len())
             .filter(|&i| hc.program.instructions[i].live)
             .collect();
-        assert!(live.len() < hc.program.instructions.len(), "{schedule:?}: some wires are spent");
+        assert!(
+            live.len() < hc.program.instructions.len(),
+            "{schedule:?}: some wires are spent"
+        );
         for i in live {
             let mut spent = hc.clone();
             spent.program.instructions[i].live = false;
@@ -120,9 +133,18 @@ fn shipped_circuits_under_every_schedule() {
                 let hc = compile(&c, 1, opts(schedule, window, 16)).unwrap();
                 check(&c, &hc, &inputs);
                 if window == 8 && c.num_gates() > 100 {
-                    assert!(!hc.program.oor_reads().is_empty(), "{}: window 8 forces OoR reads", path.display());
+                    assert!(
+                        !hc.program.oor_reads().is_empty(),
+                        "{}: window 8 forces OoR reads",
+                        path.display()
+                    );
                 }
-                assert_eq!(file::read(&file::write(&hc)).as_ref(), Ok(&hc), "{}", path.display());
+                assert_eq!(
+                    file::read(&file::write(&hc)).as_ref(),
+                    Ok(&hc),
+                    "{}",
+                    path.display()
+                );
             }
         }
     }
@@ -137,7 +159,10 @@ fn record(w: Workload) -> (Circuit, u32) {
 }
 
 fn words_to_bits(words: &[u32]) -> Vec<bool> {
-    words.iter().flat_map(|&v| (0..32).map(move |i| v >> i & 1 == 1)).collect()
+    words
+        .iter()
+        .flat_map(|&v| (0..32).map(move |i| v >> i & 1 == 1))
+        .collect()
 }
 
 #[test]
