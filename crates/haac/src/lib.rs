@@ -6,5 +6,6 @@
 //! `.haac` file stores it, the software engine and the model run it.
 
 pub mod isa;
+pub mod sim;
 
 pub use isa::{in_window, HaacError, HaacProgram, Instruction, Op, Schedule};
