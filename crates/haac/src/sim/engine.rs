@@ -74,6 +74,8 @@ pub(super) struct Machine<'p> {
     /// `None`: unlimited, zero-latency memory (the compute bound, and the dispatcher).
     pub(super) dram: Option<Dram>,
     flags: WireFlags,
+    /// Per instruction, bit k: operand k is out of the window (read from the OoRW queue).
+    oor: Vec<u8>,
     /// Cycle each wire's value is available to a consumer (forwarding), `u32::MAX` before.
     done: Vec<u32>,
     /// The wire each SWW slot last received.
@@ -89,6 +91,8 @@ pub(super) struct Machine<'p> {
     /// SWW writes due at each cycle (ring indexed by cycle), and those a busy bank deferred.
     writes: Vec<Vec<u32>>,
     deferred: Vec<u32>,
+    /// Scratch list of this cycle's writes.
+    due: Vec<u32>,
     pending_writes: u64,
     remaining: u64,
     in_flight: u64,
@@ -157,6 +161,18 @@ impl<'p> Machine<'p> {
             source,
             dram,
             flags,
+            oor: program
+                .instructions
+                .iter()
+                .enumerate()
+                .map(|(i, ins)| {
+                    let out = program.output_wire(i);
+                    ins.reads()
+                        .enumerate()
+                        .filter(|&(_, w)| !in_window(w, out, program.window))
+                        .fold(0, |bits, (k, _)| bits | 1 << k)
+                })
+                .collect(),
             done,
             slot_wire,
             banks: cfg.banks(),
@@ -166,6 +182,7 @@ impl<'p> Machine<'p> {
             readers: Vec::with_capacity(usize::from(cfg.ges)),
             writes: vec![Vec::new(); ring as usize],
             deferred: Vec::new(),
+            due: Vec::new(),
             pending_writes: 0,
             remaining: program.instructions.len() as u64,
             in_flight: 0,
@@ -244,10 +261,12 @@ impl<'p> Machine<'p> {
     fn sww_writes(&mut self, now: u64) -> bool {
         self.bank_used.iter_mut().for_each(|u| *u = 0);
         let ring = self.writes.len() as u64;
-        let mut due = std::mem::take(&mut self.deferred);
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        due.append(&mut self.deferred);
         due.append(&mut self.writes[(now % ring) as usize]);
         let mut progress = false;
-        for w in due {
+        for &w in &due {
             let b = self.bank_of(w);
             if self.bank_used[b] < self.bank_ports {
                 self.bank_used[b] += 1;
@@ -260,11 +279,13 @@ impl<'p> Machine<'p> {
                 self.deferred.push(w);
             }
         }
+        self.due = due;
         progress
     }
 
-    fn is_oor(&self, i: u32, wire: u32) -> bool {
-        !in_window(wire, self.program.output_wire(i as usize), self.program.window)
+    /// Whether operand `k` (0: `a`, 1: `b`) of instruction `i` comes from the OoRW queue.
+    fn is_oor(&self, i: u32, k: usize) -> bool {
+        self.oor[i as usize] >> k & 1 == 1
     }
 
     /// This cycle's SWW reads, oldest instruction first (the arbiter grants by output wire,
@@ -307,7 +328,7 @@ impl<'p> Machine<'p> {
             let slot = w % window;
             let b = self.bank_of(w);
             let shared = self.bank_reads(b, slot) || (k == 1 && need[0] == Some((b, slot)));
-            if !self.is_oor(i, w) && !shared {
+            if !self.is_oor(i, k) && !shared {
                 need[k] = Some((b, slot));
             }
         }
@@ -323,8 +344,8 @@ impl<'p> Machine<'p> {
             self.bank_addresses[b * usize::from(ports) + usize::from(self.bank_used[b])] = slot;
             self.bank_used[b] += 1;
         }
-        for w in ins.reads() {
-            if !self.is_oor(i, w) && self.slot_wire[(w % window) as usize] > w {
+        for (k, w) in ins.reads().enumerate() {
+            if !self.is_oor(i, k) && self.slot_wire[(w % window) as usize] > w {
                 self.sww_overruns += 1;
             }
         }
@@ -335,11 +356,7 @@ impl<'p> Machine<'p> {
     fn pop_queues(&mut self, g: usize, i: u32, now: u64) -> Option<Cause> {
         let dram = self.dram.as_mut()?;
         let ins = self.program.instructions[i as usize];
-        let out = self.program.output_wire(i as usize);
-        let oor = ins
-            .reads()
-            .filter(|&w| !in_window(w, out, self.program.window))
-            .count();
+        let oor = self.oor[i as usize].count_ones() as usize;
         let q = &mut dram.ges[g];
         let table = self.role == Role::Evaluator && ins.op == Op::And;
         if table && !q.tables.ready(now, 1) {

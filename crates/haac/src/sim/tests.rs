@@ -316,7 +316,14 @@ fn an_empty_program_takes_no_cycles() {
 #[ignore = "timing run"]
 fn ten_million_instructions_time() {
     let start = std::time::Instant::now();
-    let p = random_program(5, 10_000_000, 1024, 30_000, 16, 131_072);
+    let p = random_program(
+        5,
+        std::env::var("SIM_N").map_or(10_000_000, |v| v.parse().unwrap()),
+        1024,
+        30_000,
+        16,
+        131_072,
+    );
     let built = start.elapsed();
     let r = simulate(&p, &SimConfig::seed_default(16, Memory::Ddr4), Role::Evaluator).unwrap();
     println!(
