@@ -83,6 +83,15 @@ pub enum ConfigError {
         value: u32,
         min: u32,
     },
+    #[error(
+        "unknown model parameter '{0}' (known: ge_clock_ghz, sww_clock_ghz, sww_banks_per_ge, \
+         memory_gbps, dram_latency_cycles, frontend_stages, wire_read_stages, \
+         and_latency_garbler, and_latency_evaluator, xor_latency, writeback_cycles, \
+         table_queue_bytes, instruction_queue_bytes, oorw_queue_bytes, write_buffer_bytes)"
+    )]
+    UnknownParameter(String),
+    #[error("parameter {name}: '{value}' is not a number")]
+    NotANumber { name: String, value: String },
     #[error("{name} must be at most {max}, not {value}")]
     TooLarge {
         name: &'static str,
@@ -112,6 +121,36 @@ impl SimConfig {
             oorw_queue_bytes: 1024,
             write_buffer_bytes: 1024,
         }
+    }
+
+    /// Sets the parameter called `name` (a field name; `memory_gbps` for the bandwidth) from
+    /// its decimal text. Ranges are checked by [`SimConfig::validate`].
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
+        let not_a_number = || ConfigError::NotANumber {
+            name: name.to_string(),
+            value: value.to_string(),
+        };
+        let float = || value.trim().parse::<f64>().map_err(|_| not_a_number());
+        let int = || value.trim().parse::<u32>().map_err(|_| not_a_number());
+        match name {
+            "ge_clock_ghz" => self.ge_clock_ghz = float()?,
+            "sww_clock_ghz" => self.sww_clock_ghz = float()?,
+            "memory_gbps" => self.memory = Memory::GBps(float()?),
+            "sww_banks_per_ge" => self.sww_banks_per_ge = int()?,
+            "dram_latency_cycles" => self.dram_latency_cycles = int()?,
+            "frontend_stages" => self.frontend_stages = int()?,
+            "wire_read_stages" => self.wire_read_stages = int()?,
+            "and_latency_garbler" => self.and_latency_garbler = int()?,
+            "and_latency_evaluator" => self.and_latency_evaluator = int()?,
+            "xor_latency" => self.xor_latency = int()?,
+            "writeback_cycles" => self.writeback_cycles = int()?,
+            "table_queue_bytes" => self.table_queue_bytes = int()?,
+            "instruction_queue_bytes" => self.instruction_queue_bytes = int()?,
+            "oorw_queue_bytes" => self.oorw_queue_bytes = int()?,
+            "write_buffer_bytes" => self.write_buffer_bytes = int()?,
+            _ => return Err(ConfigError::UnknownParameter(name.to_string())),
+        }
+        Ok(())
     }
 
     /// AND latency of `role`'s half-gate unit.
@@ -224,5 +263,25 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("table_queue_bytes"));
+    }
+
+    #[test]
+    fn parameters_are_set_by_name() {
+        let mut c = SimConfig::seed_default(4, Memory::Ddr4);
+        c.set("and_latency_evaluator", "30").unwrap();
+        c.set("memory_gbps", "100.5").unwrap();
+        assert_eq!(c.and_latency(Role::Evaluator), 30);
+        assert_eq!(c.memory, Memory::GBps(100.5));
+        assert_eq!(
+            c.set("latency", "3"),
+            Err(ConfigError::UnknownParameter("latency".into()))
+        );
+        assert!(c
+            .set("xor_latency", "-1")
+            .unwrap_err()
+            .to_string()
+            .contains("not a number"));
+        c.set("xor_latency", "0").unwrap();
+        assert!(c.validate().is_err());
     }
 }

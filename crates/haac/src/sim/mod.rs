@@ -135,6 +135,8 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
             .round() as u64,
     };
     let memory_cycles = (bytes.total as f64 / cfg.bytes_per_cycle()).ceil() as u64;
+    let wire_bytes = bytes.live_writebacks + bytes.outputs + bytes.oorw_reads + bytes.oorw_addresses;
+    let wire_traffic_cycles = (wire_bytes as f64 / cfg.bytes_per_cycle()).ceil() as u64;
     Ok(SimReport {
         role,
         ges: cfg.ges,
@@ -148,6 +150,7 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
         seconds: run.cycles as f64 / (cfg.ge_clock_ghz * 1e9),
         compute_cycles: compute.cycles,
         memory_cycles,
+        wire_traffic_cycles,
         bound: if memory_cycles > compute.cycles {
             Bound::Memory
         } else {
@@ -159,6 +162,27 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
         sww_overruns: run.sww_overruns,
         bytes,
     })
+}
+
+/// `program` with its instructions (order, wires, live bits unchanged) reassigned to the
+/// engines of `cfg` by [`assign_engines`]: how the same stream scales with the GE count.
+pub fn reassigned(program: &HaacProgram, cfg: &SimConfig) -> Result<HaacProgram, SimError> {
+    let engine = try_assign_engines(program, cfg)?;
+    Ok(HaacProgram {
+        ges: cfg.ges,
+        engine,
+        ..program.clone()
+    })
+}
+
+/// `program` without spent-wire elimination (HAAC §4.2.3 off): every instruction's output
+/// is written back, as in the seed's "RO+RN" bars of Figure 6 (nops write nothing).
+pub fn all_live(program: &HaacProgram) -> HaacProgram {
+    let mut p = program.clone();
+    for ins in &mut p.instructions {
+        ins.live = ins.op != Op::Nop;
+    }
+    p
 }
 
 /// The checks of [`HaacProgram::validate`] that do not involve the engine assignment.

@@ -83,6 +83,9 @@ pub struct SimReport {
     pub compute_cycles: u64,
     /// Total off-chip bytes over bytes per cycle: the bandwidth-only bound.
     pub memory_cycles: u64,
+    /// Off-chip wire traffic alone (live write-backs, outputs, OoR wires and their
+    /// addresses) over bytes per cycle: HAAC Figure 7's "wire traffic" bars.
+    pub wire_traffic_cycles: u64,
     pub bound: Bound,
     pub stalls: Stalls,
     /// Instructions issued (equals `instructions`).

@@ -304,6 +304,27 @@ fn bad_input_is_a_clear_error() {
 }
 
 #[test]
+fn reassignment_and_esw_off_keep_the_stream() {
+    let p = evicted_wire_program();
+    let cfg4 = SimConfig::seed_default(4, Memory::Ddr4);
+    let q = reassigned(&p, &cfg4).unwrap();
+    assert_eq!(q.ges, 4);
+    assert_eq!(q.instructions, p.instructions);
+    q.validate().unwrap();
+    let r = simulate(&q, &cfg4, Role::Evaluator).unwrap();
+    assert_eq!(r.oorw_reads, 1);
+    let all = all_live(&p);
+    let r = simulate(&all, &SimConfig::seed_default(1, Memory::Ddr4), Role::Evaluator).unwrap();
+    assert_eq!(r.live_wires, 10);
+    // Nine write-backs besides the output (the nop writes nothing).
+    assert_eq!(r.bytes.live_writebacks, 9 * 16);
+    assert_eq!(
+        r.wire_traffic_cycles,
+        ((9 * 16 + 16 + 20) as f64 / 35.2).ceil() as u64
+    );
+}
+
+#[test]
 fn an_empty_program_takes_no_cycles() {
     let p = program(2, 8, 3, Vec::new());
     let r = simulate(&p, &SimConfig::seed_default(2, Memory::Ddr4), Role::Evaluator).unwrap();
