@@ -37,6 +37,11 @@ impl ReadStream {
         n == 0 || (self.arrivals.len() >= n && self.arrivals[n - 1] <= now)
     }
 
+    /// Arrival cycle of the `n`-th queued item (1-based), if it has been requested.
+    pub(super) fn arrival(&self, n: usize) -> Option<u64> {
+        n.checked_sub(1).and_then(|k| self.arrivals.get(k).copied())
+    }
+
     pub(super) fn pop(&mut self, n: usize) {
         self.arrivals.drain(..n);
     }
@@ -90,6 +95,11 @@ impl WriteStream {
 
     fn wants(&self, now: u64) -> bool {
         self.pending.front().is_some_and(|&(at, _)| at <= now)
+    }
+
+    /// When the head item becomes writable, if it is not yet.
+    fn ready_after(&self, now: u64) -> Option<u64> {
+        self.pending.front().map(|&(at, _)| at).filter(|&at| at > now)
     }
 
     /// Moves bytes of the head item; returns its wire once completely written.
@@ -167,6 +177,9 @@ pub(super) struct Dram {
     label_bytes: f64,
     address_bytes: f64,
     table_bytes: f64,
+    /// Per GE, the earliest cycle a transfer completed this cycle lets it move (an arrival,
+    /// or buffer space freed): wakes a sleeping engine.
+    pub(super) kicks: Vec<u64>,
 }
 
 /// What a DRAM cycle did.
@@ -192,6 +205,7 @@ impl Dram {
                 LABEL_BYTES as f64,
             ),
             preload_wires,
+            kicks: vec![u64::MAX; ges.len()],
             ges,
             moved: Moved::default(),
             label_bytes: LABEL_BYTES as f64,
@@ -205,6 +219,16 @@ impl Dram {
         self.ges
             .iter()
             .any(|q| !q.live.pending.is_empty() || !q.tables_out.pending.is_empty())
+    }
+
+    /// The first cycle after `now` at which a buffered write becomes writable (the only
+    /// DRAM event that needs no engine to act first), if any.
+    pub(super) fn next_write(&self, now: u64) -> Option<u64> {
+        self.ges
+            .iter()
+            .flat_map(|q| [q.live.ready_after(now), q.tables_out.ready_after(now)])
+            .flatten()
+            .min()
     }
 
     /// One GE cycle of transfers. `loaded` receives (wire, arrival) of preloaded inputs.
@@ -236,7 +260,9 @@ impl Dram {
                 starved = true;
                 break;
             }
-            let q = &mut self.ges[(first + k) % n];
+            let g = (first + k) % n;
+            let q = &mut self.ges[g];
+            let before = self.credit;
             starved |= Self::serve_ge(
                 q,
                 now,
@@ -246,6 +272,10 @@ impl Dram {
                 &mut self.moved,
                 (self.label_bytes, self.address_bytes, self.table_bytes),
             );
+            if self.credit < before {
+                // Something moved for this GE: an item may have arrived or space been freed.
+                self.kicks[g] = self.kicks[g].min(now + 1);
+            }
         }
         let moved_bytes = self.credit < start_credit;
         if !starved {

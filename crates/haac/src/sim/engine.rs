@@ -44,6 +44,10 @@ pub(super) enum Source {
 
 struct Ge {
     stages: Vec<Slot>,
+    /// The engine cannot change before this cycle (see [`Machine::wake_time`]); until then
+    /// each cycle is charged to `sleep_cause`.
+    wake_at: u64,
+    sleep_cause: Cause,
     /// The instruction in the bank stage has done its SWW reads.
     bank_read: bool,
     /// Next position in this engine's stream (Assigned).
@@ -100,6 +104,19 @@ pub(super) struct Machine<'p> {
     stall_counts: [u64; 8],
     issued: u64,
     sww_overruns: u64,
+    /// Skip engines (and cycles) in which nothing can change. Off only to check that
+    /// skipping changes nothing.
+    pub(super) skip_idle: bool,
+}
+
+/// What one engine's cycle did.
+struct StepOutcome {
+    /// An instruction moved (issued, advanced, fetched).
+    moved: bool,
+    /// A bubble's cause changed.
+    retagged: bool,
+    /// The cause charged to this cycle (None: an instruction issued).
+    charged: Option<Cause>,
 }
 
 impl<'p> Machine<'p> {
@@ -154,6 +171,8 @@ impl<'p> Machine<'p> {
             ges: (0..ge_count)
                 .map(|_| Ge {
                     stages: vec![Slot::Empty(Cause::PipelineFill); stages],
+                    wake_at: 0,
+                    sleep_cause: Cause::PipelineFill,
                     bank_read: false,
                     cursor: 0,
                 })
@@ -190,6 +209,7 @@ impl<'p> Machine<'p> {
             stall_counts: [0; 8],
             issued: 0,
             sww_overruns: 0,
+            skip_idle: true,
         }
     }
 
@@ -220,7 +240,22 @@ impl<'p> Machine<'p> {
             let n = self.ges.len();
             let first = (now % n as u64) as usize;
             for k in 0..n {
-                progress |= self.step_ge((first + k) % n, now);
+                let g = (first + k) % n;
+                if now < self.ges[g].wake_at {
+                    self.stall_counts[self.ges[g].sleep_cause as usize] += 1;
+                    continue;
+                }
+                let step = self.step_ge(g, now);
+                progress |= step.moved;
+                if let (false, false, Some(cause), true) =
+                    (step.moved, step.retagged, step.charged, self.skip_idle)
+                {
+                    let wake = self.wake_time(g, now);
+                    if wake > now + 1 {
+                        self.ges[g].wake_at = wake;
+                        self.ges[g].sleep_cause = cause;
+                    }
+                }
             }
             if let Some(dram) = self.dram.as_mut() {
                 loaded.clear();
@@ -229,9 +264,34 @@ impl<'p> Machine<'p> {
                     self.done[w as usize] = at as u32;
                     self.slot_wire[(w % self.program.window) as usize] = w;
                 }
+                for (ge, kick) in self.ges.iter_mut().zip(&mut dram.kicks) {
+                    ge.wake_at = ge.wake_at.min(*kick);
+                    *kick = u64::MAX;
+                }
             }
             if progress {
                 last_progress = now;
+            } else if self.skip_idle && self.pending_writes == 0 {
+                // Nothing moved and nothing is due: jump to the next cycle anything can.
+                let mut next = self.ges.iter().map(|g| g.wake_at).min().unwrap_or(u64::MAX);
+                if let Some(dram) = &self.dram {
+                    next = next.min(dram.next_write(now).unwrap_or(u64::MAX));
+                }
+                if self.last_end > now + 1 {
+                    next = next.min(self.last_end);
+                }
+                let finished = self.remaining == 0 && self.in_flight == 0;
+                if next == u64::MAX && !finished {
+                    return Err(SimError::Stuck { cycle: now });
+                }
+                if next != u64::MAX && next > now + 1 {
+                    let skipped = next - now - 1;
+                    for ge in &self.ges {
+                        self.stall_counts[ge.sleep_cause as usize] += skipped;
+                    }
+                    now = next - 1;
+                    last_progress = now;
+                }
             }
             now += 1;
         }
@@ -452,9 +512,11 @@ impl<'p> Machine<'p> {
     }
 
     /// One cycle of engine `g`, from the execution units back to fetch.
-    fn step_ge(&mut self, g: usize, now: u64) -> bool {
+    fn step_ge(&mut self, g: usize, now: u64) -> StepOutcome {
         let last = self.ges[g].stages.len() - 1;
         let mut progress = false;
+        let mut retagged = false;
+        let mut charged = None;
         let bank_stage = self.bank_stage;
         match self.ges[g].stages[last] {
             Slot::Busy(i) => {
@@ -469,10 +531,16 @@ impl<'p> Machine<'p> {
                         self.ges[g].stages[last] = Slot::Empty(Cause::PipelineFill);
                         progress = true;
                     }
-                    Some(c) => self.stall_counts[c as usize] += 1,
+                    Some(c) => {
+                        self.stall_counts[c as usize] += 1;
+                        charged = Some(c);
+                    }
                 }
             }
-            Slot::Empty(c) => self.stall_counts[c as usize] += 1,
+            Slot::Empty(c) => {
+                self.stall_counts[c as usize] += 1;
+                charged = Some(c);
+            }
         }
         for s in (0..last).rev() {
             let next_empty = matches!(self.ges[g].stages[s + 1], Slot::Empty(_));
@@ -498,17 +566,88 @@ impl<'p> Machine<'p> {
                             }
                             progress = true;
                         }
-                        Some(c) => self.ges[g].stages[s + 1] = Slot::Empty(c),
+                        Some(c) => retagged |= self.retag(g, s + 1, c),
                     }
                 }
-                Slot::Empty(c) => self.ges[g].stages[s + 1] = Slot::Empty(c),
+                Slot::Empty(c) => retagged |= self.retag(g, s + 1, c),
             }
         }
-        if matches!(self.ges[g].stages[0], Slot::Empty(_)) {
+        if let Slot::Empty(before) = self.ges[g].stages[0] {
             let slot = self.fetch(g, now);
-            progress |= matches!(slot, Slot::Busy(_));
+            match slot {
+                Slot::Busy(_) => progress = true,
+                Slot::Empty(c) => retagged |= c != before,
+            }
             self.ges[g].stages[0] = slot;
         }
-        progress
+        StepOutcome {
+            moved: progress,
+            retagged,
+            charged,
+        }
+    }
+
+    /// Marks empty stage `s` of engine `g` with `cause`; returns whether that changed it.
+    fn retag(&mut self, g: usize, s: usize, cause: Cause) -> bool {
+        let slot = &mut self.ges[g].stages[s];
+        let changed = !matches!(*slot, Slot::Empty(c) if c == cause);
+        *slot = Slot::Empty(cause);
+        changed
+    }
+
+    /// After a cycle in which engine `g` moved nothing and no bubble changed, the first
+    /// cycle its state can change by itself: a blocked issue's operands become available,
+    /// or an item already on its way reaches a queue it waits on. Events that are not yet
+    /// scheduled (a DRAM transfer for this engine, a producer issuing) wake it through
+    /// `kicks` or are waited for cycle by cycle.
+    fn wake_time(&self, g: usize, now: u64) -> u64 {
+        let ge = &self.ges[g];
+        let last = ge.stages.len() - 1;
+        if matches!(ge.stages[self.bank_stage], Slot::Busy(_)) && !ge.bank_read {
+            return now + 1;
+        }
+        let mut wake = u64::MAX;
+        if let Slot::Busy(i) = ge.stages[last] {
+            let ins = self.program.instructions[i as usize];
+            let mut ready = 0;
+            for w in ins.reads() {
+                let d = self.done[w as usize];
+                if d == u32::MAX {
+                    return now + 1;
+                }
+                ready = ready.max(u64::from(d));
+            }
+            if ready > now {
+                wake = wake.min(ready);
+            }
+        }
+        let Some(dram) = &self.dram else {
+            return wake;
+        };
+        let q = &dram.ges[g];
+        if let Slot::Busy(i) = ge.stages[self.read_first - 1] {
+            if matches!(ge.stages[self.read_first], Slot::Empty(_)) {
+                let ins = self.program.instructions[i as usize];
+                let table = self.role == Role::Evaluator && ins.op == Op::And;
+                let oor = self.oor[i as usize].count_ones() as usize;
+                // Each arrival may unblock it or change the cause it is charged to; items
+                // not yet requested wake it through the DRAM's kick.
+                let needed = [
+                    if table { q.tables.arrival(1) } else { None },
+                    if oor > 0 { q.oorw.arrival(oor) } else { None },
+                ];
+                for at in needed.into_iter().flatten() {
+                    if at > now {
+                        wake = wake.min(at);
+                    }
+                }
+            }
+        }
+        if matches!(ge.stages[0], Slot::Empty(Cause::InstructionQueue)) {
+            if let Some(at) = q.instructions.arrival(1) {
+                wake = wake.min(at.max(now + 1));
+            }
+        }
+        wake
     }
 }

@@ -76,6 +76,17 @@ pub fn try_assign_engines(program: &HaacProgram, cfg: &SimConfig) -> Result<Vec<
 
 /// Runs `program` on the modelled accelerator as `role`.
 pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<SimReport, SimError> {
+    simulate_with(program, cfg, role, true)
+}
+
+/// [`simulate`]; `skip_idle: false` steps every engine every cycle (to check that skipping
+/// idle engines and cycles changes nothing).
+fn simulate_with(
+    program: &HaacProgram,
+    cfg: &SimConfig,
+    role: Role,
+    skip_idle: bool,
+) -> Result<SimReport, SimError> {
     cfg.validate()?;
     program.validate()?;
     if program.ges != cfg.ges {
@@ -93,7 +104,7 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
     let streams = engine_streams(program);
     let preload = preloaded_inputs(program);
 
-    let compute = Machine::new(
+    let mut compute = Machine::new(
         program,
         cfg,
         role,
@@ -102,8 +113,9 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
         },
         None,
         &preload,
-    )
-    .run()?;
+    );
+    compute.skip_idle = skip_idle;
+    let compute = compute.run()?;
 
     let dram = build_dram(program, cfg, role, &streams, &oor, preload.clone());
     let mut machine = Machine::new(
@@ -114,6 +126,7 @@ pub fn simulate(program: &HaacProgram, cfg: &SimConfig, role: Role) -> Result<Si
         Some(dram),
         &preload,
     );
+    machine.skip_idle = skip_idle;
     let run = machine.run()?;
     let moved = machine.dram.as_ref().map(|d| d.moved).unwrap_or_default();
 

@@ -275,6 +275,30 @@ fn assignment_is_deterministic_and_balanced() {
 }
 
 #[test]
+fn skipping_idle_engines_and_cycles_changes_nothing() {
+    let mut cases = vec![
+        (evicted_wire_program(), 1u16),
+        (and_chain(4, 30), 4),
+        (independent_ands(2, 64), 2),
+    ];
+    for (seed, ges, window) in [(3, 4, 256), (11, 16, 4096), (5, 2, 64), (8, 3, 16), (21, 8, 1024)] {
+        cases.push((random_program(seed, 3_000, 40, 300, ges, window), ges));
+    }
+    for (p, ges) in cases {
+        for memory in [Memory::Ddr4, Memory::Hbm2, Memory::GBps(1.0)] {
+            for role in [Role::Evaluator, Role::Garbler] {
+                let mut cfg = SimConfig::seed_default(ges, memory);
+                cfg.table_queue_bytes = 256;
+                cfg.write_buffer_bytes = 64;
+                let fast = simulate_with(&p, &cfg, role, true).unwrap();
+                let slow = simulate_with(&p, &cfg, role, false).unwrap();
+                assert_eq!(fast, slow, "{ges} GEs, {memory:?}, {role:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let p = and_chain(2, 10);
     let err = simulate(&p, &SimConfig::seed_default(4, Memory::Ddr4), Role::Evaluator);
