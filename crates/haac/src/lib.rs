@@ -14,6 +14,7 @@ mod eval;
 pub mod file;
 mod io;
 pub mod isa;
+pub mod sim;
 
 pub use compile::{compile, CompileError, CompileOptions};
 pub use convert::to_circuit;
