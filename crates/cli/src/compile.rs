@@ -26,6 +26,9 @@ pub enum ScheduleArg {
     /// Independent ANDs grouped, a bounded look-ahead (what `mixgc run` compiles a Bristol
     /// file with; the fastest on one thread).
     Batched,
+    /// With --isa haac: segment or full, whichever HAAC's cycle-level model (the seed's
+    /// parameters, DDR4, the evaluator) runs in fewer cycles.
+    Auto,
 }
 
 /// What `--out` writes.
@@ -49,10 +52,11 @@ gates, wires, gates, AND share, ILP (gates per level), spent wires (gate outputs
 lies within WINDOW gates of the producer, so they never leave a WINDOW-wire buffer), then the maximum \
 live wires and label memory of that order.\n\n\
 With --isa haac --out F.haac (default schedule: segment), the HAAC compiler (HAAC §4): the gates in \
-the schedule's order, outputs renamed in execution order, Copy gates and constants folded (constants \
+the schedule's order (auto: segment or full, whichever the cycle-level model runs faster with \
+DDR4), outputs renamed in execution order, Copy gates and constants folded (constants \
 become public input wires), SWW addresses of WINDOW wires or 0 for an out-of-range read served by the \
 OoRW queue, the live bit after spent-wire elimination, and the instructions assigned to G gate engines \
-(format: docs/haac.md). `mixgc run --circuit F.haac` runs the file on the software engine; the file \
+by the model, as the seed does (format: docs/haac.md). `mixgc run --circuit F.haac` runs the file on the software engine; the file \
 records which input values are the garbler's (--garbler-values, default ⌈n/2⌉; a --vip workload's \
 own split). The summary on stderr gives instructions, ANDs, live %, and OoRW reads per \
 kilo-instruction.\n\nExamples:\n  \
@@ -111,10 +115,14 @@ impl ScheduleArg {
             ScheduleArg::Program => Some(Reorder::Program),
             ScheduleArg::Full => Some(Reorder::Full),
             ScheduleArg::Segment => Some(Reorder::Segment),
-            ScheduleArg::Batched => None,
+            ScheduleArg::Batched | ScheduleArg::Auto => None,
         }
     }
 }
+
+/// The error for `--schedule auto` anywhere but `compile --isa haac`.
+pub const AUTO_NEEDS_HAAC: &str =
+    "--schedule auto picks a HAAC order with the cycle-level model: it goes with `mixgc compile --isa haac`";
 
 pub fn compile(args: CompileArgs) -> Result<(), CliError> {
     if args.isa == Isa::Haac {
@@ -133,6 +141,9 @@ pub fn compile(args: CompileArgs) -> Result<(), CliError> {
         ScheduleArg::Program
     };
     let schedule = args.schedule.unwrap_or(default);
+    if schedule == ScheduleArg::Auto {
+        return Err(AUTO_NEEDS_HAAC.into());
+    }
     let window = args.window.max(1);
     let report_order = match (report, schedule.reorder()) {
         (false, _) => None,
@@ -228,7 +239,6 @@ fn compile_haac(args: CompileArgs) -> Result<(), CliError> {
     if args.report || args.json {
         return Err("--report analyses a gate order; leave it out with --isa haac".into());
     }
-    let schedule = crate::haac::schedule(args.schedule.unwrap_or(ScheduleArg::Segment))?;
     let window = u32::try_from(args.window).map_err(|_| format!("--window {} is too large", args.window))?;
     let (circuit, garbler_values) = match (&args.file, &args.vip) {
         (_, Some(vip)) => {
@@ -250,14 +260,21 @@ fn compile_haac(args: CompileArgs) -> Result<(), CliError> {
         }
         (None, None) => return Err("give a circuit FILE or --vip NAME".into()),
     };
-    let opts = mixgc_haac::CompileOptions {
-        schedule,
-        window,
-        ges: args.ges,
-    };
     let progress = args.feedback.reporter();
     progress.begin("compiling for HAAC", None, Unit::Time);
-    let line = crate::haac::compile_to_file(&circuit, garbler_values, opts, out);
+    let line = match args.schedule.unwrap_or(ScheduleArg::Segment) {
+        ScheduleArg::Auto => {
+            crate::haac::compile_auto_to_file(&circuit, garbler_values, window, args.ges, out)
+        }
+        arg => crate::haac::schedule(arg).and_then(|schedule| {
+            let opts = mixgc_haac::CompileOptions {
+                schedule,
+                window,
+                ges: args.ges,
+            };
+            crate::haac::compile_to_file(&circuit, garbler_values, opts, out)
+        }),
+    };
     progress.end();
     args.feedback.summary(&line?);
     Ok(())

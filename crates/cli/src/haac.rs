@@ -6,6 +6,7 @@ use std::path::Path;
 
 use mixgc_circuit::Circuit;
 use mixgc_compile::{compile_with, Layout, Loaded, Reorder, Runnable};
+use mixgc_haac::sim::Memory;
 use mixgc_haac::{compile::live_percent, file, CompileOptions, HaacCircuit, Op, Schedule};
 use mixgc_program::vip::Workload;
 use mixgc_program::{Ctx, Recorder};
@@ -38,6 +39,29 @@ pub fn compile_to_file(
         out.display(),
         summary(&hc),
         bytes(size)
+    ))
+}
+
+/// `--schedule auto`: compiles with segment and full reorder, writes the one the model runs
+/// faster (DDR4, evaluator) to `out`, and returns the summary line with both cycle counts.
+pub fn compile_auto_to_file(
+    circuit: &Circuit,
+    garbler_values: usize,
+    window: u32,
+    ges: u16,
+    out: &Path,
+) -> Result<String, CliError> {
+    let garbler_values = u32::try_from(garbler_values).map_err(|_| "too many garbler input values")?;
+    let choice = mixgc_haac::compile_auto(circuit, garbler_values, window, ges, Memory::Ddr4)?;
+    file::write_file(out, &choice.chosen)?;
+    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    Ok(format!(
+        "wrote {}: {}, {}; auto: segment {} cycles, full {} cycles (the model, DDR4)",
+        out.display(),
+        summary(&choice.chosen),
+        bytes(size),
+        thousands(choice.segment_cycles),
+        thousands(choice.full_cycles)
     ))
 }
 
@@ -78,8 +102,8 @@ pub fn schedule(arg: crate::compile::ScheduleArg) -> Result<Schedule, CliError> 
         ScheduleArg::Program => Ok(Schedule::Program),
         ScheduleArg::Segment => Ok(Schedule::Segment),
         ScheduleArg::Full => Ok(Schedule::Full),
-        ScheduleArg::Batched => {
-            Err("--isa haac compiles HAAC's orders: --schedule program, segment or full".into())
+        ScheduleArg::Batched | ScheduleArg::Auto => {
+            Err("--isa haac compiles HAAC's orders: --schedule program, segment, full or auto".into())
         }
     }
 }

@@ -196,6 +196,59 @@ fn aes_haac_file_between_two_processes_matches_the_bristol_run() {
 }
 
 #[test]
+fn schedule_auto_writes_the_faster_order() {
+    let out = scratch("auto.haac");
+    let o = run1(&[
+        "compile",
+        &circuit("mult64.txt"),
+        "--isa",
+        "haac",
+        "--schedule",
+        "auto",
+        "--window",
+        "64",
+        "--ges",
+        "4",
+        "--out",
+        &out,
+    ]);
+    o.assert_ok("--schedule auto");
+    // "...; auto: segment S cycles, full F cycles (the model, DDR4)"
+    let tail = o
+        .stderr
+        .split("auto: segment ")
+        .nth(1)
+        .expect("both cycle counts");
+    let number = |s: &str| -> u64 {
+        s.split_whitespace()
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    let segment = number(tail);
+    let full = number(tail.split("full ").nth(1).unwrap());
+    let chosen = file::read_file(std::path::Path::new(&out))
+        .unwrap()
+        .program
+        .schedule;
+    let want = if full < segment {
+        mixgc_haac::Schedule::Full
+    } else {
+        mixgc_haac::Schedule::Segment
+    };
+    assert_eq!(chosen, want, "{o:#?}");
+    let args = run_args(
+        &circuit("adder64.txt"),
+        "garbler",
+        &["--schedule", "auto", "--listen", "127.0.0.1:0"],
+    );
+    run1(&strs(&args)).assert_error("auto outside haac", &["--schedule auto", "--isa haac"]);
+    let _ = std::fs::remove_file(&out);
+}
+
+#[test]
 fn haac_errors_are_clear() {
     let adder = circuit("adder64.txt");
     let out = scratch("errors.haac");
@@ -211,7 +264,7 @@ fn haac_errors_are_clear() {
         "--out",
         &out,
     ]);
-    o.assert_error("batched", &["program, segment or full"]);
+    o.assert_error("batched", &["program, segment, full or auto"]);
     let o = run1(&["compile", &adder, "--isa", "haac"]);
     o.assert_error("no --out", &["--out"]);
     let o = run1(&[

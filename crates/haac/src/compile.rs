@@ -10,15 +10,17 @@
 //!    constants; instruction `i` of the reordered list writes wire `inputs + 1 + i`.
 //! 4. **Eliminate spent wires** (§4.2.3): an instruction's output is live iff some read of
 //!    it is not [`in_window`] at that read, or it is an output of the program.
-//! 5. **Queue streams** (§4.3): the GE of each instruction ([`assign_round_robin`]); the OoRW
-//!    queues are [`HaacProgram::oor_reads`] filtered by GE.
+//! 5. **Queue streams** (§4.3): the GE of each instruction by the seed's simulator-driven
+//!    assignment ([`crate::sim::assign_engines`]: the model maps instructions in program
+//!    order to non-stalled GEs each cycle, and the order is replayed); each GE's table queue
+//!    is its ANDs in order, its OoRW queue [`HaacProgram::oor_reads`] filtered by GE.
 
 use mixgc_circuit::{Circuit, CircuitError, GateKind};
 use mixgc_compile::{gate_order, Reorder};
 
-use crate::engines::assign_round_robin;
 use crate::io::{HaacCircuit, HaacIo, IoError};
 use crate::isa::{in_window, HaacError, HaacProgram, Instruction, Op, Schedule};
+use crate::sim::{try_assign_engines, Memory, SimConfig, SimError};
 
 /// What the compiler needs besides the circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +33,7 @@ pub struct CompileOptions {
 }
 
 /// Why a circuit could not be compiled.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CompileError {
     #[error("invalid circuit: {0}")]
     Circuit(#[from] CircuitError),
@@ -39,6 +41,8 @@ pub enum CompileError {
     Program(#[from] HaacError),
     #[error(transparent)]
     Io(#[from] IoError),
+    #[error("assigning instructions to gate engines: {0}")]
+    Assign(#[from] SimError),
 }
 
 /// No HAAC wire assigned yet (HAAC wire 0 is reserved, so it never names a real wire).
@@ -100,7 +104,7 @@ pub fn compile(c: &Circuit, garbler_values: u32, opts: CompileOptions) -> Result
         });
     }
     let outputs: Vec<u32> = c.output_wires.iter().map(|&w| haac[w as usize]).collect();
-    let engine = assign_round_robin(instructions.len(), opts.ges);
+    let engine = vec![0; instructions.len()];
     let mut program = HaacProgram {
         ges: opts.ges,
         window: opts.window,
@@ -114,6 +118,8 @@ pub fn compile(c: &Circuit, garbler_values: u32, opts: CompileOptions) -> Result
     // here, never an index below.
     program.validate()?;
     mark_live(&mut program);
+    // The assignment runs the model with unlimited memory, so the memory kind is moot.
+    program.engine = try_assign_engines(&program, &SimConfig::seed_default(opts.ges, Memory::Hbm2))?;
     let compiled = HaacCircuit {
         program,
         io: HaacIo {

@@ -2,8 +2,9 @@
 //!
 //! The seed assigns instructions by running its simulator: each cycle the next instructions
 //! in program order go to the GEs that are not stalled, and the resulting order is replayed
-//! in hardware. [`assign_round_robin`] is the static alternative this crate uses: instruction
-//! `i` runs on GE `i mod ges`, which balances the instruction count exactly but not stalls.
+//! in hardware ([`crate::sim::assign_engines`], what the compiler uses).
+//! [`assign_round_robin`] is the static alternative: instruction `i` runs on GE `i mod ges`,
+//! which balances the instruction count exactly but not stalls.
 
 /// GE of each of `instructions` instructions: instruction `i` on GE `i mod ges` (`ges ≥ 1`;
 /// 0 is treated as 1).

@@ -6,6 +6,7 @@
 //! writes it, the `.haac` file ([`file`]) stores it, the software engine ([`to_circuit`])
 //! and the model run it; [`eval_windowed`] checks it in plaintext, window and all.
 
+mod auto;
 mod bits;
 pub mod compile;
 mod convert;
@@ -16,6 +17,7 @@ mod io;
 pub mod isa;
 pub mod sim;
 
+pub use auto::{compile_auto, AutoChoice};
 pub use compile::{compile, CompileError, CompileOptions};
 pub use convert::to_circuit;
 pub use engines::assign_round_robin;

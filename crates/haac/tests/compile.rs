@@ -57,6 +57,14 @@ fn random_circuits_with_copies_and_constants() {
             check(&c, &hc, &random_inputs(&c, &mut rng));
         }
         assert_eq!(file::read(&file::write(&hc)).as_ref(), Ok(&hc), "round {round}");
+        if round < 20 {
+            let cfg = mixgc_haac::sim::SimConfig::seed_default(ges, mixgc_haac::sim::Memory::Ddr4);
+            assert_eq!(
+                hc.program.engine,
+                mixgc_haac::sim::assign_engines(&hc.program, &cfg),
+                "round {round}"
+            );
+        }
     }
 }
 
@@ -73,6 +81,12 @@ fn copies_and_constants_are_folded_by_hand() {
     let ops: Vec<(Op, u32, u32)> = hc.program.instructions.iter().map(|i| (i.op, i.a, i.b)).collect();
     assert_eq!(ops, vec![(Op::And, 1, 3), (Op::Xor, 4, 2)]);
     assert_eq!(hc.program.outputs, vec![5, 3, 4]);
+    // The seed's simulator-driven assignment.
+    let cfg = mixgc_haac::sim::SimConfig::seed_default(1, mixgc_haac::sim::Memory::Hbm2);
+    assert_eq!(
+        hc.program.engine,
+        mixgc_haac::sim::assign_engines(&hc.program, &cfg)
+    );
     // Both instructions write program outputs, so both are live.
     assert!(hc.program.instructions.iter().all(|i| i.live));
     for a in [false, true] {
@@ -180,5 +194,29 @@ fn vip_workloads_match_their_models() {
             let got = eval_windowed(&hc, &inputs).unwrap();
             assert_eq!(got.concat(), want, "{} {schedule:?}", w.name());
         }
+    }
+}
+
+#[test]
+fn auto_keeps_the_schedule_the_model_runs_faster() {
+    use mixgc_haac::sim::{simulate, Memory, Role, SimConfig};
+    for name in ["adder64.txt", "mult64.txt"] {
+        let c = bristol::read_file(&circuits().join(name)).unwrap();
+        let choice = mixgc_haac::compile_auto(&c, 1, 64, 4, Memory::Ddr4).unwrap();
+        let (faster, cycles) = if choice.full_cycles < choice.segment_cycles {
+            (Schedule::Full, choice.full_cycles)
+        } else {
+            (Schedule::Segment, choice.segment_cycles)
+        };
+        assert_eq!(choice.chosen.program.schedule, faster, "{name}");
+        let cfg = SimConfig::seed_default(4, Memory::Ddr4);
+        assert_eq!(
+            simulate(&choice.chosen.program, &cfg, Role::Evaluator)
+                .unwrap()
+                .cycles,
+            cycles
+        );
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        check(&c, &choice.chosen, &random_inputs(&c, &mut rng));
     }
 }
