@@ -29,6 +29,9 @@ impl ScheduleOptions {
     /// Opens `path` as a compiled-stream file if it starts with the stream magic, else as
     /// a Bristol circuit compiled with the chosen schedule.
     pub fn open(&self, path: &Path) -> Result<Runnable, CliError> {
+        if self.schedule == Some(ScheduleArg::Auto) {
+            return Err(crate::compile::AUTO_NEEDS_HAAC.into());
+        }
         Ok(Runnable::open(
             path,
             self.schedule.map(|s| s.layout(self.window)),

@@ -6,6 +6,7 @@ mod cycles;
 mod demo;
 mod demo_party;
 mod example;
+mod haac;
 mod infer;
 mod info;
 mod keygen;
@@ -52,7 +53,7 @@ enum Command {
     Preprocess(prep::PreprocessArgs),
     /// Preprocessing mode, online: send only input labels and evaluate from storage.
     Online(prep::OnlineArgs),
-    /// Compile a circuit to a stream file, or report its levels, ILP and memory under a schedule (HAAC).
+    /// Compile a circuit to a stream file or HAAC instruction streams (.haac), or report its levels, ILP and memory under a schedule (HAAC).
     Compile(compile::CompileArgs),
     /// Print gate counts, AND depth and memory of a circuit; `--cpu`: the AES kernels this CPU runs.
     Info(info::InfoArgs),

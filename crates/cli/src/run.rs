@@ -19,7 +19,8 @@ use mixgc_studies::common::{MaliciousSession, ModelOptions};
 #[command(after_help = after_help())]
 pub struct RunArgs {
     /// Circuit file: Bristol Fashion, the older Bristol Format, a compiled stream
-    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), a
+    /// written by `mixgc compile FILE --out OUT` (read chunk by chunk from disk), HAAC
+    /// instruction streams written by `mixgc compile --isa haac --out F.haac`, a
     /// sequential netlist written by `mixgc synth` (run with --cycles), or a chain file of
     /// sequential netlists (`mixgc-chain 1`, see below).
     #[arg(long, value_name = "FILE")]
@@ -76,6 +77,9 @@ the evaluator the rest. Each party that learns the output prints one line per ou
 stdout (⌈width/4⌉ lowercase hex digits, bit 0 = least significant) and a summary on stderr. \
 Both parties must run the same compiled stream: a Bristol file compiles with the batched \
 schedule, so its peer may run the Bristol file or a stream file compiled with --schedule batched.\n\n\
+A .haac file (`mixgc compile --isa haac`) runs gate for gate in its instruction order, so the \
+stream that is garbled is the stream HAAC's model times; it records which input values are the \
+garbler's. Both parties run the same .haac file.\n\n\
 Memory (--memory-limit), estimated before connecting: wire slots (16 B each) + input labels \
 (16 B an input bit) + frame buffers, plus, for a Bristol file run whole in memory, the circuit IR \
 (13 B a gate) and the compiled stream (12 B a gate, 8 B a run), or, for a stream file, its header \
@@ -223,6 +227,27 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
     print_report(&report, &args.feedback)
 }
 
+/// A `.haac` file (`mixgc compile --isa haac`): the circuit of its instructions in their
+/// order, and the garbler's value count it records (`--garbler-values`, if given, must agree).
+fn open_haac(args: &RunArgs) -> Result<(mixgc_compile::Runnable, Option<usize>), CliError> {
+    if args.schedule.schedule.is_some() {
+        return Err(format!(
+            "{} is a .haac file: its schedule was fixed by `mixgc compile --isa haac`; drop --schedule",
+            args.circuit.display()
+        )
+        .into());
+    }
+    let (runnable, recorded) = crate::haac::open_for_run(&args.circuit)?;
+    match args.garbler_values {
+        Some(k) if k != recorded => Err(format!(
+            "{} records that the garbler owns {recorded} input value(s), not {k}: drop --garbler-values",
+            args.circuit.display()
+        )
+        .into()),
+        _ => Ok((runnable, Some(recorded))),
+    }
+}
+
 /// `run` on a chain file (see [`chain`]).
 fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
     args.model.refuse("a chain of sequential netlists")?;
@@ -254,9 +279,13 @@ fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
 }
 
 fn run_combinational(mut args: RunArgs) -> Result<(), CliError> {
-    let mut runnable = args.schedule.open(&args.circuit)?;
+    let (mut runnable, garbler_values) = if mixgc_haac::file::is_haac_file(&args.circuit) {
+        open_haac(&args)?
+    } else {
+        (args.schedule.open(&args.circuit)?, args.garbler_values)
+    };
     let widths = runnable.header().input_widths().to_vec();
-    let terms = default_terms(args.garbler_values, args.reveal);
+    let terms = default_terms(garbler_values, args.reveal);
     let owned = owned_values(args.role, &terms, &widths)?;
     let batch = parse_batch(args.role, args.input.as_deref(), &owned, &widths, args.executions)?;
     let (estimate, advice) =

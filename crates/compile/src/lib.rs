@@ -27,7 +27,7 @@ pub use file::{
 };
 pub use info::{circuit_info, CircuitInfo};
 pub use instr::{Gate, Run, RunKind, MAX_AND_RUN, NOT_SLOT};
-pub use reorder::Reorder;
+pub use reorder::{gate_order, Reorder};
 pub use report::{schedule_report, ScheduleReport, DEFAULT_WINDOW};
 pub use runnable::{LoadError, Loaded, MemoryRemedy, MemoryUse, Runnable, LABEL_BYTES};
 pub use schedule::{Schedule, Step, MAX_PARALLEL_GATES};

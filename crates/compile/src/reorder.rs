@@ -19,11 +19,13 @@ pub(crate) fn gate_levels(c: &Circuit, canon: &[u32]) -> Vec<u32> {
     let mut wire_level = vec![0u32; c.num_wires as usize];
     let mut levels = vec![0u32; c.num_gates()];
     for g in 0..c.num_gates() {
-        let (a, b) = (canon[c.a[g] as usize] as usize, canon[c.b[g] as usize] as usize);
+        // Only the wires a gate reads: a Const gate's `a` is its value, and one-input gates
+        // ignore `b`.
+        let read = |w: u32| wire_level[canon[w as usize] as usize];
         let level = match c.kind[g] {
-            GateKind::Xor | GateKind::And => 1 + wire_level[a].max(wire_level[b]),
-            GateKind::Not => 1 + wire_level[a],
-            GateKind::Copy => wire_level[a],
+            GateKind::Xor | GateKind::And => 1 + read(c.a[g]).max(read(c.b[g])),
+            GateKind::Not => 1 + read(c.a[g]),
+            GateKind::Copy => read(c.a[g]),
             GateKind::Const => 1,
         };
         levels[g] = level;
@@ -45,6 +47,15 @@ pub(crate) fn order(c: &Circuit, levels: &[u32], reorder: Reorder, window: usize
         }
     }
     gates
+}
+
+/// The gate order HAAC §4.2 studies under `reorder` with a window of `window` wires: gate
+/// indices of a validated circuit, each gate after the gates it reads (program order; full
+/// reorder: all gates stably sorted by dependence level; segment reorder: program order cut
+/// into segments of half the window, each stably sorted by level).
+pub fn gate_order(c: &Circuit, reorder: Reorder, window: usize) -> Vec<u32> {
+    let levels = gate_levels(c, &canonical_wires(c));
+    order(c, &levels, reorder, window)
 }
 
 /// The schedule [`crate::compile_with`] runs under `reorder`: program order gate by gate;
