@@ -20,6 +20,7 @@
 //! A garbler that learns outputs gets the `OutputColours` of a segment's revealed cycles at
 //! the segment's end.
 
+mod chain;
 mod evaluate;
 mod garble;
 pub mod specialize;
@@ -27,6 +28,9 @@ pub mod specialize;
 use mixgc_circuit::sequential::{InputMode, Sequential};
 
 use crate::{Audience, PartyId, SessionError};
+
+pub use chain::{ChainInput, ChainOutput, ChainStage, MAX_CHAIN_STAGES};
+pub use specialize::Specializers;
 
 /// Most cycles in one segment.
 pub const MAX_SEGMENT_CYCLES: u64 = 1 << 16;
@@ -80,6 +84,17 @@ impl SequentialRun<'_> {
     }
 }
 
+/// One run of the engine after the handshake: a whole `--cycles` run, or a chain's stage.
+pub(crate) struct StageRun<'r, 'n> {
+    pub run: &'r SequentialRun<'n>,
+    /// Labels of the first ports (one vector per port, its width), carried from the
+    /// previous stage (garbler: zero-labels; evaluator: active labels) and held for every
+    /// cycle; empty for a run of its own.
+    pub fed: Vec<Vec<mixgc_core::Block>>,
+    /// Whether the outputs are revealed (else they stay labels, for the next stage).
+    pub reveals: bool,
+}
+
 /// How the bits of a run are laid out, derived by both parties from the netlist alone.
 pub(crate) struct Shape {
     /// Bits of the garbler's per-cycle ports (its labels frame each cycle).
@@ -97,13 +112,18 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    pub(crate) fn new(run: &SequentialRun<'_>) -> Shape {
+    /// The shape of `run` whose first `fed` ports take labels carried in (a chain's
+    /// previous stage's outputs): those take no party input.
+    pub(crate) fn new(run: &SequentialRun<'_>, fed: usize) -> Shape {
         let net = run.net;
         let bits = |owner: PartyId, per_cycle: bool| -> usize {
             net.inputs
                 .iter()
-                .filter(|p| p.owner == owner && (p.mode == InputMode::PerCycle) == per_cycle)
-                .map(|p| p.width as usize)
+                .enumerate()
+                .filter(|(i, p)| {
+                    *i >= fed && p.owner == owner && (p.mode == InputMode::PerCycle) == per_cycle
+                })
+                .map(|(_, p)| p.width as usize)
                 .sum()
         };
         let out_widths: Vec<u32> = net.outputs.iter().map(|p| p.width).collect();
@@ -147,7 +167,8 @@ pub(crate) fn checked_value(
     Ok(value)
 }
 
-/// Whether a port takes a value every cycle (else once, before or at cycle 0).
-pub(crate) fn per_cycle(net: &Sequential, port: usize) -> bool {
-    net.inputs[port].mode == InputMode::PerCycle
+/// Whether a port takes a party's value every cycle (else once, before or at cycle 0, or
+/// it is one of the first `fed` ports, whose labels are carried in and held).
+pub(crate) fn per_cycle(net: &Sequential, fed: usize, port: usize) -> bool {
+    port >= fed && net.inputs[port].mode == InputMode::PerCycle
 }
