@@ -5,7 +5,10 @@ use mixgc_core::Block;
 use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 
 use super::specialize::{Source, Specializer, Specializers};
-use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape, StageRun};
+use super::{
+    checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape, StageRun,
+    MAX_SEQUENTIAL_FRAME_BYTES,
+};
 use crate::bits::{pack, split, unpack};
 use crate::garbler::Producer;
 use crate::handshake::{abort_on_bad_input, agree_on_program};
@@ -80,7 +83,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         let mut state: Vec<Block> = Vec::new();
         let mut last_out = Vec::new();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
-        let mut rows = Some(RowWriter::new(self.batch_bytes));
+        let mut rows = Some(RowWriter::new(self.batch_bytes.min(MAX_SEQUENTIAL_FRAME_BYTES)));
         let mut ands = 0;
         let mut t0 = 0;
         while t0 < run.cycles {

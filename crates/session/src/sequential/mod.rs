@@ -15,7 +15,8 @@
 //! `GarblerLabels` frame with the garbler's `once` and `init` port labels and the constants',
 //! one `GarblerLabels` frame with the garbler's per-cycle labels of all the segment's cycles
 //! (if it has per-cycle ports), the tables of all its cycles as one stream cut by size alone
-//! (so a frame spans cycles and a cycle costs no frame of its own), and, if the evaluator
+//! (so a frame spans cycles and a cycle costs no frame of its own; frames of at most
+//! [`MAX_SEQUENTIAL_FRAME_BYTES`]), and, if the evaluator
 //! learns outputs and the segment has revealed cycles, one `OutputDecoding` frame for them.
 //! A garbler that learns outputs gets the `OutputColours` of a segment's revealed cycles at
 //! the segment's end.
@@ -39,6 +40,13 @@ pub const MAX_SEGMENT_CYCLES: u64 = 1 << 16;
 pub const MAX_SEGMENT_OT_BITS: usize = 1 << 16;
 /// Most output bits revealed to the garbler in one segment (its colours frame).
 const MAX_SEGMENT_OUTPUT_BITS: usize = 1 << 20;
+/// Largest table frame of a sequential run (the session's target, if smaller, wins). A
+/// batch of a combinational circuit ends each instance's tables with a shorter frame (an
+/// unrolled AES-128's frames are at most its 200 KiB of tables), but the cycles' tables are
+/// one stream with no such end: capped here, the evaluator starts on rows as early as it
+/// does on the unrolled circuit's (on 2 loaded cores, 3,000 AES cycles took a median
+/// 325 ms with 256 KiB frames against 976–1,019 ms with 512 KiB and 1 MiB; `docs/hdl.md`).
+pub const MAX_SEQUENTIAL_FRAME_BYTES: usize = 256 << 10;
 
 /// A sequential run both parties agree on.
 #[derive(Clone, Copy, Debug)]
