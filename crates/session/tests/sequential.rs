@@ -349,16 +349,16 @@ fn chain_plain(stages: &[ChainStage<'_>], values: &[Values]) -> Vec<Vec<bool>> {
     carried
 }
 
+/// One party's result of a chain: the outputs it learned, and the ANDs; or the error.
+type ChainResult = Result<(Vec<Vec<Vec<bool>>>, u64), String>;
+
 /// Runs a chain with both parties over memory channels: each party's result.
 fn two_party_chain(
     stages: &[ChainStage<'_>],
     reveal: Audience,
     cfg: &SessionConfig,
     values: &[Values],
-) -> (
-    Result<(Vec<Vec<Vec<bool>>>, u64), String>,
-    Result<(Vec<Vec<Vec<bool>>>, u64), String>,
-) {
+) -> (ChainResult, ChainResult) {
     let (gch, ech) = memory_pair();
     thread::scope(|s| {
         let ev = s.spawn(|| {
