@@ -2,8 +2,10 @@
 //! functions, F = f_n(… f_2(f_1(x))) (Eq. 3.2), and of one function repeated (Eq. 3.3),
 //! over sequential netlists in two-party computation. Each stage runs for its cycles; the
 //! output ports of its last cycle feed the first input ports of the next stage as labels,
-//! never decoded; the last stage's outputs are revealed. The stages run on the program
-//! session (`mixgc_program::gadgets::sequential`, public bits folded), gate by gate.
+//! never decoded; the last stage's outputs are revealed. The stages run on the
+//! compiled-stream engine (`mixgc_session::sequential`, `run_chain`: each cycle a compiled
+//! stream of the core specialized to the public state), their specs compiled before
+//! connecting.
 //!
 //! The chain file (`docs/hdl.md`):
 //!
@@ -20,9 +22,9 @@ use std::time::Instant;
 
 use mixgc_circuit::sequential::{InputMode, Sequential};
 use mixgc_circuit::values;
-use mixgc_program::gadgets::sequential::{party_input, run_cycles};
-use mixgc_program::{Backend, ProgramError};
-use mixgc_session::{stop_at_failure, Audience, EvaluatorSession, GarblerSession, PartyId, PartyReport};
+use mixgc_session::{
+    Audience, ChainStage, EvaluatorSession, GarblerSession, PartyId, PartyReport, Specializers,
+};
 
 use crate::cycles::{checked_cycles, parse_cycle_inputs, PortValues};
 use crate::CliError;
@@ -168,18 +170,6 @@ fn check_link(prev: &Stage, next: &Stage, k: usize) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What both parties must agree on: every stage's netlist digest and cycles, hashed.
-pub fn description(stages: &[Stage]) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for s in stages {
-        h.update(s.net.digest());
-        h.update(s.cycles.to_le_bytes());
-    }
-    let d: String = h.finalize()[..12].iter().map(|b| format!("{b:02x}")).collect();
-    format!("chain stages={} digest={d}", stages.len())
-}
-
 /// Parses `--input` for a chain: one group per stage, separated by `;`, each giving this
 /// party's values for the stage's ports that the previous stage does not feed (as for
 /// `--cycles`). Indexed by stage, then port.
@@ -212,43 +202,48 @@ pub fn parse_inputs(
         .collect()
 }
 
+/// Compiles every stage's specializations before connecting (public data only).
+pub fn prepare(stages: &[Stage]) -> Result<Specializers<'_>, CliError> {
+    let mut specs = Specializers::new();
+    for s in stages {
+        specs.prepare(&s.net, s.cycles)?;
+    }
+    Ok(specs)
+}
+
 /// Runs the chain on an open channel and prints the last stage's outputs (its last
 /// cycle's), one hex line per output port, if this party learns them.
-pub fn run<C: mixgc_net::Channel + 'static>(
+pub fn run<'s, C: mixgc_net::Channel + 'static>(
     ch: C,
     cfg: &mixgc_session::SessionConfig,
     role: PartyId,
     reveal: Audience,
-    stages: &[Stage],
+    stages: &'s [Stage],
     values: &[Vec<Option<PortValues>>],
+    specs: &mut Specializers<'s>,
 ) -> Result<PartyReport, CliError> {
     let start = Instant::now();
-    let description = description(stages);
+    let chain: Vec<ChainStage<'s>> = stages
+        .iter()
+        .map(|s| ChainStage {
+            net: &s.net,
+            cycles: s.cycles,
+        })
+        .collect();
     let mut lines = Vec::new();
-    macro_rules! run_on {
-        ($session:ty) => {{
-            let mut s = <$session>::setup(ch, cfg)?;
-            let mut backend = s.program(&description, reveal)?;
-            let ands = stop_at_failure(|| -> Result<u64, CliError> {
-                let mut carried = Vec::new();
-                for (k, stage) in stages.iter().enumerate() {
-                    carried = run_stage(&mut backend, stage, role, &values[k], carried)?;
-                }
-                for o in &carried {
-                    if let Some(bits) = backend.output_to(o, reveal)? {
-                        lines.push(values::to_hex(&bits));
-                    }
-                }
-                Ok(backend.finish()?)
-            })?;
-            let ch = s.channel();
-            (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
-        }};
-    }
+    let mut input =
+        |k: usize, port: usize, t: u64| values[k][port].as_ref().expect("own port has a value").at(t);
+    let mut output = |ports: Vec<Vec<bool>>| lines.extend(ports.iter().map(|b| values::to_hex(b)));
     let (ands, sent, received, base_ot) = if role == PartyId::GARBLER {
-        run_on!(GarblerSession<C>)
+        let mut s = GarblerSession::setup(ch, cfg)?;
+        let ands = s.run_chain(&chain, reveal, specs, &mut input, &mut output)?;
+        let ch = s.channel();
+        (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     } else {
-        run_on!(EvaluatorSession<C>)
+        let mut s = EvaluatorSession::setup(ch, cfg)?;
+        let ands = s.run_chain(&chain, reveal, specs, &mut input, &mut output)?;
+        let ch = s.channel();
+        (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     };
     let mut out = std::io::stdout().lock();
     for l in lines {
@@ -264,35 +259,4 @@ pub fn run<C: mixgc_net::Channel + 'static>(
         elapsed: start.elapsed(),
         base_ot,
     })
-}
-
-/// Runs one stage: its first `stage.fed` ports take `carried` (the previous stage's
-/// outputs), the others the parties' inputs. Returns its last cycle's output wires.
-fn run_stage<B: Backend>(
-    b: &mut B,
-    stage: &Stage,
-    role: PartyId,
-    values: &[Option<PortValues>],
-    carried: Vec<Vec<B::Wire>>,
-) -> Result<Vec<Vec<B::Wire>>, ProgramError> {
-    let net = &stage.net;
-    let value = |port: usize, t: u64| -> Result<Vec<bool>, ProgramError> {
-        Ok(values[port].as_ref().expect("own port has a value").at(t))
-    };
-    let mut party = party_input(net, role, value);
-    let input = |b: &mut B, port: usize, t: u64| {
-        if port < stage.fed {
-            Ok(carried[port].clone())
-        } else {
-            party(b, port, t)
-        }
-    };
-    let mut last = Vec::new();
-    run_cycles(b, net, stage.cycles, input, |_, t, outs| {
-        if t + 1 == stage.cycles {
-            last = outs;
-        }
-        Ok(())
-    })?;
-    Ok(last)
 }

@@ -1,8 +1,10 @@
 //! `mixgc run --cycles C` on a sequential netlist (TinyGarble's sequential garbling, thesis
 //! §3.3.1): the combinational core, specialized to the public state and compiled, is garbled
 //! once a cycle as a compiled stream, and the flip-flops pass their labels from one cycle to
-//! the next (`mixgc_session::sequential`). Memory is the core's wire slots and one OT
-//! segment's labels, independent of C; outputs are printed as they are revealed.
+//! the next (`mixgc_session::sequential`). The specializations are compiled before
+//! connecting ([`Specializers::prepare`]), as a combinational circuit is. Memory is the
+//! core's wire slots and one OT segment's labels, independent of C; outputs are printed as
+//! they are revealed.
 
 use std::io::Write;
 use std::path::Path;
@@ -12,7 +14,9 @@ use mixgc_circuit::sequential::{InputMode, Sequential};
 use mixgc_circuit::values;
 use mixgc_compile::LABEL_BYTES;
 use mixgc_session::sequential::MAX_SEGMENT_OT_BITS;
-use mixgc_session::{Audience, EvaluatorSession, GarblerSession, PartyId, PartyReport, SequentialRun};
+use mixgc_session::{
+    Audience, EvaluatorSession, GarblerSession, PartyId, PartyReport, SequentialRun, Specializers,
+};
 
 use crate::memory::Estimate;
 use crate::CliError;
@@ -156,6 +160,8 @@ pub struct CycleRun<'a> {
     pub every_cycle: bool,
     pub reveal: Audience,
     pub values: Vec<Option<PortValues>>,
+    /// The core's specializations, compiled ahead ([`Specializers::prepare`]) or not.
+    pub specs: Specializers<'a>,
 }
 
 /// Runs the cycles on an open channel, printing the revealed outputs on stdout: after the
@@ -164,7 +170,7 @@ pub struct CycleRun<'a> {
 pub fn run<C: mixgc_net::Channel + 'static>(
     ch: C,
     cfg: &mixgc_session::SessionConfig,
-    r: CycleRun<'_>,
+    mut r: CycleRun<'_>,
 ) -> Result<PartyReport, CliError> {
     let start = Instant::now();
     let stdout = std::io::stdout();
@@ -187,12 +193,12 @@ pub fn run<C: mixgc_net::Channel + 'static>(
     };
     let (ands, sent, received, base_ot) = if r.role == PartyId::GARBLER {
         let mut s = GarblerSession::setup(ch, cfg)?;
-        let ands = s.run_sequential(&run, &mut input, &mut output)?;
+        let ands = s.run_sequential_prepared(&run, &mut r.specs, &mut input, &mut output)?;
         let ch = s.channel();
         (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     } else {
         let mut s = EvaluatorSession::setup(ch, cfg)?;
-        let ands = s.run_sequential(&run, &mut input, &mut output)?;
+        let ands = s.run_sequential_prepared(&run, &mut r.specs, &mut input, &mut output)?;
         let ch = s.channel();
         (ands, ch.bytes_sent(), ch.bytes_received(), s.base_ot_time())
     };

@@ -198,6 +198,9 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
     }
     let net = Sequential::read_file(&args.circuit)?;
     let values = cycles::parse_cycle_inputs(&net, args.role, args.input.as_deref(), cycles, 0)?;
+    // Public data only: compiled before connecting, as a combinational circuit is.
+    let mut specs = mixgc_session::Specializers::new();
+    specs.prepare(&net, cycles)?;
     let fit = args.memory.fit(
         &cycles::estimate(&net),
         args.session.batch_bytes,
@@ -222,6 +225,7 @@ fn run_sequential(mut args: RunArgs) -> Result<(), CliError> {
         every_cycle: args.reveal_every_cycle,
         reveal: args.reveal,
         values,
+        specs,
     };
     let report = cycles::run(ch, &cfg, run)?;
     print_report(&report, &args.feedback)
@@ -258,15 +262,9 @@ fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
                 .into(),
         );
     }
-    if args.session.garbling != mixgc_session::Scheme::HalfGates {
-        return Err(format!(
-            "a chain runs gate by gate, which garbles with half-gates only, not {}: leave out --garbling",
-            args.session.garbling
-        )
-        .into());
-    }
     let stages = chain::read(&args.circuit)?;
     let values = chain::parse_inputs(&stages, args.role, args.input.as_deref())?;
+    let mut specs = chain::prepare(&stages)?;
     args.connection.quiet = args.feedback.quiet;
     let ch = args.session.open(&args.connection)?;
     let cfg = args
@@ -274,7 +272,7 @@ fn run_chain(mut args: RunArgs) -> Result<(), CliError> {
         .config()
         .for_command(mixgc_session::Command::Run)
         .with_progress(args.feedback.reporter());
-    let report = chain::run(ch, &cfg, args.role, args.reveal, &stages, &values)?;
+    let report = chain::run(ch, &cfg, args.role, args.reveal, &stages, &values, &mut specs)?;
     print_report(&report, &args.feedback)
 }
 

@@ -393,6 +393,47 @@ fn chains_run_in_two_processes_against_plaintext_and_bad_links_are_named() {
         o.assert_ok(who);
         assert_eq!(o.stdout, format!("{model:04x}\n"), "{who}");
     }
+    // Eq. 3.2, different functions, garbled with three-halves: the accumulator for 3
+    // cycles, then the dot product for 5 cycles with g_x = the accumulator's total held
+    // and e_y per cycle; random inputs, against the netlists chained in plaintext.
+    let dot_net = Sequential::read_file(&dot).unwrap();
+    let mixed = dir.join("mixed.chain");
+    std::fs::write(
+        &mixed,
+        "mixgc-chain 1
+stage acc.txt 3
+stage dot.txt 5
+",
+    )
+    .unwrap();
+    let x: Vec<u16> = (0..3).map(|_| rng.gen()).collect();
+    let init: u16 = rng.gen();
+    let y: Vec<u16> = (0..5).map(|_| rng.gen()).collect();
+    let list = |v: &[u16]| v.iter().map(|&v| hex16(v)).collect::<Vec<_>>().join(":");
+    let (g, e) = garbler_listens(
+        mixed.to_str().unwrap(),
+        &["--input", &format!("{};", list(&x)), "--garbling", "three-halves"],
+        &[
+            "--input",
+            &format!("{};{}", hex16(init), list(&y)),
+            "--garbling",
+            "three-halves",
+        ],
+    );
+    let want = chain_plain(&[(&acc_net, 3), (&dot_net, 5)], |k, port, t| match (k, port) {
+        (0, 0) => bits(x[t as usize]),
+        (0, _) => bits(init),
+        _ => bits(y[t as usize]),
+    });
+    // The model: total = init + x0 + x1 (the value before the third edge), then
+    // dot = Σ total · y_t over the 5 cycles, mod 2^32.
+    let total = u32::from(init.wrapping_add(x[0]).wrapping_add(x[1]));
+    let model = y.iter().fold(0u32, |s, &v| s.wrapping_add(total * u32::from(v)));
+    assert_eq!(values::to_hex(&want[0]), format!("{model:08x}"));
+    for (who, o) in [("garbler", &g), ("evaluator", &e)] {
+        o.assert_ok(who);
+        assert_eq!(o.stdout, format!("{model:08x}\n"), "{who}");
+    }
     // Eq. 3.2 with a width mismatch: the dot product's 32-bit output cannot feed the
     // accumulator's 16-bit g_x; both parties name the stages and widths before connecting.
     let bad = dir.join("bad.chain");

@@ -45,7 +45,9 @@ pub use prep::{
     EvaluatorPrep, GarblerPrep,
 };
 pub use program::{stop_at_failure, ProgramEvaluator, ProgramGarbler};
-pub use sequential::{CycleOutput, PortInput, SequentialRun};
+pub use sequential::{
+    ChainInput, ChainOutput, ChainStage, CycleOutput, PortInput, SequentialRun, Specializers,
+};
 pub use terms::{Command, SessionConfig, Terms, MAX_THREADS};
 
 /// What one execution produced for this party.

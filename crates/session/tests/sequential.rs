@@ -1,7 +1,8 @@
 //! Sequential runs on the compiled-stream path (`run_sequential`) against the netlist's
 //! plaintext evaluation: random inputs, every kind of port (per-cycle, once, init from
 //! either party), public state folded, reveal modes, both garbling schemes, with and
-//! without I/O threads, several OT segments.
+//! without I/O threads, several OT segments; chains of netlists (thesis Eqs. 3.2–3.3)
+//! against the netlists evaluated in plaintext one after another.
 
 use std::thread;
 
@@ -11,7 +12,8 @@ use mixgc_program::gadgets::add;
 use mixgc_program::{Backend, Counter, Recorder};
 use mixgc_session::sequential::MAX_SEGMENT_OT_BITS;
 use mixgc_session::{
-    Audience, EvaluatorSession, GarblerSession, PartyId, Scheme, SequentialRun, SessionConfig,
+    Audience, ChainStage, EvaluatorSession, GarblerSession, PartyId, Scheme, SequentialRun, SessionConfig,
+    Specializers,
 };
 use rand::{Rng, SeedableRng};
 
@@ -265,4 +267,212 @@ fn a_bad_port_value_is_an_error_naming_the_port_on_both_sides() {
     let g = g.unwrap_err();
     assert!(g.contains("`g_a` is 8 bits, but cycle 1's value has 9"), "{g}");
     assert!(e.unwrap_err().contains("g_a"));
+}
+
+/// A stage to chain after [`net`] (and after itself): ports g_c (8, garbler, per cycle) and
+/// q (4, garbler, once), which a previous stage's outputs feed, p (8, evaluator, per cycle),
+/// e_d (8, per cycle); state acc (8, public 3). Next: acc = (acc ⊕ e_d) + (p ∧ g_c).
+/// Outputs: acc + p (8 bits) and q ∧ g_c[..4] (4 bits), the widths of its first ports.
+fn link_net() -> Sequential {
+    let mut r = Recorder::default();
+    let c = r.input(G, 8, None).unwrap();
+    let q = r.input(G, 4, None).unwrap();
+    let p = r.input(E, 8, None).unwrap();
+    let d = r.input(E, 8, None).unwrap();
+    let acc = r.input(E, 8, None).unwrap();
+    let pc: Vec<u32> = p.iter().zip(&c).map(|(&x, &y)| r.and(x, y)).collect();
+    let ad: Vec<u32> = acc.iter().zip(&d).map(|(&x, &y)| r.xor(x, y)).collect();
+    let next = add(&mut r, &ad, &pc);
+    let out1 = add(&mut r, &acc, &p);
+    let out2: Vec<u32> = q.iter().zip(&c).map(|(&x, &y)| r.and(x, y)).collect();
+    r.output(&out1).unwrap();
+    r.output(&out2).unwrap();
+    r.output(&next).unwrap();
+    let core = r.finish().circuit;
+    let port = |name: &str, width, owner, mode| SeqInput {
+        name: name.into(),
+        width,
+        owner,
+        mode,
+    };
+    // Core input order: the garbler's values (c, q), then the evaluator's (p, d, state);
+    // the ports in the file follow it.
+    let net = Sequential {
+        inputs: vec![
+            port("g_c", 8, G, InputMode::PerCycle),
+            port("q", 4, G, InputMode::Once),
+            port("p", 8, E, InputMode::PerCycle),
+            port("e_d", 8, E, InputMode::PerCycle),
+        ],
+        outputs: vec![
+            SeqOutput {
+                name: "sum".into(),
+                width: 8,
+            },
+            SeqOutput {
+                name: "qc".into(),
+                width: 4,
+            },
+        ],
+        flops: (0..8u32)
+            .map(|i| mixgc_circuit::sequential::Flop {
+                d: 12 + i,
+                q: 28 + i,
+                init: FlopInit::Value(3 >> i & 1 == 1),
+                name: format!("acc[{i}]"),
+            })
+            .collect(),
+        core,
+    };
+    net.validate().unwrap();
+    net
+}
+
+/// A chain's last outputs in plaintext (thesis Eq. 3.2): each stage's netlist evaluated,
+/// its last cycle's outputs held on the next stage's first ports.
+fn chain_plain(stages: &[ChainStage<'_>], values: &[Values]) -> Vec<Vec<bool>> {
+    let mut carried: Vec<Vec<bool>> = Vec::new();
+    for (s, v) in stages.iter().zip(values) {
+        let fed = carried.len();
+        let outs = s
+            .net
+            .eval_plain(s.cycles, |p, t| {
+                if p < fed {
+                    carried[p].clone()
+                } else {
+                    value_at(v, p, t)
+                }
+            })
+            .unwrap();
+        carried = outs.last().unwrap().clone();
+    }
+    carried
+}
+
+/// One party's result of a chain: the outputs it learned, and the ANDs; or the error.
+type ChainResult = Result<(Vec<Vec<Vec<bool>>>, u64), String>;
+
+/// Runs a chain with both parties over memory channels: each party's result.
+fn two_party_chain(
+    stages: &[ChainStage<'_>],
+    reveal: Audience,
+    cfg: &SessionConfig,
+    values: &[Values],
+) -> (ChainResult, ChainResult) {
+    let (gch, ech) = memory_pair();
+    thread::scope(|s| {
+        let ev = s.spawn(|| {
+            let mut session = EvaluatorSession::setup(ech, cfg).unwrap();
+            let mut got = Vec::new();
+            let mut specs = Specializers::new();
+            session
+                .run_chain(
+                    stages,
+                    reveal,
+                    &mut specs,
+                    &mut |k, p, t| value_at(&values[k], p, t),
+                    &mut |o| got.push(o),
+                )
+                .map(|ands| (got, ands))
+                .map_err(|e| e.to_string())
+        });
+        let mut session = GarblerSession::setup(gch, cfg).unwrap();
+        let mut got = Vec::new();
+        // The garbler's specs compiled ahead, as the CLI does before connecting.
+        let mut specs = Specializers::new();
+        for s in stages {
+            specs.prepare(s.net, s.cycles).unwrap();
+        }
+        let g = session
+            .run_chain(
+                stages,
+                reveal,
+                &mut specs,
+                &mut |k, p, t| value_at(&values[k], p, t),
+                &mut |o| got.push(o),
+            )
+            .map(|ands| (got, ands))
+            .map_err(|e| e.to_string());
+        (g, ev.join().unwrap())
+    })
+}
+
+#[test]
+fn chains_match_the_plaintext_netlists() {
+    let (first, link) = (net(16), link_net());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    let configs = [
+        SessionConfig::default(),
+        SessionConfig {
+            io_thread: false,
+            garbling: Scheme::ThreeHalves,
+            ..SessionConfig::default()
+        },
+    ];
+    let chains: [&[(&Sequential, u64)]; 4] = [
+        &[(&first, 1)],
+        &[(&first, 5), (&link, 3)],
+        &[(&first, 2), (&link, 1), (&link, 4), (&link, 2)],
+        &[(&link, 7), (&link, 7), (&link, 7)],
+    ];
+    for (i, cfg) in configs.iter().enumerate() {
+        for (j, chain) in chains.iter().enumerate() {
+            for reveal in [Audience::BOTH, Audience::only(G), Audience::only(E)] {
+                let stages: Vec<ChainStage<'_>> = chain
+                    .iter()
+                    .map(|&(net, cycles)| ChainStage { net, cycles })
+                    .collect();
+                let values: Vec<Values> = stages
+                    .iter()
+                    .map(|s| random_values(s.net, s.cycles, &mut rng))
+                    .collect();
+                let want = chain_plain(&stages, &values);
+                let (g, e) = two_party_chain(&stages, reveal, cfg, &values);
+                let ((g, g_ands), (e, e_ands)) = (g.unwrap(), e.unwrap());
+                let case = format!("config {i}, chain {j}, {reveal:?}");
+                for (who, got) in [(G, &g), (E, &e)] {
+                    if reveal.contains(who) {
+                        assert_eq!(got, &vec![want.clone()], "{who}: {case}");
+                    } else {
+                        assert!(got.is_empty(), "{who}: {case}");
+                    }
+                }
+                let folded: u64 = stages.iter().map(|s| folded_ands(s.net, s.cycles)).sum();
+                assert_eq!((g_ands, e_ands), (folded, folded), "{case}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_chain_whose_widths_do_not_fit_is_refused_on_both_sides() {
+    let (first, link) = (net(16), link_net());
+    // link's outputs (8, 4 bits) cannot feed first's ports g_a, g_k (8, 8 bits).
+    let stages = [
+        ChainStage {
+            net: &link,
+            cycles: 2,
+        },
+        ChainStage {
+            net: &first,
+            cycles: 2,
+        },
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(24);
+    let values: Vec<Values> = stages
+        .iter()
+        .map(|s| random_values(s.net, s.cycles, &mut rng))
+        .collect();
+    let (g, e) = two_party_chain(&stages, Audience::BOTH, &SessionConfig::default(), &values);
+    for err in [g.unwrap_err(), e.unwrap_err()] {
+        assert!(
+            err.contains(
+                "chain stage 2: stage 1's output `qc` (4 bits) cannot feed input port `g_k` (8 bits)"
+            ),
+            "{err}"
+        );
+    }
+    let none: [ChainStage<'_>; 0] = [];
+    let (g, _) = two_party_chain(&none, Audience::BOTH, &SessionConfig::default(), &[]);
+    assert!(g.unwrap_err().contains("1 to 65536 stages, not 0"));
 }

@@ -3,9 +3,9 @@
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, send_frame, Channel, PeerMisbehaved, Tag};
 
-use super::garble::{initial_secret_state, segment_specs};
-use super::specialize::{Source, Specializer};
-use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape};
+use super::garble::initial_secret_state;
+use super::specialize::{Source, Specializer, Specializers};
+use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape, StageRun};
 use crate::bits::{pack, split, unpack};
 use crate::evaluator::{table_bytes, Consumer, TableFeed};
 use crate::handshake::{abort_on_bad_input, agree_on_program};
@@ -46,25 +46,58 @@ impl<C: Channel> EvaluatorSession<C> {
         input: &mut PortInput<'_>,
         output: &mut CycleOutput<'_>,
     ) -> Result<u64, SessionError> {
-        let result = self.sequential_inner(run, input, output);
+        self.run_sequential_prepared(run, &mut Specializers::new(), input, output)
+    }
+
+    /// The evaluator's half of [`crate::GarblerSession::run_sequential_prepared`].
+    pub fn run_sequential_prepared<'n>(
+        &mut self,
+        run: &SequentialRun<'n>,
+        specs: &mut Specializers<'n>,
+        input: &mut PortInput<'_>,
+        output: &mut CycleOutput<'_>,
+    ) -> Result<u64, SessionError> {
+        let result = self.sequential_inner(run, specs, input, output);
         abort_on_bad_input(&mut self.ch, result)
     }
 
-    fn sequential_inner(
+    fn sequential_inner<'n>(
         &mut self,
-        run: &SequentialRun<'_>,
+        run: &SequentialRun<'n>,
+        specs: &mut Specializers<'n>,
         input: &mut PortInput<'_>,
         output: &mut CycleOutput<'_>,
     ) -> Result<u64, SessionError> {
         run.check()?;
         agree_on_program(&mut self.ch, &run.description(), run.reveal)?;
+        let stage = StageRun {
+            run,
+            fed: Vec::new(),
+            reveals: true,
+        };
+        Ok(self.evaluate_stage(stage, specs.of(run.net), input, output)?.0)
+    }
+
+    /// Evaluates one run (or a chain's stage) after the handshake. Returns the ANDs
+    /// evaluated and the active labels of the last cycle's output ports.
+    pub(super) fn evaluate_stage(
+        &mut self,
+        stage: StageRun<'_, '_>,
+        specs: &mut Specializer<'_>,
+        input: &mut PortInput<'_>,
+        output: &mut CycleOutput<'_>,
+    ) -> Result<(u64, Vec<Block>), SessionError> {
+        let run = stage.run;
         let net = run.net;
-        let shape = Shape::new(run);
-        let learns = run.reveal.contains(PartyId::EVALUATOR);
-        let tells = run.reveal.contains(PartyId::GARBLER);
-        let mut specs = Specializer::new(net);
-        let mut held: Vec<Vec<Block>> = vec![Vec::new(); net.inputs.len()];
+        let fed = stage.fed.len();
+        let shape = Shape::new(run, fed);
+        let learns = stage.reveals && run.reveal.contains(PartyId::EVALUATOR);
+        let tells = stage.reveals && run.reveal.contains(PartyId::GARBLER);
+        specs.restart();
+        let mut held: Vec<Vec<Block>> = stage.fed;
+        held.resize(net.inputs.len(), Vec::new());
         let mut state: Vec<Block> = Vec::new();
+        let mut last_out = Vec::new();
         let mut consts = [Block::ZERO; 2];
         let mut ands = 0;
         let mut t0 = 0;
@@ -74,12 +107,12 @@ impl<C: Channel> EvaluatorSession<C> {
             let mut choices = Vec::with_capacity(len as usize * shape.e_cycle_bits);
             let mine = |port: usize| net.inputs[port].owner == PartyId::EVALUATOR;
             if first {
-                for port in (0..net.inputs.len()).filter(|&p| mine(p) && !per_cycle(net, p)) {
+                for port in (fed..net.inputs.len()).filter(|&p| mine(p) && !per_cycle(net, fed, p)) {
                     choices.extend(checked_value(net, port, 0, input(port, 0))?);
                 }
             }
             for t in t0..t0 + len {
-                for port in (0..net.inputs.len()).filter(|&p| mine(p) && per_cycle(net, p)) {
+                for port in (0..net.inputs.len()).filter(|&p| mine(p) && per_cycle(net, fed, p)) {
                     choices.extend(checked_value(net, port, t, input(port, t))?);
                 }
             }
@@ -89,8 +122,8 @@ impl<C: Channel> EvaluatorSession<C> {
                 let n = shape.g_first_bits + 2;
                 let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, n * 16)?;
                 let mut g = blocks(&frame, n)?.into_iter();
-                for (port, p) in net.inputs.iter().enumerate() {
-                    if !per_cycle(net, port) {
+                for (port, p) in net.inputs.iter().enumerate().skip(fed) {
+                    if !per_cycle(net, fed, port) {
                         let source: &mut dyn Iterator<Item = Block> =
                             if mine(port) { &mut ot } else { &mut g };
                         held[port] = source.take(p.width as usize).collect();
@@ -99,7 +132,9 @@ impl<C: Channel> EvaluatorSession<C> {
                 consts = [g.next().expect("n labels"), g.next().expect("n labels")];
                 state = initial_secret_state(net, &held);
             }
-            let segment = segment_specs(&mut specs, len)?;
+            let segment = (0..len)
+                .map(|_| specs.next_spec())
+                .collect::<Result<Vec<_>, _>>()?;
             // The garbler's per-cycle labels of the whole segment, in one frame.
             let n = len as usize * shape.g_cycle_bits;
             let mut theirs = if n > 0 {
@@ -129,15 +164,16 @@ impl<C: Channel> EvaluatorSession<C> {
             let (core, progress, io_thread) = (&mut self.core, &self.progress, self.io_thread);
             receive_all(&mut self.ch, io_thread, plan, |inbox: &mut dyn Inbox| {
                 let mut feed = TableFeed::new(total);
+                let mut labels = Vec::new();
                 for (i, spec) in segment.iter().enumerate() {
                     let t = t0 + i as u64;
                     let header = spec.compiled.header();
                     let mut cycle_ot = ot.by_ref().take(shape.e_cycle_bits);
-                    let mut labels = Vec::with_capacity(header.input_slots().len());
+                    labels.clear();
                     for source in &spec.values {
                         match *source {
                             Source::State => labels.extend_from_slice(&state),
-                            Source::Port(p) if !per_cycle(net, p) => labels.extend_from_slice(&held[p]),
+                            Source::Port(p) if !per_cycle(net, fed, p) => labels.extend_from_slice(&held[p]),
                             Source::Port(p) => {
                                 let w = net.inputs[p].width as usize;
                                 if mine(p) {
@@ -160,10 +196,14 @@ impl<C: Channel> EvaluatorSession<C> {
                     consumer.evaluate_from(&labels, consts, &mut feed, inbox)?;
                     ands += core.ands_evaluated() - before;
                     let out = core.output_labels(header);
-                    state = spec.next_secret_outputs().map(|k| out[k]).collect();
+                    state.clear();
+                    state.extend(spec.next_secret_outputs().map(|k| out[k]));
                     if run.every_cycle || t + 1 == run.cycles {
                         colours.extend(out[..shape.out_bits].iter().map(|l| l.lsb()));
                         cycles.push(t);
+                    }
+                    if t + 1 == run.cycles {
+                        last_out = out[..shape.out_bits].to_vec();
                     }
                 }
                 feed.finish()?;
@@ -181,6 +221,6 @@ impl<C: Channel> EvaluatorSession<C> {
                 self.ch.flush()?;
             }
         }
-        Ok(ands)
+        Ok((ands, last_out))
     }
 }

@@ -1,13 +1,14 @@
 //! The garbler's side of a sequential run (see the [module docs](super)).
 
-use std::rc::Rc;
-
 use mixgc_circuit::sequential::FlopInit;
 use mixgc_core::Block;
 use mixgc_net::{recv_frame, Channel, PeerMisbehaved, Tag};
 
-use super::specialize::{Source, Spec, Specializer};
-use super::{checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape};
+use super::specialize::{Source, Specializer, Specializers};
+use super::{
+    checked_value, per_cycle, CycleOutput, PortInput, SequentialRun, Shape, StageRun,
+    MAX_SEQUENTIAL_FRAME_BYTES,
+};
 use crate::bits::{pack, split, unpack};
 use crate::garbler::Producer;
 use crate::handshake::{abort_on_bad_input, agree_on_program};
@@ -25,30 +26,64 @@ impl<C: Channel + 'static> GarblerSession<C> {
         input: &mut PortInput<'_>,
         output: &mut CycleOutput<'_>,
     ) -> Result<u64, SessionError> {
-        let result = self.sequential_inner(run, input, output);
+        self.run_sequential_prepared(run, &mut Specializers::new(), input, output)
+    }
+
+    /// [`GarblerSession::run_sequential`] with specs compiled ahead
+    /// ([`Specializers::prepare`], e.g. before connecting) or kept from an earlier run.
+    pub fn run_sequential_prepared<'n>(
+        &mut self,
+        run: &SequentialRun<'n>,
+        specs: &mut Specializers<'n>,
+        input: &mut PortInput<'_>,
+        output: &mut CycleOutput<'_>,
+    ) -> Result<u64, SessionError> {
+        let result = self.sequential_inner(run, specs, input, output);
         abort_on_bad_input(&mut self.ch, result)
     }
 
-    fn sequential_inner(
+    fn sequential_inner<'n>(
         &mut self,
-        run: &SequentialRun<'_>,
+        run: &SequentialRun<'n>,
+        specs: &mut Specializers<'n>,
         input: &mut PortInput<'_>,
         output: &mut CycleOutput<'_>,
     ) -> Result<u64, SessionError> {
         run.check()?;
         agree_on_program(&mut self.ch, &run.description(), run.reveal)?;
+        let stage = StageRun {
+            run,
+            fed: Vec::new(),
+            reveals: true,
+        };
+        Ok(self.garble_stage(stage, specs.of(run.net), input, output)?.0)
+    }
+
+    /// Garbles one run (or a chain's stage) after the handshake. Returns the ANDs garbled
+    /// and the zero-labels of the last cycle's output ports (all of them, port after port).
+    pub(super) fn garble_stage(
+        &mut self,
+        stage: StageRun<'_, '_>,
+        specs: &mut Specializer<'_>,
+        input: &mut PortInput<'_>,
+        output: &mut CycleOutput<'_>,
+    ) -> Result<(u64, Vec<Block>), SessionError> {
+        let run = stage.run;
         let net = run.net;
-        let shape = Shape::new(run);
+        let fed = stage.fed.len();
+        let shape = Shape::new(run, fed);
         let delta = self.core.delta();
-        let learns = run.reveal.contains(PartyId::GARBLER);
-        let tells = run.reveal.contains(PartyId::EVALUATOR);
-        let mut specs = Specializer::new(net);
-        // Zero-labels of the `once` and `init` ports (either party's), and of the state's
-        // secret bits.
-        let mut held: Vec<Vec<Block>> = vec![Vec::new(); net.inputs.len()];
+        let learns = stage.reveals && run.reveal.contains(PartyId::GARBLER);
+        let tells = stage.reveals && run.reveal.contains(PartyId::EVALUATOR);
+        specs.restart();
+        // Zero-labels of the `once` and `init` ports (either party's) and of the ports fed
+        // by a previous stage, and of the state's secret bits.
+        let mut held: Vec<Vec<Block>> = stage.fed;
+        held.resize(net.inputs.len(), Vec::new());
         let mut state: Vec<Block> = Vec::new();
+        let mut last_out = Vec::new();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
-        let mut rows = Some(RowWriter::new(self.batch_bytes));
+        let mut rows = Some(RowWriter::new(self.batch_bytes.min(MAX_SEQUENTIAL_FRAME_BYTES)));
         let mut ands = 0;
         let mut t0 = 0;
         while t0 < run.cycles {
@@ -58,8 +93,8 @@ impl<C: Channel + 'static> GarblerSession<C> {
             let mut ot = self.ot.send_correlated(&mut self.ch, delta, n_ot)?.into_iter();
             if first {
                 let mut active = Vec::with_capacity(shape.g_first_bits + 2);
-                for (port, p) in net.inputs.iter().enumerate() {
-                    if per_cycle(net, port) {
+                for (port, p) in net.inputs.iter().enumerate().skip(fed) {
+                    if per_cycle(net, fed, port) {
                         continue;
                     }
                     held[port] = if p.owner == PartyId::GARBLER {
@@ -74,13 +109,12 @@ impl<C: Channel + 'static> GarblerSession<C> {
                     .push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
                 state = initial_secret_state(net, &held);
             }
-            let segment = segment_specs(&mut specs, len)?;
             // The garbler's per-cycle labels of the whole segment, in one frame.
             let mut mine = Vec::with_capacity(len as usize * shape.g_cycle_bits);
             let mut active = Vec::with_capacity(mine.capacity());
             for t in t0..t0 + len {
                 for port in (0..net.inputs.len())
-                    .filter(|&p| per_cycle(net, p) && net.inputs[p].owner == PartyId::GARBLER)
+                    .filter(|&p| per_cycle(net, fed, p) && net.inputs[p].owner == PartyId::GARBLER)
                 {
                     let bits = checked_value(net, port, t, input(port, t))?;
                     mine.extend(self.fresh_labels(&bits, &mut active));
@@ -94,15 +128,16 @@ impl<C: Channel + 'static> GarblerSession<C> {
             let mut mine = mine.into_iter();
             let mut decodings = Vec::new();
             let mut revealed = Vec::new();
-            for (i, spec) in segment.iter().enumerate() {
-                let t = t0 + i as u64;
+            let mut zero = Vec::new();
+            for t in t0..t0 + len {
+                let spec = specs.next_spec()?;
                 let header = spec.compiled.header();
-                let mut zero = Vec::with_capacity(header.input_slots().len());
+                zero.clear();
                 let mut cycle_ot = ot.by_ref().take(shape.e_cycle_bits);
                 for source in &spec.values {
                     match *source {
                         Source::State => zero.extend_from_slice(&state),
-                        Source::Port(p) if !per_cycle(net, p) => zero.extend_from_slice(&held[p]),
+                        Source::Port(p) if !per_cycle(net, fed, p) => zero.extend_from_slice(&held[p]),
                         Source::Port(p) => {
                             let w = net.inputs[p].width as usize;
                             if net.inputs[p].owner == PartyId::GARBLER {
@@ -128,10 +163,14 @@ impl<C: Channel + 'static> GarblerSession<C> {
                 garbled?;
                 ands += self.core.ands_garbled() - before;
                 let out = self.core.output_zero_labels(header);
-                state = spec.next_secret_outputs().map(|k| out[k]).collect();
+                state.clear();
+                state.extend(spec.next_secret_outputs().map(|k| out[k]));
                 if run.every_cycle || t + 1 == run.cycles {
                     decodings.extend(out[..shape.out_bits].iter().map(|l| l.lsb()));
                     revealed.push(t);
+                }
+                if t + 1 == run.cycles {
+                    last_out = out[..shape.out_bits].to_vec();
                 }
             }
             rows.as_mut()
@@ -156,7 +195,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
             }
             t0 += len;
         }
-        Ok(ands)
+        Ok((ands, last_out))
     }
 
     /// Fresh zero-labels for `bits`; their active labels are appended to `active`.
@@ -185,9 +224,4 @@ pub(super) fn initial_secret_state(
             FlopInit::Value(_) => None,
         })
         .collect()
-}
-
-/// The specs of the next `len` cycles.
-pub(super) fn segment_specs(specs: &mut Specializer<'_>, len: u64) -> Result<Vec<Rc<Spec>>, SessionError> {
-    (0..len).map(|_| specs.next_spec()).collect()
 }

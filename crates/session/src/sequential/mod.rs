@@ -15,11 +15,13 @@
 //! `GarblerLabels` frame with the garbler's `once` and `init` port labels and the constants',
 //! one `GarblerLabels` frame with the garbler's per-cycle labels of all the segment's cycles
 //! (if it has per-cycle ports), the tables of all its cycles as one stream cut by size alone
-//! (so a frame spans cycles and a cycle costs no frame of its own), and, if the evaluator
+//! (so a frame spans cycles and a cycle costs no frame of its own; frames of at most
+//! [`MAX_SEQUENTIAL_FRAME_BYTES`]), and, if the evaluator
 //! learns outputs and the segment has revealed cycles, one `OutputDecoding` frame for them.
 //! A garbler that learns outputs gets the `OutputColours` of a segment's revealed cycles at
 //! the segment's end.
 
+mod chain;
 mod evaluate;
 mod garble;
 pub mod specialize;
@@ -28,6 +30,9 @@ use mixgc_circuit::sequential::{InputMode, Sequential};
 
 use crate::{Audience, PartyId, SessionError};
 
+pub use chain::{ChainInput, ChainOutput, ChainStage, MAX_CHAIN_STAGES};
+pub use specialize::Specializers;
+
 /// Most cycles in one segment.
 pub const MAX_SEGMENT_CYCLES: u64 = 1 << 16;
 /// Most per-cycle input bits of either party in one segment (the evaluator's in one OT
@@ -35,6 +40,13 @@ pub const MAX_SEGMENT_CYCLES: u64 = 1 << 16;
 pub const MAX_SEGMENT_OT_BITS: usize = 1 << 16;
 /// Most output bits revealed to the garbler in one segment (its colours frame).
 const MAX_SEGMENT_OUTPUT_BITS: usize = 1 << 20;
+/// Largest table frame of a sequential run (the session's target, if smaller, wins). A
+/// batch of a combinational circuit ends each instance's tables with a shorter frame (an
+/// unrolled AES-128's frames are at most its 200 KiB of tables), but the cycles' tables are
+/// one stream with no such end: capped here, the evaluator starts on rows as early as it
+/// does on the unrolled circuit's (on 2 loaded cores, 3,000 AES cycles took a median
+/// 325 ms with 256 KiB frames against 976–1,019 ms with 512 KiB and 1 MiB; `docs/hdl.md`).
+pub const MAX_SEQUENTIAL_FRAME_BYTES: usize = 256 << 10;
 
 /// A sequential run both parties agree on.
 #[derive(Clone, Copy, Debug)]
@@ -80,6 +92,17 @@ impl SequentialRun<'_> {
     }
 }
 
+/// One run of the engine after the handshake: a whole `--cycles` run, or a chain's stage.
+pub(crate) struct StageRun<'r, 'n> {
+    pub run: &'r SequentialRun<'n>,
+    /// Labels of the first ports (one vector per port, its width), carried from the
+    /// previous stage (garbler: zero-labels; evaluator: active labels) and held for every
+    /// cycle; empty for a run of its own.
+    pub fed: Vec<Vec<mixgc_core::Block>>,
+    /// Whether the outputs are revealed (else they stay labels, for the next stage).
+    pub reveals: bool,
+}
+
 /// How the bits of a run are laid out, derived by both parties from the netlist alone.
 pub(crate) struct Shape {
     /// Bits of the garbler's per-cycle ports (its labels frame each cycle).
@@ -97,13 +120,18 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    pub(crate) fn new(run: &SequentialRun<'_>) -> Shape {
+    /// The shape of `run` whose first `fed` ports take labels carried in (a chain's
+    /// previous stage's outputs): those take no party input.
+    pub(crate) fn new(run: &SequentialRun<'_>, fed: usize) -> Shape {
         let net = run.net;
         let bits = |owner: PartyId, per_cycle: bool| -> usize {
             net.inputs
                 .iter()
-                .filter(|p| p.owner == owner && (p.mode == InputMode::PerCycle) == per_cycle)
-                .map(|p| p.width as usize)
+                .enumerate()
+                .filter(|(i, p)| {
+                    *i >= fed && p.owner == owner && (p.mode == InputMode::PerCycle) == per_cycle
+                })
+                .map(|(_, p)| p.width as usize)
                 .sum()
         };
         let out_widths: Vec<u32> = net.outputs.iter().map(|p| p.width).collect();
@@ -147,7 +175,8 @@ pub(crate) fn checked_value(
     Ok(value)
 }
 
-/// Whether a port takes a value every cycle (else once, before or at cycle 0).
-pub(crate) fn per_cycle(net: &Sequential, port: usize) -> bool {
-    net.inputs[port].mode == InputMode::PerCycle
+/// Whether a port takes a party's value every cycle (else once, before or at cycle 0, or
+/// it is one of the first `fed` ports, whose labels are carried in and held).
+pub(crate) fn per_cycle(net: &Sequential, fed: usize, port: usize) -> bool {
+    port >= fed && net.inputs[port].mode == InputMode::PerCycle
 }

@@ -103,6 +103,40 @@ impl<'n> Specializer<'n> {
         }
     }
 
+    /// The netlist this specializer compiles.
+    pub fn net(&self) -> &'n Sequential {
+        self.net
+    }
+
+    /// Specs cached so far.
+    pub fn cached(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Starts the walk over: the next [`Specializer::next_spec`] is cycle 0's.
+    pub fn restart(&mut self) {
+        self.last = None;
+    }
+
+    /// Compiles ahead the specs of cycles 0 … `cycles` − 1 (each distinct key once, at most
+    /// [`MAX_CACHED_SPECS`]), then restarts the walk: a run can then start streaming at
+    /// once, as the unrolled circuit's run does after compiling it before connecting. Keys
+    /// depend on public data only, so this needs no peer. Stops early once the walk
+    /// follows a step it knows (the key sequence is a function of the key, so the rest of
+    /// the run repeats cached specs).
+    pub fn prepare(&mut self, cycles: u64) -> Result<(), SessionError> {
+        self.restart();
+        for _ in 0..cycles {
+            let known_step = self.last.is_some_and(|i| self.follow[i].is_some());
+            if known_step || self.arena.len() >= MAX_CACHED_SPECS {
+                break;
+            }
+            self.next_spec()?;
+        }
+        self.restart();
+        Ok(())
+    }
+
     /// The spec of the next cycle (cycle 0 first).
     pub fn next_spec(&mut self) -> Result<Rc<Spec>, SessionError> {
         let next = match self.last {
@@ -208,6 +242,36 @@ impl<'n> Specializer<'n> {
     }
 }
 
+/// The [`Specializer`]s of the netlists of a run or a chain, one per netlist (found by
+/// its address, so a chain's repeated stage reuses its specs).
+#[derive(Default)]
+pub struct Specializers<'n> {
+    list: Vec<Specializer<'n>>,
+}
+
+impl<'n> Specializers<'n> {
+    pub fn new() -> Self {
+        Specializers::default()
+    }
+
+    /// The specializer of `net`, created on first use.
+    pub fn of(&mut self, net: &'n Sequential) -> &mut Specializer<'n> {
+        let i = match self.list.iter().position(|s| std::ptr::eq(s.net, net)) {
+            Some(i) => i,
+            None => {
+                self.list.push(Specializer::new(net));
+                self.list.len() - 1
+            }
+        };
+        &mut self.list[i]
+    }
+
+    /// Compiles `net`'s specs for a run of `cycles` cycles ahead ([`Specializer::prepare`]).
+    pub fn prepare(&mut self, net: &'n Sequential, cycles: u64) -> Result<(), SessionError> {
+        self.of(net).prepare(cycles)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +305,23 @@ mod tests {
         assert!(Rc::ptr_eq(&second, &fourth));
         assert_eq!(s.arena.len(), 3);
         assert!(Rc::ptr_eq(&third, &s.next_spec().unwrap()));
+    }
+
+    #[test]
+    fn prepare_compiles_ahead_and_restarts_the_walk() {
+        let net = Sequential::parse(NET, "t").unwrap();
+        let mut all = Specializers::new();
+        all.prepare(&net, 1000).unwrap();
+        let s = all.of(&net);
+        // Three keys, found in four steps; the walk starts again at cycle 0.
+        assert_eq!(s.cached(), 3);
+        let first = s.next_spec().unwrap();
+        assert_eq!(first.compiled.num_ands(), 0);
+        assert_eq!(s.cached(), 3, "nothing more compiled");
+        // One cycle prepares one spec.
+        let mut one = Specializer::new(&net);
+        one.prepare(1).unwrap();
+        assert_eq!(one.cached(), 1);
+        assert!(std::ptr::eq(all.of(&net).net(), &net));
     }
 }
