@@ -21,6 +21,8 @@ mod prep;
 mod primes;
 mod progress;
 mod run;
+mod sim;
+mod sim_figures;
 mod summary;
 mod synth;
 mod vip;
@@ -81,6 +83,8 @@ enum Command {
     Synth(synth::SynthArgs),
     /// Run one party of a VIP-Bench workload (HAAC §5) with JSON input, or report its gate counts.
     Vip(vip::VipArgs),
+    /// Model a .haac program on the HAAC accelerator cycle by cycle; `--plot`: HAAC's figures.
+    Sim(sim::SimArgs),
     /// One party of `mixgc bench`'s end-to-end runs (spawned by `mixgc bench`).
     #[command(hide = true)]
     BenchParty(bench::PartyArgs),
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
         Command::BenchParty(a) => bench::party(a),
         Command::Synth(a) => synth::synth(a),
         Command::Vip(a) => vip::vip(a),
+        Command::Sim(a) => sim::sim(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -209,6 +209,7 @@ impl SimConfig {
             }
         }
         let at_most = [
+            ("ges", u32::from(self.ges), 4096),
             ("sww_banks_per_ge", self.sww_banks_per_ge, 1024),
             ("frontend_stages", self.frontend_stages, 64),
             ("wire_read_stages", self.wire_read_stages, 64),

@@ -78,7 +78,7 @@ pub(super) struct WriteStream {
 impl WriteStream {
     pub(super) fn new(capacity: usize, item_bytes: f64) -> Self {
         WriteStream {
-            pending: VecDeque::with_capacity(capacity),
+            pending: VecDeque::new(),
             partial: 0.0,
             capacity: capacity.max(1),
             item_bytes,

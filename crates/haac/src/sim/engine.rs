@@ -135,7 +135,9 @@ impl<'p> Machine<'p> {
         let bank_stage = read_first + usize::from(cfg.wire_read_stages >= 2);
         let mut done = vec![u32::MAX; wires];
         let mut flags = WireFlags::new(wires);
-        let mut slot_wire = vec![0; program.window as usize];
+        // Only SWW addresses of existing wires are ever used (a window larger than the
+        // program allocates no more).
+        let mut slot_wire = vec![0; (program.window as usize).min(wires)];
         for w in 1..=program.inputs {
             WireFlags::set(&mut flags.in_dram, w);
         }

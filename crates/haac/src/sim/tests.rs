@@ -349,6 +349,23 @@ fn reassignment_and_esw_off_keep_the_stream() {
 }
 
 #[test]
+fn a_huge_window_allocates_only_what_the_program_uses() {
+    // 2^31 SWW addresses: the model sizes its SWW by the wires that exist.
+    let p = and_chain(2, 20);
+    let mut q = p.clone();
+    q.window = 1 << 31;
+    let cfg = SimConfig::seed_default(2, Memory::Ddr4);
+    let r = simulate(&q, &cfg, Role::Evaluator).unwrap();
+    assert_eq!(
+        r.compute_cycles,
+        simulate(&p, &cfg, Role::Evaluator).unwrap().compute_cycles
+    );
+    let mut cfg = cfg;
+    cfg.ges = 5000;
+    assert!(cfg.validate().unwrap_err().to_string().contains("ges"));
+}
+
+#[test]
 fn an_empty_program_takes_no_cycles() {
     let p = program(2, 8, 3, Vec::new());
     let r = simulate(&p, &SimConfig::seed_default(2, Memory::Ddr4), Role::Evaluator).unwrap();
