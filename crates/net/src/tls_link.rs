@@ -23,9 +23,10 @@ use crate::tcp::halves as tcp_halves;
 use crate::tls::{check_confirmation, describe, unconfirmed_error};
 use crate::{NetError, TcpReader, TcpWriter};
 
-/// Ciphertext read from the socket per system call (at most): as large as the plain
-/// channel's read-ahead (`tls::RECV_BUFFER`), for few system calls per table frame.
-const READ_PIECE: usize = 256 << 10;
+/// Ciphertext read from the socket per system call (at most). 256 KiB was tried (as the
+/// plain channel's read-ahead) and cost more CPU per AND end to end on 2 shared cores
+/// (docs/security.md, "Channels (TLS)"), so it stays 64 KiB.
+const READ_PIECE: usize = 64 << 10;
 
 /// The read half: plaintext out, ciphertext read with the link's timeout.
 pub(crate) struct TlsReader {

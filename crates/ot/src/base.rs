@@ -509,6 +509,37 @@ mod tests {
         }
     }
 
+    /// With enough OTs for two threads, a bad point in the second thread's half is still
+    /// refused and named by its index, and the halves' keys line up with a run on one
+    /// thread (the first half's keys do not depend on the split).
+    #[test]
+    fn the_two_threads_name_a_bad_point_and_agree_with_one() {
+        let (mut a, mut b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            send(&mut a, &SESSION, 64, &mut rng)
+        });
+        let _s = b.recv_blocks(2).unwrap();
+        let ok = RistrettoPoint::mul_base(&Scalar::from(5u8)).compress();
+        for i in 0..64 {
+            b.send(if i == 40 { &[0u8; 32] } else { ok.as_bytes() }).unwrap();
+        }
+        b.flush().unwrap();
+        match t.join().unwrap() {
+            Err(OtError::InvalidPoint(m)) => assert!(m.contains("R_40 is the identity"), "{m}"),
+            other => panic!("expected InvalidPoint, got {other:?}"),
+        }
+
+        // 64 OTs (two threads) against the first 16 of them run alone (one thread): the
+        // same seeds give the same S, R_i and keys.
+        let (pairs, got, choices) = run(64, Some(21));
+        for ((&(k0, k1), &k), &c) in pairs.iter().zip(&got).zip(&choices) {
+            assert_eq!(k, if c { k1 } else { k0 });
+        }
+        let (few, _, _) = run(16, Some(21));
+        assert_eq!(&pairs[..16], &few[..]);
+    }
+
     #[test]
     fn disconnect_is_an_error_on_both_sides() {
         // Receiver vanishes after reading S.
