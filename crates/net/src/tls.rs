@@ -42,9 +42,15 @@ const MAX_RECORD: usize = 16 << 10;
 /// The label of the exporter the session binds itself to (RFC 8446 §7.5).
 const EXPORTER_LABEL: &[u8] = b"EXPORTER-mixgc-channel-binding";
 /// The byte the listener sends once it has accepted the peer's certificate, so the connecting
-/// party learns of a refusal while connecting (in TLS 1.3 the client finishes its handshake
-/// before the server has checked the client's certificate).
-const ACCEPTED: u8 = 0xA5;
+/// party learns of a refusal at its first read (in TLS 1.3 the client finishes its handshake
+/// before the server has checked the client's certificate). The connecting party does not
+/// wait for it before sending: its first flight goes with its TLS Finished, and the byte is
+/// checked before the first plaintext it reads.
+pub(crate) const ACCEPTED: u8 = 0xA5;
+/// How long a party that failed the handshake keeps reading (and discarding) what the peer
+/// still sends before it closes, so that its close is not a reset that could overtake the
+/// alert telling the peer why.
+const LINGER: Duration = Duration::from_millis(250);
 
 /// The SHA-256 of a certificate's DER encoding, what `--peer-fingerprint` pins.
 pub fn fingerprint(cert_der: &[u8]) -> [u8; 32] {
@@ -229,6 +235,8 @@ pub struct TlsChannel {
     received: u64,
     timing: Timing,
     binding: [u8; 32],
+    /// A connecting party that has not yet read the listener's [`ACCEPTED`] byte.
+    unconfirmed: bool,
 }
 
 impl TlsChannel {
@@ -269,24 +277,29 @@ impl TlsChannel {
         Ok(ch)
     }
 
-    /// The client's handshake, then the listener's confirmation that it accepted us.
+    /// The client's handshake; the listener's confirmation that it accepted us is read
+    /// before the first plaintext ([`TlsChannel::confirmed`]), not waited for here.
     fn client_handshake(
         conn: Connection,
         socket: TcpStream,
         timeout: Duration,
     ) -> Result<TlsChannel, NetError> {
         let mut ch = TlsChannel::handshake(conn, socket, timeout)?;
-        let mut ok = [0u8];
-        ch.read_plain(&mut ok).map_err(|e| match e {
-            NetError::Disconnected => {
-                NetError::Tls("the peer closed the connection during the TLS handshake".into())
-            }
-            e => e,
-        })?;
-        if ok[0] != ACCEPTED {
-            return Err(NetError::Tls("the peer did not confirm the TLS handshake".into()));
-        }
+        ch.unconfirmed = true;
         Ok(ch)
+    }
+
+    /// Reads the listener's confirmation if it is still due (a connecting party's first
+    /// read does this anyway): a refusal of this party's certificate arrives instead, as an
+    /// alert, and is reported here. Does nothing on the listener's side.
+    pub fn confirmed(&mut self) -> Result<(), NetError> {
+        if !self.unconfirmed {
+            return Ok(());
+        }
+        self.unconfirmed = false;
+        let mut ok = [0u8];
+        self.read_plain_raw(&mut ok).map_err(unconfirmed_error)?;
+        check_confirmation(ok[0])
     }
 
     /// Waits up to `timeout` for a peer on `listener` as [`crate::TcpChannel::accept`] does,
@@ -315,20 +328,48 @@ impl TlsChannel {
             received: 0,
             timing: Timing::new(timeout),
             binding: [0; 32],
+            unconfirmed: false,
         };
-        while live(&mut ch.conn).is_handshaking() {
-            ch.write_records()?;
-            if live(&mut ch.conn).is_handshaking() && ch.read_records()? == 0 {
+        if let Err(e) = ch.run_handshake() {
+            ch.linger();
+            return Err(e);
+        }
+        ch.binding = live(&mut ch.conn)
+            .export_keying_material([0u8; 32], EXPORTER_LABEL, None)
+            .map_err(|e| NetError::Tls(describe(&e)))?;
+        Ok(ch)
+    }
+
+    fn run_handshake(&mut self) -> Result<(), NetError> {
+        while live(&mut self.conn).is_handshaking() {
+            self.write_records()?;
+            if live(&mut self.conn).is_handshaking() && self.read_records()? == 0 {
                 return Err(NetError::Tls(
                     "the peer closed the connection during the TLS handshake".into(),
                 ));
             }
         }
-        ch.write_records()?;
-        ch.binding = live(&mut ch.conn)
-            .export_keying_material([0u8; 32], EXPORTER_LABEL, None)
-            .map_err(|e| NetError::Tls(describe(&e)))?;
-        Ok(ch)
+        self.write_records()
+    }
+
+    /// After a failed handshake (its alert, if any, written): ends our direction, then
+    /// reads and discards what the peer still sends, until it closes or [`LINGER`] passes,
+    /// so that closing does not reset the connection over the alert (a connecting party
+    /// sends its first flight without waiting for the listener's verdict).
+    fn linger(&mut self) {
+        let _ = self.writer.shutdown(std::net::Shutdown::Write);
+        let until = std::time::Instant::now() + LINGER;
+        let mut scratch = [0u8; 4096];
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() || self.writer.set_read_timeout(Some(left)).is_err() {
+                return;
+            }
+            match self.reader.get_mut().read(&mut scratch) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
     }
 
     /// Ends every later read or write with [`NetError::Deadline`] once `total` has passed
@@ -381,8 +422,14 @@ impl TlsChannel {
         let conn = self.conn.take().expect("present until now");
         let socket = self.writer.try_clone().map_err(NetError::Io)?;
         let read_ahead = self.reader.buffer().to_vec();
-        let (reader, writer) =
-            tls_link::halves(conn, socket, read_ahead, self.timing.timeout(), self.received)?;
+        let (reader, writer) = tls_link::halves(
+            conn,
+            socket,
+            read_ahead,
+            self.timing.timeout(),
+            self.received,
+            self.unconfirmed,
+        )?;
         Ok((reader, writer, self.sent, self.binding))
     }
 
@@ -444,8 +491,14 @@ impl TlsChannel {
         result
     }
 
-    /// Fills `buf` with plaintext, reading records as needed.
+    /// Fills `buf` with plaintext, reading records as needed (after the listener's
+    /// confirmation, if it is still due).
     fn read_plain(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
+        self.confirmed()?;
+        self.read_plain_raw(buf)
+    }
+
+    fn read_plain_raw(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
         let mut filled = 0;
         let mut at_end = false;
         while filled < buf.len() {
@@ -752,6 +805,26 @@ fn describe_alert(alert: AlertDescription) -> String {
             "the peer refused the TLS handshake (TLS 1.3 only)".into()
         }
         other => format!("the peer stopped the TLS session (alert {})", u8::from(other)),
+    }
+}
+
+/// The error of reading the listener's confirmation: the stream ending there means the
+/// listener gave up on the handshake.
+pub(crate) fn unconfirmed_error(e: NetError) -> NetError {
+    match e {
+        NetError::Disconnected => {
+            NetError::Tls("the peer closed the connection during the TLS handshake".into())
+        }
+        e => e,
+    }
+}
+
+/// Checks the listener's confirmation byte.
+pub(crate) fn check_confirmation(byte: u8) -> Result<(), NetError> {
+    if byte == ACCEPTED {
+        Ok(())
+    } else {
+        Err(NetError::Tls("the peer did not confirm the TLS handshake".into()))
     }
 }
 

@@ -20,10 +20,12 @@ use std::time::Duration;
 use rustls::Connection;
 
 use crate::tcp::halves as tcp_halves;
-use crate::tls::describe;
+use crate::tls::{check_confirmation, describe, unconfirmed_error};
 use crate::{NetError, TcpReader, TcpWriter};
 
-/// Ciphertext read from the socket per system call.
+/// Ciphertext read from the socket per system call (at most). 256 KiB was tried (as the
+/// plain channel's read-ahead) and cost more CPU per AND end to end on 2 shared cores
+/// (docs/security.md, "Channels (TLS)"), so it stays 64 KiB.
 const READ_PIECE: usize = 64 << 10;
 
 /// The read half: plaintext out, ciphertext read with the link's timeout.
@@ -38,6 +40,9 @@ pub(crate) struct TlsReader {
     at_end: bool,
     /// Plaintext bytes returned.
     received: u64,
+    /// A connecting party that has not yet read the listener's confirmation byte
+    /// (`tls::ACCEPTED`): read and checked before the first plaintext.
+    unconfirmed: bool,
 }
 
 /// The write half: plaintext in, ciphertext written with the link's timeout.
@@ -57,6 +62,7 @@ pub(crate) fn halves(
     read_ahead: Vec<u8>,
     timeout: Duration,
     received: u64,
+    unconfirmed: bool,
 ) -> Result<(TlsReader, TlsWriter), NetError> {
     let (raw_reader, raw_writer) = tcp_halves(socket, timeout)?;
     let conn = Arc::new(Mutex::new(conn));
@@ -72,6 +78,7 @@ pub(crate) fn halves(
             end,
             at_end: false,
             received,
+            unconfirmed,
         },
         TlsWriter {
             conn,
@@ -92,8 +99,21 @@ impl TlsReader {
         self.raw.shutdown();
     }
 
-    /// Fills `out` with plaintext, reading and decrypting records as needed.
+    /// Fills `out` with plaintext, reading and decrypting records as needed (after the
+    /// listener's confirmation, if it is still due: a refusal is reported there).
     pub(crate) fn recv(&mut self, out: &mut [u8]) -> Result<(), NetError> {
+        if self.unconfirmed {
+            self.unconfirmed = false;
+            let mut ok = [0u8];
+            self.recv_plain(&mut ok).map_err(unconfirmed_error)?;
+            check_confirmation(ok[0])?;
+        }
+        self.recv_plain(out)?;
+        self.received += out.len() as u64;
+        Ok(())
+    }
+
+    fn recv_plain(&mut self, out: &mut [u8]) -> Result<(), NetError> {
         let mut filled = 0;
         while filled < out.len() {
             {
@@ -121,7 +141,6 @@ impl TlsReader {
             }
             self.decrypt()?;
         }
-        self.received += out.len() as u64;
         Ok(())
     }
 

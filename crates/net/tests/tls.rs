@@ -42,7 +42,11 @@ fn pair(
 ) -> (Result<TlsChannel, NetError>, Result<TlsChannel, NetError>) {
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
     let target = format!("{host}:{}", addr.port());
-    let c = thread::spawn(move || TlsChannel::connect(&target, TIMEOUT, &client));
+    let c = thread::spawn(move || {
+        let mut c = TlsChannel::connect(&target, TIMEOUT, &client)?;
+        c.confirmed()?;
+        Ok(c)
+    });
     let s = TlsChannel::accept(&listener, TIMEOUT, &server);
     (s, c.join().unwrap())
 }
@@ -188,6 +192,29 @@ fn a_wrong_client_fingerprint_is_refused_on_both_sides() {
     let (s, c) = (tls_message(s), tls_message(c));
     assert!(s.contains("refused the peer's certificate"), "{s}");
     assert!(c.contains("the peer refused this party's certificate"), "{c}");
+}
+
+/// The connecting party sends its first flight without waiting for the listener's verdict
+/// (it goes out right after its TLS Finished); a refusal still reaches it, as the error of
+/// its first read, and the listener's close does not reset the connection over the alert.
+#[test]
+fn a_refused_client_that_sent_first_learns_why_at_its_first_read() {
+    let (a, b, other) = (self_signed(), self_signed(), self_signed());
+    for _ in 0..5 {
+        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+        let client = pinned(&b, a.fingerprint);
+        let c = thread::spawn(move || -> Result<(), NetError> {
+            let mut c = TlsChannel::connect(&addr.to_string(), TIMEOUT, &client)?;
+            c.send(&[7u8; 4096])?;
+            c.flush()?;
+            let mut one = [0u8];
+            c.recv(&mut one)
+        });
+        let s = TlsChannel::accept(&listener, TIMEOUT, &pinned(&a, other.fingerprint));
+        assert!(tls_message(s).contains("refused the peer's certificate"));
+        let c = c.join().unwrap().unwrap_err().to_string();
+        assert!(c.contains("the peer refused this party's certificate"), "{c}");
+    }
 }
 
 #[test]

@@ -30,6 +30,8 @@
 //! The receiver's choice bits are hidden perfectly (R_i is uniform for either bit); the
 //! sender's other key is hidden under CDH in the random-oracle model.
 
+use std::convert::Infallible;
+
 use curve25519_dalek::constants::RISTRETTO_BASEPOINT_TABLE;
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoBasepointTable, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
@@ -39,23 +41,120 @@ use mixgc_net::Channel;
 use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
+use crate::parallel::in_parallel;
 use crate::OtError;
 
 /// BLAKE3 key-derivation context of the base-OT keys.
 const DOMAIN: &str = "mixgc/base-ot/v2";
 
-/// OTs per message of R_i points: the receiver flushes after each batch so the sender's
-/// scalar multiplications overlap with the receiver's.
-const BATCH: usize = 16;
+/// Most R_i points read per `recv` by the sender (its buffer stays small whatever the count).
+const READ_POINTS: usize = 1024;
 
 /// Bytes of a compressed Ristretto point.
 const POINT: usize = 32;
 
+/// The sender's first message S = y·B and its secrets, made before the session id is known,
+/// so that S can travel with the session's hello (it depends on nothing but y).
+pub struct SenderStart {
+    y: Scalar,
+    /// y·S, so that y·(R_i − S) = y·R_i − y·S costs one variable-base multiplication.
+    ys: RistrettoPoint,
+    s_enc: CompressedRistretto,
+}
+
+impl Drop for SenderStart {
+    fn drop(&mut self) {
+        self.y.zeroize();
+        self.ys.zeroize();
+    }
+}
+
+impl SenderStart {
+    /// Draws y and computes S = y·B (fixed-base table) and y·S.
+    pub fn new(rng: &mut Rng) -> SenderStart {
+        let y = nonzero_scalar(rng);
+        let s = RISTRETTO_BASEPOINT_TABLE * &y;
+        SenderStart {
+            ys: y * s,
+            s_enc: s.compress(),
+            y,
+        }
+    }
+
+    /// The encoding of S, the sender's only message.
+    pub fn message(&self) -> &[u8; POINT] {
+        self.s_enc.as_bytes()
+    }
+
+    /// Reads the receiver's `count` points R_i (S must have been sent) and derives the key
+    /// pairs. Rejects an R_i that is not a canonical encoding, is the identity or equals S
+    /// with [`OtError::InvalidPoint`]. The work is split over two threads.
+    pub fn finish<C: Channel + ?Sized>(
+        self,
+        ch: &mut C,
+        session: &[u8; 32],
+        count: usize,
+    ) -> Result<Vec<(Block, Block)>, OtError> {
+        ch.set_phase("the base oblivious transfers");
+        let mut encs = Vec::with_capacity(count.min(READ_POINTS));
+        let mut buf = vec![0u8; READ_POINTS.min(count) * POINT];
+        while encs.len() < count {
+            let n = READ_POINTS.min(count - encs.len());
+            ch.recv(&mut buf[..n * POINT])?;
+            encs.extend(
+                buf[..n * POINT]
+                    .chunks_exact(POINT)
+                    .map(|c| CompressedRistretto(c.try_into().expect("32-byte chunk"))),
+            );
+        }
+        let prefix = KeyPrefix::new(session);
+        in_parallel(&encs, |first, part| self.keys(&prefix, first, part))
+    }
+
+    /// The key pairs of the OTs `first..first + r_encs.len()`.
+    fn keys(
+        &self,
+        prefix: &KeyPrefix,
+        first: usize,
+        r_encs: &[CompressedRistretto],
+    ) -> Result<Vec<(Block, Block)>, OtError> {
+        // Shared points, [y·R_i, y·R_i − y·S] per OT, encoded together.
+        let mut shared = Vec::with_capacity(2 * r_encs.len());
+        for (k, r_enc) in r_encs.iter().enumerate() {
+            let i = first + k;
+            let r =
+                decode(r_enc).map_err(|why| OtError::InvalidPoint(format!("the receiver's R_{i} {why}")))?;
+            if *r_enc == self.s_enc {
+                shared.zeroize();
+                return Err(OtError::InvalidPoint(format!("the receiver's R_{i} equals S")));
+            }
+            let yr = self.y * r;
+            shared.extend([yr, yr - self.ys]);
+        }
+        let mut encoded = RistrettoPoint::double_and_compress_batch(&shared);
+        shared.zeroize();
+        let keys = r_encs
+            .iter()
+            .zip(encoded.chunks_exact(2))
+            .enumerate()
+            .map(|(k, (r_enc, pair))| {
+                let i = first + k;
+                (
+                    prefix.key(i, false, &self.s_enc, r_enc, &pair[0]),
+                    prefix.key(i, true, &self.s_enc, r_enc, &pair[1]),
+                )
+            })
+            .collect();
+        encoded.iter_mut().for_each(|p| p.0.zeroize());
+        Ok(keys)
+    }
+}
+
 /// Base-OT sender: returns the key pairs (k_{i,0}, k_{i,1}) for `count` OTs.
 ///
-/// Sends S, then reads the receiver's `count` points R_i. Rejects an R_i that is not a
-/// canonical encoding or is the identity with [`OtError::InvalidPoint`]. `count == 0`
-/// exchanges no messages.
+/// Sends S, then reads the receiver's `count` points R_i ([`SenderStart`] in one call).
+/// Rejects an R_i that is not a canonical encoding or is the identity with
+/// [`OtError::InvalidPoint`]. `count == 0` exchanges no messages.
 pub fn send<C: Channel + ?Sized>(
     ch: &mut C,
     session: &[u8; 32],
@@ -66,61 +165,103 @@ pub fn send<C: Channel + ?Sized>(
     if count == 0 {
         return Ok(Vec::new());
     }
-    let mut y = nonzero_scalar(rng);
-    let s = RISTRETTO_BASEPOINT_TABLE * &y;
-    let s_enc = s.compress();
-    // y·S once, so that y·(R_i − S) = y·R_i − y·S costs one variable-base multiplication.
-    let mut ys = y * s;
-    ch.send(s_enc.as_bytes())?;
+    let start = SenderStart::new(rng);
+    ch.send(start.message())?;
     ch.flush()?;
+    start.finish(ch, session, count)
+}
 
-    let prefix = KeyPrefix::new(session);
-    let mut keys = Vec::with_capacity(count);
-    let mut buf = [0u8; BATCH * POINT];
-    let mut i = 0;
-    let result = (|| {
-        while i < count {
-            let n = BATCH.min(count - i);
-            ch.recv(&mut buf[..n * POINT])?;
-            let mut r_encs = Vec::with_capacity(n);
-            // Shared points of the batch, [y·R_i, y·R_i − y·S] per OT, encoded together.
-            let mut shared = Vec::with_capacity(2 * n);
-            for enc in buf[..n * POINT].chunks_exact(POINT) {
-                let r_enc = CompressedRistretto(enc.try_into().expect("32-byte chunk"));
-                let r = decode(&r_enc).map_err(|why| {
-                    OtError::InvalidPoint(format!("the receiver's R_{} {why}", i + r_encs.len()))
-                })?;
-                if r_enc == s_enc {
-                    return Err(OtError::InvalidPoint(format!(
-                        "the receiver's R_{} equals S",
-                        i + r_encs.len()
-                    )));
-                }
-                let yr = y * r;
-                shared.extend([yr, yr - ys]);
-                r_encs.push(r_enc);
-            }
-            let encoded = RistrettoPoint::double_and_compress_batch(&shared);
-            shared.zeroize();
-            for (r_enc, pair) in r_encs.iter().zip(encoded.chunks_exact(2)) {
-                let k0 = prefix.key(i, false, &s_enc, r_enc, &pair[0]);
-                let k1 = prefix.key(i, true, &s_enc, r_enc, &pair[1]);
-                keys.push((k0, k1));
-                i += 1;
-            }
+/// The receiver's secrets x_i and points x_i·B, made before S arrives (they depend on
+/// nothing the sender says), so that answering S costs one addition and one encoding per OT.
+pub struct ReceiverStart {
+    choices: Vec<bool>,
+    xs: Vec<Scalar>,
+    xbs: Vec<RistrettoPoint>,
+}
+
+impl Drop for ReceiverStart {
+    fn drop(&mut self) {
+        self.xs.zeroize();
+        self.xbs.zeroize();
+        self.choices.zeroize();
+    }
+}
+
+impl ReceiverStart {
+    /// Draws x_i for every choice and computes x_i·B (fixed-base table, two threads).
+    pub fn new(choices: &[bool], rng: &mut Rng) -> ReceiverStart {
+        let xs: Vec<Scalar> = choices.iter().map(|_| nonzero_scalar(rng)).collect();
+        let xbs = match in_parallel(&xs, |_, part| {
+            Ok::<_, Infallible>(part.iter().map(|x| RISTRETTO_BASEPOINT_TABLE * x).collect())
+        }) {
+            Ok(xbs) => xbs,
+            Err(never) => match never {},
+        };
+        ReceiverStart {
+            choices: choices.to_vec(),
+            xs,
+            xbs,
         }
-        Ok(())
-    })();
-    y.zeroize();
-    ys.zeroize();
-    result.map(|()| keys)
+    }
+
+    /// Reads S, rejecting a non-canonical encoding or the identity with
+    /// [`OtError::InvalidPoint`], sends every R_i = c_i·S + x_i·B in one message (the
+    /// selection is constant-time) and derives k_{i,c_i}. Empty choices exchange nothing.
+    pub fn finish<C: Channel + ?Sized>(
+        mut self,
+        ch: &mut C,
+        session: &[u8; 32],
+    ) -> Result<Vec<Block>, OtError> {
+        ch.set_phase("the base oblivious transfers");
+        if self.choices.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut s_bytes = [0u8; POINT];
+        ch.recv(&mut s_bytes)?;
+        let s_enc = CompressedRistretto(s_bytes);
+        let s = decode(&s_enc).map_err(|why| OtError::InvalidPoint(format!("the sender's S {why}")))?;
+
+        let mut buf = Vec::with_capacity(self.choices.len() * POINT);
+        let mut r_encs: Vec<CompressedRistretto> = Vec::with_capacity(self.choices.len());
+        for (&c, xb) in self.choices.iter().zip(&self.xbs) {
+            let r = RistrettoPoint::conditional_select(xb, &(xb + s), Choice::from(c as u8));
+            let r_enc = r.compress();
+            buf.extend_from_slice(r_enc.as_bytes());
+            r_encs.push(r_enc);
+        }
+        ch.send(&buf)?;
+        ch.flush()?;
+
+        // x_i·S through one precomputed table for S (fixed-base speed), encoded as
+        // enc(2·x_i·S) in one batch per thread.
+        let s_table = RistrettoBasepointTable::create(&s);
+        let choices = std::mem::take(&mut self.choices);
+        let prefix = KeyPrefix::new(session);
+        let keys = in_parallel(&self.xs, |first, xs| {
+            let mut shared: Vec<RistrettoPoint> = xs.iter().map(|x| &s_table * x).collect();
+            let mut encoded = RistrettoPoint::double_and_compress_batch(&shared);
+            shared.zeroize();
+            let keys = encoded
+                .iter()
+                .enumerate()
+                .map(|(k, p)| {
+                    let i = first + k;
+                    prefix.key(i, choices[i], &s_enc, &r_encs[i], p)
+                })
+                .collect();
+            encoded.iter_mut().for_each(|p| p.0.zeroize());
+            Ok::<_, OtError>(keys)
+        });
+        self.choices = choices;
+        keys
+    }
 }
 
 /// Base-OT receiver: returns k_{i,c_i} for each choice bit c_i.
 ///
 /// Reads S, rejecting a non-canonical encoding or the identity with
-/// [`OtError::InvalidPoint`], then sends R_i = c_i·S + x_i·B. The selection between x_i·B
-/// and S + x_i·B is constant-time. Empty `choices` exchange no messages.
+/// [`OtError::InvalidPoint`], then sends R_i = c_i·S + x_i·B ([`ReceiverStart`] in one
+/// call). Empty `choices` exchange no messages.
 pub fn receive<C: Channel + ?Sized>(
     ch: &mut C,
     session: &[u8; 32],
@@ -131,45 +272,7 @@ pub fn receive<C: Channel + ?Sized>(
     if choices.is_empty() {
         return Ok(Vec::new());
     }
-    let mut s_bytes = [0u8; POINT];
-    ch.recv(&mut s_bytes)?;
-    let s_enc = CompressedRistretto(s_bytes);
-    let s = decode(&s_enc).map_err(|why| OtError::InvalidPoint(format!("the sender's S {why}")))?;
-
-    let mut xs: Vec<Scalar> = Vec::with_capacity(choices.len());
-    let mut r_encs: Vec<CompressedRistretto> = Vec::with_capacity(choices.len());
-    let mut buf = Vec::with_capacity(BATCH * POINT);
-    for batch in choices.chunks(BATCH) {
-        buf.clear();
-        for &c in batch {
-            let x = nonzero_scalar(rng);
-            let xb = RISTRETTO_BASEPOINT_TABLE * &x;
-            let r = RistrettoPoint::conditional_select(&xb, &(xb + s), Choice::from(c as u8));
-            let r_enc = r.compress();
-            buf.extend_from_slice(r_enc.as_bytes());
-            xs.push(x);
-            r_encs.push(r_enc);
-        }
-        ch.send(&buf)?;
-        ch.flush()?;
-    }
-
-    // x_i·S for every i through one precomputed table for S (fixed-base speed), encoded
-    // as enc(2·x_i·S) in one batch.
-    let s_table = RistrettoBasepointTable::create(&s);
-    let mut shared: Vec<RistrettoPoint> = xs.iter().map(|x| &s_table * x).collect();
-    let encoded = RistrettoPoint::double_and_compress_batch(&shared);
-    shared.zeroize();
-    let prefix = KeyPrefix::new(session);
-    let keys = choices
-        .iter()
-        .zip(&r_encs)
-        .zip(&encoded)
-        .enumerate()
-        .map(|(i, ((&c, r_enc), p))| prefix.key(i, c, &s_enc, r_enc, p))
-        .collect();
-    xs.zeroize();
-    Ok(keys)
+    ReceiverStart::new(choices, rng).finish(ch, session)
 }
 
 /// Decompresses a point from the peer, rejecting non-canonical encodings and the identity;
@@ -404,6 +507,37 @@ mod tests {
             b.flush().unwrap();
             expect_invalid_point(t.join().unwrap());
         }
+    }
+
+    /// With enough OTs for two threads, a bad point in the second thread's half is still
+    /// refused and named by its index, and the halves' keys line up with a run on one
+    /// thread (the first half's keys do not depend on the split).
+    #[test]
+    fn the_two_threads_name_a_bad_point_and_agree_with_one() {
+        let (mut a, mut b) = memory_pair();
+        let t = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            send(&mut a, &SESSION, 64, &mut rng)
+        });
+        let _s = b.recv_blocks(2).unwrap();
+        let ok = RistrettoPoint::mul_base(&Scalar::from(5u8)).compress();
+        for i in 0..64 {
+            b.send(if i == 40 { &[0u8; 32] } else { ok.as_bytes() }).unwrap();
+        }
+        b.flush().unwrap();
+        match t.join().unwrap() {
+            Err(OtError::InvalidPoint(m)) => assert!(m.contains("R_40 is the identity"), "{m}"),
+            other => panic!("expected InvalidPoint, got {other:?}"),
+        }
+
+        // 64 OTs (two threads) against the first 16 of them run alone (one thread): the
+        // same seeds give the same S, R_i and keys.
+        let (pairs, got, choices) = run(64, Some(21));
+        for ((&(k0, k1), &k), &c) in pairs.iter().zip(&got).zip(&choices) {
+            assert_eq!(k, if c { k1 } else { k0 });
+        }
+        let (few, _, _) = run(16, Some(21));
+        assert_eq!(&pairs[..16], &few[..]);
     }
 
     #[test]

@@ -26,8 +26,10 @@
 //! for canonical encoding and rejected if it is the identity, and the key derivation hashes
 //! the OT index, the bit and the whole transcript of that OT.
 
+use std::convert::Infallible;
+
 use curve25519_dalek::constants::RISTRETTO_BASEPOINT_TABLE;
-use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
+use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoBasepointTable, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::IsIdentity;
 use mixgc_core::{Block, Rng};
@@ -35,6 +37,7 @@ use mixgc_net::Channel;
 use rand::RngCore;
 use zeroize::Zeroize;
 
+use crate::parallel::in_parallel;
 use crate::OtError;
 
 /// BLAKE3 key-derivation context of the random oracle onto the group (the POPF's H).
@@ -43,8 +46,9 @@ const HASH_TO_GROUP: &str = "mixgc/endemic-ot/popf/v1";
 const KDF: &str = "mixgc/endemic-ot/kdf/v1";
 /// Bytes of a compressed Ristretto point.
 const POINT: usize = 32;
-/// OTs per receiver message (the sender's work on one batch overlaps the next).
-const BATCH: usize = 32;
+/// Most OTs whose points the sender reads per `recv` (its buffer stays small whatever the
+/// count).
+const READ_OTS: usize = 512;
 
 /// H_i(r): the random oracle onto the Ristretto group, separated by session and index.
 fn hash_to_group(session: &[u8; 32], i: usize, r: &CompressedRistretto) -> RistrettoPoint {
@@ -110,7 +114,8 @@ fn random_point(rng: &mut Rng) -> RistrettoPoint {
 
 /// Endemic-OT sender: returns (k_{i,0}, k_{i,1}) for `count` OTs. Sends A, then reads
 /// the receiver's 2·`count` points, rejecting any that is non-canonical or the identity
-/// with [`OtError::InvalidPoint`]. `count == 0` exchanges nothing.
+/// with [`OtError::InvalidPoint`]. `count == 0` exchanges nothing. The OTs are independent
+/// given a, so they are split over two threads.
 pub fn send<C: Channel + ?Sized>(
     ch: &mut C,
     session: &[u8; 32],
@@ -125,37 +130,52 @@ pub fn send<C: Channel + ?Sized>(
     let a_enc = (RISTRETTO_BASEPOINT_TABLE * &a).compress();
     ch.send(a_enc.as_bytes())?;
     ch.flush()?;
-    let mut keys = Vec::with_capacity(count);
-    let mut buf = [0u8; 2 * POINT * BATCH];
     let result = (|| {
-        while keys.len() < count {
-            let n = BATCH.min(count - keys.len());
+        let mut transcripts: Vec<[CompressedRistretto; 2]> = Vec::with_capacity(count.min(READ_OTS));
+        let mut buf = vec![0u8; 2 * POINT * READ_OTS.min(count)];
+        while transcripts.len() < count {
+            let n = READ_OTS.min(count - transcripts.len());
             ch.recv(&mut buf[..2 * POINT * n])?;
-            for pair in buf[..2 * POINT * n].chunks_exact(2 * POINT) {
-                let i = keys.len();
-                let r = [
+            transcripts.extend(buf[..2 * POINT * n].chunks_exact(2 * POINT).map(|pair| {
+                [
                     CompressedRistretto(pair[..POINT].try_into().expect("32 bytes")),
                     CompressedRistretto(pair[POINT..].try_into().expect("32 bytes")),
-                ];
-                let p0 = decode(&r[0], || format!("the receiver's r_{{{i},0}}"))?;
-                let p1 = decode(&r[1], || format!("the receiver's r_{{{i},1}}"))?;
-                // F_i(b, r) = r_b + H_i(r_{1−b}); the keys hash a·F_i(b, r).
-                let f0 = p0 + hash_to_group(session, i, &r[1]);
-                let f1 = p1 + hash_to_group(session, i, &r[0]);
-                let k0 = derive_key(session, i, false, &a_enc, &r, &(a * f0));
-                let k1 = derive_key(session, i, true, &a_enc, &r, &(a * f1));
-                keys.push((k0, k1));
-            }
+                ]
+            }));
         }
-        Ok(())
+        in_parallel(&transcripts, |first, part| {
+            part.iter()
+                .enumerate()
+                .map(|(k, r)| {
+                    let i = first + k;
+                    let p0 = decode(&r[0], || format!("the receiver's r_{{{i},0}}"))?;
+                    let p1 = decode(&r[1], || format!("the receiver's r_{{{i},1}}"))?;
+                    // F_i(b, r) = r_b + H_i(r_{1−b}); the keys hash a·F_i(b, r).
+                    let f0 = p0 + hash_to_group(session, i, &r[1]);
+                    let f1 = p1 + hash_to_group(session, i, &r[0]);
+                    let mut shared = [a * f0, a * f1];
+                    let keys = (
+                        derive_key(session, i, false, &a_enc, r, &shared[0]),
+                        derive_key(session, i, true, &a_enc, r, &shared[1]),
+                    );
+                    shared.zeroize();
+                    Ok(keys)
+                })
+                .collect()
+        })
     })();
     a.zeroize();
-    result.map(|()| keys)
+    result
 }
 
 /// Endemic-OT receiver: returns k_{i,c_i} for each choice bit. Reads A (rejected if
-/// non-canonical or the identity), sends (r_{i,0}, r_{i,1}) per OT. Empty `choices`
-/// exchange nothing.
+/// non-canonical or the identity), sends (r_{i,0}, r_{i,1}) of every OT in one message.
+/// Empty `choices` exchange nothing.
+///
+/// The r's depend on neither A nor anything else from the sender, so they are computed
+/// first (while A is on the way; they are still sent after A arrives, as in Masny–Rindal's
+/// protocol), and s_i·A goes through one table built for A (fixed-base speed, constant
+/// time in s_i) on two threads.
 pub fn receive<C: Channel + ?Sized>(
     ch: &mut C,
     session: &[u8; 32],
@@ -166,40 +186,61 @@ pub fn receive<C: Channel + ?Sized>(
     if choices.is_empty() {
         return Ok(Vec::new());
     }
-    let mut a_bytes = [0u8; POINT];
-    ch.recv(&mut a_bytes)?;
-    let a_enc = CompressedRistretto(a_bytes);
-    let a = decode(&a_enc, || "the sender's A".to_string())?;
+    // The same draws, in the same order, as one OT at a time: s_i, then r_{i,1−c_i}.
+    let mut secrets: Vec<Scalar> = Vec::with_capacity(choices.len());
+    let mut others = Vec::with_capacity(choices.len());
+    for _ in choices {
+        secrets.push(nonzero_scalar(rng));
+        others.push(random_point(rng).compress());
+    }
+    let indexed: Vec<usize> = (0..choices.len()).collect();
+    let chosen = match in_parallel(&indexed, |_, part| {
+        Ok::<_, Infallible>(
+            part.iter()
+                .map(|&i| {
+                    // r_c = s·B − H_i(r_{1−c}), so that F_i(c, r) = s·B.
+                    (RISTRETTO_BASEPOINT_TABLE * &secrets[i] - hash_to_group(session, i, &others[i]))
+                        .compress()
+                })
+                .collect(),
+        )
+    }) {
+        Ok(chosen) => chosen,
+        Err(never) => match never {},
+    };
+    let transcripts: Vec<[CompressedRistretto; 2]> = choices
+        .iter()
+        .zip(others.into_iter().zip(chosen))
+        .map(|(&c, (other, chosen))| if c { [other, chosen] } else { [chosen, other] })
+        .collect();
 
-    let mut secrets = Vec::with_capacity(choices.len());
-    let mut transcripts = Vec::with_capacity(choices.len());
-    let mut buf = Vec::with_capacity(2 * POINT * BATCH);
-    for (batch_no, batch) in choices.chunks(BATCH).enumerate() {
-        buf.clear();
-        for (k, &c) in batch.iter().enumerate() {
-            let i = batch_no * BATCH + k;
-            let s = nonzero_scalar(rng);
-            let other = random_point(rng).compress();
-            // r_c = s·B − H_i(r_{1−c}), so that F_i(c, r) = s·B.
-            let chosen = (RISTRETTO_BASEPOINT_TABLE * &s - hash_to_group(session, i, &other)).compress();
-            let r = if c { [other, chosen] } else { [chosen, other] };
+    let result = (|| {
+        let mut a_bytes = [0u8; POINT];
+        ch.recv(&mut a_bytes)?;
+        let a_enc = CompressedRistretto(a_bytes);
+        let a = decode(&a_enc, || "the sender's A".to_string())?;
+        let mut buf = Vec::with_capacity(2 * POINT * choices.len());
+        for r in &transcripts {
             buf.extend_from_slice(r[0].as_bytes());
             buf.extend_from_slice(r[1].as_bytes());
-            secrets.push(s);
-            transcripts.push(r);
         }
         ch.send(&buf)?;
         ch.flush()?;
-    }
-    let keys = choices
-        .iter()
-        .zip(&secrets)
-        .zip(&transcripts)
-        .enumerate()
-        .map(|(i, ((&c, s), r))| derive_key(session, i, c, &a_enc, r, &(s * a)))
-        .collect();
+        let a_table = RistrettoBasepointTable::create(&a);
+        in_parallel(&indexed, |_, part| {
+            Ok(part
+                .iter()
+                .map(|&i| {
+                    let mut shared = &a_table * &secrets[i];
+                    let key = derive_key(session, i, choices[i], &a_enc, &transcripts[i], &shared);
+                    shared.zeroize();
+                    key
+                })
+                .collect())
+        })
+    })();
     secrets.zeroize();
-    Ok(keys)
+    result
 }
 
 #[cfg(test)]

@@ -119,6 +119,56 @@ struct Scratch {
     tweaks: Vec<Block>,
 }
 
+/// An [`OtSender`] whose base OTs are prepared but not run ([`OtSender::start`]).
+pub struct OtSenderStart {
+    s: Block,
+    /// `None` only once `finish` took it.
+    base: Option<base::ReceiverStart>,
+}
+
+impl Drop for OtSenderStart {
+    fn drop(&mut self) {
+        self.s.as_bytes_mut().zeroize();
+    }
+}
+
+impl OtSenderStart {
+    /// Runs the κ = 128 base OTs (reads S, sends the R_i) and seeds the PRG streams.
+    pub fn finish<C: Channel + ?Sized>(
+        mut self,
+        ch: &mut C,
+        session: &[u8; 32],
+    ) -> Result<OtSender, OtError> {
+        let base = self.base.take().expect("present until finish");
+        let mut keys = base.finish(ch, &base_session(session))?;
+        let sender = OtSender::from_base_keys(self.s, &keys);
+        for k in &mut keys {
+            k.as_bytes_mut().zeroize();
+        }
+        Ok(sender)
+    }
+}
+
+/// An [`OtReceiver`] whose base-OT message S is made but not yet answered
+/// ([`OtReceiver::start`]).
+pub struct OtReceiverStart {
+    base: base::SenderStart,
+}
+
+impl OtReceiverStart {
+    /// The base-OT sender's message S, to send before [`OtReceiverStart::finish`].
+    pub fn message(&self) -> &[u8; 32] {
+        self.base.message()
+    }
+
+    /// Reads the peer's R_i (S must have been sent), derives the κ = 128 base-OT key pairs
+    /// and seeds the PRG streams.
+    pub fn finish<C: Channel + ?Sized>(self, ch: &mut C, session: &[u8; 32]) -> Result<OtReceiver, OtError> {
+        let keys = self.base.finish(ch, &base_session(session), KAPPA)?;
+        Ok(OtReceiver::from_base_pairs_zeroized(keys))
+    }
+}
+
 /// Garbler side of OT: the IKNP *sender*, which acts as base-OT receiver in the setup.
 pub struct OtSender {
     /// The secret correlation s (bit i = base-OT choice i).
@@ -154,8 +204,17 @@ impl OtSender {
         session: &[u8; 32],
         rng: &mut Rng,
     ) -> Result<OtSender, OtError> {
+        OtSender::start(rng).finish(ch, session)
+    }
+
+    /// [`OtSender::setup`] in two steps: this draws s and the base-OT receiver's secrets and
+    /// does its fixed-base multiplications, before anything arrives from the peer (so it
+    /// may overlap the wait for the peer's hello); [`OtSenderStart::finish`] runs the base
+    /// OTs. The same random draws, messages and keys as `setup`.
+    pub fn start(rng: &mut Rng) -> OtSenderStart {
         let s = Block::random(rng);
-        OtSender::setup_with_secret(ch, session, s, rng)
+        let base = base::ReceiverStart::new(&OtSender::base_choices(s), rng);
+        OtSenderStart { s, base: Some(base) }
     }
 
     /// [`OtSender::setup`] with a chosen correlation `s` instead of a random one: a party
@@ -414,13 +473,30 @@ impl OtReceiver {
         session: &[u8; 32],
         rng: &mut Rng,
     ) -> Result<OtReceiver, OtError> {
-        let mut keys = base::send(ch, &base_session(session), KAPPA, rng)?;
+        let start = OtReceiver::start(rng);
+        ch.send(start.message())?;
+        ch.flush()?;
+        start.finish(ch, session)
+    }
+
+    /// [`OtReceiver::setup`] in two steps: the base-OT sender's message S (which needs
+    /// neither the session id nor anything from the peer, so it may travel with the hello),
+    /// then [`OtReceiverStart::finish`] once it is sent. The same random draws, messages and
+    /// keys as `setup`.
+    pub fn start(rng: &mut Rng) -> OtReceiverStart {
+        OtReceiverStart {
+            base: base::SenderStart::new(rng),
+        }
+    }
+
+    /// The extension receiver from the base OTs' key pairs (zeroized after use).
+    fn from_base_pairs_zeroized(mut keys: Vec<(Block, Block)>) -> OtReceiver {
         let receiver = OtReceiver::from_base_pairs(&keys);
         for (k0, k1) in &mut keys {
             k0.as_bytes_mut().zeroize();
             k1.as_bytes_mut().zeroize();
         }
-        Ok(receiver)
+        receiver
     }
 
     /// The extension receiver from κ = 128 base OTs already run, this side their sender:

@@ -25,8 +25,9 @@ pub mod base;
 pub mod endemic;
 mod error;
 mod iknp;
+mod parallel;
 mod prg;
 mod transpose;
 
 pub use error::OtError;
-pub use iknp::{OtReceiver, OtSender};
+pub use iknp::{OtReceiver, OtReceiverStart, OtSender, OtSenderStart};

@@ -9,7 +9,7 @@ use mixgc_ot::OtReceiver;
 use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
-use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
+use crate::handshake::{abort_on_bad_input, agree_on_circuit, recv_hello, send_hello};
 use crate::pipe::{receive_all, stream_failed, EvaluatorPlan, Inbox};
 use crate::terms::{bits_of, check_batch, phase, threads_failed};
 use crate::{Outcome, PartyId, SessionConfig, SessionError, Terms};
@@ -39,7 +39,7 @@ impl<C: Channel> EvaluatorSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 2);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(
+        let sent = send_hello(
             &mut ch,
             PartyId::EVALUATOR,
             cfg.hash,
@@ -47,11 +47,19 @@ impl<C: Channel> EvaluatorSession<C> {
             cfg.command,
             nonce,
         )?;
+        // The base-OT sender's S needs neither the session id nor the peer: it travels with
+        // the hello, saving the round trip it would take after it (same bytes, same order).
+        let start = Instant::now();
+        let ot_start = OtReceiver::start(&mut rng);
+        ch.send(ot_start.message())?;
+        ch.flush()?;
+        let prepared = start.elapsed();
+        let agreed = recv_hello(&mut ch, &sent)?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
-            OtReceiver::setup(&mut ch, &agreed.session_id, &mut rng)
+            ot_start.finish(&mut ch, &agreed.session_id)
         })?;
-        let base_ot_time = start.elapsed();
+        let base_ot_time = prepared + start.elapsed();
         let mut core = Evaluator::with_scheme(AnyHash::new(cfg.hash, agreed.hash_seed), cfg.garbling, 0);
         core.set_threads(threads)
             .map_err(|e| threads_failed(threads, e))?;

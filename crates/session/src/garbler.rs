@@ -10,7 +10,7 @@ use rand::RngCore;
 
 use crate::bits::{pack, per_instance, split, unpack};
 use crate::frames::{FIRST_FRAME_BYTES, MAX_TABLE_FRAME_BYTES};
-use crate::handshake::{abort_on_bad_input, agree_on_circuit, hello};
+use crate::handshake::{abort_on_bad_input, agree_on_circuit, recv_hello, send_hello};
 use crate::outlet::{Outbox, Outlet};
 use crate::pipe::stream_failed;
 use crate::rows::RowWriter;
@@ -47,7 +47,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         let mut rng = new_rng(cfg.insecure_seed, 1);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
-        let agreed = hello(
+        let sent = send_hello(
             &mut ch,
             PartyId::GARBLER,
             cfg.hash,
@@ -55,11 +55,18 @@ impl<C: Channel + 'static> GarblerSession<C> {
             cfg.command,
             nonce,
         )?;
+        ch.flush()?;
+        // The base OTs' fixed-base work needs nothing from the peer: done while its hello
+        // (and the S that comes with it) is on the way.
+        let start = Instant::now();
+        let ot_start = OtSender::start(&mut rng);
+        let prepared = start.elapsed();
+        let agreed = recv_hello(&mut ch, &sent)?;
         let start = Instant::now();
         let ot = phase(&cfg.progress, "base OT", None, Unit::Time, || {
-            OtSender::setup(&mut ch, &agreed.session_id, &mut rng)
+            ot_start.finish(&mut ch, &agreed.session_id)
         })?;
-        let base_ot_time = start.elapsed();
+        let base_ot_time = prepared + start.elapsed();
         let delta = Block::random(&mut rng).with_lsb_set();
         let hash = AnyHash::new(cfg.hash, agreed.hash_seed);
         let mut core = match cfg.garbling {

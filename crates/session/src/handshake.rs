@@ -118,6 +118,42 @@ fn hello_coded<C: Channel>(
     command: Command,
     nonce: [u8; 32],
 ) -> Result<Agreed, SessionError> {
+    let sent = send_hello_coded(ch, me, hash, scheme, command, nonce)?;
+    ch.flush()?;
+    recv_hello(ch, &sent)
+}
+
+/// What this party's hello said, to compare the peer's with ([`recv_hello`]).
+pub(crate) struct HelloSent {
+    me: PartyId,
+    hash: HashKind,
+    scheme: u8,
+    command: Command,
+    nonce: [u8; 32],
+    binding: Option<[u8; 32]>,
+}
+
+/// The first half of [`hello`]: queues this party's hello without flushing, so that a
+/// message that needs nothing from the peer (the base-OT sender's S) can travel with it.
+pub(crate) fn send_hello<C: Channel>(
+    ch: &mut C,
+    me: PartyId,
+    hash: HashKind,
+    scheme: Scheme,
+    command: Command,
+    nonce: [u8; 32],
+) -> Result<HelloSent, SessionError> {
+    send_hello_coded(ch, me, hash, scheme_code(scheme), command, nonce)
+}
+
+fn send_hello_coded<C: Channel>(
+    ch: &mut C,
+    me: PartyId,
+    hash: HashKind,
+    scheme: u8,
+    command: Command,
+    nonce: [u8; 32],
+) -> Result<HelloSent, SessionError> {
     let binding = ch.channel_binding();
     let tag = binding.map(|b| blake3::derive_key("mixgc/channel-binding-tag/v1", &b));
     let len = HELLO_LEN + tag.map_or(0, |t| t.len());
@@ -133,7 +169,29 @@ fn hello_coded<C: Channel>(
         msg.extend_from_slice(t);
     }
     send_frame(ch, Tag::Hello, &msg)?;
-    ch.flush()?;
+    Ok(HelloSent {
+        me,
+        hash,
+        scheme,
+        command,
+        nonce,
+        binding,
+    })
+}
+
+/// The second half of [`hello`]: reads the peer's hello (ours flushed), compares it with
+/// `sent` and derives the session id.
+pub(crate) fn recv_hello<C: Channel>(ch: &mut C, sent: &HelloSent) -> Result<Agreed, SessionError> {
+    let HelloSent {
+        me,
+        hash,
+        scheme,
+        command,
+        nonce,
+        binding,
+    } = *sent;
+    let tag = binding.map(|b| blake3::derive_key("mixgc/channel-binding-tag/v1", &b));
+    let len = HELLO_LEN + tag.map_or(0, |t| t.len());
     // Read a hello of any version's length (within reason), so that the version can be named.
     let peer = recv_frame(ch, Tag::Hello, MAX_HELLO_BYTES).map_err(|e| match e {
         // A TLS record's first byte: a handshake (22) or an alert (21).
