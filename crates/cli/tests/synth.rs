@@ -4,8 +4,13 @@
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use common::*;
 use rand::Rng;
+
+/// How long one `mixgc synth` may take before the test calls it hung.
+const SYNTH_DEADLINE: Duration = Duration::from_secs(120);
 
 fn verilog(name: &str) -> String {
     format!("{}/../../verilog/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -22,7 +27,9 @@ fn yosys_present() -> bool {
 
 /// `mixgc synth FILE --out OUT --report`; returns the report.
 fn synth(file: &str, out: &TempFile) -> String {
-    let o = run1(&["synth", &verilog(file), "--out", out.path(), "--report"]);
+    // Yosys alone may take 20 s on a loaded machine; the deadline only guards against a hang.
+    let o = spawn(&["synth", &verilog(file), "--out", out.path(), "--report"])
+        .finish(Instant::now() + SYNTH_DEADLINE);
     o.assert_ok("synth");
     assert!(o.stderr.contains("--garbler-values"), "{o:#?}");
     o.stdout
