@@ -97,11 +97,14 @@ fn one_step_wires(width: usize) -> usize {
     MAX_LANES * c.peak_live_wires() as usize
 }
 
+/// A matrix, row-major, each element's bits least significant first.
+type Matrix = Vec<Vec<bool>>;
+
 /// Random and edge (all zeros, all ones) matrices of side `d` and `width`-bit elements.
-fn matrices(d: usize, width: u32, seed: u64) -> Vec<(Vec<Vec<bool>>, Vec<Vec<bool>>)> {
+fn matrices(d: usize, width: u32, seed: u64) -> Vec<(Matrix, Matrix)> {
     let mut rng = new_rng(Some(seed), 5);
     let w = width as usize;
-    let fill = |f: &mut dyn FnMut() -> bool| -> Vec<Vec<bool>> {
+    let fill = |f: &mut dyn FnMut() -> bool| -> Matrix {
         (0..d * d).map(|_| (0..w).map(|_| f()).collect()).collect()
     };
     vec![
