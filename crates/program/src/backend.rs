@@ -145,5 +145,31 @@ pub trait Backend {
 
     /// The program no longer needs `wires` (their value was dropped). A streaming garbler
     /// frees their label slots here; backends that keep everything ignore it.
+    ///
+    /// Backends over wire slots count holders (see `crate::SlotTable`): a slot is freed
+    /// when every value that [`Backend::retain`]ed it released it and no open scope holds
+    /// it. A wire no value and no scope holds (a raw wire) is freed at once.
     fn release(&mut self, _wires: &[Self::Wire]) {}
+
+    /// A value now holds `wires` (one more holder each; a value that shares wires with
+    /// another, a clone or a shift, retains them again). Backends that do not free wires
+    /// ignore it.
+    fn retain(&mut self, _wires: &[Self::Wire]) {}
+
+    /// Opens a scope: wires made from now on belong to it until [`Backend::close_scope`].
+    fn open_scope(&mut self) {}
+
+    /// Closes the innermost scope: its wires in `keep` pass to the enclosing scope (or
+    /// become raw wires at the top level); the others are freed unless a value holds them.
+    /// Gadgets run in a scope ([`scoped`]) free their temporaries this way.
+    fn close_scope(&mut self, _keep: &[Self::Wire]) {}
+}
+
+/// Runs gadget `f` in a scope of `b`: the wires it makes that are not in its result are
+/// freed when it returns (on backends over wire slots; free elsewhere).
+pub fn scoped<B: Backend + ?Sized>(b: &mut B, f: impl FnOnce(&mut B) -> Vec<B::Wire>) -> Vec<B::Wire> {
+    b.open_scope();
+    let out = f(b);
+    b.close_scope(&out);
+    out
 }

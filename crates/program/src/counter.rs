@@ -211,9 +211,12 @@ pub fn gadget_cost(gadget: Gadget, set: &PrimeSet) -> Result<TableCost, ProgramE
 ///
 /// It also follows the wires alive: every gate output and input bit is one more, every
 /// wire the program releases ([`Backend::release`], when a typed value is dropped) one
-/// less. The peak bounds the labels a party holds when it runs the same program gate by
-/// gate (16 bytes each). Gadgets over raw wire slices release nothing, so for them the
-/// peak is every wire created: an upper bound. CRT bundles are not in this count (the
+/// less, and a closing scope ([`Backend::close_scope`]: a typed operation's gadget, or
+/// [`crate::scoped`]) frees the wires it made beyond those it keeps. The peak estimates
+/// the labels a party holds when it runs the same program gate by gate (16 bytes each).
+/// Raw gadget code outside any scope releases nothing, so there the peak is every wire
+/// created. (Wires are depths here, not identities: a clone released twice counts twice,
+/// never below zero; a kept wire is taken to be one the scope made.) CRT bundles are not in this count (the
 /// Boolean wires a bit decomposition makes are).
 ///
 /// Outputs: the counter has no reveal mode, so [`Backend::output`] and
@@ -233,6 +236,8 @@ pub struct Counter {
     outputs: Vec<u32>,
     live_wires: u64,
     peak_live_wires: u64,
+    /// Wires made in each open scope, innermost last.
+    scopes: Vec<u64>,
     /// The prime sets of the program's CRT values.
     sets: Vec<PrimeSet>,
     /// Each op over each set: how often it ran, and its gadget's table once costed.
@@ -273,6 +278,9 @@ impl Counter {
 
     /// `n` new wires.
     fn created(&mut self, n: u64) {
+        if let Some(made) = self.scopes.last_mut() {
+            *made += n;
+        }
         self.live_wires += n;
         self.peak_live_wires = self.peak_live_wires.max(self.live_wires);
     }
@@ -403,6 +411,23 @@ impl Backend for Counter {
     fn release(&mut self, wires: &[u32]) {
         // A cloned value is released twice but created once: never below zero.
         self.live_wires = self.live_wires.saturating_sub(wires.len() as u64);
+    }
+
+    fn open_scope(&mut self) {
+        self.scopes.push(0);
+    }
+
+    /// The scope's wires beyond `keep` leave the live count; the kept ones pass to the
+    /// enclosing scope.
+    fn close_scope(&mut self, keep: &[u32]) {
+        let Some(made) = self.scopes.pop() else {
+            return;
+        };
+        let kept = made.min(keep.len() as u64);
+        self.live_wires = self.live_wires.saturating_sub(made - kept);
+        if let Some(outer) = self.scopes.last_mut() {
+            *outer += kept;
+        }
     }
 }
 
@@ -700,16 +725,17 @@ mod tests {
             let _ = &x ^ &y;
             ctx.with(|c| c.peak_live_wires())
         };
-        // Inputs, the sum, and the two fill constants `gadgets::extend` makes (raw wires,
-        // never released).
+        // Inputs, the sum, and the two fill constants `gadgets::extend` makes (freed when
+        // the operation's scope closes).
         assert_eq!(after_one, 64 + 32 + 2);
-        // Each sum is dropped before the next: only the constants accumulate.
+        // Each sum is dropped before the next, and each operation's constants with its
+        // scope: nothing accumulates (before scopes, the constants did: +200).
         for _ in 0..100 {
             let _ = &x ^ &y;
         }
         drop((x, y));
         let counter = ctx.into_inner().unwrap();
-        assert_eq!(counter.peak_live_wires(), after_one + 100 * 2);
+        assert_eq!(counter.peak_live_wires(), after_one);
         assert_eq!(counter.cost().xors, 101 * 32);
     }
 

@@ -50,6 +50,14 @@ impl<'b, B: Backend> Lanes<'b, B> {
             .collect()
     }
 
+    /// The inner wires of the active lanes of `wires`.
+    fn active_wires(&self, wires: &[[B::Wire; MAX_LANES]]) -> Vec<B::Wire> {
+        wires
+            .iter()
+            .flat_map(|w| w[..self.active].iter().copied())
+            .collect()
+    }
+
     fn map(
         &mut self,
         a: [B::Wire; MAX_LANES],
@@ -102,6 +110,27 @@ impl<B: Backend> Backend for Lanes<'_, B> {
         Err(ProgramError::Unsupported(
             "unpack lanes and output them on the inner backend",
         ))
+    }
+
+    fn release(&mut self, wires: &[Self::Wire]) {
+        let inner = self.active_wires(wires);
+        self.inner.release(&inner);
+    }
+
+    fn retain(&mut self, wires: &[Self::Wire]) {
+        let inner = self.active_wires(wires);
+        self.inner.retain(&inner);
+    }
+
+    /// Scopes are the inner backend's: a gadget run on lanes in a scope frees its
+    /// temporaries in every lane.
+    fn open_scope(&mut self) {
+        self.inner.open_scope();
+    }
+
+    fn close_scope(&mut self, keep: &[Self::Wire]) {
+        let inner = self.active_wires(keep);
+        self.inner.close_scope(&inner);
     }
 }
 

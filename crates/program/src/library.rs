@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::gadgets;
-use crate::{Backend, Cost, Counter, Lanes, PartyId, ProgramError, Recorded, Recorder, MAX_LANES};
+use crate::{scoped, Backend, Cost, Counter, Lanes, PartyId, ProgramError, Recorded, Recorder, MAX_LANES};
 
 /// A library op that can be exported or counted.
 #[derive(Clone, Copy, Debug)]
@@ -364,6 +364,9 @@ fn symbols<B: Backend>(
 /// of B), plus a_{N−1}·b_{N−1} when N is odd. It holds in any commutative ring, so exactly
 /// mod 2^w, and needs ⌊N/2⌋·N² + 2·⌊N/2⌋·N (+ N² for odd N) products instead of N³.
 /// Products run on SIMD [`Lanes`], 16 at a time, which a two-party backend hashes together.
+/// Each product-and-sum step runs in a scope and replaces the accumulator, so the wires
+/// alive are the inputs, ξ, η, the outputs so far and one step's temporaries, not every
+/// wire made (a slot backend's memory then stays bounded at any N).
 fn matmul<B: Backend>(
     b: &mut B,
     supply: &mut Supply,
@@ -387,33 +390,62 @@ fn matmul<B: Backend>(
     for tile in (0..n * n).collect::<Vec<_>>().chunks(MAX_LANES) {
         let mut lanes = Lanes::new(b, tile.len());
         let (row, col) = (|c: usize| c / n, |c: usize| c % n);
-        let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
+        let mut acc: Option<LaneValue<B>> = None;
         for l in 0..pairs {
-            let x0 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l)));
-            let x1 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l + 1)));
-            let y0 = lanes.pack(&gather(tile, |c| bt(2 * l, col(c))));
-            let y1 = lanes.pack(&gather(tile, |c| bt(2 * l + 1, col(c))));
-            let u = gadgets::add(&mut lanes, &x0, &y1);
-            let v = gadgets::add(&mut lanes, &x1, &y0);
-            let p = gadgets::mul::mul(&mut lanes, &u, &v);
-            acc = Some(accumulate(&mut lanes, acc, p));
+            acc = Some(step(&mut lanes, acc, |lanes, acc| {
+                let x0 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l)));
+                let x1 = lanes.pack(&gather(tile, |c| at(row(c), 2 * l + 1)));
+                let y0 = lanes.pack(&gather(tile, |c| bt(2 * l, col(c))));
+                let y1 = lanes.pack(&gather(tile, |c| bt(2 * l + 1, col(c))));
+                let u = gadgets::add(lanes, &x0, &y1);
+                let v = gadgets::add(lanes, &x1, &y0);
+                let p = gadgets::mul::mul(lanes, &u, &v);
+                accumulate(lanes, acc, p)
+            }));
         }
         if n % 2 == 1 {
-            let x = lanes.pack(&gather(tile, |c| at(row(c), n - 1)));
-            let y = lanes.pack(&gather(tile, |c| bt(n - 1, col(c))));
-            let p = gadgets::mul::mul(&mut lanes, &x, &y);
-            acc = Some(accumulate(&mut lanes, acc, p));
+            acc = Some(step(&mut lanes, acc, |lanes, acc| {
+                let x = lanes.pack(&gather(tile, |c| at(row(c), n - 1)));
+                let y = lanes.pack(&gather(tile, |c| bt(n - 1, col(c))));
+                let p = gadgets::mul::mul(lanes, &x, &y);
+                accumulate(lanes, acc, p)
+            }));
         }
         let mut sum = acc.expect("n >= 1");
         if let (Some(xi), Some(eta)) = (&xi, &eta) {
-            let x = lanes.pack(&gather(tile, |c| xi[row(c)].as_slice()));
-            let y = lanes.pack(&gather(tile, |c| eta[col(c)].as_slice()));
-            sum = gadgets::sub(&mut lanes, &sum, &x);
-            sum = gadgets::sub(&mut lanes, &sum, &y);
+            sum = step(&mut lanes, Some(sum), |lanes, sum| {
+                let sum = sum.expect("a sum");
+                let x = lanes.pack(&gather(tile, |c| xi[row(c)].as_slice()));
+                let y = lanes.pack(&gather(tile, |c| eta[col(c)].as_slice()));
+                let s = gadgets::sub(lanes, sum, &x);
+                gadgets::sub(lanes, &s, &y)
+            });
         }
         out.extend(lanes.unpack(&sum));
     }
+    for sums in [xi, eta].into_iter().flatten() {
+        for s in &sums {
+            b.release(s);
+        }
+    }
     Ok(out)
+}
+
+/// A value on lanes.
+type LaneValue<B> = Vec<[<B as Backend>::Wire; MAX_LANES]>;
+
+/// One step of an accumulation on lanes: `f` of the accumulator so far, in a scope, then
+/// the old accumulator released. Only the step's result stays alive.
+fn step<B: Backend>(
+    lanes: &mut Lanes<B>,
+    acc: Option<LaneValue<B>>,
+    f: impl FnOnce(&mut Lanes<B>, Option<&LaneValue<B>>) -> LaneValue<B>,
+) -> LaneValue<B> {
+    let next = scoped(lanes, |lanes| f(lanes, acc.as_ref()));
+    if let Some(old) = acc {
+        lanes.release(&old);
+    }
+    next
 }
 
 /// `f` of each index of a lane tile.
@@ -422,14 +454,10 @@ fn gather<'v, W>(tile: &[usize], f: impl Fn(usize) -> &'v [W]) -> Vec<&'v [W]> {
 }
 
 /// `acc + p` on lanes (`p` alone for the first term).
-fn accumulate<B: Backend>(
-    lanes: &mut Lanes<B>,
-    acc: Option<Vec<[B::Wire; MAX_LANES]>>,
-    p: Vec<[B::Wire; MAX_LANES]>,
-) -> Vec<[B::Wire; MAX_LANES]> {
+fn accumulate<B: Backend>(lanes: &mut Lanes<B>, acc: Option<&LaneValue<B>>, p: LaneValue<B>) -> LaneValue<B> {
     match acc {
         None => p,
-        Some(s) => gadgets::add(lanes, &s, &p),
+        Some(s) => gadgets::add(lanes, s, &p),
     }
 }
 
@@ -450,13 +478,15 @@ where
     let mut sums = Vec::with_capacity(count);
     for tile in (0..count).collect::<Vec<_>>().chunks(MAX_LANES) {
         let mut lanes = Lanes::new(b, tile.len());
-        let mut acc: Option<Vec<[B::Wire; MAX_LANES]>> = None;
+        let mut acc: Option<LaneValue<B>> = None;
         for l in 0..terms {
-            let us = gather(tile, |i| factors(i, l)[0]);
-            let vs = gather(tile, |i| factors(i, l)[1]);
-            let (u, v) = (lanes.pack(&us), lanes.pack(&vs));
-            let p = gadgets::mul::mul(&mut lanes, &u, &v);
-            acc = Some(accumulate(&mut lanes, acc, p));
+            acc = Some(step(&mut lanes, acc, |lanes, acc| {
+                let us = gather(tile, |i| factors(i, l)[0]);
+                let vs = gather(tile, |i| factors(i, l)[1]);
+                let (u, v) = (lanes.pack(&us), lanes.pack(&vs));
+                let p = gadgets::mul::mul(lanes, &u, &v);
+                accumulate(lanes, acc, p)
+            }));
         }
         sums.extend(lanes.unpack(&acc.expect("terms >= 1")));
     }

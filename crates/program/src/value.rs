@@ -14,7 +14,14 @@ use crate::gadgets;
 use crate::{Audience, Backend, PartyId, ProgramError};
 
 /// The backend a program runs on, shared by all its values.
-pub struct Ctx<B: Backend>(Rc<RefCell<B>>);
+pub struct Ctx<B: Backend>(Rc<Shared<B>>);
+
+struct Shared<B: Backend> {
+    backend: RefCell<B>,
+    /// Wires of values made while the backend was borrowed (inside [`Ctx::with`]), to
+    /// retain at its next borrow, before any release.
+    deferred: RefCell<Vec<B::Wire>>,
+}
 
 impl<B: Backend> Clone for Ctx<B> {
     fn clone(&self) -> Self {
@@ -24,20 +31,57 @@ impl<B: Backend> Clone for Ctx<B> {
 
 impl<B: Backend> Ctx<B> {
     pub fn new(backend: B) -> Self {
-        Ctx(Rc::new(RefCell::new(backend)))
+        Ctx(Rc::new(Shared {
+            backend: RefCell::new(backend),
+            deferred: RefCell::new(Vec::new()),
+        }))
     }
 
     /// The backend back, once every value of the program has been dropped.
     pub fn into_inner(self) -> Option<B> {
-        Rc::try_unwrap(self.0).ok().map(RefCell::into_inner)
+        Rc::try_unwrap(self.0).ok().map(|s| {
+            let mut b = s.backend.into_inner();
+            b.retain(&s.deferred.into_inner());
+            b
+        })
     }
 
     /// Runs `f` on the backend (for gadgets that have no typed wrapper yet).
     pub fn with<R>(&self, f: impl FnOnce(&mut B) -> R) -> R {
-        f(&mut self.0.borrow_mut())
+        let mut b = self.0.backend.borrow_mut();
+        self.retain_deferred(&mut b);
+        f(&mut b)
     }
 
+    /// Runs gadget `f` on the backend in a scope ([`crate::scoped`]): the wires it makes
+    /// and does not return are freed at its end.
+    pub fn gadget(&self, f: impl FnOnce(&mut B) -> Vec<B::Wire>) -> Vec<B::Wire> {
+        self.with(|b| crate::scoped(b, f))
+    }
+
+    fn retain_deferred(&self, b: &mut B) {
+        if let Ok(mut d) = self.0.deferred.try_borrow_mut() {
+            if !d.is_empty() {
+                b.retain(&d);
+                d.clear();
+            }
+        }
+    }
+
+    /// A value over `wires`, which it holds (retained on the backend).
     fn wrap(&self, wires: Vec<B::Wire>) -> Bits<B> {
+        match self.0.backend.try_borrow_mut() {
+            Ok(mut b) => {
+                self.retain_deferred(&mut b);
+                b.retain(&wires);
+            }
+            // Made inside `with`: retained at the next borrow, before any release.
+            Err(_) => {
+                if let Ok(mut d) = self.0.deferred.try_borrow_mut() {
+                    d.extend_from_slice(&wires);
+                }
+            }
+        }
         Bits {
             wires,
             ctx: self.clone(),
@@ -97,8 +141,10 @@ impl<B: Backend> Clone for Bits<B> {
 
 impl<B: Backend> Drop for Bits<B> {
     fn drop(&mut self) {
-        // try_borrow: never panic in drop, even while unwinding from inside a gadget.
-        if let Ok(mut b) = self.ctx.0.try_borrow_mut() {
+        // try_borrow: never panic in drop, even while unwinding from inside a gadget (the
+        // wires then stay held: a leak, never a slot freed under another value).
+        if let Ok(mut b) = self.ctx.0.backend.try_borrow_mut() {
+            self.ctx.retain_deferred(&mut b);
             b.release(&self.wires);
         }
     }
@@ -112,7 +158,7 @@ impl<B: Backend> Bits<B> {
         f: impl FnOnce(&mut B, &[B::Wire], &[B::Wire]) -> Vec<B::Wire>,
     ) -> Self {
         let w = self.wires.len().max(other.wires.len());
-        let out = self.ctx.with(|b| {
+        let out = self.ctx.gadget(|b| {
             let x = gadgets::extend(b, &self.wires, w, signed);
             let y = gadgets::extend(b, &other.wires, w, signed);
             f(b, &x, &y)
@@ -120,8 +166,9 @@ impl<B: Backend> Bits<B> {
         self.ctx.wrap(out)
     }
 
+    /// `f` over this value's wires in a scope: its temporaries are freed at its end.
     fn unary(&self, f: impl FnOnce(&mut B, &[B::Wire]) -> Vec<B::Wire>) -> Self {
-        let out = self.ctx.with(|b| f(b, &self.wires));
+        let out = self.ctx.gadget(|b| f(b, &self.wires));
         self.ctx.wrap(out)
     }
 

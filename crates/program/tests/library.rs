@@ -251,3 +251,36 @@ fn parameters_an_op_does_not_take_are_refused() {
     assert!(record("millionaires", Some(16), None).is_ok());
     assert!(record("matmul", Some(8), Some(2)).is_ok());
 }
+
+/// The matrix product frees each step's temporaries and the accumulators it replaces, so
+/// the counter's live wires stay at what it keeps (inputs, outputs, ξ, η) plus one step of
+/// 16 lanes, whatever D; before the fix they were every wire made.
+#[test]
+fn matmul_keeps_only_its_values_and_one_step_alive() {
+    use mixgc_program::{gadgets, Backend, Counter, PartyId, MAX_LANES};
+    let w = 64u32;
+    let step = {
+        let mut c = Counter::default();
+        let x = c.input(PartyId::GARBLER, w, None).unwrap();
+        let p = gadgets::mul::mul(&mut c, &x, &x);
+        let s = gadgets::add(&mut c, &p, &x);
+        let t = gadgets::add(&mut c, &s, &x);
+        gadgets::add(&mut c, &t, &x);
+        MAX_LANES as u64 * c.peak_live_wires()
+    };
+    for d in [4u64, 8, 12, 30] {
+        let shape = library::shape("matmul", Some(w), Some(d as usize)).unwrap();
+        let cost = shape.cost();
+        let made = cost.ands + cost.xors + cost.nots;
+        let kept = 3 * d * d * u64::from(w) + 2 * d * u64::from(w);
+        let peak = shape.peak_live_wires();
+        eprintln!("D = {d}: {made} wires made, peak live {peak}, kept {kept}, one step {step}");
+        assert!(
+            peak <= kept + step + 64,
+            "D = {d}: peak {peak}, kept {kept}, one step {step}"
+        );
+        if d >= 8 {
+            assert!(made > 10 * peak, "D = {d}: {made} wires made, peak {peak}");
+        }
+    }
+}

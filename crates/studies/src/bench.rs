@@ -134,7 +134,17 @@ pub struct BenchArgs {
     /// peak RSS at several --batch-ands (thesis Fig. 3.2).
     #[arg(long)]
     sweep_batch: bool,
-    /// With --security malicious: the matrix sides D to run [default: 10,20,30].
+    /// With --sweep-batch: the --batch-ands values to sweep
+    /// [default: 4096,16384,65536,262144,1048576].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N[,N...]",
+        requires = "sweep_batch"
+    )]
+    sweep_batches: Option<Vec<usize>>,
+    /// With --security malicious: the matrix sides D to run [default: 10,20,30; with
+    /// --sweep-batch, 10].
     #[arg(long, value_delimiter = ',', value_name = "D[,D...]")]
     dims: Option<Vec<usize>>,
     #[command(flatten)]

@@ -2,8 +2,10 @@
 //! under authenticated garbling (TinyGarble2 thesis §3.4.1: the same program in either
 //! security model).
 //!
-//! Gates are recorded into a pending batch over wire slots (freed slots are reused, so the
-//! state is O(live wires)); the batch is preprocessed, garbled and evaluated when it holds
+//! Gates are recorded into a pending batch over wire slots. Slots are counted holders
+//! ([`SlotTable`]: the values holding a wire, the scope of the gadget that made it) and
+//! reused once free, so the per-wire state (⟨λ⟩ with its MAC and key, the zero label, the
+//! masked bit) is O(live wires), not O(gates); the batch is preprocessed, garbled and evaluated when it holds
 //! `batch_ands` AND gates, and before every input and output (an input's new slots may
 //! reuse slots the pending gates still read). Both parties run the same program, so they
 //! cut the same batches. A failure inside a gate call is kept and reported at the next
@@ -12,7 +14,7 @@
 use mixgc_circuit::{Audience, PartyId};
 use mixgc_compile::{Gate, Run, RunKind, MAX_AND_RUN, NOT_SLOT};
 use mixgc_net::Channel;
-use mixgc_program::{checked_input, Backend, PeerError, ProgramError};
+use mixgc_program::{checked_input, Backend, PeerError, ProgramError, SlotTable};
 
 use super::batch::Batch;
 use super::evaluator::Evaluator;
@@ -34,8 +36,7 @@ pub struct MaliciousProgram<'a, C: Channel + ?Sized, P: Preprocessor> {
     side: Side,
     pending: Batch,
     batch_ands: usize,
-    free: Vec<u32>,
-    live: Vec<bool>,
+    slots: SlotTable,
     inputs: usize,
     failed: Option<PeerError>,
 }
@@ -78,8 +79,7 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
             side,
             pending: Batch::default(),
             batch_ands,
-            free: Vec::new(),
-            live: vec![true],
+            slots: SlotTable::new(NOT_SLOT + 1, MAX_SLOTS),
             inputs: 0,
             failed: None,
         })
@@ -91,6 +91,17 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
             Side::Garbler(g) => g.ands_done(),
             Side::Evaluator(e) => e.ands_done(),
         }
+    }
+
+    /// Wire slots alive now (the NOT slot included): what the per-wire state holds.
+    pub fn live_slots(&self) -> usize {
+        self.slots.live()
+    }
+
+    /// The most wire slots alive at once so far; the per-wire state is this many slots
+    /// (about 64 bytes each per party).
+    pub fn peak_live_slots(&self) -> usize {
+        self.slots.peak()
     }
 
     fn role(&self) -> Role {
@@ -113,29 +124,23 @@ impl<'a, C: Channel + ?Sized, P: Preprocessor> MaliciousProgram<'a, C, P> {
         }
     }
 
-    /// A free slot (a reused one first).
+    /// A free slot (a reused one first); at the cap, the failure is kept and NOT_SLOT
+    /// returned.
     fn alloc(&mut self) -> u32 {
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                let s = self.live.len() as u32;
-                if s >= MAX_SLOTS {
-                    self.fail(MaliciousError::Input(format!(
-                        "the program holds more than {MAX_SLOTS} live wires"
-                    )));
-                    return NOT_SLOT;
-                }
-                self.live.push(false);
-                let n = self.live.len();
+        match self.slots.alloc() {
+            Ok(slot) => {
+                let n = self.slots.len();
                 match &mut self.side {
                     Side::Garbler(g) => g.ensure_slots(n),
                     Side::Evaluator(e) => e.ensure_slots(n),
                 }
-                s
+                slot
             }
-        };
-        self.live[slot as usize] = true;
-        slot
+            Err(full) => {
+                self.fail(MaliciousError::Input(full.to_string()));
+                NOT_SLOT
+            }
+        }
     }
 
     fn push(&mut self, kind: RunKind, a: u32, b: u32) -> u32 {
@@ -300,13 +305,22 @@ impl<C: Channel + ?Sized, P: Preprocessor> Backend for MaliciousProgram<'_, C, P
         })
     }
 
+    /// A slot is freed once no value and no open scope holds it (the NOT slot never).
+    /// Its state is overwritten when the slot is handed out again; pending gates that read
+    /// it were recorded before the gate that reuses it, and run in order.
     fn release(&mut self, wires: &[u32]) {
-        for &w in wires {
-            // The NOT slot stays; a slot released twice is freed once.
-            if w != NOT_SLOT && self.live.get(w as usize) == Some(&true) {
-                self.live[w as usize] = false;
-                self.free.push(w);
-            }
-        }
+        self.slots.release(wires);
+    }
+
+    fn retain(&mut self, wires: &[u32]) {
+        self.slots.retain(wires);
+    }
+
+    fn open_scope(&mut self) {
+        self.slots.open_scope();
+    }
+
+    fn close_scope(&mut self, keep: &[u32]) {
+        self.slots.close_scope(keep);
     }
 }

@@ -2,7 +2,7 @@
 //! preprocessing) between two `bench-party` processes over loopback, against the targets
 //! of issue #19, and 64-bit matrix products beside TinyGarble2's thesis Table 3.2;
 //! `--sweep-batch`: the 10×10 matrix product's run time vs peak RSS over `--batch-ands`
-//! (thesis Fig. 3.2).
+//! (thesis Fig. 3.2; `--dims` and `--sweep-batches` choose others).
 
 use serde::Serialize;
 
@@ -94,8 +94,12 @@ pub(super) fn bench_malicious(args: &BenchArgs) -> Result<(), CliError> {
     let batch = args.model.batch_ands;
     let mut rows = Vec::new();
     if args.sweep_batch {
-        for b in SWEEP {
-            rows.push(run("matmul 10x10, 64-bit".into(), b, &matmul(10))?);
+        let batches = args.sweep_batches.clone().unwrap_or_else(|| SWEEP.to_vec());
+        let dims = args.dims.clone().unwrap_or_else(|| vec![10]);
+        for d in dims {
+            for &b in &batches {
+                rows.push(run(format!("matmul {d}x{d}, 64-bit"), b, &matmul(d))?);
+            }
         }
         return report(args, &rows, None);
     }
