@@ -206,7 +206,9 @@ fn output<B: ArithBackend>(
 fn act_bits<B: ArithBackend>(acts: &[UInt<B>]) -> Result<usize, CnnError> {
     let width = acts.first().map_or(0, |a| a.width() as usize);
     if acts.iter().any(|a| a.width() as usize != width) {
-        return Err(CnnError::Arch("a layer's input activations differ in width".into()));
+        return Err(CnnError::Arch(
+            "a layer's input activations differ in width".into(),
+        ));
     }
     Ok(width)
 }
@@ -296,7 +298,8 @@ fn boolean_acc<B: ArithBackend>(
 }
 
 /// Output `o`'s accumulator over Z_N: per prime, one private projection per activation bit
-/// and tap, the bias folded into the first.
+/// and tap, the bias folded into the first. Each bit's mod-2 wire is made once for all the
+/// primes.
 fn crt_acc<B: ArithBackend>(
     ctx: &Ctx<B>,
     l: &Linear,
@@ -306,36 +309,32 @@ fn crt_acc<B: ArithBackend>(
     set: &PrimeSet,
 ) -> Crt<B> {
     let (f, taps) = l.taps(o);
-    let taps: Vec<(usize, usize)> = taps.collect();
     let bias = w.map_or(0, |w| w.bias[f]);
     let bundle = ctx.with(|b| {
-        set.moduli()
-            .iter()
-            .zip(set.primes())
-            .map(|(&m, &p)| {
-                let residue = |v: i128| v.rem_euclid(i128::from(p)) as u64;
-                let mut acc = b.mod_constant(m, 0);
-                let mut first = true;
-                for &(i, k) in &taps {
-                    let weight = w.map(|w| i128::from(w.weights[k]));
-                    for (j, &bit) in acts[i].wires().iter().enumerate() {
-                        let c = weight.map_or(0, |v| v << j);
-                        let base = if first { i128::from(bias) } else { 0 };
-                        first = false;
-                        let table = private_table(w.is_some(), residue(base), residue(base + c));
-                        let a = b.bit_to_mod2(bit);
-                        let term = if m.is_boolean() {
-                            let bit = b.mod_to_bit(&a, &table);
-                            b.bit_to_mod2(bit)
-                        } else {
-                            b.mod_project(&a, m, &table)
-                        };
-                        acc = b.mod_add(&acc, &term);
-                    }
+        let moduli = set.moduli();
+        let mut accs: Vec<B::ModWire> = moduli.iter().map(|&m| b.mod_constant(m, 0)).collect();
+        let mut first = true;
+        for (i, k) in taps {
+            let weight = w.map(|w| i128::from(w.weights[k]));
+            for (j, &bit) in acts[i].wires().iter().enumerate() {
+                let c = weight.map_or(0, |v| v << j);
+                let base = if first { i128::from(bias) } else { 0 };
+                first = false;
+                let a = b.bit_to_mod2(bit);
+                for ((acc, &m), &p) in accs.iter_mut().zip(moduli).zip(set.primes()) {
+                    let residue = |v: i128| v.rem_euclid(i128::from(p)) as u64;
+                    let table = private_table(w.is_some(), residue(base), residue(base + c));
+                    let term = if m.is_boolean() {
+                        let bit = b.mod_to_bit(&a, &table);
+                        b.bit_to_mod2(bit)
+                    } else {
+                        b.mod_project(&a, m, &table)
+                    };
+                    *acc = b.mod_add(acc, &term);
                 }
-                acc
-            })
-            .collect()
+            }
+        }
+        accs
     });
     ctx.crt(set, bundle)
 }

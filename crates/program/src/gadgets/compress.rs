@@ -80,7 +80,11 @@ mod tests {
         r.output(&out).unwrap();
         let rec = r.finish();
         let replay = rec.circuit.eval_plain(&[values.to_vec()]).unwrap();
-        assert_eq!(replay, vec![plain.clone()], "recorded circuit disagrees with plaintext");
+        assert_eq!(
+            replay,
+            vec![plain.clone()],
+            "recorded circuit disagrees with plaintext"
+        );
         let mut c = Counter::default();
         let xs = c.input(PartyId::GARBLER, n, None).unwrap();
         weighted_sum(&mut c, weights.iter().copied().zip(xs), width);

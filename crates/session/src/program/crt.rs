@@ -391,7 +391,11 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
         let first = self.s.private_projections;
         self.s.private_projections += n as u64;
         match self.rows.take_blocks(n, &mut self.s.ch) {
-            Ok(rows) => self.s.core.half_gates().evaluate_private(first, a, rows, &mut out),
+            Ok(rows) => self
+                .s
+                .core
+                .half_gates()
+                .evaluate_private(first, a, rows, &mut out),
             Err(e) => self.fail(e),
         }
         out
