@@ -325,7 +325,7 @@ mod tests {
         for kind in [HashKind::Tccr, HashKind::Rekeyed] {
             let mut delta = Block::random(&mut rng);
             if !delta.lsb() {
-                delta = delta ^ Block::from_u128(1);
+                delta ^= Block::from_u128(1);
             }
             let mut g = HalfGateGarbler::new(AnyHash::new(kind, seed), delta);
             let mut e = HalfGateEvaluator::new(AnyHash::new(kind, seed));
