@@ -16,7 +16,7 @@ use std::mem::MaybeUninit;
 
 use mixgc_core::{Block, TweakableHash};
 
-use crate::tweak::half_gate_tweaks;
+use crate::tweak::{half_gate_tweaks, private_tweak};
 use crate::MAX_AND_GROUP;
 
 /// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
@@ -172,6 +172,58 @@ impl<H: TweakableHash> HalfGateGarbler<H> {
     }
 }
 
+/// Outputs per hash batch of garbler-private projections (the scratch space of one AND
+/// group holds their hashes).
+const PRIVATE_GROUP: usize = 2 * MAX_AND_GROUP;
+
+impl<H: TweakableHash> HalfGateGarbler<H> {
+    /// Projections Z_2 → Z_2 of one wire through tables only the garbler knows (BMR16's
+    /// projection gate on a Boolean wire; ZRE15 §3's generator half gate with the garbler's
+    /// bit in the table): for the wire with zero-label A⁰ (p_a = lsb(A⁰)), output m carries
+    /// `tables[m][a]`. With tweak t_m, the private index `first` + m (the caller's counter,
+    /// never repeated in a session):
+    ///
+    /// ```text
+    /// T_m = H(A⁰,t_m) ⊕ H(A¹,t_m) ⊕ (t_m0 ⊕ t_m1)·Δ     W_m⁰ = H(A⁰,t_m) ⊕ p_a·T_m ⊕ t_m0·Δ
+    /// ```
+    ///
+    /// Writes W_m⁰ to `outputs[m]` and appends the one row T_m per output, which hides the
+    /// table as a half gate's row hides the garbler's bit.
+    pub fn garble_private(
+        &mut self,
+        first: u64,
+        a0: Block,
+        tables: &[[bool; 2]],
+        outputs: &mut [Block],
+        rows: &mut Vec<Block>,
+    ) {
+        assert_eq!(tables.len(), outputs.len(), "one output per table");
+        let (delta, a1, pa) = (self.delta, a0 ^ self.delta, a0.lsb());
+        rows.reserve(tables.len());
+        for (g, (tables, outputs)) in tables
+            .chunks(PRIVATE_GROUP)
+            .zip(outputs.chunks_mut(PRIVATE_GROUP))
+            .enumerate()
+        {
+            let n = tables.len();
+            let base = first + (g * PRIVATE_GROUP) as u64;
+            let (h, t) = (&mut self.scratch.hashes[..2 * n], &mut self.scratch.tweaks[..n]);
+            for k in 0..n {
+                h[2 * k] = a0;
+                h[2 * k + 1] = a1;
+                t[k] = private_tweak(base + k as u64);
+            }
+            self.hash.hash_pairs(h, t);
+            for (k, (&[t0, t1], out)) in tables.iter().zip(outputs.iter_mut()).enumerate() {
+                let (h0, h1) = (h[2 * k], h[2 * k + 1]);
+                let row = h0 ^ h1 ^ delta.and_bit(t0 ^ t1);
+                *out = h0 ^ row.and_bit(pa) ^ delta.and_bit(t0);
+                rows.push(row);
+            }
+        }
+    }
+}
+
 /// Evaluator side: the hash, the global AND index and hashing scratch space.
 pub struct HalfGateEvaluator<H> {
     hash: H,
@@ -217,6 +269,30 @@ impl<H: TweakableHash> HalfGateEvaluator<H> {
         self.next_and += n as u64;
     }
 
+    /// Evaluates [`HalfGateGarbler::garble_private`] on the active label A with its rows:
+    /// output m is H(A,t_m) ⊕ s_a·T_m, s_a = lsb(A).
+    pub fn evaluate_private(&mut self, first: u64, a: Block, rows: &[Block], outputs: &mut [Block]) {
+        assert_eq!(rows.len(), outputs.len(), "one row per output");
+        let sa = a.lsb();
+        for (g, (rows, outputs)) in rows
+            .chunks(PRIVATE_GROUP)
+            .zip(outputs.chunks_mut(PRIVATE_GROUP))
+            .enumerate()
+        {
+            let n = rows.len();
+            let base = first + (g * PRIVATE_GROUP) as u64;
+            let (h, t) = (&mut self.scratch.hashes[..n], &mut self.scratch.tweaks[..n]);
+            for k in 0..n {
+                h[k] = a;
+                t[k] = private_tweak(base + k as u64);
+            }
+            self.hash.hash_many(h, t);
+            for ((&hk, &row), out) in h.iter().zip(rows).zip(outputs.iter_mut()) {
+                *out = hk ^ row.and_bit(sa);
+            }
+        }
+    }
+
     /// Evaluates up to [`MAX_AND_GROUP`] independent ANDs on active labels
     /// `inputs[k] = (A, B)` with their rows `tables[2k..2k + 2]`; writes C to `outputs[k]`.
     #[inline]
@@ -230,5 +306,44 @@ impl<H: TweakableHash> HalfGateEvaluator<H> {
             &mut self.scratch,
         );
         self.next_and += inputs.len() as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mixgc_core::{AnyHash, HashKind};
+    use rand::{Rng, SeedableRng};
+
+    /// Every table of a private projection, on both values of the input and many outputs
+    /// (more than one hash group), decodes to the table's entry; the row count is one per
+    /// output.
+    #[test]
+    fn private_projections_decode_to_the_garblers_tables() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let seed = Block::random(&mut rng);
+        for kind in [HashKind::Tccr, HashKind::Rekeyed] {
+            let mut delta = Block::random(&mut rng);
+            if !delta.lsb() {
+                delta ^= Block::from_u128(1);
+            }
+            let mut g = HalfGateGarbler::new(AnyHash::new(kind, seed), delta);
+            let mut e = HalfGateEvaluator::new(AnyHash::new(kind, seed));
+            for (first, n) in [(0u64, 1usize), (1, 4), (5, 32), (37, 33), (70, 100)] {
+                let tables: Vec<[bool; 2]> = (0..n).map(|_| [rng.gen(), rng.gen()]).collect();
+                let a0 = Block::random(&mut rng);
+                let (mut zero, mut rows) = (vec![Block::ZERO; n], Vec::new());
+                g.garble_private(first, a0, &tables, &mut zero, &mut rows);
+                assert_eq!(rows.len(), n);
+                for a in [false, true] {
+                    let mut out = vec![Block::ZERO; n];
+                    e.evaluate_private(first, a0 ^ delta.and_bit(a), &rows, &mut out);
+                    for ((w, z), t) in out.iter().zip(&zero).zip(&tables) {
+                        let want = t[a as usize];
+                        assert_eq!(*w, *z ^ delta.and_bit(want), "first={first} n={n} a={a}");
+                    }
+                }
+            }
+        }
     }
 }

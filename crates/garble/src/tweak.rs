@@ -29,3 +29,15 @@ pub(crate) fn three_halves_tweaks(g: u64) -> [Block; 3] {
         Block::from_u128(t + 2),
     ]
 }
+
+/// Domain tag of the tweaks of garbler-private projections ([`crate::HalfGateGarbler::garble_private`]):
+/// above every three-halves tweak (< 2^96 + 2^66), below every OT-extension tweak
+/// ("mixgc-ot"·2^64 > 2^126) and above every half-gates tweak.
+const PRIVATE_DOMAIN: u128 = 1 << 100;
+
+/// The tweak of the garbler-private projection with session index `i` (its own counter,
+/// never repeated within a session).
+#[inline(always)]
+pub(crate) fn private_tweak(i: u64) -> Block {
+    Block::from_u128(PRIVATE_DOMAIN | i as u128)
+}

@@ -119,6 +119,19 @@ pub trait ArithBackend: Backend {
     /// Bit i of the value of `a`, which must be a multiple of 2^i, as a Boolean wire (free).
     fn ring_slice(&mut self, a: &Self::RingWire, i: u32) -> Self::Wire;
 
+    /// The projections Z_2 → Z_2 of the Boolean wire `a` through `tables`, `[t(0), t(1)]`
+    /// each, that only the garbler knows (the evaluator and the counter pass zeros): one row
+    /// per table, as [`ArithBackend::mod_to_bit`] of `a`'s mod-2 wire, which is the default.
+    /// Two-party backends garble them as half gates with the garbler's table (no mod-2 label
+    /// conversions), hashed in batches; the row count is the same.
+    fn bit_projections(&mut self, a: Self::Wire, tables: &[[bool; 2]]) -> Vec<Self::Wire> {
+        let a = self.bit_to_mod2(a);
+        tables
+            .iter()
+            .map(|t| self.mod_to_bit(&a, &[u64::from(t[0]), u64::from(t[1])]))
+            .collect()
+    }
+
     /// A gadget cannot run over its operands (e.g. a BD whose CRT sum exceeds 128 bits):
     /// recorded, and reported at the next input or output.
     fn gadget_error(&mut self, e: ProgramError);

@@ -108,10 +108,7 @@ fn planner_picks_the_faster_arithmetic_per_layer() {
         let faster = if crt < boolean { Arith::Crt } else { Arith::Boolean };
         assert_eq!(*a, faster, "{c:?}");
     }
-    let total = |p: &[Arith]| {
-        let (cost, _) = cnn::plan::count(&arch, p, Reveal::Class).unwrap();
-        times.seconds(cost.total_bytes(), cost.ands)
-    };
+    let total = |p: &[Arith]| times.plan_seconds(&costs, p);
     let planned = total(&plan);
     for r in [Realization::Boolean, Realization::Mixed] {
         assert!(planned <= total(&cnn::plan(&arch, r).unwrap()) * 1.0001, "{r:?}");

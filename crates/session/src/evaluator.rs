@@ -28,6 +28,8 @@ pub struct EvaluatorSession<C> {
     /// The arithmetic evaluator of CRT values in programs, created when the garbler's key
     /// arrives (the first CRT value of the session) and kept for the session.
     pub(crate) arith: Option<ArithEvaluator>,
+    /// Garbler-private projections evaluated in the session (the garbler's counter).
+    pub(crate) private_projections: u64,
     /// Where progress goes (see [`SessionConfig::progress`]).
     pub(crate) progress: Reporter,
 }
@@ -72,6 +74,7 @@ impl<C: Channel> EvaluatorSession<C> {
             hash: (cfg.hash, agreed.hash_seed),
             rng,
             arith: None,
+            private_projections: 0,
             progress: cfg.progress.clone(),
         })
     }

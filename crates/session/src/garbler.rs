@@ -30,6 +30,9 @@ pub struct GarblerSession<C> {
     /// The arithmetic garbler of CRT values in programs: one per session, created on first
     /// use and never restarted, so its gate index (and tweaks) never repeat.
     pub(crate) arith: Option<ArithGarbler>,
+    /// Garbler-private projections garbled in the session (their tweaks' counter: one per
+    /// session, never restarted).
+    pub(crate) private_projections: u64,
     /// Where progress goes (see [`SessionConfig::progress`]).
     pub(crate) progress: Reporter,
 }
@@ -83,6 +86,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
             base_ot_time,
             batch_bytes: cfg.batch_bytes,
             arith: None,
+            private_projections: 0,
             progress: cfg.progress.clone(),
         })
     }

@@ -53,42 +53,71 @@ impl LayerCost {
     /// Predicted seconds in Boolean and in CRT arithmetic.
     pub fn seconds(&self, t: &UnitTimes) -> (f64, f64) {
         (
-            t.seconds(self.boolean_bytes, self.boolean_ands),
-            t.seconds(self.crt_bytes, self.crt_ands),
+            t.seconds(Arith::Boolean, self.boolean_bytes, self.boolean_ands),
+            t.seconds(Arith::Crt, self.crt_bytes, self.crt_ands),
         )
+    }
+
+    /// Predicted seconds in `arith`.
+    pub fn seconds_in(&self, arith: Arith, t: &UnitTimes) -> f64 {
+        let (boolean, crt) = self.seconds(t);
+        match arith {
+            Arith::Boolean => boolean,
+            Arith::Crt => crt,
+        }
     }
 }
 
-/// The time model of the planner: each AND (its 32 table bytes included) and each other
-/// byte (projection rows of either arithmetic, inputs, outputs) costs a fixed time, for
-/// garbling, transfer and evaluation together, and a link of `link_bytes_per_second` bounds
-/// the transfer. The defaults were fitted on this repository's two-core machine to the
-/// end-to-end LeNet-5 runs of `docs/inference.md` (all-Boolean: 8.2 M ANDs and 53 MB of
-/// projections in 14.8 s; all-CRT: 0.33 M ANDs and 110 MB of projections in 20.0 s).
+/// The time model of the planner: each AND (its 32 table bytes included) costs a fixed
+/// time, and so does each other byte, at one rate in a Boolean layer (its rows are the
+/// garbler-private half gates of the products, hashed in batches) and another in a CRT
+/// layer (rows mod p: projections of bits into Z_p and the bit decomposition's), for
+/// garbling, transfer and evaluation together; a link of `link_bytes_per_second` bounds the
+/// transfer. The defaults were fitted on this repository's two-core machine to the
+/// end-to-end LeNet-5 runs of `docs/inference.md` (two processes over loopback, the
+/// machine loaded by other builds).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UnitTimes {
     pub and_ns: f64,
-    pub other_byte_ns: f64,
+    pub boolean_byte_ns: f64,
+    pub crt_byte_ns: f64,
     pub link_bytes_per_second: Option<f64>,
 }
 
 impl Default for UnitTimes {
     fn default() -> Self {
+        // All-Boolean: 4.31 M ANDs and 206 MB in all in 5.5 s, with a private-projection
+        // row costing what an AND's does per byte (both are half gates: two hashes per
+        // row at the garbler, one at the evaluator); all-CRT: 0.33 M ANDs and 110 MB of
+        // rows mod p in about 45 s.
+        let and_ns = 850.0;
         UnitTimes {
-            and_ns: 577.0,
-            other_byte_ns: 0.19 * 1e9 / (1u64 << 20) as f64,
+            and_ns,
+            boolean_byte_ns: and_ns / 32.0,
+            crt_byte_ns: 400.0,
             link_bytes_per_second: None,
         }
     }
 }
 
 impl UnitTimes {
-    /// Predicted seconds for `bytes` in all, of which `ands`·32 are AND tables.
-    pub fn seconds(&self, bytes: u64, ands: u64) -> f64 {
+    /// Predicted seconds for `bytes` in all, of which `ands`·32 are AND tables, in a layer
+    /// of `arith`.
+    pub fn seconds(&self, arith: Arith, bytes: u64, ands: u64) -> f64 {
         let other = bytes.saturating_sub(32 * ands) as f64;
-        let compute = (ands as f64 * self.and_ns + other * self.other_byte_ns) * 1e-9;
+        let byte_ns = match arith {
+            Arith::Boolean => self.boolean_byte_ns,
+            Arith::Crt => self.crt_byte_ns,
+        };
+        let compute = (ands as f64 * self.and_ns + other * byte_ns) * 1e-9;
         let transfer = self.link_bytes_per_second.map_or(0.0, |r| bytes as f64 / r);
         compute.max(transfer)
+    }
+
+    /// Predicted seconds of the conv/dense layers of a network with these `costs` under
+    /// `plan`.
+    pub fn plan_seconds(&self, costs: &[LayerCost], plan: &[Arith]) -> f64 {
+        costs.iter().zip(plan).map(|(c, &a)| c.seconds_in(a, self)).sum()
     }
 }
 

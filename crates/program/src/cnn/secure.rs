@@ -23,6 +23,7 @@
 //! passes zeros; so does the counter.
 
 use crate::crt::{ArithBackend, Crt, PrimeSet};
+use crate::gadgets::compress::weighted_sum;
 use crate::value::{to_i128, to_u128, Ctx, SInt, UInt};
 use crate::{Audience, PartyId};
 
@@ -161,11 +162,12 @@ fn hidden<B: ArithBackend>(
     w: Option<&super::model::LayerWeights>,
 ) -> Result<Vec<UInt<B>>, CnnError> {
     let set = layer_primes(l)?;
-    let biases = bias_inputs(ctx, l, arith, w)?;
+    let act_bits = act_bits(acts)?;
+    let biases = bias_inputs(ctx, l, arith, act_bits, w)?;
     Ok((0..l.output.len())
         .map(|o| match arith {
             Arith::Boolean => {
-                let acc = boolean_acc(ctx, l, o, acts, w, &biases);
+                let acc = boolean_acc(ctx, l, o, acts, act_bits, w, &biases);
                 let (sign, magnitude) = acc.wires().split_last().expect("acc_bits ≥ 2");
                 requantize(ctx, *sign, magnitude, r)
             }
@@ -189,31 +191,50 @@ fn output<B: ArithBackend>(
     w: Option<&super::model::LayerWeights>,
 ) -> Result<Vec<SInt<B>>, CnnError> {
     let set = layer_primes(l)?;
-    let biases = bias_inputs(ctx, l, arith, w)?;
+    let act_bits = act_bits(acts)?;
+    let biases = bias_inputs(ctx, l, arith, act_bits, w)?;
     Ok((0..l.output.len())
         .map(|o| match arith {
-            Arith::Boolean => boolean_acc(ctx, l, o, acts, w, &biases),
+            Arith::Boolean => boolean_acc(ctx, l, o, acts, act_bits, w, &biases),
             Arith::Crt => crt_acc(ctx, l, o, acts, w, &set).to_sint(),
         })
         .collect())
 }
 
+/// The common width of a layer's input activations (the sign correction of its Boolean
+/// dot products counts every bit of every one).
+fn act_bits<B: ArithBackend>(acts: &[UInt<B>]) -> Result<usize, CnnError> {
+    let width = acts.first().map_or(0, |a| a.width() as usize);
+    if acts.iter().any(|a| a.width() as usize != width) {
+        return Err(CnnError::Arch(
+            "a layer's input activations differ in width".into(),
+        ));
+    }
+    Ok(width)
+}
+
 /// The garbler's biases of a Boolean layer, `acc_bits` each, as one input (none for CRT
-/// layers, which fold them into their tables).
+/// layers, which fold them into their tables). Each carries the public correction of the
+/// negative weight bits ([`sign_correction`]), so the correction costs no gates.
 fn bias_inputs<B: ArithBackend>(
     ctx: &Ctx<B>,
     l: &Linear,
     arith: Arith,
+    act_bits: usize,
     w: Option<&super::model::LayerWeights>,
 ) -> Result<Vec<SInt<B>>, CnnError> {
     if arith == Arith::Crt {
         return Ok(Vec::new());
     }
     let bits = l.acc_bits as usize;
+    let correction = sign_correction(l, act_bits);
     let packed = w.map(|w| {
         w.bias
             .iter()
-            .flat_map(|&b| (0..bits).map(move |j| (b >> j) & 1 == 1))
+            .flat_map(|&b| {
+                let v = i128::from(b).wrapping_add(correction);
+                (0..bits).map(move |j| (v >> j) & 1 == 1)
+            })
             .collect::<Vec<bool>>()
     });
     let width = (bits * l.output.channels) as u32;
@@ -224,60 +245,61 @@ fn bias_inputs<B: ArithBackend>(
         .collect())
 }
 
-/// Output `o`'s accumulator in Boolean, `acc_bits` wide.
+/// The public constant of the Baugh–Wooley form of a dot product with signed weights:
+/// the sign bit s of a weight of `weight_bits` = b bits weighs −2^(b−1), and the partial
+/// product −a_j·s·2^(j+b−1) = ¬(a_j·s)·2^(j+b−1) − 2^(j+b−1); the complemented bit is a
+/// projection like the others (the garbler fills the complemented table), the constants sum
+/// to −fan_in·(2^act_bits − 1)·2^(b−1) (exact in i128: fan_in < 2^32, act_bits, b ≤ 32).
+fn sign_correction(l: &Linear, act_bits: usize) -> i128 {
+    let per_tap = ((1i128 << act_bits) - 1) << (l.weight_bits - 1);
+    -(l.fan_in() as i128) * per_tap
+}
+
+/// Output `o`'s accumulator in Boolean, `acc_bits` wide: the partial-product bits
+/// a_j·w_m·2^(j+m) of every tap (projections of a_j through the garbler's table of w_m, the
+/// sign bit complemented: [`sign_correction`]) and the bias's bits, summed mod 2^acc_bits by
+/// one carry-save compressor tree ([`weighted_sum`]; the sum fits `acc_bits` signed bits, so
+/// the wrap is exact). Each `acts` value is read at `act_bits` bits.
 fn boolean_acc<B: ArithBackend>(
     ctx: &Ctx<B>,
     l: &Linear,
     o: usize,
     acts: &[UInt<B>],
+    act_bits: usize,
     w: Option<&super::model::LayerWeights>,
     biases: &[SInt<B>],
 ) -> SInt<B> {
     let (f, taps) = l.taps(o);
     let wb = l.weight_bits as usize;
-    let mut terms = vec![biases[f].clone()];
-    for (i, k) in taps {
-        let weight = w.map(|w| w.weights[k]);
-        for (j, &bit) in acts[i].wires().iter().enumerate() {
-            // a_j·w·2^j: j zero bits, then the weight's bits gated by a_j.
-            let wires = ctx.with(|b| {
-                let a = b.bit_to_mod2(bit);
-                let zero = b.constant(false);
-                let mut wires = vec![zero; j];
-                wires.extend((0..wb).map(|m| {
+    let acc = l.acc_bits as usize;
+    let mut bits: Vec<(usize, B::Wire)> = biases[f].wires().iter().copied().enumerate().collect();
+    let mut tables = Vec::with_capacity(wb);
+    let sum = ctx.with(|b| {
+        for (i, k) in taps {
+            let weight = w.map(|w| w.weights[k]);
+            let wires = acts[i].wires();
+            for (j, &a) in wires.iter().enumerate().take(act_bits) {
+                tables.clear();
+                tables.extend((0..wb.min(acc.saturating_sub(j))).map(|m| {
                     let w_m = weight.is_some_and(|v| (v >> m) & 1 == 1);
-                    b.mod_to_bit(&a, &private_table(weight.is_some(), 0, u64::from(w_m)))
+                    match (weight.is_some(), m + 1 == wb) {
+                        (false, _) => [false, false],
+                        (true, false) => [false, w_m],
+                        (true, true) => [true, !w_m],
+                    }
                 }));
-                wires
-            });
-            terms.push(SInt::from_wires(ctx, wires));
-        }
-    }
-    sum_tree(terms, l.acc_bits).resize(l.acc_bits)
-}
-
-/// The sum of `terms` by a balanced tree of adders, each one bit wider than its widest
-/// operand up to `cap` bits (the sum fits `cap` signed bits, so wrapping there is exact).
-fn sum_tree<B: ArithBackend>(mut terms: Vec<SInt<B>>, cap: u32) -> SInt<B> {
-    while terms.len() > 1 {
-        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-        let mut it = terms.into_iter();
-        while let Some(a) = it.next() {
-            match it.next() {
-                Some(b) => {
-                    let width = (a.width().max(b.width()) + 1).min(cap);
-                    next.push(&a.resize(width) + &b.resize(width));
-                }
-                None => next.push(a),
+                let products = b.bit_projections(a, &tables);
+                bits.extend(products.into_iter().enumerate().map(|(m, p)| (j + m, p)));
             }
         }
-        terms = next;
-    }
-    terms.pop().expect("a bias and at least one term")
+        weighted_sum(b, bits, acc)
+    });
+    SInt::from_wires(ctx, sum)
 }
 
 /// Output `o`'s accumulator over Z_N: per prime, one private projection per activation bit
-/// and tap, the bias folded into the first.
+/// and tap, the bias folded into the first. Each bit's mod-2 wire is made once for all the
+/// primes.
 fn crt_acc<B: ArithBackend>(
     ctx: &Ctx<B>,
     l: &Linear,
@@ -287,36 +309,32 @@ fn crt_acc<B: ArithBackend>(
     set: &PrimeSet,
 ) -> Crt<B> {
     let (f, taps) = l.taps(o);
-    let taps: Vec<(usize, usize)> = taps.collect();
     let bias = w.map_or(0, |w| w.bias[f]);
     let bundle = ctx.with(|b| {
-        set.moduli()
-            .iter()
-            .zip(set.primes())
-            .map(|(&m, &p)| {
-                let residue = |v: i128| v.rem_euclid(i128::from(p)) as u64;
-                let mut acc = b.mod_constant(m, 0);
-                let mut first = true;
-                for &(i, k) in &taps {
-                    let weight = w.map(|w| i128::from(w.weights[k]));
-                    for (j, &bit) in acts[i].wires().iter().enumerate() {
-                        let c = weight.map_or(0, |v| v << j);
-                        let base = if first { i128::from(bias) } else { 0 };
-                        first = false;
-                        let table = private_table(w.is_some(), residue(base), residue(base + c));
-                        let a = b.bit_to_mod2(bit);
-                        let term = if m.is_boolean() {
-                            let bit = b.mod_to_bit(&a, &table);
-                            b.bit_to_mod2(bit)
-                        } else {
-                            b.mod_project(&a, m, &table)
-                        };
-                        acc = b.mod_add(&acc, &term);
-                    }
+        let moduli = set.moduli();
+        let mut accs: Vec<B::ModWire> = moduli.iter().map(|&m| b.mod_constant(m, 0)).collect();
+        let mut first = true;
+        for (i, k) in taps {
+            let weight = w.map(|w| i128::from(w.weights[k]));
+            for (j, &bit) in acts[i].wires().iter().enumerate() {
+                let c = weight.map_or(0, |v| v << j);
+                let base = if first { i128::from(bias) } else { 0 };
+                first = false;
+                let a = b.bit_to_mod2(bit);
+                for ((acc, &m), &p) in accs.iter_mut().zip(moduli).zip(set.primes()) {
+                    let residue = |v: i128| v.rem_euclid(i128::from(p)) as u64;
+                    let table = private_table(w.is_some(), residue(base), residue(base + c));
+                    let term = if m.is_boolean() {
+                        let bit = b.mod_to_bit(&a, &table);
+                        b.bit_to_mod2(bit)
+                    } else {
+                        b.mod_project(&a, m, &table)
+                    };
+                    *acc = b.mod_add(acc, &term);
                 }
-                acc
-            })
-            .collect()
+            }
+        }
+        accs
     });
     ctx.crt(set, bundle)
 }

@@ -11,6 +11,7 @@ mod compare;
 pub mod aes;
 pub mod bits;
 pub mod circuit;
+pub mod compress;
 pub mod div;
 pub mod edit;
 pub mod float;

@@ -47,7 +47,7 @@ use mixgc_arith::{
     residue_bit_counts, residue_choice_bits, table_bytes, ArithError, ArithEvaluator, ArithGarbler, Label,
     Modulus, RingLabel, TableReader,
 };
-use mixgc_core::Rng;
+use mixgc_core::{Block, Rng};
 use mixgc_net::{recv_frame, send_abort, send_frame, Channel, Divergence, PeerMisbehaved, Tag};
 use mixgc_program::{ArithBackend, Audience, PartyId, PrimeSet, ProgramError};
 use rand::{Rng as _, SeedableRng};
@@ -206,6 +206,26 @@ impl<C: Channel + 'static> ArithBackend for ProgramGarbler<'_, C> {
     label_primitives!();
     garbler_primitives!();
 
+    /// Half gates with the garbler's tables ([`mixgc_garble::HalfGateGarbler::garble_private`]),
+    /// their tweaks from the session's own counter; one 16-byte row each, as the default.
+    fn bit_projections(&mut self, a: Block, tables: &[[bool; 2]]) -> Vec<Block> {
+        let n = tables.len();
+        self.structure.note(Step::Gadget, 16 * n as u64, 0);
+        let mut out = vec![Block::ZERO; n];
+        if self.error.is_some() {
+            return out;
+        }
+        let first = self.s.private_projections;
+        self.s.private_projections += n as u64;
+        let core = &mut self.s.core;
+        self.rows
+            .append_blocks(|rows| core.half_gates().garble_private(first, a, tables, &mut out, rows));
+        if self.rows.room() == 0 {
+            self.send_full();
+        }
+        out
+    }
+
     fn crt_input(
         &mut self,
         owner: PartyId,
@@ -359,6 +379,27 @@ impl<C: Channel> ArithBackend for ProgramEvaluator<'_, C> {
 
     label_primitives!();
     evaluator_primitives!();
+
+    /// Evaluates the garbler's [`ArithBackend::bit_projections`] on their rows.
+    fn bit_projections(&mut self, a: Block, tables: &[[bool; 2]]) -> Vec<Block> {
+        let n = tables.len();
+        self.structure.note(Step::Gadget, 16 * n as u64, 0);
+        let mut out = vec![Block::ZERO; n];
+        if self.error.is_some() {
+            return out;
+        }
+        let first = self.s.private_projections;
+        self.s.private_projections += n as u64;
+        match self.rows.take_blocks(n, &mut self.s.ch) {
+            Ok(rows) => self
+                .s
+                .core
+                .half_gates()
+                .evaluate_private(first, a, rows, &mut out),
+            Err(e) => self.fail(e),
+        }
+        out
+    }
 
     fn crt_input(
         &mut self,
