@@ -77,4 +77,11 @@ pub trait Preprocessor {
     fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, Self::Error>;
     /// `n` random authenticated AND triples.
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, Self::Error>;
+    /// A hint that about `n` more AND triples will be asked for in this session (e.g. the
+    /// AND count of all `--executions` of a circuit): a preprocessor may then generate them
+    /// in larger batches (fewer round trips, and WRK17's smaller bucket from 280,000 on).
+    /// Both parties must give the same hints at the same points. Ignored by default.
+    fn plan_triples(&mut self, n: u64) {
+        let _ = n;
+    }
 }

@@ -676,7 +676,8 @@ impl OtReceiver {
 }
 
 fn zeroize_blocks(blocks: &mut [Block]) {
-    Block::slice_as_bytes_mut(blocks).zeroize();
+    // Block by block (volatile 16-byte writes), not byte by byte: 16 times fewer writes.
+    blocks.zeroize();
 }
 
 #[cfg(test)]

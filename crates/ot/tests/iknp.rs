@@ -210,8 +210,8 @@ fn seeded_transcript_is_fixed() {
     assert_eq!(first.1, PINNED_RECEIVER, "OT wire format changed (receiver side)");
 }
 
-const PINNED_SENDER: &str = "85902cbbe5977883570dd78d9a8d1fa082de950b1f6048d30db90fbd07f9d06d";
-const PINNED_RECEIVER: &str = "a073925b5197f86c218b620c910d2a8f4363497de52d208d7a34e441386c8a40";
+const PINNED_SENDER: &str = "6614936ad051f087598da9ffd06cc5ea2eff6a9c4c0e3784cc7280c7b226669c";
+const PINNED_RECEIVER: &str = "fd1b9a091c68b63e7bf042c65a84a7722d5e31c85de4894692d56a0d858d318d";
 
 #[test]
 fn mismatched_calls_are_errors_not_wrong_labels() {

@@ -246,6 +246,16 @@ pub struct RoundKeys {
     cipher: ::aes::Aes128Enc,
 }
 
+/// The round keys are overwritten when dropped: under a secret key (the IKNP PRG's) they
+/// are as secret as the key (the portable cipher wipes its own schedule, `aes/zeroize`).
+impl Drop for RoundKeys {
+    fn drop(&mut self) {
+        for k in &mut self.keys {
+            zeroize::Zeroize::zeroize(k.as_bytes_mut());
+        }
+    }
+}
+
 impl RoundKeys {
     /// Round key `i` (0 is the key itself, 10 the last).
     pub fn round_key(&self, i: usize) -> Block {

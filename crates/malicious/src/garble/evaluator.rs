@@ -54,6 +54,9 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
         ));
     }
     terms.agree(ch, &header, false)?;
+    // The whole circuit's triples are announced (both parties hold the same header now),
+    // so that a large circuit is preprocessed in large batches (B = 3 from 280,000).
+    prep.plan_triples(header.num_ands());
     let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
     e.start(ch)?;
     e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;

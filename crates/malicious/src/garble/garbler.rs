@@ -58,6 +58,9 @@ pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
         return Err(MaliciousError::Input("the garbler's Δ_A must have lsb 1".into()));
     }
     terms.agree(ch, &header, true)?;
+    // The whole circuit's triples are announced (both parties hold the same header now),
+    // so that a large circuit is preprocessed in large batches (B = 3 from 280,000).
+    prep.plan_triples(header.num_ands());
     let mut g = Garbler::new(delta, settings, header.num_slots() as usize);
     g.start(ch)?;
     g.inputs(ch, prep, header.input_slots(), garbler_bits, &x)?;

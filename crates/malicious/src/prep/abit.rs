@@ -37,8 +37,8 @@ impl Shares {
 
     /// Overwrites the MACs and keys with zeros (they are secret), keeping the allocations.
     pub(crate) fn wipe(&mut self) {
-        zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut self.macs));
-        zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut self.keys));
+        zeroize::Zeroize::zeroize(self.macs.as_mut_slice());
+        zeroize::Zeroize::zeroize(self.keys.as_mut_slice());
     }
 
     pub(crate) fn to_auth(&self) -> Vec<AuthShare> {

@@ -180,8 +180,8 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     for x in &mut xs {
         *x = AuthShare::default();
     }
-    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut keys));
-    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut macs));
+    zeroize::Zeroize::zeroize(keys.as_mut_slice());
+    zeroize::Zeroize::zeroize(macs.as_mut_slice());
     std::hint::black_box(&xs);
     Ok(out)
 }

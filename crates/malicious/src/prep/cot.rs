@@ -108,7 +108,7 @@ impl CotSender {
         let mut keys =
             endemic::receive(ch, &base_session(session, direction), &choices, rng).map_err(ot_error)?;
         let ot = OtSender::from_base_keys(delta, &keys);
-        zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(&mut keys));
+        zeroize::Zeroize::zeroize(keys.as_mut_slice());
         Ok(CotSender { ot, delta })
     }
 

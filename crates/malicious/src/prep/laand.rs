@@ -222,7 +222,7 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
         }
         eq.update(Block::slice_as_bytes(&l_run[..len]));
     }
-    zeroize::Zeroize::zeroize(Block::slice_as_bytes_mut(s));
+    zeroize::Zeroize::zeroize(s.as_mut_slice());
     Ok(())
 }
 

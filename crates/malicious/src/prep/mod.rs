@@ -109,6 +109,15 @@ fn reserve<T>(n: usize) -> Result<Vec<T>, MaliciousError> {
     Ok(v)
 }
 
+/// The size of the next internal batch when `need` more triples are wanted now and
+/// `planned` were announced (counting `need`'s call): at least `need` and [`MIN_TRIPLES`],
+/// as many as announced (so that many small calls share one batch, and from 280,000 on
+/// WRK17's table gives B = 3 instead of 4), at most [`MAX_BATCH`].
+fn batch_len(need: usize, planned: u64) -> usize {
+    let planned = usize::try_from(planned).unwrap_or(usize::MAX);
+    need.max(planned).clamp(MIN_TRIPLES, MAX_BATCH)
+}
+
 pub(crate) fn pack_bits(bits: &[bool]) -> Vec<u8> {
     let mut out = vec![0u8; bits.len().div_ceil(8)];
     for (j, &b) in bits.iter().enumerate() {
@@ -145,8 +154,11 @@ pub struct Kos15Preprocessor<C: Channel> {
     /// Working buffers of the leaky ANDs, reused across chunks and batches.
     shares_buf: Shares,
     laand_buf: laand::Scratch,
-    /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`]).
+    /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`], or, after a
+    /// [`Preprocessor::plan_triples`] hint, than [`MAX_BATCH`]).
     surplus: Vec<AuthTriple>,
+    /// Triples announced by [`Preprocessor::plan_triples`] and not asked for yet.
+    planned: u64,
     failed: bool,
     fault: Fault,
 }
@@ -185,6 +197,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             shares_buf: Shares::default(),
             laand_buf: laand::Scratch::default(),
             surplus: Vec::new(),
+            planned: 0,
             failed: false,
             fault: Fault::None,
         })
@@ -330,15 +343,22 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
         })
     }
 
+    fn plan_triples(&mut self, n: u64) {
+        self.planned = self.planned.max(n);
+    }
+
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
         self.guarded(|me| {
             let mut out = reserve(n)?;
             let from_surplus = n.min(me.surplus.len());
             let keep = me.surplus.len() - from_surplus;
             out.extend(me.surplus.drain(keep..));
+            let planned = me.planned;
+            me.planned = planned.saturating_sub(n as u64);
             while out.len() < n {
                 let need = n - out.len();
-                let mut fresh = me.batch(need.clamp(MIN_TRIPLES, MAX_BATCH))?;
+                let announced = planned.saturating_sub(out.len() as u64);
+                let mut fresh = me.batch(batch_len(need, announced))?;
                 if fresh.len() > need {
                     me.surplus.extend(fresh.drain(need..));
                 }

@@ -109,6 +109,40 @@ fn any_batch_size_and_the_surplus_carry_over() {
     check_triples(&a, &b, &da, &db);
 }
 
+/// Announced triples are made in as few batches as the announcement allows: four calls
+/// of 5,000 after `plan_triples(20_000)` make one batch of 20,000 (B = 4: 80,000 leaky
+/// triples), then an unannounced call of 5,000 makes its own; all triples are valid.
+#[test]
+fn announced_triples_come_from_one_batch() {
+    let (g, e) = both(Some(11), (Fault::None, Fault::None), |p| {
+        p.plan_triples(20_000);
+        let mut v = Vec::new();
+        let mut leaky = Vec::new();
+        for _ in 0..5 {
+            v.extend(p.and_triples(5_000)?);
+            leaky.push(p.leaky_made);
+        }
+        Ok((v, leaky))
+    });
+    let ((da, (a, leaky)), (db, (b, _))) = (g.unwrap(), e.unwrap());
+    assert_eq!(leaky, [80_000, 80_000, 80_000, 80_000, 100_000]);
+    assert_eq!(a.len(), 25_000);
+    check_triples(&a, &b, &da, &db);
+}
+
+#[test]
+fn batch_lengths_follow_need_and_announcement_within_the_table() {
+    assert_eq!(batch_len(1, 0), MIN_TRIPLES);
+    assert_eq!(batch_len(6_400, 0), 6_400);
+    assert_eq!(batch_len(6_400, 6_400), 6_400);
+    assert_eq!(batch_len(6_400, 64_000), 64_000);
+    // Enough announced: a batch at B = 3 (WRK17's table from 280,000), capped.
+    assert_eq!(batch_len(6_400, 640_000), MAX_BATCH);
+    assert_eq!(bucket::bucket_size(batch_len(65_536, 1_689_840)), 3);
+    assert_eq!(batch_len(MAX_BATCH + 1, 0), MAX_BATCH);
+    assert_eq!(batch_len(10, u64::MAX), MAX_BATCH);
+}
+
 /// Runs `cheat` by one party and expects the honest one to fail `check`.
 fn expect_caught(cheater: Role, fault: Fault, check: &str) {
     let faults = match cheater {
