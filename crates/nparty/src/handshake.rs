@@ -17,8 +17,9 @@ use rand::RngCore;
 
 use crate::{Mesh, NpartyError};
 
-/// Version of the n-party wire protocol; bump on any change to its frames or their order.
-pub const NPARTY_PROTOCOL_VERSION: u16 = 2;
+/// Version of the n-party wire protocol; bump on any change to its frames or their order
+/// (3: the pairwise OT extensions expand their seeds with AES-128 in counter mode).
+pub const NPARTY_PROTOCOL_VERSION: u16 = 3;
 /// Most parties a run may have.
 pub const MAX_PARTIES: usize = 1024;
 /// Most input or output values a hello may list.

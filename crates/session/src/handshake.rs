@@ -23,8 +23,10 @@ use crate::{Audience, Command, PartyId, SessionConfig, SessionError, Terms};
 /// preprocessing exchanges release keys offline and online, program outputs carry a
 /// structure digest, and a busy evaluator sends heartbeats online; 8: two processes carry
 /// every byte in flow-control records, `mixgc_net::CreditChannel`, so a stopped peer is
-/// noticed from when it stopped).
-pub const PROTOCOL_VERSION: u16 = 8;
+/// noticed from when it stopped; 9: the OT extension expands its seeds with AES-128 in
+/// counter mode instead of ChaCha20, base OTs travel beside the hello, and CNN layers send
+/// garbler-private half gates for the weights' products).
+pub const PROTOCOL_VERSION: u16 = 9;
 const MAGIC: &[u8; 5] = b"MIXGC";
 const HELLO_LEN: usize = 5 + 2 + 1 + 1 + 1 + 1 + 32;
 /// The longest hello read (any protocol version's, to name a version that differs).
