@@ -54,9 +54,10 @@ pub fn run_evaluator_stream<C: Channel + ?Sized, P: Preprocessor>(
         ));
     }
     terms.agree(ch, &header, false)?;
-    // The whole circuit's triples are announced (both parties hold the same header now),
-    // so that a large circuit is preprocessed in large batches (B = 3 from 280,000).
-    prep.plan_triples(header.num_ands());
+    // The circuit's triples are announced up to one `--batch-ands` batch (both parties hold
+    // the same header now): the batch bounds the preprocessing's memory as the garbling's
+    // (thesis §3.3.2); B = 3 from 280,000 triples (WRK17's table) takes a batch that large.
+    prep.plan_triples(header.num_ands().min(terms.batch_ands as u64));
     let mut e = Evaluator::new(prep.delta().0, settings, header.num_slots() as usize);
     e.start(ch)?;
     e.inputs(ch, prep, header.input_slots(), garbler_bits, &y)?;

@@ -58,9 +58,10 @@ pub fn run_garbler_stream<C: Channel + ?Sized, P: Preprocessor>(
         return Err(MaliciousError::Input("the garbler's Δ_A must have lsb 1".into()));
     }
     terms.agree(ch, &header, true)?;
-    // The whole circuit's triples are announced (both parties hold the same header now),
-    // so that a large circuit is preprocessed in large batches (B = 3 from 280,000).
-    prep.plan_triples(header.num_ands());
+    // The circuit's triples are announced up to one `--batch-ands` batch (both parties hold
+    // the same header now): the batch bounds the preprocessing's memory as the garbling's
+    // (thesis §3.3.2); B = 3 from 280,000 triples (WRK17's table) takes a batch that large.
+    prep.plan_triples(header.num_ands().min(terms.batch_ands as u64));
     let mut g = Garbler::new(delta, settings, header.num_slots() as usize);
     g.start(ch)?;
     g.inputs(ch, prep, header.input_slots(), garbler_bits, &x)?;

@@ -123,10 +123,10 @@ impl LibraryRun {
         );
         agree_on_name(&mut session.ch, session.role, &run_name)?;
         // The op's AND count (the counter backend, constant memory) is announced to the
-        // preprocessing, so that it makes the triples in large batches (B = 3 from 280,000
-        // triples, WRK17 Fig. 9) instead of one `--batch-ands` batch at a time.
+        // preprocessing up to one `--batch-ands` batch, which bounds its memory (B = 3 from
+        // 280,000 triples, WRK17 Fig. 9, takes a batch that large).
         let ands = library::cost(&self.name, self.width, self.size)?.ands;
-        session.prep.plan_triples(ands);
+        session.prep.plan_triples(ands.min(batch_ands as u64));
         let mut supply = Supply::of(session.role_id(), inputs);
         let settings = Settings {
             insecure_seed,

@@ -138,12 +138,14 @@ impl<C: Channel> MaliciousSession<C> {
             insecure_seed,
             ..Settings::default()
         };
-        // All executions' triples are announced at once, so the preprocessing makes them
-        // in large batches (at B = 3 from 280,000 triples; WRK17 Fig. 9 and its table).
+        // The executions' triples are announced up to one `--batch-ands` batch ahead, so
+        // the preprocessing makes them in batches that large across executions (B = 3 from
+        // 280,000 triples; WRK17 Fig. 9 and its table) within the memory the batch allows.
         let ands = stream.header().num_ands();
-        self.prep.plan_triples(ands.saturating_mul(batch.len() as u64));
         let mut outcomes = Vec::with_capacity(batch.len());
-        for inputs in batch {
+        for (done, inputs) in batch.iter().enumerate() {
+            let left = ands.saturating_mul((batch.len() - done) as u64);
+            self.prep.plan_triples(left.min(terms.batch_ands as u64));
             let out = match self.role {
                 Role::Garbler => {
                     run_garbler_stream(&mut self.ch, &mut self.prep, stream, terms, inputs, &settings)?
