@@ -98,8 +98,8 @@ fn transcript(protocol: Protocol, seed: Option<u64>) -> String {
     all.finalize().to_hex().to_string()
 }
 
-const PINNED_GMW: &str = "1abb5dbb85977c48a1add5ae252f107b456b83049914153de22fad07b298467c";
-const PINNED_BMR: &str = "02d770f4a449f0cf825e5e938e93eec385f91715160ebeb5bc245f742ce062e7";
+const PINNED_GMW: &str = "e62d5f94acba4e0921abd57ef0457e5bb4be4367798a53dbc07358a8d3abd57d";
+const PINNED_BMR: &str = "94290f610a7306fb51d25a88cf691ec9142be58256f60ee634ec8ea2ebfe9bab";
 
 #[test]
 fn seeded_transcripts_are_pinned() {
