@@ -319,12 +319,12 @@ fn check_pinned_transcript(garbling: Scheme, garbler_sent: &str, evaluator_sent:
     assert_ne!(u1, u2, "unseeded runs must differ");
 }
 
-const PINNED_GARBLER_SENT: &str = "10483afffbf7bea014c9b9bc780f912bb3e4961c05fffed0715048638ce657fa";
-const PINNED_EVALUATOR_SENT: &str = "bb1ce875465e31f6930d68248cdf00707969cd23470619593338981e9bc46389";
+const PINNED_GARBLER_SENT: &str = "2c965140e1f22b8a77d4b446da2f6cc9b6bb58a535e2596b5bd78d83a43a853a";
+const PINNED_EVALUATOR_SENT: &str = "190eaed24332b398579997d9676c8fa8b907dc64e4d4c96fe6f434bd2229f770";
 const PINNED_THREE_HALVES_GARBLER_SENT: &str =
-    "ee93c4c47dc137415e520bd3293894bdc8afdb6e22d64f3705dd769b00cc8977";
+    "225acddc39904c7f56e0357f819f71dd54e172de62d5740d4dc4fd71f98b51e6";
 const PINNED_THREE_HALVES_EVALUATOR_SENT: &str =
-    "dbdf35d17be6a91c3ed99ba04b8350d2d4a8328884b2331f8af3a97cab6a9ee3";
+    "0303241038716a58d54e1f5c837c8f1fd87087c61038d3f63dfaa490933339bd";
 
 fn expect_mismatch(g: Res, e: Res, what: &str) {
     for (who, r) in [("garbler", g), ("evaluator", e)] {
