@@ -49,12 +49,22 @@ impl Drop for Dir {
 /// Starts `mixgc mixed --id i --parties … --timeout T --input-file dir/party-i.json` for
 /// every party.
 fn spawn_biomatch(n: usize, dir: &Dir, timeout: &str) -> Vec<Proc> {
+    spawn_biomatch_with(n, dir, timeout, &|_| Vec::new())
+}
+
+/// [`spawn_biomatch`] with `extra(i)` appended to party i's arguments.
+fn spawn_biomatch_with(
+    n: usize,
+    dir: &Dir,
+    timeout: &str,
+    extra: &dyn Fn(usize) -> Vec<String>,
+) -> Vec<Proc> {
     let addrs = addrs(n);
     (0..n)
         .map(|i| {
             let id = i.to_string();
             let input = dir.file(&format!("party-{i}.json"));
-            spawn(&[
+            let mut args: Vec<String> = [
                 "mixed",
                 "--id",
                 &id,
@@ -66,7 +76,13 @@ fn spawn_biomatch(n: usize, dir: &Dir, timeout: &str) -> Vec<Proc> {
                 timeout,
                 "--input-file",
                 &input,
-            ])
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            args.extend(extra(i));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            spawn(&args)
         })
         .collect()
 }
@@ -163,6 +179,69 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
     assert_eq!(got, expected, "seed {seed}");
     assert_eq!(outs[1].stdout, "");
     assert_eq!(outs[2].stdout, "");
+}
+
+/// Biomatch among three processes over TLS (keys from `mixgc keygen`, a pin per peer):
+/// the answer equals the plaintext model's; with party 1 pinning a stranger's certificate
+/// for party 2, every party stops and party 1 names the refused certificate.
+#[test]
+fn biomatch_over_tls_with_per_peer_pins() {
+    let dir = Dir::new("biomatch-tls");
+    let seed = test_rng_seed();
+    let generated = run1(&[
+        "mixed",
+        "--generate",
+        "3",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "--seed",
+        &seed,
+    ]);
+    generated.assert_ok("mixed --generate");
+    let expected: Value = serde_json::from_str(generated.stdout.trim()).unwrap();
+    // Three parties' keys and a stranger's: (cert, key, fingerprint).
+    let keys: Vec<(String, String, String)> = (0..4)
+        .map(|i| {
+            let d = dir.0.join(format!("key{i}"));
+            let out = run1(&["keygen", "--out", d.to_str().unwrap()]);
+            out.assert_ok("keygen");
+            let path = |f: &str| d.join(f).to_str().unwrap().to_string();
+            (path("cert.pem"), path("key.pem"), out.stdout.trim().to_string())
+        })
+        .collect();
+    // Party i's TLS flags, pinning for peer j the certificate of party pin_of(i, j).
+    let tls = |i: usize, pin_of: &dyn Fn(usize, usize) -> usize| -> Vec<String> {
+        let mut v = vec![
+            "--cert".to_string(),
+            keys[i].0.clone(),
+            "--key".to_string(),
+            keys[i].1.clone(),
+        ];
+        for j in (0..3).filter(|&j| j != i) {
+            v.push("--peer-fingerprint".to_string());
+            v.push(format!("{j}={}", keys[pin_of(i, j)].2));
+        }
+        v
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "60", &|i| tls(i, &|_, j| j))
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_ok(&format!("TLS party {i}"));
+    }
+    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    assert_eq!(got, expected, "seed {seed}");
+    // Party 1 pins the stranger's certificate for party 2.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let bad = |i: usize| tls(i, &|i, j| if (i, j) == (1, 2) { 3 } else { j });
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "20", &bad)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
+    outs[1].assert_error("party 1, wrong pin", &["refused the peer's certificate"]);
 }
 
 /// A seed for `--generate` from the test RNG (`MIXGC_TEST_SEED` replays it).
