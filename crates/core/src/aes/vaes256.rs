@@ -47,7 +47,7 @@ unsafe fn encrypt<const N: usize>(rk: &[__m256i; 11], p: *mut Block) {
 #[target_feature(enable = "aes,avx2,vaes")]
 #[inline]
 unsafe fn encrypt_tail<const N: usize>(rk: &[__m256i; 11], p: *mut Block, len: usize) {
-    let high = if len % 2 == 0 { -1 } else { 0 };
+    let high = if len.is_multiple_of(2) { -1 } else { 0 };
     let mask = _mm256_set_epi64x(high, high, -1, -1);
     let mut v = [_mm256_setzero_si256(); N];
     for (i, x) in v.iter_mut().enumerate() {
