@@ -2,13 +2,17 @@
 //! in µs. Run with `cargo run --release -p mixgc-arith --example gadget_speed [-- FILTER]`: with a
 //! FILTER, only the gadgets whose name contains it.
 //!
-//! Gadgets: products mod 17 and mod 251, a lift of a Boolean label to Z_{2^64} and one
-//! projection Z_17 → Z_17. The CRT gadgets built on them (products of bundles, mux, BC,
-//! BD) are timed through the program interface by `mixgc-session`'s `crt_op_speed` example.
+//! Gadgets: products mod 17 and mod 251, a lift of a Boolean label to Z_{2^64}, one
+//! projection Z_17 → Z_17, and the 16-bit CRT product and mux over the minimum-sum primes
+//! (ABLE's Mul and Mux) as the session's arithmetic backend calls the gadgets: the garbler
+//! prime by prime (`mul`), the evaluator across primes (`mul_many`); the mux composes the
+//! selector bit into every prime (`compose_powers`), then no + s·(yes − no). BC, BD and the
+//! program-level overheads are timed by `mixgc-session`'s `crt_op_speed` example.
 
 use std::time::Instant;
 
-use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, Modulus, TableReader};
+use mixgc_arith::primes::min_sum_primes;
+use mixgc_arith::{ArithError, ArithEvaluator, ArithGarbler, Label, Modulus, TableReader};
 use mixgc_core::{new_rng, Block};
 
 /// Calls per gadget and side (the median is reported).
@@ -127,6 +131,83 @@ fn projection(p: u64) -> Result<(), ArithError> {
     })
 }
 
+/// The odd primes of the `width`-bit minimum-sum CRT set (a residue mod 2, if any, is a
+/// Boolean AND, not an arithmetic gadget).
+fn crt_moduli(width: u32) -> Result<Vec<Modulus>, ArithError> {
+    let set = min_sum_primes(width)?;
+    Ok(set.moduli().iter().copied().filter(|m| !m.is_boolean()).collect())
+}
+
+/// Zero-labels and active labels of two bundles holding `x` and `y`, residue by residue.
+type BundlePair = (Vec<(Label, Label)>, Vec<(Label, Label)>);
+
+fn bundle_pair(g: &mut ArithGarbler, moduli: &[Modulus], x: u128, y: u128) -> Result<BundlePair, ArithError> {
+    let zeros: Vec<(Label, Label)> = moduli.iter().map(|&m| (g.new_wire(m), g.new_wire(m))).collect();
+    let active = zeros
+        .iter()
+        .zip(moduli)
+        .map(|((a0, b0), m)| {
+            let (xr, yr) = ((x % m.value()) as u64, (y % m.value()) as u64);
+            Ok((g.encode(a0, xr)?, g.encode(b0, yr)?))
+        })
+        .collect::<Result<_, ArithError>>()?;
+    Ok((zeros, active))
+}
+
+fn crt_product(width: u32) -> Result<(), ArithError> {
+    let moduli = crt_moduli(width)?;
+    run(Gadget {
+        name: &format!("CRT product, {width} bits"),
+        inputs: Box::new(|g| bundle_pair(g, &moduli, 40_503, 31_337)),
+        garble: Box::new(|g, zeros, rows| {
+            for (a0, b0) in zeros {
+                g.mul(a0, b0, rows)?;
+            }
+            Ok(())
+        }),
+        evaluate: Box::new(|e, active, t| {
+            let pairs: Vec<(&Label, &Label)> = active.iter().map(|(a, b)| (a, b)).collect();
+            e.mul_many(&pairs, t).map(drop)
+        }),
+    })
+}
+
+fn crt_mux(width: u32) -> Result<(), ArithError> {
+    let moduli = crt_moduli(width)?;
+    let select_zero = Block::from_u128(0x5bd1_e995_0123_4567_89ab_cdef_fedc_ba98);
+    run(Gadget {
+        name: &format!("CRT mux, {width} bits"),
+        inputs: Box::new(|g| {
+            let (zeros, active) = bundle_pair(g, &moduli, 40_503, 31_337)?;
+            let select = select_zero ^ g.delta(Modulus::BOOLEAN).to_block()?; // s = 1
+            Ok((zeros, (active, select)))
+        }),
+        garble: Box::new(|g, zeros, rows| {
+            let bit = [select_zero];
+            let terms: Vec<_> = moduli.iter().map(|&m| (&bit[..], m)).collect();
+            let s = g.compose_powers(&terms, rows)?;
+            for (s, (yes, no)) in s.iter().zip(zeros) {
+                g.mul(s, &yes.sub(no)?, rows)?.add(no)?;
+            }
+            Ok(())
+        }),
+        evaluate: Box::new(|e, (active, select), t| {
+            let bit = [*select];
+            let terms: Vec<_> = moduli.iter().map(|&m| (&bit[..], m)).collect();
+            let s = e.compose_powers(&terms, t)?;
+            let differences = active
+                .iter()
+                .map(|(yes, no)| yes.sub(no))
+                .collect::<Result<Vec<_>, _>>()?;
+            let pairs: Vec<(&Label, &Label)> = s.iter().zip(&differences).collect();
+            for (product, (_, no)) in e.mul_many(&pairs, t)?.iter().zip(active) {
+                product.add(no)?;
+            }
+            Ok(())
+        }),
+    })
+}
+
 fn main() -> Result<(), ArithError> {
     println!("median of {CALLS} calls, µs");
     println!(
@@ -136,5 +217,7 @@ fn main() -> Result<(), ArithError> {
     product(17)?;
     product(251)?;
     lift(64)?;
-    projection(17)
+    projection(17)?;
+    crt_product(16)?;
+    crt_mux(16)
 }

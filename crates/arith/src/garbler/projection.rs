@@ -177,7 +177,7 @@ pub(super) fn garble_rows(
 }
 
 /// The hashes H(A^x, t) of a projection's input at colours 0, 1, …, `size` − 1, in order:
-/// [`BATCH`] colours at a time under the AES row hash (AES-NI keeps them all in flight),
+/// [`BATCH`] colours at a time under the AES row hash (the AES kernel keeps them in flight),
 /// one at a time under BLAKE3.
 pub(super) struct ColourHashes<'a> {
     hash: &'a ArithHash,

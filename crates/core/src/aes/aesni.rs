@@ -59,8 +59,17 @@ pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
     for c in &mut chunks {
         encrypt::<8>(&rk, c);
     }
-    for x in chunks.into_remainder().chunks_exact_mut(1) {
-        encrypt::<1>(&rk, x);
+    // The rest (fewer than 8) in one pass, all in flight.
+    let rest = chunks.into_remainder();
+    match rest.len() {
+        0 => {}
+        1 => encrypt::<1>(&rk, rest),
+        2 => encrypt::<2>(&rk, rest),
+        3 => encrypt::<3>(&rk, rest),
+        4 => encrypt::<4>(&rk, rest),
+        5 => encrypt::<5>(&rk, rest),
+        6 => encrypt::<6>(&rk, rest),
+        _ => encrypt::<7>(&rk, rest),
     }
 }
 

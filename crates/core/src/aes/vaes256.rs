@@ -42,6 +42,39 @@ unsafe fn encrypt<const N: usize>(rk: &[__m256i; 11], p: *mut Block) {
     }
 }
 
+/// Encrypts the `len` blocks at `p`, 2(N − 1) < `len` ≤ 2N, all in flight: when `len` is
+/// odd the last register's upper lane is masked off (neither read nor written).
+#[target_feature(enable = "aes,avx2,vaes")]
+#[inline]
+unsafe fn encrypt_tail<const N: usize>(rk: &[__m256i; 11], p: *mut Block, len: usize) {
+    let high = if len.is_multiple_of(2) { -1 } else { 0 };
+    let mask = _mm256_set_epi64x(high, high, -1, -1);
+    let mut v = [_mm256_setzero_si256(); N];
+    for (i, x) in v.iter_mut().enumerate() {
+        let block = if i + 1 < N {
+            _mm256_loadu_si256(p.add(2 * i).cast())
+        } else {
+            _mm256_maskload_epi64(p.add(2 * i).cast(), mask)
+        };
+        *x = _mm256_xor_si256(block, rk[0]);
+    }
+    for k in &rk[1..10] {
+        for x in &mut v {
+            *x = _mm256_aesenc_epi128(*x, *k);
+        }
+    }
+    for (i, x) in v.into_iter().enumerate() {
+        let x = _mm256_aesenclast_epi128(x, rk[10]);
+        if i + 1 < N {
+            _mm256_storeu_si256(p.add(2 * i).cast(), x);
+        } else {
+            _mm256_maskstore_epi64(p.add(2 * i).cast(), mask, x);
+        }
+    }
+}
+
+/// The blocks of a fixed-key batch: 16 at a time, then the rest (fewer than 16) in one
+/// pass with all of them in flight.
 #[target_feature(enable = "aes,avx2,vaes")]
 pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
     let mut rk = [_mm256_setzero_si256(); 11];
@@ -50,18 +83,26 @@ pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
     }
     let (n, p) = (xs.len(), xs.as_mut_ptr());
     let mut i = 0;
-    // SAFETY: every call reads and writes blocks i..i + 2N < n.
+    // SAFETY: every call reads and writes blocks i..i + 2N ≤ n, the tail only its own
+    // (a masked-off lane is neither loaded nor stored, and cannot fault).
     unsafe {
         while i + 16 <= n {
             encrypt::<8>(&rk, p.add(i));
             i += 16;
         }
-        while i + 2 <= n {
-            encrypt::<1>(&rk, p.add(i));
-            i += 2;
+        let (rest, p) = (n - i, p.add(i));
+        match rest.div_ceil(2) {
+            0 => {}
+            1 => encrypt_tail::<1>(&rk, p, rest),
+            2 => encrypt_tail::<2>(&rk, p, rest),
+            3 => encrypt_tail::<3>(&rk, p, rest),
+            4 => encrypt_tail::<4>(&rk, p, rest),
+            5 => encrypt_tail::<5>(&rk, p, rest),
+            6 => encrypt_tail::<6>(&rk, p, rest),
+            7 => encrypt_tail::<7>(&rk, p, rest),
+            _ => encrypt_tail::<8>(&rk, p, rest),
         }
     }
-    aesni::encrypt_many(keys, &mut xs[i..]);
 }
 
 /// The `2 * N` blocks at `xs`, under keys seed ⊕ tweak from `tweaks` (one tweak per
