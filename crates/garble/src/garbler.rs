@@ -132,7 +132,12 @@ impl<H: TweakableHash> Garbler<H> {
     ///
     /// # Panics
     /// On a half-gates garbler (it garbles such groups with [`Garbler::half_gates`]).
-    pub fn garble_group_bytes(&mut self, inputs: &[(Block, Block)], outputs: &mut [Block], tables: &mut Vec<u8>) {
+    pub fn garble_group_bytes(
+        &mut self,
+        inputs: &[(Block, Block)],
+        outputs: &mut [Block],
+        tables: &mut Vec<u8>,
+    ) {
         let parts = self
             .three_halves
             .as_deref_mut()
@@ -141,7 +146,16 @@ impl<H: TweakableHash> Garbler<H> {
         let start = tables.len();
         tables.resize(start + group_bytes(inputs.len()), 0);
         let rows = &mut tables[start..];
-        three_halves::garble_rows(hash, delta, &parts.control, first, inputs, outputs, rows, &mut parts.scratch);
+        three_halves::garble_rows(
+            hash,
+            delta,
+            &parts.control,
+            first,
+            inputs,
+            outputs,
+            rows,
+            &mut parts.scratch,
+        );
         self.gates.advance(inputs.len());
     }
 
