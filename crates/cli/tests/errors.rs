@@ -270,7 +270,10 @@ fn mismatched_terms_are_named_on_both_sides() {
         "--connect",
         "127.0.0.1:9",
     ])
-    .assert_error("malicious example with three-halves", &["--garbling does not apply", "leave it out"]);
+    .assert_error(
+        "malicious example with three-halves",
+        &["--garbling does not apply", "leave it out"],
+    );
 }
 
 #[test]

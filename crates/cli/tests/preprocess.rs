@@ -305,18 +305,42 @@ fn a_three_halves_preprocessing_runs_online_and_its_state_names_its_scheme() {
     let aes = circuit("aes_128.txt");
     let (g_state, e_state) = (dir.file("g.prep"), dir.file("e.prep"));
     let side = |role: &'static str, state: &str| -> Vec<String> {
-        ["preprocess", "--circuit", &aes, "--role", role, "--state", state, "--garbling", "three-halves"]
-            .map(String::from)
-            .to_vec()
+        [
+            "preprocess",
+            "--circuit",
+            &aes,
+            "--role",
+            role,
+            "--state",
+            state,
+            "--garbling",
+            "three-halves",
+        ]
+        .map(String::from)
+        .to_vec()
     };
-    let (g, e) = pair(&strs(&side("garbler", &g_state)), &strs(&side("evaluator", &e_state)));
+    let (g, e) = pair(
+        &strs(&side("garbler", &g_state)),
+        &strs(&side("evaluator", &e_state)),
+    );
     g.assert_ok("garbler offline");
     e.assert_ok("evaluator offline");
     // 6,400 ANDs in groups of at most 16: 24 bytes each plus 5 bits, about 154 KiB.
-    assert!(e.stderr.contains("6,400 ANDs") && e.stderr.contains("stored 15"), "{e:#?}");
+    assert!(
+        e.stderr.contains("6,400 ANDs") && e.stderr.contains("stored 15"),
+        "{e:#?}"
+    );
 
     for (role, state) in [("garbler", &g_state), ("evaluator", &e_state)] {
-        let mut args = vec!["online", "--role", role, "--state", state, "--garbling", "half-gates"];
+        let mut args = vec![
+            "online",
+            "--role",
+            role,
+            "--state",
+            state,
+            "--garbling",
+            "half-gates",
+        ];
         if role == "evaluator" {
             args.extend(["--circuit", &aes, "--connect", "127.0.0.1:9"]);
         } else {
@@ -324,7 +348,10 @@ fn a_three_halves_preprocessing_runs_online_and_its_state_names_its_scheme() {
         }
         run1(&args).assert_error(
             &format!("{role} with the other scheme"),
-            &["preprocessed with three-halves garbling", "--garbling says half-gates"],
+            &[
+                "preprocessed with three-halves garbling",
+                "--garbling says half-gates",
+            ],
         );
         assert!(std::path::Path::new(state).exists(), "{role}'s state is kept");
     }
