@@ -50,8 +50,8 @@ pub struct DemoArgs {
     #[arg(long)]
     width: Option<u32>,
     /// How the default tour garbles AND gates: half-gates (32 bytes per AND) or three-halves
-    /// (about 25 bytes per AND for about twice the hashing). Library examples run gate by
-    /// gate and take half-gates only.
+    /// (about 25 bytes per AND for about twice the hashing); library examples (run gate by
+    /// gate) too.
     #[arg(long, default_value = "half-gates", value_name = "SCHEME", value_parser = parse_garbling)]
     garbling: Scheme,
     #[command(flatten)]
@@ -88,15 +88,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         return Err("--parties goes with `mixgc demo party` only".into());
     }
     if let Some(name) = &args.name {
-        if args.garbling != Scheme::HalfGates {
-            return Err(format!(
-                "`mixgc demo {name}` runs its program gate by gate, which garbles with half-gates only, \
-                 not {}: leave out --garbling",
-                args.garbling
-            )
-            .into());
-        }
-        return library_demo(name, args.width, args.size, &args.model);
+        return library_demo(name, args.width, args.size, args.garbling, &args.model);
     }
     let garbling = args.garbling;
     let model = &args.model;
@@ -152,6 +144,7 @@ fn library_demo(
     name: &str,
     width: Option<u32>,
     size: Option<usize>,
+    garbling: Scheme,
     model: &ModelOptions,
 ) -> Result<(), CliError> {
     let op = LibraryRun::new(name, width, size)?;
@@ -163,7 +156,10 @@ fn library_demo(
     say!("the program garbled and evaluated gate by gate");
     say!("    garbler's inputs (random)       {}", hex(&gin));
     say!("    evaluator's inputs (random)     {}", hex(&ein));
-    let cfg = SessionConfig::default();
+    let cfg = SessionConfig {
+        garbling,
+        ..SessionConfig::default()
+    };
     let (listener, addr) = TcpChannel::bind("127.0.0.1:0")?;
     let (g, e) = thread::scope(|s| -> Result<(PartyReport, PartyReport), CliError> {
         let evaluator = s.spawn(|| -> Result<PartyReport, CliError> {
@@ -188,7 +184,7 @@ fn library_demo(
     say!(
         "    cost: {} ANDs ({}), {} free XOR/NOT gates",
         thousands(cost.ands),
-        per_and(Scheme::HalfGates, model),
+        per_and(garbling, model),
         thousands(cost.xors + cost.nots)
     );
     say!(

@@ -11,7 +11,7 @@ use clap::Args;
 use mixgc_net::{Channel, PeerChannel};
 use mixgc_session::{
     evaluator_online_claiming, garbler_online_claiming, Audience, EvaluatorPrep, EvaluatorSession,
-    GarblerPrep, GarblerSession, Outcome, PartyId, SessionError,
+    GarblerPrep, GarblerSession, Outcome, PartyId, Scheme, SessionError,
 };
 
 use crate::load::{parse_inputs, ScheduleOptions};
@@ -20,6 +20,7 @@ use crate::progress::Feedback;
 use crate::run::parse_reveal;
 use crate::summary::{bytes, thousands};
 use crate::{write_stdout, CliError};
+use mixgc_studies::common::parse_garbling;
 
 #[derive(Args, Debug)]
 #[command(
@@ -78,6 +79,10 @@ pub struct OnlineArgs {
     /// This party's input values in circuit order, hex without 0x.
     #[arg(long, value_name = "HEX[,HEX...]")]
     input: Option<String>,
+    /// The garbling scheme the state must have been preprocessed with (the state records
+    /// it; by default whichever it is): a state of the other scheme is refused.
+    #[arg(long, value_name = "SCHEME", value_parser = parse_garbling)]
+    garbling: Option<Scheme>,
     /// Seconds to wait for a silent peer (1 to 86400).
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = crate::party::parse_timeout)]
     timeout: u64,
@@ -121,7 +126,7 @@ pub fn preprocess(mut args: PreprocessArgs) -> Result<(), CliError> {
         let mut s = EvaluatorSession::setup(ch, &cfg)?;
         let mut w = BufWriter::new(&mut *file);
         w.write_all(STORE_MAGIC)?;
-        let prep = s.preprocess(&header, &terms, &mut w)?;
+        let prep = circuit.with_stream(|stream| s.preprocess_stream(stream, &terms, &mut w))?;
         let state = prep.to_bytes();
         w.write_all(&state)?;
         w.write_all(&(state.len() as u64).to_le_bytes())?;
@@ -161,6 +166,7 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
             _ => format!("cannot read {}: {e}", state.display()),
         })?;
         let prep = GarblerPrep::from_bytes(&bytes).map_err(|e| format!("{}: {e}", state.display()))?;
+        check_scheme(state, prep.scheme(), args.garbling)?;
         let inputs = party_inputs(
             PartyId::GARBLER,
             prep.input_widths(),
@@ -177,6 +183,7 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
             .ok_or("the evaluator needs --circuit (the circuit it preprocessed)")?;
         let mut circuit = args.schedule.open(path)?;
         let (prep, mut tables) = open_store(state)?;
+        check_scheme(state, prep.scheme(), args.garbling)?;
         let progress = args.feedback.reporter();
         let inputs = party_inputs(
             PartyId::EVALUATOR,
@@ -208,6 +215,20 @@ pub fn online(mut args: OnlineArgs) -> Result<(), CliError> {
         bytes(received)
     ));
     Ok(())
+}
+
+/// Refuses a state preprocessed with another scheme than `--garbling` asks for, before
+/// anything connects.
+fn check_scheme(state: &Path, stored: Scheme, wanted: Option<Scheme>) -> Result<(), CliError> {
+    match wanted {
+        Some(wanted) if wanted != stored => Err(format!(
+            "{} was preprocessed with {stored} garbling, and --garbling says {wanted}: give the \
+             state of a {wanted} preprocessing, or leave out --garbling",
+            state.display()
+        )
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 /// Connects, then runs one online phase: (outcome, time from connection to outputs, bytes

@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::Args;
 use mixgc_program::vip::Workload;
 use mixgc_program::{Ctx, PartyId};
-use mixgc_session::{stop_at_failure, Audience, EvaluatorSession, GarblerSession, Scheme};
+use mixgc_session::{stop_at_failure, Audience, EvaluatorSession, GarblerSession};
 use rand::Rng;
 
 use crate::party::{role_parser, Connection, SessionOptions};
@@ -75,13 +75,6 @@ pub fn vip(args: VipArgs) -> Result<(), CliError> {
     let (Some(role), Some(file)) = (args.role, args.input_file.as_deref()) else {
         return Err("give --role and --input-file (or --report, or --random-inputs DIR)".into());
     };
-    if args.session.garbling != Scheme::HalfGates {
-        return Err(format!(
-            "`mixgc vip` runs its program gate by gate, which garbles with half-gates only, not {}",
-            args.session.garbling
-        )
-        .into());
-    }
     let words = read_input(workload, role, file)?;
     let connection = Connection {
         listen: args.listen,

@@ -265,10 +265,15 @@ fn mismatched_terms_are_named_on_both_sides() {
         "garbler",
         "--garbling",
         "three-halves",
+        "--security",
+        "malicious",
         "--connect",
         "127.0.0.1:9",
     ])
-    .assert_error("example with three-halves", &["half-gates only", "mixgc run"]);
+    .assert_error(
+        "malicious example with three-halves",
+        &["--garbling does not apply", "leave it out"],
+    );
 }
 
 #[test]

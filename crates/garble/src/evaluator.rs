@@ -114,9 +114,28 @@ impl<H: TweakableHash> Evaluator<H> {
 
     /// The half-gates evaluator, for evaluating gates outside a compiled stream (programs)
     /// with the same never-restarting AND index.
-    /// Programs evaluate half-gates whatever the core's [`Scheme`].
+    /// A three-halves core evaluates a program's ANDs with [`Evaluator::evaluate_group_bytes`]
+    /// and uses this for the garbler-private half gates of CRT gadgets only.
     pub fn half_gates(&mut self) -> &mut HalfGateEvaluator<H> {
         &mut self.gates
+    }
+
+    /// Evaluates up to [`MAX_AND_GROUP`](crate::MAX_AND_GROUP) independent ANDs outside a
+    /// compiled stream (programs) garbled by [`crate::Garbler::garble_group_bytes`]: active
+    /// labels `inputs[k] = (A, B)`, the group's [`crate::three_halves_group_bytes`] bytes
+    /// `rows`, C into `outputs[k]`.
+    ///
+    /// # Panics
+    /// On a half-gates evaluator (it evaluates such groups with [`Evaluator::half_gates`]),
+    /// or if `rows` is not the group's length.
+    pub fn evaluate_group_bytes(&mut self, inputs: &[(Block, Block)], rows: &[u8], outputs: &mut [Block]) {
+        let parts = self
+            .three_halves
+            .as_deref_mut()
+            .expect("a half-gates evaluator evaluates groups with half_gates()");
+        let (hash, first) = (self.gates.hash(), self.gates.ands_evaluated());
+        three_halves::evaluate_rows(hash, first, inputs, rows, outputs, &mut parts.scratch);
+        self.gates.advance(inputs.len());
     }
 
     /// Global index of the next AND gate (the number evaluated so far in this session).

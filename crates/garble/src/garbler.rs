@@ -118,9 +118,45 @@ impl<H: TweakableHash> Garbler<H> {
 
     /// The half-gates garbler, for garbling gates outside a compiled stream (programs)
     /// under the same Δ and the same never-restarting AND index.
-    /// Programs garble half-gates whatever the core's [`Scheme`].
+    /// A three-halves core garbles a program's ANDs with [`Garbler::garble_group_bytes`]
+    /// and uses this for the garbler-private half gates of CRT gadgets only.
     pub fn half_gates(&mut self) -> &mut HalfGateGarbler<H> {
         &mut self.gates
+    }
+
+    /// Garbles up to [`MAX_AND_GROUP`](crate::MAX_AND_GROUP) independent ANDs outside a
+    /// compiled stream (programs) with three-halves (Rosulek–Roy 2021, §5), under the core's
+    /// Δ, control bits and never-restarting AND index: zero-labels `inputs[k] = (A⁰, B⁰)`,
+    /// C⁰ into `outputs[k]`, the group's [`crate::three_halves_group_bytes`] bytes appended
+    /// to `tables`.
+    ///
+    /// # Panics
+    /// On a half-gates garbler (it garbles such groups with [`Garbler::half_gates`]).
+    pub fn garble_group_bytes(
+        &mut self,
+        inputs: &[(Block, Block)],
+        outputs: &mut [Block],
+        tables: &mut Vec<u8>,
+    ) {
+        let parts = self
+            .three_halves
+            .as_deref_mut()
+            .expect("a half-gates garbler garbles groups with half_gates()");
+        let (hash, delta, first) = (self.gates.hash(), self.gates.delta(), self.gates.ands_garbled());
+        let start = tables.len();
+        tables.resize(start + group_bytes(inputs.len()), 0);
+        let rows = &mut tables[start..];
+        three_halves::garble_rows(
+            hash,
+            delta,
+            &parts.control,
+            first,
+            inputs,
+            outputs,
+            rows,
+            &mut parts.scratch,
+        );
+        self.gates.advance(inputs.len());
     }
 
     /// Starts garbling `circuit` with the given zero-labels of its input bits and of the

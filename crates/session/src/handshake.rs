@@ -49,15 +49,15 @@ fn role_code(me: PartyId) -> Result<u8, SessionError> {
     }
 }
 
-/// A garbling scheme's code in the hello (pinned in transcripts).
-fn scheme_code(scheme: Scheme) -> u8 {
+/// A garbling scheme's code in the hello (pinned in transcripts) and in preprocessing states.
+pub(crate) fn scheme_code(scheme: Scheme) -> u8 {
     match scheme {
         Scheme::HalfGates => 0,
         Scheme::ThreeHalves => 1,
     }
 }
 
-fn scheme_of_code(code: u8) -> Option<Scheme> {
+pub(crate) fn scheme_of_code(code: u8) -> Option<Scheme> {
     [Scheme::HalfGates, Scheme::ThreeHalves]
         .into_iter()
         .find(|&s| scheme_code(s) == code)

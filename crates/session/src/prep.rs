@@ -25,19 +25,19 @@ use std::time::{Duration, Instant};
 
 use mixgc_compile::{GateStream, StreamHeader};
 use mixgc_core::{AnyHash, Block, Reporter, Unit};
-use mixgc_garble::{Evaluator, BLOCKS_PER_AND};
+use mixgc_garble::{Evaluator, Scheme, BLOCKS_PER_AND};
 use mixgc_net::{recv_frame, send_frame, send_heartbeat, Channel, PeerMisbehaved, Tag};
 use rand::{Rng as _, RngCore};
 
 use crate::bits::{pack, split, unpack};
 use crate::codec::{Reader, Writer};
-use crate::evaluator::Consumer;
+use crate::evaluator::{table_bytes, Consumer};
 use crate::garbler::Producer;
 use crate::handshake::{abort, abort_on_bad_input, agree_on_circuit, hex8};
 use crate::outlet::Outbox;
 use crate::pipe::{Direct, EvaluatorPlan, Inbox};
 use crate::rows::RowWriter;
-use crate::terms::{bits_of, check_inputs, half_gates_only, phase};
+use crate::terms::{bits_of, check_inputs, phase};
 use crate::{EvaluatorSession, GarblerSession, Outcome, PartyId, SessionError, Terms, PROTOCOL_VERSION};
 
 mod state;
@@ -55,7 +55,6 @@ impl<C: Channel + 'static> GarblerSession<C> {
         circuit: &mut dyn GateStream,
         terms: &Terms,
     ) -> Result<GarblerPrep, SessionError> {
-        half_gates_only(self.core.scheme(), "preprocessing")?;
         let result = self.preprocess_inner(circuit, terms);
         abort_on_bad_input(&mut self.ch, result)
     }
@@ -137,6 +136,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
             output_widths: header.output_widths().to_vec(),
             garbler_values: mine.len() as u32,
             reveal: terms.reveal,
+            scheme: self.core.scheme(),
         };
         let secrets = GarblerSecrets {
             delta,
@@ -153,23 +153,48 @@ impl<C: Channel + 'static> GarblerSession<C> {
 }
 
 impl<C: Channel> EvaluatorSession<C> {
-    /// Offline phase: receives a garbling of `circuit` made ahead of time; its tables are
-    /// written to `store` as they arrive (memory stays one frame). Returns what the
-    /// evaluator keeps for [`evaluator_online`].
+    /// Offline phase of a half-gates session: receives a garbling of `circuit` made ahead
+    /// of time; its tables are written to `store` as they arrive (memory stays one frame).
+    /// Returns what the evaluator keeps for [`evaluator_online`]. A three-halves session's
+    /// table size depends on the circuit's AND runs: it takes
+    /// [`EvaluatorSession::preprocess_stream`], and is refused here (on both sides).
     pub fn preprocess(
         &mut self,
         circuit: &StreamHeader,
         terms: &Terms,
         store: &mut dyn Write,
     ) -> Result<EvaluatorPrep, SessionError> {
-        half_gates_only(self.core.scheme(), "preprocessing")?;
-        let result = self.preprocess_inner(circuit, terms, store);
+        let result = match self.core.scheme() {
+            Scheme::HalfGates => {
+                let bytes = circuit.num_ands() as usize * BLOCKS_PER_AND * 16;
+                self.preprocess_inner(circuit, bytes, terms, store)
+            }
+            scheme => Err(SessionError::Input(format!(
+                "preprocessing from a circuit header alone takes half-gates, and this session \
+                 uses {scheme}: give the evaluator the circuit's stream (preprocess_stream)"
+            ))),
+        };
+        abort_on_bad_input(&mut self.ch, result)
+    }
+
+    /// [`EvaluatorSession::preprocess`] for either garbling scheme: reads `circuit`'s AND
+    /// runs once to size the tables (three-halves garbles each run as one group).
+    pub fn preprocess_stream(
+        &mut self,
+        circuit: &mut dyn GateStream,
+        terms: &Terms,
+        store: &mut dyn Write,
+    ) -> Result<EvaluatorPrep, SessionError> {
+        let header = circuit.header().clone();
+        let result = table_bytes(self.core.scheme(), circuit, &header)
+            .and_then(|bytes| self.preprocess_inner(&header, bytes, terms, store));
         abort_on_bad_input(&mut self.ch, result)
     }
 
     fn preprocess_inner(
         &mut self,
         header: &StreamHeader,
+        all: usize,
         terms: &Terms,
         store: &mut dyn Write,
     ) -> Result<EvaluatorPrep, SessionError> {
@@ -184,7 +209,6 @@ impl<C: Channel> EvaluatorSession<C> {
         let labels = self.ot.receive_correlated(&mut self.ch, &choices)?;
 
         let mut inbox = Direct::new(&mut self.ch);
-        let all = header.num_ands() as usize * BLOCKS_PER_AND * 16;
         let progress = &self.progress;
         let mut tables_digest = blake3::Hasher::new();
         phase(
@@ -196,13 +220,17 @@ impl<C: Channel> EvaluatorSession<C> {
                 let mut left = all;
                 while left > 0 {
                     let tables = inbox.recv_tables(left)?;
-                    // ANDs whose tables are now complete (a frame may end inside one).
-                    let complete = |left: usize| ((all - left) / (BLOCKS_PER_AND * 16)) as u64;
-                    progress.advance(complete(left - tables.len() * 16) - complete(left));
-                    left -= tables.len() * 16;
-                    tables_digest.update(Block::slice_as_bytes(&tables));
+                    // The last frame of a three-halves garbling may end inside a block.
+                    let bytes = &Block::slice_as_bytes(&tables)[..(tables.len() * 16).min(left)];
+                    // ANDs whose tables are now complete, in proportion (exact for half-gates).
+                    let complete = |left: usize| {
+                        (u128::from(header.num_ands()) * (all - left) as u128 / all as u128) as u64
+                    };
+                    progress.advance(complete(left - bytes.len()) - complete(left));
+                    left -= bytes.len();
+                    tables_digest.update(bytes);
                     store
-                        .write_all(Block::slice_as_bytes(&tables))
+                        .write_all(bytes)
                         .map_err(|e| SessionError::Input(format!("cannot write the table store: {e}")))?;
                     inbox.recycle(tables);
                 }
@@ -243,6 +271,8 @@ impl<C: Channel> EvaluatorSession<C> {
             reveal: terms.reveal,
             hash,
             hash_seed,
+            scheme: self.core.scheme(),
+            table_bytes: all as u64,
             first_and,
             num_ands: header.num_ands(),
             choices,
@@ -444,6 +474,12 @@ fn evaluator_online_inner<C: Channel>(
             "the circuit is not the one this store was preprocessed for".into(),
         ));
     }
+    if table_bytes(prep.scheme, circuit, &header)? as u64 != prep.table_bytes {
+        return Err(SessionError::Input(format!(
+            "the preprocessing store's tables do not fit the circuit under {} garbling (corrupted)",
+            prep.scheme
+        )));
+    }
     let terms = prep.terms();
     let (_, mine) = terms.owners(&prep.input_widths).map_err(SessionError::Input)?;
     if bits_of(&mine, &prep.input_widths) != prep.labels.len() {
@@ -485,7 +521,11 @@ fn evaluator_online_inner<C: Channel>(
         .map(|(c, &k)| k ^ Block::from_bytes(c.try_into().unwrap()))
         .collect();
 
-    let mut core = Evaluator::starting_at(AnyHash::new(prep.hash, prep.hash_seed), prep.first_and);
+    let mut core = Evaluator::with_scheme(
+        AnyHash::new(prep.hash, prep.hash_seed),
+        prep.scheme,
+        prep.first_and,
+    );
     let mut consumer = Consumer {
         core: &mut core,
         circuit,
@@ -494,7 +534,7 @@ fn evaluator_online_inner<C: Channel>(
         plan: EvaluatorPlan {
             instances: 1,
             labels_bytes,
-            table_bytes: prep.num_ands as usize * BLOCKS_PER_AND * 16,
+            table_bytes: prep.table_bytes as usize,
             decoding_bytes: None,
         },
         progress,
@@ -568,13 +608,13 @@ impl<C: Channel> Inbox for Stored<'_, C> {
     }
 
     fn recv_tables(&mut self, left: usize) -> Result<Vec<Block>, SessionError> {
-        // Stored tables are half-gates rows: `left` is whole blocks.
+        // Three-halves tables may end inside a block: the last read stops at `left` bytes.
+        let len = left.min(STORED_READ_BLOCKS * 16);
         let mut buf = std::mem::take(&mut self.spare);
         buf.clear();
-        buf.resize((left / 16).min(STORED_READ_BLOCKS), Block::ZERO);
+        buf.resize(len.div_ceil(16), Block::ZERO);
         // In pieces, so that a slow store still lets the heartbeat out in time.
-        for piece in buf.chunks_mut(HEARTBEAT_READ_BLOCKS) {
-            let bytes = Block::slice_as_bytes_mut(piece);
+        for bytes in Block::slice_as_bytes_mut(&mut buf)[..len].chunks_mut(HEARTBEAT_READ_BLOCKS * 16) {
             self.tables
                 .read_exact(bytes)
                 .map_err(|e| SessionError::Input(format!("reading the stored tables: {e}")))?;

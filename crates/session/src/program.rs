@@ -1,8 +1,9 @@
 //! Two-party execution of programs gate by gate: the garbler and the evaluator each run
 //! the same program (see `mixgc_program`) on a backend whose wires are labels.
 //!
-//! Nothing is compiled or stored: each AND is garbled the moment the program asks for it
-//! and its two rows go out on the table stream ([`crate::rows`]: frames cut by size, the
+//! Nothing is compiled or stored: each AND is garbled the moment the program asks for it,
+//! in the session's scheme (half-gates: two rows of 16 bytes; three-halves: a group's
+//! `three_halves_group_bytes` bytes, Rosulek–Roy 2021), and its rows go out on the table stream ([`crate::rows`]: frames cut by size, the
 //! same rule as for compiled circuits, through the session's I/O thread when it has one);
 //! the evaluator reads them as its copy of the program reaches the same gate. Memory is the labels the program keeps alive (16 bytes
 //! a bit), plus one frame. Both parties must run the same program with the same inputs'
@@ -23,7 +24,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use mixgc_core::{Block, Unit};
-use mixgc_garble::MAX_AND_GROUP;
+use mixgc_garble::{three_halves_group_bytes, Scheme, BLOCKS_PER_AND, MAX_AND_GROUP};
 use mixgc_net::{recv_frame, send_frame, Channel, Divergence, PeerMisbehaved, Tag};
 use mixgc_program::{checked_input, Audience, Backend, PartyId, PeerError, ProgramError};
 
@@ -32,7 +33,6 @@ use crate::frames::MAX_TABLE_FRAME_BYTES;
 use crate::handshake::agree_on_program;
 use crate::rows::{RowReader, RowWriter};
 use crate::structure::{split_digest, Step, Structure, DIGEST_BYTES};
-use crate::terms::half_gates_only;
 use crate::{EvaluatorSession, GarblerSession, SessionError};
 
 /// The code of a party in the structure digest.
@@ -152,7 +152,6 @@ impl<C: Channel + 'static> GarblerSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramGarbler<'_, C>, SessionError> {
-        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let delta = self.core.delta();
         let consts = [Block::random(&mut self.rng), Block::random(&mut self.rng)];
@@ -258,8 +257,14 @@ impl<C: Channel + 'static> Backend for ProgramGarbler<'_, C> {
         }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
             let core = &mut self.s.core;
-            self.rows
-                .append_blocks(|rows| core.half_gates().garble(ins, outs, rows));
+            match core.scheme() {
+                Scheme::HalfGates => self
+                    .rows
+                    .append_blocks(|rows| core.half_gates().garble(ins, outs, rows)),
+                Scheme::ThreeHalves => self
+                    .rows
+                    .append_bytes(|rows| core.garble_group_bytes(ins, outs, rows)),
+            }
             if self.rows.room() == 0 {
                 self.send_full();
                 if self.error.is_some() {
@@ -369,7 +374,6 @@ impl<C: Channel> EvaluatorSession<C> {
         program: &str,
         reveal: Audience,
     ) -> Result<ProgramEvaluator<'_, C>, SessionError> {
-        half_gates_only(self.core.scheme(), "running a program")?;
         agree_on_program(&mut self.ch, program, reveal)?;
         let frame = recv_frame(&mut self.ch, Tag::GarblerLabels, 32)?;
         if frame.len() != 32 {
@@ -453,12 +457,20 @@ impl<C: Channel> Backend for ProgramEvaluator<'_, C> {
             return out;
         }
         for (ins, outs) in pairs.chunks(MAX_AND_GROUP).zip(out.chunks_mut(MAX_AND_GROUP)) {
-            match self.rows.take_blocks(2 * ins.len(), &mut self.s.ch) {
-                Ok(rows) => self.s.core.half_gates().evaluate(ins, rows, outs),
-                Err(e) => {
-                    self.fail(e);
-                    break;
-                }
+            let core = &mut self.s.core;
+            let evaluated = match core.scheme() {
+                Scheme::HalfGates => self
+                    .rows
+                    .take_blocks(BLOCKS_PER_AND * ins.len(), &mut self.s.ch)
+                    .map(|rows| core.half_gates().evaluate(ins, rows, outs)),
+                Scheme::ThreeHalves => self
+                    .rows
+                    .take_bytes(three_halves_group_bytes(ins.len()), &mut self.s.ch)
+                    .map(|rows| core.evaluate_group_bytes(ins, rows, outs)),
+            };
+            if let Err(e) = evaluated {
+                self.fail(e);
+                break;
             }
         }
         self.s.progress.advance(pairs.len() as u64);

@@ -87,8 +87,8 @@ impl std::fmt::Display for Command {
 pub struct SessionConfig {
     pub hash: HashKind,
     /// How compiled circuits garble their AND gates: half-gates (32 bytes per AND) or
-    /// three-halves (about 25 bytes per AND, about twice the hashing). Programs and
-    /// preprocessing take half-gates only.
+    /// three-halves (about 25 bytes per AND, about twice the hashing); programs and
+    /// preprocessing too.
     pub garbling: Scheme,
     /// The command this party runs (checked against the peer's in the hello).
     pub command: Command,
@@ -153,18 +153,6 @@ pub(crate) fn phase<T>(
     let out = work();
     progress.end();
     out
-}
-
-/// Refuses `what` (programs, preprocessing) in a session whose garbling scheme is not
-/// half-gates. Both parties agreed on the scheme in the hello, so both refuse alike and
-/// nothing is sent.
-pub(crate) fn half_gates_only(scheme: Scheme, what: &str) -> Result<(), SessionError> {
-    match scheme {
-        Scheme::HalfGates => Ok(()),
-        _ => Err(SessionError::Input(format!(
-            "{what} supports only the half-gates garbling scheme, and this session uses {scheme}"
-        ))),
-    }
 }
 
 /// The error when a core cannot start its threads.

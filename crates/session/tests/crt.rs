@@ -703,6 +703,26 @@ fn a_peer_that_disconnects_mid_crt_program_gives_errors_on_both_sides() {
 /// must change this digest on purpose (and `PROTOCOL_VERSION`).
 #[test]
 fn seeded_program_transcript_is_pinned() {
+    check_pinned_program_transcript(
+        mixgc_session::Scheme::HalfGates,
+        PINNED_PROGRAM_GARBLER,
+        PINNED_PROGRAM_EVALUATOR,
+    );
+}
+
+/// [`seeded_program_transcript_is_pinned`] in a three-halves session: the program's ANDs
+/// go out as three-halves groups (bytes) between the CRT gadgets' rows, whose
+/// garbler-private half gates stay blocks.
+#[test]
+fn seeded_three_halves_program_transcript_is_pinned() {
+    check_pinned_program_transcript(
+        mixgc_session::Scheme::ThreeHalves,
+        PINNED_THREE_HALVES_PROGRAM_GARBLER,
+        PINNED_THREE_HALVES_PROGRAM_EVALUATOR,
+    );
+}
+
+fn check_pinned_program_transcript(garbling: mixgc_session::Scheme, garbler: &str, evaluator: &str) {
     use mixgc_net::TranscriptChannel;
     use mixgc_session::{EvaluatorSession, GarblerSession, SessionConfig};
 
@@ -723,11 +743,12 @@ fn seeded_program_transcript_is_pinned() {
         let back = Crt::from_uint(&low, &set);
         Ok((low.reveal()?.map(|v| to_u128(&v)), (&back * &a).reveal()?))
     }
-    fn transcript(io_thread: bool) -> ((String, String), (Option<u128>, Option<u128>)) {
+    let transcript = |io_thread: bool| -> ((String, String), (Option<u128>, Option<u128>)) {
         let (gch, ech) = memory_pair();
         let cfg = SessionConfig {
             insecure_seed: Some(42),
             io_thread,
+            garbling,
             ..SessionConfig::default()
         };
         let e = thread::spawn({
@@ -741,7 +762,7 @@ fn seeded_program_transcript_is_pinned() {
         let out = garble(&mut s, "pinned", |ctx| program(ctx, Some(123_456), None)).unwrap();
         assert_eq!(out, e.join().unwrap(), "both parties learn the same");
         (s.channel().digests(), out)
-    }
+    };
     let (with, out) = transcript(true);
     let (without, _) = transcript(false);
     assert_eq!(with, without, "the I/O thread must not change the bytes");
@@ -750,13 +771,14 @@ fn seeded_program_transcript_is_pinned() {
     assert_eq!(out, program(&plain, Some(123_456), Some(77_777)).unwrap());
     assert_eq!(
         with,
-        (
-            PINNED_PROGRAM_GARBLER.to_string(),
-            PINNED_PROGRAM_EVALUATOR.to_string()
-        ),
-        "the program transcript changed; update on purpose"
+        (garbler.to_string(), evaluator.to_string()),
+        "the program transcript changed ({garbling}); update on purpose"
     );
 }
 
 const PINNED_PROGRAM_GARBLER: &str = "53c996275ed06034b37045a985c6e55d02ffe9dc5a9a4a6b53a9394cff8e6615";
 const PINNED_PROGRAM_EVALUATOR: &str = "9ab4aa3880e7a8bfd256f0d414edcd59864d222942e23db26f3c93687d4f063e";
+const PINNED_THREE_HALVES_PROGRAM_GARBLER: &str =
+    "d21c7f8c3d78b9431d2e41c41d49a25ecaca50819790e4ed0dce4ac4cf174c59";
+const PINNED_THREE_HALVES_PROGRAM_EVALUATOR: &str =
+    "1d401c4b823be5cf5705ee35bb6f9540d6abd110b50b3a252d74f075d5f681dc";

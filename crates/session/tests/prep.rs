@@ -9,7 +9,7 @@ use mixgc_core::HashKind;
 use mixgc_net::{memory_pair, Channel};
 use mixgc_session::{
     evaluator_online, garbler_online, Audience, EvaluatorPrep, EvaluatorSession, GarblerPrep, GarblerSession,
-    Outcome, PartyId, SessionConfig, SessionError, Terms,
+    Outcome, PartyId, Scheme, SessionConfig, SessionError, Terms,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -23,9 +23,22 @@ fn circuit(name: &str) -> Circuit {
 /// the execution after preprocessing.
 type Offline = (Vec<GarblerPrep>, Vec<(EvaluatorPrep, Vec<u8>)>, [Outcome; 2]);
 
-/// Offline: one session preprocesses `count` garblings of `c`, then (to check the AND index
-/// stays in step) executes `c` normally once with `check_inputs`.
+/// Offline: one half-gates session preprocesses `count` garblings of `c`, then (to check
+/// the AND index stays in step) executes `c` normally once with `check_inputs`.
 fn offline(
+    c: &CompiledCircuit,
+    terms: Terms,
+    hash: HashKind,
+    count: usize,
+    check_inputs: &[Vec<Vec<bool>>; 2],
+) -> Offline {
+    offline_with(Scheme::HalfGates, c, terms, hash, count, check_inputs)
+}
+
+/// [`offline`] in a session of `scheme` (the evaluator sizes a half-gates store from the
+/// header, a three-halves one from the stream).
+fn offline_with(
+    scheme: Scheme,
     c: &CompiledCircuit,
     terms: Terms,
     hash: HashKind,
@@ -36,6 +49,7 @@ fn offline(
     let cfg = SessionConfig {
         hash,
         threads: 2,
+        garbling: scheme,
         ..SessionConfig::default()
     };
     thread::scope(|s| {
@@ -45,8 +59,14 @@ fn offline(
             let preps: Vec<_> = (0..count)
                 .map(|_| {
                     let mut store = Vec::new();
-                    let prep = e.preprocess(c, &terms, &mut store).unwrap();
+                    let prep = match scheme {
+                        Scheme::HalfGates => e.preprocess(c, &terms, &mut store).unwrap(),
+                        Scheme::ThreeHalves => {
+                            e.preprocess_stream(&mut c.stream(), &terms, &mut store).unwrap()
+                        }
+                    };
                     assert_eq!(store.len() as u64, prep.table_bytes());
+                    assert_eq!(prep.scheme(), scheme);
                     (prep, store)
                 })
                 .collect();
@@ -96,14 +116,27 @@ fn hex(v: &str, w: u32) -> Vec<bool> {
     values::parse_hex(v, w).unwrap()
 }
 
+/// Both garbling schemes: the online phase sends the same bytes under each (only labels
+/// travel); the stores differ in size.
 #[test]
 fn aes_128_online_gives_fips_197_and_sends_only_labels() {
+    for scheme in [Scheme::HalfGates, Scheme::ThreeHalves] {
+        aes_128_online(scheme);
+    }
+}
+
+fn aes_128_online(scheme: Scheme) {
     let c = compile(&circuit("aes_128.txt"));
     let key = hex("000102030405060708090a0b0c0d0e0f", 128);
     let pt = hex("00112233445566778899aabbccddeeff", 128);
     let inputs = [vec![key], vec![pt]];
-    let (g, mut e, _) = offline(&c, Terms::default(), HashKind::Tccr, 1, &inputs);
+    let (g, mut e, _) = offline_with(scheme, &c, Terms::default(), HashKind::Tccr, 1, &inputs);
     let (e, store) = e.pop().unwrap();
+    let per_and = store.len() as f64 / c.num_ands() as f64;
+    match scheme {
+        Scheme::HalfGates => assert_eq!(per_and, 32.0),
+        Scheme::ThreeHalves => assert!((24.0..=26.0).contains(&per_and), "{per_and} B/AND"),
+    }
     let ((g_out, g_sent), (e_out, e_sent)) = online(&c, g.into_iter().next().unwrap(), &e, &store, &inputs);
     let want = "69c4e0d86a7b0430d8cdb78070b4c55a";
     for out in [g_out.unwrap(), e_out.unwrap()] {
@@ -119,10 +152,33 @@ fn aes_128_online_gives_fips_197_and_sends_only_labels() {
 #[test]
 fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    for (name, reveal, hash) in [
-        ("adder64.txt", Audience::BOTH, HashKind::Tccr),
-        ("mult64.txt", Audience::only(PartyId::GARBLER), HashKind::Rekeyed),
-        ("sha256.txt", Audience::only(PartyId::EVALUATOR), HashKind::Tccr),
+    for (name, reveal, hash, scheme) in [
+        ("adder64.txt", Audience::BOTH, HashKind::Tccr, Scheme::HalfGates),
+        (
+            "mult64.txt",
+            Audience::only(PartyId::GARBLER),
+            HashKind::Rekeyed,
+            Scheme::HalfGates,
+        ),
+        (
+            "sha256.txt",
+            Audience::only(PartyId::EVALUATOR),
+            HashKind::Tccr,
+            Scheme::HalfGates,
+        ),
+        (
+            "adder64.txt",
+            Audience::only(PartyId::GARBLER),
+            HashKind::Rekeyed,
+            Scheme::ThreeHalves,
+        ),
+        ("mult64.txt", Audience::BOTH, HashKind::Tccr, Scheme::ThreeHalves),
+        (
+            "sha256.txt",
+            Audience::only(PartyId::EVALUATOR),
+            HashKind::Rekeyed,
+            Scheme::ThreeHalves,
+        ),
     ] {
         let ir = circuit(name);
         let c = compile(&ir);
@@ -144,7 +200,7 @@ fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
             (all, split)
         };
         let (check_all, check) = draw(&mut rng);
-        let (gs, es, outs) = offline(&c, terms, hash, 2, &check);
+        let (gs, es, outs) = offline_with(scheme, &c, terms, hash, 2, &check);
         let want = ir.eval_plain(&check_all).unwrap();
         for (o, learns) in outs.iter().zip([
             reveal.contains(PartyId::GARBLER),
@@ -153,7 +209,7 @@ fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
             assert_eq!(
                 o.outputs.as_ref(),
                 learns.then_some(&want),
-                "{name}: execution after preprocessing"
+                "{name} ({scheme}): execution after preprocessing"
             );
         }
         for (g, (e, store)) in gs.into_iter().zip(&es) {
@@ -163,12 +219,12 @@ fn random_inputs_every_reveal_mode_and_hash_match_plaintext() {
             assert_eq!(
                 g_out.unwrap().outputs,
                 reveal.contains(PartyId::GARBLER).then(|| want.clone()),
-                "{name}"
+                "{name} ({scheme})"
             );
             assert_eq!(
                 e_out.unwrap().outputs,
                 reveal.contains(PartyId::EVALUATOR).then(|| want.clone()),
-                "{name}"
+                "{name} ({scheme})"
             );
         }
     }
@@ -377,4 +433,146 @@ fn a_long_local_evaluation_sends_heartbeats_to_the_waiting_garbler() {
     let want = "69c4e0d86a7b0430d8cdb78070b4c55a";
     assert_eq!(values::to_hex(&g_out.unwrap().outputs.unwrap()[0]), want);
     assert_eq!(values::to_hex(&e_out.unwrap().outputs.unwrap()[0]), want);
+}
+
+/// A three-halves preprocessing: both states record the scheme (and survive their byte
+/// encoding), edge inputs match the plaintext model, a store cut inside its last block is
+/// an error, and a state whose scheme code was changed is refused.
+#[test]
+fn three_halves_states_carry_their_scheme() {
+    let ir = circuit("adder64.txt");
+    let c = compile(&ir);
+    let edges = [
+        (0u64, 0u64),
+        (u64::MAX, 1),
+        (u64::MAX, u64::MAX),
+        (1 << 63, 1 << 63),
+    ];
+    let bits = |v: u64| (0..64).map(|i| v >> i & 1 == 1).collect::<Vec<bool>>();
+    let check = [vec![bits(5)], vec![bits(6)]];
+    let (gs, es, outs) = offline_with(
+        Scheme::ThreeHalves,
+        &c,
+        Terms::default(),
+        HashKind::Rekeyed,
+        5,
+        &check,
+    );
+    assert_eq!(
+        outs[1].outputs,
+        Some(vec![bits(11)]),
+        "execution after preprocessing"
+    );
+    let mut gs = gs.into_iter();
+    for (&(x, y), (e, store)) in edges.iter().zip(&es) {
+        let g = GarblerPrep::from_bytes(&gs.next().unwrap().to_bytes()).unwrap();
+        let e = EvaluatorPrep::from_bytes(&e.to_bytes()).unwrap();
+        assert_eq!(
+            (g.scheme(), e.scheme()),
+            (Scheme::ThreeHalves, Scheme::ThreeHalves)
+        );
+        let ((g_out, _), (e_out, _)) = online(&c, g, &e, store, &[vec![bits(x)], vec![bits(y)]]);
+        let want = ir.eval_plain(&[bits(x), bits(y)]).unwrap();
+        assert_eq!(g_out.unwrap().outputs, Some(want.clone()), "{x:x} + {y:x}");
+        assert_eq!(e_out.unwrap().outputs, Some(want), "{x:x} + {y:x}");
+    }
+    // The last garbling: its store cut by one byte (inside the last block) stops the
+    // evaluator with an error, not a hang or an answer.
+    let (e, store) = &es[4];
+    assert_ne!(store.len() % 16, 0, "the tables end inside a block");
+    let ((_, _), (e_r, _)) = online(&c, gs.next().unwrap(), e, &store[..store.len() - 1], &check);
+    assert!(e_r.unwrap_err().to_string().contains("stored tables"));
+    // The scheme code sits after the hash seed in the evaluator's store and ends the
+    // garbler's public fields; another code is refused (the store's table size no longer
+    // fits) or seals nothing (the garbler's code is authenticated with its secrets).
+    let e_bytes = es[0].0.to_bytes();
+    let mut half = e_bytes.clone();
+    let code = three_halves_code_offset(&e_bytes);
+    assert_eq!(half[code], 1, "three-halves' code");
+    half[code] = 0;
+    let err = EvaluatorPrep::from_bytes(&half).err().expect("refused");
+    assert!(err.contains("corrupted"), "{err}");
+}
+
+/// The offset of the scheme code in an evaluator's store (format 3): magic, id, stream
+/// digest, input widths (a u32 count and u32s), garbler values, reveal code, hash code and
+/// the 16-byte hash seed with its u64 count come before it.
+fn three_halves_code_offset(store: &[u8]) -> usize {
+    let widths = u32::from_le_bytes(store[72..76].try_into().unwrap()) as usize;
+    let after_widths = 76 + 4 * widths;
+    after_widths + 4 + 4 + 4 + 8 + 16
+}
+
+/// Preprocessing states of format 2 (before the scheme was recorded) are named as such.
+#[test]
+fn states_of_the_older_format_are_named() {
+    let (g, e, _) = stored_adder();
+    for (bytes, read) in [
+        (
+            g,
+            (|b: &[u8]| GarblerPrep::from_bytes(b).err()) as fn(&[u8]) -> Option<String>,
+        ),
+        (e, |b: &[u8]| EvaluatorPrep::from_bytes(b).err()),
+    ] {
+        let mut old = bytes.clone();
+        old[7] = b'2';
+        let err = read(&old).expect("refused");
+        assert!(
+            err.contains("older version") && err.contains("preprocess again"),
+            "{err}"
+        );
+    }
+}
+
+/// In a three-halves session an evaluator that preprocesses from the header alone is
+/// refused on both sides (its table size needs the stream); parties whose schemes differ
+/// are stopped in the hello, each naming both schemes.
+#[test]
+fn a_header_only_or_mismatched_three_halves_preprocessing_stops_both_sides() {
+    let c = compile(&circuit("adder64.txt"));
+    let t = Terms::default();
+    let cfg = |garbling| SessionConfig {
+        garbling,
+        ..SessionConfig::default()
+    };
+    let (gch, ech) = memory_pair();
+    let (g, e) = thread::scope(|s| {
+        let e = s.spawn(|| {
+            let mut e = EvaluatorSession::setup(ech, &cfg(Scheme::ThreeHalves)).unwrap();
+            let mut store = Vec::new();
+            let r = e.preprocess(&c, &t, &mut store).map(drop);
+            assert!(store.is_empty());
+            r
+        });
+        let mut g = GarblerSession::setup(gch, &cfg(Scheme::ThreeHalves)).unwrap();
+        (g.preprocess(&mut c.stream(), &t).map(drop), e.join().unwrap())
+    });
+    let e = e.unwrap_err().to_string();
+    assert!(
+        e.contains("this session uses three-halves") && e.contains("preprocess_stream"),
+        "{e}"
+    );
+    let g = g.unwrap_err().to_string();
+    assert!(
+        g.contains("this session uses three-halves"),
+        "the garbler is told: {g}"
+    );
+
+    let (gch, ech) = memory_pair();
+    let (g, e) = thread::scope(|s| {
+        let e = s.spawn(|| EvaluatorSession::setup(ech, &cfg(Scheme::ThreeHalves)).map(drop));
+        (
+            GarblerSession::setup(gch, &cfg(Scheme::HalfGates)).map(drop),
+            e.join().unwrap(),
+        )
+    });
+    for (who, r) in [("garbler", g), ("evaluator", e)] {
+        let msg = r.unwrap_err().to_string();
+        assert!(
+            msg.contains("garbling scheme differs")
+                && msg.contains("half-gates")
+                && msg.contains("three-halves"),
+            "{who}: {msg}"
+        );
+    }
 }

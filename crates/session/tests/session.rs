@@ -716,44 +716,57 @@ fn threads_change_no_byte_on_the_wire() {
     assert!(err.contains("threads"), "{err}");
 }
 
-/// Programs (gate by gate) and preprocessing garble with half-gates only: a three-halves
-/// session refuses them on both sides before sending anything, and stays usable.
+/// One three-halves session runs a program (gate by gate), a preprocessing and a circuit in
+/// turn, all matching the plaintext model: the AND index runs on across them, so no tweak
+/// repeats under the session's Δ.
 #[test]
-fn three_halves_sessions_refuse_programs_and_preprocessing() {
+fn three_halves_sessions_run_programs_preprocessing_and_circuits_in_turn() {
+    use mixgc_program::{to_u128, Backend, Ctx, PartyId as P};
+    /// The low 32 bits of the product of the garbler's and the evaluator's 32-bit values.
+    fn low_product<B: Backend>(ctx: &Ctx<B>, a: Option<u128>, b: Option<u128>) -> Option<u128> {
+        let a = ctx.input_uint(P::GARBLER, 32, a).unwrap();
+        let b = ctx.input_uint(P::EVALUATOR, 32, b).unwrap();
+        (&a * &b).reveal().unwrap().map(|v| to_u128(&v))
+    }
     let c = compile(&circuit("adder64.txt"));
     let cfg = config(Scheme::ThreeHalves);
     let t = Terms::default();
     let x = values::parse_hex("5", 64).unwrap();
-    let expect_refusal = |r: Result<(), SessionError>, what: &str| {
-        let msg = r.unwrap_err().to_string();
-        assert!(
-            msg.contains(&format!("{what} supports only the half-gates garbling scheme"))
-                && msg.contains("this session uses three-halves"),
-            "{msg}"
-        );
-    };
     let (gch, ech) = memory_pair();
     let e = thread::spawn({
         let (c, cfg, x) = (c.clone(), cfg.clone(), x.clone());
         move || {
             let mut e = EvaluatorSession::setup(ech, &cfg).unwrap();
-            expect_refusal(e.program("p", Audience::BOTH).map(drop), "running a program");
+            let ctx = Ctx::new(e.program("p", Audience::BOTH).unwrap());
+            let product = low_product(&ctx, None, Some(0xffff_fffe));
+            let ands = ctx.into_inner().unwrap().finish().unwrap();
             let mut store = Vec::new();
-            expect_refusal(
-                e.preprocess(c.header(), &t, &mut store).map(drop),
-                "preprocessing",
-            );
-            assert!(store.is_empty());
-            e.execute(&c, &t, &[x]).unwrap()
+            let prep = e.preprocess_stream(&mut c.stream(), &t, &mut store).unwrap();
+            assert_eq!(prep.scheme(), Scheme::ThreeHalves);
+            let out = e.execute(&c, &t, &[x]).unwrap();
+            (product, ands, out.outputs)
         }
     });
     let mut g = GarblerSession::setup(gch, &cfg).unwrap();
-    expect_refusal(g.program("p", Audience::BOTH).map(drop), "running a program");
-    expect_refusal(g.preprocess(&mut c.stream(), &t).map(drop), "preprocessing");
+    let ctx = Ctx::new(g.program("p", Audience::BOTH).unwrap());
+    let product = low_product(&ctx, Some(0x1234_5679), None);
+    let ands = ctx.into_inner().unwrap().finish().unwrap();
+    let prep = g.preprocess(&mut c.stream(), &t).unwrap();
+    assert_eq!(prep.scheme(), Scheme::ThreeHalves);
     let out = g.execute(&c, &t, &[x]).unwrap();
+    let want = (0x1234_5679u128 * 0xffff_fffe) & 0xffff_ffff;
     let ten = values::parse_hex("a", 64).unwrap();
     assert_eq!(out.outputs.unwrap(), vec![ten.clone()]);
-    assert_eq!(e.join().unwrap().outputs.unwrap(), vec![ten]);
+    let (e_product, e_ands, e_out) = e.join().unwrap();
+    let plain = low_product(
+        &Ctx::new(mixgc_program::Plain::default()),
+        Some(0x1234_5679),
+        Some(0xffff_fffe),
+    );
+    assert_eq!(plain, Some(want), "the plaintext model");
+    assert_eq!((product, e_product), (Some(want), Some(want)));
+    assert_eq!(ands, e_ands, "both parties count the same ANDs");
+    assert_eq!(e_out.unwrap(), vec![ten]);
 }
 
 /// Three-halves sends at most 26 bytes per AND on the table stream (24 + 5/8 per AND, plus

@@ -39,7 +39,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::common::thousands;
-use crate::common::{owned_values, role_parser, Connection, SessionOptions};
+use crate::common::{owned_values, parse_garbling, role_parser, Connection, SessionOptions};
 use crate::common::{random_values, LibraryRun, MaliciousSession, ModelOptions};
 use crate::common::{write_stdout, CliError, Feedback};
 use mixgc_circuit::shipped::AES_128;
@@ -65,6 +65,9 @@ pub struct BenchArgs {
     /// 10x10 64-bit matrix product time and memory).
     #[arg(long, group = "mode")]
     ops: bool,
+    /// With --ops: how the programs garble their ANDs, half-gates (default) or three-halves.
+    #[arg(long, requires = "ops", value_name = "SCHEME", value_parser = parse_garbling)]
+    garbling: Option<Scheme>,
     /// Instead: end-to-end AES-128 throughput for frame sizes 64 KiB..16 MiB, pipelined (I/O
     /// thread) or single-threaded, over loopback TCP and emulated 1 Gbps / 1 ms and
     /// 10 Gbps / 0.1 ms links.
@@ -255,6 +258,9 @@ fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
         if let Some(n) = size {
             party_args.extend(["--size".to_string(), n.to_string()]);
         }
+        if let Some(scheme) = args.garbling {
+            party_args.extend(["--garbling".to_string(), scheme.name().to_string()]);
+        }
         let (mut total, mut online, mut rg, mut re) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
         for run in 0..args.runs {
@@ -286,9 +292,10 @@ fn bench_ops(args: &BenchArgs) -> Result<(), CliError> {
         return write_stdout(&format!("{}\n", serde_json::to_string(&records)?));
     }
     let mut out = format!(
-        "mixgc bench --ops on {} (median of {} runs, two processes over 127.0.0.1)\n",
+        "mixgc bench --ops on {} (median of {} runs, two processes over 127.0.0.1, {})\n",
         machine(),
-        args.runs
+        args.runs,
+        args.garbling.unwrap_or_default()
     );
     out += &format!(
         "{:<16} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n",

@@ -16,10 +16,11 @@
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::ChaCha20Poly1305;
 use mixgc_core::{Block, HashKind};
-use mixgc_garble::BLOCKS_PER_AND;
+use mixgc_garble::{three_halves_group_bytes, Scheme, BLOCKS_PER_AND, MAX_AND_GROUP};
 use zeroize::Zeroize;
 
 use crate::codec::{Reader, Writer};
+use crate::handshake::{scheme_code, scheme_of_code};
 use crate::terms::{reveal_code, reveal_of_code};
 use crate::{Audience, Terms};
 
@@ -41,6 +42,8 @@ pub struct GarblerPrep {
     pub(super) output_widths: Vec<u32>,
     pub(super) garbler_values: u32,
     pub(super) reveal: Audience,
+    /// How the garbling's ANDs were garbled (agreed in the preprocessing session's hello).
+    pub(super) scheme: Scheme,
     /// [`GarblerSecrets`], encrypted and authenticated together with the fields above.
     sealed: Vec<u8>,
 }
@@ -86,6 +89,9 @@ pub struct EvaluatorPrep {
     pub(super) reveal: Audience,
     pub(super) hash: HashKind,
     pub(super) hash_seed: Block,
+    /// How the garbling's ANDs were garbled, and the bytes of tables the store holds.
+    pub(super) scheme: Scheme,
+    pub(super) table_bytes: u64,
     /// Global index of the garbling's first AND gate.
     pub(super) first_and: u64,
     pub(super) num_ands: u64,
@@ -110,8 +116,52 @@ impl Drop for EvaluatorPrep {
     }
 }
 
-const GARBLER_MAGIC: &[u8; 8] = b"MIXGCPG2";
-const EVALUATOR_MAGIC: &[u8; 8] = b"MIXGCPE2";
+/// Format 3 added the garbling scheme (and, in the evaluator's store, its table bytes).
+const GARBLER_MAGIC: &[u8; 8] = b"MIXGCPG3";
+const EVALUATOR_MAGIC: &[u8; 8] = b"MIXGCPE3";
+/// Earlier formats, recognised only to say so.
+const OLD_MAGICS: [&[u8; 8]; 2] = [b"MIXGCPG2", b"MIXGCPE2"];
+
+/// The error for a state whose magic is not `magic`: an older format is named as such.
+fn unreadable(b: &[u8], what: &str) -> String {
+    if OLD_MAGICS.iter().any(|m| b.starts_with(&m[..])) {
+        format!(
+            "a mixgc {what} written by an older version (format 2, which does not record the \
+             garbling scheme): preprocess again"
+        )
+    } else {
+        format!("not a mixgc {what} (or a corrupted one)")
+    }
+}
+
+/// The code of `scheme` in a stored state.
+fn stored_scheme_code(scheme: Scheme) -> u32 {
+    u32::from(scheme_code(scheme))
+}
+
+fn stored_scheme(code: u32) -> Option<Scheme> {
+    scheme_of_code(u8::try_from(code).ok()?)
+}
+
+/// Whether `bytes` can be the tables of `ands` ANDs under `scheme`: half-gates takes 32
+/// bytes per AND; three-halves' groups of 1 to [`MAX_AND_GROUP`] ANDs take 24 bytes per
+/// AND plus ⌈5n/8⌉ per group of n, so between the sizes of all-full and all-single groups.
+fn plausible_table_bytes(scheme: Scheme, ands: u64, bytes: u64) -> bool {
+    let Ok(ands) = usize::try_from(ands) else {
+        return false;
+    };
+    match scheme {
+        Scheme::HalfGates => ands.checked_mul(BLOCKS_PER_AND * 16).map(|b| b as u64) == Some(bytes),
+        Scheme::ThreeHalves => {
+            let full = ands / MAX_AND_GROUP;
+            let least = full
+                .checked_mul(three_halves_group_bytes(MAX_AND_GROUP))
+                .map(|b| b + three_halves_group_bytes(ands % MAX_AND_GROUP));
+            let most = ands.checked_mul(three_halves_group_bytes(1));
+            matches!((least, most), (Some(l), Some(m)) if (l as u64..=m as u64).contains(&bytes))
+        }
+    }
+}
 
 /// The AEAD key of a garbler's sealed secrets: one key per garbling, so the fixed nonce
 /// is never reused.
@@ -142,6 +192,7 @@ impl GarblerPrep {
             output_widths: public.output_widths,
             garbler_values: public.garbler_values,
             reveal: public.reveal,
+            scheme: public.scheme,
             sealed: Vec::new(),
         };
         let mut plain = Writer::default();
@@ -218,6 +269,11 @@ impl GarblerPrep {
         }
     }
 
+    /// How the garbling's ANDs were garbled.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
     /// The fields stored in clear (and authenticated by the seal).
     fn public_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
@@ -227,7 +283,8 @@ impl GarblerPrep {
             .u32s(&self.input_widths)
             .u32s(&self.output_widths)
             .u32(self.garbler_values)
-            .u32(stored_reveal_code(self.reveal));
+            .u32(stored_reveal_code(self.reveal))
+            .u32(stored_scheme_code(self.scheme));
         w.0
     }
 
@@ -242,7 +299,7 @@ impl GarblerPrep {
     /// Reads a stored state. Only its structure is checked here: whether it is intact and
     /// belongs to the evaluator's store shows when the evaluator's state key opens it.
     pub fn from_bytes(b: &[u8]) -> Result<GarblerPrep, String> {
-        let bad = || "not a mixgc garbler preprocessing state (or a corrupted one)".to_string();
+        let bad = || unreadable(b, "garbler preprocessing state");
         let mut r = Reader(b);
         if r.take(8) != Some(&GARBLER_MAGIC[..]) {
             return Err(bad());
@@ -255,6 +312,7 @@ impl GarblerPrep {
                 output_widths: r.u32s(MAX_VALUES)?,
                 garbler_values: r.u32()?,
                 reveal: reveal_of_code(u8::try_from(r.u32()?).ok()?)?,
+                scheme: stored_scheme(r.u32()?)?,
                 sealed: {
                     let n = usize::try_from(r.u64()?).ok()?;
                     r.take(n)?.to_vec()
@@ -274,6 +332,7 @@ pub(crate) struct GarblerPublic {
     pub(crate) output_widths: Vec<u32>,
     pub(crate) garbler_values: u32,
     pub(crate) reveal: Audience,
+    pub(crate) scheme: Scheme,
 }
 
 /// The MAC key of an evaluator's store under the garbler's `store_key`.
@@ -301,7 +360,12 @@ impl EvaluatorPrep {
 
     /// Bytes of garbled tables the store holds.
     pub fn table_bytes(&self) -> u64 {
-        self.num_ands * BLOCKS_PER_AND as u64 * 16
+        self.table_bytes
+    }
+
+    /// How the garbling's ANDs were garbled.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
     }
 
     /// Who owns which input and who learns the outputs, as preprocessed.
@@ -323,6 +387,8 @@ impl EvaluatorPrep {
             .u32(stored_reveal_code(self.reveal))
             .u32(self.hash.code() as u32)
             .blocks(&[self.hash_seed])
+            .u32(stored_scheme_code(self.scheme))
+            .u64(self.table_bytes)
             .u64(self.first_and)
             .u64(self.num_ands)
             .bits(&self.choices)
@@ -362,7 +428,7 @@ impl EvaluatorPrep {
     /// Reads a stored state. Only its structure is checked here; its integrity is checked
     /// online under the key the garbler releases, before anything is evaluated.
     pub fn from_bytes(b: &[u8]) -> Result<EvaluatorPrep, String> {
-        let bad = || "not a mixgc evaluator preprocessing store (or a corrupted one)".to_string();
+        let bad = || unreadable(b, "evaluator preprocessing store");
         let mut r = Reader(b);
         if r.take(8) != Some(&EVALUATOR_MAGIC[..]) {
             return Err(bad());
@@ -376,6 +442,8 @@ impl EvaluatorPrep {
                 reveal: reveal_of_code(u8::try_from(r.u32()?).ok()?)?,
                 hash: HashKind::from_code(u8::try_from(r.u32()?).ok()?)?,
                 hash_seed: *r.blocks()?.first()?,
+                scheme: stored_scheme(r.u32()?)?,
+                table_bytes: r.u64()?,
                 first_and: r.u64()?,
                 num_ands: r.u64()?,
                 choices: r.bits()?,
@@ -391,7 +459,9 @@ impl EvaluatorPrep {
             })
         })()
         .ok_or_else(bad)?;
-        let consistent = r.0.is_empty() && prep.choices.len() == prep.labels.len();
+        let consistent = r.0.is_empty()
+            && prep.choices.len() == prep.labels.len()
+            && plausible_table_bytes(prep.scheme, prep.num_ands, prep.table_bytes);
         consistent.then_some(prep).ok_or_else(bad)
     }
 }

@@ -147,10 +147,10 @@ pub struct SessionOptions {
     /// session) or fixed-key TCCR (`tccr`). Both run on the AES kernel `mixgc info --cpu` names.
     #[arg(long, default_value = "rekeyed", value_parser = parse_hash)]
     pub hash: HashKind,
-    /// How compiled circuits garble AND gates: half-gates (default, 32 bytes per AND) or
-    /// three-halves (about 25 bytes per AND for about twice the hashing: for links where
-    /// bandwidth, not compute, is the limit). Both parties must choose the same; programs run
-    /// gate by gate (`example`, `lenet`, `plan`) and `preprocess` take half-gates only.
+    /// How AND gates are garbled: half-gates (default, 32 bytes per AND) or three-halves
+    /// (about 25 bytes per AND for about twice the hashing: for links where bandwidth, not
+    /// compute, is the limit), in circuits, programs run gate by gate (`example`, `lenet`,
+    /// `plan`) and `preprocess` alike. Both parties must choose the same.
     #[arg(long, default_value = "half-gates", value_name = "SCHEME", value_parser = parse_garbling)]
     pub garbling: Scheme,
     /// Target size of garbled-table frames in bytes, reached after a slow start from 64 KiB
