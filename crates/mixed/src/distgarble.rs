@@ -39,12 +39,36 @@ use mixgc_circuit::{Circuit, GateKind};
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
 
+use fhe::bfv::Ciphertext;
+use fhe_math::rq::Representation;
+
 use crate::a2b::BooleanEngine;
-use crate::chain::sum_to_root;
-use crate::keygen::malformed;
+use crate::b2a::b2a;
+use crate::chain::{pass_from_root, sum_to_root};
+use crate::keygen::{malformed, recv_poly};
 use crate::keyhom::KeyHomParams;
 use crate::lut::{open_bits, Tables};
+use crate::ops::{mul_plain, recv_ciphertext};
+use crate::wire::encode_ciphertext;
 use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
+
+/// How step 3 of Figure 11 turns the index e_{w,α,β} into shares of k_{w,e}: both realize
+/// the private size-2 table lookup T[e] of the seed's F_LUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeySelection {
+    /// Figure 11 as written: masked private tables ([`ThresholdKeys::masked_tables`],
+    /// Figure 6) and the online lookup of Figure 8, coefficient by coefficient. Per-party
+    /// bytes grow with n through the table chain's refreshes (see [`crate::lut`]).
+    MaskedTables,
+    /// T[e] = T[0] + e·(T[1] − T[0]): e is converted to additive shares by B2A (a public
+    /// size-2 table lookup, seed §5.1, one slot per row), encrypted (A2E) in every slot of
+    /// the row's L coefficients, multiplied by every party's own share of
+    /// D = k_{w,1} − k_{w,0} (a plaintext product), the products summed along the chain and
+    /// turned back into shares (E2A, flooded). No permutation chain, hence no refresh: each
+    /// party sends and receives about four ciphertexts' worth of slots per row whatever n
+    /// (the B2A of the index bit, one slot per row, is the only part that grows).
+    Products,
+}
 
 /// The party that evaluates the garbled circuit (the seed's P_1).
 pub const EVALUATOR: usize = 0;
@@ -140,6 +164,7 @@ pub fn garble<R: RngCore + CryptoRng>(
     circuit: &Circuit,
     params: &KeyHomParams,
     session: &[u8; 32],
+    selection: KeySelection,
     rng: &mut R,
 ) -> Result<GarbledCircuit, MixedError> {
     circuit
@@ -231,6 +256,16 @@ pub fn garble<R: RngCore + CryptoRng>(
         }
     }
 
+    // With products, the index bits of every lookup are converted to additive shares first
+    // (B2A, batched over N bits).
+    let arith = match selection {
+        KeySelection::Products => {
+            let bits: Vec<u64> = lookups.iter().map(|lk| u64::from(lk.index)).collect();
+            b2a(keys, mesh, &bits, 1, rng)?
+        }
+        KeySelection::MaskedTables => Vec::new(),
+    };
+
     // Steps 3 and 4, batch by batch: the lookups of whole gates fill at most N slots.
     let evaluator = me == EVALUATOR;
     let mut rows: Vec<[Poly; 4]> = Vec::new();
@@ -250,7 +285,17 @@ pub fn garble<R: RngCore + CryptoRng>(
             )));
         }
         let batch = &lookups[start..end];
-        let messages = lookup_keys(keys, mesh, batch, &pairs, &pair_of, circuit, &garbled, l, rng)?;
+        let tables = KeyTables {
+            pairs: &pairs,
+            pair_of: &pair_of,
+            circuit,
+            garbled: &garbled,
+            l,
+        };
+        let messages = match selection {
+            KeySelection::MaskedTables => tables.lookup_keys(keys, mesh, batch, rng)?,
+            KeySelection::Products => tables.select_keys(keys, mesh, batch, &arith[start..end], rng)?,
+        };
         let first_gate = batch[0].gate;
         let gates = batch[batch.len() - 1].gate + 1 - first_gate;
         mesh.set_phase("distributed garbling: the garbled rows");
@@ -302,62 +347,136 @@ pub fn garble<R: RngCore + CryptoRng>(
     })
 }
 
-/// Step 3 for one batch of lookups: masks the private tables (k_{w,0}, k_{w,1}) slot by slot
-/// (one slot per key coefficient), opens index ⊕ r slot-wise and returns, per gate of the
-/// batch (from its first), this party's additive shares of the four row messages.
-#[allow(clippy::too_many_arguments)]
-fn lookup_keys<R: RngCore + CryptoRng>(
-    keys: &ThresholdKeys,
-    mesh: &mut Mesh,
-    batch: &[Lookup],
-    pairs: &[KeyPair],
-    pair_of: &[u32],
-    circuit: &Circuit,
-    garbled: &[usize],
+/// This party's key shares, seen as the private tables (k_{w,0}, k_{w,1}) of the lookups.
+struct KeyTables<'a> {
+    pairs: &'a [KeyPair],
+    pair_of: &'a [u32],
+    circuit: &'a Circuit,
+    garbled: &'a [usize],
     l: usize,
-    rng: &mut R,
-) -> Result<Vec<[Vec<u64>; 4]>, MixedError> {
-    let mut columns = [Vec::with_capacity(batch.len() * l), Vec::with_capacity(batch.len() * l)];
-    for lk in batch {
-        let pair = &pairs[pair_of[circuit.out[garbled[lk.gate]] as usize] as usize];
-        for (column, share) in columns.iter_mut().zip(pair) {
-            column.extend(share.iter().map(|&x| mod_p(x)));
-        }
+}
+
+impl KeyTables<'_> {
+    /// The key pair of the output wire of the gate of `lk`.
+    fn pair(&self, lk: &Lookup) -> &KeyPair {
+        &self.pairs[self.pair_of[self.circuit.out[self.garbled[lk.gate]] as usize] as usize]
     }
-    mesh.set_phase("distributed garbling: masked key tables");
-    let entries: [&[u64]; 2] = [&columns[0], &columns[1]];
-    let masked = keys.masked_tables(mesh, Tables::Private { entry_shares: &entries }, rng)?;
-    mesh.set_phase("distributed garbling: key lookups");
-    let mine: Vec<u8> = batch
-        .iter()
-        .enumerate()
-        .flat_map(|(j, lk)| {
-            let mask = &masked.mask_share()[j * l..(j + 1) * l];
-            mask.iter().map(move |&r| r ^ lk.index)
-        })
-        .collect();
-    let opened = open_bits(mesh, mine)?;
-    let shares = masked.entry_shares();
-    let first_gate = batch[0].gate;
-    let gates = batch[batch.len() - 1].gate + 1 - first_gate;
-    let mut out: Vec<[Vec<u64>; 4]> = (0..gates).map(|_| Default::default()).collect();
-    for (j, lk) in batch.iter().enumerate() {
-        let slots = j * l..(j + 1) * l;
-        let pick = |flip: u8| -> Vec<u64> {
-            slots
-                .clone()
+
+    /// Per gate of `batch` (from its first), this party's shares of the four row messages:
+    /// rows in `direct` get `pick(j, 0)`, rows in `complement` `pick(j, 1)` (the share of
+    /// T[e] and of T[1 − e] for lookup j).
+    fn rows(&self, batch: &[Lookup], pick: impl Fn(usize, u8) -> Vec<u64>) -> Vec<[Vec<u64>; 4]> {
+        let first_gate = batch[0].gate;
+        let gates = batch[batch.len() - 1].gate + 1 - first_gate;
+        let mut out: Vec<[Vec<u64>; 4]> = (0..gates).map(|_| Default::default()).collect();
+        for (j, lk) in batch.iter().enumerate() {
+            let rows = &mut out[lk.gate - first_gate];
+            for &r in lk.direct {
+                rows[r] = pick(j, 0);
+            }
+            for &r in lk.complement {
+                rows[r] = pick(j, 1);
+            }
+        }
+        out
+    }
+
+    /// Step 3 by masked tables ([`KeySelection::MaskedTables`]): masks the private tables
+    /// slot by slot (one slot per key coefficient), opens index ⊕ r slot-wise and picks the
+    /// entries.
+    fn lookup_keys<R: RngCore + CryptoRng>(
+        &self,
+        keys: &ThresholdKeys,
+        mesh: &mut Mesh,
+        batch: &[Lookup],
+        rng: &mut R,
+    ) -> Result<Vec<[Vec<u64>; 4]>, MixedError> {
+        let l = self.l;
+        let mut columns = [Vec::with_capacity(batch.len() * l), Vec::with_capacity(batch.len() * l)];
+        for lk in batch {
+            for (column, share) in columns.iter_mut().zip(self.pair(lk)) {
+                column.extend(share.iter().map(|&x| mod_p(x)));
+            }
+        }
+        mesh.set_phase("distributed garbling: masked key tables");
+        let entries: [&[u64]; 2] = [&columns[0], &columns[1]];
+        let masked = keys.masked_tables(mesh, Tables::Private { entry_shares: &entries }, rng)?;
+        mesh.set_phase("distributed garbling: key lookups");
+        let mine: Vec<u8> = batch
+            .iter()
+            .enumerate()
+            .flat_map(|(j, lk)| {
+                let mask = &masked.mask_share()[j * l..(j + 1) * l];
+                mask.iter().map(move |&r| r ^ lk.index)
+            })
+            .collect();
+        let opened = open_bits(mesh, mine)?;
+        let shares = masked.entry_shares();
+        Ok(self.rows(batch, |j, flip| {
+            (j * l..(j + 1) * l)
                 .map(|s| shares[usize::from(opened[s] ^ flip)][s])
                 .collect()
-        };
-        let rows = &mut out[lk.gate - first_gate];
-        for &r in lk.direct {
-            rows[r] = pick(0);
-        }
-        for &r in lk.complement {
-            rows[r] = pick(1);
-        }
+        }))
     }
-    Ok(out)
+
+    /// Step 3 by products ([`KeySelection::Products`]), `arith` this party's additive
+    /// shares of the batch's index bits: Enc(e) in the L slots of each lookup (A2E), times
+    /// this party's D_i = k^i_1 − k^i_0, summed along the chain into party 0, then E2A; the
+    /// share of T[e] is k^i_0 + (e·D)_i, of T[1 − e] k^i_1 − (e·D)_i.
+    fn select_keys<R: RngCore + CryptoRng>(
+        &self,
+        keys: &ThresholdKeys,
+        mesh: &mut Mesh,
+        batch: &[Lookup],
+        arith: &[u64],
+        rng: &mut R,
+    ) -> Result<Vec<[Vec<u64>; 4]>, MixedError> {
+        let l = self.l;
+        let par = keys.parameters().clone();
+        mesh.set_phase("distributed garbling: the index bits encrypted");
+        let spread: Vec<u64> = arith.iter().flat_map(|&e| std::iter::repeat_n(e, l)).collect();
+        let enc_e = keys.from_shares(mesh, &spread, rng)?;
+        let diff: Vec<u64> = batch
+            .iter()
+            .flat_map(|lk| {
+                let [k0, k1] = self.pair(lk);
+                k0.iter().zip(k1).map(|(&a, &b)| mod_p(b - a))
+            })
+            .collect();
+        let mine = mul_plain(&par, &enc_e, &diff)?;
+        mesh.set_phase("distributed garbling: e·D summed");
+        let recv = |mesh: &mut Mesh, from: usize| recv_ciphertext(mesh, from, &par);
+        let encode = |ct: &Ciphertext| encode_ciphertext(ct).map_err(MixedError::Usage);
+        let sum = sum_to_root(mesh, 0, mine, recv, |a, b| &a + b, encode)?;
+        // E2A needs c1 everywhere (for the decryption shares) and c0 at party 0 only.
+        let (c0, c1) = match sum {
+            Some(ct) => (Some(ct[0].clone()), Some(ct[1].clone())),
+            None => (None, None),
+        };
+        let c1 = pass_from_root(
+            mesh,
+            0,
+            c1,
+            |mesh, from| recv_poly(mesh, from, &par, "e·D ciphertext"),
+            |p| Ok(fhe_traits::Serialize::to_bytes(p)),
+        )?;
+        let ctx = par.context_at_level(0)?;
+        let c0 = c0.unwrap_or_else(|| Poly::zero(ctx, Representation::Ntt));
+        let ed = keys.to_shares(mesh, &Ciphertext::new(vec![c0, c1], &par)?, rng)?;
+        Ok(self.rows(batch, |j, flip| {
+            let [k0, k1] = self.pair(&batch[j]);
+            (0..l)
+                .map(|c| {
+                    let x = ed[j * l + c];
+                    if flip == 0 {
+                        (mod_p(k0[c]) + x) % P
+                    } else {
+                        (mod_p(k1[c]) + P - x) % P
+                    }
+                })
+                .collect()
+        }))
+    }
 }
 
 /// Sums every party's row ciphertexts `cts` along the chain into the evaluator (Figure 11
@@ -391,6 +510,17 @@ fn sum_rows_to_evaluator(
     };
     let encode = |x: &Vec<Poly>| Ok(x.iter().flat_map(|c| params.encode(c)).collect());
     sum_to_root(mesh, EVALUATOR, cts, recv, add, encode)
+}
+
+/// A circuit of `k` independent AND gates: inputs x and y of k bits, output x ∧ y bitwise
+/// (what `mixgc bench --mixed` garbles for its `garble_and` records).
+pub fn and_layer(k: usize) -> Result<Circuit, MixedError> {
+    let mut text = format!("{k} {}\n2 {k} {k}\n1 {k}\n\n", 3 * k);
+    for j in 0..k {
+        text += &format!("2 1 {j} {} {} AND\n", k + j, 2 * k + j);
+    }
+    mixgc_circuit::bristol::parse(&text, "and_layer")
+        .map_err(|e| MixedError::Usage(format!("an AND layer of {k} gates: {e}")))
 }
 
 impl GarbledCircuit {
