@@ -165,7 +165,16 @@ impl Bench<'_> {
                 };
                 let (x, y) = (bits(self.rng), bits(self.rng));
                 let (gc, s0, b0) = timed(mesh, |m| {
-                    garble(self.keys, self.engine, m, &circuit, &params, &session, KeySelection::Products, self.rng)
+                    garble(
+                        self.keys,
+                        self.engine,
+                        m,
+                        &circuit,
+                        &params,
+                        &session,
+                        KeySelection::Products,
+                        self.rng,
+                    )
                 })?;
                 let (out, s1, b1) = timed(mesh, |m| gc.evaluate(m, &[x.as_slice(), &y].concat()))?;
                 let wide = |v: &[u8]| v.iter().map(|&b| u64::from(b)).collect();

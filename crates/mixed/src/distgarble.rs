@@ -319,7 +319,9 @@ pub fn garble<R: RngCore + CryptoRng>(
             }
             if let Some(sum) = sum_rows_to_evaluator(mesh, params, cts)? {
                 if !evaluator {
-                    return Err(MixedError::Usage("internal: rows summed into a non-evaluator".into()));
+                    return Err(MixedError::Usage(
+                        "internal: rows summed into a non-evaluator".into(),
+                    ));
                 }
                 let mut it = sum.into_iter();
                 for _ in chunk {
@@ -392,7 +394,10 @@ impl KeyTables<'_> {
         rng: &mut R,
     ) -> Result<Vec<[Vec<u64>; 4]>, MixedError> {
         let l = self.l;
-        let mut columns = [Vec::with_capacity(batch.len() * l), Vec::with_capacity(batch.len() * l)];
+        let mut columns = [
+            Vec::with_capacity(batch.len() * l),
+            Vec::with_capacity(batch.len() * l),
+        ];
         for lk in batch {
             for (column, share) in columns.iter_mut().zip(self.pair(lk)) {
                 column.extend(share.iter().map(|&x| mod_p(x)));
@@ -400,7 +405,13 @@ impl KeyTables<'_> {
         }
         mesh.set_phase("distributed garbling: masked key tables");
         let entries: [&[u64]; 2] = [&columns[0], &columns[1]];
-        let masked = keys.masked_tables(mesh, Tables::Private { entry_shares: &entries }, rng)?;
+        let masked = keys.masked_tables(
+            mesh,
+            Tables::Private {
+                entry_shares: &entries,
+            },
+            rng,
+        )?;
         mesh.set_phase("distributed garbling: key lookups");
         let mine: Vec<u8> = batch
             .iter()
@@ -646,7 +657,11 @@ impl GarbledCircuit {
     }
 
     /// Sums the parties' key shares (values mod p) along the chain into the evaluator.
-    fn sum_keys_to_evaluator(&self, mesh: &mut Mesh, shares: Vec<u64>) -> Result<Option<Vec<u64>>, MixedError> {
+    fn sum_keys_to_evaluator(
+        &self,
+        mesh: &mut Mesh,
+        shares: Vec<u64>,
+    ) -> Result<Option<Vec<u64>>, MixedError> {
         let count = shares.len();
         let recv = |mesh: &mut Mesh, from: usize| -> Result<Vec<u64>, MixedError> {
             let bytes = mesh.recv_exact(from, Tag::Openings, 4 * count)?;
@@ -710,7 +725,8 @@ mod tests {
         let e = got[0].as_ref().expect("the evaluator refuses the rows");
         assert_eq!(e.party(), Some(1));
         assert!(
-            e.to_string().starts_with("party 1 sent a malformed garbled rows: coefficient 0"),
+            e.to_string()
+                .starts_with("party 1 sent a malformed garbled rows: coefficient 0"),
             "{e}"
         );
     }

@@ -142,7 +142,8 @@ impl KeyHomParams {
             )));
         }
         let e = Zeroizing::new(
-            fhe_util::sample_vec_cbd(self.degree, NOISE_VARIANCE, rng).map_err(|e| MixedError::Usage(e.into()))?,
+            fhe_util::sample_vec_cbd(self.degree, NOISE_VARIANCE, rng)
+                .map_err(|e| MixedError::Usage(e.into()))?,
         );
         let q = i128::from(KEY_MODULUS);
         let pe_m: Vec<u64> = e
@@ -168,7 +169,11 @@ impl KeyHomParams {
             .row(0)
             .iter()
             .map(|&x| {
-                let centered = if x > q / 2 { i128::from(x) - i128::from(q) } else { i128::from(x) };
+                let centered = if x > q / 2 {
+                    i128::from(x) - i128::from(q)
+                } else {
+                    i128::from(x)
+                };
                 centered.rem_euclid(i128::from(P)) as u64
             })
             .collect())
@@ -202,8 +207,13 @@ impl KeyHomParams {
             }
             coefficients.push(x);
         }
-        Poly::try_convert_from(coefficients.as_slice(), &self.ctx, false, Representation::PowerBasis)
-            .map_err(|e| e.to_string())
+        Poly::try_convert_from(
+            coefficients.as_slice(),
+            &self.ctx,
+            false,
+            Representation::PowerBasis,
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// The all-zero ciphertext (the neutral element of key-homomorphic addition).
@@ -255,7 +265,9 @@ mod tests {
                 sum += &par.encrypt(&a, k, m, &mut rng).unwrap();
             }
             let key: Vec<i64> = (0..l).map(|j| keys.iter().map(|k| k[j]).sum()).collect();
-            let want: Vec<u64> = (0..l).map(|j| msgs.iter().map(|m| m[j]).sum::<u64>() % P).collect();
+            let want: Vec<u64> = (0..l)
+                .map(|j| msgs.iter().map(|m| m[j]).sum::<u64>() % P)
+                .collect();
             assert_eq!(par.decrypt(&a, &key, &sum).unwrap(), want);
             // Under another label, or a key off by one coefficient, it is garbage.
             let b = par.label_poly(&[3; 32], b"gate 7 row 2");
@@ -276,7 +288,8 @@ mod tests {
         let s1: Vec<i64> = (0..64).map(|_| rng.random_range(0..P as i64)).collect();
         let s2: Vec<i64> = (0..64).map(|_| rng.random_range(0..P as i64)).collect();
         let zero = vec![0; 64];
-        let c = &par.encrypt(&a, &s1, &m, &mut rng).unwrap() + &par.encrypt(&a, &s2, &zero, &mut rng).unwrap();
+        let c =
+            &par.encrypt(&a, &s1, &m, &mut rng).unwrap() + &par.encrypt(&a, &s2, &zero, &mut rng).unwrap();
         let lifted: Vec<i64> = s1
             .iter()
             .zip(&s2)
