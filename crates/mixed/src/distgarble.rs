@@ -157,6 +157,8 @@ struct Lookup {
 
 /// Garbles `circuit` among all parties of `mesh` (every party calls it at once with the same
 /// circuit, parameters and a fresh `session`, the same everywhere): Figure 11.
+// The arguments are the session's state (keys, engine, mesh, RNG) and the garbling's inputs.
+#[allow(clippy::too_many_arguments)]
 pub fn garble<R: RngCore + CryptoRng>(
     keys: &ThresholdKeys,
     engine: &mut BooleanEngine,
