@@ -9,6 +9,8 @@ use std::time::Instant;
 use clap::Args;
 use mixgc_mixed::a2b::{a2b_online, a2b_preprocess, BooleanEngine};
 use mixgc_mixed::b2a::{b2a_bits, b2a_preprocess};
+use mixgc_mixed::distgarble::{and_layer, garble, KeySelection};
+use mixgc_mixed::keyhom::KeyHomParams;
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng, RngCore, ThresholdKeys, PLAINTEXT_MODULUS};
 use mixgc_nparty::{Mesh, RunFacts};
 use mixgc_studies::bench::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
@@ -68,6 +70,7 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
             engine: &mut engine,
             rng: &mut rng,
             k,
+            session,
         };
         let item = or_abort(&mut mesh, id, |m| bench.measure(m, what))?;
         say(
@@ -103,6 +106,8 @@ struct Bench<'a> {
     engine: &'a mut BooleanEngine,
     rng: &'a mut MixedRng,
     k: usize,
+    /// The run's session id (the same at every party).
+    session: [u8; 32],
 }
 
 /// A phase's result, seconds and bytes [sent, received] over all peers.
@@ -147,6 +152,33 @@ impl Bench<'_> {
             "triple_arith" => {
                 let (t, s0, b0) = timed(mesh, |m| self.keys.arithmetic_triples(m, k, self.rng))?;
                 ((s0, b0), (0.0, [0, 0]), vec![t.a, t.b, t.c])
+            }
+            "garble_and" => {
+                // k independent AND gates, garbled at the secure key ring (L = 2048) and
+                // evaluated on random XOR-shared inputs.
+                let circuit = and_layer(k)?;
+                let params = KeyHomParams::standard()?;
+                // One garbling per run: the run's session id labels its rows.
+                let session = self.session;
+                let bits = |rng: &mut MixedRng| -> Vec<u8> {
+                    random_below(rng, 2, k).into_iter().map(|b| b as u8).collect()
+                };
+                let (x, y) = (bits(self.rng), bits(self.rng));
+                let (gc, s0, b0) = timed(mesh, |m| {
+                    garble(
+                        self.keys,
+                        self.engine,
+                        m,
+                        &circuit,
+                        &params,
+                        &session,
+                        KeySelection::Products,
+                        self.rng,
+                    )
+                })?;
+                let (out, s1, b1) = timed(mesh, |m| gc.evaluate(m, &[x.as_slice(), &y].concat()))?;
+                let wide = |v: &[u8]| v.iter().map(|&b| u64::from(b)).collect();
+                ((s0, b0), (s1, b1), vec![wide(&x), wide(&y), wide(&out)])
             }
             other => return Err(MixedError::Usage(format!("nothing called '{other}' is measured"))),
         };

@@ -108,7 +108,7 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
         );
         let records: Vec<Value> = serde_json::from_str(&out.stdout).expect("one JSON array");
         let whats: Vec<&str> = records.iter().map(|r| r["what"].as_str().unwrap()).collect();
-        assert_eq!(whats, ["b2a", "a2b", "triple_bool", "triple_arith"]);
+        assert_eq!(whats, ["b2a", "a2b", "triple_bool", "triple_arith", "garble_and"]);
         for r in &records {
             let what = r["what"].as_str().unwrap();
             let num = |k: &str| {
@@ -116,7 +116,12 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
                     .unwrap_or_else(|| panic!("{what}: no number {k}: {r}"))
             };
             assert_eq!(r["parties"], n);
-            assert_eq!(num("batch"), if what == "a2b" { 2.0 } else { 64.0 });
+            let batch = match what {
+                "a2b" => 2.0,
+                "garble_and" => 1.0,
+                _ => 64.0,
+            };
+            assert_eq!(num("batch"), batch);
             assert_eq!(r["checked"], true);
             assert!(num("offline_ms") > 0.0 && num("offline_ms") < 60_000.0, "{r}");
             assert!(

@@ -9,8 +9,8 @@
 //!   loopback TCP and on emulated links;
 //! * `--memory` ([`memory`]): peak RSS of both parties streaming vs holding the whole circuit;
 //! * `--preprocess` ([`prep`]): preprocessing mode's offline time and online latency;
-//! * `--mixed --parties N` ([`mixed`]): the n-party mixed-mode conversions and triples
-//!   (issue #18), one JSON record per thing;
+//! * `--mixed --parties N` ([`mixed`]): the n-party mixed-mode conversions, triples and
+//!   distributed garbling (issue #18), one JSON record per thing;
 //! * `--security malicious` ([`malicious`]): authenticated garbling, end to end, and the
 //!   matrix-product time vs memory sweep over `--batch-ands` (`--sweep-batch`).
 //!
@@ -114,15 +114,16 @@ pub struct BenchArgs {
     /// With --parties: candidates of the vote.
     #[arg(long, default_value_t = 8, requires = "parties", value_name = "C")]
     candidates: usize,
-    /// With --parties: instead, the mixed-mode conversions (B2A, A2B) and triples (Boolean,
-    /// arithmetic from threshold HE) among N child processes of `mixgc mixed-bench-party`,
+    /// With --parties: instead, the mixed-mode conversions (B2A, A2B), triples (Boolean,
+    /// arithmetic from threshold HE) and distributed garbling of AND gates among N child processes of `mixgc mixed-bench-party`,
     /// outputs checked against plaintext; one record per thing, every figure per item
     /// (offline and online ms of the slowest party, bytes each party sent and received, the
     /// maximum and the mean). A human-readable summary goes to stderr.
     #[arg(long, requires = "parties")]
     mixed: bool,
     /// With --mixed: items per batch, 1 to 8192 (one ciphertext of slots, the default):
-    /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots).
+    /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots);
+    /// distributed garbling garbles K/4096 AND gates (at least one).
     #[arg(long, requires = "mixed", value_name = "K")]
     batch: Option<usize>,
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.

@@ -30,12 +30,12 @@ const P: u64 = 3_221_225_473;
 pub const DEFAULT_BATCH: usize = 8192;
 
 /// The things measured, in order.
-pub const MEASURED: [&str; 4] = ["b2a", "a2b", "triple_bool", "triple_arith"];
+pub const MEASURED: [&str; 5] = ["b2a", "a2b", "triple_bool", "triple_arith", "garble_and"];
 
 /// One party's figures for one measured thing.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct MixedItemReport {
-    /// `b2a`, `a2b`, `triple_bool` or `triple_arith`.
+    /// `b2a`, `a2b`, `triple_bool`, `triple_arith` or `garble_and`.
     pub what: String,
     /// Items in the batch (bits for B2A, values for A2B, triples).
     pub batch: usize,
@@ -45,7 +45,7 @@ pub struct MixedItemReport {
     pub offline_bytes: [u64; 2],
     pub online_bytes: [u64; 2],
     /// This party's shares, for the check: b2a [input bits, output]; a2b [input, output];
-    /// triples [a, b, c].
+    /// triples [a, b, c]; garble_and [x, y, x ∧ y] (input and output shares of the AND gates).
     pub shares: Vec<Vec<u64>>,
 }
 
@@ -61,10 +61,13 @@ pub struct MixedPartyReport {
 }
 
 /// The batch of each thing for `--batch K`: K bits, triples; K/32 values for A2B (whose
-/// B2A of r then fills K slots), at least 1.
+/// B2A of r then fills K slots); K/4096 AND gates for distributed garbling (each AND gate
+/// fills the N = 8192 slots of its own masked-table batch: four lookups of a 2048-coefficient
+/// key, so its bytes do not depend on how many gates the circuit has); at least 1.
 pub fn batch_of(what: &str, k: usize) -> usize {
     match what {
         "a2b" => (k / 32).max(1),
+        "garble_and" => (k / 4096).max(1),
         _ => k,
     }
 }
@@ -231,6 +234,7 @@ fn unit(what: &str) -> &'static str {
     match what {
         "b2a" => "bit",
         "a2b" => "32-bit value mod p",
+        "garble_and" => "AND gate garbled (L = 2048) and evaluated",
         _ => "triple",
     }
 }
@@ -313,7 +317,7 @@ fn check(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
                     return wrong(j, boolean, value);
                 }
             }
-            "triple_bool" => {
+            "triple_bool" | "garble_and" => {
                 let c = column(items, 2, what)?;
                 let want = xor_all(&x, j) & xor_all(&y, j);
                 if xor_all(&c, j) != want {
