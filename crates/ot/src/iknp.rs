@@ -386,7 +386,14 @@ impl OtSender {
 
         let s_bits = self.s.to_u128();
         x0.clear();
-        x0.resize(count, Block::ZERO);
+        // Δ-correlated OTs are transposed straight into `x0`: room for the last chunk's
+        // padding rows (every earlier chunk has a multiple of 128), cut off at the end.
+        let delta_rows = if kind == KIND_DELTA {
+            count.next_multiple_of(KAPPA)
+        } else {
+            count
+        };
+        x0.resize(delta_rows, Block::ZERO);
         x1.clear();
         x1.resize(if kind == KIND_DELTA { 0 } else { count }, Block::ZERO);
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -416,14 +423,14 @@ impl OtSender {
                     *a ^= b & mask;
                 }
             }
-            rows.resize(padded, Block::ZERO);
-            columns_to_rows(q, rows);
-
             if kind == KIND_DELTA {
-                x0[done..done + n].copy_from_slice(&rows[..n]);
+                columns_to_rows(q, &mut x0[done..done + padded]);
                 done += n;
                 continue;
             }
+            rows.resize(padded, Block::ZERO);
+            columns_to_rows(q, rows);
+
             let first = self.index + done as u64;
             let (a, b) = (&mut x0[done..done + n], &mut x1[done..done + n]);
             for ((a, b), &q) in a.iter_mut().zip(b.iter_mut()).zip(rows.iter()) {
@@ -440,6 +447,8 @@ impl OtSender {
         q.zeroize();
         zeroize_blocks(rows);
         rows.clear();
+        zeroize_blocks(&mut x0[count..]);
+        x0.truncate(count);
         self.scratch = scratch;
         self.index += count as u64;
         Ok(())
@@ -620,7 +629,14 @@ impl OtReceiver {
     ) -> Result<(), OtError> {
         ch.send(&header(self.index, choices.len(), kind))?;
         out.clear();
-        out.resize(choices.len(), Block::ZERO);
+        // As the sender: Δ-correlated OTs are transposed straight into `out`.
+        let count = choices.len();
+        let delta_rows = if kind == KIND_DELTA {
+            count.next_multiple_of(KAPPA)
+        } else {
+            count
+        };
+        out.resize(delta_rows, Block::ZERO);
         let mut scratch = std::mem::take(&mut self.scratch);
         let Scratch {
             matrix: t,
@@ -653,14 +669,18 @@ impl OtReceiver {
                 }
             }
             ch.send(u)?;
+            // Out now, not when the send buffer fills: the sender works on this chunk
+            // while this side builds the next one (the two parties overlap).
+            ch.flush()?;
 
+            if kind == KIND_DELTA {
+                columns_to_rows(t, &mut out[done..done + padded]);
+                continue;
+            }
             rows.resize(padded, Block::ZERO);
             columns_to_rows(t, rows);
             let o = &mut out[done..done + n];
             o.copy_from_slice(&rows[..n]);
-            if kind == KIND_DELTA {
-                continue;
-            }
             fill_tweaks(tweaks, self.index + done as u64, n);
             self.hash.hash_many(o, tweaks);
         }
@@ -669,6 +689,8 @@ impl OtReceiver {
         r.zeroize();
         zeroize_blocks(rows);
         rows.clear();
+        zeroize_blocks(&mut out[count..]);
+        out.truncate(count);
         self.scratch = scratch;
         self.index += choices.len() as u64;
         Ok(())

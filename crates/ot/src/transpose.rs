@@ -50,7 +50,33 @@ pub(crate) fn transpose_128(m: &mut [u128; 128]) {
 /// Turns 128 columns of `rows.len()` bits each (`cols`, column `i` at bytes
 /// `i·n/8 .. (i+1)·n/8`) into `rows.len()` row blocks. `rows.len()` must be a multiple
 /// of 128.
+///
+/// On x86-64 this is the `movemask` transpose of emp-toolkit's `sse_trans` (a byte of each
+/// of 16 columns per vector, eight `movemask`s give eight rows' 16 bits), with AVX-512
+/// (64 columns per vector, 64 bits per row and mask) where the CPU has it, else SSE2:
+/// several times faster than the portable block swap, which stays as the fallback
+/// elsewhere and as the tests' reference.
 pub(crate) fn columns_to_rows(cols: &[u8], rows: &mut [Block]) {
+    let n = rows.len();
+    assert!(n.is_multiple_of(128), "rows must come in blocks of 128");
+    assert_eq!(cols.len(), 128 * (n / 8), "128 columns of n bits");
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512 F and BW; the shapes were checked above.
+            unsafe { avx512::columns_to_rows(cols, rows) }
+        } else {
+            // SAFETY: SSE2 is part of the x86-64 baseline; the shapes were checked above.
+            unsafe { sse2::columns_to_rows(cols, rows) }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    columns_to_rows_portable(cols, rows)
+}
+
+/// The portable transpose: [`transpose_128`] on each 128×128 block.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+pub(crate) fn columns_to_rows_portable(cols: &[u8], rows: &mut [Block]) {
     let n = rows.len();
     assert!(n.is_multiple_of(128), "rows must come in blocks of 128");
     let col_bytes = n / 8;
@@ -65,6 +91,161 @@ pub(crate) fn columns_to_rows(cols: &[u8], rows: &mut [Block]) {
         transpose_128(&mut m);
         for (row, &word) in out.iter_mut().zip(m.iter()) {
             *row = Block::from_u128(word);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::{
+        __m512i, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_movepi8_mask, _mm512_slli_epi64,
+        _mm512_unpackhi_epi16, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpackhi_epi8,
+        _mm512_unpacklo_epi16, _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _mm512_unpacklo_epi8,
+        _mm_loadu_si128,
+    };
+
+    use super::sse2::BIT_REVERSED;
+    use mixgc_core::Block;
+
+    /// [`super::sse2`]'s byte transpose in each of the four 128-bit lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn transpose_bytes(m: &mut [__m512i; 16]) {
+        let mut t = [m[0]; 16];
+        for i in 0..8 {
+            t[2 * i] = _mm512_unpacklo_epi8(m[i], m[i + 8]);
+            t[2 * i + 1] = _mm512_unpackhi_epi8(m[i], m[i + 8]);
+        }
+        for i in 0..8 {
+            m[2 * i] = _mm512_unpacklo_epi16(t[i], t[i + 8]);
+            m[2 * i + 1] = _mm512_unpackhi_epi16(t[i], t[i + 8]);
+        }
+        for i in 0..8 {
+            t[2 * i] = _mm512_unpacklo_epi32(m[i], m[i + 8]);
+            t[2 * i + 1] = _mm512_unpackhi_epi32(m[i], m[i + 8]);
+        }
+        for i in 0..8 {
+            m[2 * i] = _mm512_unpacklo_epi64(t[i], t[i + 8]);
+            m[2 * i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 8]);
+        }
+    }
+
+    /// As [`super::sse2::columns_to_rows`] with 64 columns per tile: lane L of vector i
+    /// holds column 64·half + 16·L + bitrev(i), so one mask gives a row's 64 bits.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn columns_to_rows(cols: &[u8], rows: &mut [Block]) {
+        let n = rows.len();
+        let col_bytes = n / 8;
+        let src = cols.as_ptr();
+        let dst = rows.as_mut_ptr() as *mut u8;
+        let load = |column: usize, at: usize| {
+            // SAFETY: column < 128 and at + 16 <= col_bytes.
+            unsafe { _mm_loadu_si128(src.add(column * col_bytes + at) as *const _) }
+        };
+        let mut m = [_mm512_castsi128_si512(load(0, 0)); 16];
+        for at in (0..col_bytes).step_by(16) {
+            for half in 0..2 {
+                for (i, v) in m.iter_mut().enumerate() {
+                    let c = 64 * half + BIT_REVERSED[i];
+                    let w = _mm512_castsi128_si512(load(c, at));
+                    let w = _mm512_inserti32x4::<1>(w, load(c + 16, at));
+                    let w = _mm512_inserti32x4::<2>(w, load(c + 32, at));
+                    *v = _mm512_inserti32x4::<3>(w, load(c + 48, at));
+                }
+                transpose_bytes(&mut m);
+                for (k, &v) in m.iter().enumerate() {
+                    let mut v = v;
+                    for b in (0..8).rev() {
+                        let bits = _mm512_movepi8_mask(v);
+                        let row = 8 * (at + k) + b;
+                        // SAFETY: row < n; bytes 8·half .. 8·half + 8 of its block.
+                        unsafe {
+                            std::ptr::write_unaligned(dst.add(16 * row + 8 * half) as *mut u64, bits.to_le())
+                        };
+                        v = _mm512_slli_epi64::<1>(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_slli_epi64, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+        _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+        _mm_unpacklo_epi8,
+    };
+
+    use mixgc_core::Block;
+
+    /// i with its four bits reversed.
+    pub(super) const BIT_REVERSED: [usize; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
+
+    /// Interleaves the 16 vectors of `m` in four rounds (bytes, then 2, 4 and 8 bytes, each
+    /// vector i with vector i + 8): afterwards byte p of vector k is byte k of the vector
+    /// that was at index bitrev(p), i.e. a 16×16 byte transpose up to that row order.
+    #[inline(always)]
+    unsafe fn transpose_bytes(m: &mut [__m128i; 16]) {
+        // Four rounds of interleaving at widths 8, 16, 32 and 64 bits.
+        let mut t = [m[0]; 16];
+        for i in 0..8 {
+            t[2 * i] = _mm_unpacklo_epi8(m[i], m[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi8(m[i], m[i + 8]);
+        }
+        for i in 0..8 {
+            m[2 * i] = _mm_unpacklo_epi16(t[i], t[i + 8]);
+            m[2 * i + 1] = _mm_unpackhi_epi16(t[i], t[i + 8]);
+        }
+        for i in 0..8 {
+            t[2 * i] = _mm_unpacklo_epi32(m[i], m[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi32(m[i], m[i + 8]);
+        }
+        for i in 0..8 {
+            m[2 * i] = _mm_unpacklo_epi64(t[i], t[i + 8]);
+            m[2 * i + 1] = _mm_unpackhi_epi64(t[i], t[i + 8]);
+        }
+    }
+
+    /// See [`super::columns_to_rows`]; the caller checked the shapes.
+    ///
+    /// Per tile of 16 columns × 128 rows: 16 loads of 16 bytes (one per column), a byte
+    /// transpose in registers (vector k then holds byte k of every column, i.e. the bits
+    /// of rows 8k..8k+8), and per vector eight `movemask`s (bit 7 of each byte, shifted
+    /// down the bits) give eight rows' 16 bits.
+    pub(super) unsafe fn columns_to_rows(cols: &[u8], rows: &mut [Block]) {
+        let n = rows.len();
+        let col_bytes = n / 8;
+        let src = cols.as_ptr();
+        let dst = rows.as_mut_ptr() as *mut u8;
+        let mut m = [unsafe { std::mem::zeroed::<__m128i>() }; 16];
+        // Rows in runs of 128 (16 bytes of each column), columns in groups of 16.
+        for at in (0..col_bytes).step_by(16) {
+            for group in 0..8 {
+                for (i, v) in m.iter_mut().enumerate() {
+                    // Loaded in bit-reversed order: the four unpack rounds of
+                    // `transpose_bytes` leave byte i at position bitrev(i).
+                    let column = 16 * group + BIT_REVERSED[i];
+                    // SAFETY: column < 128 and at + 16 <= col_bytes.
+                    *v = unsafe { _mm_loadu_si128(src.add(column * col_bytes + at) as *const __m128i) };
+                }
+                unsafe { transpose_bytes(&mut m) };
+                // m[k] byte i = byte `at + k` of column 16·group + i: bit b is row
+                // 8·(at + k) + b's bit of that column.
+                for (k, &v) in m.iter().enumerate() {
+                    let mut v = v;
+                    for b in (0..8).rev() {
+                        let bits = _mm_movemask_epi8(v) as u16;
+                        let row = 8 * (at + k) + b;
+                        // SAFETY: row < n; bytes 2·group, 2·group + 1 of its block.
+                        unsafe {
+                            std::ptr::write_unaligned(dst.add(16 * row + 2 * group) as *mut u16, bits.to_le())
+                        };
+                        v = _mm_slli_epi64(v, 1);
+                    }
+                }
+            }
         }
     }
 }
@@ -98,6 +279,26 @@ mod tests {
         }
         transpose_128(&mut m);
         assert_eq!(m, orig);
+    }
+
+    #[test]
+    fn the_simd_transpose_equals_the_portable_one() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+        for n in [128usize, 256, 384, 1024, 128 * 129] {
+            let cols: Vec<u8> = (0..128 * (n / 8)).map(|_| rng.gen()).collect();
+            let mut fast = vec![Block::ZERO; n];
+            let mut portable = vec![Block::ZERO; n];
+            columns_to_rows(&cols, &mut fast);
+            columns_to_rows_portable(&cols, &mut portable);
+            assert_eq!(fast, portable, "n = {n}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut sse = vec![Block::ZERO; n];
+                // SAFETY: SSE2 is part of x86-64; the shapes are those of the call above.
+                unsafe { sse2::columns_to_rows(&cols, &mut sse) };
+                assert_eq!(sse, portable, "SSE2, n = {n}");
+            }
+        }
     }
 
     #[test]

@@ -96,7 +96,21 @@ fn scale(v: AuthShare, d: bool) -> AuthShare {
     }
 }
 
-/// Combines the leaky triples into ℓ = `leaky.len() / B` authenticated triples.
+/// Working vectors of [`combine`], kept between batches so that their pages are faulted
+/// in once per session, not once per batch (secret parts are wiped after each batch).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    perm: Vec<u32>,
+    /// For the opened d = y_first ⊕ y_k: my bit, my MAC on it, my key on the peer's bit.
+    mine: Vec<bool>,
+    macs: Vec<Block>,
+    keys: Vec<Block>,
+    /// The x share of every non-first triple of a bucket (for the d·x terms).
+    xs: Vec<AuthShare>,
+}
+
+/// Combines the leaky triples into ℓ = `leaky.len() / B` authenticated triples, written
+/// to `out` (replacing its contents; its allocation is reused).
 ///
 /// The permutation is drawn over indices (a few MB, cheap to shuffle); the leaky triples
 /// are then read once, in bucket order, with the reads prefetched ahead, and everything the
@@ -104,6 +118,7 @@ fn scale(v: AuthShare, d: bool) -> AuthShare {
 /// c = ⊕ z), the x of the non-first triples (for the d·x terms) and the key differences of
 /// the opened bits (for the MAC check).
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
@@ -112,24 +127,39 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
-) -> Result<Vec<AuthTriple>, MaliciousError> {
+    scratch: &mut Scratch,
+    out: &mut Vec<AuthTriple>,
+) -> Result<(), MaliciousError> {
     const AHEAD: usize = 16;
     let total = leaky.len();
     let l = total / bucket;
     debug_assert_eq!(l * bucket, total);
     debug_assert!(total <= u32::MAX as usize);
     ch.set_phase("the bucketing of AND triples");
-    let mut perm: Vec<u32> = (0..total as u32).collect();
-    shuffle(coins, &mut perm);
+    let Scratch {
+        perm,
+        mine,
+        macs,
+        keys,
+        xs,
+    } = scratch;
+    perm.clear();
+    perm.extend(0..total as u32);
+    shuffle(coins, perm);
 
     // One pass in bucket order. For the opened d = y_first ⊕ y_k (k = 1..B): my bits, my
     // MACs on them (hashed), my keys on the peer's (checked below).
     let opened = l * (bucket - 1);
-    let mut out = Vec::with_capacity(l);
-    let mut xs = Vec::with_capacity(opened);
-    let mut mine = Vec::with_capacity(opened);
-    let mut macs = Vec::with_capacity(opened);
-    let mut keys = Vec::with_capacity(opened);
+    out.clear();
+    out.reserve(l);
+    for v in [&mut *macs, &mut *keys] {
+        v.clear();
+        v.reserve(opened);
+    }
+    mine.clear();
+    mine.reserve(opened);
+    xs.clear();
+    xs.reserve(opened);
     for (i, b) in perm.chunks_exact(bucket).enumerate() {
         for &ahead in perm.iter().skip((i + 1) * bucket + AHEAD).take(bucket) {
             prefetch(&leaky[ahead as usize]);
@@ -152,38 +182,45 @@ pub(crate) fn combine<C: Channel + ?Sized>(
             c,
         });
     }
-    drop(perm);
     if fault == Fault::FlipOpenedBit {
         mine[0] ^= true;
     }
-    let mut msg = pack_bits(&mine);
-    msg.extend_from_slice(&mac_digest(&macs));
-    let reply = exchange_bytes(ch, role, &msg)?;
-    let (their_bits, their_digest) = reply.split_at(reply.len() - 32);
-    let theirs = unpack_bits(their_bits, opened);
-
-    // Their MACs must be K ⊕ bit·Δ under my keys.
-    for (key, &bit) in keys.iter_mut().zip(&theirs) {
-        *key ^= delta.and_bit(bit);
-    }
-    if mac_digest(&keys) != their_digest {
-        return Err(MaliciousError::CheckFailed { check: OPEN_CHECK });
-    }
-
-    // c ⊕= d·x_k with the opened d.
-    let per = bucket - 1;
-    for (i, triple) in out.iter_mut().enumerate() {
-        for k in i * per..(i + 1) * per {
-            triple.c = triple.c.xor(scale(xs[k], mine[k] ^ theirs[k]));
+    let mut msg = pack_bits(mine);
+    msg.extend_from_slice(&mac_digest(macs));
+    let checked = exchange_bytes(ch, role, &msg).and_then(|reply| {
+        let (their_bits, their_digest) = reply.split_at(reply.len() - 32);
+        let theirs = unpack_bits(their_bits, opened);
+        // Their MACs must be K ⊕ bit·Δ under my keys.
+        for (key, &bit) in keys.iter_mut().zip(&theirs) {
+            *key ^= delta.and_bit(bit);
         }
-    }
-    for x in &mut xs {
-        *x = AuthShare::default();
-    }
+        if mac_digest(keys) != their_digest {
+            return Err(MaliciousError::CheckFailed { check: OPEN_CHECK });
+        }
+        // c ⊕= d·x_k with the opened d.
+        let per = bucket - 1;
+        for (i, triple) in out.iter_mut().enumerate() {
+            for k in i * per..(i + 1) * per {
+                triple.c = triple.c.xor(scale(xs[k], mine[k] ^ theirs[k]));
+            }
+        }
+        Ok(())
+    });
     zeroize::Zeroize::zeroize(keys.as_mut_slice());
     zeroize::Zeroize::zeroize(macs.as_mut_slice());
+    for x in xs.iter_mut() {
+        *x = AuthShare::default();
+    }
     std::hint::black_box(&xs);
-    Ok(out)
+    if checked.is_err() {
+        // Nothing of a failed batch is handed out.
+        for t in out.iter_mut() {
+            *t = AuthTriple::default();
+        }
+        std::hint::black_box(&out);
+        out.clear();
+    }
+    checked
 }
 
 #[cfg(test)]

@@ -118,6 +118,27 @@ fn batch_len(need: usize, planned: u64) -> usize {
     need.max(planned).clamp(MIN_TRIPLES, MAX_BATCH)
 }
 
+/// Asks the kernel to back `v`'s allocation with 2 MiB pages where it can (Linux
+/// `madvise(MADV_HUGEPAGE)`; a hint, without effect elsewhere or when refused): the
+/// bucketing reads its leaky triples in a random order over tens of MB, where 4 KiB
+/// pages make nearly every read a TLB miss.
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if to > from {
+            // SAFETY: [from, to) lies inside `v`'s live allocation; MADV_HUGEPAGE changes
+            // only how the kernel backs it, never its contents.
+            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
 pub(crate) fn pack_bits(bits: &[bool]) -> Vec<u8> {
     let mut out = vec![0u8; bits.len().div_ceil(8)];
     for (j, &b) in bits.iter().enumerate() {
@@ -154,9 +175,14 @@ pub struct Kos15Preprocessor<C: Channel> {
     /// Working buffers of the leaky ANDs, reused across chunks and batches.
     shares_buf: Shares,
     laand_buf: laand::Scratch,
-    /// Surplus triples of the last batch (fewer than [`MIN_TRIPLES`], or, after a
-    /// [`Preprocessor::plan_triples`] hint, than [`MAX_BATCH`]).
-    surplus: Vec<AuthTriple>,
+    bucket_buf: bucket::Scratch,
+    /// The last batch; `batch[surplus_from..]` are its surplus triples (fewer than
+    /// [`MIN_TRIPLES`], or, after a [`Preprocessor::plan_triples`] hint, than
+    /// [`MAX_BATCH`]), handed out from the end. The next batch is made into this vector
+    /// once the surplus is used up, so that a batch's triples are never moved as a whole
+    /// and its allocation serves the next batches.
+    batch: Vec<AuthTriple>,
+    surplus_from: usize,
     /// Triples announced by [`Preprocessor::plan_triples`] and not asked for yet.
     planned: u64,
     failed: bool,
@@ -196,7 +222,9 @@ impl<C: Channel> Kos15Preprocessor<C> {
             leaky: Vec::new(),
             shares_buf: Shares::default(),
             laand_buf: laand::Scratch::default(),
-            surplus: Vec::new(),
+            bucket_buf: bucket::Scratch::default(),
+            batch: Vec::new(),
+            surplus_from: 0,
             planned: 0,
             failed: false,
             fault: Fault::None,
@@ -251,15 +279,20 @@ impl<C: Channel> Kos15Preprocessor<C> {
         )
     }
 
-    /// ℓ ≥ [`MIN_TRIPLES`] fresh triples: ℓ·B leaky ANDs, one F_EQ, coins, buckets
-    /// (WRK17 Fig. 9). The leaky ANDs run in chunks of [`LAAND_CHUNK`], so that their
-    /// working set stays small; only the packed leaky triples are held for the whole batch.
-    fn batch(&mut self, l: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
+    /// ℓ ≥ [`MIN_TRIPLES`] fresh triples into `out` (replacing its contents, reusing its
+    /// allocation): ℓ·B leaky ANDs, one F_EQ, coins, buckets (WRK17 Fig. 9). The leaky
+    /// ANDs run in chunks of [`LAAND_CHUNK`], so that their working set stays small; only
+    /// the packed leaky triples are held for the whole batch.
+    fn batch_into(&mut self, l: usize, out: &mut Vec<AuthTriple>) -> Result<(), MaliciousError> {
         let bucket = bucket::bucket_size(l);
         let total = l * bucket;
         let mut leaky = std::mem::take(&mut self.leaky);
         leaky.clear();
-        leaky.reserve(total);
+        if leaky.capacity() < total {
+            leaky.reserve(total);
+            // Before its pages are first touched (the allocation is kept for later batches).
+            advise_huge_pages(&leaky);
+        }
         let mut eq = laand::eq_hasher();
         let mut shares = std::mem::take(&mut self.shares_buf);
         for start in (0..total).step_by(LAAND_CHUNK) {
@@ -309,6 +342,8 @@ impl<C: Channel> Kos15Preprocessor<C> {
             bucket,
             &coins,
             self.fault,
+            &mut self.bucket_buf,
+            out,
         );
         // The leaky triples hold MACs and keys: wiped, the allocation kept for the next batch.
         zeroize::Zeroize::zeroize(&mut leaky);
@@ -350,21 +385,32 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
         self.guarded(|me| {
             let mut out = reserve(n)?;
-            let from_surplus = n.min(me.surplus.len());
-            let keep = me.surplus.len() - from_surplus;
-            out.extend(me.surplus.drain(keep..));
             let planned = me.planned;
             me.planned = planned.saturating_sub(n as u64);
+            // The surplus first (from its end), then the first triples of fresh batches,
+            // whose rest becomes the surplus.
+            let mut batch = std::mem::take(&mut me.batch);
+            let take = n.min(batch.len().saturating_sub(me.surplus_from));
+            out.extend(batch.drain(batch.len() - take..));
+            let mut made = Ok(());
             while out.len() < n {
                 let need = n - out.len();
                 let announced = planned.saturating_sub(out.len() as u64);
-                let mut fresh = me.batch(batch_len(need, announced))?;
-                if fresh.len() > need {
-                    me.surplus.extend(fresh.drain(need..));
+                // The surplus is used up: the next batch goes into its allocation.
+                made = me.batch_into(batch_len(need, announced), &mut batch);
+                if made.is_err() {
+                    break;
                 }
-                out.append(&mut fresh);
+                let take = need.min(batch.len());
+                out.extend_from_slice(&batch[..take]);
+                me.surplus_from = take;
+                if take == batch.len() {
+                    batch.clear();
+                    me.surplus_from = 0;
+                }
             }
-            Ok(out)
+            me.batch = batch;
+            made.map(|()| out)
         })
     }
 }
