@@ -120,7 +120,7 @@ mod tests {
         for (i, &bit) in expected.iter().enumerate() {
             assert_eq!(bytes[i / 8] >> (i % 8) & 1 == 1, bit, "bit {i}");
         }
-        if expected.len() % 8 != 0 {
+        if !expected.len().is_multiple_of(8) {
             let last = bytes[bytes.len() - 1];
             assert_eq!(last >> (expected.len() % 8), 0, "padding bits are zero");
         }

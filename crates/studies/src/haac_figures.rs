@@ -90,9 +90,12 @@ pub fn cpu_baseline(hc: &HaacCircuit, role: Role, ns_per_and: Option<f64>) -> Re
     })
 }
 
+/// One job for [`parallel`].
+pub type ParallelJob<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
+
 /// Runs independent jobs on up to `available_parallelism` threads; the results in the jobs'
 /// order.
-pub fn parallel<'a, T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + 'a>>) -> Vec<T> {
+pub fn parallel<'a, T: Send>(jobs: Vec<ParallelJob<'a, T>>) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len());
@@ -100,7 +103,7 @@ pub fn parallel<'a, T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + 'a>>) -> V
         return jobs.into_iter().map(|job| job()).collect();
     }
     let n = jobs.len();
-    let queue: Vec<Mutex<Option<Box<dyn FnOnce() -> T + Send + 'a>>>> =
+    let queue: Vec<Mutex<Option<ParallelJob<'a, T>>>> =
         jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
     let results: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
