@@ -13,8 +13,9 @@ use mixgc_studies::bench::cpu_model;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Circuit file (Bristol Fashion or the older Bristol Format), or a compiled-stream file
-    /// (its header is described).
+    /// Circuit file (Bristol Fashion or the older Bristol Format), a compiled-stream file
+    /// (its header is described), or a `.haac` program (its instructions, window, GEs, live
+    /// wires and queues).
     #[arg(required_unless_present = "cpu")]
     file: Option<PathBuf>,
     /// Print one JSON object instead of a table.
@@ -121,6 +122,82 @@ fn stream_info(file: &Path, json: bool) -> Result<(), CliError> {
     write_stdout(&s)
 }
 
+/// Describes a `.haac` program (read whole and checked by the bounded reader,
+/// `mixgc_haac::file::read_file`): its shape, live wires and per-GE queues.
+fn haac_info(file: &Path, json: bool) -> Result<(), CliError> {
+    let hc = mixgc_haac::file::read_file(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let i = mixgc_haac::summarize(&hc);
+    if json {
+        return write_stdout(&format!("{}\n", serde_json::to_string(&i)?));
+    }
+    let pct = |n: u64| 100.0 * n as f64 / i.instructions.max(1) as f64;
+    let mut s = String::new();
+    add!(
+        s,
+        "{} (HAAC program, {} schedule)",
+        file.display(),
+        format!("{:?}", i.schedule).to_lowercase()
+    );
+    add!(
+        s,
+        "  window           {} wires ({} of 16 B labels), {}-bit SWW addresses, {}-bit instructions",
+        thousands(u64::from(i.window)),
+        bytes(u64::from(i.window) * 16),
+        i.address_bits,
+        i.instruction_bits
+    );
+    add!(s, "  gate engines     {}", i.ges);
+    add!(
+        s,
+        "  inputs           {} wires ({} value(s), the garbler's {}; {} constant wire(s))",
+        thousands(u64::from(i.input_wires)),
+        i.input_values,
+        i.garbler_values,
+        i.constant_wires
+    );
+    add!(s, "  outputs          {} wires", thousands(i.output_wires));
+    add!(
+        s,
+        "  instructions     {}: {} AND, {} XOR, {} NOT, {} nop",
+        thousands(i.instructions),
+        thousands(i.ands),
+        thousands(i.xors),
+        thousands(i.nots),
+        thousands(i.nops)
+    );
+    add!(
+        s,
+        "  live wires       {} ({:.1} % of the instructions)",
+        thousands(i.live_wires),
+        pct(i.live_wires)
+    );
+    add!(
+        s,
+        "  OoRW reads       {} ({:.1} per kilo-instruction)",
+        thousands(i.oorw_reads),
+        10.0 * pct(i.oorw_reads)
+    );
+    add!(
+        s,
+        "  off-chip streams tables {}, instructions {}, OoRW labels and addresses {}",
+        bytes(i.table_bytes),
+        bytes(i.instruction_bytes),
+        bytes(i.oorw_bytes)
+    );
+    add!(s, "  queues per GE    instructions / tables / OoRW entries");
+    for (g, e) in i.engines.iter().enumerate() {
+        add!(
+            s,
+            "    GE {g:<3}         {} / {} / {}  ({} of instructions)",
+            thousands(e.instructions),
+            thousands(e.tables),
+            thousands(e.oorw),
+            bytes(e.instruction_bytes)
+        );
+    }
+    write_stdout(&s)
+}
+
 /// What `mixgc info --cpu` reports.
 #[derive(serde::Serialize)]
 struct CpuInfo {
@@ -198,6 +275,9 @@ pub fn info(args: InfoArgs) -> Result<(), CliError> {
     };
     if is_stream_file(file).unwrap_or(false) {
         return stream_info(file, args.json);
+    }
+    if mixgc_haac::file::is_haac_file(file) {
+        return haac_info(file, args.json);
     }
     let loaded = Loaded::read_file(file)?;
     let i = circuit_info(&loaded.circuit, &loaded.compiled);

@@ -22,7 +22,6 @@ mod primes;
 mod progress;
 mod run;
 mod sim;
-mod sim_figures;
 mod summary;
 mod synth;
 mod vip;

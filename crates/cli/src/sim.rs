@@ -1,13 +1,12 @@
 //! `mixgc sim`: the HAAC accelerator's cycle-level model (HAAC §3, §5) on `.haac` files,
 //! with the speedup over mixgc's own CPU time; `--plot DIR`: the seed's figures over the
-//! files given ([`crate::sim_figures`]).
+//! files given ([`mixgc_studies::haac_figures`]).
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use mixgc_haac::sim::{simulate, Bound, Memory, Role, SimConfig, SimReport};
-use mixgc_haac::{file, HaacCircuit, Op};
-use mixgc_studies::cpu_time;
+use mixgc_studies::haac_figures::{self, cpu_baseline, open, sim_config, CpuBaseline};
 use serde::Serialize;
 
 use crate::summary::{bytes, thousands};
@@ -83,67 +82,6 @@ fn parse_memory(s: &str) -> Result<Memory, String> {
     }
 }
 
-/// The model's configuration for a file: the seed's, with the file's GE count, the chosen
-/// memory and the `--set` overrides.
-pub fn config(args_set: &[String], ges: u16, memory: Memory) -> Result<SimConfig, CliError> {
-    let mut cfg = SimConfig::seed_default(ges, memory);
-    for item in args_set {
-        let (name, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("--set {item}: expected NAME=VALUE"))?;
-        cfg.set(name.trim(), value)?;
-    }
-    cfg.validate()?;
-    Ok(cfg)
-}
-
-/// A `.haac` file, read and checked.
-pub fn open(path: &Path) -> Result<HaacCircuit, CliError> {
-    file::read_file(path).map_err(|e| format!("{}: {e}", path.display()).into())
-}
-
-/// mixgc's CPU time for the circuit of `hc` and where it comes from.
-#[derive(Clone, Debug, Serialize)]
-pub struct CpuBaseline {
-    pub source: &'static str,
-    pub seconds: f64,
-    pub ns_per_and: f64,
-}
-
-/// The CPU baseline: `ns_per_and` × ANDs when given, else the circuit garbled (Garbler) or
-/// evaluated (Evaluator) in memory here.
-pub fn cpu_baseline(hc: &HaacCircuit, role: Role, ns_per_and: Option<f64>) -> Result<CpuBaseline, CliError> {
-    let ands = hc
-        .program
-        .instructions
-        .iter()
-        .filter(|i| i.op == Op::And)
-        .count()
-        .max(1) as f64;
-    if let Some(ns) = ns_per_and {
-        if !(ns.is_finite() && ns > 0.0) {
-            return Err(format!("--cpu-ns-per-and must be a positive number, not {ns}").into());
-        }
-        return Ok(CpuBaseline {
-            source: "--cpu-ns-per-and",
-            seconds: ns * ands * 1e-9,
-            ns_per_and: ns,
-        });
-    }
-    let circuit = mixgc_haac::to_circuit(hc)?;
-    let compiled = mixgc_compile::compile(&circuit);
-    let t = cpu_time::measure(&compiled, 1.0)?;
-    let (source, seconds) = match role {
-        Role::Garbler => ("garbling measured in memory here", t.garble_seconds),
-        Role::Evaluator => ("evaluation measured in memory here", t.evaluate_seconds),
-    };
-    Ok(CpuBaseline {
-        source,
-        seconds,
-        ns_per_and: seconds * 1e9 / ands,
-    })
-}
-
 /// One file's result as `--json` prints it.
 #[derive(Serialize)]
 struct JsonLine<'a> {
@@ -157,12 +95,14 @@ struct JsonLine<'a> {
 
 pub fn sim(args: SimArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.plot {
-        return crate::sim_figures::write(&args.files, dir, &args.set, args.role.into(), args.cpu_ns_per_and);
+        let summary =
+            haac_figures::write(&args.files, dir, &args.set, args.role.into(), args.cpu_ns_per_and)?;
+        return write_stdout(&summary);
     }
     let role = Role::from(args.role);
     for path in &args.files {
         let hc = open(path)?;
-        let cfg = config(&args.set, hc.program.ges, args.memory)?;
+        let cfg = sim_config(&args.set, hc.program.ges, args.memory)?;
         let report = simulate(&hc.program, &cfg, role).map_err(|e| format!("{}: {e}", path.display()))?;
         let cpu = cpu_baseline(&hc, role, args.cpu_ns_per_and)?;
         let speedup = cpu.seconds / report.seconds.max(1e-18);
@@ -273,17 +213,5 @@ mod tests {
         assert_eq!(parse_memory("100"), Ok(Memory::GBps(100.0)));
         assert!(parse_memory("0").is_err());
         assert!(parse_memory("fast").unwrap_err().contains("fast"));
-    }
-
-    #[test]
-    fn set_overrides_and_rejects() {
-        let cfg = config(&["xor_latency=2".into()], 4, Memory::Ddr4).unwrap();
-        assert_eq!(cfg.xor_latency, 2);
-        assert!(config(&["xor_latency".into()], 4, Memory::Ddr4)
-            .unwrap_err()
-            .to_string()
-            .contains("NAME=VALUE"));
-        assert!(config(&["nope=1".into()], 4, Memory::Ddr4).is_err());
-        assert!(config(&["xor_latency=0".into()], 4, Memory::Ddr4).is_err());
     }
 }

@@ -305,3 +305,59 @@ fn haac_errors_are_clear() {
     run1(&strs(&args)).assert_error("truncated", &["corrupted or truncated"]);
     let _ = std::fs::remove_file(&out);
 }
+
+/// `mixgc info F.haac` summarizes the program from the file (text and JSON, counts equal to
+/// the program's own), and a corrupted or truncated file is a clear error.
+#[test]
+fn info_summarizes_a_haac_file_and_refuses_a_corrupt_one() {
+    let adder = circuit("adder64.txt");
+    let out = scratch("info.haac");
+    compile_haac(&[&adder], "full", &out);
+    let hc = file::read_file(std::path::Path::new(&out)).unwrap();
+    let p = &hc.program;
+    let ands = p
+        .instructions
+        .iter()
+        .filter(|i| i.op == mixgc_haac::Op::And)
+        .count();
+    let live = p.instructions.iter().filter(|i| i.live).count();
+
+    let o = run1(&["info", &out]);
+    o.assert_ok("info F.haac");
+    let text = &o.stdout;
+    for want in [
+        "HAAC program, full schedule",
+        "window           8 wires",
+        "gate engines     4",
+        &format!("{} AND", ands),
+        "live wires",
+        "GE 3",
+    ] {
+        assert!(text.contains(want), "`{want}` missing from:\n{text}");
+    }
+
+    let o = run1(&["info", &out, "--json"]);
+    o.assert_ok("info F.haac --json");
+    let json: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(json["instructions"], p.instructions.len() as u64);
+    assert_eq!(json["ands"], ands as u64);
+    assert_eq!(json["live_wires"], live as u64);
+    assert_eq!(json["window"], 8);
+    assert_eq!(json["ges"], 4);
+    assert_eq!(json["oorw_reads"], p.oor_reads().len() as u64);
+    let engines = json["engines"].as_array().unwrap();
+    assert_eq!(engines.len(), 4);
+    let queued: u64 = engines.iter().map(|e| e["instructions"].as_u64().unwrap()).sum();
+    assert_eq!(queued, p.instructions.len() as u64);
+    let tables: u64 = engines.iter().map(|e| e["tables"].as_u64().unwrap()).sum();
+    assert_eq!(tables, ands as u64);
+
+    let mut bytes = std::fs::read(&out).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&out, &bytes).unwrap();
+    run1(&["info", &out]).assert_error("corrupted", &["info.haac", "checksum mismatch"]);
+    std::fs::write(&out, &bytes[..12]).unwrap();
+    run1(&["info", &out]).assert_error("truncated", &["truncated"]);
+    let _ = std::fs::remove_file(&out);
+}

@@ -10,6 +10,7 @@ use mixgc_haac::sim::{reassigned, Memory, SimConfig};
 use mixgc_haac::{compile, file, CompileOptions, Schedule};
 use mixgc_program::vip::Workload;
 use mixgc_program::{Ctx, Recorder};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -29,23 +30,65 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             &[131_072]
         };
-        for &window in windows {
-            for schedule in [Schedule::Program, Schedule::Segment, Schedule::Full] {
-                let opts = CompileOptions {
-                    schedule,
-                    window,
-                    ges: 16,
-                };
-                let mut hc = compile(&recorded.circuit, recorded.garbler_values as u32, opts)?;
-                hc.program = reassigned(&hc.program, &SimConfig::seed_default(16, Memory::Ddr4))?;
-                let path = out.join(format!(
-                    "{name}.{}.w{window}.haac",
-                    format!("{schedule:?}").to_lowercase()
-                ));
-                file::write_file(&path, &hc)?;
-                eprintln!("wrote {}", path.display());
-            }
+        let variants: Vec<(u32, Schedule)> = windows
+            .iter()
+            .flat_map(|&w| [Schedule::Program, Schedule::Segment, Schedule::Full].map(|s| (w, s)))
+            .collect();
+        // The variants are independent (each a compile and an assignment run of the model):
+        // one thread per core.
+        let next = AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads.min(variants.len()))
+                .map(|_| {
+                    scope.spawn(|| -> Result<(), String> {
+                        loop {
+                            let Some(&(window, schedule)) =
+                                variants.get(next.fetch_add(1, Ordering::Relaxed))
+                            else {
+                                return Ok(());
+                            };
+                            write_variant(&out, name, &recorded, window, schedule)
+                                .map_err(|e| format!("{name} {schedule:?} w{window}: {e}"))?;
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("a compile thread panicked".into()))
+                })
+                .collect()
+        });
+        for r in results {
+            r?;
         }
     }
+    Ok(())
+}
+
+/// Compiles one (window, schedule) variant, assigns its GEs the seed's way and writes it.
+fn write_variant(
+    out: &std::path::Path,
+    name: &str,
+    recorded: &mixgc_program::Recorded,
+    window: u32,
+    schedule: Schedule,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let opts = CompileOptions {
+        schedule,
+        window,
+        ges: 16,
+    };
+    let mut hc = compile(&recorded.circuit, recorded.garbler_values as u32, opts)?;
+    hc.program = reassigned(&hc.program, &SimConfig::seed_default(16, Memory::Ddr4))?;
+    let path = out.join(format!(
+        "{name}.{}.w{window}.haac",
+        format!("{schedule:?}").to_lowercase()
+    ));
+    file::write_file(&path, &hc)?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -1,30 +1,40 @@
 //! Packing fields of a few bits into bytes, least significant bit first (the `.haac` file's
 //! instruction streams and engine map).
 
-/// Appends fields of up to 32 bits to a byte vector, LSB first.
+/// Appends fields of up to 32 bits to a byte vector, LSB first (a 64-bit accumulator, so
+/// a field costs a shift and an OR rather than a loop over its bits).
 #[derive(Default)]
 pub(crate) struct BitWriter {
     bytes: Vec<u8>,
-    /// Bits used in the last byte (0 = the next field starts a new byte).
-    used: u32,
+    /// Bits not yet written out, least significant first.
+    acc: u64,
+    /// How many bits of `acc` are pending (always < 8 between calls).
+    pending: u32,
 }
 
 impl BitWriter {
+    /// Appends the low `bits` bits of `value` (`bits` ≤ 32; higher bits are ignored).
     pub(crate) fn put(&mut self, value: u32, bits: u32) {
-        for i in 0..bits {
-            if self.used == 0 {
-                self.bytes.push(0);
-            }
-            let bit = (value >> i & 1) as u8;
-            if let Some(last) = self.bytes.last_mut() {
-                *last |= bit << self.used;
-            }
-            self.used = (self.used + 1) % 8;
+        debug_assert!(bits <= 32);
+        let mask = if bits >= 32 {
+            u64::from(u32::MAX)
+        } else {
+            (1u64 << bits) - 1
+        };
+        self.acc |= (u64::from(value) & mask) << self.pending;
+        self.pending += bits;
+        while self.pending >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.pending -= 8;
         }
     }
 
     /// The bytes, the last one padded with zero bits.
-    pub(crate) fn finish(self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        if self.pending > 0 {
+            self.bytes.push(self.acc as u8);
+        }
         self.bytes
     }
 }
@@ -41,14 +51,24 @@ impl<'a> BitReader<'a> {
         BitReader { bytes, pos: 0 }
     }
 
+    /// The next `bits` bits (≤ 32) as a value: the (up to) 5 bytes holding them are loaded
+    /// at once, bytes past the end reading as zero.
     pub(crate) fn get(&mut self, bits: u32) -> u32 {
-        let mut value = 0u32;
-        for i in 0..bits {
-            let byte = self.bytes.get((self.pos / 8) as usize).copied().unwrap_or(0);
-            value |= u32::from(byte >> (self.pos % 8) & 1) << i;
-            self.pos += 1;
+        debug_assert!(bits <= 32);
+        let first = usize::try_from(self.pos / 8).unwrap_or(usize::MAX);
+        let mut window = [0u8; 8];
+        if let Some(rest) = self.bytes.get(first..) {
+            let n = rest.len().min(8);
+            window[..n].copy_from_slice(&rest[..n]);
         }
-        value
+        let word = u64::from_le_bytes(window) >> (self.pos % 8);
+        self.pos += u64::from(bits);
+        let mask = if bits >= 32 {
+            u64::from(u32::MAX)
+        } else {
+            (1u64 << bits) - 1
+        };
+        (word & mask) as u32
     }
 }
 
@@ -73,6 +93,41 @@ mod tests {
         let mut r = BitReader::new(&bytes);
         for &(v, b) in &fields {
             assert_eq!(r.get(b), v);
+        }
+        assert_eq!(r.get(32), 0, "past the end reads zero bits");
+    }
+
+    /// The word-at-a-time packing equals the definition: bit k of field j at bit
+    /// (offset of j + k) of the stream, LSB first, on random widths and values.
+    #[test]
+    fn packing_matches_the_bit_by_bit_definition() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let fields: Vec<(u32, u32)> = (0..2_000)
+            .map(|_| {
+                let bits = rng.gen_range(1..=32u32);
+                (rng.gen::<u32>(), bits)
+            })
+            .collect();
+        let mut w = BitWriter::default();
+        let mut expected: Vec<bool> = Vec::new();
+        for &(v, b) in &fields {
+            w.put(v, b);
+            expected.extend((0..b).map(|i| v >> i & 1 == 1));
+        }
+        let bytes = w.finish();
+        assert_eq!(bytes.len(), expected.len().div_ceil(8));
+        for (i, &bit) in expected.iter().enumerate() {
+            assert_eq!(bytes[i / 8] >> (i % 8) & 1 == 1, bit, "bit {i}");
+        }
+        if !expected.len().is_multiple_of(8) {
+            let last = bytes[bytes.len() - 1];
+            assert_eq!(last >> (expected.len() % 8), 0, "padding bits are zero");
+        }
+        let mut r = BitReader::new(&bytes);
+        for &(v, b) in &fields {
+            let mask = if b == 32 { u32::MAX } else { (1 << b) - 1 };
+            assert_eq!(r.get(b), v & mask);
         }
     }
 }

@@ -17,12 +17,17 @@ pub const MAGIC: [u8; 8] = *b"MGC-HAAC";
 /// The format version this crate writes and reads.
 pub const VERSION: u16 = 1;
 const CHECKSUM_BYTES: usize = 32;
+/// The largest `.haac` file [`read_file`] reads into memory (4 GiB: about 800 million
+/// instructions with a 2 MB window).
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
 
 /// Why a `.haac` file could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FileError {
     #[error("cannot read {path}: {message}")]
     Io { path: String, message: String },
+    #[error("{path} is {bytes} bytes, more than the {max} bytes a .haac file may have")]
+    TooLarge { path: String, bytes: u64, max: u64 },
     #[error("not a .haac file (it does not start with the magic `MGC-HAAC`)")]
     Magic,
     #[error(".haac format version {0}, but this mixgc reads version {VERSION}")]
@@ -162,9 +167,29 @@ pub fn write_file(path: &Path, hc: &HaacCircuit) -> Result<(), FileError> {
     std::fs::write(path, write(hc)).map_err(|e| io_error(path, e))
 }
 
-/// Reads the `.haac` file at `path`.
+/// Reads the `.haac` file at `path`: at most [`MAX_FILE_BYTES`] (a larger file is refused
+/// before anything is allocated for it), then [`read`].
 pub fn read_file(path: &Path) -> Result<HaacCircuit, FileError> {
-    read(&std::fs::read(path).map_err(|e| io_error(path, e))?)
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let too_large = |bytes: u64| FileError::TooLarge {
+        path: path.display().to_string(),
+        bytes,
+        max: MAX_FILE_BYTES,
+    };
+    let len = file.metadata().map_err(|e| io_error(path, e))?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(too_large(len));
+    }
+    // The length may change while reading: read at most one byte past the bound.
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    read(&bytes)
 }
 
 /// Whether the file at `path` starts with the `.haac` magic (false if it cannot be read).
@@ -480,6 +505,65 @@ mod tests {
                 "the sample must exercise the OoRW queues"
             );
             assert_eq!(read(&write(&hc)), Ok(hc));
+        }
+    }
+
+    #[test]
+    fn files_round_trip_and_oversized_ones_are_refused_before_reading() {
+        let dir = std::env::temp_dir().join(format!("mixgc-haac-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sample.haac");
+        let hc = sample(3);
+        write_file(&path, &hc).unwrap();
+        assert_eq!(read_file(&path), Ok(hc));
+        // A sparse file one byte over the bound: refused from its length, nothing read.
+        let big = dir.join("big.haac");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_FILE_BYTES + 1))
+            .unwrap();
+        match read_file(&big) {
+            Err(FileError::TooLarge { bytes, max, .. }) => {
+                assert_eq!((bytes, max), (MAX_FILE_BYTES + 1, MAX_FILE_BYTES));
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        assert!(matches!(
+            read_file(&dir.join("missing.haac")),
+            Err(FileError::Io { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The summary's counts equal the program's own, per engine and in total.
+    #[test]
+    fn summary_counts_match_the_program() {
+        for ges in [1, 2, 3] {
+            let hc = sample(ges);
+            let s = crate::summarize(&hc);
+            let p = &hc.program;
+            assert_eq!(s.instructions, p.instructions.len() as u64);
+            assert_eq!(s.ands + s.xors + s.nots + s.nops, s.instructions);
+            assert_eq!((s.ands, s.xors, s.nots), (1, 1, 1));
+            assert_eq!(
+                s.live_wires,
+                p.instructions.iter().filter(|i| i.live).count() as u64
+            );
+            assert_eq!(s.oorw_reads, p.oor_reads().len() as u64);
+            assert_eq!(s.engines.len(), usize::from(ges));
+            for (g, e) in s.engines.iter().enumerate() {
+                let mine: Vec<usize> = (0..p.instructions.len())
+                    .filter(|&i| usize::from(p.engine[i]) == g)
+                    .collect();
+                assert_eq!(e.instructions, mine.len() as u64);
+                let oor = p.oor_reads().iter().filter(|(i, _)| mine.contains(i)).count();
+                assert_eq!(e.oorw, oor as u64);
+                assert_eq!(
+                    e.instruction_bytes,
+                    packed_bytes(e.instructions, instruction_bits(4))
+                );
+            }
+            assert_eq!(s.table_bytes, 32);
+            assert_eq!((s.window, s.address_bits, s.instruction_bits), (4, 2, 7));
         }
     }
 

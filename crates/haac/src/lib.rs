@@ -16,6 +16,7 @@ pub mod file;
 mod io;
 pub mod isa;
 pub mod sim;
+pub mod summary;
 
 pub use auto::{compile_auto, AutoChoice};
 pub use compile::{compile, CompileError, CompileOptions};
@@ -25,3 +26,4 @@ pub use eval::{eval_windowed, EvalError};
 pub use file::FileError;
 pub use io::{HaacCircuit, HaacIo, IoError};
 pub use isa::{in_window, HaacError, HaacProgram, Instruction, Op, Schedule};
+pub use summary::{summarize, EngineQueues, ProgramSummary};

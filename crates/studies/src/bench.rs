@@ -31,17 +31,17 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use mixgc_compile::{compile, CompiledCircuit};
-use mixgc_core::{cpu_features, new_rng, AesKernel, AnyHash, Block, HashKind, Reporter};
-use mixgc_garble::{Evaluator, Garbler, Scheme};
+use mixgc_core::{cpu_features, AesKernel, HashKind, Reporter};
+use mixgc_garble::Scheme;
 use mixgc_program::library;
 use mixgc_session::{run_party, Audience, PartyId, PartyReport as Report, SessionConfig, Terms};
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::common::thousands;
 use crate::common::{owned_values, parse_garbling, role_parser, Connection, SessionOptions};
 use crate::common::{random_values, LibraryRun, MaliciousSession, ModelOptions};
 use crate::common::{write_stdout, CliError, Feedback};
+use crate::cpu_time::InMemory;
 use mixgc_circuit::shipped::AES_128;
 use mixgc_compile::Loaded;
 
@@ -583,7 +583,8 @@ fn workload_args(w: Workload, executions: usize, hash: HashKind) -> Vec<String> 
     .to_vec()
 }
 
-/// In-memory garbling and evaluation of `blocks` AES-128 blocks with `garbling`; returns
+/// In-memory garbling and evaluation of `blocks` AES-128 blocks with `garbling`
+/// ([`crate::cpu_time::InMemory`], the first and last blocks' outputs checked); returns
 /// (garble, eval) ns/AND.
 fn in_memory(
     aes: &CompiledCircuit,
@@ -591,58 +592,14 @@ fn in_memory(
     hash: HashKind,
     garbling: Scheme,
 ) -> Result<(f64, f64), CliError> {
-    let mut rng = new_rng(None, 0);
-    let delta = Block::random(&mut rng).with_lsb_set();
-    let seed = Block::random(&mut rng);
-    let mut garbler = match garbling {
-        Scheme::HalfGates => Garbler::new(AnyHash::new(hash, seed), delta),
-        Scheme::ThreeHalves => {
-            Garbler::three_halves(AnyHash::new(hash, seed), delta, Block::random(&mut rng))
-        }
-    };
-    let mut evaluator = Evaluator::with_scheme(AnyHash::new(hash, seed), garbling, 0);
-    let mut tables = Vec::with_capacity(aes.num_ands() as usize * 2);
-    let mut table_bytes = Vec::with_capacity(aes.num_ands() as usize * 25);
+    let mut pair = InMemory::new(hash, garbling, aes.num_ands());
     let (mut garble, mut eval) = (Duration::ZERO, Duration::ZERO);
     for block in 0..blocks {
-        let bits: Vec<bool> = (0..aes.input_slots().len()).map(|_| rng.gen()).collect();
-        let zero: Vec<Block> = bits.iter().map(|_| Block::random(&mut rng)).collect();
-        let active: Vec<Block> = zero
-            .iter()
-            .zip(&bits)
-            .map(|(&z, &b)| z ^ delta.and_bit(b))
-            .collect();
-        let consts = [Block::random(&mut rng), Block::random(&mut rng)];
-        tables.clear();
-        table_bytes.clear();
-        let t = Instant::now();
-        garbler.start(aes, &zero, consts);
-        match garbling {
-            Scheme::HalfGates => garbler.garble(aes.body(), &mut tables, usize::MAX),
-            Scheme::ThreeHalves => garbler.garble_bytes(aes.body(), &mut table_bytes, usize::MAX),
-        };
-        garble += t.elapsed();
-        let t = Instant::now();
-        evaluator.start(aes, &active, [consts[0], consts[1] ^ delta]);
-        match garbling {
-            Scheme::HalfGates => evaluator.evaluate(aes.body(), &tables),
-            Scheme::ThreeHalves => evaluator.evaluate_bytes(aes.body(), &table_bytes),
-        };
-        eval += t.elapsed();
-        if block == 0 || block + 1 == blocks {
-            // Decode and compare with the plaintext engine: the timing is of a correct run.
-            let want = aes.eval_plain(&bits);
-            let zeros = garbler.output_zero_labels(aes);
-            let got: Vec<bool> = evaluator
-                .output_labels(aes)
-                .iter()
-                .zip(&zeros)
-                .map(|(l, z)| l.lsb() ^ z.lsb())
-                .collect();
-            if got != want {
-                return Err("in-memory garbling produced a wrong AES output".into());
-            }
-        }
+        let (g, e) = pair
+            .run(aes, block == 0 || block + 1 == blocks)
+            .map_err(|_| "in-memory garbling produced a wrong AES output")?;
+        garble += g;
+        eval += e;
     }
     let ands = (aes.num_ands() * blocks as u64) as f64;
     Ok((garble.as_nanos() as f64 / ands, eval.as_nanos() as f64 / ands))

@@ -6,6 +6,7 @@ pub mod bar_chart;
 pub mod bench;
 pub mod common;
 pub mod cpu_time;
+pub mod haac_figures;
 pub mod infer;
 pub mod lenet;
 pub mod plan;

@@ -20,7 +20,7 @@ use crate::Backend;
 
 /// x − y over equal widths with the borrow-out [x < y] (x + ¬y + 1, the ripple of
 /// `arith.rs` with carry-in 1): one AND per bit.
-fn sub_borrow<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> (Vec<B::Wire>, B::Wire) {
+pub(super) fn sub_borrow<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> (Vec<B::Wire>, B::Wire) {
     let mut c = b.constant(true);
     let mut diff = Vec::with_capacity(x.len());
     for (&xi, &yi) in x.iter().zip(y) {

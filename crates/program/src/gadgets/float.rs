@@ -1,4 +1,5 @@
-//! IEEE 754 binary32 addition, subtraction and multiplication, round to nearest even, with
+//! IEEE 754 binary32 addition, subtraction, multiplication and division, round to nearest
+//! even, with
 //! subnormals, signed zeros, infinities and NaN (IEEE 754-2008 §4.3.1, §6, §7.2). A value is
 //! 32 wires, least significant first (fraction bits 0–22, exponent 23–30, sign 31). Every
 //! NaN result is the canonical quiet NaN 0x7FC00000.
@@ -8,7 +9,7 @@
 //! and packs; the rounding increment is added to exponent and fraction together, so a carry
 //! out of the fraction raises the exponent (and reaches infinity) by itself.
 
-use super::{add, lt_signed, lt_unsigned, mul::mul_full, mux, sub};
+use super::{add, div::sub_borrow, lt_signed, lt_unsigned, mul::mul_full, mux, sub};
 use crate::Backend;
 
 /// The canonical quiet NaN every NaN result is.
@@ -273,6 +274,77 @@ pub fn f32_sub<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wi
     f32_add(b, x, &negated)
 }
 
+/// The bits of the quotient ⌊m·2^26 / d⌋ (27 bits) of two normalized 24-bit significands
+/// (top bit set, so the quotient is in [2^25, 2^27)), and whether a remainder is left (the
+/// sticky bit). Restoring division: the partial remainder stays below 2d < 2^25, so each
+/// of the 27 steps is a 25-bit subtraction with borrow and a 25-bit select (50 ANDs).
+fn divide_significands<B: Backend>(b: &mut B, m: &[B::Wire], d: &[B::Wire]) -> (Vec<B::Wire>, B::Wire) {
+    let zero = b.constant(false);
+    let mut divisor = d.to_vec();
+    divisor.push(zero);
+    let mut remainder = m.to_vec();
+    remainder.push(zero);
+    let mut quotient = vec![zero; 27];
+    for k in (0..27).rev() {
+        let (difference, borrow) = sub_borrow(b, &remainder, &divisor);
+        quotient[k] = b.not(borrow);
+        let kept = mux(b, borrow, &difference, &remainder);
+        if k == 0 {
+            remainder = kept;
+        } else {
+            // Shift left: the remainder is below d < 2^24 here, so bit 24 is free.
+            remainder = std::iter::once(zero).chain(kept[..24].iter().copied()).collect();
+        }
+    }
+    let sticky = any(b, &remainder);
+    (quotient, sticky)
+}
+
+/// a / b in binary32, rounded to nearest even (IEEE 754-2008 §5.4.1 division, §6.1–6.2 for
+/// infinities and NaN, §7.3 for division by zero: ±∞ for a finite nonzero dividend).
+///
+/// Subnormal operands are normalized first; the quotient of the significands is exact to
+/// 27 bits plus a sticky bit, which [`round_pack`] rounds once (to a subnormal or to ∞ when
+/// the result leaves the normal range).
+pub fn f32_div<B: Backend>(b: &mut B, x: &[B::Wire], y: &[B::Wire]) -> Vec<B::Wire> {
+    let (p, q) = (unpack(b, x), unpack(b, y));
+    let sign = b.xor(p.sign, q.sign);
+    let (m, lz_m) = normalize(b, &p.significand);
+    let (d, lz_d) = normalize(b, &q.significand);
+    let (quotient, sticky) = divide_significands(b, &m, &d);
+    // V = quotient·2 + sticky has its top bit at 27 (m ≥ d) or 26: one normalizing step.
+    let mut v = vec![sticky];
+    v.extend_from_slice(&quotient);
+    let top_zero = b.not(v[27]);
+    let shifted: Vec<B::Wire> = std::iter::once(b.constant(false))
+        .chain(v[..27].iter().copied())
+        .collect();
+    let normalized = mux(b, top_zero, &v, &shifted);
+    // Biased exponent of the top bit: (e_x − lz_x) − (e_y − lz_y) + 127 − [top bit was 0].
+    let ex = super::extend(b, &p.exponent, EXP_BITS, false);
+    let ey = super::extend(b, &q.exponent, EXP_BITS, false);
+    let lz_m = super::extend(b, &lz_m, EXP_BITS, false);
+    let lz_d = super::extend(b, &lz_d, EXP_BITS, false);
+    let ex = sub(b, &ex, &lz_m);
+    let ey = sub(b, &ey, &lz_d);
+    let e = sub(b, &ex, &ey);
+    let bias = constant(b, 127, EXP_BITS);
+    let e = add(b, &e, &bias);
+    let step = super::extend(b, &[top_zero], EXP_BITS, false);
+    let e = sub(b, &e, &step);
+    let mut finite = round_pack(b, &normalized, &e);
+    finite.push(sign);
+    // 0 / y and x / ∞ are zero; x / 0 and ∞ / y infinite; 0 / 0, ∞ / ∞ and NaNs NaN.
+    let zero = or(b, p.is_zero, q.is_inf);
+    let inf = or(b, p.is_inf, q.is_zero);
+    let zero_by_zero = b.and(p.is_zero, q.is_zero);
+    let inf_by_inf = b.and(p.is_inf, q.is_inf);
+    let any_nan = or(b, p.is_nan, q.is_nan);
+    let invalid = or(b, zero_by_zero, inf_by_inf);
+    let nan = or(b, any_nan, invalid);
+    specials(b, finite, zero, sign, inf, sign, nan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,5 +441,48 @@ mod tests {
     #[test]
     fn mul_matches_host_f32() {
         sweep(f32_mul::<Plain>, |a, b| a * b, 3);
+    }
+
+    #[test]
+    fn div_matches_host_f32() {
+        sweep(f32_div::<Plain>, |a, b| a / b, 4);
+    }
+
+    /// Division's own hard cases: quotients that overflow to ∞ or underflow to subnormals
+    /// and zero, exact quotients, ties (a quotient exactly halfway needs a remainder of 0),
+    /// subnormal dividends and divisors, and x / x.
+    #[test]
+    fn div_edge_quotients_match_host_f32() {
+        let div = |a: f32, b: f32| a / b;
+        let cases = [
+            (0x7F7F_FFFF, 0x0000_0001), // max / min subnormal: overflow to ∞
+            (0x7F7F_FFFF, 0x3F00_0000), // max / 0.5: overflow
+            (0x0000_0001, 0x7F7F_FFFF), // min subnormal / max: underflow to 0
+            (0x0080_0000, 0x4000_0000), // min normal / 2: subnormal, exact
+            (0x0080_0001, 0x4000_0000), // a tie at the subnormal boundary
+            (0x0000_0003, 0x4000_0000), // 3 ulp / 2: tie to even
+            (0x0000_0001, 0x4000_0000), // min subnormal / 2: tie to 0
+            (0x0000_0001, 0x3F00_0000), // min subnormal / 0.5
+            (0x007F_FFFF, 0x0000_0001), // subnormal / subnormal
+            (0x3F80_0000, 0x4040_0000), // 1 / 3: inexact
+            (0x4120_0000, 0x4000_0000), // 10 / 2: exact
+            (0x3F80_0000, 0x3F80_0001), // 1 / (1 + ulp): just below 1
+            (0xC0E0_0000, 0x4100_0000), // −7 / 8
+            (0x3A83_126F, 0x4100_0000), // 0.001 / 8, GradDesc's divisor
+        ];
+        for (a, c) in cases {
+            check(f32_div::<Plain>, div, a, c);
+            check(f32_div::<Plain>, div, c, a);
+            check(f32_div::<Plain>, div, a ^ 0x8000_0000, c);
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for _ in 0..100_000 {
+            let a: u32 = rng.gen();
+            check(f32_div::<Plain>, div, a, a);
+            // Subnormal or tiny operands on either side.
+            let tiny: u32 = rng.gen::<u32>() & 0x80FF_FFFF;
+            check(f32_div::<Plain>, div, a, tiny);
+            check(f32_div::<Plain>, div, tiny, a);
+        }
     }
 }

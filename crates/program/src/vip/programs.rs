@@ -2,7 +2,7 @@
 //! [`crate::gadgets`]): each is the computation of HAAC §5 written once on the typed values.
 
 use super::Workload;
-use crate::gadgets::float::{f32_add, f32_mul, f32_sub};
+use crate::gadgets::float::{f32_add, f32_div, f32_mul, f32_sub};
 use crate::gadgets::{bits::hamming, mul::mul_const, select::relu};
 use crate::{Backend, Ctx, SInt, UInt};
 
@@ -244,15 +244,14 @@ fn xor_shifted<B: Backend>(b: &mut B, y: &[B::Wire], k: usize, left: bool, mask:
 /// operation a binary32 gadget ([`crate::gadgets::float`]) in source order, each Σ from +0
 /// over i = 0..7:
 /// dW = (−2·Σ xᵢ·(yᵢ − (w·xᵢ + b))) / 8; w −= L·dW; dB = (−2·Σ (yᵢ − (w·xᵢ + b))) / 8 with the
-/// new w; b −= L·dB. The division by 8 is a multiplication by 0.125: both are the exact
-/// quotient rounded once, so the results are identical (NaN included).
+/// new w; b −= L·dB. The divisions by 8 are [`f32_div`] gadgets, as the source writes them.
 fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<B>> {
     let (w, bias) = ctx.with(|b| {
         let word =
             |b: &mut B, v: u32| -> Vec<B::Wire> { (0..32).map(|i| b.constant(v >> i & 1 == 1)).collect() };
         let zero = word(b, 0);
         let minus_two = word(b, (-2.0f32).to_bits());
-        let eighth = word(b, 0.125f32.to_bits());
+        let eight = word(b, 8.0f32.to_bits());
         let rate = word(b, LEARNING_RATE_BITS);
         let (mut w, mut bias) = (zero.clone(), zero.clone());
         for _ in 0..GRADDESC_ROUNDS {
@@ -269,7 +268,7 @@ fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<
                 sum = f32_add(b, &sum, &term);
             }
             let scaled = f32_mul(b, &minus_two, &sum);
-            let dw = f32_mul(b, &scaled, &eighth);
+            let dw = f32_div(b, &scaled, &eight);
             let step = f32_mul(b, &rate, &dw);
             w = f32_sub(b, &w, &step);
             let mut sum = zero.clone();
@@ -278,7 +277,7 @@ fn graddesc<B: Backend>(ctx: &Ctx<B>, y: &[UInt<B>], x: &[UInt<B>]) -> Vec<UInt<
                 sum = f32_add(b, &sum, &r);
             }
             let scaled = f32_mul(b, &minus_two, &sum);
-            let db = f32_mul(b, &scaled, &eighth);
+            let db = f32_div(b, &scaled, &eight);
             let step = f32_mul(b, &rate, &db);
             bias = f32_sub(b, &bias, &step);
         }

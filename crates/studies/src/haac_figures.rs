@@ -1,25 +1,139 @@
-//! `mixgc sim FILES --plot DIR`: HAAC's evaluation (§6) over workloads given as `.haac`
-//! files named `WORKLOAD.*.haac` — Figure 6 (baseline, RO+RN, RO+RN+ESW speedups, DDR4),
+//! HAAC's evaluation (§6) over workloads given as `.haac` files named `WORKLOAD.*.haac`
+//! (`mixgc sim FILES --plot DIR`): Figure 6 (baseline, RO+RN, RO+RN+ESW speedups, DDR4),
 //! Figure 7 (compute versus off-chip wire traffic per schedule and window), Figure 8 (GE
 //! scaling with DDR4 and HBM2) as PNG and CSV, Table 3 (live / OoRW / total kilo-wires,
-//! segment versus full) as CSV, and the geometric means beside the seed's.
+//! segment versus full) as CSV, and the geometric means beside the seed's. Also the pieces
+//! `mixgc sim` shares with it: the model's configuration from `--set`, reading a file, and
+//! mixgc's CPU baseline.
+//!
+//! A workload's simulations are independent, so they run on all cores ([`parallel`]); the
+//! CPU baseline is measured first, alone, so that they do not disturb it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
-use mixgc_haac::sim::{all_live, reassigned, simulate, Memory, Role, SimReport};
-use mixgc_haac::{HaacCircuit, Schedule};
-use mixgc_studies::bar_chart::{write_png, BarChart};
+use mixgc_haac::sim::{all_live, reassigned, simulate, Memory, Role, SimConfig, SimReport};
+use mixgc_haac::{file, HaacCircuit, HaacProgram, Op, Schedule};
+use serde::Serialize;
 
-use crate::sim::{config, cpu_baseline, open, CpuBaseline};
-use crate::{write_stdout, CliError};
+use crate::bar_chart::{write_png, BarChart};
+use crate::common::CliError;
+use crate::cpu_time;
 
 /// HAAC Table 2's workload order; other names follow alphabetically.
 const ORDER: [&str; 8] = [
     "bubbst", "dotprod", "merse", "triangle", "hamm", "matmult", "relu", "graddesc",
 ];
 const GES: [u16; 5] = [1, 2, 4, 8, 16];
+
+/// The model's configuration for a file: the seed's, with the file's GE count, the chosen
+/// memory and the `--set NAME=VALUE` overrides.
+pub fn sim_config(set: &[String], ges: u16, memory: Memory) -> Result<SimConfig, CliError> {
+    let mut cfg = SimConfig::seed_default(ges, memory);
+    for item in set {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--set {item}: expected NAME=VALUE"))?;
+        cfg.set(name.trim(), value)?;
+    }
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// A `.haac` file, read and checked.
+pub fn open(path: &Path) -> Result<HaacCircuit, CliError> {
+    file::read_file(path).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// mixgc's CPU time for the circuit of a `.haac` program and where it comes from.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuBaseline {
+    pub source: &'static str,
+    pub seconds: f64,
+    pub ns_per_and: f64,
+}
+
+/// The CPU baseline: `ns_per_and` × ANDs when given, else the circuit garbled (Garbler) or
+/// evaluated (Evaluator) in memory here ([`cpu_time::measure`]).
+pub fn cpu_baseline(hc: &HaacCircuit, role: Role, ns_per_and: Option<f64>) -> Result<CpuBaseline, CliError> {
+    let ands = hc
+        .program
+        .instructions
+        .iter()
+        .filter(|i| i.op == Op::And)
+        .count()
+        .max(1) as f64;
+    if let Some(ns) = ns_per_and {
+        if !(ns.is_finite() && ns > 0.0) {
+            return Err(format!("--cpu-ns-per-and must be a positive number, not {ns}").into());
+        }
+        return Ok(CpuBaseline {
+            source: "--cpu-ns-per-and",
+            seconds: ns * ands * 1e-9,
+            ns_per_and: ns,
+        });
+    }
+    let circuit = mixgc_haac::to_circuit(hc)?;
+    let compiled = mixgc_compile::compile(&circuit);
+    let t = cpu_time::measure(&compiled, 1.0)?;
+    let (source, seconds) = match role {
+        Role::Garbler => ("garbling measured in memory here", t.garble_seconds),
+        Role::Evaluator => ("evaluation measured in memory here", t.evaluate_seconds),
+    };
+    Ok(CpuBaseline {
+        source,
+        seconds,
+        ns_per_and: seconds * 1e9 / ands,
+    })
+}
+
+/// One job for [`parallel`].
+pub type ParallelJob<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
+
+/// Runs independent jobs on up to `available_parallelism` threads; the results in the jobs'
+/// order.
+pub fn parallel<'a, T: Send>(jobs: Vec<ParallelJob<'a, T>>) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
+    if threads <= 1 {
+        return jobs.into_iter().map(|job| job()).collect();
+    }
+    let n = jobs.len();
+    let queue: Vec<Mutex<Option<ParallelJob<'a, T>>>> =
+        jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let results: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let job = queue[i].lock().ok().and_then(|mut j| j.take());
+                if let Some(job) = job {
+                    let value = job();
+                    if let Ok(mut slot) = results[i].lock() {
+                        *slot = Some(value);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .ok()
+                .flatten()
+                .expect("every job ran to completion (a panicking job propagates through the scope)")
+        })
+        .collect()
+}
 
 /// A workload's name: its file name up to the first '.'.
 fn workload(path: &Path) -> String {
@@ -51,13 +165,15 @@ struct Results {
     fig8_hbm2: Option<Vec<f64>>,
 }
 
+/// Simulates every file and writes the figures, tables and CSVs into `dir`; returns the
+/// summary (the geometric means beside the seed's) for stdout.
 pub fn write(
     files: &[PathBuf],
     dir: &Path,
     set: &[String],
     role: Role,
     cpu_ns: Option<f64>,
-) -> Result<(), CliError> {
+) -> Result<String, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut groups: BTreeMap<(usize, String), Vec<PathBuf>> = BTreeMap::new();
     for f in files {
@@ -71,6 +187,31 @@ pub fn write(
         all.push(measure(&name, &paths, set, role, cpu_ns)?);
     }
     write_outputs(dir, &all)
+}
+
+/// One simulation job of a workload.
+type Job<'a> = Box<dyn FnOnce() -> Result<SimReport, CliError> + Send + 'a>;
+
+/// A job: `program` as given (`ges` None) or reassigned to `ges` engines, at `memory`.
+fn sim_job<'a>(
+    name: &'a str,
+    set: &'a [String],
+    role: Role,
+    program: &'a HaacProgram,
+    ges: Option<u16>,
+    memory: Memory,
+    label: String,
+) -> Job<'a> {
+    Box::new(move || {
+        let cfg = sim_config(set, ges.unwrap_or(program.ges), memory)?;
+        let report = match ges {
+            None => simulate(program, &cfg, role),
+            Some(_) => reassigned(program, &cfg).and_then(|p| simulate(&p, &cfg, role)),
+        }
+        .map_err(|e| format!("{name}: {e}"))?;
+        eprintln!("sim --plot: {name}: {label}: {} cycles", report.cycles);
+        Ok(report)
+    })
 }
 
 fn measure(
@@ -89,15 +230,41 @@ fn measure(
             .find(|hc| hc.program.schedule == s && hc.program.window == window)
     };
     let baseline = pick(Schedule::Program).unwrap_or(&loaded[0]);
+    // Alone, before the simulations start: they would slow it down.
     let cpu = cpu_baseline(baseline, role, cpu_ns)?;
     let speedup = |r: &SimReport| cpu.seconds / r.seconds.max(1e-18);
-    let run = |hc: &HaacCircuit, memory: Memory| -> Result<SimReport, CliError> {
-        let cfg = config(set, hc.program.ges, memory)?;
-        simulate(&hc.program, &cfg, role).map_err(|e| format!("{name}: {e}").into())
-    };
+    let job = |program, ges, memory, label| sim_job(name, set, role, program, ges, memory, label);
+    let label = |hc: &HaacCircuit| format!("{} w{}", schedule_name(hc.program.schedule), hc.program.window);
+
+    // Every file as compiled (DDR4); Figure 6's baselines (program order and full order with
+    // every wire written back); Figure 8's HBM2 scaling of the full-order file.
+    let base = pick(Schedule::Program)
+        .zip(pick(Schedule::Full))
+        .map(|(program, full)| [all_live(&program.program), all_live(&full.program)]);
+    let mut jobs: Vec<Job> = loaded
+        .iter()
+        .map(|hc| job(&hc.program, None, Memory::Ddr4, label(hc)))
+        .collect();
+    if let Some([program, full]) = &base {
+        jobs.push(job(program, None, Memory::Ddr4, "baseline (all live)".into()));
+        jobs.push(job(full, None, Memory::Ddr4, "RO+RN (all live)".into()));
+    }
+    let hbm2_file = pick(Schedule::Full);
+    if let Some(hc) = hbm2_file {
+        for &g in &GES {
+            jobs.push(job(
+                &hc.program,
+                Some(g),
+                Memory::Hbm2,
+                format!("full, {g} GEs, HBM2"),
+            ));
+        }
+    }
+    let mut reports = parallel(jobs).into_iter();
+    let mut next = || reports.next().ok_or("a simulation result is missing")?;
     let mut files = Vec::new();
     for hc in &loaded {
-        files.push((hc.program.schedule, hc.program.window, run(hc, Memory::Ddr4)?));
+        files.push((hc.program.schedule, hc.program.window, next()?));
     }
     let report_of = |s: Schedule| {
         files
@@ -105,40 +272,39 @@ fn measure(
             .find(|(fs, w, _)| *fs == s && *w == window)
             .map(|(_, _, r)| r.clone())
     };
-    let fig6 = match (pick(Schedule::Program), pick(Schedule::Full)) {
-        (Some(program), Some(full)) => {
-            let base = |hc: &HaacCircuit| HaacCircuit {
-                program: all_live(&hc.program),
-                io: hc.io.clone(),
-            };
-            let b = run(&base(program), Memory::Ddr4)?;
-            let ro = run(&base(full), Memory::Ddr4)?;
+    let fig6 = match base {
+        Some(_) => {
+            let (b, ro) = (next()?, next()?);
             let esw = report_of(Schedule::Full).ok_or("the full-schedule report is missing")?;
             Some([speedup(&b), speedup(&ro), speedup(&esw)])
         }
-        _ => None,
+        None => None,
     };
+    let fig8_hbm2 = match hbm2_file {
+        Some(_) => Some(
+            GES.iter()
+                .map(|_| next().map(|r| speedup(&r)))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+
+    // Figure 8's DDR4 scaling of the better of segment and full.
     let best_ddr4 = [Schedule::Segment, Schedule::Full]
         .into_iter()
         .filter_map(|s| report_of(s).map(|r| (s, r.cycles)))
         .min_by_key(|&(_, c)| c)
         .map(|(s, _)| s);
-    let scale = |hc: &HaacCircuit, memory: Memory| -> Result<Vec<f64>, CliError> {
-        GES.iter()
-            .map(|&g| {
-                let cfg = config(set, g, memory)?;
-                let program = reassigned(&hc.program, &cfg).map_err(|e| format!("{name}: {e}"))?;
-                let r = simulate(&program, &cfg, role).map_err(|e| format!("{name}: {e}"))?;
-                Ok(speedup(&r))
-            })
-            .collect()
-    };
     let fig8_ddr4 = match best_ddr4.and_then(pick) {
-        Some(hc) => Some((hc.program.schedule, scale(hc, Memory::Ddr4)?)),
-        None => None,
-    };
-    let fig8_hbm2 = match pick(Schedule::Full) {
-        Some(hc) => Some(scale(hc, Memory::Hbm2)?),
+        Some(hc) => {
+            let s = schedule_name(hc.program.schedule);
+            let jobs = GES
+                .iter()
+                .map(|&g| job(&hc.program, Some(g), Memory::Ddr4, format!("{s}, {g} GEs, DDR4")))
+                .collect();
+            let runs = parallel(jobs).into_iter().map(|r| r.map(|r| speedup(&r)));
+            Some((hc.program.schedule, runs.collect::<Result<Vec<_>, _>>()?))
+        }
         None => None,
     };
     Ok(Results {
@@ -165,7 +331,7 @@ fn save(dir: &Path, file: &str, text: &str) -> Result<(), CliError> {
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()).into())
 }
 
-fn write_outputs(dir: &Path, all: &[Results]) -> Result<(), CliError> {
+fn write_outputs(dir: &Path, all: &[Results]) -> Result<String, CliError> {
     let mut runs = String::from(
         "workload,schedule,window,ges,role,cycles,seconds,compute_cycles,memory_cycles,\
          wire_traffic_cycles,bound,live_wires,oorw_reads,bytes_total,cpu_seconds,cpu_source,speedup\n",
@@ -306,7 +472,7 @@ fn write_outputs(dir: &Path, all: &[Results]) -> Result<(), CliError> {
             },
         )?;
     }
-    write_stdout(&summary(dir, &fig6_groups, &ddr4_groups, &hbm2_groups))
+    Ok(summary(dir, &fig6_groups, &ddr4_groups, &hbm2_groups))
 }
 
 fn join(v: &[f64]) -> String {
@@ -353,5 +519,26 @@ mod tests {
         assert_eq!(workload(Path::new("relu.haac")), "relu");
         assert!((geomean([2.0, 8.0]).unwrap() - 4.0).abs() < 1e-12);
         assert_eq!(geomean(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn set_overrides_and_rejects() {
+        let cfg = sim_config(&["xor_latency=2".into()], 4, Memory::Ddr4).unwrap();
+        assert_eq!(cfg.xor_latency, 2);
+        assert!(sim_config(&["xor_latency".into()], 4, Memory::Ddr4)
+            .unwrap_err()
+            .to_string()
+            .contains("NAME=VALUE"));
+        assert!(sim_config(&["nope=1".into()], 4, Memory::Ddr4).is_err());
+        assert!(sim_config(&["xor_latency=0".into()], 4, Memory::Ddr4).is_err());
+    }
+
+    #[test]
+    fn parallel_keeps_the_jobs_order() {
+        let jobs: Vec<Box<dyn FnOnce() -> usize + Send>> = (0..37usize)
+            .map(|i| Box::new(move || i * i) as Box<dyn FnOnce() -> usize + Send>)
+            .collect();
+        assert_eq!(parallel(jobs), (0..37).map(|i| i * i).collect::<Vec<_>>());
+        assert!(parallel::<u8>(Vec::new()).is_empty());
     }
 }
