@@ -12,6 +12,15 @@ use mixgc_nparty::Mesh;
 
 use common::run_parties;
 
+/// The tests of this file run one at a time: their parties wait on each other's ciphertext
+/// products, and several n-party runs at once on two busy cores can outlast the in-memory
+/// mesh's 30 s timeout.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn keys(mesh: &mut Mesh, rng: &mut ChaCha20Rng) -> ThresholdKeys {
     keygen(mesh, &parameters(), &[21; 32], rng).unwrap()
 }
@@ -40,6 +49,7 @@ fn xor_all(v: &[Vec<u8>]) -> Vec<u8> {
 
 #[test]
 fn shares_of_xored_bits_sum_to_the_xor() {
+    let _serial = serial();
     for n in [2, 3, 5] {
         let k = 300;
         let input = bits(n, k, 700 + n as u64);
@@ -60,6 +70,7 @@ fn shares_of_xored_bits_sum_to_the_xor() {
 
 #[test]
 fn boolean_triples_from_he_multiply_and_bad_bits_are_refused() {
+    let _serial = serial();
     for n in [2, 3, 5] {
         let count = 500;
         let got = run_parties(n, 720 + n as u64, |mesh, rng| {
@@ -131,6 +142,7 @@ fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
 
 #[test]
 fn per_party_bytes_stay_within_constant_bounds_from_2_to_5_parties() {
+    let _serial = serial();
     // The bounds do not depend on n; the tree's roles with two outgoing ciphertexts first
     // occur at n = 5, so the maxima grow from n = 2 to 5 and then stay (see the ignored
     // test for 8 and 16).
@@ -143,6 +155,7 @@ fn per_party_bytes_stay_within_constant_bounds_from_2_to_5_parties() {
 #[test]
 #[ignore]
 fn per_party_bytes_stay_within_constant_bounds_at_8_and_16_parties() {
+    let _serial = serial();
     for n in [8, 16] {
         check_bounds(n, traffic(n));
     }
