@@ -60,7 +60,10 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
     let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
     or_abort(&mut mesh, id, |m| keys.prepare_products(m, &mut rng).map(|_| ()))?;
     let setup_s = started.elapsed().as_secs_f64();
-    say(id, &format!("setup (threshold keygen, relinearization key, base OTs) {setup_s:.2} s"));
+    say(
+        id,
+        &format!("setup (threshold keygen, relinearization key, base OTs) {setup_s:.2} s"),
+    );
     let mut items = Vec::with_capacity(MEASURED.len());
     for what in MEASURED {
         let k = batch_of(what, args.batch);

@@ -70,7 +70,11 @@ impl ThresholdKeys {
         rng: &mut R,
     ) -> Result<Triples, MixedError> {
         let me = mesh.me();
-        let mut draw = |on: bool| -> Vec<u8> { (0..k).map(|_| if on { rng.random_range(0..2u8) } else { 0 }).collect() };
+        let mut draw = |on: bool| -> Vec<u8> {
+            (0..k)
+                .map(|_| if on { rng.random_range(0..2u8) } else { 0 })
+                .collect()
+        };
         let (a, b, c) = (draw(true), draw(true), draw(me != 0));
         let za = self.xor_signs_at_root(mesh, &a, rng)?;
         let zb = self.xor_signs_at_root(mesh, &b, rng)?;
@@ -84,7 +88,11 @@ impl ThresholdKeys {
                 Some(vec![self.product(rlk, &zc, &sum, rng)?])
             }
             (None, None, None) => None,
-            _ => return Err(MixedError::Usage("internal: the XOR trees have different roots".into())),
+            _ => {
+                return Err(MixedError::Usage(
+                    "internal: the XOR trees have different roots".into(),
+                ))
+            }
         };
         let y = self
             .spread_for_e2a(mesh, 0, 1, y)?

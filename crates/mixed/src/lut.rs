@@ -72,8 +72,8 @@ use mixgc_nparty::Mesh;
 use crate::chain::{pass_from_root, sum_to_root};
 use crate::conversions::scaled_plaintext;
 use crate::keygen::{malformed, recv_poly};
-use crate::sign_tree::tree_fits;
 use crate::ops::{encode, mul_plain, recv_ciphertext, send_ciphertext};
+use crate::sign_tree::tree_fits;
 use crate::wire::{encode_ciphertext, zero_secret_key};
 use crate::{MixedError, ThresholdKeys};
 

@@ -73,7 +73,11 @@ fn build(lo: usize, hi: usize, nodes: &mut Vec<Node>) -> Source {
     let mid = lo + (hi - lo).div_ceil(2);
     let left = build(lo, mid, nodes);
     let right = build(mid, hi, nodes);
-    nodes.push(Node { at: mid - 1, left, right });
+    nodes.push(Node {
+        at: mid - 1,
+        left,
+        right,
+    });
     Source::Node(mid - 1)
 }
 
@@ -107,7 +111,10 @@ fn role(n: usize, me: usize) -> Role {
             Source::Leaf(pos) if pos == my_pos => None,
             Source::Leaf(pos) | Source::Node(pos) => Some(party(pos)),
         };
-        ([child(node.left), child(node.right)], parent_of(Source::Node(my_pos)))
+        (
+            [child(node.left), child(node.right)],
+            parent_of(Source::Node(my_pos)),
+        )
     });
     Role { leaf_to, node }
 }
@@ -183,9 +190,9 @@ impl ThresholdKeys {
         for child in children {
             operands.push(match child {
                 Some(from) => recv_ciphertext(mesh, from, &par)?,
-                None => leaf.take().ok_or_else(|| {
-                    MixedError::Usage("internal: the XOR tree uses a leaf twice".into())
-                })?,
+                None => leaf
+                    .take()
+                    .ok_or_else(|| MixedError::Usage("internal: the XOR tree uses a leaf twice".into()))?,
             });
         }
         let product = self.product(rlk, &operands[0], &operands[1], rng)?;
@@ -246,12 +253,18 @@ mod tests {
                 .map(|(c, _)| c.len())
                 .sum();
             assert_eq!(uses, 2 * (n - 1), "n = {n}");
-            assert!(sent.iter().all(|&s| s <= 2) && received.iter().all(|&r| r <= 2), "n = {n}");
+            assert!(
+                sent.iter().all(|&s| s <= 2) && received.iter().all(|&r| r <= 2),
+                "n = {n}"
+            );
             let mut nodes = Vec::new();
             build(0, n, &mut nodes);
             assert_eq!(nodes.len(), n - 1);
         }
-        assert_eq!((tree_depth(2), tree_depth(3), tree_depth(16), tree_depth(17)), (1, 2, 4, 5));
+        assert_eq!(
+            (tree_depth(2), tree_depth(3), tree_depth(16), tree_depth(17)),
+            (1, 2, 4, 5)
+        );
         assert!(tree_fits(64, 0) && !tree_fits(65, 0) && tree_fits(16, 2) && !tree_fits(17, 2));
     }
 

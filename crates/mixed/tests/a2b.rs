@@ -124,6 +124,9 @@ fn a2b_bytes_per_party_per_conversion() {
         let bound = 32.0 * (2.0 * ct + 2.0 * poly + 1.0)
             + 5.0 * 16384.0 / k as f64 * (6.0 * ct + 2.0 * poly + 5.0)
             + 100.0;
-        assert!(sent > 0.0 && sent <= bound && received <= bound, "n = {n}: {sent}, {received} > {bound}");
+        assert!(
+            sent > 0.0 && sent <= bound && received <= bound,
+            "n = {n}: {sent}, {received} > {bound}"
+        );
     }
 }

@@ -342,7 +342,10 @@ fn b2a_bytes_per_party_per_conversion() {
     // The XOR tree: at most two ciphertexts (109.5 B a slot each) and two E2A polynomials
     // (54.75 B) out and in per party, whatever n.
     for sent in &offline_sent {
-        assert!(*sent <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0, "offline sent: {offline_sent:?}");
+        assert!(
+            *sent <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0,
+            "offline sent: {offline_sent:?}"
+        );
     }
     // The online opening is chain-aggregated: about 2 packed bits out and in per party per
     // conversion, whatever n.
@@ -520,6 +523,9 @@ fn b2a_bytes_per_party_per_conversion_at_8_and_16_parties() {
             on.4 * 1e3
         );
         assert!(on.0 <= 0.35 && on.2 <= 0.35, "{on:?}");
-        assert!(off.0 <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0 && off.2 <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0, "{off:?}");
+        assert!(
+            off.0 <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0 && off.2 <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0,
+            "{off:?}"
+        );
     }
 }

@@ -44,7 +44,9 @@ fn bits(n: usize, k: usize, seed: u64) -> Vec<Vec<u8>> {
 }
 
 fn xor_all(v: &[Vec<u8>]) -> Vec<u8> {
-    (0..v[0].len()).map(|j| v.iter().fold(0, |a, b| a ^ b[j])).collect()
+    (0..v[0].len())
+        .map(|j| v.iter().fold(0, |a, b| a ^ b[j]))
+        .collect()
 }
 
 #[test]
@@ -57,7 +59,9 @@ fn shares_of_xored_bits_sum_to_the_xor() {
             let keys = keys(mesh, rng);
             keys.xor_to_shares(mesh, &input[mesh.me()], rng).unwrap()
         });
-        let sum: Vec<u64> = (0..k).map(|j| got.iter().fold(0, |a, s| (a + s[j]) % P)).collect();
+        let sum: Vec<u64> = (0..k)
+            .map(|j| got.iter().fold(0, |a, s| (a + s[j]) % P))
+            .collect();
         let want: Vec<u64> = xor_all(&input).iter().map(|&b| u64::from(b)).collect();
         assert_eq!(sum, want, "n = {n}");
         assert_eq!(want[1], (n % 2) as u64);
@@ -79,7 +83,9 @@ fn boolean_triples_from_he_multiply_and_bad_bits_are_refused() {
             (keys.boolean_triples(mesh, count, rng).unwrap(), refused)
         });
         let xor = |f: &dyn Fn(&mixgc_nparty::Triples) -> &Vec<bool>| -> Vec<bool> {
-            (0..count).map(|j| got.iter().fold(false, |a, (t, _)| a ^ f(t)[j])).collect()
+            (0..count)
+                .map(|j| got.iter().fold(false, |a, (t, _)| a ^ f(t)[j]))
+                .collect()
         };
         let (a, b, c) = (xor(&|t| &t.a), xor(&|t| &t.b), xor(&|t| &t.c));
         for j in 0..count {
@@ -103,7 +109,10 @@ fn traffic(n: usize) -> [(f64, f64, f64, f64); 2] {
         keys.prepare_products(mesh, rng).unwrap();
         let total = |mesh: &Mesh| {
             let b = mesh.bytes();
-            (b.iter().map(|x| x.0).sum::<u64>(), b.iter().map(|x| x.1).sum::<u64>())
+            (
+                b.iter().map(|x| x.0).sum::<u64>(),
+                b.iter().map(|x| x.1).sum::<u64>(),
+            )
         };
         let t0 = total(mesh);
         let bits: Vec<u8> = (0..DEGREE).map(|_| rng.random_range(0..2)).collect();
@@ -132,12 +141,21 @@ const POLY: f64 = CT / 2.0;
 /// 4-byte opening.
 fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
     let [b2a, triple] = t;
-    println!("n = {n}: B2A mask sent max {:.1} mean {:.1}, received max {:.1} mean {:.1} B per bit", b2a.0, b2a.1, b2a.2, b2a.3);
-    println!("n = {n}: Boolean triple sent max {:.1} mean {:.1}, received max {:.1} mean {:.1} B", triple.0, triple.1, triple.2, triple.3);
+    println!(
+        "n = {n}: B2A mask sent max {:.1} mean {:.1}, received max {:.1} mean {:.1} B per bit",
+        b2a.0, b2a.1, b2a.2, b2a.3
+    );
+    println!(
+        "n = {n}: Boolean triple sent max {:.1} mean {:.1}, received max {:.1} mean {:.1} B",
+        triple.0, triple.1, triple.2, triple.3
+    );
     let bound = 2.0 * CT + 2.0 * POLY + 1.0;
     assert!(b2a.0 <= bound && b2a.2 <= bound, "n = {n}: {b2a:?} above {bound}");
     let bound = 6.0 * CT + 2.0 * POLY + 5.0;
-    assert!(triple.0 <= bound && triple.2 <= bound, "n = {n}: {triple:?} above {bound}");
+    assert!(
+        triple.0 <= bound && triple.2 <= bound,
+        "n = {n}: {triple:?} above {bound}"
+    );
 }
 
 #[test]
