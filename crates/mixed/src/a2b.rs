@@ -14,11 +14,13 @@
 //!    t = s + (2^33 − p) mod 2^33, whose carry out c says s ≥ p; the output is s ⊕ c·(t ⊕ s).
 //!    Each full adder costs one AND: carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)).
 //!
-//! The ANDs use GMW with Boolean Beaver triples from `mixgc_nparty::Correlations` (OT
-//! extension between every pair of parties): a deviation from the seed, which evaluates
-//! the adder with its own lookup tables. Those triples make A2B's offline traffic per
-//! party grow linearly in n (quadratic in total); the openings of d = x ⊕ a, e = y ⊕ b are
-//! chain-aggregated ([`crate::lut`]), constant per party.
+//! The ANDs use GMW with Boolean Beaver triples (a deviation from the seed, which evaluates
+//! the adder with its own lookup tables): from threshold HE
+//! ([`ThresholdKeys::boolean_triples`], per-party traffic constant in n) where their noise
+//! fits (n ≤ 16, [`crate::bool_triples::he_triples_fit`]), else from
+//! `mixgc_nparty::Correlations` (OT extension between every pair, linear in n per party).
+//! The openings of d = x ⊕ a, e = y ⊕ b are chain-aggregated ([`crate::lut`]), constant per
+//! party.
 
 use fhe_rand::{CryptoRng, Rng, RngCore};
 use mixgc_core::Block;
