@@ -22,7 +22,7 @@ use crate::CliError;
 pub struct MixedBenchPartyArgs {
     #[command(flatten)]
     mesh: MeshArgs,
-    /// Items per batch, 1 to 8192 (see `mixgc bench --batch`).
+    /// Items per batch, 1 to 16384 (see `mixgc bench --batch`).
     #[arg(long, value_name = "K", default_value_t = DEFAULT_BATCH)]
     batch: usize,
     /// Where to write this party's figures (JSON).
@@ -60,8 +60,12 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
     let mut rng = os_rng();
     let keys = or_abort(&mut mesh, id, |m| keygen(m, &parameters(), &session, &mut rng))?;
     let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
+    or_abort(&mut mesh, id, |m| keys.prepare_products(m, &mut rng).map(|_| ()))?;
     let setup_s = started.elapsed().as_secs_f64();
-    say(id, &format!("setup (threshold keygen, base OTs) {setup_s:.2} s"));
+    say(
+        id,
+        &format!("setup (threshold keygen, relinearization key, base OTs) {setup_s:.2} s"),
+    );
     let mut items = Vec::with_capacity(MEASURED.len());
     for what in MEASURED {
         let k = batch_of(what, args.batch);

@@ -14,11 +14,13 @@
 //!    t = s + (2^33 − p) mod 2^33, whose carry out c says s ≥ p; the output is s ⊕ c·(t ⊕ s).
 //!    Each full adder costs one AND: carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)).
 //!
-//! The ANDs use GMW with Boolean Beaver triples from `mixgc_nparty::Correlations` (OT
-//! extension between every pair of parties): a deviation from the seed, which evaluates
-//! the adder with its own lookup tables. Those triples make A2B's offline traffic per
-//! party grow linearly in n (quadratic in total); the openings of d = x ⊕ a, e = y ⊕ b are
-//! chain-aggregated ([`crate::lut`]), constant per party.
+//! The ANDs use GMW with Boolean Beaver triples (a deviation from the seed, which evaluates
+//! the adder with its own lookup tables): from threshold HE
+//! ([`ThresholdKeys::boolean_triples`], per-party traffic constant in n) where their noise
+//! fits (n ≤ 16, [`crate::bool_triples::he_triples_fit`]), else from
+//! `mixgc_nparty::Correlations` (OT extension between every pair, linear in n per party).
+//! The openings of d = x ⊕ a, e = y ⊕ b are chain-aggregated ([`crate::lut`]), constant per
+//! party.
 
 use fhe_rand::{CryptoRng, Rng, RngCore};
 use mixgc_core::Block;
@@ -26,6 +28,7 @@ use mixgc_nparty::{Correlations, Mesh, Triples};
 use rand::SeedableRng;
 
 use crate::b2a::b2a;
+use crate::bool_triples::he_triples_fit;
 use crate::chain::{pass_from_root, sum_to_root};
 use crate::keygen::malformed;
 use crate::lut::open_bits;
@@ -40,6 +43,9 @@ pub const WIDTH_BITS: u32 = WIDTH as u32;
 
 /// ANDs the mod-p adder of one A2B costs: 32 (u + r) + 33 (− p) + 32 (the selection).
 pub const ANDS_PER_A2B: usize = 3 * WIDTH + 1;
+
+/// ANDs of the r < p check per candidate: 29 for ¬r[0] ∧ … ∧ ¬r[29], 2 more with r[31], r[30].
+const CHECK_ANDS: usize = 31;
 
 /// This party's side of the Boolean engine A2B runs its adder on: pairwise OT extensions
 /// for Beaver triples (set up once per session), and triples made ahead of use.
@@ -91,6 +97,13 @@ impl BooleanEngine {
     /// first. Every party calls it at once with the same count.
     pub fn stock(&mut self, mesh: &mut Mesh, count: usize) -> Result<(), MixedError> {
         let fresh = self.triples(mesh, count)?;
+        self.stock_triples(fresh);
+        Ok(())
+    }
+
+    /// Adds triples made elsewhere (e.g. [`ThresholdKeys::boolean_triples`], from threshold
+    /// HE) to the stock. Every party adds its shares of the same triples at once.
+    pub fn stock_triples(&mut self, fresh: Triples) {
         let used = std::mem::take(&mut self.used);
         for (kept, new) in [
             (&mut self.stock.a, fresh.a),
@@ -100,7 +113,6 @@ impl BooleanEngine {
             kept.drain(..used);
             kept.extend(new);
         }
-        Ok(())
     }
 
     /// Triples in stock, not yet used.
@@ -209,14 +221,22 @@ fn random_below_p<R: RngCore + CryptoRng>(
     engine: &mut BooleanEngine,
     mesh: &mut Mesh,
     count: usize,
+    he: Option<&ThresholdKeys>,
     rng: &mut R,
 ) -> Result<Vec<Bits>, MixedError> {
     let me = mesh.me();
     let mut kept: Vec<Bits> = (0..WIDTH).map(|_| Vec::with_capacity(count)).collect();
+    let mut round = 0;
     while kept[0].len() < count {
         // A candidate is rejected with probability ≈ 1/4: draw 4/3 of what is missing.
         let need = count - kept[0].len();
         let lanes = need + need / 3 + 16;
+        // The first round's triples come with the adder's (one HE run); later rounds make
+        // their own.
+        if let (Some(keys), true) = (he, round > 0) {
+            engine.stock_triples(keys.boolean_triples(mesh, CHECK_ANDS * lanes, rng)?);
+        }
+        round += 1;
         let bits: Vec<Bits> = (0..WIDTH)
             .map(|_| (0..lanes).map(|_| rng.random_range(0..2u8)).collect())
             .collect();
@@ -297,14 +317,25 @@ pub fn a2b_preprocess<R: RngCore + CryptoRng>(
             r_arith: Vec::new(),
         });
     }
+    // Boolean triples from threshold HE (constant bytes per party in n) where their
+    // products fit the noise budget, else pairwise OT extension.
+    let he = he_triples_fit(mesh.parties()).then_some(keys);
+    if let Some(keys) = he {
+        mesh.set_phase("A2B: Boolean triples from HE");
+        let lanes = count + count / 3 + 16;
+        let made = keys.boolean_triples(mesh, CHECK_ANDS * lanes + ANDS_PER_A2B * count, rng)?;
+        engine.stock_triples(made);
+    }
     mesh.set_phase("A2B: random r < p");
-    let r = random_below_p(engine, mesh, count, rng)?;
+    let r = random_below_p(engine, mesh, count, he, rng)?;
     let r_values: Vec<u64> = (0..count)
         .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(r[j][i]) << j)))
         .collect();
     let r_arith = b2a(keys, mesh, &r_values, WIDTH as u32, rng)?;
-    mesh.set_phase("A2B: the adder's triples");
-    engine.stock(mesh, ANDS_PER_A2B * count)?;
+    if he.is_none() {
+        mesh.set_phase("A2B: the adder's triples");
+        engine.stock(mesh, ANDS_PER_A2B * count)?;
+    }
     Ok(A2bPreprocessed { r, r_arith })
 }
 

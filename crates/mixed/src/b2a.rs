@@ -23,7 +23,8 @@ use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS};
 /// Figure 9).
 pub const MAX_WIDTH: u32 = 32;
 
-/// Offline B2A for `count` ≤ N bits: masked copies of the public table (0, 1).
+/// Offline B2A for `count` ≤ N bits: masked copies of the public table (0, 1), from the
+/// XOR tree ([`crate::xor_tables`]) where it fits (n ≤ 64), else the table chain.
 pub fn b2a_preprocess<R: RngCore + CryptoRng>(
     keys: &ThresholdKeys,
     mesh: &mut Mesh,

@@ -18,9 +18,9 @@
 //! (this module's use), not for E2A, where shares must hide the noise: that step needs
 //! flooding noise of its own, argued where it is built.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use fhe::bfv::{BfvParameters, Ciphertext, Encoding, PublicKey, SecretKey};
+use fhe::bfv::{BfvParameters, Ciphertext, Encoding, PublicKey, RelinearizationKey, SecretKey};
 use fhe::mbfv::{Aggregate, CommonRandomPoly, PublicKeyShare, SecretKeySwitchShare};
 use fhe_math::rq::{traits::TryConvertFrom, Poly, Representation};
 use fhe_rand::{CryptoRng, RngCore, SeedableRng};
@@ -58,6 +58,9 @@ pub struct ThresholdKeys {
     crp_seed: [u8; 32],
     public: PublicKey,
     zero: SecretKey,
+    /// The collective relinearization key, made once per session on first need
+    /// ([`crate::sign_tree`]).
+    relin: OnceLock<RelinearizationKey>,
 }
 
 impl std::fmt::Debug for ThresholdKeys {
@@ -124,6 +127,7 @@ pub fn keygen<R: RngCore + CryptoRng>(
         crp_seed,
         public,
         zero: zero_secret_key(par)?,
+        relin: OnceLock::new(),
     })
 }
 
@@ -161,6 +165,11 @@ impl ThresholdKeys {
         );
         s.change_representation(Representation::Ntt);
         Ok(s)
+    }
+
+    /// Where the session's relinearization key is kept once made.
+    pub(crate) fn relin_cell(&self) -> &OnceLock<RelinearizationKey> {
+        &self.relin
     }
 
     /// The public seed of this key's common random polynomials.

@@ -4,7 +4,7 @@
 //! values packed into the slots of a full-threshold (n-out-of-n) BFV ciphertext under a
 //! collective public key, on top of `mixgc_nparty`'s [`Mesh`](mixgc_nparty::Mesh):
 //!
-//! - [`params`]: the BFV parameter set (N = 8192, the seed's p = 2^32 − 2^30 + 1);
+//! - [`params`]: the BFV parameter set (N = 16384, the seed's p = 2^32 − 2^30 + 1);
 //! - [`keygen`]: distributed key generation (Mouchet et al., "Multiparty Homomorphic
 //!   Encryption from Ring-Learning-with-Errors", Protocol 1 EncKeyGen), each secret-key
 //!   share staying in its own process;
@@ -22,6 +22,9 @@
 //! - [`a2b`]: A2B by a Boolean mod-p adder on XOR shares (seed §5.2, Figure 10), offline
 //!   and online;
 //! - [`triples`]: arithmetic Beaver triples from threshold HE (seed §3.3);
+//! - [`sign_tree`], [`xor_tables`], [`bool_triples`]: the XOR of the parties' bits under
+//!   encryption by a binary tree of ciphertext products, and on it B2A's masked tables and
+//!   Boolean triples with per-party traffic constant in n;
 //! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
@@ -30,6 +33,7 @@
 pub mod a2b;
 pub mod b2a;
 pub mod biomatch;
+pub mod bool_triples;
 mod chain;
 pub mod conversions;
 pub mod distgarble;
@@ -40,8 +44,10 @@ pub mod lut;
 pub mod ops;
 pub mod params;
 mod relin;
+pub mod sign_tree;
 pub mod triples;
 pub mod wire;
+pub mod xor_tables;
 
 pub use error::MixedError;
 pub use keygen::{keygen, ThresholdKeys};

@@ -36,15 +36,16 @@
 //!
 //! **Noise and refreshes (deviation, argued).** Each homomorphic swap multiplies the noise
 //! by the mask polynomial, whose coefficients are uniform mod p: measured +42 bits per swap
-//! (fresh ≈ 2^13, one swap ≈ 2^50, two ≈ 2^91, three ≈ 2^135, four ≈ 2^178) against
-//! q ≈ 2^218. The seed refreshes by bootstrapping (§4.1, §7.1), which `fhe` 0.1.1 does not
-//! have; here, after [`SWAPS_PER_REFRESH`] homomorphic swaps, the pair is refreshed by
-//! E2A then a re-encryption of the shares under a common random polynomial (fresh noise;
-//! Mouchet et al.'s collective refresh). So with n ≤ 3 (Case 1) the chain
-//! needs no refresh and every party's traffic is constant; beyond it every party takes part
-//! in about (n − 1)/2 − 1 refreshes, and its traffic grows linearly in n (measured in
-//! `docs/mixed-mode.md`). Larger parameters (N = 16384, log q ≈ 438, Δ ≈ 2^406) would
-//! allow about 7 swaps between refreshes under the same flooding argument.
+//! at N = 8192 (fresh ≈ 2^13, one swap ≈ 2^50, two ≈ 2^91) and +51 bits at N = 16384 (a
+//! product by a ±1 mask, fresh ≈ 2^15). The seed refreshes by bootstrapping (§4.1, §7.1),
+//! which `fhe` 0.1.1 does not have; here, after [`SWAPS_PER_REFRESH`] homomorphic swaps,
+//! the pair is refreshed by E2A then a re-encryption of the shares under a common random
+//! polynomial (fresh noise; Mouchet et al.'s collective refresh). Every party takes part in
+//! a refresh, so a chain of n parties costs each party traffic linear in n. **Public tables
+//! of size 2 (B2A) no longer use this chain** where the XOR tree fits (n ≤ 64): see
+//! [`crate::xor_tables`] and [`crate::sign_tree`]; private tables and tables of more than
+//! two entries still do. (At N = 16384 about five swaps would fit between refreshes; two are
+//! kept, so that the refresh stays exercised by the tests at n = 5.)
 //!
 //! **Tables of M = 2^m entries** (up to [`MAX_TABLE_SIZE`]): the same chain with M
 //! ciphertexts (entry v of every table in ciphertext c_v) and masks r_i ∈ [0, M); party i
@@ -72,6 +73,7 @@ use crate::chain::{pass_from_root, sum_to_root};
 use crate::conversions::scaled_plaintext;
 use crate::keygen::{malformed, recv_poly};
 use crate::ops::{encode, mul_plain, recv_ciphertext, send_ciphertext};
+use crate::sign_tree::tree_fits;
 use crate::wire::{encode_ciphertext, zero_secret_key};
 use crate::{MixedError, ThresholdKeys};
 
@@ -79,13 +81,14 @@ use crate::{MixedError, ThresholdKeys};
 const REFRESH_CRP_CONTEXT: &str = "mixgc-mixed 2026-11 lookup-table refresh common random polynomial";
 
 /// Homomorphic swaps a ciphertext pair may take before it is refreshed (see the module
-/// docs: two swaps leave the noise near 2^91, below [`MAX_NOISE_BITS`]).
+/// docs: two swaps leave the noise near 2^117 at N = 16384, below [`MAX_NOISE_BITS`]).
 pub const SWAPS_PER_REFRESH: usize = 2;
 
 /// The noise (bits per coefficient) this module lets a ciphertext reach before a
-/// decryption: two swaps (measured ≈ 91 bits) with margin. E2A's flooding hides it for
-/// every n ≤ 2^20 (a test checks `flooding_hides` at this width).
-pub const MAX_NOISE_BITS: u64 = 100;
+/// decryption: two swaps (≈ 2·51 bits over fresh ≈ 2^15, plus 2 bits for 16-entry tables)
+/// with margin. E2A's flooding hides it for every n ≤ 2^20 (a test checks
+/// `flooding_hides` at this width).
+pub const MAX_NOISE_BITS: u64 = 130;
 
 /// The largest table size M = 2^m [`ThresholdKeys::masked_tables`] takes: a general
 /// permutation step costs M² plaintext products and M ciphertexts per party.
@@ -121,6 +124,11 @@ pub struct MaskedTables {
 }
 
 impl MaskedTables {
+    /// Tables from this party's mask shares and entry shares (entry v at `entries[v]`).
+    pub(crate) fn from_parts(mask: Vec<u8>, entries: Vec<Vec<u64>>) -> Self {
+        MaskedTables { mask, entries }
+    }
+
     /// The number of tables.
     pub fn len(&self) -> usize {
         self.mask.len()
@@ -233,6 +241,9 @@ impl ThresholdKeys {
         let entries = tables.entries();
         let (size, k) = check_tables(&par, entries)?;
         let (me, n) = (mesh.me(), mesh.parties());
+        if let (Tables::Public { entries }, true) = (tables, size == 2 && tree_fits(n, 0)) {
+            return self.masked_public_pairs(mesh, entries[0], entries[1], rng);
+        }
         let mask: Vec<u8> = (0..k).map(|_| rng.random_range(0..size) as u8).collect();
 
         mesh.set_phase("masked tables: the first party's tables");
@@ -375,7 +386,7 @@ impl ThresholdKeys {
     /// `holder` to party 0 alone (E2A's root, the only party that reads them). Elsewhere c0
     /// is returned as zero, which E2A at a non-root party never reads. This halves the pass
     /// of whole ciphertexts.
-    fn spread_for_e2a(
+    pub(crate) fn spread_for_e2a(
         &self,
         mesh: &mut Mesh,
         holder: usize,

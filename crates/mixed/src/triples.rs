@@ -14,7 +14,7 @@
 //! per-party flooding hides noise far above a plaintext product's (≈ 2^60,
 //! [`crate::conversions::flooding_hides`]). No ciphertext–ciphertext product is needed, so
 //! no relinearization key. Per party: at most six ciphertext-sized messages out and in
-//! whatever n (chain aggregation), i.e. about 2.7 MB per batch of N = 8192 triples.
+//! whatever n (chain aggregation), i.e. about 10.7 MB per batch of N = 16384 triples.
 
 use fhe_rand::{CryptoRng, Rng, RngCore};
 use mixgc_nparty::Mesh;

@@ -121,7 +121,7 @@ pub struct BenchArgs {
     /// maximum and the mean). A human-readable summary goes to stderr.
     #[arg(long, requires = "parties")]
     mixed: bool,
-    /// With --mixed: items per batch, 1 to 8192 (one ciphertext of slots, the default):
+    /// With --mixed: items per batch, 1 to 16384 (one ciphertext of slots, the default):
     /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots);
     /// distributed garbling garbles K/4096 AND gates (at least one).
     #[arg(long, requires = "mixed", value_name = "K")]

@@ -26,8 +26,8 @@ use crate::common::{write_stdout, CliError};
 /// the parties' own in the reports).
 const P: u64 = 3_221_225_473;
 
-/// One full ciphertext of slots (N = 8192): the default batch.
-pub const DEFAULT_BATCH: usize = 8192;
+/// One full ciphertext of slots (N = 16384): the default batch.
+pub const DEFAULT_BATCH: usize = 16384;
 
 /// The things measured, in order.
 pub const MEASURED: [&str; 5] = ["b2a", "a2b", "triple_bool", "triple_arith", "garble_and"];

@@ -1,0 +1,151 @@
+//! Boolean Beaver triples from threshold HE with per-party traffic constant in n (issue #18,
+//! "linear scaling" for A2B; the Boolean counterpart of the seed's §3.3 arithmetic triples).
+//!
+//! Every party samples a_i, b_i and, except party 0, c_i. Three XOR trees
+//! ([`crate::sign_tree`]) give party 0 encryptions of z_a = (−1)^a, z_b = (−1)^b and
+//! z_c = (−1)^{c'} with a = ⊕ a_i, b = ⊕ b_i, c' = ⊕_{i≥1} c_i. Since
+//! 1 − 2ab = (1 + z_a + z_b − z_a·z_b)/2, party 0 computes
+//! y = z_c·(1 + z_a + z_b − z_a·z_b) = 2·(−1)^{ab ⊕ c'} with two more products, and y is
+//! opened to party 0 alone (E2A, whose flooding hides the noise, then the other parties'
+//! shares summed into it along the chain). Party 0 sets c_0 = [y = −2] = ab ⊕ c', so
+//! ⊕ c_i = ab. Party 0 learns ab ⊕ c', uniform to it since c' is the others' secret; every
+//! other party sees only re-randomized ciphertexts and E2A masks.
+//!
+//! Per party and batch of N triples: at most six ciphertexts out and in (three trees), one
+//! polynomial along the chain and one E2A share, and a vector of 4-byte slots: constant in
+//! n, where pairwise OT extension costs every party a share of each of its n − 1 peers.
+//! The tree's depth plus two products must fit the noise budget ([`tree_fits`]: n ≤ 16).
+
+use fhe_rand::{CryptoRng, Rng, RngCore};
+use mixgc_net::Tag;
+use mixgc_nparty::{Mesh, Triples};
+
+use crate::chain::sum_to_root;
+use crate::keygen::malformed;
+use crate::ops::add_plain;
+use crate::sign_tree::{tree_fits, MAX_PRODUCT_DEPTH};
+use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
+
+/// Product levels after the XOR trees: z_a·z_b, then the product with z_c.
+const EXTRA_DEPTH: usize = 2;
+
+/// Whether Boolean triples from HE fit the noise budget for `parties` parties.
+pub fn he_triples_fit(parties: usize) -> bool {
+    tree_fits(parties, EXTRA_DEPTH)
+}
+
+impl ThresholdKeys {
+    /// `count` Boolean Beaver triples (batches of N) from threshold HE (see the module
+    /// docs); every party calls it at once with the same count.
+    pub fn boolean_triples<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        count: usize,
+        rng: &mut R,
+    ) -> Result<Triples, MixedError> {
+        let n = mesh.parties();
+        if !he_triples_fit(n) {
+            return Err(MixedError::Usage(format!(
+                "Boolean triples from HE for {n} parties need more than {MAX_PRODUCT_DEPTH} product levels; use OT triples"
+            )));
+        }
+        let mut all = Triples::default();
+        let mut left = count;
+        while left > 0 {
+            let k = left.min(DEGREE);
+            let t = self.triple_batch(mesh, k, rng)?;
+            all.a.extend(t.a);
+            all.b.extend(t.b);
+            all.c.extend(t.c);
+            left -= k;
+        }
+        Ok(all)
+    }
+
+    /// One batch of k ≤ N triples.
+    fn triple_batch<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        k: usize,
+        rng: &mut R,
+    ) -> Result<Triples, MixedError> {
+        let me = mesh.me();
+        let mut draw = |on: bool| -> Vec<u8> {
+            (0..k)
+                .map(|_| if on { rng.random_range(0..2u8) } else { 0 })
+                .collect()
+        };
+        let (a, b, c) = (draw(true), draw(true), draw(me != 0));
+        let za = self.xor_signs_at_root(mesh, &a, rng)?;
+        let zb = self.xor_signs_at_root(mesh, &b, rng)?;
+        let zc = self.xor_signs_at_root(mesh, &c, rng)?;
+        mesh.set_phase("Boolean triples: the product at the root");
+        let y = match (za, zb, zc) {
+            (Some(za), Some(zb), Some(zc)) => {
+                let rlk = self.prepare_products(mesh, rng)?;
+                let zab = self.product(rlk, &za, &zb, rng)?;
+                let sum = add_plain(self.parameters(), &(&(&za + &zb) - &zab), &vec![1; k])?;
+                Some(vec![self.product(rlk, &zc, &sum, rng)?])
+            }
+            (None, None, None) => None,
+            _ => {
+                return Err(MixedError::Usage(
+                    "internal: the XOR trees have different roots".into(),
+                ))
+            }
+        };
+        let y = self
+            .spread_for_e2a(mesh, 0, 1, y)?
+            .pop()
+            .ok_or_else(|| MixedError::Usage("internal: no ciphertext to convert".into()))?;
+        let mut share = self.to_shares(mesh, &y, rng)?;
+        share.truncate(k);
+        let opened = open_mod_p_to_first(mesh, share)?;
+        let c = match opened {
+            Some(y) => y
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| match v {
+                    2 => Ok(false),
+                    v if v == P - 2 => Ok(true),
+                    v => Err(MixedError::Usage(format!(
+                        "internal: Boolean triple {j} opened to {v}, not ±2"
+                    ))),
+                })
+                .collect::<Result<Vec<bool>, _>>()?,
+            None => c.iter().map(|&x| x == 1).collect(),
+        };
+        Ok(Triples {
+            a: a.iter().map(|&x| x == 1).collect(),
+            b: b.iter().map(|&x| x == 1).collect(),
+            c,
+        })
+    }
+}
+
+/// Additive shares mod p summed along the chain into party 0: it returns `Some(Σ mod p)`.
+fn open_mod_p_to_first(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Option<Vec<u64>>, MixedError> {
+    let k = mine.len();
+    let recv = move |mesh: &mut Mesh, from: usize| {
+        let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
+        let v: Vec<u64> = bytes
+            .chunks_exact(4)
+            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect();
+        match v.iter().position(|&x| x >= P) {
+            Some(i) => Err(malformed(
+                mesh,
+                from,
+                "E2A share",
+                format!("value {i} is {}, not below p = {P}", v[i]),
+            )),
+            None => Ok(v),
+        }
+    };
+    let encode = |v: &Vec<u64>| Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect());
+    let add = |mut a: Vec<u64>, b: &Vec<u64>| {
+        a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
+        a
+    };
+    sum_to_root(mesh, 0, mine, recv, add, encode)
+}
