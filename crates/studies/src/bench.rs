@@ -123,7 +123,7 @@ pub struct BenchArgs {
     mixed: bool,
     /// With --mixed: items per batch, 1 to 16384 (one ciphertext of slots, the default):
     /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots);
-    /// distributed garbling garbles K/4096 AND gates (at least one).
+    /// distributed garbling garbles K/8192 AND gates (at least one).
     #[arg(long, requires = "mixed", value_name = "K")]
     batch: Option<usize>,
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.

@@ -61,13 +61,13 @@ pub struct MixedPartyReport {
 }
 
 /// The batch of each thing for `--batch K`: K bits, triples; K/32 values for A2B (whose
-/// B2A of r then fills K slots); K/4096 AND gates for distributed garbling (each AND gate
-/// fills the N = 8192 slots of its own masked-table batch: four lookups of a 2048-coefficient
-/// key, so its bytes do not depend on how many gates the circuit has); at least 1.
+/// B2A of r then fills K slots); K/8192 AND gates for distributed garbling (an AND gate's
+/// four lookups of a 2048-coefficient key fill 8192 of a batch's N = 16384 slots, so its
+/// bytes barely depend on how many gates the circuit has); at least 1.
 pub fn batch_of(what: &str, k: usize) -> usize {
     match what {
         "a2b" => (k / 32).max(1),
-        "garble_and" => (k / 4096).max(1),
+        "garble_and" => (k / 8192).max(1),
         _ => k,
     }
 }
