@@ -271,8 +271,10 @@ fn bytes_per_and_gate_per_party() {
             );
             sent.push(s);
             // At least the four rows of L coefficients (7 bytes each) leave every party but
-            // the evaluator, and at most a few MB.
-            assert!(s >= 4.0 * 7.0 * KEY_DEGREE as f64 && s < 5e6, "{s}");
+            // the evaluator, and at most a few MB: with two gates, one whole B2A batch of the
+            // N = 16384 threshold ring (≈ 1 MB a ciphertext) and, for `Products`, a batch of
+            // Boolean triples from threshold HE are paid by these two gates.
+            assert!(s >= 4.0 * 7.0 * KEY_DEGREE as f64 && s < 3e7, "{s}");
         }
         match selection {
             // n = 3 adds one refresh of the private-table chain (`lut`'s docs: party 0's
@@ -281,7 +283,9 @@ fn bytes_per_and_gate_per_party() {
             // No permutation chain; n = 2 has no relaying middle party, and the B2A of the
             // 8 index bits costs a whole ciphertext batch here (amortized away on larger
             // circuits): flatness is measured from n = 3 on in the ignored test below.
-            KeySelection::Products => assert!(sent[1] <= 1.5 * sent[0], "{sent:?}"),
+            // Here a whole batch of Boolean triples from threshold HE (three sign trees; at
+            // n = 2 no party relays) is paid by two gates: 1.88x from n = 2 to 3 measured.
+            KeySelection::Products => assert!(sent[1] <= 2.0 * sent[0], "{sent:?}"),
         }
     }
 }
