@@ -169,7 +169,9 @@ fn a_malformed_ciphertext_names_its_sender_and_bad_inputs_are_refused() {
         }
     });
     assert!(
-        got[0][0].to_string().contains(&format!("do not fit the {DEGREE} slots")),
+        got[0][0]
+            .to_string()
+            .contains(&format!("do not fit the {DEGREE} slots")),
         "{}",
         got[0][0]
     );
