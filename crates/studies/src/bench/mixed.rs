@@ -413,8 +413,10 @@ mod tests {
 
     #[test]
     fn a2b_batches_fill_one_ciphertext_of_bits() {
-        assert_eq!(batch_of("a2b", DEFAULT_BATCH), 256);
+        assert_eq!(batch_of("a2b", DEFAULT_BATCH), 512);
         assert_eq!(batch_of("a2b", 8), 1);
+        assert_eq!(batch_of("garble_and", DEFAULT_BATCH), 2);
+        assert_eq!(batch_of("garble_and", 64), 1);
         assert_eq!(batch_of("b2a", 64), 64);
     }
 }
