@@ -155,18 +155,7 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
 #[test]
 fn biomatch_among_three_processes_equals_the_plaintext_model() {
     let dir = Dir::new("biomatch");
-    let seed = test_rng_seed();
-    let generated = run1(&[
-        "mixed",
-        "--generate",
-        "3",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "--seed",
-        &seed,
-    ]);
-    generated.assert_ok("mixed --generate");
-    let expected: Value = serde_json::from_str(generated.stdout.trim()).unwrap();
+    let (seed, expected) = generate_inputs(&dir, 3);
     assert!(expected["distance"].as_u64().is_some() && expected["index"].as_u64().unwrap() < 256);
     let deadline = Instant::now() + Duration::from_secs(120);
     let outs: Vec<Output> = spawn_biomatch(3, &dir, "60")
@@ -193,18 +182,7 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
 #[test]
 fn biomatch_over_tls_with_per_peer_pins() {
     let dir = Dir::new("biomatch-tls");
-    let seed = test_rng_seed();
-    let generated = run1(&[
-        "mixed",
-        "--generate",
-        "3",
-        "--out",
-        dir.0.to_str().unwrap(),
-        "--seed",
-        &seed,
-    ]);
-    generated.assert_ok("mixed --generate");
-    let expected: Value = serde_json::from_str(generated.stdout.trim()).unwrap();
+    let (seed, expected) = generate_inputs(&dir, 3);
     // Three parties' keys and a stranger's: (cert, key, fingerprint).
     let keys: Vec<(String, String, String)> = (0..4)
         .map(|i| {
@@ -248,6 +226,22 @@ fn biomatch_over_tls_with_per_peer_pins() {
         .collect();
     assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
     outs[1].assert_error("party 1, wrong pin", &["refused the peer's certificate"]);
+}
+
+/// `mixgc mixed --generate n` into `dir`: the seed used and the plaintext answer.
+fn generate_inputs(dir: &Dir, n: usize) -> (String, Value) {
+    let seed = test_rng_seed();
+    let generated = run1(&[
+        "mixed",
+        "--generate",
+        &n.to_string(),
+        "--out",
+        dir.0.to_str().unwrap(),
+        "--seed",
+        &seed,
+    ]);
+    generated.assert_ok("mixed --generate");
+    (seed, serde_json::from_str(generated.stdout.trim()).unwrap())
 }
 
 /// A seed for `--generate` from the test RNG (`MIXGC_TEST_SEED` replays it).
