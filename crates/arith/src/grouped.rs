@@ -58,8 +58,9 @@ impl GroupedLabel {
             for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(chunk) {
                 *slot = d as u32;
             }
-            label.groups[g] = m.join_group(chunk);
         }
+        // The two full groups' Horner chains side by side.
+        m.join_groups(digits, &mut label.groups[..m.group_count()]);
         label
     }
 

@@ -147,17 +147,20 @@ fn garble_linear_half(
         let n = BATCH.min(p - from);
         let summed = &mut input_groups[..groups];
         for (colour, e) in (from..).zip(&mut encoded[..n]) {
-            *e = match multiples {
+            let groups = match multiples {
                 Some(multiples) if colour > 0 => {
                     input.sum_groups(&multiples[colour], shape, summed);
-                    encode_groups(m, summed)
+                    &*summed
                 }
                 None if colour > 0 => {
                     input.add_step(&delta.delta, shape);
-                    input.encoded()
+                    input.groups()
                 }
-                _ => input.encoded(),
+                _ => input.groups(),
             };
+            // Encoded in place: an `Encoded` returned through memory, written field by
+            // field and copied as whole vectors, stalls store forwarding.
+            *e = encode_groups(m, groups);
         }
         row_hash.hash_blocks(&encoded[..n], |_| tweak, m, &mut blocks[..n * per_input]);
     };
