@@ -150,8 +150,14 @@ impl GroupedLabel {
     #[target_feature(enable = "avx512f,avx2")]
     fn add_step_avx512(&mut self, by: &GroupedLabel, shape: &StepShape) {
         use std::arch::x86_64::*;
-        let (p, top) = (_mm512_set1_epi32(shape.p as i32), _mm512_set1_epi32(shape.p as i32 - 1));
-        let (p8, top8) = (_mm256_set1_epi32(shape.p as i32), _mm256_set1_epi32(shape.p as i32 - 1));
+        let (p, top) = (
+            _mm512_set1_epi32(shape.p as i32),
+            _mm512_set1_epi32(shape.p as i32 - 1),
+        );
+        let (p8, top8) = (
+            _mm256_set1_epi32(shape.p as i32),
+            _mm256_set1_epi32(shape.p as i32 - 1),
+        );
         for g in 0..self.modulus.group_count() {
             let width = shape.widths[g];
             let digits = &mut self.slots[g * SLOT..g * SLOT + width];
@@ -229,123 +235,6 @@ impl GroupedLabel {
                 }
             }
             *group = group.wrapping_add(by_group).wrapping_sub(carried);
-        }
-    }
-
-    /// The group values of self + `by` (digit-wise, a label of the same modulus) into `out`
-    /// (one per group), self left as it is: the carries of [`GroupedLabel::add_step`]
-    /// without storing the digits, for a label needed only as group values (a hash input,
-    /// a row target). AVX-512 or AVX2 where the CPU has it (detected at run time; the result
-    /// is the same).
-    #[inline]
-    pub(crate) fn sum_groups(&self, by: &GroupedLabel, shape: &StepShape, out: &mut [u64]) {
-        debug_assert!(by.modulus == self.modulus && out.len() == self.modulus.group_count());
-        self.sum_groups_with(VectorKernel::detect(), by, shape, out);
-    }
-
-    /// [`GroupedLabel::sum_groups`] on `kernel`, which the CPU must support
-    /// ([`VectorKernel::detect`]).
-    #[inline]
-    fn sum_groups_with(&self, kernel: VectorKernel, by: &GroupedLabel, shape: &StepShape, out: &mut [u64]) {
-        match kernel {
-            // SAFETY: the CPU supports the kernel's features (`VectorKernel::detect`).
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512 => unsafe { self.sum_groups_avx512(by, shape, out) },
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2 => unsafe { self.sum_groups_avx2(by, shape, out) },
-            VectorKernel::Portable => self.sum_groups_portable(by, shape, out),
-        }
-    }
-
-    /// [`GroupedLabel::sum_groups`] on AVX2: 8 digits per vector, their carries one 8-bit
-    /// mask indexing [`StepShape::carry_sums`].
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn sum_groups_avx2(&self, by: &GroupedLabel, shape: &StepShape, out: &mut [u64]) {
-        use std::arch::x86_64::*;
-        let top = _mm256_set1_epi32(shape.p as i32 - 1);
-        for (g, group) in out.iter_mut().enumerate() {
-            let (a, b) = (&self.slots[g * SLOT..], &by.slots[g * SLOT..]);
-            let chunks = a[..shape.widths[g]]
-                .chunks_exact(LANES)
-                .zip(b.chunks_exact(LANES))
-                .zip(shape.carry_sums.iter());
-            let mut carried = 0u64;
-            for ((a, b), sums) in chunks {
-                // SAFETY: both chunks are LANES = 8 u32s, one unaligned 256-bit load each.
-                let carries = unsafe {
-                    let sum = _mm256_add_epi32(
-                        _mm256_loadu_si256(a.as_ptr().cast()),
-                        _mm256_loadu_si256(b.as_ptr().cast()),
-                    );
-                    // Digits and their sums are below 2^17: the signed compare is exact.
-                    _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(sum, top))) as usize
-                };
-                carried = carried.wrapping_add(sums[carries & 0xff]);
-            }
-            *group = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
-        }
-    }
-
-    /// [`GroupedLabel::sum_groups`] on AVX-512F: 16 digits per vector (a group's last 8, if
-    /// any, on AVX2), the carries a 16-bit mask whose two bytes index
-    /// [`StepShape::carry_sums`] of two consecutive 8-digit chunks.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
-    fn sum_groups_avx512(&self, by: &GroupedLabel, shape: &StepShape, out: &mut [u64]) {
-        use std::arch::x86_64::*;
-        let top = _mm512_set1_epi32(shape.p as i32 - 1);
-        let top8 = _mm256_set1_epi32(shape.p as i32 - 1);
-        for (g, group) in out.iter_mut().enumerate() {
-            let width = shape.widths[g];
-            let (a, b) = (&self.slots[g * SLOT..g * SLOT + width], &by.slots[g * SLOT..g * SLOT + width]);
-            let mut carried = 0u64;
-            let mut k = 0; // the 8-digit chunk
-            while (k + 2) * LANES <= width {
-                let at = k * LANES;
-                // SAFETY: at + 16 ≤ width, within both slices: one unaligned 512-bit load each.
-                let carries = unsafe {
-                    let sum = _mm512_add_epi32(
-                        _mm512_loadu_si512(a.as_ptr().add(at).cast()),
-                        _mm512_loadu_si512(b.as_ptr().add(at).cast()),
-                    );
-                    _mm512_cmpgt_epu32_mask(sum, top) as usize
-                };
-                carried = carried
-                    .wrapping_add(shape.carry_sums[k][carries & 0xff])
-                    .wrapping_add(shape.carry_sums[k + 1][carries >> 8]);
-                k += 2;
-            }
-            if k * LANES < width {
-                let at = k * LANES;
-                // SAFETY: width is a multiple of 8, so at + 8 = width: one 256-bit load each.
-                let carries = unsafe {
-                    let sum = _mm256_add_epi32(
-                        _mm256_loadu_si256(a.as_ptr().add(at).cast()),
-                        _mm256_loadu_si256(b.as_ptr().add(at).cast()),
-                    );
-                    _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(sum, top8))) as usize
-                };
-                carried = carried.wrapping_add(shape.carry_sums[k][carries & 0xff]);
-            }
-            *group = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
-        }
-    }
-
-    /// The reference [`GroupedLabel::sum_groups`]: digit by digit, each carry's weight
-    /// p^(i+1) masked in.
-    fn sum_groups_portable(&self, by: &GroupedLabel, shape: &StepShape, out: &mut [u64]) {
-        let p = shape.p;
-        for (g, group) in out.iter_mut().enumerate() {
-            let width = shape.widths[g];
-            let (a, b) = (&self.slots[g * SLOT..g * SLOT + width], &by.slots[g * SLOT..g * SLOT + width]);
-            let carried = a
-                .iter()
-                .zip(b)
-                .zip(&shape.carry_weights[..width])
-                .filter(|&((&a, &b), _)| a + b >= p)
-                .fold(0u64, |sum, (_, &w)| sum.wrapping_add(w));
-            *group = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
         }
     }
 
@@ -555,11 +444,6 @@ impl GroupedDelta {
         negated
     }
 
-    /// c·Δ_p for c = 0 … p − 1, when kept (p ≤ 257).
-    pub(crate) fn cached_multiples(&self) -> Option<&[GroupedLabel]> {
-        (!self.multiples.is_empty()).then_some(&self.multiples[..])
-    }
-
     /// c·Δ_p (c reduced).
     pub(crate) fn multiple(&self, c: u64) -> Cow<'_, GroupedLabel> {
         match self.multiples.get(c as usize) {
@@ -659,8 +543,7 @@ mod tests {
         }
     }
 
-    /// Every kernel the CPU supports (AVX-512, AVX2) steps and sums as the portable loop
-    /// does, on random steps and on those whose digits are all p − 1 (every nonzero digit
+    /// Every kernel the CPU supports (AVX-512, AVX2) steps as the portable loop does, on random steps and on those whose digits are all p − 1 (every nonzero digit
     /// carries: every bit of the carry masks) or all 1, for primes whose groups end in a
     /// whole 16-digit vector, a half one, or both.
     #[test]
@@ -681,14 +564,10 @@ mod tests {
                 for &kernel in &kernels {
                     let (mut stepped, mut portable) = (start.clone(), start.clone());
                     for _ in 0..50 {
-                        let mut summed = [0; MAX_BLOCKS];
-                        let summed = &mut summed[..m.group_count()];
-                        stepped.sum_groups_with(kernel, &step, &shape, summed);
                         stepped.add_step_with(kernel, &step, &shape);
                         portable.add_step_portable(&step, &shape);
                         assert_eq!(stepped.to_label(), portable.to_label(), "p = {p}, {kernel:?}");
                         assert_eq!(stepped.groups(), portable.groups(), "p = {p}, {kernel:?}");
-                        assert_eq!(summed, portable.groups(), "p = {p}, {kernel:?}");
                     }
                 }
             }

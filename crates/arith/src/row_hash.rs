@@ -145,9 +145,6 @@ impl RowHash {
             0 => assert!(blocks.is_empty(), "no inputs, no output blocks"),
             1 => self.hash_into::<1, MAX_BLOCKS>(inputs, target, blocks),
             2..=8 => self.hash_into::<8, { 8 * MAX_BLOCKS }>(inputs, target, blocks),
-            // A product half's colours mod 11 or 13, and mod 17 or 19.
-            9..=16 => self.hash_into::<16, { 16 * MAX_BLOCKS }>(inputs, target, blocks),
-            17..=24 => self.hash_into::<24, { 24 * MAX_BLOCKS }>(inputs, target, blocks),
             _ => self.hash_into::<BATCH, { BATCH * MAX_BLOCKS }>(inputs, target, blocks),
         }
     }

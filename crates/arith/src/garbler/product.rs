@@ -1,8 +1,6 @@
 //! Products of two wires by BMR16's generalized half gate (mod 2, a product is an AND of
 //! the Boolean half-gates, not garbled here).
 
-use std::borrow::Cow;
-
 use super::projection::{garble_rows, ColourHashes, Phi, Running};
 use super::{table_size, ArithGarbler};
 use crate::codec::write_masked_groups;
@@ -83,123 +81,71 @@ impl ArithGarbler {
         let minus_a = grouped.negate(&a);
         grouped.add_multiple(&mut a, x0);
         let by = grouped.multiple(minus_bc);
-        let targets = TargetStep::DeltaTimes(minus_bc);
-        garble_linear_half(row_hash, garbler_half, &mut a, grouped, targets, &mut c0, rows);
+        garble_linear_half(row_hash, garbler_half, &mut a, grouped, &by, &mut c0, rows);
         // Evaluator half: rows T_E[β] = (E^0 − β·a) ⊞ H(B^β), targets stepping by −a from
         // E^0 = H(B^(−b_c)).
         let mut b = GroupedLabel::from_digits(m, b0.digits());
         b.add_step(&by, &grouped.shape);
-        let targets = TargetStep::Label(&minus_a);
-        garble_linear_half(row_hash, evaluator_half, &mut b, grouped, targets, &mut c0, rows);
+        garble_linear_half(row_hash, evaluator_half, &mut b, grouped, &minus_a, &mut c0, rows);
         Ok(c0.to_label())
     }
 }
 
-/// How a linear half's row targets move from colour to colour.
-#[derive(Clone, Copy)]
-enum TargetStep<'a> {
-    /// By k·Δ_p (the garbler half, k = −b_c): the target of colour c is H_0 + (c·k mod
-    /// p)·Δ_p, one sum with a cached multiple where p ≤ 257.
-    DeltaTimes(u64),
-    /// By a label (the evaluator half's −a): each target is the previous one stepped.
-    Label(&'a GroupedLabel),
-}
-
 /// A linear half gate mod an odd prime p, in and out (BMR16's generalized half gates: the
 /// garbler half of a product is the projection x ↦ k·x of A, the evaluator half translates
-/// β·a). Hashes `input` under `tweak` at its p colours (colour c: `input` + c·Δ_p) and
-/// appends the rows of colours c = 1 … p − 1, whose targets are H_0 + c·(the target step)
-/// (H_0 the colour-0 hash), each masked by its colour's hash ([`write_masked_groups`]);
-/// adds H_0 to `output`.
+/// β·a). Hashes `input` under `tweak` at its p colours (colour 0 first, stepping it by
+/// Δ_p) and appends the rows of colours c = 1 … p − 1, whose targets are H_0 + c·`by` (H_0
+/// the colour-0 hash), each masked by its colour's hash ([`write_masked_groups`]); adds H_0
+/// to `output`.
 ///
 /// These are the rows of [`ArithGarbler::garble_projection`] with φ linear (the
 /// digit-by-digit path garbles the same bytes, tested), computed without a base-p join:
-/// labels keep their group values ([`GroupedLabel::add_step`]), and the inputs are hashed
-/// [`BATCH`] colours per AES call. Where the multiples of Δ_p are cached, an input at a
-/// colour, and a target that steps by a multiple of Δ_p, is one sum of two labels whose
-/// digits are not stored ([`GroupedLabel::sum_groups`]) rather than a step of a chain:
-/// 3(p − 1) of a product's 4(p − 1) label steps become these lighter sums. `input` is left
-/// at some colour.
+/// inputs and targets keep their group values ([`GroupedLabel::add_step`]), and the
+/// inputs are hashed [`BATCH`] colours per AES call.
 fn garble_linear_half(
     row_hash: &RowHash,
     tweak: Tweak,
     input: &mut GroupedLabel,
     delta: &GroupedDelta,
-    targets: TargetStep,
+    by: &GroupedLabel,
     output: &mut GroupedLabel,
     rows: &mut Vec<u8>,
 ) {
     let m = input.modulus();
     let p = table_size(m).expect("an odd prime below the table limit") as usize;
-    let (per_input, groups) = (blocks_per_label(m), m.group_count());
-    let multiples = delta.cached_multiples();
-    let shape = &delta.shape;
+    let per_input = blocks_per_label(m);
     let mut encoded = [Encoded::default(); BATCH];
     let mut blocks = [0u128; BATCH * MAX_BLOCKS];
     let mut pad = [0u64; MAX_BLOCKS];
-    let pad = &mut pad[..groups];
-    let mut summed = [0u64; MAX_BLOCKS];
-    let summed = &mut summed[..groups];
-    // Hashes the colours from `from` on to the end of their batch: with cached multiples
-    // the input stays at colour 0, otherwise it is stepped to each colour in turn.
-    let mut input_groups = [0u64; MAX_BLOCKS];
+    let pad = &mut pad[..m.group_count()];
+    // Hashes the colours from `from` (the input being at colour `from`) on to the end of
+    // their batch, leaving the input at the batch's last colour.
     let mut hash_batch = |input: &mut GroupedLabel, from: usize, blocks: &mut [u128]| {
         let n = BATCH.min(p - from);
-        let summed = &mut input_groups[..groups];
-        for (colour, e) in (from..).zip(&mut encoded[..n]) {
-            let groups = match multiples {
-                Some(multiples) if colour > 0 => {
-                    input.sum_groups(&multiples[colour], shape, summed);
-                    &*summed
-                }
-                None if colour > 0 => {
-                    input.add_step(&delta.delta, shape);
-                    input.groups()
-                }
-                _ => input.groups(),
-            };
+        for (i, e) in encoded[..n].iter_mut().enumerate() {
+            if i > 0 {
+                input.add_step(&delta.delta, &delta.shape);
+            }
             // Encoded in place: an `Encoded` returned through memory, written field by
-            // field and copied as whole vectors, stalls store forwarding.
-            *e = encode_groups(m, groups);
+            // field and read back as whole vectors, stalls store forwarding.
+            *e = encode_groups(m, input.groups());
         }
         row_hash.hash_blocks(&encoded[..n], |_| tweak, m, &mut blocks[..n * per_input]);
     };
     hash_batch(input, 0, &mut blocks);
     blocks_to_groups(&blocks[..per_input], m, pad);
     let mut target = GroupedLabel::from_groups(m, pad);
-    output.add_step(&target, shape);
-    // Targets as sums with cached multiples of Δ_p (k·Δ_p per colour), or as a chain.
-    enum Targets<'a> {
-        Sums(&'a [GroupedLabel], usize),
-        Chain(Cow<'a, GroupedLabel>),
-    }
-    let targets = match (targets, multiples) {
-        (TargetStep::DeltaTimes(k), Some(multiples)) => Targets::Sums(multiples, k as usize),
-        (TargetStep::DeltaTimes(k), None) => Targets::Chain(delta.multiple(k)),
-        (TargetStep::Label(by), _) => Targets::Chain(Cow::Borrowed(by)),
-    };
+    output.add_step(&target, &delta.shape);
     // Room for the rows, and for the whole-word writes of the last one.
     rows.reserve(table_bytes::rows(m, p as u64 - 1).bytes + 8);
-    let mut multiple = 0; // c·k mod p at colour c
     for colour in 1..p {
         let slot = colour % BATCH;
         if slot == 0 {
+            input.add_step(&delta.delta, &delta.shape);
             hash_batch(input, colour, &mut blocks);
         }
         blocks_to_groups(&blocks[slot * per_input..(slot + 1) * per_input], m, pad);
-        match &targets {
-            Targets::Sums(multiples, k) => {
-                multiple += k;
-                if multiple >= p {
-                    multiple -= p;
-                }
-                target.sum_groups(&multiples[multiple], shape, summed);
-                write_masked_groups(m, summed, pad, rows);
-            }
-            Targets::Chain(by) => {
-                target.add_step(by, shape);
-                write_masked_groups(m, target.groups(), pad, rows);
-            }
-        }
+        target.add_step(by, &delta.shape);
+        write_masked_groups(m, target.groups(), pad, rows);
     }
 }
