@@ -121,8 +121,9 @@ impl GroupedLabel {
     }
 
     /// self ← self + `by` digit-wise (a label of the same modulus), group values updated by
-    /// the carries (module documentation). On x86-64 CPUs with AVX2 (detected at run time;
-    /// the result is the same) the loop runs on 256-bit vectors.
+    /// the carries (module documentation). On x86-64 CPUs with AVX-512F or AVX2 (detected
+    /// at run time, [`VectorKernel::detect`]; the result is the same) the loop runs on
+    /// 512- or 256-bit vectors.
     #[inline]
     pub(crate) fn add_step(&mut self, by: &GroupedLabel, shape: &StepShape) {
         self.add_step_with(VectorKernel::detect(), by, shape);
@@ -543,9 +544,10 @@ mod tests {
         }
     }
 
-    /// Every kernel the CPU supports (AVX-512, AVX2) steps as the portable loop does, on random steps and on those whose digits are all p − 1 (every nonzero digit
-    /// carries: every bit of the carry masks) or all 1, for primes whose groups end in a
-    /// whole 16-digit vector, a half one, or both.
+    /// Every kernel the CPU supports (AVX-512, AVX2) steps as the portable loop does, on
+    /// random steps and on those whose digits are all p − 1 (every nonzero digit carries:
+    /// every bit of the carry masks) or all 1, for primes whose groups end in a whole
+    /// 16-digit vector, a half one, or both.
     #[test]
     fn the_vector_kernels_match_the_portable_one() {
         let mut rng = new_rng(Some(32), 0);
