@@ -17,6 +17,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::garbling_formula::predicted_bytes;
 use common::run_on;
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
@@ -340,11 +341,25 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
                 bmr_all.sent_max * gates / ands as f64
             );
             garbling_sent.push((n, garbling.sent_max, garbling.recv_max));
+            let predicted = predicted_bytes(n, ands, xors, L) / gates;
+            println!("         the formula: {predicted:.1} B sent per gate (most)");
             assert!(
-                garbling.sent_max >= rows,
-                "every garbling party but one sends the rows"
+                (garbling.sent_max / predicted - 1.0).abs() < 0.01,
+                "n = {n}: {} B per gate, the formula {predicted}",
+                garbling.sent_max
             );
         }
         println!("{name}: most bytes per gate (n, sent, received): {garbling_sent:?}");
+        // The target: per-party bytes per gate constant in n, within ±10 % of their mean.
+        for (what, pick) in [("sent", 1), ("received", 2)] {
+            let values: Vec<f64> = garbling_sent
+                .iter()
+                .map(|&(_, s, r)| if pick == 1 { s } else { r })
+                .collect();
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            for v in &values {
+                assert!((v / mean - 1.0).abs() <= 0.10, "{name}: {what} {values:?}");
+            }
+        }
     }
 }
