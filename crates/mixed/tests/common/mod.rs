@@ -34,3 +34,44 @@ pub fn run_parties<T: Send>(
 ) -> Vec<T> {
     run_on(memory_mesh(n), seed, f)
 }
+
+/// The per-party byte formula of distributed garbling (`docs/mixed-mode.md`, "The refit
+/// formula"); used by the garbling tests only.
+#[allow(dead_code)]
+pub mod garbling_formula {
+    use mixgc_mixed::DEGREE;
+
+    /// Bytes per key slot of one batch of the key selection (`KeySelection::Products`) at
+    /// the busiest party: two A2E ciphertexts (chain sum, pass back), the e·D sum, the c1
+    /// polynomial and the E2A share, on the N = 16384, 438-bit ring (109.5 B a slot per
+    /// ciphertext).
+    pub const SLOT_BYTES: f64 = 438.0;
+
+    /// Bytes a key coefficient takes in a garbled row.
+    pub const ROW_COEFFICIENT_BYTES: f64 = 7.0;
+
+    /// β(n) per slot: one B2A batch (the XOR tree) at the busiest party, n ≥ 3.
+    pub fn b2a_slot_bytes(parties: usize) -> f64 {
+        if parties <= 4 {
+            219.0
+        } else {
+            328.5
+        }
+    }
+
+    /// Bytes per AND gate of λ_u·λ_v (a pairwise OT triple and its openings).
+    pub fn and_bytes(parties: usize) -> f64 {
+        16.6 * (parties as f64 - 1.0)
+    }
+
+    /// The most bytes any of `parties` ≥ 3 parties sends garbling `ands` AND and `xors` XOR
+    /// gates with keys of degree `l`.
+    pub fn predicted_bytes(parties: usize, ands: usize, xors: usize, l: usize) -> f64 {
+        let n = DEGREE as f64;
+        let lookups = 4 * ands + xors;
+        (lookups * l).div_ceil(DEGREE) as f64 * SLOT_BYTES * n
+            + 4.0 * ROW_COEFFICIENT_BYTES * (l * (ands + xors)) as f64
+            + lookups.div_ceil(DEGREE) as f64 * b2a_slot_bytes(parties) * n
+            + and_bytes(parties) * ands as f64
+    }
+}
