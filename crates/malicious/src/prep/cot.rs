@@ -149,7 +149,12 @@ impl CotSender {
         let mut pairs: Vec<(Block, Block)> = q
             .iter()
             .enumerate()
-            .map(|(j, &q)| (reverse_key(&session, j, q), reverse_key(&session, j, q ^ self.delta)))
+            .map(|(j, &q)| {
+                (
+                    reverse_key(&session, j, q),
+                    reverse_key(&session, j, q ^ self.delta),
+                )
+            })
             .collect();
         zeroize::Zeroize::zeroize(q.as_mut_slice());
         let ot = OtReceiver::from_base_pairs(&pairs);
@@ -446,7 +451,10 @@ mod tests {
     #[test]
     fn the_reverse_direction_from_checked_cots_gives_its_delta_correlation() {
         let (mut a, mut b) = memory_pair();
-        let (delta_a, delta_b) = (Block::from_u128(0x1234 << 64 | 7), Block::from_u128(0xfeed << 70 | 6));
+        let (delta_a, delta_b) = (
+            Block::from_u128(0x1234 << 64 | 7),
+            Block::from_u128(0xfeed << 70 | 6),
+        );
         let n = 3_000;
         let peer = thread::spawn(move || {
             let mut rng = new_rng(Some(1), 1);
