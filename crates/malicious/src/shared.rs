@@ -72,8 +72,8 @@ impl<C: Channel> Channel for SharedChannel<C> {
     }
 }
 
-/// Sets up the real preprocessing over `ch` ([`Kos15Preprocessor::setup`]: 2 × 128 base
-/// OTs) and returns a handle of the same channel for the garbling that follows.
+/// Sets up the real preprocessing over `ch` ([`Kos15Preprocessor::setup`]: 128 base
+/// OTs and 128 COTs for the other direction's) and returns a handle of the same channel for the garbling that follows.
 pub fn preprocess_over<C: Channel>(
     ch: C,
     role: Role,

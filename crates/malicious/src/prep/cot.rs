@@ -38,6 +38,11 @@ pub const KOS_CHECK: &str = "KOS15 correlation check";
 pub const KOS_COINS: &str = "KOS15 coin-toss commitment";
 
 const BASE_SESSION: &str = "mixgc/malicious/prep/base-ot/v1";
+/// BLAKE3 key-derivation context of the reverse direction's base OTs (KOS15 Fig. 7's
+/// output hash H, a random oracle).
+const REVERSE_SESSION: &str = "mixgc/malicious/prep/reverse-base-ot/v1";
+/// Base OTs per IKNP instance (κ).
+const KAPPA: usize = 128;
 
 pub(crate) fn ot_error(e: OtError) -> MaliciousError {
     match e {
@@ -51,6 +56,20 @@ fn base_session(session: &[u8; 32], direction: u8) -> [u8; 32] {
     h.update(session);
     h.update(&[direction]);
     *h.finalize().as_bytes()
+}
+
+/// H(session ‖ j ‖ v), 128 bits: the random-OT output of KOS15 Fig. 7 ("Output":
+/// v_{j,0} = H(j, q_j), v_{j,1} = H(j, q_j ⊕ Δ), and the receiver's H(j, t_j)).
+fn reverse_key(session: &[u8; 32], j: usize, v: Block) -> Block {
+    let mut h = blake3::Hasher::new_derive_key(REVERSE_SESSION);
+    h.update(session);
+    h.update(&(j as u64).to_le_bytes());
+    let mut bytes = v.to_bytes();
+    h.update(&bytes);
+    zeroize::Zeroize::zeroize(&mut bytes);
+    let mut out = [0u8; 16];
+    h.finalize_xof().fill(&mut out);
+    Block::from_bytes(out)
 }
 
 /// (Σ χ_j·c_j, Σ χ_j·v_j) for the χ_j drawn from `coins` (KOS15 Fig. 7, step 3), the
@@ -110,6 +129,44 @@ impl CotSender {
         let ot = OtSender::from_base_keys(delta, &keys);
         zeroize::Zeroize::zeroize(keys.as_mut_slice());
         Ok(CotSender { ot, delta })
+    }
+
+    /// The other direction's IKNP receiver, whose κ base OTs (this party their sender)
+    /// come from this extension instead of another κ endemic OTs: κ COTs checked as
+    /// always (KOS15 Fig. 7), hashed into random OTs (k_{j,0}, k_{j,1}) =
+    /// (H(j, q_j), H(j, q_j ⊕ Δ)), the output of KOS15 Fig. 7 (the random OT it proves
+    /// secure against a malicious receiver in the random-oracle model). The peer chose
+    /// with the bits of its own Δ ([`CotReceiver::reverse_sender`]).
+    pub(crate) fn reverse_receiver<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        session: &[u8; 32],
+        rng: &mut Rng,
+    ) -> Result<CotReceiver, MaliciousError> {
+        let mut q = Vec::new();
+        self.extend_into(ch, KAPPA, rng, &mut q)?;
+        let session = base_session(session, 1);
+        let mut pairs: Vec<(Block, Block)> = q
+            .iter()
+            .enumerate()
+            .map(|(j, &q)| {
+                (
+                    reverse_key(&session, j, q),
+                    reverse_key(&session, j, q ^ self.delta),
+                )
+            })
+            .collect();
+        zeroize::Zeroize::zeroize(q.as_mut_slice());
+        let ot = OtReceiver::from_base_pairs(&pairs);
+        for (k0, k1) in &mut pairs {
+            zeroize::Zeroize::zeroize(k0.as_bytes_mut());
+            zeroize::Zeroize::zeroize(k1.as_bytes_mut());
+        }
+        Ok(CotReceiver {
+            ot,
+            all: Vec::new(),
+            fault: Fault::None,
+        })
     }
 
     /// Keys q_j for the receiver's next `n` choices, after the KOS15 check passed.
@@ -174,6 +231,31 @@ impl CotReceiver {
             all: Vec::new(),
             fault: Fault::None,
         })
+    }
+
+    /// The other direction's IKNP sender with correlation `delta`: its κ base OTs (this
+    /// party their receiver, choosing with Δ's bits) are κ COTs of this extension,
+    /// hashed: k_j = H(j, t_j) = the peer's k_{j, Δ_j} ([`CotSender::reverse_receiver`]).
+    pub(crate) fn reverse_sender<C: Channel + ?Sized>(
+        &mut self,
+        ch: &mut C,
+        session: &[u8; 32],
+        delta: Block,
+        rng: &mut Rng,
+    ) -> Result<CotSender, MaliciousError> {
+        let choices = OtSender::base_choices(delta);
+        let mut t = Vec::new();
+        self.extend_into(ch, &choices, rng, &mut t)?;
+        let session = base_session(session, 1);
+        let mut keys: Vec<Block> = t
+            .iter()
+            .enumerate()
+            .map(|(j, &t)| reverse_key(&session, j, t))
+            .collect();
+        zeroize::Zeroize::zeroize(t.as_mut_slice());
+        let ot = OtSender::from_base_keys(delta, &keys);
+        zeroize::Zeroize::zeroize(keys.as_mut_slice());
+        Ok(CotSender { ot, delta })
     }
 
     /// MACs t_j on `choices`, proving consistency with the KOS15 check.
@@ -362,6 +444,35 @@ mod tests {
             [true, true],
             "Δ has both bit values among the columns tried"
         );
+    }
+
+    /// The reverse direction set up from direction 0's COTs is a working COT under the
+    /// other party's Δ (its base OTs agree: k_j = the peer's k_{j, Δ_j}).
+    #[test]
+    fn the_reverse_direction_from_checked_cots_gives_its_delta_correlation() {
+        let (mut a, mut b) = memory_pair();
+        let (delta_a, delta_b) = (
+            Block::from_u128(0x1234 << 64 | 7),
+            Block::from_u128(0xfeed << 70 | 6),
+        );
+        let n = 3_000;
+        let peer = thread::spawn(move || {
+            let mut rng = new_rng(Some(1), 1);
+            let mut s = CotSender::setup(&mut a, &[5; 32], 0, delta_a, &mut rng)?;
+            let mut r = s.reverse_receiver(&mut a, &[5; 32], &mut rng)?;
+            let choices: Vec<bool> = (0..n).map(|_| rng.next_u32() & 1 == 1).collect();
+            Ok::<_, MaliciousError>((choices.clone(), r.extend(&mut a, &choices, &mut rng)?))
+        });
+        let mut rng = new_rng(Some(2), 2);
+        let mut r = CotReceiver::setup(&mut b, &[5; 32], 0, &mut rng).unwrap();
+        let mut s = r.reverse_sender(&mut b, &[5; 32], delta_b, &mut rng).unwrap();
+        let q = s.extend(&mut b, n, &mut rng).unwrap();
+        let (choices, t) = peer.join().unwrap().unwrap();
+        assert_eq!((q.len(), t.len()), (n, n));
+        assert!(choices.iter().any(|&c| c) && choices.iter().any(|&c| !c));
+        for ((&q, &t), &c) in q.iter().zip(&t).zip(&choices) {
+            assert_eq!(t, q ^ delta_b.and_bit(c));
+        }
     }
 
     #[test]

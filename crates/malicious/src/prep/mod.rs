@@ -2,7 +2,8 @@
 //! [`Kos15Preprocessor`] implements [`Preprocessor`] over any [`Channel`].
 //!
 //! The data path, one module per step:
-//! - setup: Masny–Rindal endemic base OT ([`mixgc_ot::endemic`]), 128 in each direction;
+//! - setup: Masny–Rindal endemic base OT ([`mixgc_ot::endemic`]), 128 for the garbler's COT;
+//!   the evaluator's COT takes 128 checked COTs of that one as its base OTs;
 //! - [`cot`]: IKNP correlated OT with the KOS15 consistency check, correlation = Δ_P;
 //! - [`abit`]: random authenticated shares from COT in both directions (WRK17 §3 / Fig. 5, F_aBit);
 //! - [`laand`]: leaky AND triples (KRRW18 Fig. 5, realising WRK17's F_LaAND);
@@ -151,9 +152,10 @@ pub(crate) fn unpack_bits(bytes: &[u8], n: usize) -> Vec<bool> {
     (0..n).map(|j| bytes[j / 8] >> (j % 8) & 1 == 1).collect()
 }
 
-/// WRK17's F_Pre against a malicious peer: KOS15-checked COT from endemic base OTs,
-/// KRRW18 leaky ANDs, WRK17 bucketing. Set up once ([`Kos15Preprocessor::setup`]: 2 × 128
-/// base OTs), then any number of calls of any size; both parties make the same calls.
+/// WRK17's F_Pre against a malicious peer: KOS15-checked COT from endemic base OTs (one direction's; the other's
+/// from that COT),
+/// KRRW18 leaky ANDs, WRK17 bucketing. Set up once ([`Kos15Preprocessor::setup`]: 128
+/// base OTs, and 128 COTs for the other direction's), then any number of calls of any size; both parties make the same calls.
 ///
 /// Δ: the garbler's has lsb 1 (free-XOR colour bit), the evaluator's lsb 0, so that
 /// lsb(Δ_A ⊕ Δ_B) = 1 as the opening of d in KRRW18's leaky AND (Fig. 5) needs.
@@ -190,7 +192,7 @@ pub struct Kos15Preprocessor<C: Channel> {
 }
 
 impl<C: Channel> Kos15Preprocessor<C> {
-    /// Picks Δ and runs the base OTs of both COT directions. `session` must be equal on
+    /// Picks Δ and sets up both COT directions. `session` must be equal on
     /// both sides and fresh per session (it separates the random-oracle calls).
     pub fn setup(mut ch: C, role: Role, session: &[u8; 32], mut rng: Rng) -> Result<Self, MaliciousError> {
         let raw = Block::random(&mut rng).to_u128();
@@ -199,15 +201,18 @@ impl<C: Channel> Kos15Preprocessor<C> {
             Role::Evaluator => raw & !1,
         };
         let delta = Block::from_u128(delta);
-        // Direction 0: the garbler holds the COT correlation; direction 1: the evaluator.
+        // Direction 0: the garbler holds the COT correlation, from κ endemic base OTs;
+        // direction 1: the evaluator, its base OTs κ checked COTs of direction 0 (KOS15
+        // Fig. 7's random-OT output), which saves the second set of endemic OTs.
         let (cot_send, cot_recv) = match role {
             Role::Garbler => {
-                let s = CotSender::setup(&mut ch, session, 0, delta, &mut rng)?;
-                (s, CotReceiver::setup(&mut ch, session, 1, &mut rng)?)
+                let mut s = CotSender::setup(&mut ch, session, 0, delta, &mut rng)?;
+                let r = s.reverse_receiver(&mut ch, session, &mut rng)?;
+                (s, r)
             }
             Role::Evaluator => {
-                let r = CotReceiver::setup(&mut ch, session, 0, &mut rng)?;
-                (CotSender::setup(&mut ch, session, 1, delta, &mut rng)?, r)
+                let mut r = CotReceiver::setup(&mut ch, session, 0, &mut rng)?;
+                (r.reverse_sender(&mut ch, session, delta, &mut rng)?, r)
             }
         };
         Ok(Kos15Preprocessor {
