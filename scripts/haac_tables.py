@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
 """Markdown tables of `mixgc sim --plot` results beside HAAC's stated numbers (docs/haac.md).
 
-usage: scripts/haac_tables.py FIG_DIR [FIG_DIR ...]   (each holding runs.csv, table3.csv, fig6.csv,
-fig7.csv, fig8.csv of one or more workloads). Standard library only.
+usage: scripts/haac_tables.py [--cpu CPU.jsonl] FIG_DIR [FIG_DIR ...]   (each holding runs.csv,
+table3.csv, fig6.csv, fig7.csv, fig8.csv of one or more workloads). Standard library only.
+
+--cpu CPU.jsonl: the lines of `mixgc sim --cpu-only --json WORKLOAD.*.haac` (one file per
+workload; the Evaluator's baseline): every speedup of those workloads is rescaled to that CPU
+time (speedup × new CPU seconds / the CPU seconds in runs.csv — the model's cycles do not
+depend on it), e.g. a CPU baseline re-measured on a quiet machine.
 """
 import csv
+import json
 import math
 import sys
 from pathlib import Path
@@ -41,7 +47,33 @@ def flag(ours, seed):
     return " **(>25 %)**" if seed and abs(ours - seed) / seed > 0.25 else ""
 
 
-def main(dirs):
+def cpu_scales(dirs, cpu_file):
+    """workload -> factor from the runs' CPU seconds to those of cpu_file; prints both."""
+    if not cpu_file:
+        return {}
+    new = {}
+    for line in open(cpu_file):
+        if line.strip():
+            j = json.loads(line)
+            if j.get("role", "evaluator") == "evaluator":
+                new[j["workload"]] = (float(j["cpu"]["seconds"]), float(j["cpu"]["ns_per_and"]))
+    old = {}
+    for r in rows(dirs, "runs.csv"):
+        if r["role"] == "Evaluator":
+            old.setdefault(r["workload"], float(r["cpu_seconds"]))
+    print("CPU baselines (mixgc's in-memory evaluation, one thread; ms):\n")
+    print("| workload | in runs.csv | re-measured (--cpu) | ns/AND re-measured | factor |")
+    print("|---|---:|---:|---:|---:|")
+    scales = {}
+    for w in sorted(set(old) & set(new), key=lambda w: ORDER.index(w) if w in ORDER else 99):
+        scales[w] = new[w][0] / old[w]
+        print(f"| {w} | {old[w] * 1e3:,.2f} | {new[w][0] * 1e3:,.2f} | {new[w][1]:.1f} | {scales[w]:.3f} |")
+    print()
+    return scales
+
+
+def main(dirs, cpu_file=None):
+    scales = cpu_scales(dirs, cpu_file)
     print("Table 3 (k wires, 2 MB SWW; ours / seed):\n")
     print("| workload | live seg | live full | OoRW seg | OoRW full | total seg | total full |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -58,6 +90,9 @@ def main(dirs):
         print(f"| {r['workload']} | " + " | ".join(cells) + " |")
 
     f6 = rows(dirs, "fig6.csv")
+    for r in f6:
+        for k in ("baseline", "ro_rn", "ro_rn_esw"):
+            r[k] = float(r[k]) * scales.get(r["workload"], 1.0)
     print("\nFigure 6 (16 GEs, 2 MB, DDR4, Evaluator; speedup over mixgc on this CPU):\n")
     print("| workload | baseline | RO+RN | RO+RN+ESW | RO+RN / baseline | ESW / RO+RN |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -77,7 +112,7 @@ def main(dirs):
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     by_mem = {"ddr4": [], "hbm2": []}
     for r in f8:
-        v = [float(r[f"ges_{g}"]) for g in (1, 2, 4, 8, 16)]
+        v = [float(r[f"ges_{g}"]) * scales.get(r["workload"], 1.0) for g in (1, 2, 4, 8, 16)]
         by_mem[r["memory"]].append(v)
         print(f"| {r['workload']} | {r['memory']} | {r['schedule']} | " + " | ".join(f"{x:,.1f}" for x in v)
               + f" | {v[4] / v[0]:.1f}x |")
@@ -99,4 +134,10 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    cpu = None
+    if args[:1] == ["--cpu"]:
+        if len(args) < 2:
+            sys.exit("usage: haac_tables.py [--cpu CPU.jsonl] FIG_DIR [FIG_DIR ...]")
+        cpu, args = args[1], args[2:]
+    main(args, cpu)

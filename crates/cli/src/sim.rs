@@ -37,7 +37,8 @@ by a DRAM of the given bandwidth. The GE count and window come from the file (`m
 --isa haac --ges G --window N`). Reports cycles, seconds at 1 GHz, the GE-only and \
 bandwidth-only bounds, stalls by cause, off-chip bytes by kind, and the speedup over mixgc's \
 CPU time for the same circuit on this machine: measured here (garbling or evaluation in memory, \
-one thread) unless --cpu-ns-per-and gives it.\n\n\
+one thread) unless --cpu-ns-per-and gives it. --cpu-only prints that CPU baseline alone \
+(no simulation), e.g. to re-measure it on a quiet machine for `scripts/haac_tables.py --cpu`.\n\n\
 With --plot DIR and files named WORKLOAD.*.haac (e.g. from `mixgc compile --vip NAME`), writes \
 HAAC's Figures 6-8 (PNG and CSV) and Table 3 (CSV) over the workloads: fig6 needs each \
 workload's program- and full-schedule files, fig7 compares the files' schedules (and windows), \
@@ -65,6 +66,10 @@ pub struct SimArgs {
     /// mixgc's CPU time per AND gate in ns, instead of measuring it here.
     #[arg(long, value_name = "NS")]
     cpu_ns_per_and: Option<f64>,
+    /// Only measure and print each file's CPU baseline (mixgc's in-memory time for its
+    /// circuit in the --role), without simulating.
+    #[arg(long, conflicts_with_all = ["plot", "cpu_ns_per_and"])]
+    cpu_only: bool,
     /// Set a model parameter (repeatable), e.g. and_latency_evaluator=18, dram_latency_cycles=100,
     /// table_queue_bytes=2048 (names: `SimConfig` in crates/haac/src/sim/config.rs).
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -100,6 +105,9 @@ pub fn sim(args: SimArgs) -> Result<(), CliError> {
         return write_stdout(&summary);
     }
     let role = Role::from(args.role);
+    if args.cpu_only {
+        return cpu_only(&args.files, role, args.json);
+    }
     for path in &args.files {
         let hc = open(path)?;
         let cfg = sim_config(&args.set, hc.program.ges, args.memory)?;
@@ -118,6 +126,44 @@ pub fn sim(args: SimArgs) -> Result<(), CliError> {
             serde_json::to_string(&line)? + "\n"
         } else {
             text(path, &schedule, &cfg, &report, &cpu, speedup)
+        };
+        write_stdout(&out)?;
+    }
+    Ok(())
+}
+
+/// `--cpu-only` as `--json` prints it: the workload is the file name up to its first dot.
+#[derive(Serialize)]
+struct CpuLine<'a> {
+    file: String,
+    workload: &'a str,
+    role: String,
+    cpu: &'a CpuBaseline,
+}
+
+fn cpu_only(files: &[PathBuf], role: Role, json: bool) -> Result<(), CliError> {
+    for path in files {
+        let hc = open(path)?;
+        let cpu = cpu_baseline(&hc, role, None)?;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let workload = name.split('.').next().unwrap_or_default();
+        let role_name = format!("{role:?}").to_lowercase();
+        let out = if json {
+            let line = CpuLine {
+                file: path.display().to_string(),
+                workload,
+                role: role_name,
+                cpu: &cpu,
+            };
+            serde_json::to_string(&line)? + "\n"
+        } else {
+            format!(
+                "{}: CPU (mixgc, {}): {} ({:.1} ns/AND)\n",
+                path.display(),
+                cpu.source,
+                seconds(cpu.seconds),
+                cpu.ns_per_and
+            )
         };
         write_stdout(&out)?;
     }

@@ -95,6 +95,34 @@ fn text_reports_a_measured_cpu_baseline() {
 }
 
 #[test]
+fn cpu_only_measures_the_baseline_without_simulating() {
+    let dir = temp_dir("cpu-only");
+    let f = aes_file(&dir, Schedule::Full);
+    let fs = f.to_str().unwrap();
+    let (ok, out, err) = run(&[fs, "--cpu-only", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["workload"], "aes");
+    assert_eq!(v["role"], "evaluator");
+    assert_eq!(v["cpu"]["source"], "evaluation measured in memory here");
+    let (s, ns) = (
+        v["cpu"]["seconds"].as_f64().unwrap(),
+        v["cpu"]["ns_per_and"].as_f64().unwrap(),
+    );
+    // AES-128 has 6,400 ANDs: the seconds and the per-AND figure agree.
+    assert!(s > 0.0 && (ns * 6400e-9 - s).abs() / s < 1e-9, "{v}");
+    assert!(v.get("cycles").is_none(), "no simulation: {v}");
+    let (ok, out, err) = run(&[fs, "--cpu-only", "--role", "garbler"]);
+    assert!(
+        ok && out.contains("garbling measured in memory here"),
+        "{out}{err}"
+    );
+    let (ok, _, err) = run(&[fs, "--cpu-only", "--cpu-ns-per-and", "3"]);
+    assert!(!ok && err.contains("--cpu-ns-per-and"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let dir = temp_dir("errors");
     let f = aes_file(&dir, Schedule::Full);
