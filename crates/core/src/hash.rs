@@ -34,6 +34,41 @@ pub trait TweakableHash: Send + Sync {
         }
     }
 
+    /// `h0[k] = H(xs[k], tweaks[k])` and `h1[k] = H(xs[k] ⊕ offset, tweaks[k])`: both labels
+    /// of a wire under one tweak, as a half-gates garbler hashes them (ZRE15 Fig. 2). All
+    /// four slices have one length. The same values as [`TweakableHash::hash_pairs`] on the
+    /// pairs (x, x ⊕ offset); a hash may compute them without building the pairs.
+    fn hash_offset_pairs(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        tweaks: &[Block],
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        assert!(
+            tweaks.len() == xs.len() && h0.len() == xs.len() && h1.len() == xs.len(),
+            "one tweak and two outputs per block"
+        );
+        const PAIRS: usize = 32;
+        let mut pairs = [Block::ZERO; 2 * PAIRS];
+        for (((xs, tweaks), h0), h1) in xs
+            .chunks(PAIRS)
+            .zip(tweaks.chunks(PAIRS))
+            .zip(h0.chunks_mut(PAIRS))
+            .zip(h1.chunks_mut(PAIRS))
+        {
+            let pairs = &mut pairs[..2 * xs.len()];
+            for (p, &x) in pairs.chunks_exact_mut(2).zip(xs) {
+                p.copy_from_slice(&[x, x ^ offset]);
+            }
+            self.hash_pairs(pairs, tweaks);
+            for ((p, y0), y1) in pairs.chunks_exact(2).zip(h0).zip(h1) {
+                (*y0, *y1) = (p[0], p[1]);
+            }
+        }
+    }
+
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
     fn hash(&self, x: Block, tweak: Block) -> Block {
         let mut v = [x];
@@ -109,6 +144,40 @@ impl TweakableHash for Tccr {
             *x ^= t; // π(π(x) ⊕ i) ⊕ π(x)
         }
     }
+
+    /// Both offsets of a batch in one [`TweakableHash::hash_many`] call (one π pipeline over
+    /// all 2n blocks), no interleaved pairs built.
+    fn hash_offset_pairs(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        tweaks: &[Block],
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        assert!(
+            tweaks.len() == xs.len() && h0.len() == xs.len() && h1.len() == xs.len(),
+            "one tweak and two outputs per block"
+        );
+        const BATCH: usize = 32;
+        let (mut both, mut scratch) = ([Block::ZERO; 2 * BATCH], [Block::ZERO; 2 * BATCH]);
+        for (((xs, tweaks), h0), h1) in xs
+            .chunks(BATCH)
+            .zip(tweaks.chunks(BATCH))
+            .zip(h0.chunks_mut(BATCH))
+            .zip(h1.chunks_mut(BATCH))
+        {
+            let n = xs.len();
+            let (both, scratch) = (&mut both[..2 * n], &mut scratch[..2 * n]);
+            for (k, (&x, &t)) in xs.iter().zip(tweaks).enumerate() {
+                (both[k], both[n + k]) = (x, x ^ offset);
+                (scratch[k], scratch[n + k]) = (t, t);
+            }
+            self.hash_many(both, scratch);
+            h0.copy_from_slice(&both[..n]);
+            h1.copy_from_slice(&both[n..]);
+        }
+    }
 }
 
 /// The re-keyed multi-instance hash H(x, j) = AES_{S⊕j}(σ(x)) ⊕ σ(x) with
@@ -142,6 +211,19 @@ impl TweakableHash for Rekeyed {
     #[inline]
     fn hash_pairs(&self, xs: &mut [Block], tweaks: &[Block]) {
         self.kernel.sigma_mmo_pairs_under(self.seed, xs, tweaks);
+    }
+
+    #[inline]
+    fn hash_offset_pairs(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        tweaks: &[Block],
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        self.kernel
+            .sigma_mmo_offset_pairs(self.seed, offset, xs, tweaks, h0, h1);
     }
 }
 
@@ -226,6 +308,21 @@ impl TweakableHash for AnyHash {
         match self {
             AnyHash::Tccr(h) => h.hash_pairs(xs, tweaks),
             AnyHash::Rekeyed(h) => h.hash_pairs(xs, tweaks),
+        }
+    }
+
+    #[inline]
+    fn hash_offset_pairs(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        tweaks: &[Block],
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        match self {
+            AnyHash::Tccr(h) => h.hash_offset_pairs(xs, offset, tweaks, h0, h1),
+            AnyHash::Rekeyed(h) => h.hash_offset_pairs(xs, offset, tweaks, h0, h1),
         }
     }
 }
@@ -327,10 +424,23 @@ mod kernel_tests {
         assert_eq!(got, want, "{n} pairs");
     }
 
+    /// `hash_offset_pairs` is `hash_many` on x and on x ⊕ Δ under the same tweak.
+    fn check_offset_pairs(h: &dyn TweakableHash, n: usize, tweaks: &[Block]) {
+        let (xs, _) = inputs(n);
+        let delta = Block::from_u128(0xd17a_0000_0000_0000_0000_0000_0000_0001);
+        let mut want0 = xs.clone();
+        h.hash_many(&mut want0, &mut tweaks[..n].to_vec());
+        let mut want1: Vec<Block> = xs.iter().map(|&x| x ^ delta).collect();
+        h.hash_many(&mut want1, &mut tweaks[..n].to_vec());
+        let (mut h0, mut h1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
+        h.hash_offset_pairs(&xs, delta, &tweaks[..n], &mut h0, &mut h1);
+        assert_eq!((h0, h1), (want0, want1), "{n} offset pairs");
+    }
+
     #[test]
     fn every_kernel_computes_the_same_hashes() {
         let seed = Block::from_u128(0x5eed);
-        for n in [0, 1, 2, 5, 16, 64, 65, 300] {
+        for n in [0, 1, 2, 3, 5, 15, 16, 17, 31, 32, 33, 64, 65, 300] {
             let (xs, ts) = inputs(n);
             let run = |h: &dyn TweakableHash| {
                 let mut v = xs.clone();
@@ -353,6 +463,10 @@ mod kernel_tests {
                 check_pairs(&Tccr::on_kernel(kernel), n, &ts);
                 check_pairs(&Rekeyed::on_kernel(seed, kernel), n, &ts);
                 check_pairs(&AnyHash::Rekeyed(Rekeyed::on_kernel(seed, kernel)), n, &ts);
+                check_offset_pairs(&Tccr::on_kernel(kernel), n, &ts);
+                check_offset_pairs(&AnyHash::Tccr(Tccr::on_kernel(kernel)), n, &ts);
+                check_offset_pairs(&Rekeyed::on_kernel(seed, kernel), n, &ts);
+                check_offset_pairs(&AnyHash::Rekeyed(Rekeyed::on_kernel(seed, kernel)), n, &ts);
             }
         }
     }

@@ -20,9 +20,11 @@ use crate::tweak::{half_gate_tweaks, private_tweak};
 use crate::MAX_AND_GROUP;
 
 /// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
-/// evaluating; two tweaks per gate). Each thread garbling part of a parallel block has its own.
+/// evaluating; the garbler's two zero-labels and two tweaks per gate). Each thread garbling
+/// part of a parallel block has its own.
 pub(crate) struct Scratch {
     hashes: [Block; 4 * MAX_AND_GROUP],
+    labels: [Block; 2 * MAX_AND_GROUP],
     tweaks: [Block; 2 * MAX_AND_GROUP],
 }
 
@@ -30,6 +32,7 @@ impl Scratch {
     pub(crate) fn new() -> Self {
         Scratch {
             hashes: [Block::ZERO; 4 * MAX_AND_GROUP],
+            labels: [Block::ZERO; 2 * MAX_AND_GROUP],
             tweaks: [Block::ZERO; 2 * MAX_AND_GROUP],
         }
     }
@@ -53,16 +56,18 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "at most MAX_AND_GROUP gates, one output and two rows each"
     );
-    let (h, t) = (&mut scratch.hashes[..4 * n], &mut scratch.tweaks[..2 * n]);
+    let (x, t) = (&mut scratch.labels[..2 * n], &mut scratch.tweaks[..2 * n]);
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
         let (j, j1) = half_gate_tweaks(first_and + k as u64);
-        h[4 * k..4 * k + 4].copy_from_slice(&[a0, a0 ^ delta, b0, b0 ^ delta]);
+        x[2 * k..2 * k + 2].copy_from_slice(&[a0, b0]);
         t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
     }
-    hash.hash_pairs(h, t); // (A⁰, A¹) under j, (B⁰, B¹) under j'
+    // h0 = H(A⁰, j), H(B⁰, j') per gate; h1 the same on A¹ = A⁰ ⊕ Δ, B¹ = B⁰ ⊕ Δ.
+    let (h0, h1) = scratch.hashes[..4 * n].split_at_mut(2 * n);
+    hash.hash_offset_pairs(x, delta, t, h0, h1);
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
         let (pa, pb) = (a0.lsb(), b0.lsb());
-        let (ha0, ha1, hb0, hb1) = (h[4 * k], h[4 * k + 1], h[4 * k + 2], h[4 * k + 3]);
+        let (ha0, ha1, hb0, hb1) = (h0[2 * k], h1[2 * k], h0[2 * k + 1], h1[2 * k + 1]);
         let tg = ha0 ^ ha1 ^ delta.and_bit(pb);
         let wg = ha0 ^ tg.and_bit(pa);
         let te = hb0 ^ hb1 ^ a0;
@@ -117,6 +122,7 @@ impl<H> Drop for HalfGateGarbler<H> {
         use zeroize::Zeroize;
         self.delta.zeroize();
         self.scratch.hashes.zeroize();
+        self.scratch.labels.zeroize();
     }
 }
 

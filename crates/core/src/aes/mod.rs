@@ -203,6 +203,49 @@ impl AesKernel {
     pub(crate) fn sigma_mmo_pairs_under(self, seed: Block, xs: &mut [Block], tweaks: &[Block]) {
         self.rekeyed::<true, true>(seed, xs, tweaks);
     }
+
+    /// The re-keyed hash (σ, then MMO) of each block and of the block ⊕ `delta` under the
+    /// block's key `seed ⊕ tweaks[i]`: `h0[i] = H(xs[i])`, `h1[i] = H(xs[i] ⊕ delta)`, the
+    /// same values as [`AesKernel::sigma_mmo_pairs_under`] on the pairs (x, x ⊕ Δ). VAES-512
+    /// builds the offset blocks in registers and uses each key register for both hashes;
+    /// the other kernels hash the pairs.
+    pub(crate) fn sigma_mmo_offset_pairs(
+        self,
+        seed: Block,
+        delta: Block,
+        xs: &[Block],
+        tweaks: &[Block],
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        assert!(
+            tweaks.len() == xs.len() && h0.len() == xs.len() && h1.len() == xs.len(),
+            "one tweak and two outputs per block"
+        );
+        match self.checked() {
+            #[cfg(target_arch = "x86_64")]
+            AesKernel::Vaes512 => unsafe { vaes512::sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1) },
+            _ => {
+                const PAIRS: usize = 32;
+                let mut pairs = [Block::ZERO; 2 * PAIRS];
+                for (((xs, tweaks), h0), h1) in xs
+                    .chunks(PAIRS)
+                    .zip(tweaks.chunks(PAIRS))
+                    .zip(h0.chunks_mut(PAIRS))
+                    .zip(h1.chunks_mut(PAIRS))
+                {
+                    let pairs = &mut pairs[..2 * xs.len()];
+                    for (p, &x) in pairs.chunks_exact_mut(2).zip(xs) {
+                        p.copy_from_slice(&[x, x ^ delta]);
+                    }
+                    self.sigma_mmo_pairs_under(seed, pairs, tweaks);
+                    for ((p, y0), y1) in pairs.chunks_exact(2).zip(h0).zip(h1) {
+                        (*y0, *y1) = (p[0], p[1]);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The CPU features the AES kernels care about, and whether this CPU has each.

@@ -67,6 +67,7 @@ fn every_operation_matches_fips197_appendix_c1() {
 fn compare_all(rng: &mut ChaCha20Rng, n: usize, distinct: u128) {
     let seed = Block::from_u128(rng.gen());
     let key = Block::from_u128(rng.gen());
+    let delta = Block::from_u128(rng.gen());
     let xs = random_blocks(rng, n);
     let tweaks: Vec<Block> = (0..n)
         .map(|_| Block::from_u128(rng.gen_range(0..distinct)))
@@ -90,9 +91,16 @@ fn compare_all(rng: &mut ChaCha20Rng, n: usize, distinct: u128) {
         let mut v = pairs.to_vec();
         kernel.sigma_mmo_pairs_under(seed, &mut v, pair_tweaks);
         out.push(v);
+        let (mut h0, mut h1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
+        kernel.sigma_mmo_offset_pairs(seed, delta, &xs, &tweaks, &mut h0, &mut h1);
+        out.push(h0.into_iter().zip(h1).flat_map(|(a, b)| [a, b]).collect());
         out
     };
     let want = run(AesKernel::Portable);
+    // The offset pairs are the hashes of the pairs (x, x ⊕ Δ), each pair under its block's tweak.
+    let mut offset_pairs: Vec<Block> = xs.iter().flat_map(|&x| [x, x ^ delta]).collect();
+    AesKernel::Portable.sigma_mmo_pairs_under(seed, &mut offset_pairs, &tweaks);
+    assert_eq!(want[5], offset_pairs, "portable offset pairs, {n} blocks");
     for kernel in AesKernel::available() {
         let got = run(kernel);
         for (op, (g, w)) in got.iter().zip(&want).enumerate() {

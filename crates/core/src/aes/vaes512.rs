@@ -106,27 +106,40 @@ pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
     }
 }
 
-/// The `4 * N` blocks at `xs`, under keys seed ⊕ tweak from `tweaks` (one tweak per
-/// block, or with `PAIR` per two blocks), schedules computed round by round beside them;
-/// with `MMO`, x ↦ AES(σ(x)) ⊕ σ(x).
+/// The `len` blocks at `xs`, 4(N − 1) < `len` ≤ 4N, under keys seed ⊕ tweak from `tweaks`
+/// (one tweak per block, or with `PAIR` per two blocks, then `len` = 4N), schedules
+/// computed round by round beside them; with `MMO`, x ↦ AES(σ(x)) ⊕ σ(x). Without `PAIR`
+/// the last register's lanes past `len` are masked off (neither read nor written), so a
+/// batch of any size is one pass with all its blocks in flight.
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 #[inline]
 unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
     seed: __m512i,
     xs: *mut Block,
     tweaks: *const Block,
+    len: usize,
 ) {
+    debug_assert!(!PAIR || len == 4 * N);
+    let last = len - 4 * (N - 1); // 1 ..= 4 blocks, two 64-bit lanes each
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let full = |i: usize| i + 1 < N || last == 4;
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N]);
     for i in 0..N {
         let t = if PAIR {
             let two = _mm512_castsi256_si512(_mm256_loadu_si256(tweaks.add(2 * i).cast()));
             _mm512_shuffle_i64x2::<0x50>(two, two) // t₀ t₀ t₁ t₁
-        } else {
+        } else if full(i) {
             _mm512_loadu_si512(tweaks.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, tweaks.add(4 * i).cast())
         };
         keys[i] = _mm512_xor_si512(seed, t);
-        let x = _mm512_loadu_si512(xs.add(4 * i).cast());
+        let x = if full(i) {
+            _mm512_loadu_si512(xs.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, xs.add(4 * i).cast())
+        };
         fed[i] = if MMO { sigma(x) } else { x };
         v[i] = _mm512_xor_si512(fed[i], keys[i]);
     }
@@ -144,7 +157,11 @@ unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
         if MMO {
             x = _mm512_xor_si512(x, fed[i]);
         }
-        _mm512_storeu_si512(xs.add(4 * i).cast(), x);
+        if full(i) {
+            _mm512_storeu_si512(xs.add(4 * i).cast(), x);
+        } else {
+            _mm512_mask_storeu_epi64(xs.add(4 * i).cast(), mask, x);
+        }
     }
 }
 
@@ -202,28 +219,33 @@ unsafe fn rekeyed_pairs_group<const K: usize, const MMO: bool>(
     }
 }
 
+/// One key per block (or, with `PAIR`, per pair: [`rekeyed_pairs`]): 16 blocks per pass,
+/// the rest (fewer than 16) in one masked pass.
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 pub(super) fn rekeyed<const PAIR: bool, const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block]) {
     if PAIR {
         return rekeyed_pairs::<MMO>(seed, xs, tweaks);
     }
-    let per = if PAIR { 2 } else { 1 };
-    assert_eq!(xs.len(), per * tweaks.len());
+    assert_eq!(xs.len(), tweaks.len());
     let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
     let (n, p, t) = (xs.len(), xs.as_mut_ptr(), tweaks.as_ptr());
     let mut i = 0;
-    // SAFETY: every call touches blocks i..i + 4N <= n and their tweaks i/per.. < n/per.
+    // SAFETY: every call touches blocks i..i + len <= n and their tweaks (one per block);
+    // masked lanes are not touched.
     unsafe {
         while i + 16 <= n {
-            rekeyed_group::<4, PAIR, MMO>(seed4, p.add(i), t.add(i / per));
+            rekeyed_group::<4, false, MMO>(seed4, p.add(i), t.add(i), 16);
             i += 16;
         }
-        while i + 4 <= n {
-            rekeyed_group::<1, PAIR, MMO>(seed4, p.add(i), t.add(i / per));
-            i += 4;
+        let (rest, p, t) = (n - i, p.add(i), t.add(i));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => rekeyed_group::<1, false, MMO>(seed4, p, t, rest),
+            2 => rekeyed_group::<2, false, MMO>(seed4, p, t, rest),
+            3 => rekeyed_group::<3, false, MMO>(seed4, p, t, rest),
+            _ => rekeyed_group::<4, false, MMO>(seed4, p, t, rest),
         }
     }
-    aesni::rekeyed::<PAIR, MMO>(seed, &mut xs[i..], &tweaks[i / per..]);
 }
 
 /// [`rekeyed`] in pairs: groups of 16 and 8 blocks with each key expanded once, the rest
@@ -245,9 +267,113 @@ fn rekeyed_pairs<const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block
             i += 8;
         }
         while i + 4 <= n {
-            rekeyed_group::<1, true, MMO>(seed4, p.add(i), t.add(i / 2));
+            rekeyed_group::<1, true, MMO>(seed4, p.add(i), t.add(i / 2), 4);
             i += 4;
         }
     }
     aesni::rekeyed::<true, MMO>(seed, &mut xs[i..], &tweaks[i / 2..]);
+}
+
+/// The hashes x ↦ AES_{seed⊕t}(σ(x)) ⊕ σ(x) of the `len` blocks at `xs` and of the same
+/// blocks XORed with the offset, 4(N − 1) < `len` ≤ 4N, one tweak per block of `xs`:
+/// writes H(x) to `h0` and H(x ⊕ Δ) to `h1`. The offset blocks are made in registers
+/// (σ(x ⊕ Δ) = σ(x) ⊕ σ(Δ), σ being linear), and each key register serves both hashes
+/// as it is (no lane shuffle), so a key step costs 6 instructions per 8 blocks. Lanes
+/// past `len` are masked off (neither read nor written).
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+unsafe fn offset_pairs_group<const N: usize>(
+    seed: __m512i,
+    sigma_delta: __m512i,
+    xs: *const Block,
+    tweaks: *const Block,
+    h0: *mut Block,
+    h1: *mut Block,
+    len: usize,
+) {
+    let last = len - 4 * (N - 1); // 1 ..= 4 blocks, two 64-bit lanes each
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let full = |i: usize| i + 1 < N || last == 4;
+    let zero = _mm512_setzero_si512();
+    let (mut keys, mut fed, mut v0, mut v1) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        let (x, t) = if full(i) {
+            (
+                _mm512_loadu_si512(xs.add(4 * i).cast()),
+                _mm512_loadu_si512(tweaks.add(4 * i).cast()),
+            )
+        } else {
+            (
+                _mm512_maskz_loadu_epi64(mask, xs.add(4 * i).cast()),
+                _mm512_maskz_loadu_epi64(mask, tweaks.add(4 * i).cast()),
+            )
+        };
+        keys[i] = _mm512_xor_si512(seed, t);
+        fed[i] = sigma(x);
+        v0[i] = _mm512_xor_si512(fed[i], keys[i]);
+        v1[i] = _mm512_ternarylogic_epi64::<0x96>(fed[i], sigma_delta, keys[i]);
+    }
+    for (r, &rcon) in RCON.iter().enumerate() {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            if r < 9 {
+                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
+            } else {
+                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
+            }
+        }
+    }
+    for i in 0..N {
+        let y0 = _mm512_xor_si512(v0[i], fed[i]);
+        let y1 = _mm512_ternarylogic_epi64::<0x96>(v1[i], fed[i], sigma_delta);
+        if full(i) {
+            _mm512_storeu_si512(h0.add(4 * i).cast(), y0);
+            _mm512_storeu_si512(h1.add(4 * i).cast(), y1);
+        } else {
+            _mm512_mask_storeu_epi64(h0.add(4 * i).cast(), mask, y0);
+            _mm512_mask_storeu_epi64(h1.add(4 * i).cast(), mask, y1);
+        }
+    }
+}
+
+/// [`super::AesKernel::sigma_mmo_offset_pairs`]: 16 blocks (32 hashes) per pass, the
+/// rest (fewer than 16 blocks) in one masked pass.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) fn sigma_mmo_offset_pairs(
+    seed: Block,
+    delta: Block,
+    xs: &[Block],
+    tweaks: &[Block],
+    h0: &mut [Block],
+    h1: &mut [Block],
+) {
+    let n = xs.len();
+    assert!(
+        tweaks.len() == n && h0.len() == n && h1.len() == n,
+        "one tweak and two outputs per block"
+    );
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let sd = _mm512_broadcast_i32x4(super::sigma(delta).into_m128());
+    let (x, t, o0, o1) = (xs.as_ptr(), tweaks.as_ptr(), h0.as_mut_ptr(), h1.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads blocks i..i + len ≤ n of `xs` and `tweaks` and writes the
+    // same range of `h0` and `h1` (all four of length n); masked lanes are not touched.
+    unsafe {
+        while i + 16 <= n {
+            offset_pairs_group::<4>(seed4, sd, x.add(i), t.add(i), o0.add(i), o1.add(i), 16);
+            i += 16;
+        }
+        let rest = n - i;
+        let (x, t, o0, o1) = (x.add(i), t.add(i), o0.add(i), o1.add(i));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => offset_pairs_group::<1>(seed4, sd, x, t, o0, o1, rest),
+            2 => offset_pairs_group::<2>(seed4, sd, x, t, o0, o1, rest),
+            3 => offset_pairs_group::<3>(seed4, sd, x, t, o0, o1, rest),
+            _ => offset_pairs_group::<4>(seed4, sd, x, t, o0, o1, rest),
+        }
+    }
 }
