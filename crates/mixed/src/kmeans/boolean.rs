@@ -229,7 +229,9 @@ mod tests {
         }
         assert_eq!(q[7], (1 << 12) - 1, "division by zero gives all ones");
         assert_eq!(ands, 12 * 2 * 6 * num.len());
-        let (z, _) = two_party(&[den.clone()], 4, |g, v| vec![g.is_zero(&v[0]).unwrap()]);
+        let (z, _) = two_party(std::slice::from_ref(&den), 4, |g, v| {
+            vec![g.is_zero(&v[0]).unwrap()]
+        });
         assert_eq!(z, den.iter().map(|&d| u64::from(d == 0)).collect::<Vec<_>>());
     }
 
