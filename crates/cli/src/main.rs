@@ -14,6 +14,7 @@ mod load;
 mod memory;
 mod mixed;
 mod mixed_bench;
+mod mixed_kmeans;
 mod nparty;
 mod ops;
 mod party;
@@ -46,7 +47,7 @@ enum Command {
     Run(run::RunArgs),
     /// Run one party of an n-party computation (BMR or GMW) on a Bristol circuit or an application.
     Party(nparty::PartyArgs),
-    /// Run one party of an n-party mixed-mode application (threshold HE, B2A/A2B): biomatch.
+    /// Run one party of an n-party mixed-mode application (threshold HE, B2A/A2B): biomatch, kmeans.
     Mixed(mixed::MixedArgs),
     /// Run both parties in one process over loopback TCP and explain what happened.
     Demo(demo::DemoArgs),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::biomatch::{biomatch, plaintext, vectors_of, BiomatchInput, Vector, VALUE_LIMIT, VECTORS};
+use mixgc_mixed::kmeans::{kmeans, KmeansInput, KmeansSize};
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use serde::{Deserialize, Serialize};
@@ -110,14 +111,14 @@ pub fn or_abort<T>(
 pub struct MixedArgs {
     #[command(flatten)]
     mesh: MeshArgs,
-    /// The application (seed Table 6): biomatch.
-    #[arg(long, value_name = "NAME", value_parser = ["biomatch"], default_value = "biomatch")]
+    /// The application (seed Table 6): biomatch or kmeans.
+    #[arg(long, value_name = "NAME", value_parser = ["biomatch", "kmeans"], default_value = "biomatch")]
     example: String,
     /// This party's input (JSON; the format is below).
     #[arg(long, value_name = "F.json", conflicts_with = "generate")]
     input_file: Option<PathBuf>,
-    /// Instead of running: write random input files for N parties to --out (party-I.json)
-    /// and print the plaintext result on stdout.
+    /// Instead of running: write random input files of --example for N parties to --out
+    /// (party-I.json) and print the plaintext result on stdout.
     #[arg(long, value_name = "N", requires = "out")]
     generate: Option<usize>,
     /// With --generate: the directory to write to (created if missing).
@@ -130,22 +131,33 @@ pub struct MixedArgs {
     feedback: Feedback,
 }
 
-const AFTER_HELP: &str = "Biomatch (seed Table 6): party 0 holds a query of 4 values, a database \
-of 256 vectors of 4 values is split round-robin over parties 1..n-1 (vector j at party \
-1 + j mod (n-1)); party 0 learns the minimum squared Euclidean distance and the lowest index \
-at that distance. The distances are computed under threshold HE and converted to additive \
-shares (A form), then to XOR shares (B form, A2B) for the minimum. Every value is an integer \
-from 0 to 16383.\n\n\
-Input files (--input-file):\n  \
+const AFTER_HELP: &str = "Both examples (seed Table 6): party 0 holds the query or the centroids, the \
+data is split round-robin over parties 1..n-1 (item j at party 1 + j mod (n-1)), and only party 0 \
+learns the result. Every value is an integer from 0 to 16383.\n\n\
+biomatch: party 0 holds a query of 4 values, a database of 256 vectors of 4 values is split over \
+the others; party 0 learns the minimum squared Euclidean distance and the lowest index at that \
+distance. The distances are computed under threshold HE and converted to additive shares (A form), \
+then to XOR shares (B form, A2B) for the minimum.\n  \
 party 0:  {\"query\": [q0, q1, q2, q3]}\n  \
 party i:  {\"vectors\": [[x0, x1, x2, x3], ...]}  its vectors j = i-1, i-1+(n-1), i-1+2(n-1), ... \
-in that order (256/(n-1) of them, rounded up for the first parties)\n\n\
-Output: party 0 prints {\"distance\": D, \"index\": J} on stdout; a summary goes to stderr. \
+in that order (256/(n-1) of them, rounded up for the first parties)\n  \
+output:   {\"distance\": D, \"index\": J}\n\n\
+kmeans: one iteration of k-means: party 0 holds 4 centroids of 2 values, 256 points of 2 values \
+are split over the others; party 0 learns the new centroids (per cluster, the floor of the mean \
+of the points nearest to its centroid, ties to the lower centroid; an empty cluster keeps its \
+centroid) and the cluster sizes. Distances under threshold HE (E), E2A, A2B, the nearest \
+centroid on XOR shares (B), B2A of the assignment, A2E and the sums under HE, E2A, A2B of the \
+sums and sizes, and the division on XOR shares.\n  \
+party 0:  {\"centroids\": [[c0, c1], [c0, c1], [c0, c1], [c0, c1]]}\n  \
+party i:  {\"points\": [[x0, x1], ...]}  its points j = i-1, i-1+(n-1), ... in that order\n  \
+output:   {\"centroids\": [[c0, c1], ...], \"sizes\": [s0, s1, s2, s3]}\n\n\
+Party 0 prints the output on stdout; a summary goes to stderr. --generate N --out DIR \
+[--seed S] [--example NAME] writes random files DIR/party-I.json and prints the plaintext output. \
 Security: semi-honest, any n-1 of the n parties may collude. TLS and plain TCP as `mixgc party`.\n\n\
-Example (three terminals, after `mixgc mixed --generate 3 --out in`):\n  \
-mixgc mixed --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-0.json\n  \
-mixgc mixed --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-1.json\n  \
-mixgc mixed --id 2 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example biomatch --input-file in/party-2.json";
+Example (three terminals, after `mixgc mixed --example kmeans --generate 3 --out in`):\n  \
+mixgc mixed --id 0 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example kmeans --input-file in/party-0.json\n  \
+mixgc mixed --id 1 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example kmeans --input-file in/party-1.json\n  \
+mixgc mixed --id 2 --parties 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002 --example kmeans --input-file in/party-2.json";
 
 /// One party's Biomatch input file.
 #[derive(Serialize, Deserialize, Debug, Default)]
@@ -158,26 +170,37 @@ struct BiomatchFile {
 }
 
 /// The longest input file read (256 vectors of 4 five-digit numbers fit in a few kB).
-const MAX_INPUT_BYTES: u64 = 1 << 20;
+pub const MAX_INPUT_BYTES: u64 = 1 << 20;
+
+/// One party's input, by example.
+enum Input {
+    Biomatch(BiomatchInput),
+    Kmeans(KmeansInput),
+}
 
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
+    let is_kmeans = args.example == "kmeans";
     if let Some(n) = args.generate {
-        return generate(
-            n,
-            args.out.as_deref().ok_or("--generate needs --out DIR")?,
-            args.seed,
-        );
+        let dir = args.out.as_deref().ok_or("--generate needs --out DIR")?;
+        return match is_kmeans {
+            true => crate::mixed_kmeans::generate(n, dir, args.seed),
+            false => generate(n, dir, args.seed),
+        };
     }
     let (id, n) = args.mesh.party()?;
     let path = args
         .input_file
         .as_deref()
         .ok_or("give --input-file F.json (or --generate N --out DIR to make input files)")?;
-    let input = read_input(path, id, n)?;
+    let input = match is_kmeans {
+        true => Input::Kmeans(crate::mixed_kmeans::read_input(path, id, n)?),
+        false => Input::Biomatch(read_input(path, id, n)?),
+    };
     let started = Instant::now();
+    let example = &args.example;
     let facts = RunFacts {
-        protocol: "mixed biomatch".into(),
-        digest: facts_digest(b"mixgc mixed biomatch v1"),
+        protocol: format!("mixed {example}"),
+        digest: facts_digest(format!("mixgc mixed {example} v1").as_bytes()),
         input_owners: (0..n).collect(),
         output_audience: vec![vec![0]],
         extra: vec![],
@@ -187,16 +210,20 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let keys = or_abort(&mut mesh, id, |m| keygen(m, &parameters(), &session, &mut rng))?;
     let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
     let setup = started.elapsed();
-    let output = or_abort(&mut mesh, id, |m| {
-        biomatch(&keys, &mut engine, m, &input, &mut rng)
+    let output = or_abort(&mut mesh, id, |m| match &input {
+        Input::Biomatch(input) => Ok(biomatch(&keys, &mut engine, m, input, &mut rng)?
+            .map(|o| serde_json::json!({"distance": o.distance, "index": o.index}))),
+        Input::Kmeans(input) => Ok(
+            kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, input, &mut rng)?
+                .map(|o| crate::mixed_kmeans::output_json(&o)),
+        ),
     })?;
-    if let Some(o) = output {
-        let json = serde_json::json!({"distance": o.distance, "index": o.index});
+    if let Some(json) = output {
         crate::write_stdout(&format!("{json}\n"))?;
     }
     let (sent, received) = mesh.bytes().iter().fold((0, 0), |(s, r), &(a, b)| (s + a, r + b));
     args.feedback.summary(&format!(
-        "party {id} of {n} (mixed biomatch): setup (keys, base OTs) {:.2} s, run {:.2} s; sent {}, received {}",
+        "party {id} of {n} (mixed {example}): setup (keys, base OTs) {:.2} s, run {:.2} s; sent {}, received {}",
         setup.as_secs_f64(),
         (started.elapsed() - setup).as_secs_f64(),
         bytes(sent),
@@ -205,10 +232,10 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Reads and checks party `id`'s input file; every problem names the file.
-fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliError> {
-    let name = path.display();
-    let bad = |why: String| -> CliError { format!("--input-file {name}: {why}").into() };
+/// Reads party input file `path` as JSON of type `T`, refusing files over
+/// [`MAX_INPUT_BYTES`]; every problem names the file and `what` it should be.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T, CliError> {
+    let bad = |why: String| -> CliError { format!("--input-file {}: {why}", path.display()).into() };
     let size = std::fs::metadata(path)
         .map_err(|e| bad(format!("cannot read it: {e}")))?
         .len();
@@ -218,8 +245,13 @@ fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliErro
         )));
     }
     let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
-    let file: BiomatchFile =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a Biomatch input ({e})")))?;
+    serde_json::from_str(&text).map_err(|e| bad(format!("not a {what} input ({e})")))
+}
+
+/// Reads and checks party `id`'s input file; every problem names the file.
+fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliError> {
+    let bad = |why: String| -> CliError { format!("--input-file {}: {why}", path.display()).into() };
+    let file: BiomatchFile = read_json(path, "Biomatch")?;
     let input = match (id, file.query, file.vectors) {
         (0, Some(q), None) => BiomatchInput::Query(q),
         (0, _, _) => return Err(bad("party 0's file holds exactly {\"query\": [4 values]}".into())),
@@ -234,35 +266,50 @@ fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliErro
     Ok(input)
 }
 
-/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
-fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
-    use rand::{Rng, SeedableRng};
+/// The RNG of `--generate`: from `--seed`, else fresh.
+pub fn generator_rng(seed: Option<u64>) -> rand::rngs::StdRng {
+    use rand::SeedableRng;
+    match seed {
+        Some(s) => rand::rngs::StdRng::seed_from_u64(s),
+        None => rand::rngs::StdRng::from_entropy(),
+    }
+}
+
+/// Writes `file(i)` as DIR/party-I.json for each of the `n` parties (2 to MAX_PARTIES).
+pub fn write_party_files<T: Serialize>(
+    n: usize,
+    dir: &Path,
+    file: impl Fn(usize) -> T,
+) -> Result<(), CliError> {
     if !(2..=MAX_PARTIES).contains(&n) {
         return Err(format!("--generate {n}: a run has 2 to {MAX_PARTIES} parties").into());
     }
-    let mut rng = match seed {
-        Some(s) => rand::rngs::StdRng::seed_from_u64(s),
-        None => rand::rngs::StdRng::from_entropy(),
-    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for i in 0..n {
+        let path = dir.join(format!("party-{i}.json"));
+        let text = serde_json::to_string(&file(i)).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
+fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+    use rand::Rng;
+    let mut rng = generator_rng(seed);
     let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..VALUE_LIMIT)) };
     let query = draw();
     let database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for i in 0..n {
-        let file = match i {
-            0 => BiomatchFile {
-                query: Some(query),
-                vectors: None,
-            },
-            _ => BiomatchFile {
-                query: None,
-                vectors: Some(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
-            },
-        };
-        let path = dir.join(format!("party-{i}.json"));
-        let text = serde_json::to_string(&file).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    write_party_files(n, dir, |i| match i {
+        0 => BiomatchFile {
+            query: Some(query),
+            vectors: None,
+        },
+        _ => BiomatchFile {
+            query: None,
+            vectors: Some(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
+        },
+    })?;
     let o = plaintext(&query, &database).ok_or("no database vectors")?;
     crate::write_stdout(&format!(
         "{}\n",

@@ -25,7 +25,8 @@
 //! - [`sign_tree`], [`xor_tables`], [`bool_triples`]: the XOR of the parties' bits under
 //!   encryption by a binary tree of ciphertext products, and on it B2A's masked tables and
 //!   Boolean triples with per-party traffic constant in n;
-//! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms).
+//! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms);
+//! - [`kmeans`]: the seed's Table 6 Kmeans, one iteration (E → A → B → A → E → A → B).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
@@ -40,6 +41,7 @@ pub mod distgarble;
 mod error;
 pub mod keygen;
 pub mod keyhom;
+pub mod kmeans;
 pub mod lut;
 pub mod ops;
 pub mod params;
