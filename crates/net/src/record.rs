@@ -404,12 +404,14 @@ mod tests {
                 23,
                 3,
                 3,
-                (MAX_CIPHERTEXT + 1 >> 8) as u8,
+                ((MAX_CIPHERTEXT + 1) >> 8) as u8,
                 (MAX_CIPHERTEXT + 1) as u8,
             ], // too long
             *b"MIXGC",         // a plain TCP peer
         ] {
-            let e = Opener::record_len(&header).err().expect("refused");
+            let Err(e) = Opener::record_len(&header) else {
+                panic!("{header:?} accepted");
+            };
             assert_eq!(e.alert, Some(UNEXPECTED_MESSAGE));
             assert!(
                 e.error.to_string().contains("does not speak TLS 1.3"),
