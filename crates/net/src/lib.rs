@@ -10,8 +10,11 @@ mod link;
 mod memory;
 mod peer;
 mod queued;
+mod record;
 mod tcp;
 mod tls;
+mod tls_handshake;
+mod tls_inbound;
 mod tls_link;
 mod transcript;
 

@@ -96,7 +96,8 @@ struct Chunk {
 /// The half the owning thread reads with.
 enum ReadHalf {
     Tcp(TcpReader),
-    Tls(TlsReader),
+    /// Boxed: it holds the receiving key's expanded schedule.
+    Tls(Box<TlsReader>),
 }
 
 /// The half the writer thread writes with.
@@ -195,7 +196,7 @@ impl QueuedChannel {
         let (reader, writer, sent, binding) = channel.into_halves()?;
         let timeout = reader.timeout();
         QueuedChannel::start(
-            ReadHalf::Tls(reader),
+            ReadHalf::Tls(Box::new(reader)),
             WriteHalf::Tls(writer),
             (timeout, sent, Some(binding)),
             one_way_delay,

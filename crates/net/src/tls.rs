@@ -2,7 +2,7 @@
 //! party presents a certificate, and each checks the other's either against a pinned SHA-256
 //! fingerprint or against a CA certificate. See `docs/security.md` ("Channels").
 
-use std::io::{BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::Arc;
@@ -21,26 +21,26 @@ use rustls::{
     AlertDescription, CertificateError, ClientConfig, ClientConnection, Connection, DigitallySignedStruct,
     DistinguishedName, OtherError, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
 };
+
+use crate::record::{Sealer, CLOSE_NOTIFY, MAX_PLAIN};
+use crate::tls_inbound::Inbound;
 use sha2::{Digest, Sha256};
 
 use crate::tcp::{accept_socket, connect_socket, Timing};
+use crate::tls_handshake as handshake;
 use crate::tls_link::{self, TlsReader, TlsWriter};
 use crate::{Channel, NetError, TcpChannel, CONNECT_RETRY};
 
 /// Plaintext gathered before it is sealed into records: small messages share a record;
 /// a send at least this large is sealed straight away.
 const PLAIN_BUFFER: usize = 64 << 10;
-/// Ciphertext rustls may hold before it must be written out: a few full records per
-/// system call.
-const TLS_BUFFER: usize = 256 << 10;
-/// Socket read-ahead: every ciphertext byte passes through it (rustls takes at most a
-/// record, ~16 KiB, per `read_tls`), so it is large, for few system calls per table frame.
-const RECV_BUFFER: usize = 256 << 10;
-/// The largest plaintext of a TLS 1.3 record (RFC 8446 §5.1), rustls' default fragment
-/// size: a write is cut into records of this size.
-const MAX_RECORD: usize = 16 << 10;
+/// Plaintext sealed per write system call: a few full records.
+pub(crate) const SEAL_PIECE: usize = 256 << 10;
+/// The largest plaintext of a TLS 1.3 record (RFC 8446 §5.1): a write is cut into records
+/// of this size.
+const MAX_RECORD: usize = MAX_PLAIN;
 /// The label of the exporter the session binds itself to (RFC 8446 §7.5).
-const EXPORTER_LABEL: &[u8] = b"EXPORTER-mixgc-channel-binding";
+pub(crate) const EXPORTER_LABEL: &[u8] = b"EXPORTER-mixgc-channel-binding";
 /// The byte the listener sends once it has accepted the peer's certificate, so the connecting
 /// party learns of a refusal at its first read (in TLS 1.3 the client finishes its handshake
 /// before the server has checked the client's certificate). The connecting party does not
@@ -215,6 +215,10 @@ impl TlsConfig {
             .map_err(key_mismatch)?;
         // One connection per session: no resumption, so no tickets.
         server.send_tls13_tickets = 0;
+        // The channel runs the record layer itself once the handshake is done.
+        let mut client = client;
+        client.enable_secret_extraction = true;
+        server.enable_secret_extraction = true;
         Ok(TlsConfig {
             client: Arc::new(client),
             server: Arc::new(server),
@@ -224,19 +228,42 @@ impl TlsConfig {
 
 /// A mutually authenticated TLS 1.3 connection to the peer over TCP, with the timeout and
 /// deadline semantics of [`crate::TcpChannel`]. Byte counters count plaintext, as over TCP.
+///
+/// rustls runs the handshake; then the channel takes over the traffic keys and runs the
+/// record layer itself ([`crate::record`]): each record is sealed in place in the write
+/// buffer and opened in place in the read buffer, nothing allocated per record.
 pub struct TlsChannel {
-    /// `None` only once [`TlsChannel::into_halves`] took it.
-    conn: Option<Connection>,
-    reader: BufReader<TcpStream>,
+    /// The record layer; `None` only once [`TlsChannel::into_halves`] took it.
+    session: Option<Session>,
+    reader: TcpStream,
     writer: TcpStream,
     /// Plaintext not yet sealed into records.
     pending: Vec<u8>,
+    /// Sealed records not yet written, reused.
+    out: Vec<u8>,
     sent: u64,
     received: u64,
     timing: Timing,
     binding: [u8; 32],
     /// A connecting party that has not yet read the listener's [`ACCEPTED`] byte.
     unconfirmed: bool,
+    /// The certificate the peer presented and the negotiated suite (RFC 8446 name).
+    peer_cert: Option<CertificateDer<'static>>,
+    suite: Option<String>,
+}
+
+/// The two directions of the record layer after the handshake.
+pub(crate) struct Session {
+    pub(crate) sealer: Sealer,
+    pub(crate) inbound: Inbound,
+}
+
+/// What the handshake leaves: the record layer and the facts about the peer.
+pub(crate) struct Established {
+    pub(crate) session: Session,
+    pub(crate) binding: [u8; 32],
+    pub(crate) peer_cert: Option<CertificateDer<'static>>,
+    pub(crate) suite: Option<String>,
 }
 
 impl TlsChannel {
@@ -316,60 +343,31 @@ impl TlsChannel {
         Ok(ch)
     }
 
-    fn handshake(mut conn: Connection, socket: TcpStream, timeout: Duration) -> Result<TlsChannel, NetError> {
-        conn.set_buffer_limit(Some(TLS_BUFFER));
-        let reader = BufReader::with_capacity(RECV_BUFFER, socket.try_clone().map_err(NetError::Io)?);
-        let mut ch = TlsChannel {
-            conn: Some(conn),
+    fn handshake(conn: Connection, socket: TcpStream, timeout: Duration) -> Result<TlsChannel, NetError> {
+        let mut reader = socket.try_clone().map_err(NetError::Io)?;
+        let mut writer = socket;
+        let mut timing = Timing::new(timeout);
+        let established = match handshake::run(conn, &mut reader, &mut writer, &mut timing) {
+            Ok(established) => established,
+            Err(e) => {
+                linger(&mut reader, &writer);
+                return Err(e);
+            }
+        };
+        Ok(TlsChannel {
+            session: Some(established.session),
             reader,
-            writer: socket,
+            writer,
             pending: Vec::with_capacity(PLAIN_BUFFER),
+            out: Vec::new(),
             sent: 0,
             received: 0,
-            timing: Timing::new(timeout),
-            binding: [0; 32],
+            timing,
+            binding: established.binding,
             unconfirmed: false,
-        };
-        if let Err(e) = ch.run_handshake() {
-            ch.linger();
-            return Err(e);
-        }
-        ch.binding = live(&mut ch.conn)
-            .export_keying_material([0u8; 32], EXPORTER_LABEL, None)
-            .map_err(|e| NetError::Tls(describe(&e)))?;
-        Ok(ch)
-    }
-
-    fn run_handshake(&mut self) -> Result<(), NetError> {
-        while live(&mut self.conn).is_handshaking() {
-            self.write_records()?;
-            if live(&mut self.conn).is_handshaking() && self.read_records()? == 0 {
-                return Err(NetError::Tls(
-                    "the peer closed the connection during the TLS handshake".into(),
-                ));
-            }
-        }
-        self.write_records()
-    }
-
-    /// After a failed handshake (its alert, if any, written): ends our direction, then
-    /// reads and discards what the peer still sends, until it closes or [`LINGER`] passes,
-    /// so that closing does not reset the connection over the alert (a connecting party
-    /// sends its first flight without waiting for the listener's verdict).
-    fn linger(&mut self) {
-        let _ = self.writer.shutdown(std::net::Shutdown::Write);
-        let until = std::time::Instant::now() + LINGER;
-        let mut scratch = [0u8; 4096];
-        loop {
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() || self.writer.set_read_timeout(Some(left)).is_err() {
-                return;
-            }
-            match self.reader.get_mut().read(&mut scratch) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
+            peer_cert: established.peer_cert,
+            suite: established.suite,
+        })
     }
 
     /// Ends every later read or write with [`NetError::Deadline`] once `total` has passed
@@ -381,24 +379,14 @@ impl TlsChannel {
     /// The fingerprint of the certificate the peer presented (to tell peers apart when
     /// several are pinned).
     pub fn peer_fingerprint(&self) -> Option<[u8; 32]> {
-        self.conn
-            .as_ref()?
-            .peer_certificates()
-            .and_then(|c| c.first())
-            .map(|c| fingerprint(c))
+        self.peer_cert.as_ref().map(|c| fingerprint(c))
     }
 
     /// Whether the certificate the peer presented names `name` in its subjectAltName
     /// (as webpki checks a server's name; false for a name that is not a DNS name or IP
     /// address, or without a certificate). For binding a certificate from a CA to a role.
     pub fn peer_is_named(&self, name: &str) -> bool {
-        let (Some(cert), Ok(name)) = (
-            self.conn
-                .as_ref()
-                .and_then(|c| c.peer_certificates())
-                .and_then(|c| c.first()),
-            ServerName::try_from(name),
-        ) else {
+        let (Some(cert), Ok(name)) = (self.peer_cert.as_ref(), ServerName::try_from(name)) else {
             return false;
         };
         rustls::server::ParsedCertificate::try_from(cert)
@@ -409,23 +397,21 @@ impl TlsChannel {
     /// The cipher suite the handshake agreed on, as RFC 8446 names it (e.g.
     /// `TLS13_AES_128_GCM_SHA256`, which both sides prefer).
     pub fn cipher_suite(&self) -> Option<String> {
-        let suite = self.conn.as_ref()?.negotiated_cipher_suite()?;
-        Some(format!("{:?}", suite.suite()))
+        self.suite.clone()
     }
 
-    /// Flushes, then parts the channel into a read and a write half sharing the TLS state,
-    /// for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]); also the
-    /// plaintext bytes sent so far (the read half counts on from those received) and the
-    /// channel binding.
+    /// Flushes, then parts the channel into a read and a write half sharing the sending
+    /// state, for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]);
+    /// also the plaintext bytes sent so far (the read half counts on from those received)
+    /// and the channel binding.
     pub(crate) fn into_halves(mut self) -> Result<(TlsReader, TlsWriter, u64, [u8; 32]), NetError> {
         self.flush()?;
-        let conn = self.conn.take().expect("present until now");
+        let session = self.session.take().expect("present until now");
         let socket = self.writer.try_clone().map_err(NetError::Io)?;
-        let read_ahead = self.reader.buffer().to_vec();
         let (reader, writer) = tls_link::halves(
-            conn,
+            session.sealer,
+            session.inbound,
             socket,
-            read_ahead,
             self.timing.timeout(),
             self.received,
             self.unconfirmed,
@@ -433,52 +419,24 @@ impl TlsChannel {
         Ok((reader, writer, self.sent, self.binding))
     }
 
-    /// Reads TLS records from the socket and decrypts them; the bytes read (0 at the end of
-    /// the stream).
-    fn read_records(&mut self) -> Result<usize, NetError> {
-        self.timing.before_io(&self.writer)?;
-        let n = loop {
-            match live(&mut self.conn).read_tls(&mut self.reader) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.timing.recv_error(e)),
-            }
-        };
-        if let Err(e) = live(&mut self.conn).process_new_packets() {
-            // rustls queued an alert telling the peer why: send it if the socket lets us.
-            let _ = live(&mut self.conn).write_tls(&mut self.writer);
-            return Err(NetError::Tls(describe(&e)));
+    /// Writes out the sealed records.
+    fn write_out(&mut self) -> Result<(), NetError> {
+        if self.out.is_empty() {
+            return Ok(());
         }
-        Ok(n)
+        let result = write_all(&mut self.writer, &self.out, &mut self.timing);
+        self.out.clear();
+        result
     }
 
-    /// Writes out every record rustls holds.
-    fn write_records(&mut self) -> Result<(), NetError> {
-        while live(&mut self.conn).wants_write() {
-            self.timing.before_io(&self.writer)?;
-            match live(&mut self.conn).write_tls(&mut self.writer) {
-                Ok(0) => return Err(NetError::Disconnected),
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.timing.send_error(e)),
-            }
-        }
-        Ok(())
-    }
-
-    /// Seals `data` into records and writes them out.
-    fn seal(&mut self, mut data: &[u8]) -> Result<(), NetError> {
-        while !data.is_empty() {
-            let n = live(&mut self.conn)
-                .writer()
-                .write(data)
-                .map_err(|e| self.timing.send_error(e))?;
-            data = &data[n..];
-            self.write_records()?;
-            if n == 0 {
-                // rustls takes no more plaintext with its buffer empty: the session is closed.
-                return Err(NetError::Disconnected);
-            }
+    /// Seals `data` into records and writes them out, a piece at a time.
+    fn seal(&mut self, data: &[u8]) -> Result<(), NetError> {
+        for piece in data.chunks(SEAL_PIECE) {
+            let sealed = live(&mut self.session).sealer.seal(piece, &mut self.out);
+            // An alert sealed before a failure still goes out.
+            let written = self.write_out();
+            sealed?;
+            written?;
         }
         Ok(())
     }
@@ -499,26 +457,72 @@ impl TlsChannel {
     }
 
     fn read_plain_raw(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        let mut filled = 0;
-        let mut at_end = false;
-        while filled < buf.len() {
-            match live(&mut self.conn).reader().read(&mut buf[filled..]) {
-                // A close_notify: the peer ended the session.
-                Ok(0) => return Err(NetError::Disconnected),
-                Ok(n) => {
-                    filled += n;
-                    continue;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if at_end {
-                        return Err(NetError::Disconnected);
-                    }
-                }
-                Err(e) => return Err(self.timing.recv_error(e)),
-            }
-            at_end = self.read_records()? == 0;
+        let (reader, timing, writer) = (&mut self.reader, &mut self.timing, &self.writer);
+        let session = live(&mut self.session);
+        let mut alert = None;
+        let result = session.inbound.recv(
+            buf,
+            |room| read_some(reader, writer, room, timing),
+            |description| alert = Some(description),
+        );
+        if let Some(description) = alert {
+            // Tell the peer why, if the socket lets us.
+            session.sealer.seal_alert(description, &mut self.out);
+            let _ = self.write_out();
         }
-        Ok(())
+        result
+    }
+}
+
+/// One read of ciphertext into `room` (0 at the end of the stream), with the channel's
+/// timeout and deadline.
+pub(crate) fn read_some(
+    reader: &mut TcpStream,
+    writer: &TcpStream,
+    room: &mut [u8],
+    timing: &mut Timing,
+) -> Result<usize, NetError> {
+    loop {
+        timing.before_io(writer)?;
+        match reader.read(room) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(timing.recv_error(e)),
+        }
+    }
+}
+
+/// Writes all of `data`, with the channel's timeout and deadline.
+fn write_all(writer: &mut TcpStream, mut data: &[u8], timing: &mut Timing) -> Result<(), NetError> {
+    while !data.is_empty() {
+        timing.before_io(writer)?;
+        match writer.write(data) {
+            Ok(0) => return Err(NetError::Disconnected),
+            Ok(n) => data = &data[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(timing.send_error(e)),
+        }
+    }
+    Ok(())
+}
+
+/// After a failed handshake (its alert, if any, written): ends our direction, then reads
+/// and discards what the peer still sends, until it closes or [`LINGER`] passes, so that
+/// closing does not reset the connection over the alert (a connecting party sends its
+/// first flight without waiting for the listener's verdict).
+fn linger(reader: &mut TcpStream, writer: &TcpStream) {
+    let _ = writer.shutdown(std::net::Shutdown::Write);
+    let until = std::time::Instant::now() + LINGER;
+    let mut scratch = [0u8; 4096];
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || writer.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match reader.read(&mut scratch) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
     }
 }
 
@@ -552,8 +556,7 @@ impl Channel for TlsChannel {
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
-        self.seal_pending()?;
-        self.write_records()
+        self.seal_pending()
     }
 
     fn bytes_sent(&self) -> u64 {
@@ -589,13 +592,13 @@ impl Channel for TlsChannel {
 impl Drop for TlsChannel {
     /// Ends the stream with a close_notify (best effort), so the peer sees a clean close.
     fn drop(&mut self) {
-        let Some(conn) = self.conn.as_mut() else {
+        let Some(session) = self.session.as_mut() else {
             return;
         };
-        conn.send_close_notify();
+        session.sealer.seal_alert(CLOSE_NOTIFY, &mut self.out);
         // Never wait long on a peer that stopped reading.
         let _ = self.writer.set_write_timeout(Some(Duration::from_millis(100)));
-        let _ = conn.write_tls(&mut self.writer);
+        let _ = self.writer.write_all(&self.out);
     }
 }
 
@@ -605,10 +608,11 @@ fn top_up_to_record(buffered: usize) -> usize {
     (MAX_RECORD - buffered % MAX_RECORD) % MAX_RECORD
 }
 
-/// The connection of a channel, there until [`TlsChannel::into_halves`] consumes it.
-fn live(conn: &mut Option<Connection>) -> &mut Connection {
-    conn.as_mut()
-        .expect("only into_halves takes the connection, consuming the channel")
+/// The record layer of a channel, there until [`TlsChannel::into_halves`] consumes it.
+fn live(session: &mut Option<Session>) -> &mut Session {
+    session
+        .as_mut()
+        .expect("only into_halves takes the session, consuming the channel")
 }
 
 /// A new handle to the socket of `channel`, which must have buffered nothing.

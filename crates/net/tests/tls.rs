@@ -346,6 +346,85 @@ fn a_modified_record_stops_both_parties() {
     );
 }
 
+/// A connecting party that is plain rustls (its own record layer, `StreamOwned`) with
+/// `me`'s certificate, trusting the CA of `listener`, offering only `suite`.
+fn rustls_client(
+    me: &KeyMaterial,
+    listener: &KeyMaterial,
+    addr: std::net::SocketAddr,
+    suite: rustls::SupportedCipherSuite,
+) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
+    let ca = listener.ca.as_ref().unwrap().0.as_bytes();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(ca) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(me.cert_pem.as_bytes())
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(me.key_pem.as_bytes()).unwrap();
+    let mut provider = rustls::crypto::ring::default_provider();
+    provider.cipher_suites = vec![suite];
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_client_auth_cert(certs, key)
+        .unwrap();
+    let conn = rustls::ClientConnection::new(Arc::new(config), "localhost".try_into().unwrap()).unwrap();
+    let socket = TcpStream::connect(addr).unwrap();
+    socket.set_read_timeout(Some(TIMEOUT)).unwrap();
+    rustls::StreamOwned::new(conn, socket)
+}
+
+/// The channel's own record layer against rustls' (RFC 8446 §5.2), for each of the three
+/// suites: the listener's confirmation, data both ways in many record sizes, and the
+/// peer's close_notify.
+#[test]
+fn the_record_layer_interoperates_with_rustls() {
+    use rustls::crypto::ring::cipher_suite as suites;
+    for suite in [
+        suites::TLS13_AES_128_GCM_SHA256,
+        suites::TLS13_AES_256_GCM_SHA384,
+        suites::TLS13_CHACHA20_POLY1305_SHA256,
+    ] {
+        interoperate_with_rustls(suite);
+    }
+}
+
+fn interoperate_with_rustls(suite: rustls::SupportedCipherSuite) {
+    let (a, b) = (generate(&names(&["localhost"]), true).unwrap(), self_signed());
+    let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+    let pattern = |len: usize, salt: u8| -> Vec<u8> { (0..len).map(|i| (i * 7) as u8 ^ salt).collect() };
+    let lens = [1usize, 5, 16 << 10, (16 << 10) + 1, 100_000, 300_000];
+    let server = pinned(&a, b.fingerprint);
+    let c = thread::spawn(move || {
+        let mut tls = rustls_client(&b, &a, addr, suite);
+        let mut confirmation = [0u8];
+        tls.read_exact(&mut confirmation).unwrap();
+        assert_eq!(confirmation[0], 0xA5);
+        for (i, &len) in lens.iter().enumerate() {
+            tls.write_all(&pattern(len, i as u8)).unwrap();
+            let mut echo = vec![0u8; len];
+            tls.read_exact(&mut echo).unwrap();
+            assert_eq!(echo, pattern(len, !(i as u8)), "{len} bytes from the channel");
+        }
+        tls.conn.send_close_notify();
+        tls.flush().unwrap();
+    });
+    let mut s = TlsChannel::accept(&listener, TIMEOUT, &server).unwrap();
+    assert_eq!(s.cipher_suite(), Some(format!("{:?}", suite.suite())));
+    for (i, &len) in lens.iter().enumerate() {
+        let mut got = vec![0u8; len];
+        s.recv(&mut got).unwrap();
+        assert_eq!(got, pattern(len, i as u8), "{len} bytes from rustls");
+        s.send(&pattern(len, !(i as u8))).unwrap();
+        s.flush().unwrap();
+    }
+    assert!(matches!(s.recv(&mut [0u8]), Err(NetError::Disconnected)));
+    c.join().unwrap();
+}
+
 /// CPU nanoseconds this thread has run (Linux: `/proc/thread-self/schedstat`), 0 elsewhere.
 fn thread_cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")

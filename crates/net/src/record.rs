@@ -1,0 +1,502 @@
+//! The TLS 1.3 record layer after the handshake (RFC 8446 §5.2–§5.5), over the traffic
+//! keys rustls hands out once its handshake is done (`dangerous_extract_secrets`, the API
+//! made for kernel TLS). rustls seals each record into a fresh allocation and hands
+//! received plaintext over in another (its unbuffered API too, in 0.23); here a record is
+//! sealed in place in the link's write buffer and opened in place in its read buffer, with
+//! ring's AEAD (the provider rustls uses), and nothing is allocated per record.
+//!
+//! Key updates (§4.6.3) are not supported: the extracted keys come without the traffic
+//! secrets the next keys derive from. Both ends are mixgc, which never sends one; a key
+//! reaching the AEAD's confidentiality limit (2^24 records, 256 GiB, for AES-GCM) ends
+//! the session with an error instead, and a KeyUpdate from the peer is refused.
+
+use std::ops::Range;
+
+use ring::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
+use rustls::ConnectionTrafficSecrets;
+
+use crate::NetError;
+
+/// The largest plaintext of a record (RFC 8446 §5.1).
+pub(crate) const MAX_PLAIN: usize = 16 << 10;
+/// A record's header: content type, legacy version, length (§5.1).
+const HEADER: usize = 5;
+/// The largest `TLSCiphertext.length` (§5.2).
+const MAX_CIPHERTEXT: usize = MAX_PLAIN + 256;
+/// The largest record on the wire.
+pub(crate) const MAX_WIRE_RECORD: usize = HEADER + MAX_CIPHERTEXT;
+/// Bytes a record adds to its plaintext: header, inner content type, AEAD tag.
+pub(crate) const OVERHEAD: usize = HEADER + 1 + TAG;
+const TAG: usize = 16;
+
+/// Content types (§5.1).
+const ALERT: u8 = 21;
+const HANDSHAKE: u8 = 22;
+const APPLICATION_DATA: u8 = 23;
+/// Alerts this side sends (§6).
+pub(crate) const CLOSE_NOTIFY: u8 = 0;
+pub(crate) const BAD_RECORD_MAC: u8 = 20;
+pub(crate) const UNEXPECTED_MESSAGE: u8 = 10;
+const FATAL: u8 = 2;
+const WARNING: u8 = 1;
+
+/// The traffic key of one direction and its record sequence number.
+struct TrafficKey {
+    key: LessSafeKey,
+    iv: [u8; 12],
+    seq: u64,
+}
+
+impl TrafficKey {
+    fn new(seq: u64, secrets: ConnectionTrafficSecrets) -> Result<TrafficKey, NetError> {
+        let (algorithm, key, iv) = match &secrets {
+            ConnectionTrafficSecrets::Aes128Gcm { key, iv } => (&aead::AES_128_GCM, key, iv),
+            ConnectionTrafficSecrets::Aes256Gcm { key, iv } => (&aead::AES_256_GCM, key, iv),
+            ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => (&aead::CHACHA20_POLY1305, key, iv),
+            _ => {
+                return Err(NetError::Tls(
+                    "the negotiated TLS cipher suite has no record layer here".into(),
+                ))
+            }
+        };
+        let key = UnboundKey::new(algorithm, key.as_ref())
+            .map_err(|_| NetError::Tls("unusable TLS traffic key".into()))?;
+        let iv: [u8; 12] = iv
+            .as_ref()
+            .try_into()
+            .map_err(|_| NetError::Tls("unusable TLS traffic IV".into()))?;
+        Ok(TrafficKey {
+            key: LessSafeKey::new(key),
+            iv,
+            seq,
+        })
+    }
+
+    /// The per-record nonce: the IV XOR the sequence number, big-endian on the right
+    /// (§5.3); the sequence number then advances.
+    fn next_nonce(&mut self) -> Nonce {
+        let mut nonce = self.iv;
+        for (n, s) in nonce[4..].iter_mut().zip(self.seq.to_be_bytes()) {
+            *n ^= s;
+        }
+        self.seq += 1;
+        Nonce::assume_unique_for_key(nonce)
+    }
+}
+
+/// The sending direction: seals records into a caller's buffer; also sends the alert the
+/// receiving side raises.
+pub(crate) struct Sealer {
+    key: TrafficKey,
+    /// Records the key may seal (the suite's confidentiality limit).
+    limit: u64,
+    /// A fatal alert the receiving side raised, not yet sent.
+    alert: Option<u8>,
+    /// A fatal alert or a close_notify went out: nothing more may.
+    closed: bool,
+}
+
+impl Sealer {
+    /// The sending key from `(seq, secrets)` (rustls' extracted `tx`), good for `limit`
+    /// records.
+    pub(crate) fn new(tx: (u64, ConnectionTrafficSecrets), limit: u64) -> Result<Sealer, NetError> {
+        Ok(Sealer {
+            key: TrafficKey::new(tx.0, tx.1)?,
+            limit,
+            alert: None,
+            closed: false,
+        })
+    }
+
+    /// Appends `data` to `out` as application-data records of at most [`MAX_PLAIN`] bytes
+    /// each, after any alert the receiving side raised (then fails: the session is over).
+    /// One copy of each byte (into `out`), sealed in place.
+    pub(crate) fn seal(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), NetError> {
+        if let Some(alert) = self.alert.take() {
+            self.seal_alert(alert, out);
+            return Err(NetError::Disconnected);
+        }
+        if self.closed {
+            return Err(NetError::Disconnected);
+        }
+        out.reserve(data.len() + data.len().div_ceil(MAX_PLAIN) * OVERHEAD);
+        let records = data.len().div_ceil(MAX_PLAIN) as u64;
+        // One record is kept for the close_notify or an alert.
+        if self.key.seq + records + 1 > self.limit {
+            return Err(NetError::Tls(format!(
+                "the session reached the TLS key's limit of {} records (RFC 8446 §5.5); \
+                 split the work over several sessions",
+                self.limit
+            )));
+        }
+        for piece in data.chunks(MAX_PLAIN) {
+            self.seal_record(APPLICATION_DATA, piece, out);
+        }
+        Ok(())
+    }
+
+    /// Appends a close_notify (a warning) or a fatal alert; nothing is sealed after it.
+    pub(crate) fn seal_alert(&mut self, description: u8, out: &mut Vec<u8>) {
+        if self.closed {
+            return;
+        }
+        let level = if description == CLOSE_NOTIFY {
+            WARNING
+        } else {
+            FATAL
+        };
+        self.seal_record(ALERT, &[level, description], out);
+        self.closed = true;
+    }
+
+    /// Keeps a fatal alert for the next [`Sealer::seal`] (the receiving side has no socket
+    /// to write it).
+    pub(crate) fn raise(&mut self, description: u8) {
+        if !self.closed && self.alert.is_none() {
+            self.alert = Some(description);
+        }
+    }
+
+    /// Appends the alert raised by [`Sealer::raise`], if any.
+    pub(crate) fn take_alert(&mut self, out: &mut Vec<u8>) {
+        if let Some(alert) = self.alert.take() {
+            self.seal_alert(alert, out);
+        }
+    }
+
+    /// Appends one record: header, `plain`, the content type, the tag (§5.2).
+    fn seal_record(&mut self, content: u8, plain: &[u8], out: &mut Vec<u8>) {
+        let length = plain.len() + 1 + TAG;
+        let header = [APPLICATION_DATA, 3, 3, (length >> 8) as u8, length as u8];
+        out.extend_from_slice(&header);
+        let start = out.len();
+        out.extend_from_slice(plain);
+        out.push(content);
+        let nonce = self.key.next_nonce();
+        let tag = self
+            .key
+            .key
+            .seal_in_place_separate_tag(nonce, Aad::from(header), &mut out[start..])
+            .expect("a record of at most 16 KiB is within the AEAD's limits");
+        out.extend_from_slice(tag.as_ref());
+    }
+}
+
+/// The receiving direction: opens records in place.
+pub(crate) struct Opener {
+    key: TrafficKey,
+}
+
+/// Why a record could not be opened: the error to report and the alert to send (if any).
+pub(crate) struct OpenError {
+    pub(crate) error: NetError,
+    pub(crate) alert: Option<u8>,
+}
+
+impl OpenError {
+    fn fatal(alert: u8, what: &str) -> OpenError {
+        OpenError {
+            error: NetError::Tls(what.into()),
+            alert: Some(alert),
+        }
+    }
+}
+
+const NOT_TLS: &str = "the peer does not speak TLS 1.3 as expected (a plain TCP peer, or a corrupted stream)";
+
+impl Opener {
+    /// The receiving key from `(seq, secrets)` (rustls' extracted `rx`).
+    pub(crate) fn new(rx: (u64, ConnectionTrafficSecrets)) -> Result<Opener, NetError> {
+        Ok(Opener {
+            key: TrafficKey::new(rx.0, rx.1)?,
+        })
+    }
+
+    /// The length of the record at the front of `buf` once it is all there; `None` while
+    /// only part of its header is. A header no TLS 1.3 record has is an error.
+    pub(crate) fn record_len(buf: &[u8]) -> Result<Option<usize>, OpenError> {
+        let Some(header) = buf.get(..HEADER) else {
+            return Ok(None);
+        };
+        let length = usize::from(u16::from_be_bytes([header[3], header[4]]));
+        if header[0] != APPLICATION_DATA || header[1..3] != [3, 3] || length > MAX_CIPHERTEXT || length <= TAG
+        {
+            return Err(OpenError::fatal(UNEXPECTED_MESSAGE, NOT_TLS));
+        }
+        Ok(Some(HEADER + length))
+    }
+
+    /// Opens the whole record `record` (as [`Opener::record_len`] measured it) in place;
+    /// where its application data (possibly none) lies in `record`. A close_notify is
+    /// [`NetError::Disconnected`]; the peer's fatal alert is an error naming it.
+    pub(crate) fn open(&mut self, record: &mut [u8]) -> Result<Range<usize>, OpenError> {
+        let (header, body) = record.split_at_mut(HEADER);
+        let nonce = self.key.next_nonce();
+        let plain = self
+            .key
+            .key
+            .open_in_place(nonce, Aad::from(&*header), body)
+            .map_err(|_| {
+                OpenError::fatal(
+                    BAD_RECORD_MAC,
+                    "a TLS record from the peer failed authentication (modified in transit, or not from the peer)",
+                )
+            })?;
+        // The inner content type is the last non-zero byte (§5.4: zeros are padding).
+        let Some(end) = plain.iter().rposition(|&b| b != 0) else {
+            return Err(OpenError::fatal(
+                UNEXPECTED_MESSAGE,
+                "the peer broke the TLS protocol",
+            ));
+        };
+        let content = plain[end];
+        let plain = &plain[..end];
+        match content {
+            APPLICATION_DATA => Ok(HEADER..HEADER + end),
+            ALERT => Err(alert_error(plain)),
+            HANDSHAKE => Err(OpenError::fatal(
+                UNEXPECTED_MESSAGE,
+                "the peer sent a TLS handshake message after the handshake (a key update or a \
+                 ticket, which mixgc never sends)",
+            )),
+            _ => Err(OpenError::fatal(
+                UNEXPECTED_MESSAGE,
+                "the peer broke the TLS protocol",
+            )),
+        }
+    }
+}
+
+/// The peer's alert as an error: a close_notify ends the stream, anything else names why the
+/// peer stopped.
+fn alert_error(body: &[u8]) -> OpenError {
+    let error = match body {
+        [_, CLOSE_NOTIFY] => NetError::Disconnected,
+        [_, description] => NetError::Tls(crate::tls::describe(&rustls::Error::AlertReceived(
+            rustls::AlertDescription::from(*description),
+        ))),
+        _ => return OpenError::fatal(UNEXPECTED_MESSAGE, "the peer broke the TLS protocol"),
+    };
+    OpenError { error, alert: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::crypto::cipher::{AeadKey, Iv};
+
+    /// AES-256-GCM (1) or ChaCha20-Poly1305 (2): rustls makes 16-byte AES-128 keys only in
+    /// a handshake (the channel tests negotiate AES-128-GCM).
+    fn secrets(suite: u8) -> ConnectionTrafficSecrets {
+        let key = AeadKey::from([suite.wrapping_mul(31); 32]);
+        let iv = Iv::from([suite ^ 0x5a; 12]);
+        match suite {
+            1 => ConnectionTrafficSecrets::Aes256Gcm { key, iv },
+            _ => ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv },
+        }
+    }
+
+    /// A sealer and the opener of its records, from sequence number `seq`.
+    fn pair(suite: u8, seq: u64) -> (Sealer, Opener) {
+        let sealer = Sealer::new((seq, secrets(suite)), 1 << 24).unwrap();
+        let opener = Opener::new((seq, secrets(suite))).unwrap();
+        (sealer, opener)
+    }
+
+    /// Opens every record of `wire` in order; the plaintext.
+    fn open_all(opener: &mut Opener, wire: &mut [u8]) -> Result<Vec<u8>, NetError> {
+        let mut plain = Vec::new();
+        let mut at = 0;
+        while at < wire.len() {
+            let len = Opener::record_len(&wire[at..])
+                .map_err(|e| e.error)?
+                .expect("whole header");
+            let range = opener.open(&mut wire[at..at + len]).map_err(|e| e.error)?;
+            plain.extend_from_slice(&wire[at + range.start..at + range.end]);
+            at += len;
+        }
+        Ok(plain)
+    }
+
+    #[test]
+    fn sealed_records_open_to_the_plaintext_for_every_suite() {
+        // splitmix64: random-looking lengths and bytes, reproducible.
+        let mut state = 14u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let z = (state ^ (state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for suite in 1..3 {
+            let (mut sealer, mut opener) = pair(suite, next() % 1000);
+            let random_len = (next() % 200_000) as usize;
+            for len in [
+                0,
+                1,
+                5,
+                MAX_PLAIN - 1,
+                MAX_PLAIN,
+                MAX_PLAIN + 1,
+                3 * MAX_PLAIN + 7,
+                random_len,
+            ] {
+                let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                let mut wire = Vec::new();
+                sealer.seal(&data, &mut wire).unwrap();
+                assert_eq!(wire.len(), len + len.div_ceil(MAX_PLAIN) * OVERHEAD);
+                assert_eq!(
+                    open_all(&mut opener, &mut wire).unwrap(),
+                    data,
+                    "suite {suite}, {len} bytes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_changed_byte_anywhere_fails_authentication_or_framing() {
+        let (mut sealer, _) = pair(1, 0);
+        let mut wire = Vec::new();
+        sealer
+            .seal(b"the garbled tables of one batch", &mut wire)
+            .unwrap();
+        for at in 0..wire.len() {
+            let mut bad = wire.clone();
+            bad[at] ^= 0x40;
+            let (_, mut opener) = pair(1, 0);
+            let e = match Opener::record_len(&bad) {
+                Err(e) => e,
+                Ok(Some(len)) if len == bad.len() => opener.open(&mut bad).unwrap_err(),
+                // A length changed: the record is not all there, or another follows.
+                Ok(_) => continue,
+            };
+            assert!(e.alert.is_some(), "byte {at}");
+            assert!(matches!(e.error, NetError::Tls(_)), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn records_out_of_order_or_replayed_fail() {
+        let (mut sealer, mut opener) = pair(1, 0);
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        sealer.seal(b"one", &mut first).unwrap();
+        sealer.seal(b"two", &mut second).unwrap();
+        let e = opener.open(&mut second.clone()).unwrap_err();
+        assert_eq!(e.alert, Some(BAD_RECORD_MAC));
+        assert!(
+            e.error.to_string().contains("failed authentication"),
+            "{}",
+            e.error
+        );
+        // The opener moved on a record: the first no longer opens either.
+        assert!(opener.open(&mut first).is_err());
+    }
+
+    #[test]
+    fn headers_no_tls_13_record_has_are_refused() {
+        assert_eq!(Opener::record_len(&[23, 3, 3]).ok(), Some(None));
+        for header in [
+            [22, 3, 3, 0, 40], // a handshake record
+            [23, 3, 1, 0, 40], // another version
+            [23, 3, 3, 0, 16], // shorter than a tag
+            [
+                23,
+                3,
+                3,
+                ((MAX_CIPHERTEXT + 1) >> 8) as u8,
+                (MAX_CIPHERTEXT + 1) as u8,
+            ], // too long
+            *b"MIXGC",         // a plain TCP peer
+        ] {
+            let Err(e) = Opener::record_len(&header) else {
+                panic!("{header:?} accepted");
+            };
+            assert_eq!(e.alert, Some(UNEXPECTED_MESSAGE));
+            assert!(
+                e.error.to_string().contains("does not speak TLS 1.3"),
+                "{}",
+                e.error
+            );
+        }
+        assert_eq!(
+            Opener::record_len(&[23, 3, 3, 0x41, 0x00]).ok(),
+            Some(Some(5 + MAX_CIPHERTEXT))
+        );
+    }
+
+    #[test]
+    fn alerts_end_the_stream_or_name_the_reason() {
+        let (mut sealer, mut opener) = pair(2, 7);
+        let mut wire = Vec::new();
+        sealer.seal_alert(CLOSE_NOTIFY, &mut wire);
+        assert!(matches!(
+            open_all(&mut opener, &mut wire),
+            Err(NetError::Disconnected)
+        ));
+        // Nothing is sealed after a close_notify.
+        assert!(matches!(
+            sealer.seal(b"late", &mut wire),
+            Err(NetError::Disconnected)
+        ));
+
+        let (mut sealer, mut opener) = pair(1, 0);
+        sealer.raise(BAD_RECORD_MAC);
+        let mut wire = Vec::new();
+        assert!(matches!(
+            sealer.seal(b"data", &mut wire),
+            Err(NetError::Disconnected)
+        ));
+        let e = open_all(&mut opener, &mut wire).unwrap_err();
+        assert!(
+            e.to_string().contains("could not authenticate a TLS record"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_handshake_message_after_the_handshake_is_refused() {
+        let (mut sealer, mut opener) = pair(1, 0);
+        let mut wire = Vec::new();
+        // A KeyUpdate (RFC 8446 §4.6.3), which mixgc never sends.
+        sealer.seal_record(HANDSHAKE, &[24, 0, 0, 1, 0], &mut wire);
+        let e = opener.open(&mut wire).unwrap_err();
+        assert_eq!(e.alert, Some(UNEXPECTED_MESSAGE));
+        assert!(
+            e.error
+                .to_string()
+                .contains("handshake message after the handshake"),
+            "{}",
+            e.error
+        );
+    }
+
+    #[test]
+    fn padding_is_stripped_and_an_all_zero_record_refused() {
+        let (mut sealer, mut opener) = pair(1, 0);
+        let mut wire = Vec::new();
+        // Application data "ab", then the content type, then three bytes of padding (§5.4).
+        sealer.seal_record(0, &[b'a', b'b', APPLICATION_DATA, 0, 0], &mut wire);
+        assert_eq!(open_all(&mut opener, &mut wire).unwrap(), b"ab");
+        let mut wire = Vec::new();
+        sealer.seal_record(0, &[0, 0], &mut wire);
+        let e = opener.open(&mut wire).unwrap_err();
+        assert_eq!(e.alert, Some(UNEXPECTED_MESSAGE));
+    }
+
+    #[test]
+    fn a_key_at_its_limit_stops_sealing() {
+        let mut sealer = Sealer::new((0, secrets(1)), 4).unwrap();
+        let mut wire = Vec::new();
+        sealer.seal(&vec![1u8; 3 * MAX_PLAIN], &mut wire).unwrap();
+        let e = sealer.seal(b"x", &mut wire).unwrap_err();
+        assert!(e.to_string().contains("limit of 4 records"), "{e}");
+        // The close_notify still fits.
+        sealer.seal_alert(CLOSE_NOTIFY, &mut wire);
+        let mut opener = Opener::new((0, secrets(1))).unwrap();
+        assert!(matches!(
+            open_all(&mut opener, &mut wire),
+            Err(NetError::Disconnected)
+        ));
+    }
+}
