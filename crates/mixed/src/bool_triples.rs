@@ -76,9 +76,9 @@ impl ThresholdKeys {
                 .collect()
         };
         let (a, b, c) = (draw(true), draw(true), draw(me != 0));
-        let za = self.xor_signs_at_root(mesh, &a, rng)?;
-        let zb = self.xor_signs_at_root(mesh, &b, rng)?;
-        let zc = self.xor_signs_at_root(mesh, &c, rng)?;
+        let za = self.xor_signs_leaving(mesh, &a, EXTRA_DEPTH, rng)?;
+        let zb = self.xor_signs_leaving(mesh, &b, EXTRA_DEPTH, rng)?;
+        let zc = self.xor_signs_leaving(mesh, &c, EXTRA_DEPTH, rng)?;
         mesh.set_phase("Boolean triples: the product at the root");
         let y = match (za, zb, zc) {
             (Some(za), Some(zb), Some(zc)) => {
@@ -94,11 +94,7 @@ impl ThresholdKeys {
                 ))
             }
         };
-        let y = self
-            .spread_for_e2a(mesh, 0, 1, y)?
-            .pop()
-            .ok_or_else(|| MixedError::Usage("internal: no ciphertext to convert".into()))?;
-        let mut share = self.to_shares(mesh, &y, rng)?;
+        let mut share = self.switched_shares_from_root(mesh, y.and_then(|mut v| v.pop()), rng)?;
         share.truncate(k);
         let opened = open_mod_p_to_first(mesh, share)?;
         let c = match opened {

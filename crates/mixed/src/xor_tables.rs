@@ -34,12 +34,7 @@ impl ThresholdKeys {
     ) -> Result<Vec<u64>, MixedError> {
         let k = bits.len();
         let signs = self.xor_signs_at_root(mesh, bits, rng)?;
-        mesh.set_phase("XOR tree: E2A of the signs");
-        let ct = self
-            .spread_for_e2a(mesh, 0, 1, signs.map(|c| vec![c]))?
-            .pop()
-            .ok_or_else(|| MixedError::Usage("internal: no ciphertext to convert".into()))?;
-        let mut z = self.to_shares(mesh, &ct, rng)?;
+        let mut z = self.switched_shares_from_root(mesh, signs, rng)?;
         z.truncate(k);
         let first = u64::from(mesh.me() == 0);
         Ok(z.iter().map(|&zi| mul_mod((first + P - zi) % P, HALF)).collect())
