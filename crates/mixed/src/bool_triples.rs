@@ -23,15 +23,18 @@ use mixgc_nparty::{Mesh, Triples};
 use crate::chain::sum_to_root;
 use crate::keygen::malformed;
 use crate::ops::add_plain;
-use crate::sign_tree::{tree_fits, MAX_PRODUCT_DEPTH};
+use crate::sign_tree::MAX_PRODUCT_DEPTH;
 use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
 
 /// Product levels after the XOR trees: z_a·z_b, then the product with z_c.
 const EXTRA_DEPTH: usize = 2;
 
-/// Whether Boolean triples from HE fit the noise budget for `parties` parties.
+/// Whether Boolean triples from HE fit the noise budget for `parties` parties through the
+/// XOR sum ([`crate::sign_sum::sum_fits`]: n ≤ 8). The product tree would fit up to n = 16,
+/// but its six ciphertexts a triple per party (≈ 700 B at n = 16) cost more than pairwise
+/// OT triples (≈ 15 B per peer) for every n ≤ 16, so A2B takes OT triples beyond.
 pub fn he_triples_fit(parties: usize) -> bool {
-    tree_fits(parties, EXTRA_DEPTH)
+    crate::sign_sum::sum_fits(parties, EXTRA_DEPTH)
 }
 
 impl ThresholdKeys {

@@ -204,7 +204,11 @@ impl ThresholdKeys {
         seed.update(&self.crp_seed);
         seed.update(&count.to_le_bytes());
         let ctx = self.par.context_at_level(0)?;
-        Ok(Poly::random_from_seed(ctx, Representation::Ntt, *seed.finalize().as_bytes()))
+        Ok(Poly::random_from_seed(
+            ctx,
+            Representation::Ntt,
+            *seed.finalize().as_bytes(),
+        ))
     }
 
     /// The public seed of this key's common random polynomials.

@@ -111,7 +111,12 @@ impl ThresholdKeys {
     /// An encryption of (−1)^S from one of S ∈ [0, `max`] in every slot: the powers of S by
     /// relinearized products (S^j at depth ⌈log2 j⌉), combined with [`sign_polynomial`]'s
     /// centered coefficients.
-    fn sign_of(&self, rlk: &RelinearizationKey, sum: &Ciphertext, max: usize) -> Result<Ciphertext, MixedError> {
+    fn sign_of(
+        &self,
+        rlk: &RelinearizationKey,
+        sum: &Ciphertext,
+        max: usize,
+    ) -> Result<Ciphertext, MixedError> {
         let par = self.parameters();
         let coefficients = sign_polynomial(max);
         // powers[j − 1] = S^j.
@@ -149,7 +154,10 @@ mod tests {
     use super::*;
 
     fn evaluate(coefficients: &[u64], x: u64) -> u64 {
-        coefficients.iter().rev().fold(0, |acc, &c| (mul_mod(acc, x) + c) % P)
+        coefficients
+            .iter()
+            .rev()
+            .fold(0, |acc, &c| (mul_mod(acc, x) + c) % P)
     }
 
     #[test]

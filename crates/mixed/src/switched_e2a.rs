@@ -44,7 +44,10 @@ fn switched_noise_bits(par: &fhe::bfv::BfvParameters, parties: usize) -> Result<
 /// Whether the switched E2A's flooding under `par` hides that noise for `parties` parties.
 pub fn switched_flooding_hides(par: &fhe::bfv::BfvParameters, parties: usize) -> bool {
     let level = e2a_level(par);
-    match (flooding_bound_at(par, parties, level), switched_noise_bits(par, parties)) {
+    match (
+        flooding_bound_at(par, parties, level),
+        switched_noise_bits(par, parties),
+    ) {
         (Ok(b), Ok(noise)) => flooding_hides(&par, &b, noise),
         _ => false,
     }

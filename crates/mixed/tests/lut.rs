@@ -239,7 +239,8 @@ fn a_malformed_table_ciphertext_names_its_sender() {
     let e = got[0].as_ref().unwrap();
     assert_eq!(e.party(), Some(1));
     assert!(
-        e.to_string().starts_with("party 1 sent a malformed XOR sum share"),
+        e.to_string()
+            .starts_with("party 1 sent a malformed XOR sum share"),
         "{e}"
     );
 }

@@ -7,6 +7,7 @@ mod common;
 use fhe_rand::Rng;
 use fhe_rand::SeedableRng;
 use fhe_rand_chacha::ChaCha20Rng;
+use mixgc_mixed::bool_triples::he_triples_fit;
 use mixgc_mixed::{keygen, parameters, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
 use mixgc_nparty::Mesh;
 
@@ -118,7 +119,9 @@ fn traffic(n: usize) -> [(f64, f64, f64, f64); 2] {
         let bits: Vec<u8> = (0..DEGREE).map(|_| rng.random_range(0..2)).collect();
         keys.xor_to_shares(mesh, &bits, rng).unwrap();
         let t1 = total(mesh);
-        keys.boolean_triples(mesh, DEGREE, rng).unwrap();
+        if he_triples_fit(mesh.parties()) {
+            keys.boolean_triples(mesh, DEGREE, rng).unwrap();
+        }
         let t2 = total(mesh);
         [(t1.0 - t0.0, t1.1 - t0.1), (t2.0 - t1.0, t2.1 - t1.1)]
     });
@@ -132,10 +135,9 @@ fn traffic(n: usize) -> [(f64, f64, f64, f64); 2] {
     })
 }
 
-/// Bytes per slot of a ciphertext and of a polynomial (N × 438 bits), and of a polynomial
-/// switched down to the switched E2A's three 48-bit primes.
-const CT: f64 = 2.0 * 438.0 / 8.0;
-const POLY: f64 = CT / 2.0;
+/// Bytes per slot of a polynomial (N × 438 bits) and of one switched down to the switched
+/// E2A's three 48-bit primes.
+const POLY: f64 = 438.0 / 8.0;
 const LOW_POLY: f64 = 3.0 * 48.0 / 8.0;
 
 /// The design's constant bounds per item, whatever n: B2A's masks one polynomial (the sum)
@@ -153,8 +155,12 @@ fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
     );
     let bound = POLY + 2.0 * LOW_POLY + 0.1;
     assert!(b2a.0 <= bound && b2a.2 <= bound, "n = {n}: {b2a:?} above {bound}");
-    let sums = if n <= 8 { 3.0 * POLY } else { 6.0 * CT };
-    let bound = sums + 2.0 * LOW_POLY + 8.1;
+    // Beyond n = 8 A2B takes OT triples, and none are made here.
+    let bound = if he_triples_fit(n) {
+        3.0 * POLY + 2.0 * LOW_POLY + 8.1
+    } else {
+        0.0
+    };
     assert!(
         triple.0 <= bound && triple.2 <= bound,
         "n = {n}: {triple:?} above {bound}"
