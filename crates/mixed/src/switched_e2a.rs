@@ -48,7 +48,7 @@ pub fn switched_flooding_hides(par: &fhe::bfv::BfvParameters, parties: usize) ->
         flooding_bound_at(par, parties, level),
         switched_noise_bits(par, parties),
     ) {
-        (Ok(b), Ok(noise)) => flooding_hides(&par, &b, noise),
+        (Ok(b), Ok(noise)) => flooding_hides(par, &b, noise),
         _ => false,
     }
 }
