@@ -17,7 +17,7 @@
 //! The ANDs use GMW with Boolean Beaver triples (a deviation from the seed, which evaluates
 //! the adder with its own lookup tables): from threshold HE
 //! ([`ThresholdKeys::boolean_triples`], per-party traffic constant in n) where their noise
-//! fits (n ≤ 16, [`crate::bool_triples::he_triples_fit`]), else from
+//! fits (n ≤ 8, [`crate::bool_triples::he_triples_fit`]), else from
 //! `mixgc_nparty::Correlations` (OT extension between every pair, linear in n per party).
 //! The openings of d = x ⊕ a, e = y ⊕ b are chain-aggregated ([`crate::lut`]), constant per
 //! party.

@@ -23,15 +23,18 @@ use mixgc_nparty::{Mesh, Triples};
 use crate::chain::sum_to_root;
 use crate::keygen::malformed;
 use crate::ops::add_plain;
-use crate::sign_tree::{tree_fits, MAX_PRODUCT_DEPTH};
+use crate::sign_tree::MAX_PRODUCT_DEPTH;
 use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
 
 /// Product levels after the XOR trees: z_a·z_b, then the product with z_c.
 const EXTRA_DEPTH: usize = 2;
 
-/// Whether Boolean triples from HE fit the noise budget for `parties` parties.
+/// Whether Boolean triples from HE fit the noise budget for `parties` parties through the
+/// XOR sum ([`crate::sign_sum::sum_fits`]: n ≤ 8). The product tree would fit up to n = 16,
+/// but its six ciphertexts a triple per party (≈ 700 B at n = 16) cost more than pairwise
+/// OT triples (≈ 15 B per peer) for every n ≤ 16, so A2B takes OT triples beyond.
 pub fn he_triples_fit(parties: usize) -> bool {
-    tree_fits(parties, EXTRA_DEPTH)
+    crate::sign_sum::sum_fits(parties, EXTRA_DEPTH)
 }
 
 impl ThresholdKeys {
@@ -76,9 +79,9 @@ impl ThresholdKeys {
                 .collect()
         };
         let (a, b, c) = (draw(true), draw(true), draw(me != 0));
-        let za = self.xor_signs_at_root(mesh, &a, rng)?;
-        let zb = self.xor_signs_at_root(mesh, &b, rng)?;
-        let zc = self.xor_signs_at_root(mesh, &c, rng)?;
+        let za = self.xor_signs_leaving(mesh, &a, EXTRA_DEPTH, rng)?;
+        let zb = self.xor_signs_leaving(mesh, &b, EXTRA_DEPTH, rng)?;
+        let zc = self.xor_signs_leaving(mesh, &c, EXTRA_DEPTH, rng)?;
         mesh.set_phase("Boolean triples: the product at the root");
         let y = match (za, zb, zc) {
             (Some(za), Some(zb), Some(zc)) => {
@@ -94,11 +97,7 @@ impl ThresholdKeys {
                 ))
             }
         };
-        let y = self
-            .spread_for_e2a(mesh, 0, 1, y)?
-            .pop()
-            .ok_or_else(|| MixedError::Usage("internal: no ciphertext to convert".into()))?;
-        let mut share = self.to_shares(mesh, &y, rng)?;
+        let mut share = self.switched_shares_from_root(mesh, y.and_then(|mut v| v.pop()), rng)?;
         share.truncate(k);
         let opened = open_mod_p_to_first(mesh, share)?;
         let c = match opened {

@@ -27,10 +27,10 @@
 
 use std::sync::Arc;
 
-use fhe::bfv::{BfvParameters, Ciphertext, SecretKey};
+use fhe::bfv::{BfvParameters, Ciphertext, Encoding, Plaintext, SecretKey};
 use fhe_math::rq::{traits::TryConvertFrom, Poly, Representation};
 use fhe_rand::{CryptoRng, Rng, RngCore};
-use fhe_traits::FheEncrypter;
+use fhe_traits::{FheEncoder, FheEncrypter};
 use mixgc_nparty::Mesh;
 use num_bigint::BigUint;
 
@@ -44,7 +44,12 @@ pub const FLOODING_STATISTICAL_BITS: u64 = 40;
 
 /// B, the half-width of every party's flooding noise for `parties` parties: ⌊Δ / (4n)⌋.
 pub fn flooding_bound(par: &BfvParameters, parties: usize) -> Result<BigUint, MixedError> {
-    let q = par.context_at_level(0)?.modulus().clone();
+    flooding_bound_at(par, parties, 0)
+}
+
+/// B for a ciphertext at `level` (Δ of that level's modulus): ⌊Δ_level / (4n)⌋.
+pub fn flooding_bound_at(par: &BfvParameters, parties: usize, level: usize) -> Result<BigUint, MixedError> {
+    let q = par.context_at_level(level)?.modulus().clone();
     let delta = q / par.plaintext();
     Ok(delta / (4 * parties.max(1) as u64))
 }
@@ -56,13 +61,15 @@ pub fn flooding_hides(par: &BfvParameters, bound: &BigUint, noise_bits: u64) -> 
     noise_bits + degree_bits + FLOODING_STATISTICAL_BITS < bound.bits() + 1
 }
 
-/// A polynomial (NTT form, full modulus) with coefficients uniform in [−bound, bound].
-fn flooding_noise<R: RngCore + CryptoRng>(
+/// A polynomial (NTT form, the modulus of `level`) with coefficients uniform in
+/// [−bound, bound].
+pub(crate) fn flooding_noise<R: RngCore + CryptoRng>(
     par: &Arc<BfvParameters>,
     bound: &BigUint,
+    level: usize,
     rng: &mut R,
 ) -> Result<Poly, MixedError> {
-    let ctx = par.context_at_level(0)?;
+    let ctx = par.context_at_level(level)?;
     let q = ctx.modulus();
     let width = bound * 2u32 + 1u32;
     let bytes = width.bits().div_ceil(8) as usize;
@@ -98,6 +105,21 @@ pub(crate) fn scaled_plaintext<R: RngCore + CryptoRng>(
     Ok(ct[0].clone())
 }
 
+/// [`scaled_plaintext`] over the modulus of `level`: Δ_level·m + small noise.
+pub(crate) fn scaled_plaintext_at<R: RngCore + CryptoRng>(
+    par: &Arc<BfvParameters>,
+    zero: &SecretKey,
+    slots: &[u64],
+    level: usize,
+    rng: &mut R,
+) -> Result<Poly, MixedError> {
+    let mut padded = slots.to_vec();
+    padded.resize(par.degree(), 0);
+    let pt = Plaintext::try_encode(&padded, Encoding::simd_at_level(level), par)?;
+    let ct: Ciphertext = zero.try_encrypt(&pt, rng)?;
+    Ok(ct[0].clone())
+}
+
 impl ThresholdKeys {
     /// E2A (seed Figure 15): turns `ct` (the same at every party) into additive shares mod p
     /// of its N slots, one vector per party; they sum to the plaintext mod p. Every party
@@ -117,7 +139,7 @@ impl ThresholdKeys {
         if mesh.me() != 0 {
             let p = par.plaintext();
             mask = (0..par.degree()).map(|_| rng.random_range(0..p)).collect();
-            share += &flooding_noise(&par, &bound, rng)?;
+            share += &flooding_noise(&par, &bound, 0, rng)?;
             share -= &scaled_plaintext(&par, &zero_secret_key(&par)?, &mask, rng)?;
         }
         match self.sum_polys_to(mesh, 0, share, "E2A share")? {
@@ -181,7 +203,7 @@ mod tests {
         let par = parameters();
         let mut rng = fhe_rand_chacha::ChaCha20Rng::seed_from_u64(4);
         let bound = flooding_bound(&par, 3).unwrap();
-        let mut poly = flooding_noise(&par, &bound, &mut rng).unwrap();
+        let mut poly = flooding_noise(&par, &bound, 0, &mut rng).unwrap();
         poly.change_representation(Representation::PowerBasis);
         let q = par.context_at_level(0).unwrap().modulus().clone();
         let half = &q >> 1u32;

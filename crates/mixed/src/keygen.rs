@@ -18,6 +18,7 @@
 //! (this module's use), not for E2A, where shares must hide the noise: that step needs
 //! flooding noise of its own, argued where it is built.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use fhe::bfv::{BfvParameters, Ciphertext, Encoding, PublicKey, RelinearizationKey, SecretKey};
@@ -33,7 +34,8 @@ use zeroize::Zeroizing;
 
 use crate::chain::{pass_from_root, sum_to_root};
 use crate::wire::{
-    ciphertext_of, decode_poly, poly_max_bytes, public_key_from, secret_key_from, zero_secret_key,
+    ciphertext_of, decode_poly, decode_poly_at, poly_max_bytes, public_key_from, secret_key_from,
+    zero_secret_key,
 };
 use crate::MixedError;
 
@@ -61,6 +63,9 @@ pub struct ThresholdKeys {
     /// The collective relinearization key, made once per session on first need
     /// ([`crate::sign_tree`]).
     relin: OnceLock<RelinearizationKey>,
+    /// How many common random polynomials [`ThresholdKeys::next_crp`] has drawn: every
+    /// party draws them in the same order, so the count names the same one everywhere.
+    crp_drawn: AtomicU64,
 }
 
 impl std::fmt::Debug for ThresholdKeys {
@@ -128,6 +133,7 @@ pub fn keygen<R: RngCore + CryptoRng>(
         public,
         zero: zero_secret_key(par)?,
         relin: OnceLock::new(),
+        crp_drawn: AtomicU64::new(0),
     })
 }
 
@@ -143,6 +149,18 @@ pub(crate) fn recv_poly(
     decode_poly(&bytes, par).map_err(|why| malformed(mesh, from, what, why))
 }
 
+/// A polynomial at `par`'s `level` from party `from`, bounded and checked before use.
+pub(crate) fn recv_poly_at(
+    mesh: &mut Mesh,
+    from: usize,
+    par: &Arc<BfvParameters>,
+    level: usize,
+    what: &'static str,
+) -> Result<Poly, MixedError> {
+    let bytes = mesh.recv(from, Tag::Openings, poly_max_bytes(par))?;
+    decode_poly_at(&bytes, par, level).map_err(|why| malformed(mesh, from, what, why))
+}
+
 /// The error for a malformed message from `party`, after telling every party why.
 pub(crate) fn malformed(mesh: &mut Mesh, party: usize, what: &'static str, why: String) -> MixedError {
     let e = MixedError::Malformed { party, what, why };
@@ -153,7 +171,12 @@ pub(crate) fn malformed(mesh: &mut Mesh, party: usize, what: &'static str, why: 
 impl ThresholdKeys {
     /// s_i as a polynomial over the full modulus, in NTT form (a secret: zeroized on drop).
     pub(crate) fn secret_poly(&self) -> Result<Zeroizing<Poly>, MixedError> {
-        let ctx = self.par.context_at_level(0)?;
+        self.secret_poly_at(0)
+    }
+
+    /// s_i as a polynomial over the modulus of `level`, in NTT form.
+    pub(crate) fn secret_poly_at(&self, level: usize) -> Result<Zeroizing<Poly>, MixedError> {
+        let ctx = self.par.context_at_level(level)?;
         let mut s = Zeroizing::new(
             Poly::try_convert_from(
                 self.secret_coeffs.as_slice(),
@@ -170,6 +193,22 @@ impl ThresholdKeys {
     /// Where the session's relinearization key is kept once made.
     pub(crate) fn relin_cell(&self) -> &OnceLock<RelinearizationKey> {
         &self.relin
+    }
+
+    /// A fresh common random polynomial over the full modulus (the same at every party,
+    /// which all draw in the same order), never used twice in a session: the `a` of a
+    /// collective encryption ([`crate::sign_sum`]).
+    pub(crate) fn next_crp(&self) -> Result<Poly, MixedError> {
+        let count = self.crp_drawn.fetch_add(1, Ordering::Relaxed);
+        let mut seed = blake3::Hasher::new_derive_key("mixgc mixed 2026-11 collective encryption CRP");
+        seed.update(&self.crp_seed);
+        seed.update(&count.to_le_bytes());
+        let ctx = self.par.context_at_level(0)?;
+        Ok(Poly::random_from_seed(
+            ctx,
+            Representation::Ntt,
+            *seed.finalize().as_bytes(),
+        ))
     }
 
     /// The public seed of this key's common random polynomials.

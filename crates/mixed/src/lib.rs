@@ -24,7 +24,9 @@
 //! - [`triples`]: arithmetic Beaver triples from threshold HE (seed §3.3);
 //! - [`sign_tree`], [`xor_tables`], [`bool_triples`]: the XOR of the parties' bits under
 //!   encryption by a binary tree of ciphertext products, and on it B2A's masked tables and
-//!   Boolean triples with per-party traffic constant in n;
+//!   Boolean triples with per-party traffic constant in n; [`sign_sum`] computes the same
+//!   XOR from the parties' seeded collective sum and a sign polynomial (one polynomial per
+//!   party), and [`switched_e2a`] converts its result at three primes of the modulus;
 //! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms);
 //! - [`kmeans`]: the seed's Table 6 Kmeans, one iteration (E → A → B → A → E → A → B).
 //!
@@ -46,7 +48,9 @@ pub mod lut;
 pub mod ops;
 pub mod params;
 mod relin;
+pub mod sign_sum;
 pub mod sign_tree;
+pub mod switched_e2a;
 pub mod triples;
 pub mod wire;
 pub mod xor_tables;

@@ -151,16 +151,42 @@ impl ThresholdKeys {
     /// Party 0 gets `Some` encryption of (−1)^{r_j} in slot j, r_j = ⊕_i `bits`_i[j] (each
     /// bit 0 or 1, at most N per party, the same count everywhere); the others `None`.
     /// Every party calls it at once. See the module docs for the tree.
+    ///
+    /// Where the sum of the bits and its sign polynomial fit the noise budget with `extra`
+    /// more product levels after it ([`crate::sign_sum::sum_fits`]) this takes the sum
+    /// ([`crate::sign_sum`]: one polynomial out and in per party), else the product tree.
     pub fn xor_signs_at_root<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
         bits: &[u8],
         rng: &mut R,
     ) -> Result<Option<Ciphertext>, MixedError> {
+        self.xor_signs_leaving(mesh, bits, 0, rng)
+    }
+
+    /// [`ThresholdKeys::xor_signs_at_root`] for a result that takes `extra` more product
+    /// levels before its E2A.
+    pub(crate) fn xor_signs_leaving<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        bits: &[u8],
+        extra: usize,
+        rng: &mut R,
+    ) -> Result<Option<Ciphertext>, MixedError> {
         if let Some(j) = bits.iter().position(|&b| b > 1) {
             return Err(MixedError::Usage(format!("bit {j} is {}, not 0 or 1", bits[j])));
         }
+        if bits.len() > self.parameters().degree() {
+            return Err(MixedError::Usage(format!(
+                "{} bits do not fit the {} slots of a ciphertext",
+                bits.len(),
+                self.parameters().degree()
+            )));
+        }
         let n = mesh.parties();
+        if n > 1 && crate::sign_sum::sum_fits(n, extra) {
+            return self.xor_signs_by_sum(mesh, bits, rng);
+        }
         if !tree_fits(n, 0) {
             return Err(MixedError::Usage(format!(
                 "the XOR tree of {n} parties is {} products deep, more than the {MAX_PRODUCT_DEPTH} the noise budget allows",

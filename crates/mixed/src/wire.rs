@@ -37,7 +37,14 @@ pub fn ciphertext_max_bytes(par: &BfvParameters) -> usize {
 
 /// A polynomial in NTT form over `par`'s full ciphertext modulus, from a peer's bytes.
 pub fn decode_poly(bytes: &[u8], par: &Arc<BfvParameters>) -> Result<Poly, String> {
-    let ctx = par.context_at_level(0).map_err(|e| e.to_string())?;
+    decode_poly_at(bytes, par, 0)
+}
+
+/// A polynomial in NTT form over the modulus of `par`'s `level` (its first
+/// `moduli().len() − level` primes), from a peer's bytes.
+pub fn decode_poly_at(bytes: &[u8], par: &Arc<BfvParameters>, level: usize) -> Result<Poly, String> {
+    let ctx = par.context_at_level(level).map_err(|e| e.to_string())?;
+    let primes = par.moduli().len() - level;
     let poly = Poly::from_bytes(bytes, ctx).map_err(|e| e.to_string())?;
     if poly.representation() != &Representation::Ntt {
         return Err(format!(
@@ -46,10 +53,9 @@ pub fn decode_poly(bytes: &[u8], par: &Arc<BfvParameters>) -> Result<Poly, Strin
         ));
     }
     let shape = poly.coefficients().shape().to_vec();
-    if poly.ctx() != ctx || shape != [par.moduli().len(), par.degree()] {
+    if poly.ctx() != ctx || shape != [primes, par.degree()] {
         return Err(format!(
-            "a polynomial of shape {shape:?}, not {} primes × {} coefficients",
-            par.moduli().len(),
+            "a polynomial of shape {shape:?}, not {primes} primes × {} coefficients",
             par.degree()
         ));
     }

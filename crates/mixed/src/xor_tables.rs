@@ -4,10 +4,10 @@
 //! For a public table T = (t0, t1), T'[b] = T[r ⊕ b] needs only shares of the mask
 //! r = ⊕_i r_i: T'[0] = t0 + (t1 − t0)·r and T'[1] = t1 − (t1 − t0)·r are affine in r. The
 //! tree gives party 0 an encryption of (−1)^r; one E2A (Figure 15) turns it into additive
-//! shares of z = (−1)^r, and r = (1 − z)/2 is a local linear map of the shares. Per party:
-//! at most two ciphertexts out and in for the tree, one polynomial (c1) along the chain and
-//! one E2A share: constant in n, against one interactive refresh per two parties for the
-//! chain (see `docs/mixed-mode.md`).
+//! shares of z = (−1)^r, and r = (1 − z)/2 is a local linear map of the shares. Per party
+//! (n ≤ 32, [`crate::sign_sum`]): one polynomial out and in for the sum, and c1 and one E2A
+//! share at three primes ([`crate::switched_e2a`]): constant in n, within 1.25× of n = 2
+//! (see `docs/mixed-mode.md`).
 
 use fhe_rand::{CryptoRng, Rng, RngCore};
 use mixgc_nparty::Mesh;
@@ -34,12 +34,7 @@ impl ThresholdKeys {
     ) -> Result<Vec<u64>, MixedError> {
         let k = bits.len();
         let signs = self.xor_signs_at_root(mesh, bits, rng)?;
-        mesh.set_phase("XOR tree: E2A of the signs");
-        let ct = self
-            .spread_for_e2a(mesh, 0, 1, signs.map(|c| vec![c]))?
-            .pop()
-            .ok_or_else(|| MixedError::Usage("internal: no ciphertext to convert".into()))?;
-        let mut z = self.to_shares(mesh, &ct, rng)?;
+        let mut z = self.switched_shares_from_root(mesh, signs, rng)?;
         z.truncate(k);
         let first = u64::from(mesh.me() == 0);
         Ok(z.iter().map(|&zi| mul_mod((first + P - zi) % P, HALF)).collect())

@@ -228,7 +228,8 @@ fn a_malformed_table_ciphertext_names_its_sender() {
         let keys = keygen(mesh, &parameters(), &[10; 32], rng).unwrap();
         keys.prepare_products(mesh, rng).unwrap();
         if mesh.me() == 1 {
-            // Party 1 sends garbage where the XOR tree expects its encrypted mask bits.
+            // Party 1 sends garbage where the XOR sum expects its share of the encrypted
+            // mask bits.
             mesh.send(0, Tag::Openings, &[0x0a, 0x01, 0x02]).unwrap();
             mesh.flush().unwrap();
             return None;
@@ -238,7 +239,8 @@ fn a_malformed_table_ciphertext_names_its_sender() {
     let e = got[0].as_ref().unwrap();
     assert_eq!(e.party(), Some(1));
     assert!(
-        e.to_string().starts_with("party 1 sent a malformed ciphertext"),
+        e.to_string()
+            .starts_with("party 1 sent a malformed XOR sum share"),
         "{e}"
     );
 }
@@ -339,11 +341,11 @@ fn b2a_bytes_per_party_per_conversion() {
         online.push(on);
         offline_sent.push(off.0);
     }
-    // The XOR tree: at most two ciphertexts (109.5 B a slot each) and two E2A polynomials
-    // (54.75 B) out and in per party, whatever n.
+    // The XOR sum: one polynomial (54.75 B a slot) and two switched E2A polynomials (18 B)
+    // out and in per party, whatever n.
     for sent in &offline_sent {
         assert!(
-            *sent <= 2.0 * 109.5 + 2.0 * 54.75 + 1.0,
+            *sent <= 54.75 + 2.0 * 18.0 + 0.1,
             "offline sent: {offline_sent:?}"
         );
     }
@@ -499,10 +501,12 @@ fn the_transcript_from_fixed_seeds_is_pinned() {
     println!("pinned digest {digest}");
     assert_eq!(digest, pinned_run_digest(), "two runs from the same seeds differ");
     // Changes whenever the protocol draws or sends differently: update deliberately.
-    // Re-pinned for the XOR tree (B2A no longer runs the table chain) at N = 16384.
+    // Re-pinned for the XOR sum (B2A's mask bits summed under a seeded collective
+    // encryption, their sign polynomial at party 0, E2A switched down to three primes),
+    // which draws and sends differently from the XOR tree.
     assert_eq!(
         digest,
-        "77d6ea8ccac96a521d11b0ee721c31b4da6e1bf2337e7ea35f080eca8b610d5c"
+        "e977a667831252acb0abb40ca9cca36aeb8d6b3c85f7eecf102aad53de2cceec"
     );
 }
 
