@@ -50,10 +50,12 @@ pub mod garbling_formula {
     /// Bytes a key coefficient takes in a garbled row.
     pub const ROW_COEFFICIENT_BYTES: f64 = 7.0;
 
-    /// β(n) per slot: one B2A batch (the XOR tree) at the busiest party, n ≥ 3.
+    /// β(n) per slot: one B2A batch at the busiest party, n ≥ 3: the seeded sum and sign
+    /// polynomial up to `sign_sum`'s limit (one polynomial each way, c1 and the E2A share
+    /// at three primes: 91 B a bit), the XOR tree's bound beyond it.
     pub fn b2a_slot_bytes(parties: usize) -> f64 {
-        if parties <= 4 {
-            219.0
+        if mixgc_mixed::sign_sum::sum_fits(parties, 0) {
+            91.0
         } else {
             328.5
         }
