@@ -5,7 +5,8 @@
 //! - `garble` / `evaluate`: CALLS products back to back (default 100,000), then the mean;
 //! - `calls`: CALLS garblings timed one by one (default 3,000), then the minimum, the 10th
 //!   and 25th percentiles and the median (on a loaded machine the low percentiles compare
-//!   builds; run the builds alternately).
+//!   builds; run the builds alternately);
+//! - `evaluate-calls`: the same for CALLS evaluations of one garbled product.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -29,8 +30,9 @@ fn main() -> ExitCode {
         "garble" => garble_loop(calls.unwrap_or(100_000)),
         "evaluate" => evaluate_loop(calls.unwrap_or(100_000)),
         "calls" => time_calls(calls.unwrap_or(3_000)),
+        "evaluate-calls" => time_evaluations(calls.unwrap_or(3_000)),
         _ => {
-            eprintln!("usage: product_loop garble|evaluate|calls [CALLS]");
+            eprintln!("usage: product_loop garble|evaluate|calls|evaluate-calls [CALLS]");
             return ExitCode::FAILURE;
         }
     };
@@ -117,20 +119,43 @@ fn evaluate_loop(calls: usize) -> Result<(), ArithError> {
 
 fn time_calls(calls: usize) -> Result<(), ArithError> {
     let (mut setup, mut rows) = (setup()?, Vec::new());
-    let mut times = Vec::with_capacity(calls);
-    for _ in 0..calls {
-        let start = Instant::now();
-        garble(&mut setup, &mut rows)?;
-        times.push(start.elapsed().as_secs_f64() * 1e6);
-    }
+    let times = (0..calls)
+        .map(|_| {
+            let start = Instant::now();
+            garble(&mut setup, &mut rows)?;
+            Ok(start.elapsed().as_secs_f64() * 1e6)
+        })
+        .collect::<Result<_, ArithError>>()?;
+    print_percentiles("garble", times);
+    Ok(())
+}
+
+/// [`time_calls`] for the evaluator: one garbled product's rows evaluated `calls` times,
+/// each call timed on its own.
+fn time_evaluations(calls: usize) -> Result<(), ArithError> {
+    let (mut setup, mut rows) = (setup()?, Vec::new());
+    garble(&mut setup, &mut rows)?;
+    let pairs: Vec<(&Label, &Label)> = setup.active.iter().map(|(a, b)| (a, b)).collect();
+    let times = (0..calls)
+        .map(|_| {
+            let start = Instant::now();
+            setup.evaluator.mul_many(&pairs, &mut TableReader::new(&rows))?;
+            Ok(start.elapsed().as_secs_f64() * 1e6)
+        })
+        .collect::<Result<_, ArithError>>()?;
+    print_percentiles("evaluate", times);
+    Ok(())
+}
+
+/// The minimum, 10th and 25th percentiles and median of per-call times (µs).
+fn print_percentiles(what: &str, mut times: Vec<f64>) {
     times.sort_by(f64::total_cmp);
-    let at = |q: usize| times[(calls - 1) * q / 100];
+    let at = |q: usize| times[(times.len() - 1) * q / 100];
     println!(
-        "garble, µs per product: min {:.3} p10 {:.3} p25 {:.3} median {:.3}",
+        "{what}, µs per product: min {:.3} p10 {:.3} p25 {:.3} median {:.3}",
         at(0),
         at(10),
         at(25),
         at(50)
     );
-    Ok(())
 }

@@ -129,7 +129,7 @@ impl ArithEvaluator {
     ) -> Result<Vec<Label>, ArithError> {
         // In order: each pair's gate and rows (a pair mod 2 or 2^k is evaluated here).
         let mut products = Vec::with_capacity(pairs.len());
-        let mut pending = Vec::new();
+        let mut pending = Vec::with_capacity(pairs.len());
         for (i, &(a, b)) in pairs.iter().enumerate() {
             let m = a.modulus();
             if b.modulus() != m {

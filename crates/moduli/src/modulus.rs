@@ -23,6 +23,10 @@ const SECURITY_BITS: u32 = 128;
 /// groups, tested in `mixgc_arith`'s hash); mod-2^k labels (k ≥ 2, up to 128 groups) go to the heap.
 const SMALL_GROUPS: usize = 3;
 
+/// The largest odd prime whose multiples c·k mod p [`Modulus::add_scaled_sum_digits`]
+/// tabulates: up to 31, p stays below a label's ℓ digits, so the table pays for itself.
+const MULTIPLES_MAX_P: u64 = 31;
+
 /// Scratch space for the group values of one label ([`Modulus::group_buffer`]), without
 /// zeroing a worst-case array on every gate.
 pub struct GroupBuffer {
@@ -368,13 +372,29 @@ impl Modulus {
     }
 
     /// acc\[i\] ← acc\[i\] + base\[i\] + c·offset\[i\] for every digit of a label mod an odd prime
-    /// (c reduced): the sum stays below 2p + p² < 2^32, so one reduction per digit.
+    /// (c and every digit reduced). For p ≤ 31 (`MULTIPLES_MAX_P`, p below a label's ℓ) the multiples c·k mod p are
+    /// tabulated first (p − 1 additions) and each digit takes a load and two conditional
+    /// subtractions; otherwise the sum stays below 2p + p² < 2^32 for one reduction.
     #[inline]
     pub fn add_scaled_sum_digits(self, acc: &mut [u64], base: &[u64], offset: &[u64], c: u64) {
         debug_assert!(acc.len() == base.len() && acc.len() == offset.len());
         let prime = self
             .odd_constants()
             .expect("one reduction per digit needs an odd prime");
+        let p = prime.p();
+        debug_assert!(c < p);
+        if p <= MULTIPLES_MAX_P {
+            let mut multiples = [0u64; MULTIPLES_MAX_P as usize];
+            for k in 1..p as usize {
+                multiples[k] = Modulus::add_below(multiples[k - 1] + c, p);
+            }
+            for (a, (&b, &o)) in acc.iter_mut().zip(base.iter().zip(offset)) {
+                debug_assert!(*a < p && b < p && o < p);
+                let sum = Modulus::add_below(*a + b, p);
+                *a = Modulus::add_below(sum + multiples[o as usize], p);
+            }
+            return;
+        }
         for (a, (&b, &o)) in acc.iter_mut().zip(base.iter().zip(offset)) {
             *a = prime.rem32(*a + b + o * c);
         }
@@ -583,6 +603,37 @@ mod tests {
             assert_eq!(Modulus::new(p).unwrap().group_len(), j, "p = {p}");
         }
         assert_eq!(Modulus::power_of_two(64).unwrap().group_len(), 1);
+    }
+
+    /// The tabulated (p ≤ 31) and the reducing path against u128 arithmetic digit by digit:
+    /// random digits and every c for the small primes, all-(p − 1) digits (the largest sums)
+    /// and all-zero digits.
+    #[test]
+    fn scaled_sums_of_digits_match_plain_arithmetic() {
+        use rand::{Rng as _, SeedableRng as _};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for p in [3u64, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 251, 65_521] {
+            let m = Modulus::new(p).unwrap();
+            let len = m.label_len();
+            let random =
+                |rng: &mut rand::rngs::StdRng| (0..len).map(|_| rng.gen_range(0..p)).collect::<Vec<_>>();
+            for c in (0..p.min(40)).chain([p - 1, rng.gen_range(0..p)]) {
+                let cases = [
+                    [random(&mut rng), random(&mut rng), random(&mut rng)],
+                    [vec![p - 1; len], vec![p - 1; len], vec![p - 1; len]],
+                    [vec![0; len], vec![0; len], vec![0; len]],
+                ];
+                for [acc, base, offset] in cases {
+                    let mut got = acc.clone();
+                    m.add_scaled_sum_digits(&mut got, &base, &offset, c);
+                    for i in 0..len {
+                        let want =
+                            (acc[i] as u128 + base[i] as u128 + offset[i] as u128 * c as u128) % p as u128;
+                        assert_eq!(got[i] as u128, want, "p = {p}, c = {c}, digit {i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

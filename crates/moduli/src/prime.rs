@@ -7,7 +7,9 @@
 //!   are split and joined four at a time (base p⁴ < 2^64), so the dependent chain of
 //!   a group is a quarter as long and the rest runs in parallel;
 //! - remainders mod p of 32-bit values (a + b·c with a, b, c < p < 2^16): Lemire–Kaser–Kurz,
-//!   "Faster remainder by direct computation" (2019), with a 64-bit reciprocal.
+//!   "Faster remainder by direct computation" (2019), with a 64-bit reciprocal;
+//! - for p ≤ [`PAIR_TABLE_MAX_P`], the two digits of every value below p² in a table
+//!   ([`OddPrime::split`]'s last step is then a load instead of two quotients by p).
 
 use std::sync::OnceLock;
 
@@ -17,6 +19,10 @@ use crate::MAX_ODD_PRIME;
 /// than two groups of at most 64 bits, and p^j > 2^64 / p keeps it to three (tested for
 /// every prime in `crate::grouped`).
 pub const ODD_GROUPS: usize = 3;
+
+/// The largest prime whose digit pairs are tabulated ([`OddPrime::split`]): p² ≤ 3,721
+/// entries of two bytes, small enough to stay in L1 beside a product's labels.
+pub const PAIR_TABLE_MAX_P: u64 = 61;
 
 /// Exact quotients of 64-bit numbers by a fixed d ≥ 2 (Granlund–Montgomery).
 #[derive(Clone, Copy, Debug)]
@@ -105,6 +111,24 @@ impl Reciprocal {
     }
 }
 
+/// The pair table of p ([`OddPrime`]'s `pairs`): built once per prime (every [`OddPrime`]
+/// in use lives in [`OddPrime::lookup`]'s static table, so the table lives as long), or
+/// empty for p > [`PAIR_TABLE_MAX_P`].
+fn digit_pairs(p: u64) -> &'static [u16] {
+    if p > PAIR_TABLE_MAX_P {
+        return &[];
+    }
+    let pairs: Vec<u16> = (0..p * p).map(|v| (v % p | (v / p) << 8) as u16).collect();
+    Box::leak(pairs.into_boxed_slice())
+}
+
+/// The digits (v mod p, ⌊v / p⌋) of v < p² from a pair table.
+#[inline(always)]
+fn table_pair(pairs: &[u16], v: u64) -> [u64; 2] {
+    let entry = pairs[v as usize];
+    [u64::from(entry & 0xff), u64::from(entry >> 8)]
+}
+
 /// An odd prime p < 2^16 and its derived constants. Every field after `p` is a function of
 /// `p`, so equality, order and hash are those of `p` alone (compared without the rest).
 #[derive(Clone, Copy, Debug)]
@@ -137,6 +161,18 @@ pub struct OddPrime {
     group_reciprocal: Reciprocal,
     /// Lemire's ⌈2^64 / p⌉.
     rem_magic: u64,
+    /// For p ≤ [`PAIR_TABLE_MAX_P`]: entry v < p² is (v mod p) | ⌊v / p⌋ << 8; empty above.
+    pairs: PairTable,
+}
+
+/// A pair table ([`OddPrime`]'s `pairs`), debug-printed by its size only.
+#[derive(Clone, Copy)]
+struct PairTable(&'static [u16]);
+
+impl std::fmt::Debug for PairTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PairTable({} entries)", self.0.len())
+    }
 }
 
 impl PartialEq for OddPrime {
@@ -243,6 +279,7 @@ impl OddPrime {
             group_modulus_squared: group_modulus * group_modulus,
             group_reciprocal: Reciprocal::new(group_modulus as u64),
             rem_magic: u64::MAX / p + 1,
+            pairs: PairTable(digit_pairs(p)),
         }
     }
 
@@ -316,49 +353,92 @@ impl OddPrime {
     }
 
     /// Writes the base-p digits of `group` (< p^digits.len()) into `digits`, least
-    /// significant first: four at a time by p⁴, then p² and p off the dependent chain.
+    /// significant first: four at a time by p⁴, then p² off the dependent chain, and each
+    /// pair of digits by p (from the pair table where p has one).
     #[inline]
-    pub fn split(self, mut group: u64, digits: &mut [u64]) {
+    pub fn split(self, group: u64, digits: &mut [u64]) {
+        match self.pairs.0 {
+            [] => self.split_with(group, digits, |v| self.split_two(v)),
+            pairs => self.split_with(group, digits, |v| table_pair(pairs, v)),
+        }
+    }
+
+    /// [`OddPrime::split`] with `pair` splitting values below p² into two digits.
+    #[inline(always)]
+    fn split_with(self, mut group: u64, digits: &mut [u64], pair: impl Fn(u64) -> [u64; 2]) {
         let mut quads = digits.chunks_exact_mut(4);
         for quad in &mut quads {
-            self.split_quad(&mut group, quad);
+            self.split_quad(&mut group, quad, &pair);
         }
-        self.split_rest(group, quads.into_remainder());
+        self.split_rest(group, quads.into_remainder(), &pair);
     }
 
     /// [`OddPrime::split`] of two groups of equal length (a label's two full groups), their
     /// dependent chains interleaved.
     #[inline]
-    pub fn split_pair(self, mut groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
+    pub fn split_pair(self, groups: [u64; 2], first: &mut [u64], second: &mut [u64]) {
+        match self.pairs.0 {
+            [] => self.split_pair_with(groups, first, second, |v| self.split_two(v)),
+            pairs => self.split_pair_with(groups, first, second, |v| table_pair(pairs, v)),
+        }
+    }
+
+    /// [`OddPrime::split_pair`] with `pair` splitting values below p² into two digits.
+    #[inline(always)]
+    fn split_pair_with(
+        self,
+        mut groups: [u64; 2],
+        first: &mut [u64],
+        second: &mut [u64],
+        pair: impl Fn(u64) -> [u64; 2],
+    ) {
         debug_assert_eq!(first.len(), second.len());
         let mut quads = first.chunks_exact_mut(4).zip(second.chunks_exact_mut(4));
         for (a, b) in &mut quads {
-            self.split_quad(&mut groups[0], a);
-            self.split_quad(&mut groups[1], b);
+            self.split_quad(&mut groups[0], a, &pair);
+            self.split_quad(&mut groups[1], b, &pair);
         }
         let tail = first.len() / 4 * 4;
-        self.split_rest(groups[0], &mut first[tail..]);
-        self.split_rest(groups[1], &mut second[tail..]);
+        self.split_rest(groups[0], &mut first[tail..], &pair);
+        self.split_rest(groups[1], &mut second[tail..], &pair);
     }
 
     /// The lowest four base-p digits of `group` into `quad`, and `group` ← ⌊group / p⁴⌋.
     #[inline(always)]
-    fn split_quad(self, group: &mut u64, quad: &mut [u64]) {
+    fn split_quad(self, group: &mut u64, quad: &mut [u64], pair: impl Fn(u64) -> [u64; 2]) {
         let (rest, low4) = self.p4.div_rem(*group);
         *group = rest;
         let (high2, low2) = self.p2.div_rem(low4);
-        for (pair, v) in quad.chunks_exact_mut(2).zip([low2, high2]) {
-            let high = self.div_small(v);
-            (pair[0], pair[1]) = (v - high * self.p.d, high);
-        }
+        [quad[0], quad[1]] = pair(low2);
+        [quad[2], quad[3]] = pair(high2);
     }
 
-    /// The base-p digits of `group` into `digits`, one at a time (fewer than four).
+    /// (v mod p, ⌊v / p⌋) for v < p²: one quotient by p.
     #[inline(always)]
-    fn split_rest(self, mut group: u64, digits: &mut [u64]) {
-        for digit in digits {
-            let (rest, low) = self.p.div_rem(group);
-            (*digit, group) = (low, rest);
+    fn split_two(self, v: u64) -> [u64; 2] {
+        let high = self.div_small(v);
+        [v - high * self.p.d, high]
+    }
+
+    /// The base-p digits of `group` into `digits` (fewer than four): a pair, then one.
+    #[inline(always)]
+    fn split_rest(self, group: u64, digits: &mut [u64], pair: impl Fn(u64) -> [u64; 2]) {
+        match digits {
+            [] => {}
+            [d] => {
+                debug_assert!(group < self.p.d);
+                *d = group;
+            }
+            [d0, d1] => {
+                debug_assert!(group < self.p2.d);
+                [*d0, *d1] = pair(group);
+            }
+            [d0, d1, d2] => {
+                let (high, low2) = self.p2.div_rem(group);
+                [*d0, *d1] = pair(low2);
+                *d2 = high;
+            }
+            _ => unreachable!("fewer than four digits"),
         }
     }
 
@@ -478,15 +558,41 @@ mod tests {
     }
 
     #[test]
+    fn pair_tables_hold_both_digits_of_every_value_below_p_squared() {
+        for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
+            let prime = OddPrime::new(p);
+            if p > PAIR_TABLE_MAX_P {
+                assert!(prime.pairs.0.is_empty(), "p = {p}");
+                continue;
+            }
+            assert_eq!(prime.pairs.0.len() as u64, p * p);
+            for v in 0..p * p {
+                assert_eq!(table_pair(prime.pairs.0, v), [v % p, v / p], "{v} mod {p}");
+                assert_eq!(prime.split_two(v), [v % p, v / p]);
+            }
+        }
+    }
+
+    /// Split (with and without a pair table) and join against digit-by-digit division, for
+    /// every group length: all tabulated primes, the first untabulated one and larger ones.
+    #[test]
     fn digits_split_and_join_as_base_p() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-        for p in [3u64, 5, 7, 17, 251, 65_521] {
+        let tabulated = (3..=PAIR_TABLE_MAX_P).step_by(2).filter(|&p| is_prime(p));
+        for p in tabulated.chain([67u64, 251, 257, 65_521]) {
             let prime = OddPrime::new(p);
+            let plain = OddPrime {
+                pairs: PairTable(&[]),
+                ..prime
+            };
             for count in 1..=prime.group_len() {
                 let max = prime.group_modulus(count) - 1;
                 for group in [0, 1, max, rng.gen_range(0..=max), rng.gen_range(0..=max)] {
                     let mut digits = vec![0; count];
                     prime.split(group, &mut digits);
+                    let mut untabulated = vec![0; count];
+                    plain.split(group, &mut untabulated);
+                    assert_eq!(untabulated, digits, "{group} in base {p}, without the table");
                     let mut rest = group;
                     for &d in &digits {
                         assert_eq!(d, rest % p, "{group} mod {p}^{count}");
