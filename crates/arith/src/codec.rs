@@ -19,7 +19,7 @@ use mixgc_core::Block;
 
 use crate::grouped::GroupedLabel;
 use crate::{ArithError, Label, Modulus};
-use mixgc_moduli::add_mod;
+use mixgc_moduli::{add_mod, OddPrime};
 
 use mixgc_moduli::table_bytes::group_sizes;
 pub use mixgc_moduli::table_bytes::label_bytes;
@@ -163,6 +163,54 @@ fn read_label(m: Modulus, bytes: &[u8]) -> Result<Label, ArithError> {
     Ok(label)
 }
 
+/// (a − b) mod `modulus` for a, b < `modulus` ≤ 2^64 (the result fits, so wrapping
+/// arithmetic is exact).
+#[inline(always)]
+fn sub_below(a: u64, b: u64, modulus: u64) -> u64 {
+    let d = a.wrapping_sub(b);
+    if a >= b {
+        d
+    } else {
+        d.wrapping_add(modulus)
+    }
+}
+
+/// The three digit groups of one packed label mod an odd prime, read as [`unpack_groups`]
+/// reads them (same values, same errors in the same order) but with fixed shifts: the
+/// row is at most 24 bytes ([`write_masked_groups`]' layout), so it is one 192-bit number
+/// — its first 16 bytes and its last 8 (shifted down over the overlap) — with groups at
+/// bits 0, b and 2b (b = a full group's bits, 32 ≤ b ≤ 64) and padding above.
+#[inline]
+fn unpack_odd_groups(prime: &OddPrime, bytes: &[u8]) -> Result<[u64; 3], ArithError> {
+    let len = bytes.len();
+    if len != prime.label_bytes() {
+        let problem = if len < prime.label_bytes() {
+            "row too short"
+        } else {
+            "nonzero padding"
+        };
+        return Err(ArithError::MalformedTable(problem));
+    }
+    let [(_, full, bits), _, (_, last, last_bits)] = prime.group_shapes();
+    debug_assert!((17..=24).contains(&len) && (32..=64).contains(&bits));
+    let low = u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes"));
+    let top = u64::from_le_bytes(bytes[len - 8..].try_into().expect("8 bytes")) >> (8 * (24 - len));
+    let field = |v: u128, width: u32| (v & (u128::MAX >> (128 - width))) as u64;
+    // The 192-bit number from bit 2b on (2b ∈ [64, 128]): at most 128 bits.
+    let rest = match 2 * bits {
+        128 => u128::from(top),
+        shift => low >> shift | u128::from(top) << (128 - shift),
+    };
+    let values = [field(low, bits), field(low >> bits, bits), field(rest, last_bits)];
+    if values[0] >= full || values[1] >= full || values[2] >= last {
+        return Err(ArithError::MalformedTable("digit group out of range"));
+    }
+    if rest >> last_bits != 0 {
+        return Err(ArithError::MalformedTable("nonzero padding"));
+    }
+    Ok(values)
+}
+
 /// Reads the digit groups of one packed label mod m from exactly [`label_bytes`]`(m)`
 /// bytes, handing each to `each(g, len, value)`. Bits are read into a 128-bit accumulator up
 /// to 8 bytes at a time (a group has at most 64 bits, so one refill always suffices).
@@ -283,6 +331,17 @@ impl Rows<'_> {
     pub(crate) fn unmask_into(&self, i: usize, pad: &[u64], digits: &mut [u64]) -> Result<(), ArithError> {
         let m = self.modulus;
         debug_assert!(digits.len() == m.label_len() && pad.len() == m.group_count());
+        if let Some(prime) = m.odd_constants() {
+            let values = unpack_odd_groups(prime, self.row(i)?)?;
+            let [(_, full, _), _, (_, last, _)] = prime.group_shapes();
+            let groups = [
+                sub_below(values[0], pad[0], full),
+                sub_below(values[1], pad[1], full),
+                sub_below(values[2], pad[2], last),
+            ];
+            m.split_groups(&groups, digits);
+            return Ok(());
+        }
         let mut groups = m.group_buffer();
         let groups = groups.values();
         unpack_groups(m, self.row(i)?, |g, len, value| {
@@ -361,6 +420,68 @@ mod tests {
             for count in 1..=m.group_len() {
                 let bits = u128::BITS - (m.group_modulus(count) - 1).leading_zeros();
                 assert_eq!(m.group_bits(count), bits, "p = {p}, {count} digits");
+            }
+        }
+    }
+
+    /// The generic reader's groups of a row, or its error.
+    fn generic_groups(m: Modulus, bytes: &[u8]) -> Result<[u64; 3], ArithError> {
+        let mut values = [0; 3];
+        unpack_groups(m, bytes, |g, _, value| values[g] = value)?;
+        Ok(values)
+    }
+
+    /// The fixed-shift reader of odd-prime rows against the generic one, for every prime:
+    /// valid rows (random and every group at its largest), random bytes (mostly groups out
+    /// of range), each padding bit set alone, and rows of a wrong length.
+    #[test]
+    fn odd_rows_unpack_as_the_generic_reader() {
+        use rand::Rng as _;
+        let mut rng = new_rng(Some(6), 0);
+        for p in (3..=crate::MAX_ODD_PRIME)
+            .step_by(2)
+            .filter(|&p| crate::primes::is_prime(p))
+        {
+            let m = Modulus::new(p).unwrap();
+            let prime = m.odd_constants().unwrap();
+            let [(_, full, bits), _, (_, last, last_bits)] = prime.group_shapes();
+            let len = label_bytes(m);
+            let mut rows = Vec::new();
+            let zero = [0; 3];
+            for target in [
+                [full - 1, full - 1, last - 1],
+                [0, 0, 0],
+                [
+                    rng.gen_range(0..full),
+                    rng.gen_range(0..full),
+                    rng.gen_range(0..last),
+                ],
+            ] {
+                write_masked_groups(m, &target, &zero, &mut rows);
+                assert_eq!(unpack_odd_groups(prime, &rows[rows.len() - len..]), Ok(target));
+            }
+            let used = 2 * bits + last_bits;
+            for bit in used..8 * len as u32 {
+                let mut row = rows[..len].to_vec();
+                row[bit as usize / 8] |= 1 << (bit % 8);
+                rows.extend_from_slice(&row);
+            }
+            for _ in 0..4 {
+                rows.extend((0..len).map(|_| rng.gen::<u8>()));
+            }
+            for row in rows.chunks_exact(len) {
+                assert_eq!(
+                    unpack_odd_groups(prime, row),
+                    generic_groups(m, row),
+                    "p = {p}, {row:?}"
+                );
+            }
+            for wrong in [&rows[..len - 1], &rows[..len + 1]] {
+                assert_eq!(
+                    unpack_odd_groups(prime, wrong),
+                    generic_groups(m, wrong),
+                    "p = {p}"
+                );
             }
         }
     }
