@@ -118,7 +118,7 @@ fn digit_pairs(p: u64) -> &'static [u16] {
     if p > PAIR_TABLE_MAX_P {
         return &[];
     }
-    let pairs: Vec<u16> = (0..p * p).map(|v| (v % p | (v / p) << 8) as u16).collect();
+    let pairs: Vec<u16> = (0..p * p).map(|v| ((v % p) | ((v / p) << 8)) as u16).collect();
     Box::leak(pairs.into_boxed_slice())
 }
 
