@@ -241,7 +241,7 @@ impl GroupedLabel {
 
     /// Out of line, so that [`GroupedLabel::add_step`]'s dispatch stays a few instructions
     /// that inline into the garbler's loops (with this loop inlined, the dispatcher saved
-    /// and restored six registers around every vector step: ~4 % of a product's garbling).
+    /// and restored several registers around every vector step: ~4 % of a product's garbling).
     #[inline(never)]
     fn add_step_portable(&mut self, by: &GroupedLabel, shape: &StepShape) {
         let p = shape.p;
