@@ -246,7 +246,7 @@ mod tests {
             let delta = Block::from_u128(0x1234_5678_9abc_def1);
             let mut g = ArithGarbler::new(new_rng(Some(7), 0), delta).unwrap();
             let (mut rows, mut labels) = (Vec::new(), Vec::new());
-            for p in [3u64, 5, 17, 251] {
+            for p in [3u64, 5, 17, 251, 257, 65_521] {
                 let m = Modulus::new(p).unwrap();
                 g.delta_ref(m);
                 if !grouped {
@@ -266,7 +266,10 @@ mod tests {
         // Two products of 2(p − 1) rows and a projection of p − 1 per prime, on both paths.
         assert_eq!(
             grouped.2,
-            [3u64, 5, 17, 251].iter().map(|p| 5 * (p - 1)).sum::<u64>()
+            [3u64, 5, 17, 251, 257, 65_521]
+                .iter()
+                .map(|p| 5 * (p - 1))
+                .sum::<u64>()
         );
     }
 

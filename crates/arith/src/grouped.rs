@@ -24,22 +24,40 @@ use crate::{Label, Modulus};
 /// The longest label mod an odd prime: ℓ = 82 for p = 3 (tested).
 pub(crate) const MAX_ODD_LABEL_LEN: usize = 82;
 
-/// Digit slots per group: the longest group mod an odd prime (j = 40 for p = 3, as
-/// 3^40 ≤ 2^64 < 3^41; tested), a multiple of [`LANES`].
-const SLOT: usize = 40;
+/// The longest group mod an odd prime: j = 40 for p = 3, as 3^40 ≤ 2^64 < 3^41 (tested).
+const MAX_GROUP_LEN: usize = 40;
 
-/// Digits a step handles together: its loops run over whole chunks of this many.
+/// Bytes of digits per group: one 512-bit vector. A group mod p < 256 is at most 40
+/// one-byte digits, one mod p > 256 at most 7 two-byte digits (p^8 > 2^64; tested).
+const SLOT_BYTES: usize = 64;
+
+/// Digits per entry of a step's carry table ([`StepShape::carry_sums`]).
 const LANES: usize = 8;
 
+/// Primes below this have one-byte digits, the others two-byte (p < 2^16).
+const BYTE_DIGITS_BELOW: u64 = 256;
+
+/// One group's digits, little-endian, zero past the group's end (zero digits never carry,
+/// so a step runs over the whole vector).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Slot([u8; SLOT_BYTES]);
+
+/// Whether digits mod `m` take two bytes.
+fn wide_digits(m: Modulus) -> bool {
+    m.value() >= u128::from(BYTE_DIGITS_BELOW)
+}
+
 /// A label mod an odd prime p: its digits and the values of its digit groups
-/// ([`Modulus::join_groups`]), kept in step. Group g's digits sit in slots g·[`SLOT`] …,
-/// as u32 (p < 2^16, so a sum of two digits fits), zero past the group's end: zero digits
-/// never carry, so a step runs over whole chunks of [`LANES`] digits.
+/// ([`Modulus::join_groups`]), kept in step. Group g's digits fill slot g, one byte each
+/// for p < 256 and two bytes each otherwise, so a step mod any prime of a 16-bit CRT
+/// product moves a whole group (up to 64 digits) with one 512-bit vector, and a label is
+/// ~0.25 KB to copy.
 #[derive(Clone)]
 pub(crate) struct GroupedLabel {
-    modulus: Modulus,
-    slots: [u32; MAX_BLOCKS * SLOT],
+    slots: [Slot; MAX_BLOCKS],
     groups: [u64; MAX_BLOCKS],
+    modulus: Modulus,
 }
 
 impl GroupedLabel {
@@ -47,18 +65,55 @@ impl GroupedLabel {
     /// dropped).
     pub(crate) fn wipe(&mut self) {
         use zeroize::Zeroize;
-        self.slots.zeroize();
+        for slot in &mut self.slots {
+            slot.0.zeroize();
+        }
         self.groups.zeroize();
+    }
+
+    /// Digit i of group g.
+    #[inline]
+    fn digit(&self, g: usize, i: usize) -> u32 {
+        let slot = &self.slots[g].0;
+        if wide_digits(self.modulus) {
+            u32::from(u16::from_le_bytes([slot[2 * i], slot[2 * i + 1]]))
+        } else {
+            u32::from(slot[i])
+        }
+    }
+
+    /// Sets digit i of group g to `d` (< p).
+    #[inline]
+    fn set_digit(&mut self, g: usize, i: usize, d: u32) {
+        let slot = &mut self.slots[g].0;
+        if wide_digits(self.modulus) {
+            slot[2 * i..2 * i + 2].copy_from_slice(&(d as u16).to_le_bytes());
+        } else {
+            slot[i] = d as u8;
+        }
+    }
+
+    /// Writes `digits` (ℓ of them) into the groups' slots.
+    fn set_digits(&mut self, digits: &[u64]) {
+        let j = self.modulus.group_len();
+        let wide = wide_digits(self.modulus);
+        for (slot, group) in self.slots.iter_mut().zip(digits.chunks(j)) {
+            if wide {
+                for (to, &d) in slot.0.chunks_exact_mut(2).zip(group) {
+                    to.copy_from_slice(&(d as u16).to_le_bytes());
+                }
+            } else {
+                for (to, &d) in slot.0.iter_mut().zip(group) {
+                    *to = d as u8;
+                }
+            }
+        }
     }
 
     /// The label mod the odd prime `m` with these digits (ℓ of them, reduced).
     pub(crate) fn from_digits(m: Modulus, digits: &[u64]) -> GroupedLabel {
         let mut label = GroupedLabel::zero(m);
-        for (g, chunk) in digits.chunks(m.group_len()).enumerate() {
-            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(chunk) {
-                *slot = d as u32;
-            }
-        }
+        label.set_digits(digits);
         // The two full groups' Horner chains side by side.
         m.join_groups(digits, &mut label.groups[..m.group_count()]);
         label
@@ -70,12 +125,9 @@ impl GroupedLabel {
         let digits = &mut digits[..m.label_len()];
         m.split_groups(groups, digits);
         let mut label = GroupedLabel::zero(m);
-        for (g, chunk) in digits.chunks(m.group_len()).enumerate() {
-            for (slot, &d) in label.slots[g * SLOT..].iter_mut().zip(chunk) {
-                *slot = d as u32;
-            }
-            label.groups[g] = groups[g];
-        }
+        label.set_digits(digits);
+        let count = m.group_count();
+        label.groups[..count].copy_from_slice(&groups[..count]);
         label
     }
 
@@ -85,9 +137,9 @@ impl GroupedLabel {
             "grouped labels are mod odd primes, not {m}"
         );
         GroupedLabel {
-            modulus: m,
-            slots: [0; MAX_BLOCKS * SLOT],
+            slots: [Slot([0; SLOT_BYTES]); MAX_BLOCKS],
             groups: [0; MAX_BLOCKS],
+            modulus: m,
         }
     }
 
@@ -101,7 +153,7 @@ impl GroupedLabel {
 
     /// The colour digit.
     pub(crate) fn colour(&self) -> u64 {
-        u64::from(self.slots[0])
+        u64::from(self.digit(0, 0))
     }
 
     /// The row hash's encoding of this label.
@@ -110,20 +162,31 @@ impl GroupedLabel {
         encode_groups(self.modulus, self.groups())
     }
 
+    /// The label's digits, ℓ of them.
+    fn digits(&self) -> Vec<u64> {
+        let m = self.modulus;
+        let wide = wide_digits(m);
+        let mut digits = Vec::with_capacity(m.label_len());
+        for (slot, len) in self.slots.iter().zip(group_lengths(m)) {
+            if wide {
+                let pairs = slot.0.chunks_exact(2).take(len);
+                digits.extend(pairs.map(|d| u64::from(u16::from_le_bytes([d[0], d[1]]))));
+            } else {
+                digits.extend(slot.0[..len].iter().map(|&d| u64::from(d)));
+            }
+        }
+        digits
+    }
+
     /// The label as a [`Label`].
     pub(crate) fn to_label(&self) -> Label {
-        let m = self.modulus;
-        let mut digits = Vec::with_capacity(m.label_len());
-        for (g, len) in group_lengths(m).enumerate() {
-            digits.extend(self.slots[g * SLOT..g * SLOT + len].iter().map(|&d| u64::from(d)));
-        }
-        Label::from_reduced(m, digits)
+        Label::from_reduced(self.modulus, self.digits())
     }
 
     /// self ← self + `by` digit-wise (a label of the same modulus), group values updated by
-    /// the carries (module documentation). On x86-64 CPUs with AVX-512F or AVX2 (detected
-    /// at run time, [`VectorKernel::detect`]; the result is the same) the loop runs on
-    /// 512- or 256-bit vectors.
+    /// the carries (module documentation). On x86-64 CPUs with AVX-512BW or AVX2 (detected
+    /// at run time, [`VectorKernel::detect`]; the result is the same) a group's digits move
+    /// as one 512-bit vector or two 256-bit ones.
     #[inline]
     pub(crate) fn add_step(&mut self, by: &GroupedLabel, shape: &StepShape) {
         self.add_step_with(VectorKernel::detect(), by, shape);
@@ -133,7 +196,7 @@ impl GroupedLabel {
     /// ([`VectorKernel::detect`]).
     #[inline(always)]
     fn add_step_with(&mut self, kernel: VectorKernel, by: &GroupedLabel, shape: &StepShape) {
-        debug_assert!(by.modulus == self.modulus && shape.p as u64 == self.modulus.value() as u64);
+        debug_assert!(by.modulus == self.modulus && u128::from(shape.p) == self.modulus.value());
         match kernel {
             // SAFETY: the CPU supports the kernel's features (`VectorKernel::detect`).
             #[cfg(target_arch = "x86_64")]
@@ -144,142 +207,107 @@ impl GroupedLabel {
         }
     }
 
-    /// [`GroupedLabel::add_step`] on AVX-512F: 16 digits per vector (a group's last 8, if
-    /// any, as on AVX2), reduced under the carry mask (`vpcmpud`, a masked `vpsubd`), whose
-    /// two bytes index [`StepShape::carry_sums`] of two consecutive 8-digit chunks.
+    /// [`GroupedLabel::add_step`] on AVX-512BW, one 512-bit vector per group: with
+    /// t = p − b, a digit carries iff a ≥ t (`vpcmpub`/`vpcmpuw` into a mask register) and
+    /// becomes a − t, else a + b (a masked subtraction), so the sum never needs a wider
+    /// lane; the mask's bytes index [`StepShape::carry_sums`].
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
+    #[target_feature(enable = "avx512f,avx512bw")]
     fn add_step_avx512(&mut self, by: &GroupedLabel, shape: &StepShape) {
         use std::arch::x86_64::*;
-        let (p, top) = (
-            _mm512_set1_epi32(shape.p as i32),
-            _mm512_set1_epi32(shape.p as i32 - 1),
-        );
-        let (p8, top8) = (
-            _mm256_set1_epi32(shape.p as i32),
-            _mm256_set1_epi32(shape.p as i32 - 1),
-        );
-        for g in 0..self.modulus.group_count() {
-            let width = shape.widths[g];
-            let digits = &mut self.slots[g * SLOT..g * SLOT + width];
-            let b = &by.slots[g * SLOT..g * SLOT + width];
-            let mut carried = 0u64;
-            let mut k = 0; // the 8-digit chunk
-            while (k + 2) * LANES <= width {
-                let at = k * LANES;
-                // SAFETY: at + 16 ≤ width, within both slices: one unaligned 512-bit access
-                // each.
-                let carries = unsafe {
-                    let to = digits.as_mut_ptr().add(at);
-                    let sum = _mm512_add_epi32(
-                        _mm512_loadu_si512(to.cast_const().cast()),
-                        _mm512_loadu_si512(b.as_ptr().add(at).cast()),
-                    );
-                    let carries = _mm512_cmpgt_epu32_mask(sum, top);
-                    _mm512_storeu_si512(to.cast(), _mm512_mask_sub_epi32(sum, carries, sum, p));
-                    carries as usize
-                };
-                carried = carried
-                    .wrapping_add(shape.carry_sums[k][carries & 0xff])
-                    .wrapping_add(shape.carry_sums[k + 1][carries >> 8]);
-                k += 2;
-            }
-            if k * LANES < width {
-                let at = k * LANES;
-                // SAFETY: width is a multiple of 8, so at + 8 = width: one 256-bit access
-                // each.
-                let carries = unsafe {
-                    let to = digits.as_mut_ptr().add(at);
-                    let sum = _mm256_add_epi32(
-                        _mm256_loadu_si256(to.cast_const().cast()),
-                        _mm256_loadu_si256(b.as_ptr().add(at).cast()),
-                    );
-                    let carry = _mm256_cmpgt_epi32(sum, top8);
-                    _mm256_storeu_si256(to.cast(), _mm256_sub_epi32(sum, _mm256_and_si256(carry, p8)));
-                    _mm256_movemask_ps(_mm256_castsi256_ps(carry)) as usize
-                };
-                carried = carried.wrapping_add(shape.carry_sums[k][carries & 0xff]);
-            }
+        let groups = self.modulus.group_count();
+        for g in 0..groups {
+            let to = self.slots[g].0.as_mut_ptr();
+            let from = by.slots[g].0.as_ptr();
+            // SAFETY: both slots are 64 bytes aligned to 64 (`Slot`): one aligned 512-bit
+            // access each.
+            let carries = unsafe {
+                let a = _mm512_load_si512(to.cast_const().cast());
+                let b = _mm512_load_si512(from.cast());
+                if shape.wide {
+                    let t = _mm512_sub_epi16(_mm512_set1_epi16(shape.p as u16 as i16), b);
+                    let carries = _mm512_cmpge_epu16_mask(a, t);
+                    let sum = _mm512_mask_sub_epi16(_mm512_add_epi16(a, b), carries, a, t);
+                    _mm512_store_si512(to.cast(), sum);
+                    u64::from(carries)
+                } else {
+                    let t = _mm512_sub_epi8(_mm512_set1_epi8(shape.p as u8 as i8), b);
+                    let carries = _mm512_cmpge_epu8_mask(a, t);
+                    let sum = _mm512_mask_sub_epi8(_mm512_add_epi8(a, b), carries, a, t);
+                    _mm512_store_si512(to.cast(), sum);
+                    carries
+                }
+            };
+            let carried = shape.carried(g, carries);
             self.groups[g] = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
         }
     }
 
-    /// [`GroupedLabel::add_step`] on AVX2: 8 digits per vector, whose carries come out as
-    /// an 8-bit mask (the sign bits of sum − p) that indexes the shape's table of summed
-    /// carry weights ([`StepShape::carry_sums`]), so no carry is widened to 64 bits.
+    /// [`GroupedLabel::add_step`] on AVX2: as on AVX-512, 32 one-byte or 16 two-byte digits
+    /// per vector, the unsigned a ≥ t as max(a, t) = a, the carries as a byte mask
+    /// (`vpmovmskb`; two-byte lanes packed to bytes first).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn add_step_avx2(&mut self, by: &GroupedLabel, shape: &StepShape) {
         use std::arch::x86_64::*;
-        let p = _mm256_set1_epi32(shape.p as i32);
-        let slots = self.slots.chunks_exact_mut(SLOT).zip(by.slots.chunks_exact(SLOT));
-        let groups = self.groups.iter_mut().zip(&by.groups).zip(&shape.widths);
-        for ((digits, by), ((group, &by_group), &width)) in slots.zip(groups) {
-            let chunks = digits[..width]
-                .chunks_exact_mut(LANES)
-                .zip(by[..width].chunks_exact(LANES))
-                .zip(shape.carry_sums.iter());
-            let mut carried = 0u64;
-            for ((digits, by), sums) in chunks {
-                // SAFETY: both chunks are LANES = 8 u32s, one unaligned 256-bit access each.
-                unsafe {
-                    let sum = _mm256_add_epi32(
-                        _mm256_loadu_si256(digits.as_ptr().cast()),
-                        _mm256_loadu_si256(by.as_ptr().cast()),
-                    );
-                    let t = _mm256_castsi256_ps(_mm256_sub_epi32(sum, p));
-                    // Sign bit set: the sum is below p (no carry), keep it; else sum − p.
-                    let below = _mm256_movemask_ps(t) as usize;
-                    let reduced = _mm256_blendv_ps(t, _mm256_castsi256_ps(sum), t);
-                    _mm256_storeu_si256(digits.as_mut_ptr().cast(), _mm256_castps_si256(reduced));
-                    carried = carried.wrapping_add(sums[!below & 0xff]);
-                }
+        let groups = self.modulus.group_count();
+        for g in 0..groups {
+            let mut carries = 0u64;
+            for v in 0..shape.vectors[g] {
+                // SAFETY: v < 2 (`StepShape::vectors`): 32 bytes at offset 32·v of a 64-byte
+                // slot aligned to 64, one aligned 256-bit access each.
+                let mask = unsafe {
+                    let to = self.slots[g].0.as_mut_ptr().add(32 * v);
+                    let from = by.slots[g].0.as_ptr().add(32 * v);
+                    let a = _mm256_load_si256(to.cast_const().cast());
+                    let b = _mm256_load_si256(from.cast());
+                    if shape.wide {
+                        let t = _mm256_sub_epi16(_mm256_set1_epi16(shape.p as u16 as i16), b);
+                        let carry = _mm256_cmpeq_epi16(_mm256_max_epu16(a, t), a);
+                        let sum = _mm256_blendv_epi8(_mm256_add_epi16(a, b), _mm256_sub_epi16(a, t), carry);
+                        _mm256_store_si256(to.cast(), sum);
+                        // Bytes 0–7 and 16–23 of the packed mask are lanes 0–7 and 8–15.
+                        let packed = _mm256_movemask_epi8(_mm256_packs_epi16(carry, carry)) as u32;
+                        u64::from(packed & 0xff | (packed >> 8) & 0xff00)
+                    } else {
+                        let t = _mm256_sub_epi8(_mm256_set1_epi8(shape.p as u8 as i8), b);
+                        let carry = _mm256_cmpeq_epi8(_mm256_max_epu8(a, t), a);
+                        let sum = _mm256_blendv_epi8(_mm256_add_epi8(a, b), _mm256_sub_epi8(a, t), carry);
+                        _mm256_store_si256(to.cast(), sum);
+                        u64::from(_mm256_movemask_epi8(carry) as u32)
+                    }
+                };
+                carries |= mask << (v * if shape.wide { 16 } else { 32 });
             }
-            *group = group.wrapping_add(by_group).wrapping_sub(carried);
+            let carried = shape.carried(g, carries);
+            self.groups[g] = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
         }
     }
 
-    /// Out of line, so that [`GroupedLabel::add_step`]'s dispatch stays a few instructions
-    /// that inline into the garbler's loops (with this loop inlined, the dispatcher saved
-    /// and restored several registers around every vector step: ~4 % of a product's garbling).
+    /// The reference step, digit by digit. Out of line, so that [`GroupedLabel::add_step`]'s
+    /// dispatch stays a few instructions that inline into the garbler's loops.
     #[inline(never)]
     fn add_step_portable(&mut self, by: &GroupedLabel, shape: &StepShape) {
         let p = shape.p;
-        let slots = self.slots.chunks_exact_mut(SLOT).zip(by.slots.chunks_exact(SLOT));
-        let groups = self.groups.iter_mut().zip(&by.groups).zip(&shape.widths);
-        for ((digits, by), ((group, &by_group), &width)) in slots.zip(groups) {
-            let chunks = digits[..width]
-                .chunks_exact_mut(LANES)
-                .zip(by[..width].chunks_exact(LANES))
-                .zip(shape.carry_weights[..width].chunks_exact(LANES));
-            let mut carried = [0u64; LANES];
-            for ((digits, by), weights) in chunks {
-                for k in 0..LANES {
-                    let t = (digits[k] + by[k]).wrapping_sub(p);
-                    let below = ((t as i32) >> 31) as u32; // all ones when the sum is below p
-                    digits[k] = t.wrapping_add(p & below);
-                    carried[k] = carried[k].wrapping_add(weights[k] & !(below as i32 as i64 as u64));
+        for g in 0..self.modulus.group_count() {
+            let mut carried = 0u64;
+            for i in 0..shape.lens[g] {
+                let (a, b) = (self.digit(g, i), by.digit(g, i));
+                let carry = a + b >= p;
+                self.set_digit(g, i, if carry { a + b - p } else { a + b });
+                if carry {
+                    carried = carried.wrapping_add(shape.carry_weights[i]);
                 }
             }
-            let carried = carried.iter().fold(0u64, |a, &c| a.wrapping_add(c));
-            *group = group.wrapping_add(by_group).wrapping_sub(carried);
+            self.groups[g] = self.groups[g].wrapping_add(by.groups[g]).wrapping_sub(carried);
         }
     }
 
     /// c·self digit-wise (c reduced).
     pub(crate) fn scaled(&self, c: u64) -> GroupedLabel {
         let m = self.modulus;
-        let mut label = GroupedLabel::zero(m);
-        let mut digits = [0; SLOT];
-        for (g, len) in group_lengths(m).enumerate() {
-            let (from, to) = (&self.slots[g * SLOT..], &mut label.slots[g * SLOT..]);
-            for ((d, to), &from) in digits[..len].iter_mut().zip(to).zip(from) {
-                *d = m.mul(u64::from(from), c);
-                *to = *d as u32;
-            }
-            label.groups[g] = m.join_group(&digits[..len]);
-        }
-        label
+        let digits: Vec<u64> = self.digits().iter().map(|&d| m.mul(d, c)).collect();
+        GroupedLabel::from_digits(m, &digits)
     }
 }
 
@@ -288,10 +316,10 @@ impl GroupedLabel {
 pub(crate) enum VectorKernel {
     /// Plain Rust, digit by digit: the reference.
     Portable,
-    /// 256-bit vectors, 8 digits each.
+    /// 256-bit vectors.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// 512-bit vectors, 16 digits each (AVX-512F, with AVX2 for a group's last 8 digits).
+    /// 512-bit vectors with mask registers (AVX-512F and BW).
     #[cfg(target_arch = "x86_64")]
     Avx512,
 }
@@ -302,11 +330,12 @@ impl VectorKernel {
     pub(crate) fn detect() -> VectorKernel {
         #[cfg(target_arch = "x86_64")]
         {
-            let avx2 = std::arch::is_x86_feature_detected!("avx2");
-            if avx2 && std::arch::is_x86_feature_detected!("avx512f") {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
                 return VectorKernel::Avx512;
             }
-            if avx2 {
+            if std::arch::is_x86_feature_detected!("avx2") {
                 return VectorKernel::Avx2;
             }
         }
@@ -337,35 +366,47 @@ fn group_lengths(m: Modulus) -> impl Iterator<Item = usize> {
 }
 
 /// What a step mod p ([`GroupedLabel::add_step`]) needs of its modulus: the carry weights
-/// p^(i+1) of a digit at position i of a group, and the slots a group's loop covers.
+/// p^(i+1) of a digit at position i of a group, summed per carry mask, and each group's
+/// length.
 #[derive(Clone)]
 pub(crate) struct StepShape {
     p: u32,
-    /// Each group's length rounded up to whole [`LANES`] (≤ [`SLOT`]; 0 past the last
-    /// group).
-    widths: [usize; MAX_BLOCKS],
-    carry_weights: [u64; SLOT],
+    /// Two-byte digits (p > 256).
+    wide: bool,
+    /// Each group's digit count (0 past the last group).
+    lens: [usize; MAX_BLOCKS],
+    /// Each group's chunks of [`LANES`] digits, rounded up.
+    chunks: [usize; MAX_BLOCKS],
+    /// Each group's 256-bit vectors (1 or 2), for the AVX2 step.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    vectors: [usize; MAX_BLOCKS],
+    carry_weights: [u64; MAX_GROUP_LEN],
     /// For the k-th chunk of [`LANES`] digits of a group and each carry mask b (bit i: the
-    /// digit at 8k + i carries), Σ_i b_i·p^(8k+i+1): the AVX2 step's carries in one load.
-    #[cfg(target_arch = "x86_64")]
-    carry_sums: Box<[[u64; 1 << LANES]; SLOT / LANES]>,
+    /// digit at 8k + i carries), Σ_i b_i·p^(8k+i+1): a chunk's carries in one load.
+    carry_sums: Box<[[u64; 1 << LANES]; MAX_GROUP_LEN / LANES]>,
 }
 
 impl StepShape {
     /// The shape of steps mod the odd prime `m`.
     pub(crate) fn new(m: Modulus) -> StepShape {
         let p = m.odd_prime_value().expect("grouped labels are mod odd primes");
-        let mut carry_weights = [0; SLOT];
+        let wide = wide_digits(m);
+        let mut carry_weights = [0; MAX_GROUP_LEN];
         let mut weight = p;
         for w in &mut carry_weights[..m.group_len()] {
             *w = weight;
             weight = weight.wrapping_mul(p); // p^(j+1) wraps, but is never used
         }
+        let lens: [usize; MAX_BLOCKS] = std::array::from_fn(|g| group_lengths(m).nth(g).unwrap_or(0));
+        debug_assert!(lens[0].div_ceil(LANES) <= MAX_GROUP_LEN / LANES && MAX_GROUP_LEN / LANES == 5);
+        let digit_bytes = if wide { 2 } else { 1 };
         StepShape {
             p: p as u32,
-            widths: std::array::from_fn(|g| group_lengths(m).nth(g).unwrap_or(0).next_multiple_of(LANES)),
+            wide,
+            lens,
+            chunks: lens.map(|len| len.div_ceil(LANES)),
+            vectors: lens.map(|len| (len * digit_bytes).div_ceil(32)),
             carry_weights,
-            #[cfg(target_arch = "x86_64")]
             carry_sums: Box::new(std::array::from_fn(|k| {
                 let weights = &carry_weights[k * LANES..(k + 1) * LANES];
                 std::array::from_fn(|mask| {
@@ -374,6 +415,29 @@ impl StepShape {
                 })
             })),
         }
+    }
+
+    /// Σ p^(i+1) over the digits i of group g whose bit is set in `carries`: one table
+    /// load per chunk of [`LANES`] digits, written out (as a loop, LLVM turns the few loads
+    /// into a slower vector gather).
+    #[inline(always)]
+    fn carried(&self, g: usize, carries: u64) -> u64 {
+        let (sums, chunks) = (&self.carry_sums, self.chunks[g]);
+        let chunk = |k: usize| sums[k][(carries >> (LANES * k)) as usize & 0xff];
+        let mut sum = chunk(0);
+        if chunks > 1 {
+            sum = sum.wrapping_add(chunk(1));
+            if chunks > 2 {
+                sum = sum.wrapping_add(chunk(2));
+                if chunks > 3 {
+                    sum = sum.wrapping_add(chunk(3));
+                    if chunks > 4 {
+                        sum = sum.wrapping_add(chunk(4));
+                    }
+                }
+            }
+        }
+        sum
     }
 }
 
@@ -390,7 +454,7 @@ pub(crate) struct GroupedDelta {
     multiples: Vec<GroupedLabel>,
 }
 
-/// The largest p whose multiples of Δ_p are kept (p labels of ~0.5 KiB each).
+/// The largest p whose multiples of Δ_p are kept (p labels of 0.25 KiB each).
 const MAX_CACHED_MULTIPLES: u64 = 257;
 
 impl GroupedDelta {
@@ -408,7 +472,7 @@ impl GroupedDelta {
     pub(crate) fn is_wiped(&self) -> bool {
         std::iter::once(&self.delta)
             .chain(&self.multiples)
-            .all(|l| l.slots.iter().all(|&s| s == 0) && l.groups.iter().all(|&g| g == 0))
+            .all(|l| l.slots.iter().all(|s| s.0 == [0; SLOT_BYTES]) && l.groups.iter().all(|&g| g == 0))
     }
 
     pub(crate) fn new(delta: &Label) -> GroupedDelta {
@@ -437,9 +501,14 @@ impl GroupedDelta {
     /// value is p^len − 1 − G), plus the all-ones label.
     pub(crate) fn negate(&self, a: &GroupedLabel) -> GroupedLabel {
         let mut negated = self.top.clone();
-        // Padding slots are 0 in both, so they stay 0.
-        for (n, &d) in negated.slots.iter_mut().zip(&a.slots) {
-            *n -= d;
+        // No digit borrows (p − 1 ≥ a_i, and padding is 0 in both), so the slots subtract
+        // as whole 64-bit words, whatever the digits' width.
+        for (n, a) in negated.slots.iter_mut().zip(&a.slots) {
+            for (n, a) in n.0.chunks_exact_mut(8).zip(a.0.chunks_exact(8)) {
+                let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+                let difference = word(n) - word(a);
+                n.copy_from_slice(&difference.to_le_bytes());
+            }
         }
         for (n, &g) in negated.groups.iter_mut().zip(&a.groups) {
             *n -= g;
@@ -475,12 +544,16 @@ mod tests {
     fn the_largest_shapes_are_those_of_three() {
         let three = Modulus::new(3).unwrap();
         assert_eq!(three.label_len(), MAX_ODD_LABEL_LEN);
-        assert_eq!(three.group_len(), SLOT);
-        assert_eq!(SLOT % LANES, 0);
+        assert_eq!(three.group_len(), MAX_GROUP_LEN);
+        assert_eq!(MAX_GROUP_LEN % LANES, 0);
         for p in (3..=crate::MAX_ODD_PRIME).step_by(2).filter(|&p| is_prime(p)) {
             let m = Modulus::new(p).unwrap();
-            assert!(m.label_len() <= MAX_ODD_LABEL_LEN && m.group_len() <= SLOT);
+            assert!(m.label_len() <= MAX_ODD_LABEL_LEN && m.group_len() <= MAX_GROUP_LEN);
             assert!(m.group_count() <= MAX_BLOCKS, "p = {p}");
+            // A group's digits fill at most one slot, and fit the AVX2 step's two vectors.
+            let digit_bytes = if wide_digits(m) { 2 } else { 1 };
+            assert!(m.group_len() * digit_bytes <= SLOT_BYTES, "p = {p}");
+            assert_eq!(wide_digits(m), p > 255);
         }
     }
 
@@ -489,7 +562,7 @@ mod tests {
     #[test]
     fn steps_keep_groups_and_digits_in_agreement() {
         let mut rng = new_rng(Some(31), 0);
-        for p in [3u64, 5, 7, 11, 13, 17, 251, 257, 65_521] {
+        for p in [3u64, 5, 7, 11, 13, 17, 131, 251, 257, 65_521] {
             let m = Modulus::new(p).unwrap();
             let start = Label::random(m, &mut rng);
             let by = Label::random(m, &mut rng);
@@ -547,35 +620,52 @@ mod tests {
         }
     }
 
-    /// Every kernel the CPU supports (AVX-512, AVX2) steps as the portable loop does, on
-    /// random steps and on those whose digits are all p − 1 (every nonzero digit carries:
-    /// every bit of the carry masks) or all 1, for primes whose groups end in a whole
-    /// 16-digit vector, a half one, or both.
+    /// Every kernel the CPU supports (AVX-512, AVX2) steps as the portable loop does, slot
+    /// bytes (padding included) and group values, on random steps and on those whose digits
+    /// are all p − 1 (every nonzero digit carries: every bit of the carry masks), all 1 or
+    /// all 0, from random, all-(p − 1) and all-zero labels; for the primes of a 16-bit CRT
+    /// product and those at the edges of the digit widths: sums past a byte (p ≥ 131), the
+    /// largest one-byte prime 251, the first two-byte one 257, two-byte digits past 2^15 and
+    /// the largest prime.
     #[test]
     fn the_vector_kernels_match_the_portable_one() {
         let mut rng = new_rng(Some(32), 0);
         let kernels = VectorKernel::available();
         eprintln!("kernels tested: {kernels:?}");
-        for p in [3u64, 5, 7, 11, 13, 17, 19, 251, 257, 65_521] {
+        let past_2_15 = (1u64 << 15..).find(|&p| is_prime(p)).unwrap();
+        let primes = [
+            3u64, 5, 7, 11, 13, 17, 19, 127, 131, 241, 251, 257, 263, past_2_15, 65_521,
+        ];
+        for p in primes {
             let m = Modulus::new(p).unwrap();
             let shape = StepShape::new(m);
-            for by in [
-                Label::random(m, &mut rng).digits().to_vec(),
+            let edges = [
                 vec![p - 1; m.label_len()],
                 vec![1; m.label_len()],
-            ] {
+                vec![0; m.label_len()],
+            ];
+            let random = || Label::random(m, &mut new_rng(None, 0)).digits().to_vec();
+            for by in std::iter::once(random()).chain(edges.clone()) {
                 let step = GroupedLabel::from_digits(m, &by);
-                let start = GroupedLabel::from_digits(m, Label::random(m, &mut rng).digits());
-                for &kernel in &kernels {
-                    let (mut stepped, mut portable) = (start.clone(), start.clone());
-                    for _ in 0..50 {
-                        stepped.add_step_with(kernel, &step, &shape);
-                        portable.add_step_portable(&step, &shape);
-                        assert_eq!(stepped.to_label(), portable.to_label(), "p = {p}, {kernel:?}");
-                        assert_eq!(stepped.groups(), portable.groups(), "p = {p}, {kernel:?}");
+                for start in [random(), edges[0].clone(), edges[2].clone()] {
+                    let start = GroupedLabel::from_digits(m, &start);
+                    for &kernel in &kernels {
+                        let (mut stepped, mut portable) = (start.clone(), start.clone());
+                        for _ in 0..50 {
+                            stepped.add_step_with(kernel, &step, &shape);
+                            portable.add_step_portable(&step, &shape);
+                            let bytes = |l: &GroupedLabel| l.slots.map(|s| s.0);
+                            assert_eq!(bytes(&stepped), bytes(&portable), "p = {p}, {kernel:?}");
+                            assert_eq!(stepped.groups(), portable.groups(), "p = {p}, {kernel:?}");
+                        }
                     }
                 }
             }
+            // The portable step itself against label arithmetic.
+            let (a, b) = (Label::random(m, &mut rng), Label::random(m, &mut rng));
+            let mut stepped = GroupedLabel::from_digits(m, a.digits());
+            stepped.add_step_portable(&GroupedLabel::from_digits(m, b.digits()), &shape);
+            assert_eq!(stepped.to_label(), a.add(&b).unwrap(), "p = {p}");
         }
     }
 
