@@ -51,6 +51,7 @@ mod relin;
 pub mod sign_sum;
 pub mod sign_tree;
 pub mod switched_e2a;
+pub mod tree_tables;
 pub mod triples;
 pub mod wire;
 pub mod xor_tables;
