@@ -243,7 +243,7 @@ fn check_tables(par: &Arc<BfvParameters>, entries: &[&[u64]]) -> Result<(usize, 
 /// ciphertext per entry), the last one shorter; one empty chunk for k = 0.
 fn chunk_ranges(k: usize, slots: usize) -> Vec<Range<usize>> {
     if k == 0 {
-        return vec![0..0];
+        return std::iter::once(0..0).collect();
     }
     (0..k.div_ceil(slots))
         .map(|c| c * slots..((c + 1) * slots).min(k))
@@ -325,7 +325,10 @@ impl ThresholdKeys {
         let private = matches!(tables, Tables::Private { .. });
         let n = mesh.parties();
         if let (Tables::Public { entries }, true) = (tables, size == 2 && tree_fits(n, 0)) {
-            let mut out = MaskedTables::from_parts(Vec::with_capacity(k), vec![Vec::with_capacity(k); 2]);
+            let mut out = MaskedTables::from_parts(
+                Vec::with_capacity(k),
+                (0..2).map(|_| Vec::with_capacity(k)).collect(),
+            );
             for r in chunk_ranges(k, par.degree()) {
                 let part =
                     self.masked_public_pairs(mesh, &entries[0][r.clone()], &entries[1][r.clone()], rng)?;
@@ -334,7 +337,10 @@ impl ThresholdKeys {
             return Ok(out);
         }
         if (private || size > 2) && tree_tables_fit(n, size, private) {
-            let mut out = MaskedTables::from_parts(Vec::with_capacity(k), vec![Vec::with_capacity(k); size]);
+            let mut out = MaskedTables::from_parts(
+                Vec::with_capacity(k),
+                (0..size).map(|_| Vec::with_capacity(k)).collect(),
+            );
             for r in chunk_ranges(k, par.degree()) {
                 let part: Vec<&[u64]> = tables.entries().iter().map(|e| &e[r.clone()]).collect();
                 let part = match tables {
@@ -423,7 +429,7 @@ impl ThresholdKeys {
         };
 
         mesh.set_phase("masked tables: the result passed on");
-        let mut shares = vec![Vec::with_capacity(k); size];
+        let mut shares: Vec<Vec<u64>> = (0..size).map(|_| Vec::with_capacity(k)).collect();
         for (r, c) in chunks.iter().zip(held.iter_mut()) {
             let cts = self.spread_for_e2a(mesh, holder, size, c.take())?;
             for (ct, out) in cts.iter().zip(shares.iter_mut()) {

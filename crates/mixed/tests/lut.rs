@@ -739,10 +739,14 @@ fn chain_time_pipelined_against_batch_by_batch() {
     println!("one chain step on a batch of N pairs: t = {t:.3} s");
     for n in parties {
         let (wall_p, wall_b, cpu_p, cpu_b, bytes_p, bytes_b) = chain_times(n, batches);
-        let permuters = n.min(mixgc_mixed::lut::SWAPS_PER_REFRESH);
-        let segments = n.div_ceil(mixgc_mixed::lut::SWAPS_PER_REFRESH);
+        // Case 2: n permuters, in segments of at most SWAPS_PER_REFRESH.
+        let per_segment = mixgc_mixed::lut::SWAPS_PER_REFRESH;
+        let steps_pipelined: usize = (0..n)
+            .step_by(per_segment)
+            .map(|start| batches + (n - start).min(per_segment) - 1)
+            .sum();
         let model_b = (batches * n) as f64 * t;
-        let model_p = (segments * (batches + permuters - 1)) as f64 * t;
+        let model_p = steps_pipelined as f64 * t;
         println!(
             "n = {n}, {batches} batches: wall pipelined {wall_p:.2} s, batch by batch {wall_b:.2} s; \
              CPU per party pipelined {cpu_p:.2?} (sum {:.2}), batch by batch {cpu_b:.2?} (sum {:.2}); \
