@@ -49,7 +49,8 @@
 //! by the mask polynomial, whose coefficients are uniform mod p: measured at N = 16384 with
 //! `SecretKey::measure_noise` (unit test, one-key copy; a key summed from n ≤ 64 shares adds
 //! ≤ 2 bits), from fresh ≈ 2^15, steps re-randomized as here: 51, 95, 140, 185, 229, 274 bits
-//! after 1..6 steps for M = 2, 52..280 for M = 4 (≈ +45 bits a step). The seed refreshes by
+//! after 1..6 steps for M = 2, 52..280 for M = 4, 53..291 for M = 16 (ignored test; ≈ +45–48
+//! bits a step). The seed refreshes by
 //! bootstrapping (§4.1, §7.1), which `fhe` 0.1.1 does not have; here, after
 //! [`SWAPS_PER_REFRESH`] = 6 homomorphic steps (≤ 2^286 with the margin, below
 //! [`MAX_NOISE_BITS`] = 320), the batch is refreshed by E2A then a re-encryption of the
