@@ -52,7 +52,7 @@
 //! after 1..6 steps for M = 2, 52..280 for M = 4, 53..291 for M = 16 (ignored test; ≈ +45–48
 //! bits a step). The seed refreshes by
 //! bootstrapping (§4.1, §7.1), which `fhe` 0.1.1 does not have; here, after
-//! [`SWAPS_PER_REFRESH`] = 6 homomorphic steps (≤ 2^286 with the margin, below
+//! [`SWAPS_PER_REFRESH`] = 6 homomorphic steps (≤ 2^297 with the margin, below
 //! [`MAX_NOISE_BITS`] = 320), the batch is refreshed by E2A then a re-encryption of the
 //! shares under a common random polynomial (fresh noise; Mouchet et al.'s collective
 //! refresh). Every party takes part in a refresh, so beyond 6 (Case 2) or 7 (Case 1)
