@@ -56,9 +56,10 @@ use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
 /// the private size-2 table lookup T[e] of the seed's F_LUT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeySelection {
-    /// Figure 11 as written: masked private tables ([`ThresholdKeys::masked_tables`],
-    /// Figure 6) and the online lookup of Figure 8, coefficient by coefficient. Per-party
-    /// bytes grow with n through the table chain's refreshes (see [`crate::lut`]).
+    /// Figure 11 as written: masked private tables ([`ThresholdKeys::masked_tables`]: the
+    /// XOR sum and a butterfly where they fit, n ≤ 32, [`crate::tree_tables`]; else the
+    /// table chain of Figure 6 with its refreshes, [`crate::lut`]) and the online lookup of
+    /// Figure 8, coefficient by coefficient.
     MaskedTables,
     /// T[e] = T[0] + e·(T[1] − T[0]): e is converted to additive shares by B2A (a public
     /// size-2 table lookup, seed §5.1, one slot per row), encrypted (A2E) in every slot of

@@ -17,7 +17,9 @@
 //! - [`conversions`]: E2A and A2E between ciphertexts and additive shares mod p (seed
 //!   Appendix A.3, Figure 15), with noise flooding;
 //! - [`lut`]: masked lookup tables of 2^m ≤ 16 entries (seed §4, Figures 4–7, public and
-//!   private tables) and the online lookup with a Boolean-shared index (Figure 8);
+//!   private tables; the chain of Figure 6 pipelined as §7.1) and the online lookup with a
+//!   Boolean-shared index (Figure 8); [`tree_tables`]: private and 2^m-entry tables from the
+//!   XOR sum of the mask bits, per-party traffic constant in n;
 //! - [`b2a`]: B2A as a public-table lookup (seed §5.1, Figure 9);
 //! - [`a2b`]: A2B by a Boolean mod-p adder on XOR shares (seed §5.2, Figure 10), offline
 //!   and online;
@@ -51,6 +53,7 @@ mod relin;
 pub mod sign_sum;
 pub mod sign_tree;
 pub mod switched_e2a;
+pub mod tree_tables;
 pub mod triples;
 pub mod wire;
 pub mod xor_tables;

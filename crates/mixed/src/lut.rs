@@ -22,6 +22,17 @@
 //! 4. E2A (Figure 15, [`ThresholdKeys::to_shares`]) of both ciphertexts: every party holds
 //!    additive shares of T'_j[b] = T_j[r_j ⊕ b] and its XOR share of r_j (step 5).
 //!
+//! **Pipelining (seed §7.1).** Any number k of tables travels in chunks of N (one packed
+//! ciphertext per entry, the last chunk shorter). Party i permutes chunk c, re-randomizes
+//! it, sends it to party i + 1 at once and takes chunk c + 1 from party i − 1, so party
+//! i + 1 works on chunk c while party i works on chunk c + 1: with B chunks, L permuters
+//! between two refreshes and t the time of one permutation step, a segment takes
+//! (B + L − 1)·t on the critical path instead of B·L·t when each party waits for the
+//! whole batch, which is what calling this once per N tables does. A refresh (below) needs
+//! every party, so the pipeline drains before it and refills after: segments of at most
+//! [`SWAPS_PER_REFRESH`] permuters, each pipelined. Bytes and outputs per chunk are those of
+//! the unpipelined chain (one chunk is exactly the old protocol).
+//!
 //! **Why the next party learns nothing of r_i (step 3(d)).** After the re-randomization
 //! c_b' = (swap of c) + Enc_pk(0) with fresh randomness, so under RLWE (the CPA security of
 //! the collective key, whose secret no coalition of n − 1 parties holds) c_b' is
@@ -35,17 +46,21 @@
 //! seed's circuit privacy.
 //!
 //! **Noise and refreshes (deviation, argued).** Each homomorphic swap multiplies the noise
-//! by the mask polynomial, whose coefficients are uniform mod p: measured +42 bits per swap
-//! at N = 8192 (fresh ≈ 2^13, one swap ≈ 2^50, two ≈ 2^91) and +51 bits at N = 16384 (a
-//! product by a ±1 mask, fresh ≈ 2^15). The seed refreshes by bootstrapping (§4.1, §7.1),
-//! which `fhe` 0.1.1 does not have; here, after [`SWAPS_PER_REFRESH`] homomorphic swaps,
-//! the pair is refreshed by E2A then a re-encryption of the shares under a common random
-//! polynomial (fresh noise; Mouchet et al.'s collective refresh). Every party takes part in
-//! a refresh, so a chain of n parties costs each party traffic linear in n. **Public tables
-//! of size 2 (B2A) no longer use this chain** where the XOR tree fits (n ≤ 64): see
-//! [`crate::xor_tables`] and [`crate::sign_tree`]; private tables and tables of more than
-//! two entries still do. (At N = 16384 about five swaps would fit between refreshes; two are
-//! kept, so that the refresh stays exercised by the tests at n = 5.)
+//! by the mask polynomial, whose coefficients are uniform mod p: measured at N = 16384 with
+//! `SecretKey::measure_noise` (unit test, one-key copy; a key summed from n ≤ 64 shares adds
+//! ≤ 2 bits), from fresh ≈ 2^15, steps re-randomized as here: 51, 95, 140, 185, 229, 274 bits
+//! after 1..6 steps for M = 2, 52..280 for M = 4, 53..291 for M = 16 (ignored test; ≈ +45–48
+//! bits a step). The seed refreshes by
+//! bootstrapping (§4.1, §7.1), which `fhe` 0.1.1 does not have; here, after
+//! [`SWAPS_PER_REFRESH`] = 6 homomorphic steps (≤ 2^297 with the margin, below
+//! [`MAX_NOISE_BITS`] = 320), the batch is refreshed by E2A then a re-encryption of the
+//! shares under a common random polynomial (fresh noise; Mouchet et al.'s collective
+//! refresh). Every party takes part in a refresh, so beyond 6 (Case 2) or 7 (Case 1)
+//! parties each party's traffic grows by one refresh per six parties. **Public tables of
+//! size 2 (B2A), private tables and tables of more than two entries take the XOR sum or
+//! tree instead** where its noise budget fits ([`crate::xor_tables`],
+//! [`crate::tree_tables`]); the chain is the fallback beyond
+//! ([`ThresholdKeys::masked_tables_by_chain`] runs it always).
 //!
 //! **Tables of M = 2^m entries** (up to [`MAX_TABLE_SIZE`]): the same chain with M
 //! ciphertexts (entry v of every table in ciphertext c_v) and masks r_i ∈ [0, M); party i
@@ -60,6 +75,7 @@
 //! back (one vector packed m bits per index, out and in per party), and every party outputs its share of
 //! T'[u] = T[r ⊕ x ⊕ r] = T[x].
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use fhe::bfv::{BfvParameters, Ciphertext};
@@ -72,23 +88,28 @@ use mixgc_nparty::Mesh;
 use crate::chain::{pass_from_root, sum_to_root};
 use crate::conversions::scaled_plaintext;
 use crate::keygen::{malformed, recv_poly};
-use crate::ops::{encode, mul_plain, recv_ciphertext, send_ciphertext};
+use crate::ops::{mul_plain, recv_ciphertext, send_ciphertext};
 use crate::sign_tree::tree_fits;
+use crate::tree_tables::tree_tables_fit;
 use crate::wire::{encode_ciphertext, zero_secret_key};
 use crate::{MixedError, ThresholdKeys};
 
 /// Domain separation of the refresh's common random polynomials.
 const REFRESH_CRP_CONTEXT: &str = "mixgc-mixed 2026-11 lookup-table refresh common random polynomial";
 
-/// Homomorphic swaps a ciphertext pair may take before it is refreshed (see the module
-/// docs: two swaps leave the noise near 2^117 at N = 16384, below [`MAX_NOISE_BITS`]).
-pub const SWAPS_PER_REFRESH: usize = 2;
+/// Homomorphic permutation steps a batch may take before it is refreshed: six steps leave
+/// the noise near 2^280 at N = 16384 (measured, see the module docs and the unit test),
+/// below [`MAX_NOISE_BITS`].
+pub const SWAPS_PER_REFRESH: usize = 6;
+
+/// Margin (bits) the tests keep between the measured noise and [`MAX_NOISE_BITS`].
+#[cfg(test)]
+const STEP_MARGIN_BITS: u64 = 4;
 
 /// The noise (bits per coefficient) this module lets a ciphertext reach before a
-/// decryption: two swaps (≈ 2·51 bits over fresh ≈ 2^15, plus 2 bits for 16-entry tables)
-/// with margin. E2A's flooding hides it for every n ≤ 2^20 (a test checks
-/// `flooding_hides` at this width).
-pub const MAX_NOISE_BITS: u64 = 130;
+/// decryption: the XOR tree's bound ([`crate::sign_tree::MAX_TREE_NOISE_BITS`]), which
+/// E2A's flooding hides for every n ≤ 2^20 (a test checks `flooding_hides` at this width).
+pub const MAX_NOISE_BITS: u64 = crate::sign_tree::MAX_TREE_NOISE_BITS;
 
 /// The largest table size M = 2^m [`ThresholdKeys::masked_tables`] takes: a general
 /// permutation step costs M² plaintext products and M ciphertexts per party.
@@ -127,6 +148,14 @@ impl MaskedTables {
     /// Tables from this party's mask shares and entry shares (entry v at `entries[v]`).
     pub(crate) fn from_parts(mask: Vec<u8>, entries: Vec<Vec<u64>>) -> Self {
         MaskedTables { mask, entries }
+    }
+
+    /// `other`'s tables appended after these (the same table size).
+    pub(crate) fn append(&mut self, other: MaskedTables) {
+        self.mask.extend(other.mask);
+        for (mine, theirs) in self.entries.iter_mut().zip(other.entries) {
+            mine.extend(theirs);
+        }
     }
 
     /// The number of tables.
@@ -199,10 +228,61 @@ fn check_tables(par: &Arc<BfvParameters>, entries: &[&[u64]]) -> Result<(usize, 
             entries[v].len()
         )));
     }
-    for e in entries {
-        encode(par, e)?;
+    let p = par.plaintext();
+    for (v, e) in entries.iter().enumerate() {
+        if let Some(j) = e.iter().position(|&x| x >= p) {
+            return Err(MixedError::Usage(format!(
+                "entry {v} of table {j} is {}, not below the plaintext modulus {p}",
+                e[j]
+            )));
+        }
     }
     Ok((size, k))
+}
+
+/// The slot ranges of the chunks k tables travel in: N tables a chunk (one packed
+/// ciphertext per entry), the last one shorter; one empty chunk for k = 0.
+fn chunk_ranges(k: usize, slots: usize) -> Vec<Range<usize>> {
+    if k == 0 {
+        return std::iter::once(0..0).collect();
+    }
+    (0..k.div_ceil(slots))
+        .map(|c| c * slots..((c + 1) * slots).min(k))
+        .collect()
+}
+
+/// Where the first stage of a chain segment takes its chunks from.
+enum ChainSource<'a> {
+    /// Case 1 at party 0: the public entries, permuted by its mask in the clear and
+    /// encrypted chunk by chunk as the pipeline asks for them.
+    Encrypt { entries: &'a [&'a [u64]] },
+    /// Ciphertexts this party holds (`Some`) per chunk: Case 2's sums, or a refresh's output.
+    Held(Vec<Option<Vec<Ciphertext>>>),
+}
+
+impl ChainSource<'_> {
+    /// Chunk `c` (its slots `r`), taken out.
+    fn take<R: RngCore + CryptoRng>(
+        &mut self,
+        keys: &ThresholdKeys,
+        c: usize,
+        r: &Range<usize>,
+        mask: &[u8],
+        rng: &mut R,
+    ) -> Result<Vec<Ciphertext>, MixedError> {
+        match self {
+            ChainSource::Encrypt { entries } => (0..entries.len())
+                .map(|v| {
+                    let permuted: Vec<u64> =
+                        r.clone().map(|j| entries[v ^ usize::from(mask[j])][j]).collect();
+                    keys.encrypt(&permuted, rng)
+                })
+                .collect(),
+            ChainSource::Held(chunks) => chunks.get_mut(c).and_then(Option::take).ok_or_else(|| {
+                MixedError::Usage(format!("internal: chunk {c} of the table chain is not held here"))
+            }),
+        }
+    }
 }
 
 impl ThresholdKeys {
@@ -228,9 +308,13 @@ impl ThresholdKeys {
             .collect()
     }
 
-    /// Masked tables (seed Figure 6 for M = 2, and the same chain for M = 2^m ≤
-    /// [`MAX_TABLE_SIZE`]; Case 1 or 2; see the module docs): every party calls it at once
-    /// with tables of the same shape.
+    /// Masked tables (the functionality of seed Figures 4 and 7; Case 1 or 2; 2 ≤ M = 2^m ≤
+    /// [`MAX_TABLE_SIZE`] entries): every party calls it at once with tables of the same
+    /// shape, any number k of them (N a batch). Public pairs take the XOR sum
+    /// ([`crate::xor_tables`]), private tables and larger ones the indicators of the mask
+    /// ([`crate::tree_tables`]) where the noise budget fits
+    /// ([`crate::tree_tables::tree_tables_fit`]); the rest the table chain of Figure 6,
+    /// pipelined (§7; see the module docs and [`Self::masked_tables_by_chain`]).
     pub fn masked_tables<R: RngCore + CryptoRng>(
         &self,
         mesh: &mut Mesh,
@@ -238,87 +322,183 @@ impl ThresholdKeys {
         rng: &mut R,
     ) -> Result<MaskedTables, MixedError> {
         let par = self.parameters().clone();
+        let (size, k) = check_tables(&par, tables.entries())?;
+        let private = matches!(tables, Tables::Private { .. });
+        let n = mesh.parties();
+        if let (Tables::Public { entries }, true) = (tables, size == 2 && tree_fits(n, 0)) {
+            let mut out = MaskedTables::from_parts(
+                Vec::with_capacity(k),
+                (0..2).map(|_| Vec::with_capacity(k)).collect(),
+            );
+            for r in chunk_ranges(k, par.degree()) {
+                let part =
+                    self.masked_public_pairs(mesh, &entries[0][r.clone()], &entries[1][r.clone()], rng)?;
+                out.append(part);
+            }
+            return Ok(out);
+        }
+        if (private || size > 2) && tree_tables_fit(n, size, private) {
+            let mut out = MaskedTables::from_parts(
+                Vec::with_capacity(k),
+                (0..size).map(|_| Vec::with_capacity(k)).collect(),
+            );
+            for r in chunk_ranges(k, par.degree()) {
+                let part: Vec<&[u64]> = tables.entries().iter().map(|e| &e[r.clone()]).collect();
+                let part = match tables {
+                    Tables::Public { .. } => Tables::Public { entries: &part },
+                    Tables::Private { .. } => Tables::Private { entry_shares: &part },
+                };
+                out.append(self.masked_tables_by_tree(mesh, part, rng)?);
+            }
+            return Ok(out);
+        }
+        self.masked_tables_by_chain(mesh, tables, rng)
+    }
+
+    /// [`Self::masked_tables`] through the table chain always (seed Figure 6, pipelined),
+    /// even where the XOR sum or tree would fit: what `masked_tables` falls back to.
+    pub fn masked_tables_by_chain<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        tables: Tables<'_>,
+        rng: &mut R,
+    ) -> Result<MaskedTables, MixedError> {
+        self.masked_tables_refreshing(mesh, tables, SWAPS_PER_REFRESH, rng)
+    }
+
+    /// [`Self::masked_tables`] with a refresh after every `swaps_per_refresh` (≥ 1,
+    /// at most [`SWAPS_PER_REFRESH`]) homomorphic permutations: the tests refresh more
+    /// often than the noise asks, to exercise the refresh at small n.
+    pub(crate) fn masked_tables_refreshing<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        tables: Tables<'_>,
+        swaps_per_refresh: usize,
+        rng: &mut R,
+    ) -> Result<MaskedTables, MixedError> {
+        if !(1..=SWAPS_PER_REFRESH).contains(&swaps_per_refresh) {
+            return Err(MixedError::Usage(format!(
+                "a refresh every {swaps_per_refresh} permutations: it must be 1 to {SWAPS_PER_REFRESH}"
+            )));
+        }
+        let par = self.parameters().clone();
         let entries = tables.entries();
         let (size, k) = check_tables(&par, entries)?;
         let (me, n) = (mesh.me(), mesh.parties());
-        if let (Tables::Public { entries }, true) = (tables, size == 2 && tree_fits(n, 0)) {
-            return self.masked_public_pairs(mesh, entries[0], entries[1], rng);
-        }
+        let chunks = chunk_ranges(k, par.degree());
         let mask: Vec<u8> = (0..k).map(|_| rng.random_range(0..size) as u8).collect();
 
-        mesh.set_phase("masked tables: the first party's tables");
-        let mut swaps = 0;
-        let mut held: Option<Vec<Ciphertext>> = match tables {
-            Tables::Public { .. } if me == 0 => Some(
-                (0..size)
-                    .map(|v| {
-                        let permuted: Vec<u64> =
-                            (0..k).map(|j| entries[v ^ usize::from(mask[j])][j]).collect();
-                        self.encrypt(&permuted, rng)
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            Tables::Public { .. } => None,
+        // Who permutes homomorphically (Case 1: party 0 permutes in the clear as it
+        // encrypts), and what the first of them starts from.
+        let (permuters, mut from, mut source) = match tables {
+            Tables::Public { .. } => {
+                let source = if me == 0 {
+                    ChainSource::Encrypt { entries }
+                } else {
+                    ChainSource::Held(vec![None; chunks.len()])
+                };
+                (1..n, 0, source)
+            }
             Tables::Private { .. } => {
-                let mine = entries
-                    .iter()
-                    .map(|e| self.encrypt(e, rng))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let sum = self.sum_all_to_root(mesh, mine)?;
-                // Party 0's permutation is homomorphic here: it counts towards the refresh
-                // at every party.
-                swaps = 1;
-                sum.map(|cts| self.permute_and_rerandomize(cts, &mask, rng))
-                    .transpose()?
+                mesh.set_phase("masked tables: the shares' encryptions summed");
+                let mut sums = Vec::with_capacity(chunks.len());
+                for r in &chunks {
+                    let mine = entries
+                        .iter()
+                        .map(|e| self.encrypt(&e[r.clone()], rng))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    sums.push(self.sum_all_to_root(mesh, mine)?);
+                }
+                (0..n, 0, ChainSource::Held(sums))
             }
         };
 
-        mesh.set_phase("masked tables: the permutation chain");
-        // `everyone` is true right after a refresh, when every party holds the tables.
-        let mut everyone = false;
-        for i in 1..n {
-            if swaps == SWAPS_PER_REFRESH {
-                held = Some(self.refresh_all(mesh, i - 1, size, held.take(), rng)?);
-                mesh.set_phase("masked tables: the permutation chain");
-                everyone = true;
-                swaps = 0;
+        // Segments of at most `swaps_per_refresh` permuters, a refresh between two.
+        let mut start = permuters.start;
+        let (holder, mut held) = loop {
+            let end = (start + swaps_per_refresh).min(permuters.end);
+            let held = self.pipelined_segment(mesh, from, start..end, &chunks, &mask, size, source, rng)?;
+            let holder = if end > start { end - 1 } else { from };
+            if end == permuters.end {
+                break (holder, held);
             }
-            if !everyone {
-                if me == i - 1 {
-                    for c in held.take().ok_or_else(|| holder_lost(i - 1))? {
-                        send_ciphertext(mesh, i, &c)?;
-                    }
-                    mesh.flush()?;
-                } else if me == i {
-                    held = Some(
-                        (0..size)
-                            .map(|_| recv_ciphertext(mesh, i - 1, &par))
-                            .collect::<Result<_, _>>()?,
-                    );
-                }
+            let mut refreshed = Vec::with_capacity(chunks.len());
+            for c in held {
+                refreshed.push(Some(self.refresh_all(mesh, holder, size, c, rng)?));
             }
-            held = if me == i {
-                let cts = held.take().ok_or_else(|| holder_lost(i))?;
-                Some(self.permute_and_rerandomize(cts, &mask, rng)?)
-            } else {
-                None
-            };
-            everyone = false;
-            swaps += 1;
-        }
+            (start, from, source) = (end, end, ChainSource::Held(refreshed));
+        };
 
         mesh.set_phase("masked tables: the result passed on");
-        let cts = self.spread_for_e2a(mesh, n - 1, size, held)?;
-        let mut shares = Vec::with_capacity(size);
-        for c in &cts {
-            let mut share = self.to_shares(mesh, c, rng)?;
-            share.truncate(k);
-            shares.push(share);
+        let mut shares: Vec<Vec<u64>> = (0..size).map(|_| Vec::with_capacity(k)).collect();
+        for (r, c) in chunks.iter().zip(held.iter_mut()) {
+            let cts = self.spread_for_e2a(mesh, holder, size, c.take())?;
+            for (ct, out) in cts.iter().zip(shares.iter_mut()) {
+                let share = self.to_shares(mesh, ct, rng)?;
+                out.extend_from_slice(&share[..r.len()]);
+            }
         }
         Ok(MaskedTables {
             mask,
             entries: shares,
         })
+    }
+
+    /// One segment of the chain (§7's pipelining): every chunk goes from party `from`
+    /// (its `source`) through the permuters `stage` in order, each permuting it by its mask
+    /// ([`permute`]), re-randomizing it and passing it on at once, so that party i works
+    /// on chunk c while party i − 1 works on chunk c + 1. Returns the chunks at the last
+    /// permuter (`Some` each; `None` elsewhere), or at `from` for an empty stage.
+    #[allow(clippy::too_many_arguments)]
+    fn pipelined_segment<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        from: usize,
+        stage: Range<usize>,
+        chunks: &[Range<usize>],
+        mask: &[u8],
+        size: usize,
+        mut source: ChainSource<'_>,
+        rng: &mut R,
+    ) -> Result<Vec<Option<Vec<Ciphertext>>>, MixedError> {
+        mesh.set_phase("masked tables: the permutation chain");
+        let par = self.parameters().clone();
+        let me = mesh.me();
+        let mut out = vec![None; chunks.len()];
+        for (c, r) in chunks.iter().enumerate() {
+            let input = if me == from {
+                Some(source.take(self, c, r, mask, rng)?)
+            } else if stage.contains(&me) {
+                let prev = if me == stage.start { from } else { me - 1 };
+                Some(
+                    (0..size)
+                        .map(|_| recv_ciphertext(mesh, prev, &par))
+                        .collect::<Result<Vec<_>, _>>()?,
+                )
+            } else {
+                None
+            };
+            let Some(cts) = input else { continue };
+            if stage.is_empty() {
+                out[c] = Some(cts);
+                continue;
+            }
+            let cts = if stage.contains(&me) {
+                self.permute_and_rerandomize(cts, &mask[r.clone()], rng)?
+            } else {
+                cts
+            };
+            let next = if stage.contains(&me) { me + 1 } else { stage.start };
+            if next < stage.end {
+                for ct in &cts {
+                    send_ciphertext(mesh, next, ct)?;
+                }
+                mesh.flush()?;
+            } else {
+                out[c] = Some(cts);
+            }
+        }
+        Ok(out)
     }
 
     /// The `size` ciphertexts held by `holder` (its `Some`) refreshed: turned into additive
@@ -562,6 +742,7 @@ fn unpack_bits(packed: &[u8], k: usize) -> Result<Vec<u8>, String> {
 mod tests {
     use super::*;
     use crate::conversions::{flooding_bound, flooding_hides};
+    use crate::ops::encode;
     use crate::params::parameters;
 
     #[test]
@@ -572,6 +753,152 @@ mod tests {
         }
         assert!(unpack_bits(&[0b1000_0000], 7).is_err());
         assert!(unpack_bits(&[0, 0], 7).is_err());
+    }
+
+    /// The noise (bits) after each of `steps` permutations of `size` fresh encryptions
+    /// under a one-key copy of the parameters, re-randomized as in the chain.
+    fn noise_after_permutations(size: usize, steps: usize) -> Vec<usize> {
+        use fhe::bfv::{Encoding, PublicKey, SecretKey};
+        use fhe_rand::SeedableRng;
+        use fhe_traits::FheEncrypter;
+        let par = parameters();
+        let mut rng = fhe_rand_chacha::ChaCha20Rng::seed_from_u64(size as u64);
+        let sk = SecretKey::random(&par, &mut rng);
+        let pk = PublicKey::new(&sk, &mut rng);
+        let p = par.plaintext();
+        let fresh = |values: &[u64], rng: &mut fhe_rand_chacha::ChaCha20Rng| {
+            let pt = encode(&par, values).unwrap();
+            pk.try_encrypt(&pt, rng).unwrap()
+        };
+        let mut cts: Vec<Ciphertext> = (0..size)
+            .map(|_| {
+                let v: Vec<u64> = (0..par.degree()).map(|_| rng.random_range(0..p)).collect();
+                fresh(&v, &mut rng)
+            })
+            .collect();
+        let _ = Encoding::simd();
+        let mut bits = Vec::with_capacity(steps);
+        for _ in 0..steps {
+            let mask: Vec<u8> = (0..par.degree())
+                .map(|_| rng.random_range(0..size) as u8)
+                .collect();
+            cts = permute(&par, cts, &mask)
+                .unwrap()
+                .iter()
+                .map(|c| c + &fresh(&[], &mut rng))
+                .collect();
+            // SAFETY: `measure_noise` is `unsafe` only for its variable time; this is a
+            // test with a throwaway key.
+            let worst = cts
+                .iter()
+                .map(|c| unsafe { sk.measure_noise(c).unwrap() })
+                .max()
+                .unwrap();
+            bits.push(worst);
+        }
+        bits
+    }
+
+    /// The per-step noise behind [`SWAPS_PER_REFRESH`] and [`MAX_NOISE_BITS`], measured
+    /// (a key of one share; a key summed from n shares adds ≤ 2 bits at n = 64).
+    #[test]
+    fn permutation_noise_stays_below_the_bound_between_refreshes() {
+        for size in [2, 4] {
+            let bits = noise_after_permutations(size, SWAPS_PER_REFRESH);
+            println!("M = {size}: noise bits after each step {bits:?}");
+            assert!(
+                (*bits.last().unwrap() as u64) + 2 + STEP_MARGIN_BITS <= MAX_NOISE_BITS,
+                "M = {size}: {bits:?}"
+            );
+        }
+    }
+
+    /// As above for 16-entry tables (256 products a step: slow).
+    #[test]
+    #[ignore]
+    fn permutation_noise_of_16_entry_tables() {
+        let bits = noise_after_permutations(16, SWAPS_PER_REFRESH);
+        println!("M = 16: noise bits after each step {bits:?}");
+        assert!((*bits.last().unwrap() as u64) + 2 + STEP_MARGIN_BITS <= MAX_NOISE_BITS);
+    }
+
+    #[test]
+    fn chunks_cover_the_tables_once() {
+        assert_eq!(chunk_ranges(0, 8), vec![0..0]);
+        assert_eq!(chunk_ranges(8, 8), vec![0..8]);
+        assert_eq!(chunk_ranges(9, 8), vec![0..8, 8..9]);
+        assert_eq!(chunk_ranges(24, 8), vec![0..8, 8..16, 16..24]);
+    }
+
+    /// Three parties, two chunks, a refresh after every permutation: Case 2 (three
+    /// homomorphic permutations, two refreshes between segments) and Case 1 with 4 entries
+    /// (two permutations, one refresh) against plaintext.
+    #[test]
+    fn pipelined_chunks_through_refreshes_match_plaintext() {
+        use fhe_rand::SeedableRng;
+        let n = 3;
+        let k = crate::DEGREE + 21;
+        let p = crate::PLAINTEXT_MODULUS;
+        let mut data = fhe_rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let mut table = |_| -> Vec<u64> {
+            let mut t = vec![0, 1, p - 1];
+            t.extend((3..k).map(|_| data.random_range(0..p)));
+            t
+        };
+        let private: Vec<Vec<u64>> = (0..2).map(&mut table).collect();
+        let public: Vec<Vec<u64>> = (0..4).map(&mut table).collect();
+        let meshes = mixgc_nparty::memory_mesh(n);
+        let got: Vec<(MaskedTables, MaskedTables)> = std::thread::scope(|s| {
+            let handles: Vec<_> = meshes
+                .into_iter()
+                .map(|mut mesh| {
+                    let (private, public) = (&private, &public);
+                    s.spawn(move || {
+                        let me = mesh.me();
+                        let mut rng = fhe_rand_chacha::ChaCha20Rng::seed_from_u64(40 + me as u64);
+                        let keys = crate::keygen(&mut mesh, &parameters(), &[3; 32], &mut rng).unwrap();
+                        // Party 0 holds the whole private table, the others shares of 0.
+                        let zeros = vec![0u64; k];
+                        let mine: Vec<&[u64]> = private
+                            .iter()
+                            .map(|t| if me == 0 { t.as_slice() } else { zeros.as_slice() })
+                            .collect();
+                        let a = keys
+                            .masked_tables_refreshing(
+                                &mut mesh,
+                                Tables::Private { entry_shares: &mine },
+                                1,
+                                &mut rng,
+                            )
+                            .unwrap();
+                        let entries: Vec<&[u64]> = public.iter().map(Vec::as_slice).collect();
+                        let b = keys
+                            .masked_tables_refreshing(
+                                &mut mesh,
+                                Tables::Public { entries: &entries },
+                                1,
+                                &mut rng,
+                            )
+                            .unwrap();
+                        (a, b)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (what, tables, t) in [
+            ("private", got.iter().map(|g| &g.0).collect::<Vec<_>>(), &private),
+            ("public", got.iter().map(|g| &g.1).collect(), &public),
+        ] {
+            assert!(tables.iter().all(|m| m.len() == k && m.table_size() == t.len()));
+            for j in 0..k {
+                let r = tables.iter().fold(0, |a, m| a ^ usize::from(m.mask_share()[j]));
+                for (v, _) in t.iter().enumerate() {
+                    let sum = tables.iter().fold(0, |a, m| (a + m.entry_shares()[v][j]) % p);
+                    assert_eq!(sum, t[r ^ v][j], "{what}: table {j}, entry {v}");
+                }
+            }
+        }
     }
 
     #[test]

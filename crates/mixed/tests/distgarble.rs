@@ -287,8 +287,8 @@ fn bytes_per_and_gate_per_party() {
             }
         }
         match selection {
-            // n = 3 adds one refresh of the private-table chain (`lut`'s docs: party 0's
-            // homomorphic permutation of a Case 2 table counts as a swap).
+            // Private pairs take the XOR sum and a butterfly (`tree_tables`): n = 3 adds
+            // the relays' second messages (1.17× n = 2 measured), no refresh.
             KeySelection::MaskedTables => assert!(sent[1] <= 1.75 * sent[0], "{sent:?}"),
             // No permutation chain, but n = 2 has no relaying party (273.75 B per key slot
             // instead of 438) and a one-product B2A tree, whose batch two gates pay here:

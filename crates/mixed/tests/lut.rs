@@ -533,3 +533,228 @@ fn b2a_bytes_per_party_per_conversion_at_8_and_16_parties() {
         );
     }
 }
+
+/// XOR shares of `x` (each < `size`) for n parties.
+fn index_shares(data: &mut ChaCha20Rng, x: &[u8], size: u8, n: usize) -> Vec<Vec<u8>> {
+    let mut shares: Vec<Vec<u8>> = (1..n)
+        .map(|_| x.iter().map(|_| data.random_range(0..size)).collect())
+        .collect();
+    let first = (0..x.len())
+        .map(|j| shares.iter().fold(x[j], |a, s| a ^ s[j]))
+        .collect();
+    shares.insert(0, first);
+    shares
+}
+
+/// The bytes this party has sent and received so far, over all links.
+fn sent_received(mesh: &Mesh) -> (u64, u64) {
+    let b = mesh.bytes();
+    (b.iter().map(|x| x.0).sum(), b.iter().map(|x| x.1).sum())
+}
+
+/// The table chain (seed Figure 6) with more tables than slots: two chunks pipelined along
+/// the chain, against plaintext, and the same bytes as two one-batch calls (n = 3).
+#[test]
+fn the_pipelined_chain_masks_more_tables_than_slots() {
+    for n in [2, 3, 5] {
+        let k = DEGREE + 37;
+        let mut data = ChaCha20Rng::seed_from_u64(400 + n as u64);
+        let t0 = values(&mut data, k);
+        let t1: Vec<u64> = values(&mut data, k).into_iter().rev().collect();
+        let x: Vec<u8> = (0..k)
+            .map(|j| if j < 2 { j as u8 } else { data.random_range(0..2) })
+            .collect();
+        let x_shares = index_shares(&mut data, &x, 2, n);
+        let zeros = vec![0u64; k];
+        let got = run_parties(n, 410 + n as u64, |mesh, rng| {
+            let keys = keygen(mesh, &parameters(), &[17; 32], rng).unwrap();
+            let me = mesh.me();
+            // Party 0 holds the whole private table, the others shares of zero.
+            let (s0, s1) = if me == 0 { (&t0, &t1) } else { (&zeros, &zeros) };
+            let private = Tables::Private {
+                entry_shares: &[s0, s1],
+            };
+            let before = sent_received(mesh);
+            let tables = keys.masked_tables_by_chain(mesh, private, rng).unwrap();
+            let two_chunks = sent_received(mesh);
+            let one_batch_bytes = if n == 3 {
+                let one = Tables::Private {
+                    entry_shares: &[&s0[..DEGREE], &s1[..DEGREE]],
+                };
+                keys.masked_tables_by_chain(mesh, one, rng).unwrap();
+                let after = sent_received(mesh);
+                Some((after.0 - two_chunks.0, after.1 - two_chunks.1))
+            } else {
+                None
+            };
+            let chain_bytes = (two_chunks.0 - before.0, two_chunks.1 - before.1);
+            let kept = tables.clone();
+            (
+                kept,
+                lookup(mesh, tables, &x_shares[me]).unwrap(),
+                chain_bytes,
+                one_batch_bytes,
+            )
+        });
+        let masked: Vec<&MaskedTables> = got.iter().map(|g| &g.0).collect();
+        check_masked(n, "chain, two chunks", &masked, &[&t0, &t1]);
+        let looked: Vec<Vec<u64>> = got.iter().map(|g| g.1.clone()).collect();
+        let want: Vec<u64> = (0..k).map(|j| if x[j] == 1 { t1[j] } else { t0[j] }).collect();
+        assert_eq!(sum_mod_p(&looked), want, "n = {n}: lookup");
+        for g in &got {
+            if let Some((sent, received)) = g.3 {
+                // Two chunks cost what two one-batch calls cost, to the byte.
+                assert_eq!(g.2, (2 * sent, 2 * received), "n = {n}");
+            }
+        }
+    }
+}
+
+/// Per party (max over parties) bytes sent and received per table by `masked_tables` on
+/// private pairs (the indicator path, `tree_tables.rs`) for a batch of N tables.
+fn tree_table_bytes(n: usize, size: usize) -> (f64, f64) {
+    let got = run_parties(n, 420 + n as u64, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[18; 32], rng).unwrap();
+        keys.prepare_products(mesh, rng).unwrap();
+        let shares: Vec<Vec<u64>> = (0..size)
+            .map(|_| (0..DEGREE).map(|_| rng.random_range(0..P)).collect())
+            .collect();
+        let refs: Vec<&[u64]> = shares.iter().map(Vec::as_slice).collect();
+        let before = sent_received(mesh);
+        keys.masked_tables(mesh, Tables::Private { entry_shares: &refs }, rng)
+            .unwrap();
+        let after = sent_received(mesh);
+        (after.0 - before.0, after.1 - before.1)
+    });
+    let per = DEGREE as f64;
+    (
+        got.iter().map(|g| g.0 as f64 / per).fold(0.0, f64::max),
+        got.iter().map(|g| g.1 as f64 / per).fold(0.0, f64::max),
+    )
+}
+
+#[test]
+fn private_tables_cost_each_party_the_same_bytes_whatever_n() {
+    // Private pairs: one sum polynomial for the mask bit, two for the entries' collective
+    // encryption (54.75 B a slot each), two switched E2As (c1 and one share, 18 B each)
+    // out and in at a relay of the chain: 3·54.75 + 2·2·18 = 236.25 B a table.
+    let bound = 3.0 * 54.75 + 4.0 * 18.0 + 0.5;
+    let mut seen = Vec::new();
+    for n in [2, 3, 5] {
+        let (sent, received) = tree_table_bytes(n, 2);
+        println!("private pairs, n = {n}: sent max {sent:.2} B, received max {received:.2} B a table");
+        assert!(
+            sent > 0.0 && sent <= bound && received <= bound,
+            "n = {n}: {sent}, {received}"
+        );
+        seen.push(sent);
+    }
+    // A relay's load does not grow from n = 3 to 5.
+    assert!((seen[2] - seen[1]).abs() < 0.5, "{seen:?}");
+}
+
+/// This thread's CPU time so far (Linux's schedstat; `None` elsewhere).
+fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
+/// Wall and CPU time of the table chain on `batches` batches of N private pairs at n
+/// parties, pipelined (one call) and batch by batch (one call per batch, as before §7):
+/// (wall pipelined, wall batch by batch, CPU per party pipelined, CPU per party batch by
+/// batch), seconds, and the sent bytes of both (max over parties).
+fn chain_times(n: usize, batches: usize) -> (f64, f64, Vec<f64>, Vec<f64>, u64, u64) {
+    let k = batches * DEGREE;
+    let got = run_parties(n, 430 + n as u64, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[19; 32], rng).unwrap();
+        let shares: Vec<Vec<u64>> = (0..2)
+            .map(|_| (0..k).map(|_| rng.random_range(0..P)).collect())
+            .collect();
+        let measure = |mesh: &mut Mesh, rng: &mut ChaCha20Rng, calls: usize| {
+            let (b0, t0, c0) = (sent_received(mesh).0, Instant::now(), thread_cpu_seconds());
+            let per = k / calls;
+            for c in 0..calls {
+                let part = Tables::Private {
+                    entry_shares: &[
+                        &shares[0][c * per..(c + 1) * per],
+                        &shares[1][c * per..(c + 1) * per],
+                    ],
+                };
+                keys.masked_tables_by_chain(mesh, part, rng).unwrap();
+            }
+            let cpu = thread_cpu_seconds().zip(c0).map_or(f64::NAN, |(a, b)| a - b);
+            (t0.elapsed().as_secs_f64(), cpu, sent_received(mesh).0 - b0)
+        };
+        let pipelined = measure(mesh, rng, 1);
+        let batch_by_batch = measure(mesh, rng, batches);
+        (pipelined, batch_by_batch)
+    });
+    let max = |v: Vec<f64>| v.into_iter().fold(0.0, f64::max);
+    (
+        max(got.iter().map(|g| g.0 .0).collect()),
+        max(got.iter().map(|g| g.1 .0).collect()),
+        got.iter().map(|g| g.0 .1).collect(),
+        got.iter().map(|g| g.1 .1).collect(),
+        got.iter().map(|g| g.0 .2).max().unwrap_or(0),
+        got.iter().map(|g| g.1 .2).max().unwrap_or(0),
+    )
+}
+
+/// One chain step on one batch of pairs (seed Figure 6 step 3: the swap by plaintext
+/// products and two fresh encryptions of zero), timed on this thread: the t of the
+/// critical-path model.
+fn chain_step_seconds() -> f64 {
+    let got = run_parties(1, 440, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[20; 32], rng).unwrap();
+        let par = parameters();
+        let a = keys.encrypt(&[1, 2, 3], rng).unwrap();
+        let b = keys.encrypt(&[4, 5, 6], rng).unwrap();
+        let mask: Vec<u64> = (0..DEGREE).map(|_| rng.random_range(0..2)).collect();
+        let t = Instant::now();
+        let reps = 3;
+        for _ in 0..reps {
+            let sd = mixgc_mixed::ops::mul_plain(&par, &(&b - &a), &mask).unwrap();
+            let _ = (
+                &(&a + &sd) + &keys.encrypt(&[], rng).unwrap(),
+                &(&b - &sd) + &keys.encrypt(&[], rng).unwrap(),
+            );
+        }
+        t.elapsed().as_secs_f64() / reps as f64
+    });
+    got[0]
+}
+
+/// The chain's times before (batch by batch) and after (§7 pipelining) for n = 2, 4, 8
+/// (slow on two cores: `--ignored --nocapture`; `MIXGC_CHAIN_PARTIES=2,4` to choose).
+#[test]
+#[ignore]
+fn chain_time_pipelined_against_batch_by_batch() {
+    let parties: Vec<usize> = std::env::var("MIXGC_CHAIN_PARTIES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![2, 4, 8]);
+    let batches = 4;
+    let t = chain_step_seconds();
+    println!("one chain step on a batch of N pairs: t = {t:.3} s");
+    for n in parties {
+        let (wall_p, wall_b, cpu_p, cpu_b, bytes_p, bytes_b) = chain_times(n, batches);
+        // Case 2: n permuters, in segments of at most SWAPS_PER_REFRESH.
+        let per_segment = mixgc_mixed::lut::SWAPS_PER_REFRESH;
+        let steps_pipelined: usize = (0..n)
+            .step_by(per_segment)
+            .map(|start| batches + (n - start).min(per_segment) - 1)
+            .sum();
+        let model_b = (batches * n) as f64 * t;
+        let model_p = steps_pipelined as f64 * t;
+        println!(
+            "n = {n}, {batches} batches: wall pipelined {wall_p:.2} s, batch by batch {wall_b:.2} s; \
+             CPU per party pipelined {cpu_p:.2?} (sum {:.2}), batch by batch {cpu_b:.2?} (sum {:.2}); \
+             chain critical path (model, steps only): pipelined {model_p:.2} s, batch by batch {model_b:.2} s; \
+             bytes sent max {bytes_p} / {bytes_b}",
+            cpu_p.iter().sum::<f64>(),
+            cpu_b.iter().sum::<f64>(),
+        );
+        assert_eq!(bytes_p, bytes_b, "n = {n}: pipelining changes no byte");
+    }
+}
