@@ -15,8 +15,10 @@ use rand::{Rng, SeedableRng};
 
 /// Random vectors per design, besides all-zero and all-one inputs.
 const RANDOM_VECTORS: usize = 24;
-/// Random vectors for AES-128, whose event-driven simulation takes seconds a vector.
-const AES_RANDOM_VECTORS: usize = 3;
+/// Random vectors for AES-128, whose event-driven simulation takes seconds a vector: one,
+/// besides the all-zero and all-one vectors (and FIPS-197's vector, on the netlist only);
+/// each is a full encryption, 200 S-box lookups, compared output for output.
+const AES_RANDOM_VECTORS: usize = 1;
 
 /// A testbench that applies each input vector (hex per port, in circuit order), waits,
 /// and prints every output port in hex on one line.
