@@ -31,7 +31,7 @@ const SKIPPED: &[(&str, &str)] = &[
     ),
     (
         "mixgc bench --parties 16 --json",
-        "a long benchmark (16 processes on the test machine); tests/nparty.rs runs bench --parties 3",
+        "a long benchmark (16 processes on the test machine); nparty.rs runs bench --parties 3",
     ),
 ];
 
