@@ -9,8 +9,7 @@
 //! The parties talk through a proxy in this test: it throttles the circuit paths (a few
 //! MiB of tables on loopback would be over before a signal lands), drips for the deadline
 //! case, and tells when the garbled tables flow, so a signal always hits a run under way.
-//! The cases of a path run two at a time; the throttled paths (a few percent of a core
-//! each) beside one another, a full-speed path alone (the bound is wall time).
+//! The cases of a path run two at a time, one path after another (the bound is wall time).
 
 mod common;
 
@@ -18,7 +17,7 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -479,9 +478,7 @@ fn preprocess_states(circuit: &str, case: &str) -> Result<(), String> {
 /// a message in words. `Err` describes what went wrong.
 fn case(path: &Path, victim: Role, signal: Signal) -> Result<(), String> {
     let what = format!("{}: {} {:?}", path.name, victim.name(), signal);
-    // Unique among the paths that run at once: the scratch files carry it.
-    let slug: String = path.name.chars().filter(char::is_ascii_alphanumeric).collect();
-    let name = format!("{slug}-{}-{:?}", victim.name(), signal);
+    let name = format!("{}-{:?}", victim.name(), signal);
     let mut attempt = 1;
     loop {
         let result = signalled_case(path, victim, signal, &what, &name);
@@ -606,22 +603,14 @@ fn signalled_case(
     }
 }
 
-/// Which paths may run together: the survivors' bound is measured in wall time, and on a
-/// shared 2-core machine concurrent full-speed runs would stretch it with CPU the parties do
-/// not get. A path whose proxy throttles or holds the tables ([`Pace::Rate`], [`Pace::Hold`])
-/// uses a few percent of a core, so those share the lock (as many as the test threads); a
-/// full-speed path ([`Pace::Full`], and the three-party runs) takes it alone.
-static PATHS: RwLock<()> = RwLock::new(());
+/// One path at a time: the survivors' bound is measured in wall time, and on a shared
+/// 2-core machine many concurrent runs would stretch it with CPU the parties do not get.
+static ONE_PATH: Mutex<()> = Mutex::new(());
 
 /// The four cases of `path` (each party stopped and killed), two at a time (one stopped
-/// victim in each pair), beside other throttled paths or alone (see [`PATHS`]).
+/// victim in each pair), the paths one after another.
 fn all_cases(path: Path) {
-    let (_shared, _alone);
-    if matches!(path.pace, Pace::Full) {
-        _alone = PATHS.write().unwrap_or_else(|poisoned| poisoned.into_inner());
-    } else {
-        _shared = PATHS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
-    }
+    let _one = ONE_PATH.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = Arc::new(path);
     let pairs = [
         [(Role::Evaluator, Signal::Stop), (Role::Garbler, Signal::Kill)],
@@ -801,7 +790,6 @@ fn a_dripping_peer_is_ended_by_the_deadline() {
         under_way: UnderWay::TablesFlow,
         preprocess: None,
     };
-    let _shared = PATHS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let deadline = Duration::from_secs(4);
     let (mut garbler, mut evaluator, proxy) = start(&path, "drip", &["--deadline", "4"]).unwrap();
     let connected = {
@@ -907,7 +895,7 @@ fn nparty_case(signal: Signal) -> Result<(), String> {
 
 #[test]
 fn a_stopped_or_killed_party_of_three_ends_the_others_within_the_bound() {
-    let _alone = PATHS.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _one = ONE_PATH.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let failed: Vec<String> = [Signal::Stop, Signal::Kill]
         .into_iter()
         .filter_map(|signal| nparty_case(signal).err())
