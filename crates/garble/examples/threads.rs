@@ -7,7 +7,7 @@
 //! `cargo run --release -p mixgc-garble --example threads [-- AES_BLOCKS [THREADS...]]`
 //! (defaults: 64 blocks, threads 1 2).
 
-#[path = "../tests/wide/mod.rs"]
+#[path = "../tests/integration/wide/mod.rs"]
 mod wide;
 
 use std::time::Instant;

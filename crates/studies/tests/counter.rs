@@ -13,7 +13,7 @@ use mixgc_studies::planner::{count, ClipRun, LenetRun, Phased};
 use rand::{Rng, SeedableRng};
 
 // The session tests' two-party helpers.
-#[path = "../../session/tests/common/mod.rs"]
+#[path = "../../session/tests/integration/common/mod.rs"]
 mod common;
 
 use common::{bytes_per_tag, evaluate, garble, run, Tap};
