@@ -94,7 +94,7 @@ fn the_primitives_biomatch_does_not_use_equal_the_plaintext_backend() {
         let to_all = b.output_arith(&back, Recipient::All)?;
         let to_two = b.output_arith(&xa, Recipient::Party(2))?;
         let decomposed = b.to_bool(&ya)?;
-        let top = b.concat(&decomposed[30..].to_vec());
+        let top = b.concat(&decomposed[30..]);
         let opened = b.output_bool(&top, Recipient::Party(1))?;
         Ok((to_all, to_two, opened))
     }

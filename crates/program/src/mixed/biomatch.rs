@@ -71,7 +71,7 @@ impl BiomatchInputs {
                 database.len()
             )));
         }
-        let mut inputs = BiomatchInputs::none(parties);
+        let mut inputs = BiomatchInputs::none(parties)?;
         inputs.set(0, BiomatchInput::Query(query))?;
         for i in 1..parties {
             let mine = vectors_of(i, parties).iter().map(|&j| database[j]).collect();
@@ -82,19 +82,24 @@ impl BiomatchInputs {
 
     /// Party `me`'s own input only (the n-party backend's).
     pub fn party(parties: usize, me: usize, input: BiomatchInput) -> Result<BiomatchInputs, MixedProgramError> {
-        check_parties(parties)?;
-        let mut inputs = BiomatchInputs::none(parties);
+        let mut inputs = BiomatchInputs::none(parties)?;
         inputs.set(me, input)?;
         Ok(inputs)
     }
 
-    /// No input known (enough for the cost backend).
-    pub fn none(parties: usize) -> BiomatchInputs {
-        BiomatchInputs {
+    /// No input known yet (enough for the cost backend); [`BiomatchInputs::set`] adds them.
+    pub fn none(parties: usize) -> Result<BiomatchInputs, MixedProgramError> {
+        check_parties(parties)?;
+        Ok(BiomatchInputs {
             parties,
             query: None,
             shards: vec![None; parties],
-        }
+        })
+    }
+
+    /// The parties of the run.
+    pub fn parties(&self) -> usize {
+        self.parties
     }
 
     /// Sets party `party`'s input, checked against its role ([`check_input`]).
@@ -108,10 +113,13 @@ impl BiomatchInputs {
     }
 }
 
+/// The most parties: party 0 and one per database vector.
+pub const MAX_PARTIES: usize = VECTORS + 1;
+
 fn check_parties(parties: usize) -> Result<(), MixedProgramError> {
-    if parties < 2 {
+    if !(2..=MAX_PARTIES).contains(&parties) {
         return Err(MixedProgramError::Input(format!(
-            "Biomatch needs at least 2 parties, not {parties}"
+            "Biomatch runs among 2 to {MAX_PARTIES} parties, not {parties}"
         )));
     }
     Ok(())
