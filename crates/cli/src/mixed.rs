@@ -11,11 +11,12 @@ use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::kmeans::{kmeans, KmeansInput, KmeansSize};
 use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
+use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
-    biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT, VECTORS,
+    biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
+    VECTORS,
 };
 use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
-use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use serde::{Deserialize, Serialize};
 
 use crate::party::parse_timeout;
@@ -122,7 +123,12 @@ pub struct MixedArgs {
     example: String,
     /// This party's input (JSON; the format is below). With --backend plaintext or cost:
     /// every party's file, in id order (F0.json,F1.json,...).
-    #[arg(long, value_name = "F.json", conflicts_with = "generate", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "F.json",
+        conflicts_with = "generate",
+        value_delimiter = ','
+    )]
     input_file: Vec<PathBuf>,
     /// Where the program runs: nparty (this party of the n-party protocol), plaintext (the
     /// clear answer from every party's input, on one machine) or cost (the operation
@@ -252,7 +258,10 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let output = match input {
         Input::Biomatch(input) => {
             let inputs = BiomatchInputs::party(n, id, input)?;
-            let result = biomatch(&mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng), &inputs);
+            let result = biomatch(
+                &mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng),
+                &inputs,
+            );
             let output = result.map_err(|e| {
                 mesh.abort_all(&format!("party {id} stopped: {e}"));
                 CliError::from(e)
@@ -260,8 +269,10 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
             output.map(|o| biomatch_json(&o))
         }
         Input::Kmeans(input) => or_abort(&mut mesh, id, |m| {
-            Ok(kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, &input, &mut rng)?
-                .map(|o| crate::mixed_kmeans::output_json(&o)))
+            Ok(
+                kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, &input, &mut rng)?
+                    .map(|o| crate::mixed_kmeans::output_json(&o)),
+            )
         })?,
     };
     if let Some(json) = output {
@@ -292,22 +303,28 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
                 return Err(format!("--generate {n}: a run has 2 to {MAX_PARTIES} parties").into());
             }
             if args.out.is_some() {
-                return Err("--out: with --backend plaintext|cost, --generate runs on the inputs and writes no files".into());
+                return Err(
+                    "--out: with --backend plaintext|cost, --generate runs on the inputs and writes no files"
+                        .into(),
+                );
             }
             let (query, database) = random_inputs(args.seed);
             BiomatchInputs::clear(n, query, &database)?
         }
         (None, []) => {
             return Err(format!(
-                "--backend {}: give every party's --input-file F0.json,F1.json,... or --generate N [--seed S]",
-                args.backend
-            )
+            "--backend {}: give every party's --input-file F0.json,F1.json,... or --generate N [--seed S]",
+            args.backend
+        )
             .into())
         }
         (_, files) => {
             let n = files.len();
             if !(2..=MAX_PARTIES).contains(&n) {
-                return Err(format!("--input-file: {n} file(s), one per party of a run of 2 to {MAX_PARTIES}").into());
+                return Err(format!(
+                    "--input-file: {n} file(s), one per party of a run of 2 to {MAX_PARTIES}"
+                )
+                .into());
             }
             let mut inputs = BiomatchInputs::none(n)?;
             for (id, path) in files.iter().enumerate() {
@@ -319,7 +336,8 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
     let parties = inputs.parties();
     let json = match args.backend.as_str() {
         "plaintext" => {
-            let o = biomatch(&mut MixedPlain::new(parties)?, &inputs)?.ok_or("the plaintext backend gave no output")?;
+            let o = biomatch(&mut MixedPlain::new(parties)?, &inputs)?
+                .ok_or("the plaintext backend gave no output")?;
             biomatch_json(&o)
         }
         _ => {

@@ -257,18 +257,35 @@ fn random_below_p<R: RngCore + CryptoRng>(
 pub(crate) fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
     let k = mine.len();
     let total = open_mod_p_to(mesh, 0, mine)?;
-    pass_from_root(mesh, 0, total, move |m, from| recv_mod_p(m, from, k), encode_mod_p)
+    pass_from_root(
+        mesh,
+        0,
+        total,
+        move |m, from| recv_mod_p(m, from, k),
+        |v: &Vec<u64>| encode_mod_p(v),
+    )
 }
 
 /// Opens additive shares mod p along the chain to party `root` only: it returns
 /// `Some(Σ mine mod p)`, every other party `None`.
-pub(crate) fn open_mod_p_to(mesh: &mut Mesh, root: usize, mine: Vec<u64>) -> Result<Option<Vec<u64>>, MixedError> {
+pub(crate) fn open_mod_p_to(
+    mesh: &mut Mesh,
+    root: usize,
+    mine: Vec<u64>,
+) -> Result<Option<Vec<u64>>, MixedError> {
     let k = mine.len();
     let add = |mut a: Vec<u64>, b: &Vec<u64>| {
         a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
         a
     };
-    sum_to_root(mesh, root, mine, move |m, from| recv_mod_p(m, from, k), add, encode_mod_p)
+    sum_to_root(
+        mesh,
+        root,
+        mine,
+        move |m, from| recv_mod_p(m, from, k),
+        add,
+        |v: &Vec<u64>| encode_mod_p(v),
+    )
 }
 
 /// `k` values mod p from party `from`, four bytes each, checked below p.
@@ -289,7 +306,8 @@ fn recv_mod_p(mesh: &mut Mesh, from: usize, k: usize) -> Result<Vec<u64>, MixedE
     }
 }
 
-fn encode_mod_p(v: &Vec<u64>) -> Result<Vec<u8>, MixedError> {
+/// Values mod p, four little-endian bytes each.
+fn encode_mod_p(v: &[u64]) -> Result<Vec<u8>, MixedError> {
     Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect())
 }
 

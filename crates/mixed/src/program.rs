@@ -10,8 +10,8 @@ use fhe::bfv::Ciphertext;
 use fhe_rand::{CryptoRng, RngCore};
 use mixgc_nparty::Mesh;
 use mixgc_program::mixed::{
-    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms, MixedBackend,
-    MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
 };
 use mixgc_program::PeerError;
 
@@ -62,7 +62,12 @@ impl<R> std::fmt::Debug for NpartyBackend<'_, R> {
 impl<'a, R: RngCore + CryptoRng> NpartyBackend<'a, R> {
     /// The backend over keys from [`crate::keygen`] and an engine from
     /// [`BooleanEngine::setup`] on the same mesh.
-    pub fn new(keys: &'a ThresholdKeys, engine: &'a mut BooleanEngine, mesh: &'a mut Mesh, rng: &'a mut R) -> Self {
+    pub fn new(
+        keys: &'a ThresholdKeys,
+        engine: &'a mut BooleanEngine,
+        mesh: &'a mut Mesh,
+        rng: &'a mut R,
+    ) -> Self {
         NpartyBackend {
             keys,
             engine,
@@ -99,7 +104,12 @@ pub fn mixed_error(e: &MixedProgramError) -> Option<&MixedError> {
     }
 }
 
-fn zip_mod_p(op: &'static str, a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) -> Result<Vec<u64>, MixedProgramError> {
+fn zip_mod_p(
+    op: &'static str,
+    a: &[u64],
+    b: &[u64],
+    f: impl Fn(u64, u64) -> u64,
+) -> Result<Vec<u64>, MixedProgramError> {
     check_lengths(op, a.len(), b.len())?;
     Ok(a.iter().zip(b).map(|(&x, &y)| f(x, y) % P).collect())
 }
@@ -118,7 +128,12 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     }
 
     /// Keeps the values at their owner only; the owner must give them.
-    fn private(&mut self, owner: usize, len: usize, values: Option<Vec<u64>>) -> Result<Private, MixedProgramError> {
+    fn private(
+        &mut self,
+        owner: usize,
+        len: usize,
+        values: Option<Vec<u64>>,
+    ) -> Result<Private, MixedProgramError> {
         check_party("private input", owner, self.parties())?;
         let values = if owner == self.me() {
             Some(values.ok_or(MixedProgramError::MissingInput { owner })?)
@@ -156,7 +171,9 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
 
     fn sum_chunks(&mut self, a: &Vec<u64>, chunk: usize) -> Result<Vec<u64>, MixedProgramError> {
         check_chunks("sum_chunks", a.len(), chunk)?;
-        Ok(a.chunks(chunk).map(|c| c.iter().fold(0, |s, v| (s + v) % P)).collect())
+        Ok(a.chunks(chunk)
+            .map(|c| c.iter().fold(0, |s, v| (s + v) % P))
+            .collect())
     }
 
     /// Beaver multiplication with triples from threshold HE (seed §3.3): open x − a and
@@ -167,7 +184,10 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let t = self.keys.arithmetic_triples(self.mesh, k, self.rng).map_err(backend)?;
+        let t = self
+            .keys
+            .arithmetic_triples(self.mesh, k, self.rng)
+            .map_err(backend)?;
         self.mesh.set_phase("A-form products: opening x − a, y − b");
         let mine: Vec<u64> = (0..k)
             .map(|i| (x[i] + P - t.a[i]) % P)
@@ -206,7 +226,9 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
         let zero = self.zero().map_err(backend)?;
         let mine = match terms.iter().find(|t| t.factor.owner() == me) {
             Some(term) => {
-                let (factor, addend) = term.spread(ct.len).ok_or(MixedProgramError::MissingInput { owner: me })?;
+                let (factor, addend) = term
+                    .spread(ct.len)
+                    .ok_or(MixedProgramError::MissingInput { owner: me })?;
                 let product = mul_plain(&par, &ct.ct, &factor).map_err(backend)?;
                 add(&add_plain(&par, &product, &addend).map_err(backend)?, &zero)
             }
@@ -261,7 +283,10 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     }
 
     fn enc_to_arith(&mut self, ct: &Packed) -> Result<Vec<u64>, MixedProgramError> {
-        let mut shares = self.keys.to_shares(self.mesh, &ct.ct, self.rng).map_err(backend)?;
+        let mut shares = self
+            .keys
+            .to_shares(self.mesh, &ct.ct, self.rng)
+            .map_err(backend)?;
         shares.truncate(ct.len);
         Ok(shares)
     }

@@ -36,7 +36,10 @@ fn biomatch_matches(n: usize, seed: u64, query: Vector, database: &[Vector]) {
         biomatch(&mut backend, &mine).unwrap()
     });
     assert_eq!(got[0], plain, "n-party backend, n = {n}");
-    assert!(got[1..].iter().all(Option::is_none), "only party 0 learns the result");
+    assert!(
+        got[1..].iter().all(Option::is_none),
+        "only party 0 learns the result"
+    );
 }
 
 fn random_vectors(seed: u64) -> (Vector, Vec<Vector>) {
@@ -66,6 +69,9 @@ fn biomatch_among_three_parties_equals_the_plaintext_backend() {
     biomatch_matches(3, 41, query, &database);
 }
 
+/// What the primitives program opens: to all, to party 2, bits to party 1.
+type Opened = (Option<Vec<u64>>, Option<Vec<u64>>, Option<Vec<bool>>);
+
 #[test]
 fn the_primitives_biomatch_does_not_use_equal_the_plaintext_backend() {
     let n = 3;
@@ -78,7 +84,7 @@ fn the_primitives_biomatch_does_not_use_equal_the_plaintext_backend() {
         x: Option<Vec<u64>>,
         y: Option<Vec<u64>>,
         bits: &[bool],
-    ) -> Result<(Option<Vec<u64>>, Option<Vec<u64>>, Option<Vec<bool>>), MixedProgramError> {
+    ) -> Result<Opened, MixedProgramError> {
         let len = bits.len();
         let xs = b.private(1, len, x)?;
         let ys = b.private(2, len, y)?;
@@ -98,7 +104,13 @@ fn the_primitives_biomatch_does_not_use_equal_the_plaintext_backend() {
         let opened = b.output_bool(&top, Recipient::Party(1))?;
         Ok((to_all, to_two, opened))
     }
-    let plain = program(&mut MixedPlain::new(n).unwrap(), Some(x.clone()), Some(y.clone()), &bits).unwrap();
+    let plain = program(
+        &mut MixedPlain::new(n).unwrap(),
+        Some(x.clone()),
+        Some(y.clone()),
+        &bits,
+    )
+    .unwrap();
     let expect_all: Vec<u64> = (0..5)
         .map(|i| {
             let k = [2, 3, 1, P - 1, 0][i];

@@ -4,8 +4,8 @@
 //! clear semantics and errors.
 
 use mixgc_program::mixed::biomatch::{
-    biomatch, tournament_ands, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
-    VECTORS,
+    biomatch, tournament_ands, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector,
+    VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::{
     MixedBackend, MixedCost, MixedCounter, MixedPlain, MixedProgramError, PrivateTerm, Recipient, Shape,
@@ -30,7 +30,9 @@ fn brute_force(query: &Vector, database: &[Vector]) -> BiomatchOutput {
 
 fn run_plain(n: usize, query: Vector, database: &[Vector]) -> BiomatchOutput {
     let inputs = BiomatchInputs::clear(n, query, database).unwrap();
-    biomatch(&mut MixedPlain::new(n).unwrap(), &inputs).unwrap().unwrap()
+    biomatch(&mut MixedPlain::new(n).unwrap(), &inputs)
+        .unwrap()
+        .unwrap()
 }
 
 #[test]
@@ -42,7 +44,11 @@ fn biomatch_on_the_plaintext_backend_equals_brute_force_on_random_inputs() {
         let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..limit)) };
         let query = draw();
         let database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
-        assert_eq!(run_plain(n, query, &database), brute_force(&query, &database), "n = {n}");
+        assert_eq!(
+            run_plain(n, query, &database),
+            brute_force(&query, &database),
+            "n = {n}"
+        );
     }
 }
 
@@ -50,18 +56,42 @@ fn biomatch_on_the_plaintext_backend_equals_brute_force_on_random_inputs() {
 fn biomatch_on_the_plaintext_backend_at_edge_inputs() {
     let max = VALUE_LIMIT - 1;
     // Every vector at the same distance: index 0.
-    assert_eq!(run_plain(3, [0; 4], &[[0; 4]; VECTORS]), BiomatchOutput { distance: 0, index: 0 });
+    assert_eq!(
+        run_plain(3, [0; 4], &[[0; 4]; VECTORS]),
+        BiomatchOutput {
+            distance: 0,
+            index: 0
+        }
+    );
     // The largest distance, 4·(2^14 − 1)², everywhere but the last vector one less.
     let mut db = vec![[max; 4]; VECTORS];
     db[VECTORS - 1] = [max, max, max, max - 1];
     let got = run_plain(4, [0; 4], &db);
     assert_eq!(got, brute_force(&[0; 4], &db));
-    assert_eq!(got, BiomatchOutput { distance: 4 * max * max - 2 * max + 1, index: 255 });
+    assert_eq!(
+        got,
+        BiomatchOutput {
+            distance: 4 * max * max - 2 * max + 1,
+            index: 255
+        }
+    );
     // The only match at the very last index, held by the last party.
     let mut db = vec![[max; 4]; VECTORS];
     db[VECTORS - 1] = [1, 2, 3, 4];
-    assert_eq!(run_plain(2, [1, 2, 3, 4], &db), BiomatchOutput { distance: 0, index: 255 });
-    assert_eq!(run_plain(7, [1, 2, 3, 4], &db), BiomatchOutput { distance: 0, index: 255 });
+    assert_eq!(
+        run_plain(2, [1, 2, 3, 4], &db),
+        BiomatchOutput {
+            distance: 0,
+            index: 255
+        }
+    );
+    assert_eq!(
+        run_plain(7, [1, 2, 3, 4], &db),
+        BiomatchOutput {
+            distance: 0,
+            index: 255
+        }
+    );
 }
 
 #[test]
@@ -86,7 +116,10 @@ fn biomatch_costs_what_the_docs_state_whatever_n() {
     for n in [2, 3, 16, 257] {
         let mut counter = MixedCounter::new(n).unwrap();
         // The counter needs no values.
-        assert_eq!(biomatch(&mut counter, &BiomatchInputs::none(n).unwrap()).unwrap(), None);
+        assert_eq!(
+            biomatch(&mut counter, &BiomatchInputs::none(n).unwrap()).unwrap(),
+            None
+        );
         assert_eq!(counter.cost(), expected, "n = {n}");
         assert_eq!(counter.cost().a2b * 32, 8192);
     }
@@ -102,14 +135,21 @@ fn biomatch_inputs_are_checked_before_the_run() {
     let e = BiomatchInputs::none(258).unwrap_err();
     assert!(e.to_string().contains("2 to 257 parties"), "{e}");
     let mut inputs = BiomatchInputs::none(3).unwrap();
-    let e = inputs.set(1, BiomatchInput::Database(vec![[0; 4]; 127])).unwrap_err();
+    let e = inputs
+        .set(1, BiomatchInput::Database(vec![[0; 4]; 127]))
+        .unwrap_err();
     assert!(e.to_string().contains("holds 128 database vectors"), "{e}");
     // A backend of another size, and a plaintext run missing a party's vectors.
     let e = biomatch(&mut MixedPlain::new(4).unwrap(), &inputs).unwrap_err();
-    assert!(e.to_string().contains("inputs for 3 parties on a backend of 4"), "{e}");
+    assert!(
+        e.to_string().contains("inputs for 3 parties on a backend of 4"),
+        "{e}"
+    );
     inputs.set(0, BiomatchInput::Query([1; 4])).unwrap();
     let mine = vectors_of(1, 3).len();
-    inputs.set(1, BiomatchInput::Database(vec![[0; 4]; mine])).unwrap();
+    inputs
+        .set(1, BiomatchInput::Database(vec![[0; 4]; mine]))
+        .unwrap();
     let e = biomatch(&mut MixedPlain::new(3).unwrap(), &inputs).unwrap_err();
     assert_eq!(e, MixedProgramError::MissingInput { owner: 2 });
 }
@@ -120,10 +160,16 @@ fn the_plaintext_primitives_compute_mod_p_and_on_bits() {
     let x = b.private(1, 4, Some(vec![0, 1, P - 1, 1 << 31])).unwrap();
     let x = b.share(&x).unwrap();
     let y = b.public_arith(&[P - 1, P - 1, P - 1, 3]).unwrap();
-    assert_eq!(b.add(&x, &y).unwrap(), vec![P - 1, 0, P - 2, ((1u64 << 31) + 3) % P]);
+    assert_eq!(
+        b.add(&x, &y).unwrap(),
+        vec![P - 1, 0, P - 2, ((1u64 << 31) + 3) % P]
+    );
     assert_eq!(b.sub(&x, &y).unwrap(), vec![1, 2, 0, (1 << 31) - 3]);
     assert_eq!(b.mul(&x, &y).unwrap(), vec![0, P - 1, 1, (3u64 << 31) % P]);
-    assert_eq!(b.mul_public(&x, &[5, 5, 2, 2]).unwrap(), vec![0, 5, P - 2, (1u64 << 32) % P]);
+    assert_eq!(
+        b.mul_public(&x, &[5, 5, 2, 2]).unwrap(),
+        vec![0, 5, P - 2, (1u64 << 32) % P]
+    );
     assert_eq!(b.sum_chunks(&y, 2).unwrap(), vec![P - 2, 2]);
     // A2B: bit j of every lane; B2A back; p − 1 has all of its 32 bits as written.
     let bits = b.to_bool(&x).unwrap();
@@ -146,7 +192,10 @@ fn the_plaintext_primitives_compute_mod_p_and_on_bits() {
         addend: b.private(owner, slots.len(), Some(g)).unwrap(),
         slots,
     };
-    let terms = vec![term(1, vec![0, 3], vec![2, 2], vec![1, 1], &mut b), term(2, vec![1], vec![P - 1], vec![0], &mut b)];
+    let terms = vec![
+        term(1, vec![0, 3], vec![2, 2], vec![1, 1], &mut b),
+        term(2, vec![1], vec![P - 1], vec![0], &mut b),
+    ];
     let sum = b.mul_add_private(&enc, &terms).unwrap();
     assert_eq!(b.enc_to_arith(&sum).unwrap(), vec![7, P - 4, 0, P - 1]);
     assert_eq!(b.to_enc(&x).unwrap(), x);
@@ -160,11 +209,24 @@ fn bad_operands_get_typed_errors_naming_the_problem() {
     let two = b.public_arith(&[1, 2]).unwrap();
     let three = b.public_arith(&[1, 2, 3]).unwrap();
     let e = b.add(&two, &three).unwrap_err();
-    assert_eq!(e, MixedProgramError::Lengths { op: "add", left: 2, right: 3 });
+    assert_eq!(
+        e,
+        MixedProgramError::Lengths {
+            op: "add",
+            left: 2,
+            right: 3
+        }
+    );
     let e = b.public_arith(&[P]).unwrap_err();
-    assert!(e.to_string().contains(&format!("value 0 is {P}, not below p")), "{e}");
+    assert!(
+        e.to_string().contains(&format!("value 0 is {P}, not below p")),
+        "{e}"
+    );
     let e = b.sum_chunks(&three, 2).unwrap_err();
-    assert!(e.to_string().contains("3 lanes do not split into chunks of 2"), "{e}");
+    assert!(
+        e.to_string().contains("3 lanes do not split into chunks of 2"),
+        "{e}"
+    );
     assert!(b.sum_chunks(&three, 0).is_err());
     let bits = b.public_bits(&[true]);
     let e = b.gather(&bits, &[1]).unwrap_err();
@@ -177,7 +239,10 @@ fn bad_operands_get_typed_errors_naming_the_problem() {
     assert!(e.to_string().contains("has 1 values, 2 declared"), "{e}");
     let big = b.private(0, SLOTS + 1, Some(vec![0; SLOTS + 1])).unwrap();
     let e = b.encrypt(&big).unwrap_err();
-    assert!(e.to_string().contains("16385 values do not fit the 16384 slots"), "{e}");
+    assert!(
+        e.to_string().contains("16385 values do not fit the 16384 slots"),
+        "{e}"
+    );
     let e = b.output_bool(&bits, Recipient::Party(5)).unwrap_err();
     assert!(e.to_string().contains("no party 5 among 2"), "{e}");
     // Product terms: two of one party, slots out of order or past the ciphertext.
@@ -189,7 +254,9 @@ fn bad_operands_get_typed_errors_naming_the_problem() {
         factor: v.clone(),
         addend: v.clone(),
     };
-    let e = b.mul_add_private(&enc, &[term(vec![0], &one), term(vec![1], &one)]).unwrap_err();
+    let e = b
+        .mul_add_private(&enc, &[term(vec![0], &one), term(vec![1], &one)])
+        .unwrap_err();
     assert!(e.to_string().contains("party 1 has two terms"), "{e}");
     let e = b.mul_add_private(&enc, &[term(vec![2], &one)]).unwrap_err();
     assert!(e.to_string().contains("lane 2 of a vector of 2"), "{e}");
@@ -199,6 +266,13 @@ fn bad_operands_get_typed_errors_naming_the_problem() {
     // The counter checks shapes the same way.
     let mut c = MixedCounter::new(2).unwrap();
     let e = c.and(&Shape(2), &Shape(3)).unwrap_err();
-    assert_eq!(e, MixedProgramError::Lengths { op: "and", left: 2, right: 3 });
+    assert_eq!(
+        e,
+        MixedProgramError::Lengths {
+            op: "and",
+            left: 2,
+            right: 3
+        }
+    );
     assert!(MixedCounter::new(1).is_err() && MixedPlain::new(0).is_err());
 }

@@ -63,7 +63,11 @@ pub struct BiomatchInputs {
 impl BiomatchInputs {
     /// Every party's input among `parties`: the query and the whole database of
     /// [`VECTORS`] vectors, split round-robin.
-    pub fn clear(parties: usize, query: Vector, database: &[Vector]) -> Result<BiomatchInputs, MixedProgramError> {
+    pub fn clear(
+        parties: usize,
+        query: Vector,
+        database: &[Vector],
+    ) -> Result<BiomatchInputs, MixedProgramError> {
         check_parties(parties)?;
         if database.len() != VECTORS {
             return Err(MixedProgramError::Input(format!(
@@ -81,7 +85,11 @@ impl BiomatchInputs {
     }
 
     /// Party `me`'s own input only (the n-party backend's).
-    pub fn party(parties: usize, me: usize, input: BiomatchInput) -> Result<BiomatchInputs, MixedProgramError> {
+    pub fn party(
+        parties: usize,
+        me: usize,
+        input: BiomatchInput,
+    ) -> Result<BiomatchInputs, MixedProgramError> {
         let mut inputs = BiomatchInputs::none(parties)?;
         inputs.set(me, input)?;
         Ok(inputs)
@@ -166,7 +174,9 @@ pub fn check_input(input: &BiomatchInput, party: usize, parties: usize) -> Resul
     let values: Vec<u64> = match (input, party) {
         (BiomatchInput::Query(q), 0) => q.to_vec(),
         (BiomatchInput::Database(_), 0) => return bad("party 0 holds the query, not database vectors".into()),
-        (BiomatchInput::Query(_), _) => return bad(format!("party {party} holds database vectors, not the query")),
+        (BiomatchInput::Query(_), _) => {
+            return bad(format!("party {party} holds database vectors, not the query"))
+        }
         (BiomatchInput::Database(v), _) => {
             let want = vectors_of(party, parties).len();
             if v.len() != want {
@@ -199,7 +209,10 @@ pub const fn tournament_ands(count: usize) -> usize {
 
 /// Runs Biomatch on `b` (module docs): `Some(output)` where this party learns it (party 0;
 /// every party of the plaintext backend), `None` elsewhere. Every party runs it at once.
-pub fn biomatch<B: MixedBackend>(b: &mut B, inputs: &BiomatchInputs) -> Result<Option<BiomatchOutput>, MixedProgramError> {
+pub fn biomatch<B: MixedBackend>(
+    b: &mut B,
+    inputs: &BiomatchInputs,
+) -> Result<Option<BiomatchOutput>, MixedProgramError> {
     let n = b.parties();
     if inputs.parties != n {
         return Err(MixedProgramError::Input(format!(
@@ -221,12 +234,18 @@ pub fn biomatch<B: MixedBackend>(b: &mut B, inputs: &BiomatchInputs) -> Result<O
         let values = |f: fn(u64) -> u64| shard.map(|v| v.iter().flatten().map(|&x| f(x)).collect());
         let factor = b.private(i, slots.len(), values(|x| (P - 2 * x % P) % P))?;
         let addend = b.private(i, slots.len(), values(|x| x * x % P))?;
-        terms.push(PrivateTerm { slots, factor, addend });
+        terms.push(PrivateTerm {
+            slots,
+            factor,
+            addend,
+        });
     }
     let products = b.mul_add_private(&enc_q, &terms)?;
     let slots = b.enc_to_arith(&products)?;
     let sums = b.sum_chunks(&slots, DIMENSION)?;
-    let offset = inputs.query.map(|q| vec![q.iter().map(|v| v * v).sum::<u64>() % P; VECTORS]);
+    let offset = inputs
+        .query
+        .map(|q| vec![q.iter().map(|v| v * v).sum::<u64>() % P; VECTORS]);
     let offset = b.private(0, VECTORS, offset)?;
     let offset = b.share(&offset)?;
     let distances = b.add(&sums, &offset)?;
@@ -245,10 +264,13 @@ pub fn biomatch<B: MixedBackend>(b: &mut B, inputs: &BiomatchInputs) -> Result<O
     }))
 }
 
+/// Two vectors of bit-position B values: (left, right) or (value, index).
+type Halves<B> = (Vec<<B as MixedBackend>::Bool>, Vec<<B as MixedBackend>::Bool>);
+
 /// Step 4: the minimum of `values` (bit-position vectors, least significant first, of a
 /// power-of-two count of lanes) and its lowest index, each as bit-position vectors of one
 /// lane.
-fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<(Vec<B::Bool>, Vec<B::Bool>), MixedProgramError> {
+fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<Halves<B>, MixedProgramError> {
     let count = values[0].lanes();
     if !count.is_power_of_two() || count > 1 << INDEX_BITS {
         return Err(MixedProgramError::Input(format!(
@@ -267,10 +289,19 @@ fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<(Vec<B::B
     let w = A2B_BITS;
     while value[0].lanes() > 1 {
         let half = value[0].lanes() / 2;
-        let (even, odd): (Vec<usize>, Vec<usize>) = ((0..half).map(|i| 2 * i).collect(), (0..half).map(|i| 2 * i + 1).collect());
-        let mut split = |lanes: &[B::Bool]| -> Result<(Vec<B::Bool>, Vec<B::Bool>), MixedProgramError> {
-            let left = lanes.iter().map(|l| b.gather(l, &even)).collect::<Result<_, _>>()?;
-            let right = lanes.iter().map(|l| b.gather(l, &odd)).collect::<Result<_, _>>()?;
+        let (even, odd): (Vec<usize>, Vec<usize>) = (
+            (0..half).map(|i| 2 * i).collect(),
+            (0..half).map(|i| 2 * i + 1).collect(),
+        );
+        let mut split = |lanes: &[B::Bool]| -> Result<Halves<B>, MixedProgramError> {
+            let left = lanes
+                .iter()
+                .map(|l| b.gather(l, &even))
+                .collect::<Result<_, _>>()?;
+            let right = lanes
+                .iter()
+                .map(|l| b.gather(l, &odd))
+                .collect::<Result<_, _>>()?;
             Ok((left, right))
         };
         let (vl, vr) = split(&value)?;
@@ -338,7 +369,13 @@ mod tests {
         db[7] = [1, 2, 3, 4];
         db[9] = [1, 2, 3, 4];
         let got = plaintext(&[1, 2, 3, 5], &db).unwrap();
-        assert_eq!(got, BiomatchOutput { distance: 1, index: 7 });
+        assert_eq!(
+            got,
+            BiomatchOutput {
+                distance: 1,
+                index: 7
+            }
+        );
         let max = VALUE_LIMIT - 1;
         assert_eq!(squared_distance(&[0; 4], &[max; 4]), 4 * max * max);
         assert!(4 * max * max < P);

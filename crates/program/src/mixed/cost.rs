@@ -212,4 +212,3 @@ impl MixedBackend for MixedCounter {
         Ok(None)
     }
 }
-

@@ -76,10 +76,18 @@ pub enum MixedProgramError {
     },
     /// A lane index past the end of a vector.
     #[error("{op}: lane {lane} of a vector of {len}")]
-    NoSuchLane { op: &'static str, lane: usize, len: usize },
+    NoSuchLane {
+        op: &'static str,
+        lane: usize,
+        len: usize,
+    },
     /// A vector that does not split into equal chunks.
     #[error("{op}: {len} lanes do not split into chunks of {chunk}")]
-    Chunks { op: &'static str, len: usize, chunk: usize },
+    Chunks {
+        op: &'static str,
+        len: usize,
+        chunk: usize,
+    },
     /// Two private terms of one party in one product sum, or terms that disagree.
     #[error("{0}")]
     Terms(String),
@@ -159,7 +167,8 @@ impl Private {
 
     /// The values, or [`MixedProgramError::MissingInput`].
     pub fn known(&self) -> Result<&[u64], MixedProgramError> {
-        self.values().ok_or(MixedProgramError::MissingInput { owner: self.owner })
+        self.values()
+            .ok_or(MixedProgramError::MissingInput { owner: self.owner })
     }
 }
 
@@ -208,7 +217,12 @@ pub trait MixedBackend {
 
     /// `owner`'s private vector of `len` values mod p. `values` is the owner's secret:
     /// backends that compute on values need it (the n-party backend only at the owner).
-    fn private(&mut self, owner: usize, len: usize, values: Option<Vec<u64>>) -> Result<Private, MixedProgramError> {
+    fn private(
+        &mut self,
+        owner: usize,
+        len: usize,
+        values: Option<Vec<u64>>,
+    ) -> Result<Private, MixedProgramError> {
         check_party("private input", owner, self.parties())?;
         Private::new(owner, len, values)
     }
@@ -234,7 +248,11 @@ pub trait MixedBackend {
     /// Σ_i (ct · factor_i + addend_i) over the parties' private terms (at most one per
     /// party, see [`PrivateTerm`]), re-randomized: E-form plaintext products, one slot
     /// product per slot of a term.
-    fn mul_add_private(&mut self, ct: &Self::Enc, terms: &[PrivateTerm]) -> Result<Self::Enc, MixedProgramError>;
+    fn mul_add_private(
+        &mut self,
+        ct: &Self::Enc,
+        terms: &[PrivateTerm],
+    ) -> Result<Self::Enc, MixedProgramError>;
 
     /// B form of public bits.
     fn public_bits(&mut self, bits: &[bool]) -> Self::Bool;
@@ -262,7 +280,8 @@ pub trait MixedBackend {
     fn to_enc(&mut self, a: &Self::Arith) -> Result<Self::Enc, MixedProgramError>;
 
     /// Opens an A vector to `to`: its values where this party learns them.
-    fn output_arith(&mut self, a: &Self::Arith, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError>;
+    fn output_arith(&mut self, a: &Self::Arith, to: Recipient)
+        -> Result<Option<Vec<u64>>, MixedProgramError>;
     /// Opens a B vector to `to`: its bits where this party learns them.
     fn output_bool(&mut self, a: &Self::Bool, to: Recipient) -> Result<Option<Vec<bool>>, MixedProgramError>;
 }

@@ -2,8 +2,8 @@
 //! the reference answer the n-party backend is checked against.
 
 use super::{
-    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms, MixedBackend,
-    MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS, PLAINTEXT_MODULUS as P,
+    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS, PLAINTEXT_MODULUS as P,
 };
 
 /// Runs a mixed program on clear values: every party's private inputs must be given.
@@ -24,7 +24,12 @@ impl MixedPlain {
     }
 }
 
-fn zip_mod_p(op: &'static str, a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) -> Result<Vec<u64>, MixedProgramError> {
+fn zip_mod_p(
+    op: &'static str,
+    a: &[u64],
+    b: &[u64],
+    f: impl Fn(u64, u64) -> u64,
+) -> Result<Vec<u64>, MixedProgramError> {
     check_lengths(op, a.len(), b.len())?;
     Ok(a.iter().zip(b).map(|(&x, &y)| f(x, y) % P).collect())
 }
@@ -38,7 +43,12 @@ impl MixedBackend for MixedPlain {
         self.parties
     }
 
-    fn private(&mut self, owner: usize, len: usize, values: Option<Vec<u64>>) -> Result<Private, MixedProgramError> {
+    fn private(
+        &mut self,
+        owner: usize,
+        len: usize,
+        values: Option<Vec<u64>>,
+    ) -> Result<Private, MixedProgramError> {
         check_party("private input", owner, self.parties)?;
         let private = Private::new(owner, len, values)?;
         private.known()?;
@@ -69,7 +79,9 @@ impl MixedBackend for MixedPlain {
 
     fn sum_chunks(&mut self, a: &Vec<u64>, chunk: usize) -> Result<Vec<u64>, MixedProgramError> {
         check_chunks("sum_chunks", a.len(), chunk)?;
-        Ok(a.chunks(chunk).map(|c| c.iter().fold(0, |s, v| (s + v) % P)).collect())
+        Ok(a.chunks(chunk)
+            .map(|c| c.iter().fold(0, |s, v| (s + v) % P))
+            .collect())
     }
 
     fn mul(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
@@ -81,7 +93,11 @@ impl MixedBackend for MixedPlain {
         Ok(value.known()?.to_vec())
     }
 
-    fn mul_add_private(&mut self, ct: &Vec<u64>, terms: &[PrivateTerm]) -> Result<Vec<u64>, MixedProgramError> {
+    fn mul_add_private(
+        &mut self,
+        ct: &Vec<u64>,
+        terms: &[PrivateTerm],
+    ) -> Result<Vec<u64>, MixedProgramError> {
         check_terms(terms, ct.len(), self.parties)?;
         let mut sum = vec![0u64; ct.len()];
         for t in terms {
@@ -129,7 +145,9 @@ impl MixedBackend for MixedPlain {
     }
 
     fn to_bool(&mut self, a: &Vec<u64>) -> Result<Vec<Vec<bool>>, MixedProgramError> {
-        Ok((0..A2B_BITS).map(|j| a.iter().map(|v| (v >> j) & 1 == 1).collect()).collect())
+        Ok((0..A2B_BITS)
+            .map(|j| a.iter().map(|v| (v >> j) & 1 == 1).collect())
+            .collect())
     }
 
     fn enc_to_arith(&mut self, ct: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
