@@ -1,15 +1,22 @@
 //! `mixgc mixed`: one party of an n-party mixed-mode application (threshold HE, lookup
-//! tables, B2A/A2B; `mixgc_mixed`) over the n-party mesh, TCP or TLS as `mixgc party`.
+//! tables, B2A/A2B; `mixgc_mixed`) over the n-party mesh, TCP or TLS as `mixgc party`; or,
+//! with `--backend plaintext|cost`, the same program (`mixgc_program::mixed`) on every
+//! party's inputs at once, giving its clear answer or its operation counts.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use mixgc_mixed::a2b::BooleanEngine;
-use mixgc_mixed::biomatch::{biomatch, plaintext, vectors_of, BiomatchInput, Vector, VALUE_LIMIT, VECTORS};
 use mixgc_mixed::kmeans::{kmeans, KmeansInput, KmeansSize};
+use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
+use mixgc_program::mixed::biomatch::{
+    biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
+    VECTORS,
+};
+use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
 use serde::{Deserialize, Serialize};
 
 use crate::party::parse_timeout;
@@ -114,12 +121,24 @@ pub struct MixedArgs {
     /// The application (seed Table 6): biomatch or kmeans.
     #[arg(long, value_name = "NAME", value_parser = ["biomatch", "kmeans"], default_value = "biomatch")]
     example: String,
-    /// This party's input (JSON; the format is below).
-    #[arg(long, value_name = "F.json", conflicts_with = "generate")]
-    input_file: Option<PathBuf>,
+    /// This party's input (JSON; the format is below). With --backend plaintext or cost:
+    /// every party's file, in id order (F0.json,F1.json,...).
+    #[arg(
+        long,
+        value_name = "F.json",
+        conflicts_with = "generate",
+        value_delimiter = ','
+    )]
+    input_file: Vec<PathBuf>,
+    /// Where the program runs: nparty (this party of the n-party protocol), plaintext (the
+    /// clear answer from every party's input, on one machine) or cost (the operation
+    /// counts, printed as JSON). plaintext and cost run biomatch only.
+    #[arg(long, value_name = "BACKEND", value_parser = ["nparty", "plaintext", "cost"], default_value = "nparty")]
+    backend: String,
     /// Instead of running: write random input files of --example for N parties to --out
-    /// (party-I.json) and print the plaintext result on stdout.
-    #[arg(long, value_name = "N", requires = "out")]
+    /// (party-I.json) and print the plaintext result on stdout. With --backend plaintext
+    /// or cost and no --out: run on those random inputs (--seed S replays a generator run).
+    #[arg(long, value_name = "N")]
     generate: Option<usize>,
     /// With --generate: the directory to write to (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -151,7 +170,13 @@ sums and sizes, and the division on XOR shares.\n  \
 party 0:  {\"centroids\": [[c0, c1], [c0, c1], [c0, c1], [c0, c1]]}\n  \
 party i:  {\"points\": [[x0, x1], ...]}  its points j = i-1, i-1+(n-1), ... in that order\n  \
 output:   {\"centroids\": [[c0, c1], ...], \"sizes\": [s0, s1, s2, s3]}\n\n\
-Party 0 prints the output on stdout; a summary goes to stderr. --generate N --out DIR \
+Party 0 prints the output on stdout; a summary goes to stderr.\n\n\
+Backends (biomatch): --backend nparty (default) runs this party of the protocol; --backend \
+plaintext --input-file in/party-0.json,in/party-1.json,... (every party's file, n = their count) \
+or --backend plaintext --generate N --seed S (the generator's inputs, no files) prints the clear \
+output; --backend cost prints the operation counts {\"and\", \"a2b_and\", \"mult\", \"arith_mul\", \
+\"b2a\", \"a2b\", \"e2a\", \"a2e\", \"stocked_ands\", \"rounds\", \"parties\"}. The same program \
+(mixgc_program::mixed::biomatch) runs on all three. --generate N --out DIR \
 [--seed S] [--example NAME] writes random files DIR/party-I.json and prints the plaintext output. \
 Security: semi-honest, any n-1 of the n parties may collude. TLS and plain TCP as `mixgc party`.\n\n\
 Example (three terminals, after `mixgc mixed --example kmeans --generate 3 --out in`):\n  \
@@ -180,18 +205,38 @@ enum Input {
 
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
+    if args.backend != "nparty" {
+        if is_kmeans {
+            return Err(format!(
+                "--backend {}: kmeans runs on the n-party backend only (biomatch runs on all three)",
+                args.backend
+            )
+            .into());
+        }
+        return single_machine(&args);
+    }
     if let Some(n) = args.generate {
-        let dir = args.out.as_deref().ok_or("--generate needs --out DIR")?;
+        let dir = args
+            .out
+            .as_deref()
+            .ok_or("--generate needs --out DIR (or --backend plaintext|cost to run on the inputs)")?;
         return match is_kmeans {
             true => crate::mixed_kmeans::generate(n, dir, args.seed),
             false => generate(n, dir, args.seed),
         };
     }
     let (id, n) = args.mesh.party()?;
-    let path = args
-        .input_file
-        .as_deref()
-        .ok_or("give --input-file F.json (or --generate N --out DIR to make input files)")?;
+    let path = match args.input_file.as_slice() {
+        [] => return Err("give --input-file F.json (or --generate N --out DIR to make input files)".into()),
+        [one] => one.as_path(),
+        many => {
+            return Err(format!(
+                "--input-file: the n-party backend takes this party's file only, not {}",
+                many.len()
+            )
+            .into())
+        }
+    };
     let input = match is_kmeans {
         true => Input::Kmeans(crate::mixed_kmeans::read_input(path, id, n)?),
         false => Input::Biomatch(read_input(path, id, n)?),
@@ -210,14 +255,26 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let keys = or_abort(&mut mesh, id, |m| keygen(m, &parameters(), &session, &mut rng))?;
     let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
     let setup = started.elapsed();
-    let output = or_abort(&mut mesh, id, |m| match &input {
-        Input::Biomatch(input) => Ok(biomatch(&keys, &mut engine, m, input, &mut rng)?
-            .map(|o| serde_json::json!({"distance": o.distance, "index": o.index}))),
-        Input::Kmeans(input) => Ok(
-            kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, input, &mut rng)?
-                .map(|o| crate::mixed_kmeans::output_json(&o)),
-        ),
-    })?;
+    let output = match input {
+        Input::Biomatch(input) => {
+            let inputs = BiomatchInputs::party(n, id, input)?;
+            let result = biomatch(
+                &mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng),
+                &inputs,
+            );
+            let output = result.map_err(|e| {
+                mesh.abort_all(&format!("party {id} stopped: {e}"));
+                CliError::from(e)
+            })?;
+            output.map(|o| biomatch_json(&o))
+        }
+        Input::Kmeans(input) => or_abort(&mut mesh, id, |m| {
+            Ok(
+                kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, &input, &mut rng)?
+                    .map(|o| crate::mixed_kmeans::output_json(&o)),
+            )
+        })?,
+    };
     if let Some(json) = output {
         crate::write_stdout(&format!("{json}\n"))?;
     }
@@ -230,6 +287,83 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
         bytes(received)
     ));
     Ok(())
+}
+
+/// Party 0's output line of Biomatch.
+fn biomatch_json(o: &BiomatchOutput) -> serde_json::Value {
+    serde_json::json!({"distance": o.distance, "index": o.index})
+}
+
+/// `--backend plaintext|cost`: Biomatch on one machine, on every party's input files or
+/// the generator's inputs; prints the clear output or the cost.
+fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
+    let inputs = match (args.generate, args.input_file.as_slice()) {
+        (Some(n), []) => {
+            if !(2..=MAX_PARTIES).contains(&n) {
+                return Err(format!("--generate {n}: a run has 2 to {MAX_PARTIES} parties").into());
+            }
+            if args.out.is_some() {
+                return Err(
+                    "--out: with --backend plaintext|cost, --generate runs on the inputs and writes no files"
+                        .into(),
+                );
+            }
+            let (query, database) = random_inputs(args.seed);
+            BiomatchInputs::clear(n, query, &database)?
+        }
+        (None, []) => {
+            return Err(format!(
+            "--backend {}: give every party's --input-file F0.json,F1.json,... or --generate N [--seed S]",
+            args.backend
+        )
+            .into())
+        }
+        (_, files) => {
+            let n = files.len();
+            if !(2..=MAX_PARTIES).contains(&n) {
+                return Err(format!(
+                    "--input-file: {n} file(s), one per party of a run of 2 to {MAX_PARTIES}"
+                )
+                .into());
+            }
+            let mut inputs = BiomatchInputs::none(n)?;
+            for (id, path) in files.iter().enumerate() {
+                inputs.set(id, read_input(path, id, n)?)?;
+            }
+            inputs
+        }
+    };
+    let parties = inputs.parties();
+    let json = match args.backend.as_str() {
+        "plaintext" => {
+            let o = biomatch(&mut MixedPlain::new(parties)?, &inputs)?
+                .ok_or("the plaintext backend gave no output")?;
+            biomatch_json(&o)
+        }
+        _ => {
+            let mut counter = MixedCounter::new(parties)?;
+            biomatch(&mut counter, &inputs)?;
+            cost_json(&counter.cost(), parties)
+        }
+    };
+    crate::write_stdout(&format!("{json}\n"))
+}
+
+/// `--backend cost`'s output line.
+fn cost_json(c: &MixedCost, parties: usize) -> serde_json::Value {
+    serde_json::json!({
+        "parties": parties,
+        "and": c.and,
+        "a2b_and": c.a2b_and,
+        "mult": c.mult,
+        "arith_mul": c.arith_mul,
+        "b2a": c.b2a,
+        "a2b": c.a2b,
+        "e2a": c.e2a,
+        "a2e": c.a2e,
+        "stocked_ands": c.stocked_ands,
+        "rounds": c.rounds,
+    })
 }
 
 /// Reads party input file `path` as JSON of type `T`, refusing files over
@@ -262,7 +396,7 @@ fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliErro
             )))
         }
     };
-    mixgc_mixed::biomatch::check_input(&input, id, n).map_err(|e| bad(e.to_string()))?;
+    mixgc_program::mixed::biomatch::check_input(&input, id, n).map_err(|e| bad(e.to_string()))?;
     Ok(input)
 }
 
@@ -293,13 +427,19 @@ pub fn write_party_files<T: Serialize>(
     Ok(())
 }
 
-/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
-fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+/// The generator's random query and database (from `--seed`, else fresh).
+fn random_inputs(seed: Option<u64>) -> (Vector, Vec<Vector>) {
     use rand::Rng;
     let mut rng = generator_rng(seed);
     let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..VALUE_LIMIT)) };
     let query = draw();
     let database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
+    (query, database)
+}
+
+/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
+fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+    let (query, database) = random_inputs(seed);
     write_party_files(n, dir, |i| match i {
         0 => BiomatchFile {
             query: Some(query),
@@ -311,10 +451,7 @@ fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
         },
     })?;
     let o = plaintext(&query, &database).ok_or("no database vectors")?;
-    crate::write_stdout(&format!(
-        "{}\n",
-        serde_json::json!({"distance": o.distance, "index": o.index})
-    ))
+    crate::write_stdout(&format!("{}\n", biomatch_json(&o)))
 }
 
 /// A label padded to the 32 bytes of [`RunFacts::digest`], naming what the parties run.

@@ -522,3 +522,89 @@ fn bad_kmeans_input_files_are_named() {
         assert!(help.stdout.contains(needle), "{needle}: {}", help.stdout);
     }
 }
+
+/// `mixgc mixed --backend plaintext|cost`: the same Biomatch program on one machine, on
+/// every party's files or the generator's seed, equal to `--generate`'s clear answer; the
+/// counts of docs/mixed-mode.md; misuse refused naming the problem.
+#[test]
+fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
+    let dir = Dir::new("backends");
+    let (seed, expected) = generate_inputs(&dir, 3);
+    let files = (0..3)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",");
+    let from_files = run1(&["mixed", "--backend", "plaintext", "--input-file", &files]);
+    from_files.assert_ok("--backend plaintext --input-file");
+    let got: Value = serde_json::from_str(from_files.stdout.trim()).unwrap();
+    assert_eq!(got, expected, "seed {seed}");
+    let from_seed = run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--generate",
+        "3",
+        "--seed",
+        &seed,
+    ]);
+    from_seed.assert_ok("--backend plaintext --generate");
+    assert_eq!(
+        serde_json::from_str::<Value>(from_seed.stdout.trim()).unwrap(),
+        expected
+    );
+    let cost = run1(&["mixed", "--backend", "cost", "--input-file", &files]);
+    cost.assert_ok("--backend cost");
+    let cost: Value = serde_json::from_str(cost.stdout.trim()).unwrap();
+    for (key, value) in [
+        ("parties", 3),
+        ("mult", 1024),
+        ("a2b", 256),
+        ("and", 18_360),
+        ("a2b_and", 24_832),
+        ("e2a", 1),
+    ] {
+        assert_eq!(cost[key], value, "{key}: {cost}");
+    }
+    // Misuse: the files out of order, one file, kmeans, --out.
+    let swapped = format!(
+        "{},{},{}",
+        dir.file("party-1.json"),
+        dir.file("party-0.json"),
+        dir.file("party-2.json")
+    );
+    run1(&["mixed", "--backend", "plaintext", "--input-file", &swapped])
+        .assert_error("swapped files", &["party-1.json", "party 0's file holds exactly"]);
+    run1(&[
+        "mixed",
+        "--backend",
+        "cost",
+        "--input-file",
+        &dir.file("party-0.json"),
+    ])
+    .assert_error("one file", &["1 file(s), one per party"]);
+    run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--example",
+        "kmeans",
+        "--generate",
+        "3",
+    ])
+    .assert_error("kmeans", &["kmeans runs on the n-party backend only"]);
+    run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--generate",
+        "3",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ])
+    .assert_error("--out", &["writes no files"]);
+    run1(&["mixed", "--backend", "plaintext"]).assert_error("no inputs", &["every party's --input-file"]);
+    let help = run1(&["mixed", "--help"]);
+    for needle in ["--backend <BACKEND>", "plaintext", "\"stocked_ands\""] {
+        assert!(help.stdout.contains(needle), "{needle}: {}", help.stdout);
+    }
+}

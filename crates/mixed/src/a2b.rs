@@ -254,31 +254,61 @@ fn random_below_p<R: RngCore + CryptoRng>(
 }
 
 /// Opens additive shares mod p along the chain: every party returns Σ `mine` mod p.
-fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
+pub(crate) fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
     let k = mine.len();
-    let recv = move |mesh: &mut Mesh, from: usize| {
-        let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
-        let v: Vec<u64> = bytes
-            .chunks_exact(4)
-            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-            .collect();
-        match v.iter().position(|&x| x >= P) {
-            Some(i) => Err(malformed(
-                mesh,
-                from,
-                "opened value",
-                format!("value {i} is {}, not below p = {P}", v[i]),
-            )),
-            None => Ok(v),
-        }
-    };
-    let encode = |v: &Vec<u64>| Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect());
+    let total = open_mod_p_to(mesh, 0, mine)?;
+    pass_from_root(
+        mesh,
+        0,
+        total,
+        move |m, from| recv_mod_p(m, from, k),
+        |v: &Vec<u64>| encode_mod_p(v),
+    )
+}
+
+/// Opens additive shares mod p along the chain to party `root` only: it returns
+/// `Some(Σ mine mod p)`, every other party `None`.
+pub(crate) fn open_mod_p_to(
+    mesh: &mut Mesh,
+    root: usize,
+    mine: Vec<u64>,
+) -> Result<Option<Vec<u64>>, MixedError> {
+    let k = mine.len();
     let add = |mut a: Vec<u64>, b: &Vec<u64>| {
         a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
         a
     };
-    let total = sum_to_root(mesh, 0, mine, recv, add, encode)?;
-    pass_from_root(mesh, 0, total, recv, encode)
+    sum_to_root(
+        mesh,
+        root,
+        mine,
+        move |m, from| recv_mod_p(m, from, k),
+        add,
+        |v: &Vec<u64>| encode_mod_p(v),
+    )
+}
+
+/// `k` values mod p from party `from`, four bytes each, checked below p.
+fn recv_mod_p(mesh: &mut Mesh, from: usize, k: usize) -> Result<Vec<u64>, MixedError> {
+    let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
+    let v: Vec<u64> = bytes
+        .chunks_exact(4)
+        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .collect();
+    match v.iter().position(|&x| x >= P) {
+        Some(i) => Err(malformed(
+            mesh,
+            from,
+            "opened value",
+            format!("value {i} is {}, not below p = {P}", v[i]),
+        )),
+        None => Ok(v),
+    }
+}
+
+/// Values mod p, four little-endian bytes each.
+fn encode_mod_p(v: &[u64]) -> Result<Vec<u8>, MixedError> {
+    Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect())
 }
 
 /// What A2B prepares before its inputs are known (Figure 10 steps 1–3): XOR and additive

@@ -29,7 +29,8 @@
 //!   Boolean triples with per-party traffic constant in n; [`sign_sum`] computes the same
 //!   XOR from the parties' seeded collective sum and a sign polynomial (one polynomial per
 //!   party), and [`switched_e2a`] converts its result at three primes of the modulus;
-//! - [`biomatch`]: the seed's Table 6 Biomatch application (E → A → B forms);
+//! - [`program`]: the n-party backend of `mixgc_program::mixed`'s mixed program interface,
+//!   on which the seed's Table 6 Biomatch runs (`mixgc_program::mixed::biomatch`, E → A → B);
 //! - [`kmeans`]: the seed's Table 6 Kmeans, one iteration (E → A → B → A → E → A → B).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
@@ -37,7 +38,6 @@
 
 pub mod a2b;
 pub mod b2a;
-pub mod biomatch;
 pub mod bool_triples;
 mod chain;
 pub mod conversions;
@@ -49,6 +49,7 @@ pub mod kmeans;
 pub mod lut;
 pub mod ops;
 pub mod params;
+pub mod program;
 mod relin;
 pub mod sign_sum;
 pub mod sign_tree;

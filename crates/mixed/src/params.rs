@@ -22,11 +22,13 @@ use std::sync::{Arc, OnceLock};
 
 use fhe::bfv::{BfvParameters, BfvParametersBuilder};
 
-/// The seed's plaintext prime p = 2^32 − 2^30 + 1.
-pub const PLAINTEXT_MODULUS: u64 = (1 << 32) - (1 << 30) + 1;
+/// The seed's plaintext prime p = 2^32 − 2^30 + 1 (defined beside the mixed program
+/// interface, which computes modulo it too).
+pub const PLAINTEXT_MODULUS: u64 = mixgc_program::mixed::PLAINTEXT_MODULUS;
 
-/// Ring degree N, which is also the number of plaintext slots.
-pub const DEGREE: usize = 16384;
+/// Ring degree N, which is also the number of plaintext slots (the program interface's
+/// `SLOTS`).
+pub const DEGREE: usize = mixgc_program::mixed::SLOTS;
 
 /// The ciphertext primes (q ≈ 2^438): `fhe` 0.1.1's 128-bit preset for N = 16384.
 pub const CIPHERTEXT_MODULI: [u64; 9] = [

@@ -1,13 +1,12 @@
 //! Arithmetic triples from threshold HE (seed §3.3) for n = 2, 3, 5, A2B split into its
-//! offline and online phases, stocked Boolean triples, and Biomatch (seed Table 6) among
-//! three parties, all against plaintext.
+//! offline and online phases and stocked Boolean triples, all against plaintext (Biomatch
+//! runs through the program interface: `tests/program.rs`).
 
 mod common;
 
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::a2b::{a2b_online, a2b_preprocess, BooleanEngine, ANDS_PER_A2B};
-use mixgc_mixed::biomatch::{biomatch, plaintext, vectors_of, BiomatchInput, Vector, VALUE_LIMIT, VECTORS};
 use mixgc_mixed::{keygen, parameters, PLAINTEXT_MODULUS as P};
 
 use common::run_parties;
@@ -62,30 +61,4 @@ fn a2b_offline_then_online_uses_the_stocked_triples() {
         .map(|i| got.iter().fold(0, |a, g| a ^ g[i]))
         .collect();
     assert_eq!(xored, x);
-}
-
-#[test]
-fn biomatch_among_three_parties_equals_the_plaintext_model() {
-    let n = 3;
-    let mut data = ChaCha20Rng::seed_from_u64(77);
-    let mut draw = || -> Vector { std::array::from_fn(|_| data.random_range(0..VALUE_LIMIT)) };
-    let query = draw();
-    let mut database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
-    // Edge values: a tie at the minimum (the lower index wins) and the largest values.
-    database[200] = [query[0], query[1], query[2], query[3] ^ 1];
-    database[13] = database[200];
-    database[0] = [VALUE_LIMIT - 1; 4];
-    let expected = plaintext(&query, &database).unwrap();
-    assert_eq!(expected.index, 13);
-    let got = run_parties(n, 320, |mesh, rng| {
-        let keys = keygen(mesh, &parameters(), &[33; 32], rng).unwrap();
-        let mut engine = BooleanEngine::setup(mesh, &[34; 32], rng).unwrap();
-        let input = match mesh.me() {
-            0 => BiomatchInput::Query(query),
-            i => BiomatchInput::Database(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
-        };
-        biomatch(&keys, &mut engine, mesh, &input, rng).unwrap()
-    });
-    assert_eq!(got[0], Some(expected));
-    assert!(got[1..].iter().all(Option::is_none));
 }

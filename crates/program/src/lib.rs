@@ -10,6 +10,9 @@
 //! AND-minimal circuits over slices of wires, least significant bit first) on [`Backend`]
 //! alone, the CRT ones, BC and BD ([`crt::gadgets`]) on [`ArithBackend`]'s primitives.
 //!
+//! Mixed-mode programs over n parties (A, B and E forms with explicit conversions) are
+//! written on [`mixed::MixedBackend`]: plaintext, cost and `mixgc_mixed`'s n-party backend.
+//!
 //! Two-party execution garbles a program gate by gate, with memory bounded by its live
 //! values: `mixgc_session`'s `GarblerSession::program` and `EvaluatorSession::program`
 //! run it on backends whose wires are labels (`crates/session/src/program.rs`). A recorded
@@ -26,6 +29,7 @@ pub mod gadgets;
 mod lanes;
 pub mod lenet;
 pub mod library;
+pub mod mixed;
 mod modular;
 mod plain;
 mod record;

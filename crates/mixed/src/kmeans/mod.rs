@@ -1,5 +1,5 @@
 //! Kmeans (seed Table 6): one iteration of k-means, the assignment of every point to its
-//! nearest centroid and the centroid update. Inputs as in [`crate::biomatch`]: party 0
+//! nearest centroid and the centroid update. Inputs as in Biomatch (`mixgc_program::mixed::biomatch`): party 0
 //! holds the k current centroids, the points are split round-robin over parties 1..n−1
 //! (point j at party 1 + j mod (n − 1)); party 0 learns the new centroids and the cluster
 //! sizes. A centroid whose cluster is empty stays where it was.

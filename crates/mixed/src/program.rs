@@ -1,0 +1,323 @@
+//! The n-party backend of the mixed program interface (`mixgc_program::mixed`): each
+//! primitive runs this crate's protocol among the mesh's parties over [`ThresholdKeys`]
+//! (E form, E2A, A2E, arithmetic triples), [`BooleanEngine`] (GMW ANDs, A2B's adder) and
+//! [`crate::lut`] (B2A), every vector in one batch.
+//!
+//! A values are this party's additive shares mod p, B values its XOR shares (one byte a
+//! bit), E values the collective ciphertext, the same at every party, with its length.
+
+use fhe::bfv::Ciphertext;
+use fhe_rand::{CryptoRng, RngCore};
+use mixgc_nparty::Mesh;
+use mixgc_program::mixed::{
+    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+};
+use mixgc_program::PeerError;
+
+use crate::a2b::{a2b, not, open_mod_p, open_mod_p_to, public_bits, xor, BooleanEngine};
+use crate::b2a::b2a;
+use crate::conversions::sum_ciphertexts;
+use crate::lut::{open_bits, open_bits_to};
+use crate::ops::{add, add_plain, mul_plain};
+use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
+
+/// An E-form value: the collective ciphertext and how many of its slots the program uses.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    ct: Ciphertext,
+    len: usize,
+}
+
+impl Packed {
+    pub fn ciphertext(&self) -> &Ciphertext {
+        &self.ct
+    }
+}
+
+impl Shaped for Packed {
+    fn lanes(&self) -> usize {
+        self.len
+    }
+}
+
+/// This party's side of a mixed program among the mesh's parties. Every party makes one
+/// with its own keys, engine, mesh and RNG and runs the same program.
+pub struct NpartyBackend<'a, R> {
+    keys: &'a ThresholdKeys,
+    engine: &'a mut BooleanEngine,
+    mesh: &'a mut Mesh,
+    rng: &'a mut R,
+}
+
+impl<R> std::fmt::Debug for NpartyBackend<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpartyBackend")
+            .field("party", &self.mesh.me())
+            .field("parties", &self.mesh.parties())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, R: RngCore + CryptoRng> NpartyBackend<'a, R> {
+    /// The backend over keys from [`crate::keygen`] and an engine from
+    /// [`BooleanEngine::setup`] on the same mesh.
+    pub fn new(
+        keys: &'a ThresholdKeys,
+        engine: &'a mut BooleanEngine,
+        mesh: &'a mut Mesh,
+        rng: &'a mut R,
+    ) -> Self {
+        NpartyBackend {
+            keys,
+            engine,
+            mesh,
+            rng,
+        }
+    }
+
+    /// The mesh the program runs on (e.g. for its byte counts).
+    pub fn mesh(&mut self) -> &mut Mesh {
+        self.mesh
+    }
+
+    fn me(&self) -> usize {
+        self.mesh.me()
+    }
+
+    /// A fresh encryption of zero (re-randomizes a sum; a party's empty contribution).
+    fn zero(&mut self) -> Result<Ciphertext, MixedError> {
+        self.keys.encrypt(&[], self.rng)
+    }
+}
+
+/// A protocol error, kept whole for the caller (`PeerError::downcast_ref::<MixedError>`).
+fn backend(e: MixedError) -> MixedProgramError {
+    MixedProgramError::Backend(PeerError::new(e))
+}
+
+/// The [`MixedError`] inside a program error of this backend, if it is one.
+pub fn mixed_error(e: &MixedProgramError) -> Option<&MixedError> {
+    match e {
+        MixedProgramError::Backend(inner) => inner.downcast_ref(),
+        _ => None,
+    }
+}
+
+fn zip_mod_p(
+    op: &'static str,
+    a: &[u64],
+    b: &[u64],
+    f: impl Fn(u64, u64) -> u64,
+) -> Result<Vec<u64>, MixedProgramError> {
+    check_lengths(op, a.len(), b.len())?;
+    Ok(a.iter().zip(b).map(|(&x, &y)| f(x, y) % P).collect())
+}
+
+impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
+    type Arith = Vec<u64>;
+    type Bool = Vec<u8>;
+    type Enc = Packed;
+
+    fn parties(&self) -> usize {
+        self.mesh.parties()
+    }
+
+    fn phase(&mut self, name: &'static str) {
+        self.mesh.set_phase(name);
+    }
+
+    /// Keeps the values at their owner only; the owner must give them.
+    fn private(
+        &mut self,
+        owner: usize,
+        len: usize,
+        values: Option<Vec<u64>>,
+    ) -> Result<Private, MixedProgramError> {
+        check_party("private input", owner, self.parties())?;
+        let values = if owner == self.me() {
+            Some(values.ok_or(MixedProgramError::MissingInput { owner })?)
+        } else {
+            None
+        };
+        Private::new(owner, len, values)
+    }
+
+    fn share(&mut self, value: &Private) -> Result<Vec<u64>, MixedProgramError> {
+        match value.owner() == self.me() {
+            true => Ok(value.known()?.to_vec()),
+            false => Ok(vec![0; value.len()]),
+        }
+    }
+
+    fn public_arith(&mut self, values: &[u64]) -> Result<Vec<u64>, MixedProgramError> {
+        check_mod_p("public value", values)?;
+        let first = self.me() == 0;
+        Ok(values.iter().map(|&v| if first { v } else { 0 }).collect())
+    }
+
+    fn add(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
+        zip_mod_p("add", a, b, |x, y| x + y)
+    }
+
+    fn sub(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
+        zip_mod_p("sub", a, b, |x, y| x + P - y)
+    }
+
+    fn mul_public(&mut self, a: &Vec<u64>, k: &[u64]) -> Result<Vec<u64>, MixedProgramError> {
+        check_mod_p("public factor", k)?;
+        zip_mod_p("mul_public", a, k, |x, y| x * y)
+    }
+
+    fn sum_chunks(&mut self, a: &Vec<u64>, chunk: usize) -> Result<Vec<u64>, MixedProgramError> {
+        check_chunks("sum_chunks", a.len(), chunk)?;
+        Ok(a.chunks(chunk)
+            .map(|c| c.iter().fold(0, |s, v| (s + v) % P))
+            .collect())
+    }
+
+    /// Beaver multiplication with triples from threshold HE (seed §3.3): open x − a and
+    /// y − b in one opening; z = c + d·b + e·a (+ d·e at party 0).
+    fn mul(&mut self, x: &Vec<u64>, y: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
+        check_lengths("mul", x.len(), y.len())?;
+        let k = x.len();
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let t = self
+            .keys
+            .arithmetic_triples(self.mesh, k, self.rng)
+            .map_err(backend)?;
+        self.mesh.set_phase("A-form products: opening x − a, y − b");
+        let mine: Vec<u64> = (0..k)
+            .map(|i| (x[i] + P - t.a[i]) % P)
+            .chain((0..k).map(|i| (y[i] + P - t.b[i]) % P))
+            .collect();
+        let de = open_mod_p(self.mesh, mine).map_err(backend)?;
+        let first = u64::from(self.me() == 0);
+        Ok((0..k)
+            .map(|i| {
+                let (d, e) = (de[i], de[k + i]);
+                (t.c[i] + d * t.b[i] % P + e * t.a[i] % P + first * (d * e % P)) % P
+            })
+            .collect())
+    }
+
+    /// The owner encrypts its values, every other party zero; the chain sum passes the
+    /// ciphertext to every party.
+    fn encrypt(&mut self, value: &Private) -> Result<Packed, MixedProgramError> {
+        check_slots("encrypt", value.len())?;
+        let mine = match value.owner() == self.me() {
+            true => self.keys.encrypt(value.known()?, self.rng),
+            false => self.zero(),
+        }
+        .map_err(backend)?;
+        let par = self.keys.parameters().clone();
+        let ct = sum_ciphertexts(self.mesh, &par, mine).map_err(backend)?;
+        Ok(Packed { ct, len: value.len() })
+    }
+
+    /// Each party's term (its plaintext product and sum) plus a fresh Enc(0), so that the
+    /// chain learns nothing of the term; one chain sum, passed back.
+    fn mul_add_private(&mut self, ct: &Packed, terms: &[PrivateTerm]) -> Result<Packed, MixedProgramError> {
+        check_terms(terms, ct.len, self.parties())?;
+        let me = self.me();
+        let par = self.keys.parameters().clone();
+        let zero = self.zero().map_err(backend)?;
+        let mine = match terms.iter().find(|t| t.factor.owner() == me) {
+            Some(term) => {
+                let (factor, addend) = term
+                    .spread(ct.len)
+                    .ok_or(MixedProgramError::MissingInput { owner: me })?;
+                let product = mul_plain(&par, &ct.ct, &factor).map_err(backend)?;
+                add(&add_plain(&par, &product, &addend).map_err(backend)?, &zero)
+            }
+            None => zero,
+        };
+        let sum = sum_ciphertexts(self.mesh, &par, mine).map_err(backend)?;
+        Ok(Packed { ct: sum, len: ct.len })
+    }
+
+    fn public_bits(&mut self, bits: &[bool]) -> Vec<u8> {
+        public_bits(self.me(), |i| u8::from(bits[i]), bits.len())
+    }
+
+    fn xor(&mut self, a: &Vec<u8>, b: &Vec<u8>) -> Result<Vec<u8>, MixedProgramError> {
+        check_lengths("xor", a.len(), b.len())?;
+        Ok(xor(a, b))
+    }
+
+    fn and(&mut self, a: &Vec<u8>, b: &Vec<u8>) -> Result<Vec<u8>, MixedProgramError> {
+        check_lengths("and", a.len(), b.len())?;
+        self.engine.and(self.mesh, a, b).map_err(backend)
+    }
+
+    fn not(&mut self, a: &Vec<u8>) -> Vec<u8> {
+        not(self.me(), a)
+    }
+
+    fn gather(&mut self, a: &Vec<u8>, lanes: &[usize]) -> Result<Vec<u8>, MixedProgramError> {
+        check_lanes("gather", lanes, a.len())?;
+        Ok(lanes.iter().map(|&l| a[l]).collect())
+    }
+
+    fn concat(&mut self, parts: &[Vec<u8>]) -> Vec<u8> {
+        parts.concat()
+    }
+
+    fn stock_ands(&mut self, count: usize) -> Result<(), MixedProgramError> {
+        self.engine.stock(self.mesh, count).map_err(backend)
+    }
+
+    fn to_arith(&mut self, bits: &Vec<u8>) -> Result<Vec<u64>, MixedProgramError> {
+        let values: Vec<u64> = bits.iter().map(|&b| u64::from(b)).collect();
+        b2a(self.keys, self.mesh, &values, 1, self.rng).map_err(backend)
+    }
+
+    fn to_bool(&mut self, a: &Vec<u64>) -> Result<Vec<Vec<u8>>, MixedProgramError> {
+        check_mod_p("A2B share", a)?;
+        let values = a2b(self.keys, self.engine, self.mesh, a, self.rng).map_err(backend)?;
+        Ok((0..A2B_BITS)
+            .map(|j| values.iter().map(|v| ((v >> j) & 1) as u8).collect())
+            .collect())
+    }
+
+    fn enc_to_arith(&mut self, ct: &Packed) -> Result<Vec<u64>, MixedProgramError> {
+        let mut shares = self
+            .keys
+            .to_shares(self.mesh, &ct.ct, self.rng)
+            .map_err(backend)?;
+        shares.truncate(ct.len);
+        Ok(shares)
+    }
+
+    fn to_enc(&mut self, a: &Vec<u64>) -> Result<Packed, MixedProgramError> {
+        check_slots("to_enc", a.len())?;
+        let ct = self.keys.from_shares(self.mesh, a, self.rng).map_err(backend)?;
+        Ok(Packed { ct, len: a.len() })
+    }
+
+    fn output_arith(&mut self, a: &Vec<u64>, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {
+        check_mod_p("opened share", a)?;
+        match to {
+            Recipient::All => open_mod_p(self.mesh, a.clone()).map(Some),
+            Recipient::Party(j) => {
+                check_party("output", j, self.parties())?;
+                open_mod_p_to(self.mesh, j, a.clone())
+            }
+        }
+        .map_err(backend)
+    }
+
+    fn output_bool(&mut self, a: &Vec<u8>, to: Recipient) -> Result<Option<Vec<bool>>, MixedProgramError> {
+        let opened = match to {
+            Recipient::All => open_bits(self.mesh, a.clone()).map(Some),
+            Recipient::Party(j) => {
+                check_party("output", j, self.parties())?;
+                open_bits_to(self.mesh, j, a.clone())
+            }
+        }
+        .map_err(backend)?;
+        Ok(opened.map(|bits| bits.into_iter().map(|b| b == 1).collect()))
+    }
+}
