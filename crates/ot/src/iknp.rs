@@ -43,9 +43,6 @@ use crate::prg::Prg;
 use crate::transpose::columns_to_rows;
 use crate::OtError;
 
-mod duplex;
-pub use duplex::duplex_delta_cot_into;
-
 /// κ: the number of base OTs, columns of the extension matrix, bits of s.
 const KAPPA: usize = 128;
 
@@ -358,46 +355,6 @@ impl OtSender {
         r
     }
 
-    /// Reads the receiver's header of a call and checks it against this side's `count`,
-    /// `kind` and OT index (a peer's abort message instead is reported as such).
-    fn expect_header<C: Channel + ?Sized>(&self, ch: &mut C, count: usize, kind: u8) -> Result<(), OtError> {
-        let mut got = [0u8; 16];
-        ch.recv(&mut got)?;
-        if got == header(self.index, count, kind) {
-            return Ok(());
-        }
-        if let Some(stopped) = peer_abort(ch, &got) {
-            return Err(stopped.into()); // the receiver refused its input instead
-        }
-        let index = u64::from_le_bytes(got[..8].try_into().expect("8 bytes"));
-        let word = u64::from_le_bytes(got[8..].try_into().expect("8 bytes"));
-        Err(OtError::Desync(format!(
-            "the receiver asked for {} {} OTs at index {index}, the sender for {count} {} \
-             OTs at index {}",
-            word & MAX_COUNT,
-            kind_name((word >> 56) as u8),
-            kind_name(kind),
-            self.index,
-        )))
-    }
-
-    /// The columns of one matrix chunk from the receiver's u (`col_bytes` per column):
-    /// q^i = G_{i,s_i} ⊕ s_i·u^i, branch-free in the secret bit s_i.
-    fn chunk_columns(&mut self, u: &[u8], q: &mut [u8], col_bytes: usize) {
-        let s_bits = self.s.to_u128();
-        for (i, (qc, uc)) in q
-            .chunks_exact_mut(col_bytes)
-            .zip(u.chunks_exact(col_bytes))
-            .enumerate()
-        {
-            self.streams[i].fill(qc);
-            let mask = 0u8.wrapping_sub((s_bits >> i & 1) as u8);
-            for (a, &b) in qc.iter_mut().zip(uc) {
-                *a ^= b & mask;
-            }
-        }
-    }
-
     /// One extension of `count` > 0 OTs: sets `x0`, `x1` to (H(q_j, j), H(q_j ⊕ s, j)),
     /// or `x0` to q_j and `x1` to nothing for [`KIND_DELTA`].
     fn extend<C: Channel + ?Sized>(
@@ -408,7 +365,26 @@ impl OtSender {
         x0: &mut Vec<Block>,
         x1: &mut Vec<Block>,
     ) -> Result<(), OtError> {
-        self.expect_header(ch, count, kind)?;
+        let mut got = [0u8; 16];
+        ch.recv(&mut got)?;
+        let want = header(self.index, count, kind);
+        if got != want {
+            if let Some(stopped) = peer_abort(ch, &got) {
+                return Err(stopped.into()); // the receiver refused its input instead
+            }
+            let index = u64::from_le_bytes(got[..8].try_into().expect("8 bytes"));
+            let word = u64::from_le_bytes(got[8..].try_into().expect("8 bytes"));
+            return Err(OtError::Desync(format!(
+                "the receiver asked for {} {} OTs at index {index}, the sender for {count} {} \
+                 OTs at index {}",
+                word & MAX_COUNT,
+                kind_name((word >> 56) as u8),
+                kind_name(kind),
+                self.index,
+            )));
+        }
+
+        let s_bits = self.s.to_u128();
         x0.clear();
         // Δ-correlated OTs are transposed straight into `x0`: room for the last chunk's
         // padding rows (every earlier chunk has a multiple of 128), cut off at the end.
@@ -435,7 +411,18 @@ impl OtSender {
             u.resize(KAPPA * col_bytes, 0);
             q.resize(KAPPA * col_bytes, 0);
             ch.recv(u)?;
-            self.chunk_columns(u, q, col_bytes);
+            for (i, (qc, uc)) in q
+                .chunks_exact_mut(col_bytes)
+                .zip(u.chunks_exact(col_bytes))
+                .enumerate()
+            {
+                // q^i = G_{i,s_i} ⊕ s_i·u^i, branch-free in the secret bit s_i.
+                self.streams[i].fill(qc);
+                let mask = 0u8.wrapping_sub((s_bits >> i & 1) as u8);
+                for (a, &b) in qc.iter_mut().zip(uc) {
+                    *a ^= b & mask;
+                }
+            }
             if kind == KIND_DELTA {
                 columns_to_rows(q, &mut x0[done..done + padded]);
                 done += n;
@@ -631,30 +618,6 @@ impl OtReceiver {
         r
     }
 
-    /// The columns t^i = G_{i,0} and u^i = t^i ⊕ G_{i,1} ⊕ r of one matrix chunk of
-    /// `chunk` choices (≤ [`CHUNK_ROWS`]; padding rows choose 0), `r` the choices packed.
-    fn chunk_columns(&mut self, chunk: &[bool], t: &mut Vec<u8>, u: &mut Vec<u8>, r: &mut Vec<u8>) {
-        let (_, col_bytes) = chunk_shape(chunk.len());
-        r.clear();
-        r.resize(col_bytes, 0u8);
-        for (j, &c) in chunk.iter().enumerate() {
-            r[j / 8] |= (c as u8) << (j % 8);
-        }
-        t.resize(KAPPA * col_bytes, 0);
-        u.resize(KAPPA * col_bytes, 0);
-        for ((tc, uc), (g0, g1)) in t
-            .chunks_exact_mut(col_bytes)
-            .zip(u.chunks_exact_mut(col_bytes))
-            .zip(self.streams.iter_mut())
-        {
-            g0.fill(tc);
-            g1.fill(uc);
-            for ((u, &t), &r) in uc.iter_mut().zip(tc.iter()).zip(r.iter()) {
-                *u ^= t ^ r;
-            }
-        }
-    }
-
     /// One extension for non-empty `choices`: sends the header and u, sets `out` to
     /// H(t_j, j) (t_j for [`KIND_DELTA`]).
     fn extend<C: Channel + ?Sized>(
@@ -685,8 +648,26 @@ impl OtReceiver {
         for (chunk_no, chunk) in choices.chunks(CHUNK_ROWS).enumerate() {
             let done = chunk_no * CHUNK_ROWS;
             let n = chunk.len();
-            let (padded, _) = chunk_shape(n);
-            self.chunk_columns(chunk, t, u, r);
+            let (padded, col_bytes) = chunk_shape(n);
+            // r packed as a column; padding rows choose 0.
+            r.clear();
+            r.resize(col_bytes, 0u8);
+            for (j, &c) in chunk.iter().enumerate() {
+                r[j / 8] |= (c as u8) << (j % 8);
+            }
+            t.resize(KAPPA * col_bytes, 0);
+            u.resize(KAPPA * col_bytes, 0);
+            for ((tc, uc), (g0, g1)) in t
+                .chunks_exact_mut(col_bytes)
+                .zip(u.chunks_exact_mut(col_bytes))
+                .zip(self.streams.iter_mut())
+            {
+                g0.fill(tc); // t^i = G_{i,0}
+                g1.fill(uc);
+                for ((u, &t), &r) in uc.iter_mut().zip(tc.iter()).zip(r.iter()) {
+                    *u ^= t ^ r; // u^i = t^i ⊕ G_{i,1} ⊕ r
+                }
+            }
             ch.send(u)?;
             // Out now, not when the send buffer fills: the sender works on this chunk
             // while this side builds the next one (the two parties overlap).

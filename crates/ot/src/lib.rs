@@ -14,8 +14,6 @@
 //!   128 base OTs with roles reversed, then any number of OTs for the cost of symmetric
 //!   crypto and 16 bytes per OT in each direction. The final hash is the fixed-key TCCR
 //!   hash of `mixgc-core` with a global, never-restarting OT index as tweak.
-//!   [`duplex_delta_cot_into`] runs the Δ-correlated OTs of both directions between two
-//!   parties at once, chunk by chunk (the malicious preprocessing's two COTs).
 //!
 //! Roles in a garbled-circuit session: the garbler is the OT *sender* ([`OtSender`]),
 //! the evaluator the OT *receiver* ([`OtReceiver`]). Security is semi-honest.
@@ -32,4 +30,4 @@ mod prg;
 mod transpose;
 
 pub use error::OtError;
-pub use iknp::{duplex_delta_cot_into, OtReceiver, OtReceiverStart, OtSender, OtSenderStart};
+pub use iknp::{OtReceiver, OtReceiverStart, OtSender, OtSenderStart};

@@ -3,8 +3,8 @@
 //!
 //! For n shares each party picks n random bits, obtains MACs on them as COT receiver
 //! (t_j = q_j ⊕ c_j·Δ_peer), and keys on the peer's bits as COT sender under its own Δ.
-//! The two directions' IKNP matrices are made at once, chunk by chunk
-//! ([`super::cot::extend_both`]), over one channel.
+//! The garbler receives first, so the two directions run one after the other over one
+//! channel.
 
 use mixgc_core::{Block, Rng};
 use mixgc_net::Channel;
@@ -69,15 +69,14 @@ pub(crate) fn random_shares_into<C: Channel + ?Sized>(
     out: &mut Shares,
 ) -> Result<(), MaliciousError> {
     random_bits_into(rng, n, &mut out.bits);
-    super::cot::extend_both(
-        ch,
-        role,
-        sender,
-        receiver,
-        n,
-        &out.bits,
-        rng,
-        &mut out.keys,
-        &mut out.macs,
-    )
+    match role {
+        Role::Garbler => {
+            receiver.extend_into(ch, &out.bits, rng, &mut out.macs)?;
+            sender.extend_into(ch, n, rng, &mut out.keys)
+        }
+        Role::Evaluator => {
+            sender.extend_into(ch, n, rng, &mut out.keys)?;
+            receiver.extend_into(ch, &out.bits, rng, &mut out.macs)
+        }
+    }
 }

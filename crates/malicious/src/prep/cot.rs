@@ -27,7 +27,7 @@ use rand::RngCore;
 use super::coin;
 use super::gf128;
 use super::Fault;
-use crate::{MaliciousError, Role};
+use crate::MaliciousError;
 
 /// κ + s: the OTs sacrificed per extension (KOS15 Fig. 7, step 1).
 pub(crate) const SACRIFICED: usize = 128 + 40;
@@ -333,69 +333,6 @@ impl CotReceiver {
     }
 }
 
-/// Both directions' extensions at once: keys `q` on the peer's next `n` choices under
-/// this side's Δ, and MACs `t` on `choices` under the peer's Δ. The two IKNP matrices are
-/// made in lockstep ([`mixgc_ot::duplex_delta_cot_into`], the garbler sending each chunk
-/// first), then each direction's KOS15 check runs as in [`CotSender::extend_into`] and
-/// [`CotReceiver::extend_into`], the garbler's MACs checked first: the same checks on the
-/// same messages as the two extensions one after the other, with both parties busy in
-/// every chunk instead of one waiting while the other does the heavier receiver half.
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-pub(crate) fn extend_both<C: Channel + ?Sized>(
-    ch: &mut C,
-    role: Role,
-    sender: &mut CotSender,
-    receiver: &mut CotReceiver,
-    n: usize,
-    choices: &[bool],
-    rng: &mut Rng,
-    q: &mut Vec<Block>,
-    t: &mut Vec<Block>,
-) -> Result<(), MaliciousError> {
-    q.clear();
-    t.clear();
-    if choices.is_empty() && n == 0 {
-        return Ok(());
-    }
-    // A zero count leaves its direction out in both extend_into (no sacrificed OTs either).
-    let count = if n == 0 { 0 } else { n + SACRIFICED };
-    if choices.is_empty() {
-        receiver.all.clear();
-    } else {
-        receiver.pad(choices, rng);
-    }
-    mixgc_ot::duplex_delta_cot_into(
-        ch,
-        role == Role::Garbler,
-        &mut sender.ot,
-        count,
-        q,
-        &mut receiver.ot,
-        &receiver.all,
-        t,
-    )
-    .map_err(ot_error)?;
-    let prove = |ch: &mut C, rng: &mut Rng, t: &mut Vec<Block>| match choices.is_empty() {
-        true => Ok(()),
-        false => receiver.prove(ch, rng, t),
-    };
-    let check = |ch: &mut C, rng: &mut Rng, q: &mut Vec<Block>| match n {
-        0 => Ok(()),
-        _ => sender.check(ch, rng, q, n),
-    };
-    match role {
-        Role::Garbler => {
-            prove(ch, rng, t)?;
-            check(ch, rng, q)
-        }
-        Role::Evaluator => {
-            check(ch, rng, q)?;
-            prove(ch, rng, t)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,78 +501,6 @@ mod tests {
         assert!(choices.iter().any(|&c| c) && choices.iter().any(|&c| !c));
         for ((&q, &t), &c) in q.iter().zip(&t).zip(&choices) {
             assert_eq!(t, q ^ delta_b.and_bit(c));
-        }
-    }
-
-    /// Both directions at once ([`extend_both`]) give each its Δ-correlation, for sizes
-    /// around the chunk boundary and zero, and a receiver lying in either direction's
-    /// check is caught by that direction's sender.
-    #[test]
-    fn both_directions_at_once_are_correlated_and_checked() {
-        let (delta_a, delta_b) = (Block::from_u128(0x77 << 90 | 1), Block::from_u128(0x5a5a << 60));
-        for (n, fault) in [
-            (0usize, Fault::None),
-            (1, Fault::None),
-            (16_384, Fault::None),
-            (20_000, Fault::None),
-            (700, Fault::KosLieInCheck),
-        ] {
-            let (mut a, mut b) = memory_pair();
-            let peer = thread::spawn(move || {
-                let mut rng = new_rng(Some(1), 1);
-                let mut s = CotSender::setup(&mut a, &[5; 32], 0, delta_a, &mut rng)?;
-                let mut r = s.reverse_receiver(&mut a, &[5; 32], &mut rng)?;
-                let choices: Vec<bool> = (0..n).map(|_| rng.next_u32() & 1 == 1).collect();
-                let (mut q, mut t) = (Vec::new(), Vec::new());
-                let run = extend_both(
-                    &mut a,
-                    Role::Garbler,
-                    &mut s,
-                    &mut r,
-                    n,
-                    &choices,
-                    &mut rng,
-                    &mut q,
-                    &mut t,
-                );
-                Ok::<_, MaliciousError>((choices, run.map(|()| (q, t))))
-            });
-            let mut rng = new_rng(Some(2), 2);
-            let mut r = CotReceiver::setup(&mut b, &[5; 32], 0, &mut rng).unwrap();
-            let mut s = r.reverse_sender(&mut b, &[5; 32], delta_b, &mut rng).unwrap();
-            r.fault = fault;
-            let choices: Vec<bool> = (0..n).map(|_| rng.next_u32() & 1 == 0).collect();
-            let (mut q, mut t) = (Vec::new(), Vec::new());
-            let run = extend_both(
-                &mut b,
-                Role::Evaluator,
-                &mut s,
-                &mut r,
-                n,
-                &choices,
-                &mut rng,
-                &mut q,
-                &mut t,
-            );
-            drop(b);
-            let (peer_choices, peer_run) = peer.join().unwrap().unwrap();
-            if fault == Fault::KosLieInCheck {
-                // The evaluator's MACs are checked second: the garbler aborts there.
-                assert!(
-                    matches!(peer_run, Err(MaliciousError::CheckFailed { check: KOS_CHECK })),
-                    "{peer_run:?}"
-                );
-                continue;
-            }
-            run.unwrap();
-            let (peer_q, peer_t) = peer_run.unwrap();
-            assert_eq!((q.len(), t.len(), peer_q.len(), peer_t.len()), (n, n, n, n));
-            for ((&q, &t), &c) in peer_q.iter().zip(&t).zip(&choices) {
-                assert_eq!(t, q ^ delta_a.and_bit(c));
-            }
-            for ((&q, &t), &c) in q.iter().zip(&peer_t).zip(&peer_choices) {
-                assert_eq!(t, q ^ delta_b.and_bit(c));
-            }
         }
     }
 

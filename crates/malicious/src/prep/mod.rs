@@ -4,8 +4,7 @@
 //! The data path, one module per step:
 //! - setup: Masny–Rindal endemic base OT ([`mixgc_ot::endemic`]), 128 for the garbler's COT;
 //!   the evaluator's COT takes 128 checked COTs of that one as its base OTs;
-//! - [`cot`]: IKNP correlated OT with the KOS15 consistency check, correlation = Δ_P; both
-//!   directions' matrices made at once, chunk by chunk ([`mixgc_ot::duplex_delta_cot_into`]);
+//! - [`cot`]: IKNP correlated OT with the KOS15 consistency check, correlation = Δ_P;
 //! - [`abit`]: random authenticated shares from COT in both directions (WRK17 §3 / Fig. 5, F_aBit);
 //! - [`laand`]: leaky AND triples (KRRW18 Fig. 5, realising WRK17's F_LaAND);
 //! - [`bucket`]: permute, bucket and combine into secure triples (WRK17 Fig. 9);
