@@ -72,6 +72,15 @@ fn reverse_key(session: &[u8; 32], j: usize, v: Block) -> Block {
     Block::from_bytes(out)
 }
 
+/// The reverse direction's κ base-OT keys H(j, v_j ⊕ `offset`) from κ checked COT values
+/// `v` (KOS15 Fig. 7's output; `offset` = Δ for the keys of the choice 1).
+fn reverse_keys(session: &[u8; 32], v: &[Block], offset: Block) -> Vec<Block> {
+    v.iter()
+        .enumerate()
+        .map(|(j, &v)| reverse_key(session, j, v ^ offset))
+        .collect()
+}
+
 /// (Σ χ_j·c_j, Σ χ_j·v_j) for the χ_j drawn from `coins` (KOS15 Fig. 7, step 3), the
 /// first only when `bits` are given; χ is streamed in runs, never held whole.
 #[inline(never)]
@@ -146,22 +155,17 @@ impl CotSender {
         let mut q = Vec::new();
         self.extend_into(ch, KAPPA, rng, &mut q)?;
         let session = base_session(session, 1);
-        let mut pairs: Vec<(Block, Block)> = q
-            .iter()
-            .enumerate()
-            .map(|(j, &q)| {
-                (
-                    reverse_key(&session, j, q),
-                    reverse_key(&session, j, q ^ self.delta),
-                )
-            })
-            .collect();
+        let mut k0 = reverse_keys(&session, &q, Block::ZERO);
+        let mut k1 = reverse_keys(&session, &q, self.delta);
         zeroize::Zeroize::zeroize(q.as_mut_slice());
+        let mut pairs: Vec<(Block, Block)> = k0.iter().copied().zip(k1.iter().copied()).collect();
         let ot = OtReceiver::from_base_pairs(&pairs);
         for (k0, k1) in &mut pairs {
             zeroize::Zeroize::zeroize(k0.as_bytes_mut());
             zeroize::Zeroize::zeroize(k1.as_bytes_mut());
         }
+        zeroize::Zeroize::zeroize(k0.as_mut_slice());
+        zeroize::Zeroize::zeroize(k1.as_mut_slice());
         Ok(CotReceiver {
             ot,
             all: Vec::new(),
@@ -198,6 +202,18 @@ impl CotSender {
         self.ot
             .send_delta_cot_into(ch, n + SACRIFICED, q)
             .map_err(ot_error)?;
+        self.check(ch, rng, q, n)
+    }
+
+    /// The sender's half of the KOS15 check of `n` + [`SACRIFICED`] keys `q` just
+    /// extended (coins, then the receiver's (x, t)); truncates `q` to the `n` kept.
+    fn check<C: Channel + ?Sized>(
+        &self,
+        ch: &mut C,
+        rng: &mut Rng,
+        q: &mut Vec<Block>,
+        n: usize,
+    ) -> Result<(), MaliciousError> {
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, false, rng, KOS_COINS)?;
         let mut reply = [Block::ZERO; 2];
@@ -246,12 +262,7 @@ impl CotReceiver {
         let choices = OtSender::base_choices(delta);
         let mut t = Vec::new();
         self.extend_into(ch, &choices, rng, &mut t)?;
-        let session = base_session(session, 1);
-        let mut keys: Vec<Block> = t
-            .iter()
-            .enumerate()
-            .map(|(j, &t)| reverse_key(&session, j, t))
-            .collect();
+        let mut keys = reverse_keys(&base_session(session, 1), &t, Block::ZERO);
         zeroize::Zeroize::zeroize(t.as_mut_slice());
         let ot = OtSender::from_base_keys(delta, &keys);
         zeroize::Zeroize::zeroize(keys.as_mut_slice());
@@ -284,22 +295,40 @@ impl CotReceiver {
         if choices.is_empty() {
             return Ok(());
         }
-        let all = &mut self.all;
-        all.clear();
-        all.extend_from_slice(choices);
+        self.pad(choices, rng);
+        self.ot
+            .receive_delta_cot_into(ch, &self.all, t)
+            .map_err(ot_error)?;
+        self.prove(ch, rng, t)
+    }
+
+    /// Sets the choices of the next extension: `choices`, then [`SACRIFICED`] uniform
+    /// ones (KOS15 Fig. 7, step 1).
+    fn pad(&mut self, choices: &[bool], rng: &mut Rng) {
+        self.all.clear();
+        self.all.extend_from_slice(choices);
         let mut pad = [0u8; SACRIFICED];
         rng.fill_bytes(&mut pad);
-        all.extend(pad.iter().map(|b| b & 1 == 1));
-        self.ot.receive_delta_cot_into(ch, all, t).map_err(ot_error)?;
+        self.all.extend(pad.iter().map(|b| b & 1 == 1));
+    }
+
+    /// The receiver's half of the KOS15 check of the MACs `t` just extended on the padded
+    /// choices (coins, then (x, t)); truncates `t` to the caller's choices.
+    fn prove<C: Channel + ?Sized>(
+        &self,
+        ch: &mut C,
+        rng: &mut Rng,
+        t: &mut Vec<Block>,
+    ) -> Result<(), MaliciousError> {
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, true, rng, KOS_COINS)?;
-        let (mut x, t_sum) = check_sums(&coins, t, Some(all));
+        let (mut x, t_sum) = check_sums(&coins, t, Some(&self.all));
         if self.fault == Fault::KosLieInCheck {
             x ^= Block::from_u128(1);
         }
         ch.send_blocks(&[x, t_sum])?;
         ch.flush()?;
-        t.truncate(choices.len());
+        t.truncate(self.all.len() - SACRIFICED);
         Ok(())
     }
 }
