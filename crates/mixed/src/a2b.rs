@@ -480,7 +480,10 @@ mod tests {
                 let t = 0.75 * l as f64 - count as f64;
                 t > 0.0 && 2.0 * t * t / l as f64 >= 20.0 * std::f64::consts::LN_2
             };
-            assert!(hoeffding(lanes) && !hoeffding(lanes - 1), "count {count}: {lanes}");
+            assert!(
+                hoeffding(lanes) && !hoeffding(lanes - 1),
+                "count {count}: {lanes}"
+            );
         }
         assert_eq!(candidates_for(512), 781);
     }

@@ -154,7 +154,10 @@ fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
     );
     let bound = POLY + 2.0 * LOW_POLY + 0.1;
     assert!(b2a.0 <= bound && b2a.2 <= bound, "n = {n}: {b2a:?} above {bound}");
-    assert!(he_triples_fit(n), "n = {n}: Boolean triples from HE fit up to 16 parties");
+    assert!(
+        he_triples_fit(n),
+        "n = {n}: Boolean triples from HE fit up to 16 parties"
+    );
     let bound = 4.0 * POLY + 4.0 * LOW_POLY + 4.1;
     assert!(
         triple.0 <= bound && triple.2 <= bound,
