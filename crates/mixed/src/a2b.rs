@@ -5,7 +5,9 @@
 //!    this p): every party samples 32 random bits per candidate; r ≥ p exactly when
 //!    r[31] ∧ r[30] ∧ (r[0..30] ≠ 0). That bit is computed on XOR shares and opened, and the
 //!    candidates with r ≥ p are dropped: the bit says nothing about a kept r, which is
-//!    uniform in [0, p).
+//!    uniform in [0, p). [`candidates_for`] draws enough candidates that a second round is
+//!    needed with probability ≤ 2^−20 (Hoeffding's bound), so the bytes are the same from
+//!    run to run.
 //! 2. B2A of r ([`crate::b2a::b2a`], Figure 9; step 2).
 //! 3. u = x − r mod p is opened to every party, chain-aggregated (step 4; the figure opens it
 //!    to P_1 only, but u is uniform and independent of x, so opening it to all reveals no
@@ -17,7 +19,7 @@
 //! The ANDs use GMW with Boolean Beaver triples (a deviation from the seed, which evaluates
 //! the adder with its own lookup tables): from threshold HE
 //! ([`ThresholdKeys::boolean_triples`], per-party traffic constant in n) where their noise
-//! fits (n ≤ 8, [`crate::bool_triples::he_triples_fit`]), else from
+//! fits (n ≤ 16, [`crate::bool_triples::he_triples_fit`]), else from
 //! `mixgc_nparty::Correlations` (OT extension between every pair, linear in n per party).
 //! The openings of d = x ⊕ a, e = y ⊕ b are chain-aggregated ([`crate::lut`]), constant per
 //! party.
@@ -46,6 +48,32 @@ pub const ANDS_PER_A2B: usize = 3 * WIDTH + 1;
 
 /// ANDs of the r < p check per candidate: 29 for ¬r[0] ∧ … ∧ ¬r[29], 2 more with r[31], r[30].
 const CHECK_ANDS: usize = 31;
+
+/// How many uniform 32-bit candidates to draw so that at least `count` are below p except
+/// with probability ≤ 2^−20.
+///
+/// A candidate is kept (r < p) with probability q = p/2^32 = 3/4 + 2^−32 ≥ 3/4,
+/// independently, so the number kept K of L candidates is Binomial(L, q) with mean ≥ 3L/4.
+/// Hoeffding's inequality gives P(K ≤ 3L/4 − t) ≤ exp(−2t²/L); with t = 3L/4 − count
+/// (> 0), P(K < count) ≤ exp(−2t²/L) ≤ 2^−20 once 2t²/L ≥ 20·ln 2, i.e. (3L − 4·count)² ≥
+/// 8·20·ln 2·L = 110.9035…·L. This returns the least such L, checked in integers with
+/// 110.9036 (rounded up, so the bound only gets safer) and the same at every party. The
+/// margin is about √(110.9·L)/3: 36 % more than 4/3·count at 100 values, 14 % at 512,
+/// 2.4 % at 16384 (the exact binomial tail is then ≈ 2^−29, unit test).
+pub fn candidates_for(count: usize) -> usize {
+    if count == 0 {
+        return 0;
+    }
+    let fits = |lanes: usize| {
+        let (lanes, count) = (lanes as u128, count as u128);
+        3 * lanes > 4 * count && (3 * lanes - 4 * count).pow(2) * 10_000 >= 1_109_036 * lanes
+    };
+    let mut lanes = (4 * count).div_ceil(3);
+    while !fits(lanes) {
+        lanes += 1;
+    }
+    lanes
+}
 
 /// This party's side of the Boolean engine A2B runs its adder on: pairwise OT extensions
 /// for Beaver triples (set up once per session), and triples made ahead of use.
@@ -228,11 +256,12 @@ fn random_below_p<R: RngCore + CryptoRng>(
     let mut kept: Vec<Bits> = (0..WIDTH).map(|_| Vec::with_capacity(count)).collect();
     let mut round = 0;
     while kept[0].len() < count {
-        // A candidate is rejected with probability ≈ 1/4: draw 4/3 of what is missing.
+        // A candidate is rejected with probability ≈ 1/4: draw enough that another round
+        // follows with probability ≤ 2^−20 ([`candidates_for`]).
         let need = count - kept[0].len();
-        let lanes = need + need / 3 + 16;
-        // The first round's triples come with the adder's (one HE run); later rounds make
-        // their own.
+        let lanes = candidates_for(need);
+        // The first round's triples come with the adder's (one HE run); later rounds (rare)
+        // make their own.
         if let (Some(keys), true) = (he, round > 0) {
             engine.stock_triples(keys.boolean_triples(mesh, CHECK_ANDS * lanes, rng)?);
         }
@@ -352,7 +381,7 @@ pub fn a2b_preprocess<R: RngCore + CryptoRng>(
     let he = he_triples_fit(mesh.parties()).then_some(keys);
     if let Some(keys) = he {
         mesh.set_phase("A2B: Boolean triples from HE");
-        let lanes = count + count / 3 + 16;
+        let lanes = candidates_for(count);
         let made = keys.boolean_triples(mesh, CHECK_ANDS * lanes + ANDS_PER_A2B * count, rng)?;
         engine.stock_triples(made);
     }
@@ -445,4 +474,47 @@ pub fn a2b<R: RngCore + CryptoRng>(
     check_shares(shares)?;
     let prep = a2b_preprocess(keys, engine, mesh, shares.len(), rng)?;
     a2b_online(engine, mesh, prep, shares)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// log2 of P(Binomial(lanes, p/2^32) < count), summed exactly in log space.
+    fn log2_shortfall(lanes: usize, count: usize) -> f64 {
+        let q = P as f64 / 2f64.powi(32);
+        let (ln_q, ln_1q) = (q.ln(), (1.0 - q).ln());
+        // ln C(lanes, k), updated as k grows.
+        let mut ln_choose = 0.0;
+        let terms: Vec<f64> = (0..count)
+            .map(|k| {
+                if k > 0 {
+                    ln_choose += ((lanes - k + 1) as f64).ln() - (k as f64).ln();
+                }
+                ln_choose + k as f64 * ln_q + (lanes - k) as f64 * ln_1q
+            })
+            .collect();
+        let top = terms.iter().copied().fold(f64::MIN, f64::max);
+        (top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()) / std::f64::consts::LN_2
+    }
+
+    #[test]
+    fn enough_candidates_that_a_second_round_is_rarer_than_2_to_the_minus_20() {
+        assert_eq!(candidates_for(0), 0);
+        for count in [1, 2, 8, 100, 512, 1000, 16384] {
+            let lanes = candidates_for(count);
+            let tail = log2_shortfall(lanes, count);
+            assert!(tail <= -20.0, "count {count}: {lanes} candidates, 2^{tail}");
+            // The least such count by Hoeffding's bound: one fewer fails it.
+            let hoeffding = |l: usize| {
+                let t = 0.75 * l as f64 - count as f64;
+                t > 0.0 && 2.0 * t * t / l as f64 >= 20.0 * std::f64::consts::LN_2
+            };
+            assert!(
+                hoeffding(lanes) && !hoeffding(lanes - 1),
+                "count {count}: {lanes}"
+            );
+        }
+        assert_eq!(candidates_for(512), 781);
+    }
 }

@@ -32,7 +32,7 @@ pub const SCALAR_LEVELS: usize = 1;
 
 /// Whether the sum and its sign polynomial, then `extra` more product levels, fit the
 /// noise budget for `parties` parties ([`MAX_PRODUCT_DEPTH`]): B2A (extra 0) for n ≤ 32,
-/// Boolean triples (extra 2) for n ≤ 8.
+/// Boolean triples (extra 1 on either side of their refresh) for n ≤ 16.
 pub fn sum_fits(parties: usize, extra: usize) -> bool {
     tree_depth(parties) + SCALAR_LEVELS + extra <= MAX_PRODUCT_DEPTH
 }
@@ -92,20 +92,38 @@ impl ThresholdKeys {
     ) -> Result<Option<Ciphertext>, MixedError> {
         let n = mesh.parties();
         let rlk = self.prepare_products(mesh, rng)?;
-        let par = self.parameters().clone();
         mesh.set_phase("XOR sum: collective encryption");
-        let a = self.next_crp()?;
         let slots: Vec<u64> = bits.iter().map(|&b| u64::from(b)).collect();
-        let mut h = scaled_plaintext(&par, &zero_secret_key(&par)?, &slots, rng)?;
-        let mut sa = (*self.secret_poly()?).clone();
-        sa *= &a;
-        h -= &sa;
-        let Some(total) = self.sum_polys_to(mesh, 0, h, "XOR sum share")? else {
+        let Some(sum) = self.collective_encryption_to_root(mesh, &slots, "XOR sum share", rng)? else {
             return Ok(None);
         };
         mesh.set_phase("XOR sum: the sign polynomial");
-        let sum = Ciphertext::new(vec![total, a], &par)?;
         Ok(Some(self.sign_of(rlk, &sum, n)?))
+    }
+
+    /// Party 0 gets `Some` fresh encryption of Σ_i `slots`_i (mod p, slot-wise; at most N
+    /// slots per party), the others `None` (step 1 of the module docs): party i sends
+    /// h_i = −s_i·a + Δ·m_i + e_i for a fresh common random a, summed along the chain, and
+    /// (Σ h_i, a) encrypts Σ m_i. Its noise is Σ e_i plus, where Σ m_i wraps past p, at most
+    /// (n − 1)·p from the scaling Δ·(Σ m_i) = Δ·(m + k·p), k < n: below 2^37 for n ≤ 16,
+    /// against the ≈ 2^15 of a fresh encryption and the ≈ 48 bits a product adds.
+    pub(crate) fn collective_encryption_to_root<R: RngCore + CryptoRng>(
+        &self,
+        mesh: &mut Mesh,
+        slots: &[u64],
+        what: &'static str,
+        rng: &mut R,
+    ) -> Result<Option<Ciphertext>, MixedError> {
+        let par = self.parameters().clone();
+        let a = self.next_crp()?;
+        let mut h = scaled_plaintext(&par, &zero_secret_key(&par)?, slots, rng)?;
+        let mut sa = (*self.secret_poly()?).clone();
+        sa *= &a;
+        h -= &sa;
+        let Some(total) = self.sum_polys_to(mesh, 0, h, what)? else {
+            return Ok(None);
+        };
+        Ok(Some(Ciphertext::new(vec![total, a], &par)?))
     }
 
     /// An encryption of (−1)^S from one of S ∈ [0, `max`] in every slot: the powers of S by
@@ -178,5 +196,7 @@ mod tests {
     fn the_sum_fits_where_its_depth_does() {
         assert!(sum_fits(2, 0) && sum_fits(16, 0) && sum_fits(32, 0) && !sum_fits(33, 0));
         assert!(sum_fits(8, 2) && !sum_fits(9, 2));
+        // Boolean triples: one level on either side of their refresh.
+        assert!(sum_fits(16, 1) && !sum_fits(17, 1));
     }
 }

@@ -119,9 +119,7 @@ fn traffic(n: usize) -> [(f64, f64, f64, f64); 2] {
         let bits: Vec<u8> = (0..DEGREE).map(|_| rng.random_range(0..2)).collect();
         keys.xor_to_shares(mesh, &bits, rng).unwrap();
         let t1 = total(mesh);
-        if he_triples_fit(mesh.parties()) {
-            keys.boolean_triples(mesh, DEGREE, rng).unwrap();
-        }
+        keys.boolean_triples(mesh, DEGREE, rng).unwrap();
         let t2 = total(mesh);
         [(t1.0 - t0.0, t1.1 - t0.1), (t2.0 - t1.0, t2.1 - t1.1)]
     });
@@ -141,8 +139,9 @@ const POLY: f64 = 438.0 / 8.0;
 const LOW_POLY: f64 = 3.0 * 48.0 / 8.0;
 
 /// The design's constant bounds per item, whatever n: B2A's masks one polynomial (the sum)
-/// and two switched polynomials (E2A) each way; a triple three sums (three trees beyond
-/// n = 8), the same E2A and a 4-byte opening each way.
+/// and two switched polynomials (E2A) each way; a triple three sums, two switched E2As (the
+/// refresh's and the opening's), the refresh's collective encryption and a 4-byte opening
+/// each way (`bool_triples`' module docs: 295 B).
 fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
     let [b2a, triple] = t;
     println!(
@@ -155,20 +154,19 @@ fn check_bounds(n: usize, t: [(f64, f64, f64, f64); 2]) {
     );
     let bound = POLY + 2.0 * LOW_POLY + 0.1;
     assert!(b2a.0 <= bound && b2a.2 <= bound, "n = {n}: {b2a:?} above {bound}");
-    // Beyond n = 8 A2B takes OT triples, and none are made here.
-    let bound = if he_triples_fit(n) {
-        3.0 * POLY + 2.0 * LOW_POLY + 8.1
-    } else {
-        0.0
-    };
+    assert!(
+        he_triples_fit(n),
+        "n = {n}: Boolean triples from HE fit up to 16 parties"
+    );
+    let bound = 4.0 * POLY + 4.0 * LOW_POLY + 4.1;
     assert!(
         triple.0 <= bound && triple.2 <= bound,
         "n = {n}: {triple:?} above {bound}"
     );
 }
 
-/// B2A's most bytes sent and received per party at `n` within 1.25× n = 2's (the issue's
-/// linear-scaling target, offline part).
+/// The most bytes sent and received per party at `n` within 1.25× n = 2's (the issue's
+/// linear-scaling target, offline part), for B2A's masks and for Boolean triples.
 fn check_ratio(two: (f64, f64, f64, f64), n: usize, at_n: (f64, f64, f64, f64)) {
     let most = |t: (f64, f64, f64, f64)| t.0.max(t.2);
     assert!(
@@ -189,6 +187,7 @@ fn per_party_bytes_stay_within_constant_bounds_from_2_to_5_parties() {
         let t = traffic(n);
         check_bounds(n, t);
         check_ratio(two[0], n, t[0]);
+        check_ratio(two[1], n, t[1]);
     }
 }
 
@@ -202,5 +201,6 @@ fn per_party_bytes_stay_within_constant_bounds_at_8_and_16_parties() {
         let t = traffic(n);
         check_bounds(n, t);
         check_ratio(two[0], n, t[0]);
+        check_ratio(two[1], n, t[1]);
     }
 }
