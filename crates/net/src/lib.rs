@@ -11,6 +11,8 @@ mod memory;
 mod peer;
 mod queued;
 mod record;
+mod record_aead;
+mod record_fuzz;
 mod tcp;
 mod tls;
 mod tls_handshake;
@@ -28,6 +30,7 @@ pub use frame::{
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
 pub use peer::PeerChannel;
+pub use record_fuzz::fuzz_tls_records;
 pub use queued::{QueuedChannel, MAX_QUEUED};
 pub use tcp::{TcpChannel, TcpReader, TcpWriter, CONNECT_RETRY};
 pub use tls::{
