@@ -82,7 +82,9 @@ fn state_seeds() -> Vec<Vec<u8>> {
 fn tls_records_seeds() -> Vec<Vec<u8>> {
     vec![
         // Data of several records, one padded, then a close_notify.
-        vec![0x10, 0x05, 2, 0, 0x00, 0x90, 1, 23, 7, 0x20, 0x00, 0, 0x05, 0x00, 1, 21, 0, 2, 0],
+        vec![
+            0x10, 0x05, 2, 0, 0x00, 0x90, 1, 23, 7, 0x20, 0x00, 0, 0x05, 0x00, 1, 21, 0, 2, 0,
+        ],
         // Data, then a key update (a handshake message).
         vec![0xff, 0xff, 5, 0, 0x33, 0x00, 1, 22, 0, 4, 0],
         // Data with a flipped bit, then raw bytes.

@@ -30,8 +30,8 @@ pub use frame::{
 pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
 pub use peer::PeerChannel;
-pub use record_fuzz::fuzz_tls_records;
 pub use queued::{QueuedChannel, MAX_QUEUED};
+pub use record_fuzz::fuzz_tls_records;
 pub use tcp::{TcpChannel, TcpReader, TcpWriter, CONNECT_RETRY};
 pub use tls::{
     fingerprint, fingerprint_hex, generate, parse_fingerprint, Identity, KeyMaterial, PeerCheck, TlsChannel,

@@ -60,8 +60,8 @@ impl TrafficKey {
                 ))
             }
         };
-        let key =
-            RecordKey::new(suite, key.as_ref()).ok_or_else(|| NetError::Tls("unusable TLS traffic key".into()))?;
+        let key = RecordKey::new(suite, key.as_ref())
+            .ok_or_else(|| NetError::Tls("unusable TLS traffic key".into()))?;
         let iv: [u8; 12] = iv
             .as_ref()
             .try_into()
@@ -110,7 +110,6 @@ impl Wire {
     pub(crate) fn clear(&mut self) {
         self.len = 0;
     }
-
 }
 
 /// Where sealed records go: appends `n` bytes and hands them over to be written.
@@ -226,7 +225,9 @@ impl Sealer {
         let record = out.append(HEADER + length);
         record[..HEADER].copy_from_slice(&header);
         let nonce = self.key.next_nonce();
-        self.key.key.seal(nonce, header, plain, content, &mut record[HEADER..]);
+        self.key
+            .key
+            .seal(nonce, header, plain, content, &mut record[HEADER..]);
     }
 }
 

@@ -81,7 +81,9 @@ impl Peer {
                 // Application data records.
                 0 => {
                     let data = pattern(script.u16() % (3 * MAX_PLAIN));
-                    sealer.seal(&data, &mut peer.wire).expect("within the key's limit");
+                    sealer
+                        .seal(&data, &mut peer.wire)
+                        .expect("within the key's limit");
                     if !peer.ended {
                         peer.model.extend_from_slice(&data);
                     }
@@ -182,6 +184,9 @@ pub fn fuzz_tls_records(script: &[u8]) {
             "stopped early: {e}",
             e = end
         );
-        assert!(matches!(end, NetError::Disconnected), "an intact stream ended with {end}");
+        assert!(
+            matches!(end, NetError::Disconnected),
+            "an intact stream ended with {end}"
+        );
     }
 }
