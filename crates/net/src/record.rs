@@ -164,7 +164,7 @@ impl Sealer {
 
     /// Appends `data` to `out` as application-data records of at most [`MAX_PLAIN`] bytes
     /// each, after any alert the receiving side raised (then fails: the session is over).
-    /// Each byte is written once, sealed (see [`crate::record_aead`]).
+    /// Sealed straight into `out` (with ring after a copy there; see [`crate::record_aead`]).
     pub(crate) fn seal(&mut self, data: &[u8], out: &mut impl Records) -> Result<(), NetError> {
         if let Some(alert) = self.alert.take() {
             self.seal_alert(alert, out);
