@@ -73,6 +73,13 @@ pub fn frame(data: &[u8]) {
     }
 }
 
+/// The TLS record layer's receiving side: a peer's stream of records sealed under the
+/// session's key, raw bytes and flipped bits, cut and read in various sizes; the plaintext
+/// is checked against what the peer sealed (`mixgc_net::fuzz_tls_records`).
+pub fn tls_records(data: &[u8]) {
+    mixgc_net::fuzz_tls_records(data);
+}
+
 /// The handshake: a hello and a circuit header from a peer.
 pub fn handshake(data: &[u8]) {
     let _ = mixgc_session::fuzz_handshake(data);

@@ -13,7 +13,7 @@ use mixgc_session::{EvaluatorSession, GarblerSession, SessionConfig, Terms, PROT
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("bristol", mixgc_fuzz_targets::bristol),
     ("stream", mixgc_fuzz_targets::stream),
     ("stream_forged", mixgc_fuzz_targets::stream_forged),
@@ -21,6 +21,7 @@ const TARGETS: [(&str, Target); 7] = [
     ("handshake", mixgc_fuzz_targets::handshake),
     ("state", mixgc_fuzz_targets::state),
     ("arith_tables", mixgc_fuzz_targets::arith_tables),
+    ("tls_records", mixgc_fuzz_targets::tls_records),
 ];
 
 fn root() -> PathBuf {
@@ -74,6 +75,23 @@ fn state_seeds() -> Vec<Vec<u8>> {
     })
 }
 
+/// Scripts for `tls_records` (see `mixgc_net::fuzz_tls_records`): the socket's piece (2
+/// bytes) and the read sizes (1), then operations: 0 application data (length, 2 bytes),
+/// 1 a record of a content type with padding (type, padding, length), 2 raw bytes (count,
+/// bytes), 3 a flipped bit (offset, 2 bytes; bit).
+fn tls_records_seeds() -> Vec<Vec<u8>> {
+    vec![
+        // Data of several records, one padded, then a close_notify.
+        vec![
+            0x10, 0x05, 2, 0, 0x00, 0x90, 1, 23, 7, 0x20, 0x00, 0, 0x05, 0x00, 1, 21, 0, 2, 0,
+        ],
+        // Data, then a key update (a handshake message).
+        vec![0xff, 0xff, 5, 0, 0x33, 0x00, 1, 22, 0, 4, 0],
+        // Data with a flipped bit, then raw bytes.
+        vec![0x01, 0x00, 3, 0, 0x00, 0x01, 3, 0x40, 0x00, 5, 2, 4, 23, 3, 3, 0],
+    ]
+}
+
 /// Each target's seeds.
 fn seeds(target: &str) -> Vec<Vec<u8>> {
     let circuits = SMALL_CIRCUITS.map(|n| std::fs::read(root().join("circuits").join(n)).unwrap());
@@ -104,6 +122,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             [&[7u8, 3, 0, 1, 2, 9, 1, 4][..], &[0x3c; 600][..]].concat(),
             [&[1u8, 0, 2, 2][..], &[0xc3; 200][..]].concat(),
         ],
+        "tls_records" => tls_records_seeds(),
         _ => unreachable!("no target {target}"),
     }
 }

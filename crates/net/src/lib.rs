@@ -11,6 +11,8 @@ mod memory;
 mod peer;
 mod queued;
 mod record;
+mod record_aead;
+mod record_fuzz;
 mod tcp;
 mod tls;
 mod tls_handshake;
@@ -29,6 +31,7 @@ pub use link::{link_pair, LinkChannel};
 pub use memory::{memory_pair, memory_pair_holding, MemoryChannel};
 pub use peer::PeerChannel;
 pub use queued::{QueuedChannel, MAX_QUEUED};
+pub use record_fuzz::fuzz_tls_records;
 pub use tcp::{TcpChannel, TcpReader, TcpWriter, CONNECT_RETRY};
 pub use tls::{
     fingerprint, fingerprint_hex, generate, parse_fingerprint, Identity, KeyMaterial, PeerCheck, TlsChannel,

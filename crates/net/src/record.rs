@@ -2,8 +2,9 @@
 //! keys rustls hands out once its handshake is done (`dangerous_extract_secrets`, the API
 //! made for kernel TLS). rustls seals each record into a fresh allocation and hands
 //! received plaintext over in another (its unbuffered API too, in 0.23); here a record is
-//! sealed in place in the link's write buffer and opened in place in its read buffer, with
-//! ring's AEAD (the provider rustls uses), and nothing is allocated per record.
+//! sealed straight into the link's write buffer ([`Wire`]) and opened straight into the
+//! caller's buffer when it fits there (else in place in the read buffer), with the AEAD of
+//! [`crate::record_aead`], and nothing is allocated per record.
 //!
 //! Key updates (§4.6.3) are not supported: the extracted keys come without the traffic
 //! secrets the next keys derive from. Both ends are mixgc, which never sends one; a key
@@ -12,22 +13,22 @@
 
 use std::ops::Range;
 
-use ring::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 use rustls::ConnectionTrafficSecrets;
 
+use crate::record_aead::{NonceBytes, RecordKey, Suite, TAG};
 use crate::NetError;
 
 /// The largest plaintext of a record (RFC 8446 §5.1).
 pub(crate) const MAX_PLAIN: usize = 16 << 10;
 /// A record's header: content type, legacy version, length (§5.1).
-const HEADER: usize = 5;
+pub(crate) const HEADER: usize = 5;
 /// The largest `TLSCiphertext.length` (§5.2).
 const MAX_CIPHERTEXT: usize = MAX_PLAIN + 256;
 /// The largest record on the wire.
 pub(crate) const MAX_WIRE_RECORD: usize = HEADER + MAX_CIPHERTEXT;
 /// Bytes a record adds to its plaintext: header, inner content type, AEAD tag.
-pub(crate) const OVERHEAD: usize = HEADER + 1 + TAG;
-const TAG: usize = 16;
+#[cfg(test)]
+const OVERHEAD: usize = HEADER + 1 + TAG;
 
 /// Content types (§5.1).
 const ALERT: u8 = 21;
@@ -42,45 +43,98 @@ const WARNING: u8 = 1;
 
 /// The traffic key of one direction and its record sequence number.
 struct TrafficKey {
-    key: LessSafeKey,
+    key: RecordKey,
     iv: [u8; 12],
     seq: u64,
 }
 
 impl TrafficKey {
     fn new(seq: u64, secrets: ConnectionTrafficSecrets) -> Result<TrafficKey, NetError> {
-        let (algorithm, key, iv) = match &secrets {
-            ConnectionTrafficSecrets::Aes128Gcm { key, iv } => (&aead::AES_128_GCM, key, iv),
-            ConnectionTrafficSecrets::Aes256Gcm { key, iv } => (&aead::AES_256_GCM, key, iv),
-            ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => (&aead::CHACHA20_POLY1305, key, iv),
+        let (suite, key, iv) = match &secrets {
+            ConnectionTrafficSecrets::Aes128Gcm { key, iv } => (Suite::Aes128Gcm, key, iv),
+            ConnectionTrafficSecrets::Aes256Gcm { key, iv } => (Suite::Aes256Gcm, key, iv),
+            ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => (Suite::Chacha20Poly1305, key, iv),
             _ => {
                 return Err(NetError::Tls(
                     "the negotiated TLS cipher suite has no record layer here".into(),
                 ))
             }
         };
-        let key = UnboundKey::new(algorithm, key.as_ref())
-            .map_err(|_| NetError::Tls("unusable TLS traffic key".into()))?;
+        let key = RecordKey::new(suite, key.as_ref())
+            .ok_or_else(|| NetError::Tls("unusable TLS traffic key".into()))?;
         let iv: [u8; 12] = iv
             .as_ref()
             .try_into()
             .map_err(|_| NetError::Tls("unusable TLS traffic IV".into()))?;
-        Ok(TrafficKey {
-            key: LessSafeKey::new(key),
-            iv,
-            seq,
-        })
+        Ok(TrafficKey { key, iv, seq })
     }
 
     /// The per-record nonce: the IV XOR the sequence number, big-endian on the right
     /// (§5.3); the sequence number then advances.
-    fn next_nonce(&mut self) -> Nonce {
+    fn next_nonce(&mut self) -> NonceBytes {
         let mut nonce = self.iv;
         for (n, s) in nonce[4..].iter_mut().zip(self.seq.to_be_bytes()) {
             *n ^= s;
         }
         self.seq += 1;
-        Nonce::assume_unique_for_key(nonce)
+        nonce
+    }
+}
+
+/// Sealed records waiting to be written: a buffer reused from write to write, so sealing
+/// writes each byte once (zero-filled only when it grows past what it ever held).
+#[derive(Default)]
+pub(crate) struct Wire {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Wire {
+    /// Room for `capacity` bytes before it grows.
+    pub(crate) fn with_capacity(capacity: usize) -> Wire {
+        Wire {
+            buf: vec![0; capacity],
+            len: 0,
+        }
+    }
+
+    /// The records sealed since the last [`Wire::clear`].
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// Where sealed records go: appends `n` bytes and hands them over to be written.
+pub(crate) trait Records {
+    /// The next `n` bytes, appended (their content is unspecified until written).
+    fn append(&mut self, n: usize) -> &mut [u8];
+}
+
+impl Records for Wire {
+    fn append(&mut self, n: usize) -> &mut [u8] {
+        let end = self.len + n;
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        let room = &mut self.buf[self.len..end];
+        self.len = end;
+        room
+    }
+}
+
+impl Records for Vec<u8> {
+    fn append(&mut self, n: usize) -> &mut [u8] {
+        let start = self.len();
+        self.resize(start + n, 0);
+        &mut self[start..]
     }
 }
 
@@ -110,8 +164,8 @@ impl Sealer {
 
     /// Appends `data` to `out` as application-data records of at most [`MAX_PLAIN`] bytes
     /// each, after any alert the receiving side raised (then fails: the session is over).
-    /// One copy of each byte (into `out`), sealed in place.
-    pub(crate) fn seal(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), NetError> {
+    /// Sealed straight into `out` (with ring after a copy there; see [`crate::record_aead`]).
+    pub(crate) fn seal(&mut self, data: &[u8], out: &mut impl Records) -> Result<(), NetError> {
         if let Some(alert) = self.alert.take() {
             self.seal_alert(alert, out);
             return Err(NetError::Disconnected);
@@ -119,7 +173,6 @@ impl Sealer {
         if self.closed {
             return Err(NetError::Disconnected);
         }
-        out.reserve(data.len() + data.len().div_ceil(MAX_PLAIN) * OVERHEAD);
         let records = data.len().div_ceil(MAX_PLAIN) as u64;
         // One record is kept for the close_notify or an alert.
         if self.key.seq + records + 1 > self.limit {
@@ -136,7 +189,7 @@ impl Sealer {
     }
 
     /// Appends a close_notify (a warning) or a fatal alert; nothing is sealed after it.
-    pub(crate) fn seal_alert(&mut self, description: u8, out: &mut Vec<u8>) {
+    pub(crate) fn seal_alert(&mut self, description: u8, out: &mut impl Records) {
         if self.closed {
             return;
         }
@@ -158,31 +211,27 @@ impl Sealer {
     }
 
     /// Appends the alert raised by [`Sealer::raise`], if any.
-    pub(crate) fn take_alert(&mut self, out: &mut Vec<u8>) {
+    pub(crate) fn take_alert(&mut self, out: &mut impl Records) {
         if let Some(alert) = self.alert.take() {
             self.seal_alert(alert, out);
         }
     }
 
-    /// Appends one record: header, `plain`, the content type, the tag (§5.2).
-    fn seal_record(&mut self, content: u8, plain: &[u8], out: &mut Vec<u8>) {
+    /// Appends one record: header, then `plain` and the content type encrypted, the tag
+    /// (§5.2).
+    pub(crate) fn seal_record(&mut self, content: u8, plain: &[u8], out: &mut impl Records) {
         let length = plain.len() + 1 + TAG;
         let header = [APPLICATION_DATA, 3, 3, (length >> 8) as u8, length as u8];
-        out.extend_from_slice(&header);
-        let start = out.len();
-        out.extend_from_slice(plain);
-        out.push(content);
+        let record = out.append(HEADER + length);
+        record[..HEADER].copy_from_slice(&header);
         let nonce = self.key.next_nonce();
-        let tag = self
+        self.key
             .key
-            .key
-            .seal_in_place_separate_tag(nonce, Aad::from(header), &mut out[start..])
-            .expect("a record of at most 16 KiB is within the AEAD's limits");
-        out.extend_from_slice(tag.as_ref());
+            .seal(nonce, header, plain, content, &mut record[HEADER..]);
     }
 }
 
-/// The receiving direction: opens records in place.
+/// The receiving direction: opens records in place or into the caller's buffer.
 pub(crate) struct Opener {
     key: TrafficKey,
 }
@@ -203,6 +252,8 @@ impl OpenError {
 }
 
 const NOT_TLS: &str = "the peer does not speak TLS 1.3 as expected (a plain TCP peer, or a corrupted stream)";
+const NOT_AUTHENTIC: &str =
+    "a TLS record from the peer failed authentication (modified in transit, or not from the peer)";
 
 impl Opener {
     /// The receiving key from `(seq, secrets)` (rustls' extracted `rx`).
@@ -226,44 +277,65 @@ impl Opener {
         Ok(Some(HEADER + length))
     }
 
+    /// The bytes [`Opener::open_into`] writes for a record of `record_len` bytes: its inner
+    /// plaintext (data, content type, padding).
+    pub(crate) fn inner_len(record_len: usize) -> usize {
+        record_len - HEADER - TAG
+    }
+
     /// Opens the whole record `record` (as [`Opener::record_len`] measured it) in place;
     /// where its application data (possibly none) lies in `record`. A close_notify is
     /// [`NetError::Disconnected`]; the peer's fatal alert is an error naming it.
     pub(crate) fn open(&mut self, record: &mut [u8]) -> Result<Range<usize>, OpenError> {
         let (header, body) = record.split_at_mut(HEADER);
+        let header: [u8; HEADER] = (&*header).try_into().expect("a record has a header");
         let nonce = self.key.next_nonce();
-        let plain = self
+        self.key
             .key
+            .open_in_place(nonce, header, body)
+            .map_err(|_| OpenError::fatal(BAD_RECORD_MAC, NOT_AUTHENTIC))?;
+        let data = application_data(&body[..body.len() - TAG])?;
+        Ok(HEADER..HEADER + data)
+    }
+
+    /// Opens the whole record `record` into `out`, exactly [`Opener::inner_len`] bytes;
+    /// the application data (possibly none) is `out[..n]`, n returned, and the rest of `out`
+    /// is scratch. Errors as [`Opener::open`]; on one `out` holds nothing from the record.
+    pub(crate) fn open_into(&mut self, record: &[u8], out: &mut [u8]) -> Result<usize, OpenError> {
+        let (header, body) = record.split_at(HEADER);
+        let header: [u8; HEADER] = header.try_into().expect("a record has a header");
+        let nonce = self.key.next_nonce();
+        self.key
             .key
-            .open_in_place(nonce, Aad::from(&*header), body)
-            .map_err(|_| {
-                OpenError::fatal(
-                    BAD_RECORD_MAC,
-                    "a TLS record from the peer failed authentication (modified in transit, or not from the peer)",
-                )
-            })?;
-        // The inner content type is the last non-zero byte (§5.4: zeros are padding).
-        let Some(end) = plain.iter().rposition(|&b| b != 0) else {
-            return Err(OpenError::fatal(
-                UNEXPECTED_MESSAGE,
-                "the peer broke the TLS protocol",
-            ));
-        };
-        let content = plain[end];
-        let plain = &plain[..end];
-        match content {
-            APPLICATION_DATA => Ok(HEADER..HEADER + end),
-            ALERT => Err(alert_error(plain)),
-            HANDSHAKE => Err(OpenError::fatal(
-                UNEXPECTED_MESSAGE,
-                "the peer sent a TLS handshake message after the handshake (a key update or a \
-                 ticket, which mixgc never sends)",
-            )),
-            _ => Err(OpenError::fatal(
-                UNEXPECTED_MESSAGE,
-                "the peer broke the TLS protocol",
-            )),
-        }
+            .open_into(nonce, header, body, out)
+            .map_err(|_| OpenError::fatal(BAD_RECORD_MAC, NOT_AUTHENTIC))?;
+        application_data(out)
+    }
+}
+
+/// The length of the application data in an opened `TLSInnerPlaintext` (§5.4): its
+/// content type is the last non-zero byte (zeros after it are padding). Anything but
+/// application data is an error: a close_notify ([`NetError::Disconnected`]), the peer's
+/// alert, a handshake message (a key update, refused).
+fn application_data(inner: &[u8]) -> Result<usize, OpenError> {
+    let Some(end) = inner.iter().rposition(|&b| b != 0) else {
+        return Err(OpenError::fatal(
+            UNEXPECTED_MESSAGE,
+            "the peer broke the TLS protocol",
+        ));
+    };
+    match inner[end] {
+        APPLICATION_DATA => Ok(end),
+        ALERT => Err(alert_error(&inner[..end])),
+        HANDSHAKE => Err(OpenError::fatal(
+            UNEXPECTED_MESSAGE,
+            "the peer sent a TLS handshake message after the handshake (a key update or a \
+             ticket, which mixgc never sends)",
+        )),
+        _ => Err(OpenError::fatal(
+            UNEXPECTED_MESSAGE,
+            "the peer broke the TLS protocol",
+        )),
     }
 }
 
@@ -498,5 +570,67 @@ mod tests {
             open_all(&mut opener, &mut wire),
             Err(NetError::Disconnected)
         ));
+    }
+
+    /// Opening into a caller's buffer gives what opening in place gives, for data,
+    /// padding, alerts and tampered records; a failed open leaves no plaintext there.
+    #[test]
+    fn opening_into_a_buffer_matches_opening_in_place() {
+        let records: Vec<(u8, Vec<u8>)> = vec![
+            (APPLICATION_DATA, b"the garbled tables".to_vec()),
+            (APPLICATION_DATA, vec![]),
+            (APPLICATION_DATA, vec![0x5a; MAX_PLAIN]),
+            (0, vec![b'a', b'b', APPLICATION_DATA, 0, 0, 0]),
+            (0, vec![0, 0]),
+            (ALERT, vec![WARNING, CLOSE_NOTIFY]),
+            (ALERT, vec![FATAL, BAD_RECORD_MAC]),
+            (HANDSHAKE, vec![24, 0, 0, 1, 0]),
+        ];
+        for suite in 1..3 {
+            for tamper in [false, true] {
+                let (mut sealer, mut in_place) = pair(suite, 3);
+                let (_, mut into) = pair(suite, 3);
+                for (content, plain) in &records {
+                    let mut wire = Vec::new();
+                    sealer.seal_record(*content, plain, &mut wire);
+                    if tamper {
+                        let last = wire.len() - 1;
+                        wire[last] ^= 1;
+                    }
+                    let len = Opener::record_len(&wire).ok().flatten().unwrap();
+                    assert_eq!(len, wire.len());
+                    let mut out = vec![0xee; Opener::inner_len(len)];
+                    let got = into.open_into(&wire, &mut out);
+                    let want = in_place.open(&mut wire);
+                    match (got, want) {
+                        (Ok(n), Ok(range)) => assert_eq!(&out[..n], &wire[range]),
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a.alert, b.alert);
+                            assert_eq!(a.error.to_string(), b.error.to_string());
+                            if tamper {
+                                assert!(out.iter().all(|&b| b == 0));
+                            }
+                        }
+                        (got, want) => panic!("{:?} against {:?}", got.is_ok(), want.is_ok()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The reused write buffer holds exactly the records of the last writes.
+    #[test]
+    fn the_wire_buffer_is_reused_across_writes() {
+        let (mut sealer, mut opener) = pair(2, 0);
+        let mut wire = Wire::with_capacity(64);
+        for (i, len) in [100usize, 3 * MAX_PLAIN + 1, 7, 0].into_iter().enumerate() {
+            let data = vec![i as u8 + 1; len];
+            wire.clear();
+            assert!(wire.is_empty());
+            sealer.seal(&data, &mut wire).unwrap();
+            assert_eq!(wire.bytes().len(), len + len.div_ceil(MAX_PLAIN) * OVERHEAD);
+            let mut records = wire.bytes().to_vec();
+            assert_eq!(open_all(&mut opener, &mut records).unwrap(), data);
+        }
     }
 }

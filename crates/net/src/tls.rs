@@ -22,7 +22,7 @@ use rustls::{
     DistinguishedName, OtherError, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
 };
 
-use crate::record::{Sealer, CLOSE_NOTIFY, MAX_PLAIN};
+use crate::record::{Sealer, Wire, CLOSE_NOTIFY, MAX_PLAIN};
 use crate::tls_inbound::Inbound;
 use sha2::{Digest, Sha256};
 
@@ -230,8 +230,9 @@ impl TlsConfig {
 /// deadline semantics of [`crate::TcpChannel`]. Byte counters count plaintext, as over TCP.
 ///
 /// rustls runs the handshake; then the channel takes over the traffic keys and runs the
-/// record layer itself ([`crate::record`]): each record is sealed in place in the write
-/// buffer and opened in place in the read buffer, nothing allocated per record.
+/// record layer itself ([`crate::record`]): each record is sealed straight into the write
+/// buffer and opened straight into the caller's buffer (or in place in the read buffer),
+/// nothing allocated per record.
 pub struct TlsChannel {
     /// The record layer; `None` only once [`TlsChannel::into_halves`] took it.
     session: Option<Session>,
@@ -240,7 +241,7 @@ pub struct TlsChannel {
     /// Plaintext not yet sealed into records.
     pending: Vec<u8>,
     /// Sealed records not yet written, reused.
-    out: Vec<u8>,
+    out: Wire,
     sent: u64,
     received: u64,
     timing: Timing,
@@ -359,7 +360,7 @@ impl TlsChannel {
             reader,
             writer,
             pending: Vec::with_capacity(PLAIN_BUFFER),
-            out: Vec::new(),
+            out: Wire::default(),
             sent: 0,
             received: 0,
             timing,
@@ -424,7 +425,7 @@ impl TlsChannel {
         if self.out.is_empty() {
             return Ok(());
         }
-        let result = write_all(&mut self.writer, &self.out, &mut self.timing);
+        let result = write_all(&mut self.writer, self.out.bytes(), &mut self.timing);
         self.out.clear();
         result
     }
@@ -598,7 +599,7 @@ impl Drop for TlsChannel {
         session.sealer.seal_alert(CLOSE_NOTIFY, &mut self.out);
         // Never wait long on a peer that stopped reading.
         let _ = self.writer.set_write_timeout(Some(Duration::from_millis(100)));
-        let _ = self.writer.write_all(&self.out);
+        let _ = self.writer.write_all(self.out.bytes());
     }
 }
 

@@ -1,7 +1,8 @@
-//! The read buffer of a TLS link: ciphertext is read from the socket into it, each record
-//! is opened in place there ([`crate::record`]), and plaintext is copied out once, into
-//! the caller's buffer. Its size is fixed: a read of up to [`READ_PIECE`] bytes always fits
-//! after a partial record.
+//! The read buffer of a TLS link: ciphertext is read from the socket into it, and each
+//! record is opened straight into the caller's buffer when its plaintext fits there (the
+//! usual case: tables are read in large batches), else in place in the read buffer and
+//! copied out as the caller asks ([`crate::record`]). Its size is fixed: a read of up to
+//! [`READ_PIECE`] bytes always fits after a partial record.
 
 use std::ops::Range;
 
@@ -17,8 +18,9 @@ pub(crate) const BUFFER: usize = READ_PIECE + MAX_WIRE_RECORD;
 
 /// What [`Inbound::step`] did.
 pub(crate) enum Step {
-    /// Opened a record (its plaintext, possibly none, is ready).
-    Opened,
+    /// Opened a record: this many bytes of application data went straight into the
+    /// caller's buffer, or (0) its plaintext, possibly none, is ready in the read buffer.
+    Opened(usize),
     /// The next record is not all there: read more ciphertext into [`Inbound::room`].
     NeedBytes,
 }
@@ -72,8 +74,10 @@ impl Inbound {
         n
     }
 
-    /// Opens the next record if it is all in the buffer.
-    pub(crate) fn step(&mut self) -> Result<Step, OpenError> {
+    /// Opens the next record if it is all in the buffer: into `out` if its inner plaintext
+    /// fits there, else in place. Only when no plaintext is waiting.
+    pub(crate) fn step(&mut self, out: &mut [u8]) -> Result<Step, OpenError> {
+        debug_assert!(self.plain.is_empty());
         let Some(len) = Opener::record_len(&self.buf[self.start..self.end])? else {
             return Ok(Step::NeedBytes);
         };
@@ -82,9 +86,14 @@ impl Inbound {
         }
         let at = self.start;
         self.start += len;
+        let inner = Opener::inner_len(len);
+        if let Some(out) = out.get_mut(..inner) {
+            let n = self.opener.open_into(&self.buf[at..at + len], out)?;
+            return Ok(Step::Opened(n));
+        }
         let range = self.opener.open(&mut self.buf[at..at + len])?;
         self.plain = at + range.start..at + range.end;
-        Ok(Step::Opened)
+        Ok(Step::Opened(0))
     }
 
     /// Where to read more ciphertext (at least [`READ_PIECE`] bytes), after moving the
@@ -98,6 +107,11 @@ impl Inbound {
             self.plain = 0..0;
         }
         &mut self.buf[self.end..]
+    }
+
+    /// The read buffer's size (fixed at [`BUFFER`]).
+    pub(crate) fn buffer_len(&self) -> usize {
+        self.buf.len()
     }
 
     /// `n` bytes were read into [`Inbound::room`].
@@ -121,8 +135,8 @@ impl Inbound {
                 filled += n;
                 continue;
             }
-            match self.step() {
-                Ok(Step::Opened) => {}
+            match self.step(&mut out[filled..]) {
+                Ok(Step::Opened(n)) => filled += n,
                 Ok(Step::NeedBytes) => {
                     let n = read(self.room())?;
                     if n == 0 {

@@ -3,8 +3,9 @@
 //!
 //! After the handshake the channel runs the record layer itself ([`crate::record`]), and
 //! its two directions are independent: the read half owns the receiving key and the read
-//! buffer, where it opens each record in place; the write half seals each piece (at most
-//! [`SEAL_PIECE`] bytes) in place in its own buffer and writes it out. They share only the
+//! buffer, and opens each record into the caller's buffer (in place in its own when the
+//! caller wants less); the write half seals each piece (at most [`SEAL_PIECE`] bytes) into
+//! its own buffer and writes it out. They share only the
 //! sending state, behind a mutex that neither holds across a system call: the read half
 //! takes it only to leave an alert for the peer (a record that failed authentication),
 //! which goes out before the next write. Each half has its own socket handle with the
@@ -15,7 +16,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::record::{Sealer, CLOSE_NOTIFY};
+use crate::record::{Sealer, Wire, CLOSE_NOTIFY};
 use crate::tcp::halves as tcp_halves;
 use crate::tls::{check_confirmation, unconfirmed_error, SEAL_PIECE};
 use crate::tls_inbound::Inbound;
@@ -38,7 +39,7 @@ pub(crate) struct TlsWriter {
     sealer: Arc<Mutex<Sealer>>,
     raw: TcpWriter,
     /// Records of one piece, reused.
-    out: Vec<u8>,
+    out: Wire,
 }
 
 /// Parts the record layer of a session (`sealer` and `inbound`, with the ciphertext read
@@ -64,7 +65,7 @@ pub(crate) fn halves(
         TlsWriter {
             sealer,
             raw: raw_writer,
-            out: Vec::with_capacity(SEAL_PIECE + SEAL_PIECE / 64),
+            out: Wire::with_capacity(SEAL_PIECE + SEAL_PIECE / 64),
         },
     ))
 }
@@ -128,7 +129,7 @@ impl TlsWriter {
             self.out.clear();
             let sealed = lock(&self.sealer).seal(piece, &mut self.out);
             if !self.out.is_empty() {
-                self.raw.write_through(&self.out)?;
+                self.raw.write_through(self.out.bytes())?;
             }
             sealed?;
         }
@@ -142,7 +143,7 @@ impl TlsWriter {
         if self.out.is_empty() {
             return Ok(());
         }
-        self.raw.write_through(&self.out)
+        self.raw.write_through(self.out.bytes())
     }
 
     /// Sends a close_notify after everything written, or the alert the read half left
@@ -155,7 +156,7 @@ impl TlsWriter {
             sealer.seal_alert(CLOSE_NOTIFY, &mut self.out);
         }
         if !self.out.is_empty() {
-            let _ = self.raw.write_through(&self.out);
+            let _ = self.raw.write_through(self.out.bytes());
         }
         self.raw.finish();
     }
