@@ -620,9 +620,19 @@ fn kmeans_on_the_plaintext_and_cost_backends_from_the_command_line() {
         from_files.assert_ok("kmeans --backend plaintext --input-file");
         let got: Value = serde_json::from_str(from_files.stdout.trim()).unwrap();
         assert_eq!(got, expected, "n = {n}, seed {seed}");
-        let from_seed = kmeans(&["--backend", "plaintext", "--generate", &n.to_string(), "--seed", &seed]);
+        let from_seed = kmeans(&[
+            "--backend",
+            "plaintext",
+            "--generate",
+            &n.to_string(),
+            "--seed",
+            &seed,
+        ]);
         from_seed.assert_ok("kmeans --backend plaintext --generate");
-        assert_eq!(serde_json::from_str::<Value>(from_seed.stdout.trim()).unwrap(), expected);
+        assert_eq!(
+            serde_json::from_str::<Value>(from_seed.stdout.trim()).unwrap(),
+            expected
+        );
         let cost = kmeans(&["--backend", "cost", "--input-file", &files]);
         cost.assert_ok("kmeans --backend cost");
         let cost: Value = serde_json::from_str(cost.stdout.trim()).unwrap();
@@ -641,6 +651,17 @@ fn kmeans_on_the_plaintext_and_cost_backends_from_the_command_line() {
         }
     }
     let swapped = format!("{},{}", dir.file("party-1.json"), dir.file("party-0.json"));
-    run1(&["mixed", "--example", "kmeans", "--backend", "cost", "--input-file", &swapped])
-        .assert_error("swapped kmeans files", &["party-1.json", "party 0's file holds exactly"]);
+    run1(&[
+        "mixed",
+        "--example",
+        "kmeans",
+        "--backend",
+        "cost",
+        "--input-file",
+        &swapped,
+    ])
+    .assert_error(
+        "swapped kmeans files",
+        &["party-1.json", "party 0's file holds exactly"],
+    );
 }

@@ -39,7 +39,11 @@ fn check(n: usize, size: KmeansSize, centroids: &[Vec<u64>], points: &[Vec<u64>]
     let expected = plaintext(centroids, points);
     let all = KmeansInputs::clear(n, size, centroids, points).unwrap();
     let plain = kmeans(&mut MixedPlain::new(n).unwrap(), &all).unwrap();
-    assert_eq!(plain.as_ref(), Some(&expected), "plaintext backend, n = {n}, {size:?}");
+    assert_eq!(
+        plain.as_ref(),
+        Some(&expected),
+        "plaintext backend, n = {n}, {size:?}"
+    );
     let got = run_parties(n, seed, |mesh, rng| {
         let keys = keygen(mesh, &parameters(), &[40; 32], rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[41; 32], rng).unwrap();
@@ -128,7 +132,11 @@ fn concat_arith_and_share_bits_equal_the_plaintext_backend() {
         let keys = keygen(mesh, &parameters(), &[42; 32], rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[43; 32], rng).unwrap();
         let me = mesh.me();
-        program(&mut NpartyBackend::new(&keys, &mut engine, mesh, rng), &values, Some(me))
+        program(
+            &mut NpartyBackend::new(&keys, &mut engine, mesh, rng),
+            &values,
+            Some(me),
+        )
     });
     assert_eq!(got[0], want);
     assert_eq!(got[1].0, want.0);

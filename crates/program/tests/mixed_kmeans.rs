@@ -54,7 +54,9 @@ fn random(rng: &mut impl Rng, count: usize, dimension: usize, limit: u64) -> Vec
 /// the cost backend's counts (with and without values) against [`KmeansSize::cost`].
 fn check(n: usize, size: KmeansSize, centroids: &[Vec<u64>], points: &[Vec<u64>]) -> KmeansOutput {
     let inputs = KmeansInputs::clear(n, size, centroids, points).unwrap();
-    let got = kmeans(&mut MixedPlain::new(n).unwrap(), &inputs).unwrap().unwrap();
+    let got = kmeans(&mut MixedPlain::new(n).unwrap(), &inputs)
+        .unwrap()
+        .unwrap();
     assert_eq!(got, brute_force(centroids, points), "n = {n}, {size:?}");
     for inputs in [inputs, KmeansInputs::none(n, size).unwrap()] {
         let mut counter = MixedCounter::new(n).unwrap();
@@ -110,7 +112,12 @@ fn kmeans_on_the_plaintext_backend_at_edge_inputs() {
         clusters: 4,
         dimension: 3,
     };
-    let centroids = vec![vec![0, 0, 0], vec![1, 2, 3], vec![MAX, MAX, MAX - 1], vec![MAX; 3]];
+    let centroids = vec![
+        vec![0, 0, 0],
+        vec![1, 2, 3],
+        vec![MAX, MAX, MAX - 1],
+        vec![MAX; 3],
+    ];
     let out = check(3, size, &centroids, &vec![vec![MAX; 3]; 16]);
     assert_eq!(out.sizes, [0, 0, 0, 16]);
     // The largest size: MAX_POINTS-sized sums fit, k = 1 gives the mean of all.
@@ -127,7 +134,12 @@ fn kmeans_on_the_plaintext_backend_at_edge_inputs() {
         clusters: 2,
         dimension: 1,
     };
-    check(5, size, &[vec![MAX], vec![0]], &[vec![1], vec![MAX], vec![MAX / 2]]);
+    check(
+        5,
+        size,
+        &[vec![MAX], vec![0]],
+        &[vec![1], vec![MAX], vec![MAX / 2]],
+    );
 }
 
 #[test]
@@ -154,10 +166,14 @@ fn kmeans_inputs_are_checked_before_the_run() {
         .set(0, KmeansInput::Centroids(vec![vec![1, 2]; 3]))
         .unwrap_err();
     assert!(e.to_string().contains("holds 4 centroids, not 3"), "{e}");
-    let e = inputs.set(1, KmeansInput::Points(vec![vec![1, 2]; 2])).unwrap_err();
+    let e = inputs
+        .set(1, KmeansInput::Points(vec![vec![1, 2]; 2]))
+        .unwrap_err();
     assert!(e.to_string().contains("holds 128 points, not 2"), "{e}");
     // A missing party's input: the plaintext backend names it.
-    inputs.set(0, KmeansInput::Centroids(vec![vec![1, 2]; 4])).unwrap();
+    inputs
+        .set(0, KmeansInput::Centroids(vec![vec![1, 2]; 4]))
+        .unwrap();
     let e = kmeans(&mut MixedPlain::new(3).unwrap(), &inputs).unwrap_err();
     assert!(matches!(e, MixedProgramError::MissingInput { owner: 1 }), "{e}");
     // Inputs for another n than the backend's.
@@ -168,7 +184,10 @@ fn kmeans_inputs_are_checked_before_the_run() {
         clusters: 4,
         dimension: 2,
     };
-    assert!(KmeansInputs::none(3, big).unwrap_err().to_string().contains("32768 slots"));
+    assert!(KmeansInputs::none(3, big)
+        .unwrap_err()
+        .to_string()
+        .contains("32768 slots"));
 }
 
 #[test]
@@ -176,11 +195,18 @@ fn concat_arith_and_share_bits_on_the_plaintext_and_cost_backends() {
     let mut plain = MixedPlain::new(3).unwrap();
     let a = plain.public_arith(&[1, 2]).unwrap();
     let b = plain.public_arith(&[0, u64::from(u32::MAX) >> 2]).unwrap();
-    assert_eq!(plain.concat_arith(&[a, b.clone(), b]), [1, 2, 0, (1 << 30) - 1, 0, (1 << 30) - 1]);
+    assert_eq!(
+        plain.concat_arith(&[a, b.clone(), b]),
+        [1, 2, 0, (1 << 30) - 1, 0, (1 << 30) - 1]
+    );
     let v = plain.private(2, 3, Some(vec![0, 5, 7])).unwrap();
     assert_eq!(
         plain.share_bits(&v, 3).unwrap(),
-        [vec![false, true, true], vec![false, false, true], vec![false, true, true]]
+        [
+            vec![false, true, true],
+            vec![false, false, true],
+            vec![false, true, true]
+        ]
     );
     let e = plain.share_bits(&v, 2).unwrap_err();
     assert!(e.to_string().contains("value 1 is 5, not below 2^2"), "{e}");

@@ -5,8 +5,7 @@
 use super::plain::check_recipient;
 use super::{
     check_chunks, check_lanes, check_lengths, check_mod_p, check_slots, check_terms, check_width,
-    MixedBackend,
-    MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
 };
 
 /// ANDs inside one A2B's mod-p adder (seed Figure 10 step 5, as `mixgc_mixed::a2b` runs it):

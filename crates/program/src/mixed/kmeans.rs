@@ -219,7 +219,11 @@ impl KmeansInputs {
         }
         inputs.set(0, KmeansInput::Centroids(centroids.to_vec()))?;
         for i in 1..parties {
-            let mine = size.points_of(i, parties).iter().map(|&j| points[j].clone()).collect();
+            let mine = size
+                .points_of(i, parties)
+                .iter()
+                .map(|&j| points[j].clone())
+                .collect();
             inputs.set(i, KmeansInput::Points(mine))?;
         }
         Ok(inputs)
@@ -312,7 +316,9 @@ pub fn check_input(
     let (what, vectors, want) = match (input, party) {
         (KmeansInput::Centroids(c), 0) => ("centroid", c, size.clusters),
         (KmeansInput::Points(_), 0) => return bad("party 0 holds the centroids, not points".into()),
-        (KmeansInput::Centroids(_), _) => return bad(format!("party {party} holds points, not the centroids")),
+        (KmeansInput::Centroids(_), _) => {
+            return bad(format!("party {party} holds points, not the centroids"))
+        }
         (KmeansInput::Points(p), _) => ("point", p, size.points_of(party, parties).len()),
     };
     if vectors.len() != want {
@@ -323,7 +329,11 @@ pub fn check_input(
     }
     for (i, v) in vectors.iter().enumerate() {
         if v.len() != size.dimension {
-            return bad(format!("{what} {i} has {} values, not {}", v.len(), size.dimension));
+            return bad(format!(
+                "{what} {i} has {} values, not {}",
+                v.len(),
+                size.dimension
+            ));
         }
         if let Some(&over) = v.iter().find(|&&x| x >= VALUE_LIMIT) {
             return bad(format!(
@@ -362,7 +372,10 @@ pub fn kmeans<B: MixedBackend>(
     let slot_values = b.enc_to_arith(&products)?;
     let partial = b.sum_chunks(&slot_values, d)?;
     let offsets = inputs.centroids.as_ref().map(|c| {
-        let squares: Vec<u64> = c.iter().map(|v| v.iter().map(|x| x * x).sum::<u64>() % P).collect();
+        let squares: Vec<u64> = c
+            .iter()
+            .map(|v| v.iter().map(|x| x * x).sum::<u64>() % P)
+            .collect();
         squares.repeat(points)
     });
     let offsets = b.private(0, points * k, offsets)?;
@@ -377,7 +390,10 @@ pub fn kmeans<B: MixedBackend>(
     let mut candidates = Vec::with_capacity(k);
     for c in 0..k {
         let lanes: Vec<usize> = (0..points).map(|j| j * k + c).collect();
-        let rows = bits.iter().map(|row| b.gather(row, &lanes)).collect::<Result<Rows<B>, _>>()?;
+        let rows = bits
+            .iter()
+            .map(|row| b.gather(row, &lanes))
+            .collect::<Result<Rows<B>, _>>()?;
         candidates.push(rows);
     }
     let one_hot = argmin_one_hot(b, candidates)?;
@@ -429,7 +445,9 @@ pub fn kmeans<B: MixedBackend>(
     Ok(opened.map(|bits| {
         // Row r of `lanes` lanes starting at bit `offset`: lane `lane`'s value.
         let number = |offset: usize, rows: usize, lanes: usize, lane: usize| {
-            (0..rows).fold(0u64, |acc, r| acc | u64::from(bits[offset + r * lanes + lane]) << r)
+            (0..rows).fold(0u64, |acc, r| {
+                acc | u64::from(bits[offset + r * lanes + lane]) << r
+            })
         };
         let sizes_at = VALUE_BITS * kd;
         KmeansOutput {
@@ -475,7 +493,11 @@ fn point_terms<B: MixedBackend>(
         let values = inputs.shards[i]
             .as_ref()
             .map(|pts| at.iter().map(|&(_, p, e)| f(pts[p][e])).collect::<Vec<_>>());
-        let factor = b.private(i, at.len(), values.as_ref().map(|v| v.iter().map(|x| x.0).collect()))?;
+        let factor = b.private(
+            i,
+            at.len(),
+            values.as_ref().map(|v| v.iter().map(|x| x.0).collect()),
+        )?;
         let addend = b.private(i, at.len(), values.map(|v| v.iter().map(|x| x.1).collect()))?;
         terms.push(PrivateTerm {
             slots: at.iter().map(|&(s, _, _)| s).collect(),
@@ -509,7 +531,10 @@ mod tests {
         let points = vec![vec![5, 0], vec![1, 1], vec![9, 0], vec![12, 1], vec![0, 9]];
         let out = plaintext(&centroids, &points);
         assert_eq!(out.sizes, [2, 2, 1, 0]);
-        assert_eq!(out.centroids, [vec![3, 0], vec![10, 0], vec![0, 9], vec![500, 500]]);
+        assert_eq!(
+            out.centroids,
+            [vec![3, 0], vec![10, 0], vec![0, 9], vec![500, 500]]
+        );
     }
 
     #[test]

@@ -211,7 +211,9 @@ mod tests {
         let one_hot = numbers(&argmin_one_hot(&mut b, rows).unwrap());
         assert_eq!(one_hot, vec![1 << 4, 1 << 3, 1 << 0, 1 << 0]);
         let mut counter = MixedCounter::new(3).unwrap();
-        let rows = (0..5).map(|_| vec![counter.public_bits(&[false; 4]); 4]).collect();
+        let rows = (0..5)
+            .map(|_| vec![counter.public_bits(&[false; 4]); 4])
+            .collect();
         argmin_one_hot(&mut counter, rows).unwrap();
         assert_eq!(counter.cost().and, 4 * 4 * (4 + 4 + 5));
         assert!(argmin_one_hot(&mut b, Vec::new()).is_err());

@@ -3,7 +3,8 @@
 
 use super::{
     bit_rows, check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
-    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS, PLAINTEXT_MODULUS as P,
+    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS,
+    PLAINTEXT_MODULUS as P,
 };
 
 /// Runs a mixed program on clear values: every party's private inputs must be given.
