@@ -1,14 +1,14 @@
 //! `mixgc mixed`: one party of an n-party mixed-mode application (threshold HE, lookup
 //! tables, B2A/A2B; `mixgc_mixed`) over the n-party mesh, TCP or TLS as `mixgc party`; or,
 //! with `--backend plaintext|cost`, the same program (`mixgc_program::mixed`) on every
-//! party's inputs at once, giving its clear answer or its operation counts.
+//! party's inputs at once, giving its clear answer or its operation counts. Both examples
+//! (`mixgc_program::mixed::{biomatch, kmeans}`) are written once on the program interface.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use mixgc_mixed::a2b::BooleanEngine;
-use mixgc_mixed::kmeans::{kmeans, KmeansInput, KmeansSize};
 use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
@@ -16,6 +16,7 @@ use mixgc_program::mixed::biomatch::{
     biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
     VECTORS,
 };
+use mixgc_program::mixed::kmeans::{kmeans, KmeansInput, KmeansInputs, KmeansSize};
 use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +133,7 @@ pub struct MixedArgs {
     input_file: Vec<PathBuf>,
     /// Where the program runs: nparty (this party of the n-party protocol), plaintext (the
     /// clear answer from every party's input, on one machine) or cost (the operation
-    /// counts, printed as JSON). plaintext and cost run biomatch only.
+    /// counts, printed as JSON). All three run the same program of --example.
     #[arg(long, value_name = "BACKEND", value_parser = ["nparty", "plaintext", "cost"], default_value = "nparty")]
     backend: String,
     /// Instead of running: write random input files of --example for N parties to --out
@@ -171,12 +172,13 @@ party 0:  {\"centroids\": [[c0, c1], [c0, c1], [c0, c1], [c0, c1]]}\n  \
 party i:  {\"points\": [[x0, x1], ...]}  its points j = i-1, i-1+(n-1), ... in that order\n  \
 output:   {\"centroids\": [[c0, c1], ...], \"sizes\": [s0, s1, s2, s3]}\n\n\
 Party 0 prints the output on stdout; a summary goes to stderr.\n\n\
-Backends (biomatch): --backend nparty (default) runs this party of the protocol; --backend \
+Backends (both examples): --backend nparty (default) runs this party of the protocol; --backend \
 plaintext --input-file in/party-0.json,in/party-1.json,... (every party's file, n = their count) \
 or --backend plaintext --generate N --seed S (the generator's inputs, no files) prints the clear \
 output; --backend cost prints the operation counts {\"and\", \"a2b_and\", \"mult\", \"arith_mul\", \
 \"b2a\", \"a2b\", \"e2a\", \"a2e\", \"stocked_ands\", \"rounds\", \"parties\"}. The same program \
-(mixgc_program::mixed::biomatch) runs on all three. --generate N --out DIR \
+(mixgc_program::mixed::biomatch or ::kmeans) runs on all three, and for either example \
+--backend plaintext --generate N --seed S prints what --generate N --out DIR --seed S prints. --generate N --out DIR \
 [--seed S] [--example NAME] writes random files DIR/party-I.json and prints the plaintext output. \
 Security: semi-honest, any n-1 of the n parties may collude. TLS and plain TCP as `mixgc party`.\n\n\
 Example (three terminals, after `mixgc mixed --example kmeans --generate 3 --out in`):\n  \
@@ -206,13 +208,6 @@ enum Input {
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
     if args.backend != "nparty" {
-        if is_kmeans {
-            return Err(format!(
-                "--backend {}: kmeans runs on the n-party backend only (biomatch runs on all three)",
-                args.backend
-            )
-            .into());
-        }
         return single_machine(&args);
     }
     if let Some(n) = args.generate {
@@ -268,12 +263,18 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
             })?;
             output.map(|o| biomatch_json(&o))
         }
-        Input::Kmeans(input) => or_abort(&mut mesh, id, |m| {
-            Ok(
-                kmeans(&keys, &mut engine, m, &KmeansSize::DEFAULT, &input, &mut rng)?
-                    .map(|o| crate::mixed_kmeans::output_json(&o)),
-            )
-        })?,
+        Input::Kmeans(input) => {
+            let inputs = KmeansInputs::party(n, KmeansSize::DEFAULT, id, input)?;
+            let result = kmeans(
+                &mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng),
+                &inputs,
+            );
+            let output = result.map_err(|e| {
+                mesh.abort_all(&format!("party {id} stopped: {e}"));
+                CliError::from(e)
+            })?;
+            output.map(|o| crate::mixed_kmeans::output_json(&o))
+        }
     };
     if let Some(json) = output {
         crate::write_stdout(&format!("{json}\n"))?;
@@ -294,9 +295,16 @@ fn biomatch_json(o: &BiomatchOutput) -> serde_json::Value {
     serde_json::json!({"distance": o.distance, "index": o.index})
 }
 
-/// `--backend plaintext|cost`: Biomatch on one machine, on every party's input files or
+/// Every party's inputs of one example, for the single-machine backends.
+enum AllInputs {
+    Biomatch(BiomatchInputs),
+    Kmeans(KmeansInputs),
+}
+
+/// `--backend plaintext|cost`: the example on one machine, on every party's input files or
 /// the generator's inputs; prints the clear output or the cost.
 fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
+    let is_kmeans = args.example == "kmeans";
     let inputs = match (args.generate, args.input_file.as_slice()) {
         (Some(n), []) => {
             if !(2..=MAX_PARTIES).contains(&n) {
@@ -308,8 +316,13 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
                         .into(),
                 );
             }
-            let (query, database) = random_inputs(args.seed);
-            BiomatchInputs::clear(n, query, &database)?
+            match is_kmeans {
+                true => AllInputs::Kmeans(crate::mixed_kmeans::generated_inputs(n, args.seed)?),
+                false => {
+                    let (query, database) = random_inputs(args.seed);
+                    AllInputs::Biomatch(BiomatchInputs::clear(n, query, &database)?)
+                }
+            }
         }
         (None, []) => {
             return Err(format!(
@@ -326,24 +339,38 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
                 )
                 .into());
             }
-            let mut inputs = BiomatchInputs::none(n)?;
-            for (id, path) in files.iter().enumerate() {
-                inputs.set(id, read_input(path, id, n)?)?;
+            match is_kmeans {
+                true => AllInputs::Kmeans(crate::mixed_kmeans::file_inputs(files)?),
+                false => {
+                    let mut inputs = BiomatchInputs::none(n)?;
+                    for (id, path) in files.iter().enumerate() {
+                        inputs.set(id, read_input(path, id, n)?)?;
+                    }
+                    AllInputs::Biomatch(inputs)
+                }
             }
-            inputs
         }
     };
-    let parties = inputs.parties();
-    let json = match args.backend.as_str() {
-        "plaintext" => {
-            let o = biomatch(&mut MixedPlain::new(parties)?, &inputs)?
+    let json = match (args.backend.as_str(), inputs) {
+        ("plaintext", AllInputs::Biomatch(inputs)) => {
+            let o = biomatch(&mut MixedPlain::new(inputs.parties())?, &inputs)?
                 .ok_or("the plaintext backend gave no output")?;
             biomatch_json(&o)
         }
-        _ => {
-            let mut counter = MixedCounter::new(parties)?;
+        ("plaintext", AllInputs::Kmeans(inputs)) => {
+            let o = kmeans(&mut MixedPlain::new(inputs.parties())?, &inputs)?
+                .ok_or("the plaintext backend gave no output")?;
+            crate::mixed_kmeans::output_json(&o)
+        }
+        (_, AllInputs::Biomatch(inputs)) => {
+            let mut counter = MixedCounter::new(inputs.parties())?;
             biomatch(&mut counter, &inputs)?;
-            cost_json(&counter.cost(), parties)
+            cost_json(&counter.cost(), inputs.parties())
+        }
+        (_, AllInputs::Kmeans(inputs)) => {
+            let mut counter = MixedCounter::new(inputs.parties())?;
+            kmeans(&mut counter, &inputs)?;
+            cost_json(&counter.cost(), inputs.parties())
         }
     };
     crate::write_stdout(&format!("{json}\n"))

@@ -1,9 +1,11 @@
 //! `mixgc mixed --example kmeans`: its input files, their generator and its output
-//! (`mixgc_mixed::kmeans`, one k-means iteration at [`KmeansSize::DEFAULT`]).
+//! (`mixgc_program::mixed::kmeans`, one k-means iteration at [`KmeansSize::DEFAULT`]).
 
 use std::path::Path;
 
-use mixgc_mixed::kmeans::{check_input, plaintext, KmeansInput, KmeansOutput, KmeansSize, VALUE_LIMIT};
+use mixgc_program::mixed::kmeans::{
+    check_input, plaintext, KmeansInput, KmeansInputs, KmeansOutput, KmeansSize, VALUE_LIMIT,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::mixed::{generator_rng, read_json, write_party_files};
@@ -50,9 +52,9 @@ pub fn output_json(output: &KmeansOutput) -> serde_json::Value {
     serde_json::json!({"centroids": output.centroids, "sizes": output.sizes})
 }
 
-/// `--example kmeans --generate N --out DIR`: random centroids and points of the default
-/// size in N parties' files, and the plaintext output on stdout.
-pub fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+/// The generator's random centroids and points of the default size (from `--seed`, else
+/// fresh).
+fn random_inputs(seed: Option<u64>) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
     use rand::Rng;
     let size = KmeansSize::DEFAULT;
     let mut rng = generator_rng(seed);
@@ -66,7 +68,30 @@ pub fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError>
             .collect()
     };
     let centroids = draw(size.clusters);
-    let points = draw(size.points);
+    (centroids, draw(size.points))
+}
+
+/// Every party's inputs among `n` from the generator (`--generate N [--seed S]`).
+pub fn generated_inputs(n: usize, seed: Option<u64>) -> Result<KmeansInputs, CliError> {
+    let (centroids, points) = random_inputs(seed);
+    Ok(KmeansInputs::clear(n, KmeansSize::DEFAULT, &centroids, &points)?)
+}
+
+/// Every party's inputs from their files, in id order.
+pub fn file_inputs(files: &[std::path::PathBuf]) -> Result<KmeansInputs, CliError> {
+    let n = files.len();
+    let mut inputs = KmeansInputs::none(n, KmeansSize::DEFAULT)?;
+    for (id, path) in files.iter().enumerate() {
+        inputs.set(id, read_input(path, id, n)?)?;
+    }
+    Ok(inputs)
+}
+
+/// `--example kmeans --generate N --out DIR`: random centroids and points of the default
+/// size in N parties' files, and the plaintext output on stdout.
+pub fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
+    let size = KmeansSize::DEFAULT;
+    let (centroids, points) = random_inputs(seed);
     write_party_files(n, dir, |i| match i {
         0 => KmeansFile {
             centroids: Some(centroids.clone()),

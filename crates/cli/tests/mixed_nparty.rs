@@ -565,7 +565,7 @@ fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
     ] {
         assert_eq!(cost[key], value, "{key}: {cost}");
     }
-    // Misuse: the files out of order, one file, kmeans, --out.
+    // Misuse: the files out of order, one file, --out.
     let swapped = format!(
         "{},{},{}",
         dir.file("party-1.json"),
@@ -586,16 +586,6 @@ fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
         "mixed",
         "--backend",
         "plaintext",
-        "--example",
-        "kmeans",
-        "--generate",
-        "3",
-    ])
-    .assert_error("kmeans", &["kmeans runs on the n-party backend only"]);
-    run1(&[
-        "mixed",
-        "--backend",
-        "plaintext",
         "--generate",
         "3",
         "--out",
@@ -607,4 +597,71 @@ fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
     for needle in ["--backend <BACKEND>", "plaintext", "\"stocked_ands\""] {
         assert!(help.stdout.contains(needle), "{needle}: {}", help.stdout);
     }
+}
+
+/// `mixgc mixed --example kmeans --backend plaintext|cost`: the same Kmeans program on one
+/// machine, on every party's files or the generator's seed, equal to `--generate`'s clear
+/// answer; the counts of docs/mixed-mode.md's Kmeans table; files out of order refused.
+#[test]
+fn kmeans_on_the_plaintext_and_cost_backends_from_the_command_line() {
+    let dir = Dir::new("kmeans-backends");
+    for n in [2, 3, 5] {
+        let (seed, expected) = generate_example_inputs("kmeans", &dir, n);
+        let files = (0..n)
+            .map(|i| dir.file(&format!("party-{i}.json")))
+            .collect::<Vec<_>>()
+            .join(",");
+        let kmeans = |extra: &[&str]| {
+            let mut args = vec!["mixed", "--example", "kmeans"];
+            args.extend_from_slice(extra);
+            run1(&args)
+        };
+        let from_files = kmeans(&["--backend", "plaintext", "--input-file", &files]);
+        from_files.assert_ok("kmeans --backend plaintext --input-file");
+        let got: Value = serde_json::from_str(from_files.stdout.trim()).unwrap();
+        assert_eq!(got, expected, "n = {n}, seed {seed}");
+        let from_seed = kmeans(&[
+            "--backend",
+            "plaintext",
+            "--generate",
+            &n.to_string(),
+            "--seed",
+            &seed,
+        ]);
+        from_seed.assert_ok("kmeans --backend plaintext --generate");
+        assert_eq!(
+            serde_json::from_str::<Value>(from_seed.stdout.trim()).unwrap(),
+            expected
+        );
+        let cost = kmeans(&["--backend", "cost", "--input-file", &files]);
+        cost.assert_ok("kmeans --backend cost");
+        let cost: Value = serde_json::from_str(cost.stdout.trim()).unwrap();
+        for (key, value) in [
+            ("parties", n),
+            ("mult", 4096),
+            ("b2a", 1024),
+            ("a2b", 1036),
+            ("and", 55_920),
+            ("a2b_and", 100_492),
+            ("stocked_ands", 55_920),
+            ("e2a", 2),
+            ("a2e", 1),
+        ] {
+            assert_eq!(cost[key], value, "{key}: {cost}");
+        }
+    }
+    let swapped = format!("{},{}", dir.file("party-1.json"), dir.file("party-0.json"));
+    run1(&[
+        "mixed",
+        "--example",
+        "kmeans",
+        "--backend",
+        "cost",
+        "--input-file",
+        &swapped,
+    ])
+    .assert_error(
+        "swapped kmeans files",
+        &["party-1.json", "party 0's file holds exactly"],
+    );
 }

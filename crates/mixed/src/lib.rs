@@ -30,8 +30,8 @@
 //!   XOR from the parties' seeded collective sum and a sign polynomial (one polynomial per
 //!   party), and [`switched_e2a`] converts its result at three primes of the modulus;
 //! - [`program`]: the n-party backend of `mixgc_program::mixed`'s mixed program interface,
-//!   on which the seed's Table 6 Biomatch runs (`mixgc_program::mixed::biomatch`, E → A → B);
-//! - [`kmeans`]: the seed's Table 6 Kmeans, one iteration (E → A → B → A → E → A → B).
+//!   on which the seed's Table 6 applications run: Biomatch (`mixgc_program::mixed::biomatch`,
+//!   E → A → B) and Kmeans (`mixgc_program::mixed::kmeans`, E → A → B → A → E → A → B).
 //!
 //! Lattice arithmetic is the `fhe` crate's (`fhe::mbfv`); [`wire`] says where and why this
 //! crate builds the library's objects from their serialized form.
@@ -45,7 +45,6 @@ pub mod distgarble;
 mod error;
 pub mod keygen;
 pub mod keyhom;
-pub mod kmeans;
 pub mod lut;
 pub mod ops;
 pub mod params;

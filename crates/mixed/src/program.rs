@@ -11,7 +11,7 @@ use fhe_rand::{CryptoRng, RngCore};
 use mixgc_nparty::Mesh;
 use mixgc_program::mixed::{
     check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
-    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
 };
 use mixgc_program::PeerError;
 
@@ -156,6 +156,10 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
         Ok(values.iter().map(|&v| if first { v } else { 0 }).collect())
     }
 
+    fn concat_arith(&mut self, parts: &[Vec<u64>]) -> Vec<u64> {
+        parts.concat()
+    }
+
     fn add(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
         zip_mod_p("add", a, b, |x, y| x + y)
     }
@@ -240,6 +244,18 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
 
     fn public_bits(&mut self, bits: &[bool]) -> Vec<u8> {
         public_bits(self.me(), |i| u8::from(bits[i]), bits.len())
+    }
+
+    /// The owner's bits as its XOR shares, every other party's zero (checked at the owner).
+    fn share_bits(&mut self, value: &Private, width: usize) -> Result<Vec<Vec<u8>>, MixedProgramError> {
+        check_width(value, width)?;
+        let values = match value.owner() == self.me() {
+            true => value.known()?.to_vec(),
+            false => vec![0; value.len()],
+        };
+        Ok((0..width)
+            .map(|j| values.iter().map(|v| ((v >> j) & 1) as u8).collect())
+            .collect())
     }
 
     fn xor(&mut self, a: &Vec<u8>, b: &Vec<u8>) -> Result<Vec<u8>, MixedProgramError> {

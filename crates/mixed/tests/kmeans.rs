@@ -1,14 +1,17 @@
-//! Kmeans (seed Table 6, one iteration) among n = 2, 3, 5 parties in threads against the
-//! plaintext model, on random and edge inputs, with the operations each party ran checked
-//! against `KmeansSize::cost`.
+//! Kmeans (seed Table 6, one iteration; `mixgc_program::mixed::kmeans`) on the n-party
+//! backend among n = 2, 3 parties in threads, equal to the plaintext backend and the clear
+//! model on random and edge inputs; the primitives Kmeans added (`concat_arith`,
+//! `share_bits`) against the plaintext backend.
 
 mod common;
 
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::a2b::BooleanEngine;
-use mixgc_mixed::kmeans::{kmeans_counted, plaintext, KmeansInput, KmeansSize, VALUE_LIMIT};
+use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters};
+use mixgc_program::mixed::kmeans::{kmeans, plaintext, KmeansInput, KmeansInputs, KmeansSize, VALUE_LIMIT};
+use mixgc_program::mixed::{MixedBackend, MixedPlain, Recipient};
 
 use common::run_parties;
 
@@ -30,31 +33,31 @@ fn random_inputs(size: &KmeansSize, seed: u64) -> (Vec<Vec<u64>>, Vec<Vec<u64>>)
     (centroids, draw(size.points))
 }
 
-/// Runs Kmeans among `n` parties on these inputs and checks party 0's output against the
-/// plaintext model, the others' against nothing, and every party's operation counts
-/// against the size's cost.
+/// Runs Kmeans among `n` parties in threads and on the plaintext backend; checks both
+/// against the clear model and that only party 0 learns the result.
 fn check(n: usize, size: KmeansSize, centroids: &[Vec<u64>], points: &[Vec<u64>], seed: u64) {
     let expected = plaintext(centroids, points);
+    let all = KmeansInputs::clear(n, size, centroids, points).unwrap();
+    let plain = kmeans(&mut MixedPlain::new(n).unwrap(), &all).unwrap();
+    assert_eq!(
+        plain.as_ref(),
+        Some(&expected),
+        "plaintext backend, n = {n}, {size:?}"
+    );
     let got = run_parties(n, seed, |mesh, rng| {
         let keys = keygen(mesh, &parameters(), &[40; 32], rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[41; 32], rng).unwrap();
-        let input = match mesh.me() {
+        let me = mesh.me();
+        let input = match me {
             0 => KmeansInput::Centroids(centroids.to_vec()),
             i => KmeansInput::Points(size.points_of(i, n).iter().map(|&j| points[j].clone()).collect()),
         };
-        kmeans_counted(&keys, &mut engine, mesh, &size, &input, rng).unwrap()
+        let mine = KmeansInputs::party(n, size, me, input).unwrap();
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
+        kmeans(&mut backend, &mine).unwrap()
     });
-    assert_eq!(got[0].0.as_ref(), Some(&expected), "n = {n}, {size:?}");
-    assert!(got[1..].iter().all(|(o, _)| o.is_none()));
-    let want = size.cost();
-    for (i, (_, cost)) in got.iter().enumerate() {
-        assert_eq!(
-            (cost.and, cost.a2b, cost.b2a, cost.a2b_and),
-            (want.and, want.a2b, want.b2a, want.a2b_and),
-            "party {i}"
-        );
-    }
-    assert_eq!(got.iter().map(|(_, c)| c.mult).sum::<usize>(), want.mult);
+    assert_eq!(got[0], plain, "n-party backend, n = {n}, {size:?}");
+    assert!(got[1..].iter().all(Option::is_none), "only party 0 learns it");
 }
 
 #[test]
@@ -105,23 +108,37 @@ fn three_parties_with_every_point_in_one_cluster_of_largest_values() {
     check(3, size, &centroids, &points, 502);
 }
 
+/// What the primitives program opens: the concatenation and the shared bits.
+type Opened = (Option<Vec<u64>>, Option<Vec<bool>>);
+
 #[test]
-fn five_parties_where_one_holds_no_points() {
-    // Three points over parties 1..4: party 4 holds none.
-    let size = KmeansSize {
-        points: 3,
-        clusters: 2,
-        dimension: 3,
-    };
-    assert!(size.points_of(4, 5).is_empty());
-    let (centroids, points) = random_inputs(&size, 3);
-    check(5, size, &centroids, &points, 503);
-    // One cluster, one value: the mean of all points.
-    let size = KmeansSize {
-        points: 7,
-        clusters: 1,
-        dimension: 1,
-    };
-    let (centroids, points) = random_inputs(&size, 4);
-    check(5, size, &centroids, &points, 504);
+fn concat_arith_and_share_bits_equal_the_plaintext_backend() {
+    let n = 3;
+    let values = vec![0u64, 1, (1 << 14) - 1, 5];
+    fn program<B: MixedBackend>(b: &mut B, values: &[u64], me: Option<usize>) -> Opened {
+        let known = |owner: usize| (me.is_none() || me == Some(owner)).then(|| values.to_vec());
+        let a = b.private(1, values.len(), known(1)).unwrap();
+        let a = b.share(&a).unwrap();
+        let c = b.public_arith(&[7, 8]).unwrap();
+        let both = b.concat_arith(&[a, c]);
+        let opened = b.output_arith(&both, Recipient::All).unwrap();
+        let v = b.private(2, values.len(), known(2)).unwrap();
+        let rows = b.share_bits(&v, 14).unwrap();
+        let all = b.concat(&rows);
+        (opened, b.output_bool(&all, Recipient::Party(0)).unwrap())
+    }
+    let want = program(&mut MixedPlain::new(n).unwrap(), &values, None);
+    let got = run_parties(n, 520, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[42; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[43; 32], rng).unwrap();
+        let me = mesh.me();
+        program(
+            &mut NpartyBackend::new(&keys, &mut engine, mesh, rng),
+            &values,
+            Some(me),
+        )
+    });
+    assert_eq!(got[0], want);
+    assert_eq!(got[1].0, want.0);
+    assert_eq!(got[2], (want.0.clone(), None));
 }

@@ -4,8 +4,8 @@
 
 use super::plain::check_recipient;
 use super::{
-    check_chunks, check_lanes, check_lengths, check_mod_p, check_slots, check_terms, MixedBackend,
-    MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+    check_chunks, check_lanes, check_lengths, check_mod_p, check_slots, check_terms, check_width,
+    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
 };
 
 /// ANDs inside one A2B's mod-p adder (seed Figure 10 step 5, as `mixgc_mixed::a2b` runs it):
@@ -99,6 +99,10 @@ impl MixedBackend for MixedCounter {
         Ok(Shape(values.len()))
     }
 
+    fn concat_arith(&mut self, parts: &[Shape]) -> Shape {
+        Shape(parts.iter().map(|s| s.0).sum())
+    }
+
     fn add(&mut self, a: &Shape, b: &Shape) -> Result<Shape, MixedProgramError> {
         check_lengths("add", a.0, b.0)?;
         Ok(*a)
@@ -142,6 +146,11 @@ impl MixedBackend for MixedCounter {
 
     fn public_bits(&mut self, bits: &[bool]) -> Shape {
         Shape(bits.len())
+    }
+
+    fn share_bits(&mut self, value: &Private, width: usize) -> Result<Vec<Shape>, MixedProgramError> {
+        check_width(value, width)?;
+        Ok(vec![Shape(value.len()); width])
     }
 
     fn xor(&mut self, a: &Shape, b: &Shape) -> Result<Shape, MixedProgramError> {

@@ -1,7 +1,7 @@
 //! Mixed-mode programs for n parties (issue #18 point 7; the seed "Scalable Mixed-Mode MPC",
 //! §3 Figures 2–3 for the forms, §5 for the conversions): one primitive trait,
 //! [`MixedBackend`], that every backend implements, and applications written once on top of
-//! it ([`biomatch`]).
+//! it ([`biomatch`], [`kmeans`]).
 //!
 //! Values live in one of three forms, each a vector of lanes (the apps' operations are
 //! vectors, so a backend converts a whole vector in one batch):
@@ -19,6 +19,8 @@
 
 pub mod biomatch;
 mod cost;
+pub mod kmeans;
+mod kmeans_circuits;
 mod plain;
 
 pub use cost::{MixedCost, MixedCounter, Shape};
@@ -229,6 +231,8 @@ pub trait MixedBackend {
 
     /// A form of a private vector (the owner's share is the value, the others' zero).
     fn share(&mut self, value: &Private) -> Result<Self::Arith, MixedProgramError>;
+    /// The lanes of `parts`, one after the other (local).
+    fn concat_arith(&mut self, parts: &[Self::Arith]) -> Self::Arith;
     /// A form of public values mod p.
     fn public_arith(&mut self, values: &[u64]) -> Result<Self::Arith, MixedProgramError>;
     /// Lane-wise a + b mod p.
@@ -256,6 +260,10 @@ pub trait MixedBackend {
 
     /// B form of public bits.
     fn public_bits(&mut self, bits: &[bool]) -> Self::Bool;
+    /// B form of a private vector: its `width` low bits by position (element j holds bit j
+    /// of every lane, as [`MixedBackend::to_bool`]); the owner's share is the value, the
+    /// others' zero. Every known value must be below 2^`width` (`width` ≤ [`A2B_BITS`]).
+    fn share_bits(&mut self, value: &Private, width: usize) -> Result<Vec<Self::Bool>, MixedProgramError>;
     /// Lane-wise XOR.
     fn xor(&mut self, a: &Self::Bool, b: &Self::Bool) -> Result<Self::Bool, MixedProgramError>;
     /// Lane-wise AND: one batch of ANDs, one round.
@@ -323,6 +331,33 @@ pub fn check_slots(op: &'static str, len: usize) -> Result<(), MixedProgramError
     } else {
         Err(MixedProgramError::TooManySlots { op, len })
     }
+}
+
+/// Checks that `width` ≤ [`A2B_BITS`] and that every known value of `value` is below
+/// 2^`width` (for [`MixedBackend::share_bits`]).
+pub fn check_width(value: &Private, width: usize) -> Result<(), MixedProgramError> {
+    if width > A2B_BITS {
+        return Err(MixedProgramError::Input(format!(
+            "share_bits: {width} bits, more than the {A2B_BITS} of a value mod p"
+        )));
+    }
+    if let Some(v) = value.values() {
+        if let Some(index) = v.iter().position(|&x| x >> width != 0) {
+            return Err(MixedProgramError::Input(format!(
+                "share_bits: party {}'s value {index} is {}, not below 2^{width}",
+                value.owner(),
+                v[index]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Bit j of every value, for j below `width`: the bit-position layout of B vectors.
+pub fn bit_rows(values: &[u64], width: usize) -> Vec<Vec<bool>> {
+    (0..width)
+        .map(|j| values.iter().map(|v| (v >> j) & 1 == 1).collect())
+        .collect()
 }
 
 /// Checks that `lanes` index a vector of `len`.

@@ -2,8 +2,9 @@
 //! the reference answer the n-party backend is checked against.
 
 use super::{
-    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
-    MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS, PLAINTEXT_MODULUS as P,
+    bit_rows, check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS,
+    PLAINTEXT_MODULUS as P,
 };
 
 /// Runs a mixed program on clear values: every party's private inputs must be given.
@@ -64,6 +65,10 @@ impl MixedBackend for MixedPlain {
         Ok(values.to_vec())
     }
 
+    fn concat_arith(&mut self, parts: &[Vec<u64>]) -> Vec<u64> {
+        parts.concat()
+    }
+
     fn add(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
         zip_mod_p("add", a, b, |x, y| x + y)
     }
@@ -111,6 +116,11 @@ impl MixedBackend for MixedPlain {
 
     fn public_bits(&mut self, bits: &[bool]) -> Vec<bool> {
         bits.to_vec()
+    }
+
+    fn share_bits(&mut self, value: &Private, width: usize) -> Result<Vec<Vec<bool>>, MixedProgramError> {
+        check_width(value, width)?;
+        Ok(bit_rows(value.known()?, width))
     }
 
     fn xor(&mut self, a: &Vec<bool>, b: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
