@@ -234,7 +234,7 @@ fn a_killed_peer_ends_the_other_within_the_timeout() {
     let out = g.finish(Instant::now() + Duration::from_secs(10));
     out.assert_error("garbler", &[]);
     assert!(
-        killed.elapsed() < Duration::from_secs(3),
+        killed.elapsed() < Duration::from_secs(5),
         "{:?}: {out:#?}",
         killed.elapsed()
     );

@@ -616,7 +616,7 @@ fn a_program_garbler_stops_soon_after_its_evaluator_is_killed() {
     let out = garbler.finish(killed + Duration::from_secs(10));
     out.assert_error("garbler", &["the peer"]);
     assert!(
-        killed.elapsed() <= Duration::from_secs(3),
-        "timeout 2 s + 1 s: {out:#?}"
+        killed.elapsed() <= Duration::from_secs(5),
+        "timeout 2 s + slack for a loaded CI machine: {out:#?}"
     );
 }

@@ -424,7 +424,7 @@ fn garbage_on_a_socket_is_refused() {
             "{msg}"
         );
         assert!(took >= Duration::from_millis(1000), "{took:?}");
-        assert!(took < Duration::from_millis(2500), "{took:?}");
+        assert!(took < Duration::from_millis(4000), "{took:?}");
     }
 }
 
