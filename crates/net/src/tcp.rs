@@ -713,20 +713,27 @@ mod tests {
     /// polling period (that delay showed up in every latency figure).
     #[test]
     fn accept_is_prompt() {
-        let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
-        let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(30));
-            let connected = Instant::now();
-            let c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
-            (connected, c)
-        });
-        let _s = TcpChannel::accept(&listener, Duration::from_secs(5)).unwrap();
-        let accepted = Instant::now();
-        let (connected, _c) = t.join().unwrap();
-        let delay = accepted.saturating_duration_since(connected);
+        // The best of three tries, so that one scheduler stall on a loaded machine does
+        // not fail it; a polling accept would be late every time.
+        let best = (0..3)
+            .map(|_| {
+                let (listener, addr) = TcpChannel::bind("127.0.0.1:0").unwrap();
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(30));
+                    let connected = Instant::now();
+                    let c = TcpChannel::connect(&addr.to_string(), Duration::from_secs(5)).unwrap();
+                    (connected, c)
+                });
+                let _s = TcpChannel::accept(&listener, Duration::from_secs(5)).unwrap();
+                let accepted = Instant::now();
+                let (connected, _c) = t.join().unwrap();
+                accepted.saturating_duration_since(connected)
+            })
+            .min()
+            .unwrap();
         assert!(
-            delay < Duration::from_millis(20),
-            "accepted {delay:?} after the connect"
+            best < Duration::from_millis(20),
+            "accepted {best:?} after the connect"
         );
     }
 
