@@ -98,16 +98,14 @@ pub(crate) fn exchange_bits<C: Channel + ?Sized>(
     Ok(unpack_bits(&theirs, mine.len()))
 }
 
-/// An empty vector with room for `n` outputs, or an error naming `n` when that much
-/// memory cannot be had (instead of aborting the process).
-fn reserve<T>(n: usize) -> Result<Vec<T>, MaliciousError> {
-    let mut v = Vec::new();
+/// Room for `n` more outputs in `v`, or an error naming `n` when that much memory cannot
+/// be had (instead of aborting the process).
+fn reserve_more<T>(v: &mut Vec<T>, n: usize) -> Result<(), MaliciousError> {
     v.try_reserve_exact(n).map_err(|_| {
         MaliciousError::Protocol(format!(
             "cannot hold {n} preprocessed values in memory: ask for fewer per call"
         ))
-    })?;
-    Ok(v)
+    })
 }
 
 /// The size of the next internal batch when `need` more triples are wanted now and
@@ -350,8 +348,11 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.bucket_buf,
             out,
         );
-        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next batch.
-        zeroize::Zeroize::zeroize(&mut leaky);
+        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next
+        // batch. Element by element: `Vec::zeroize` would also wipe the whole capacity
+        // byte by byte (≈ 100 MB of single-byte volatile writes per batch at B = 3).
+        zeroize::Zeroize::zeroize(leaky.as_mut_slice());
+        leaky.clear();
         self.leaky = leaky;
         out
     }
@@ -369,18 +370,9 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     }
 
     fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, MaliciousError> {
-        self.guarded(|me| {
-            let mut out = reserve(n)?;
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(3 * MAX_BATCH);
-                let mut shares = Shares::default();
-                me.shares_into(k, &mut shares)?;
-                out.extend(shares.to_auth());
-                left -= k;
-            }
-            Ok(out)
-        })
+        let mut out = Vec::new();
+        self.random_shares_into(n, &mut out)?;
+        Ok(out)
     }
 
     fn plan_triples(&mut self, n: u64) {
@@ -388,8 +380,38 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     }
 
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
+        let mut out = Vec::new();
+        self.and_triples_into(n, &mut out)?;
+        Ok(out)
+    }
+
+    fn random_shares_into(&mut self, n: usize, out: &mut Vec<AuthShare>) -> Result<(), MaliciousError> {
         self.guarded(|me| {
-            let mut out = reserve(n)?;
+            out.clear();
+            reserve_more(out, n)?;
+            // Made in the kept struct-of-arrays buffer, at most 3 · MAX_BATCH at a time.
+            let mut shares = std::mem::take(&mut me.shares_buf);
+            let mut left = n;
+            let mut made = Ok(());
+            while left > 0 {
+                let k = left.min(3 * MAX_BATCH);
+                made = me.shares_into(k, &mut shares);
+                if made.is_err() {
+                    break;
+                }
+                out.extend((0..k).map(|j| shares.get(j)));
+                left -= k;
+            }
+            shares.wipe();
+            me.shares_buf = shares;
+            made
+        })
+    }
+
+    fn and_triples_into(&mut self, n: usize, out: &mut Vec<AuthTriple>) -> Result<(), MaliciousError> {
+        self.guarded(|me| {
+            out.clear();
+            reserve_more(out, n)?;
             let planned = me.planned;
             me.planned = planned.saturating_sub(n as u64);
             // The surplus first (from its end), then the first triples of fresh batches,
@@ -407,15 +429,26 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
                     break;
                 }
                 let take = need.min(batch.len());
-                out.extend_from_slice(&batch[..take]);
-                me.surplus_from = take;
-                if take == batch.len() {
-                    batch.clear();
+                if take == batch.len() && out.is_empty() {
+                    // The whole batch is wanted (as at the default `--batch-ands`): the
+                    // vectors are swapped instead of copied, and the caller's old (empty)
+                    // vector takes the next batch.
+                    std::mem::swap(out, &mut batch);
                     me.surplus_from = 0;
+                } else {
+                    out.extend_from_slice(&batch[..take]);
+                    me.surplus_from = take;
+                    if take == batch.len() {
+                        batch.clear();
+                        me.surplus_from = 0;
+                    }
                 }
             }
             me.batch = batch;
-            made.map(|()| out)
+            if made.is_err() {
+                out.clear();
+            }
+            made
         })
     }
 }
