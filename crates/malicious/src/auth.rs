@@ -90,6 +90,17 @@ pub trait Preprocessor {
         *out = self.and_triples(n)?;
         Ok(())
     }
+    /// The `n` triples [`Preprocessor::and_triples`] would return, lent to `use_them` as one
+    /// slice and consumed: a preprocessor that holds its triples in batches may lend them
+    /// in place instead of copying them out. Errors of `use_them` are passed through.
+    fn with_and_triples<R>(
+        &mut self,
+        n: usize,
+        use_them: impl FnOnce(&[AuthTriple]) -> Result<R, crate::MaliciousError>,
+    ) -> Result<R, crate::MaliciousError> {
+        let triples = self.and_triples(n).map_err(Into::into)?;
+        use_them(&triples)
+    }
     /// A hint that about `n` more AND triples will be asked for in this session (e.g. the
     /// AND count of all `--executions` of a circuit): a preprocessor may then generate them
     /// in larger batches (fewer round trips, and WRK17's smaller bucket from 280,000 on).

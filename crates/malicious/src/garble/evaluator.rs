@@ -15,7 +15,7 @@ use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
 use super::table::{check_block, evaluate, AndInput, TABLE_BLOCKS};
 use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
-use crate::auth::{AuthShare, AuthTriple, Preprocessor, Role};
+use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
 
 /// Runs the evaluator of `circuit` with its `inputs` (the values from
@@ -99,10 +99,9 @@ pub(crate) struct Evaluator {
     ands_done: u64,
     /// The evaluator's blocks of the AND consistency check since the last output.
     consistency: BlockDigest,
-    /// A batch's fresh AND-output masks and triples, used while it is prepared; kept
-    /// between batches so that their allocations (and pages) serve every batch.
+    /// A batch's fresh AND-output masks, used while it is prepared; kept between batches
+    /// so that its allocation (and pages) serve every batch.
     fresh: Vec<AuthShare>,
-    triples: Vec<AuthTriple>,
 }
 
 impl Evaluator {
@@ -118,7 +117,6 @@ impl Evaluator {
             ands_done: 0,
             consistency: BlockDigest::new(CONSISTENCY),
             fresh: Vec::new(),
-            triples: Vec::new(),
         }
     }
 
@@ -207,17 +205,18 @@ impl Evaluator {
         batch: Batch,
     ) -> Result<Prepared, MaliciousError> {
         let n = batch.ands;
-        let (fresh, triples) = (&mut self.fresh, &mut self.triples);
+        let fresh = &mut self.fresh;
         fresh.clear();
-        triples.clear();
         if n > 0 {
             prep.random_shares_into(n, fresh).map_err(Into::into)?;
-            prep.and_triples_into(n, triples).map_err(Into::into)?;
         }
         let masks = mask_batch(&batch, &mut self.masks, fresh, Role::Evaluator, self.delta);
         let sigma = if n > 0 {
-            let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            and_masks(ch, &masks, triples, Role::Evaluator, self.delta, tamper)?
+            let (tamper, delta) = (self.deviation == Deviation::WrongAndMaskMac, self.delta);
+            // The triples are lent in place by the preprocessor (no copy out of its batch).
+            prep.with_and_triples(n, |triples| {
+                and_masks(ch, &masks, triples, Role::Evaluator, delta, tamper)
+            })?
         } else {
             Vec::new()
         };

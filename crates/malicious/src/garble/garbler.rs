@@ -15,7 +15,7 @@ use super::open::{receive_reveal, send_reveal};
 use super::share::constant;
 use super::table::{check_block, garble, AndGate, TABLE_BLOCKS};
 use super::terms::{check_inputs, compiled, Deviation, Settings, Terms};
-use crate::auth::{AuthShare, AuthTriple, Preprocessor, Role};
+use crate::auth::{AuthShare, Preprocessor, Role};
 use crate::MaliciousError;
 
 /// Runs the garbler of `circuit` with its `inputs` (the values `0..terms.garbler_values`),
@@ -116,7 +116,6 @@ pub(crate) struct Garbler {
 #[derive(Default)]
 struct BatchBuffers {
     fresh: Vec<AuthShare>,
-    triples: Vec<AuthTriple>,
     tables: Vec<Block>,
     bits: Vec<bool>,
 }
@@ -238,15 +237,16 @@ impl Garbler {
         let n = batch.ands;
         let bufs = &mut self.bufs;
         bufs.fresh.clear();
-        bufs.triples.clear();
         if n > 0 {
             prep.random_shares_into(n, &mut bufs.fresh).map_err(Into::into)?;
-            prep.and_triples_into(n, &mut bufs.triples).map_err(Into::into)?;
         }
         let masks = mask_batch(&batch, &mut self.masks, &bufs.fresh, Role::Garbler, self.delta);
         let sigma = if n > 0 {
-            let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            and_masks(ch, &masks, &bufs.triples, Role::Garbler, self.delta, tamper)?
+            let (tamper, delta) = (self.deviation == Deviation::WrongAndMaskMac, self.delta);
+            // The triples are lent in place by the preprocessor (no copy out of its batch).
+            prep.with_and_triples(n, |triples| {
+                and_masks(ch, &masks, triples, Role::Garbler, delta, tamper)
+            })?
         } else {
             Vec::new()
         };

@@ -183,6 +183,9 @@ pub struct Kos15Preprocessor<C: Channel> {
     /// and its allocation serves the next batches.
     batch: Vec<AuthTriple>,
     surplus_from: usize,
+    /// Triples lent by [`Preprocessor::with_and_triples`] when they are not one run of
+    /// `batch` (some from the surplus, the rest from a fresh batch): copied here.
+    lent: Vec<AuthTriple>,
     /// Triples announced by [`Preprocessor::plan_triples`] and not asked for yet.
     planned: u64,
     failed: bool,
@@ -228,6 +231,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             bucket_buf: bucket::Scratch::default(),
             batch: Vec::new(),
             surplus_from: 0,
+            lent: Vec::new(),
             planned: 0,
             failed: false,
             fault: Fault::None,
@@ -358,6 +362,43 @@ impl<C: Channel> Kos15Preprocessor<C> {
     }
 }
 
+/// Where the triples of one [`Preprocessor::with_and_triples`] call are.
+enum Lent {
+    /// The last ones of the surplus, `batch[range]` (handed out from its end as always).
+    Surplus(std::ops::Range<usize>),
+    /// The first ones of a batch made for this call, `batch[range]`.
+    Fresh(std::ops::Range<usize>),
+    /// Not one run of `batch`: copied into `lent`.
+    Copied,
+}
+
+impl<C: Channel> Kos15Preprocessor<C> {
+    /// Finds or makes the `n` triples [`Preprocessor::and_triples`] would return, in the
+    /// same order, without copying them where they are one run of the batch.
+    fn lend(&mut self, n: usize) -> Result<Lent, MaliciousError> {
+        let surplus = self.batch.len().saturating_sub(self.surplus_from);
+        if n <= surplus {
+            self.planned = self.planned.saturating_sub(n as u64);
+            let end = self.batch.len();
+            return Ok(Lent::Surplus(end - n..end));
+        }
+        if surplus == 0 && n <= MAX_BATCH {
+            // As `and_triples_into` with nothing in the surplus: one batch of at least n.
+            let planned = self.planned;
+            self.planned = planned.saturating_sub(n as u64);
+            let mut batch = std::mem::take(&mut self.batch);
+            let made = self.batch_into(batch_len(n, planned), &mut batch);
+            self.batch = batch;
+            made?;
+            return Ok(Lent::Fresh(0..n));
+        }
+        let mut lent = std::mem::take(&mut self.lent);
+        let made = self.and_triples_into(n, &mut lent);
+        self.lent = lent;
+        made.map(|()| Lent::Copied)
+    }
+}
+
 impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     type Error = MaliciousError;
 
@@ -450,5 +491,28 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
             }
             made
         })
+    }
+
+    fn with_and_triples<R>(
+        &mut self,
+        n: usize,
+        use_them: impl FnOnce(&[AuthTriple]) -> Result<R, MaliciousError>,
+    ) -> Result<R, MaliciousError> {
+        let lent = self.guarded(|me| me.lend(n))?;
+        let result = match &lent {
+            Lent::Surplus(r) | Lent::Fresh(r) => use_them(&self.batch[r.clone()]),
+            Lent::Copied => use_them(&self.lent),
+        };
+        // Consumed: the surplus shrinks from its end, a fresh batch's rest is the surplus.
+        match lent {
+            Lent::Surplus(r) => self.batch.truncate(r.start),
+            Lent::Fresh(r) if r.end == self.batch.len() => {
+                self.batch.clear();
+                self.surplus_from = 0;
+            }
+            Lent::Fresh(r) => self.surplus_from = r.end,
+            Lent::Copied => self.lent.clear(),
+        }
+        result
     }
 }

@@ -109,40 +109,73 @@ fn any_batch_size_and_the_surplus_carry_over() {
     check_triples(&a, &b, &da, &db);
 }
 
-/// The `_into` calls with one reused vector each give exactly what fresh vectors get
-/// (same seeds): a whole batch handed over by swapping vectors, a batch's first triples
-/// copied out, the surplus then a fresh batch; stale contents of the reused vector never
-/// leak into a result.
+/// The `_into` calls with one reused vector each, and the triples lent in place by
+/// `with_and_triples`, give exactly what fresh vectors get (same seeds): a whole batch
+/// handed over by swapping vectors or lent whole, a batch's first triples, the surplus's
+/// last ones, the surplus then a fresh batch (copied); stale contents of a reused vector
+/// never leak into a result.
 #[test]
-fn reused_vectors_get_the_same_shares_and_triples_as_fresh_ones() {
-    const SIZES: [usize; 5] = [MIN_TRIPLES, 5, MIN_TRIPLES, 0, MIN_TRIPLES + 7];
-    let fresh = both(Some(13), (Fault::None, Fault::None), |p| {
-        let (mut s, mut t) = (Vec::new(), Vec::new());
-        for n in SIZES {
-            s.push(p.random_shares(n)?);
-            t.push(p.and_triples(n)?);
-        }
-        Ok((s, t))
-    });
-    let reused = both(Some(13), (Fault::None, Fault::None), |p| {
-        let (mut s, mut t) = (Vec::new(), Vec::new());
-        let (mut shares, mut triples) = (vec![AuthShare::default(); 9], vec![AuthTriple::default(); 9]);
-        for n in SIZES {
-            p.random_shares_into(n, &mut shares)?;
-            p.and_triples_into(n, &mut triples)?;
-            assert_eq!((shares.len(), triples.len()), (n, n));
-            s.push(shares.clone());
-            t.push(triples.clone());
-        }
-        Ok((s, t))
-    });
-    let ((da, (fs_a, ft_a)), (db, (fs_b, ft_b))) = (fresh.0.unwrap(), fresh.1.unwrap());
-    let ((_, (rs_a, rt_a)), (_, (rs_b, rt_b))) = (reused.0.unwrap(), reused.1.unwrap());
-    assert_eq!((&rs_a, &rt_a), (&fs_a, &ft_a), "garbler");
-    assert_eq!((&rs_b, &rt_b), (&fs_b, &ft_b), "evaluator");
-    check_triples(&ft_a.concat(), &ft_b.concat(), &da, &db);
-    for (x, y) in fs_a.concat().iter().zip(&fs_b.concat()) {
+fn reused_vectors_and_lent_triples_are_the_same_as_fresh_ones() {
+    const SIZES: [usize; 6] = [MIN_TRIPLES, 5, 7, MIN_TRIPLES, 0, MIN_TRIPLES + 7];
+    #[derive(Clone, Copy)]
+    enum Way {
+        Fresh,
+        Reused,
+        Lent,
+    }
+    let run = |way: Way| {
+        both(Some(13), (Fault::None, Fault::None), move |p| {
+            let (mut s, mut t) = (Vec::new(), Vec::new());
+            let mut shares = vec![AuthShare::default(); 9];
+            let mut triples = vec![AuthTriple::default(); 9];
+            for n in SIZES {
+                match way {
+                    Way::Fresh => {
+                        s.push(p.random_shares(n)?);
+                        t.push(p.and_triples(n)?);
+                    }
+                    Way::Reused => {
+                        p.random_shares_into(n, &mut shares)?;
+                        p.and_triples_into(n, &mut triples)?;
+                        assert_eq!((shares.len(), triples.len()), (n, n));
+                        s.push(shares.clone());
+                        t.push(triples.clone());
+                    }
+                    Way::Lent => {
+                        s.push(p.random_shares(n)?);
+                        t.push(p.with_and_triples(n, |lent| Ok(lent.to_vec()))?);
+                    }
+                }
+            }
+            Ok((s, t))
+        })
+    };
+    let (g, e) = run(Way::Fresh);
+    let ((da, fresh_a), (db, fresh_b)) = (g.unwrap(), e.unwrap());
+    for way in [Way::Reused, Way::Lent] {
+        let (g, e) = run(way);
+        assert_eq!(g.unwrap().1, fresh_a, "garbler");
+        assert_eq!(e.unwrap().1, fresh_b, "evaluator");
+    }
+    check_triples(&fresh_a.1.concat(), &fresh_b.1.concat(), &da, &db);
+    for (x, y) in fresh_a.0.concat().iter().zip(&fresh_b.0.concat()) {
         assert_authenticated(x, y, &da, &db);
+    }
+    assert_eq!(fresh_a.1.iter().map(Vec::len).collect::<Vec<_>>(), SIZES);
+}
+
+/// An error of the code that uses lent triples is passed through unchanged.
+#[test]
+fn an_error_of_the_user_of_lent_triples_is_passed_through() {
+    let (g, e) = both(Some(5), (Fault::None, Fault::None), |p| {
+        let r: Result<(), _> = p.with_and_triples(10, |lent| {
+            assert_eq!(lent.len(), 10);
+            Err(MaliciousError::Protocol("the user's own error".into()))
+        });
+        Ok(r)
+    });
+    for r in [g.unwrap().1, e.unwrap().1] {
+        assert!(matches!(r, Err(MaliciousError::Protocol(m)) if m == "the user's own error"));
     }
 }
 
