@@ -77,6 +77,30 @@ pub trait Preprocessor {
     fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, Self::Error>;
     /// `n` random authenticated AND triples.
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, Self::Error>;
+    /// [`Preprocessor::random_shares`] into `out` (replacing its contents): a caller that
+    /// keeps `out` between batches reuses its allocation, so its pages are not faulted in
+    /// and cleared again for every batch. The values are those `random_shares` would give.
+    fn random_shares_into(&mut self, n: usize, out: &mut Vec<AuthShare>) -> Result<(), Self::Error> {
+        *out = self.random_shares(n)?;
+        Ok(())
+    }
+    /// [`Preprocessor::and_triples`] into `out` (replacing its contents), as
+    /// [`Preprocessor::random_shares_into`].
+    fn and_triples_into(&mut self, n: usize, out: &mut Vec<AuthTriple>) -> Result<(), Self::Error> {
+        *out = self.and_triples(n)?;
+        Ok(())
+    }
+    /// The `n` triples [`Preprocessor::and_triples`] would return, lent to `use_them` as one
+    /// slice and consumed: a preprocessor that holds its triples in batches may lend them
+    /// in place instead of copying them out. Errors of `use_them` are passed through.
+    fn with_and_triples<R>(
+        &mut self,
+        n: usize,
+        use_them: impl FnOnce(&[AuthTriple]) -> Result<R, crate::MaliciousError>,
+    ) -> Result<R, crate::MaliciousError> {
+        let triples = self.and_triples(n).map_err(Into::into)?;
+        use_them(&triples)
+    }
     /// A hint that about `n` more AND triples will be asked for in this session (e.g. the
     /// AND count of all `--executions` of a circuit): a preprocessor may then generate them
     /// in larger batches (fewer round trips, and WRK17's smaller bucket from 280,000 on).

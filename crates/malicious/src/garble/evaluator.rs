@@ -99,6 +99,9 @@ pub(crate) struct Evaluator {
     ands_done: u64,
     /// The evaluator's blocks of the AND consistency check since the last output.
     consistency: BlockDigest,
+    /// A batch's fresh AND-output masks, used while it is prepared; kept between batches
+    /// so that its allocation (and pages) serve every batch.
+    fresh: Vec<AuthShare>,
 }
 
 impl Evaluator {
@@ -113,6 +116,7 @@ impl Evaluator {
             labels: vec![Block::ZERO; slots.max(1)],
             ands_done: 0,
             consistency: BlockDigest::new(CONSISTENCY),
+            fresh: Vec::new(),
         }
     }
 
@@ -201,18 +205,18 @@ impl Evaluator {
         batch: Batch,
     ) -> Result<Prepared, MaliciousError> {
         let n = batch.ands;
-        let (fresh, triples) = if n > 0 {
-            (
-                prep.random_shares(n).map_err(Into::into)?,
-                prep.and_triples(n).map_err(Into::into)?,
-            )
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Evaluator, self.delta);
+        let fresh = &mut self.fresh;
+        fresh.clear();
+        if n > 0 {
+            prep.random_shares_into(n, fresh).map_err(Into::into)?;
+        }
+        let masks = mask_batch(&batch, &mut self.masks, fresh, Role::Evaluator, self.delta);
         let sigma = if n > 0 {
-            let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            and_masks(ch, &masks, &triples, Role::Evaluator, self.delta, tamper)?
+            let (tamper, delta) = (self.deviation == Deviation::WrongAndMaskMac, self.delta);
+            // The triples are lent in place by the preprocessor (no copy out of its batch).
+            prep.with_and_triples(n, |triples| {
+                and_masks(ch, &masks, triples, Role::Evaluator, delta, tamper)
+            })?
         } else {
             Vec::new()
         };

@@ -108,6 +108,16 @@ pub(crate) struct Garbler {
     ands_done: u64,
     /// This party's blocks of the AND consistency check since the last output.
     consistency: BlockDigest,
+    bufs: BatchBuffers,
+}
+
+/// The per-batch vectors the garbler fills and uses within one batch, kept between
+/// batches so that their allocations (and pages) serve every batch.
+#[derive(Default)]
+struct BatchBuffers {
+    fresh: Vec<AuthShare>,
+    tables: Vec<Block>,
+    bits: Vec<bool>,
 }
 
 impl Garbler {
@@ -124,6 +134,7 @@ impl Garbler {
             zero_label: Block::ZERO,
             ands_done: 0,
             consistency: BlockDigest::new(CONSISTENCY),
+            bufs: BatchBuffers::default(),
         }
     }
 
@@ -224,23 +235,24 @@ impl Garbler {
         batch: Batch,
     ) -> Result<Sent, MaliciousError> {
         let n = batch.ands;
-        let (fresh, triples) = if n > 0 {
-            (
-                prep.random_shares(n).map_err(Into::into)?,
-                prep.and_triples(n).map_err(Into::into)?,
-            )
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        let masks = mask_batch(&batch, &mut self.masks, &fresh, Role::Garbler, self.delta);
+        let bufs = &mut self.bufs;
+        bufs.fresh.clear();
+        if n > 0 {
+            prep.random_shares_into(n, &mut bufs.fresh).map_err(Into::into)?;
+        }
+        let masks = mask_batch(&batch, &mut self.masks, &bufs.fresh, Role::Garbler, self.delta);
         let sigma = if n > 0 {
-            let tamper = self.deviation == Deviation::WrongAndMaskMac;
-            and_masks(ch, &masks, &triples, Role::Garbler, self.delta, tamper)?
+            let (tamper, delta) = (self.deviation == Deviation::WrongAndMaskMac, self.delta);
+            // The triples are lent in place by the preprocessor (no copy out of its batch).
+            prep.with_and_triples(n, |triples| {
+                and_masks(ch, &masks, triples, Role::Garbler, delta, tamper)
+            })?
         } else {
             Vec::new()
         };
-        let mut tables = Vec::with_capacity(TABLE_BLOCKS * n);
-        let mut bits = Vec::with_capacity(n);
+        let (mut tables, mut bits) = (std::mem::take(&mut bufs.tables), std::mem::take(&mut bufs.bits));
+        tables.clear();
+        bits.clear();
         let out0 = self.garble_batch(&batch, &masks, &sigma, &mut tables, &mut bits);
         if n > 0 {
             if let Deviation::FlipGarbledGate { gate, parts } = self.deviation {
@@ -259,6 +271,7 @@ impl Garbler {
             send_bits(ch, &bits)?;
             ch.flush()?;
         }
+        (self.bufs.tables, self.bufs.bits) = (tables, bits);
         self.ands_done += n as u64;
         Ok(Sent {
             batch,

@@ -40,10 +40,6 @@ impl Shares {
         zeroize::Zeroize::zeroize(self.macs.as_mut_slice());
         zeroize::Zeroize::zeroize(self.keys.as_mut_slice());
     }
-
-    pub(crate) fn to_auth(&self) -> Vec<AuthShare> {
-        (0..self.len()).map(|j| self.get(j)).collect()
-    }
 }
 
 /// Sets `bits` to `n` uniformly random bits, drawn 64 at a time (no per-bit RNG call).

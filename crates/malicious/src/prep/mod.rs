@@ -98,16 +98,14 @@ pub(crate) fn exchange_bits<C: Channel + ?Sized>(
     Ok(unpack_bits(&theirs, mine.len()))
 }
 
-/// An empty vector with room for `n` outputs, or an error naming `n` when that much
-/// memory cannot be had (instead of aborting the process).
-fn reserve<T>(n: usize) -> Result<Vec<T>, MaliciousError> {
-    let mut v = Vec::new();
+/// Room for `n` more outputs in `v`, or an error naming `n` when that much memory cannot
+/// be had (instead of aborting the process).
+fn reserve_more<T>(v: &mut Vec<T>, n: usize) -> Result<(), MaliciousError> {
     v.try_reserve_exact(n).map_err(|_| {
         MaliciousError::Protocol(format!(
             "cannot hold {n} preprocessed values in memory: ask for fewer per call"
         ))
-    })?;
-    Ok(v)
+    })
 }
 
 /// The size of the next internal batch when `need` more triples are wanted now and
@@ -185,6 +183,9 @@ pub struct Kos15Preprocessor<C: Channel> {
     /// and its allocation serves the next batches.
     batch: Vec<AuthTriple>,
     surplus_from: usize,
+    /// Triples lent by [`Preprocessor::with_and_triples`] when they are not one run of
+    /// `batch` (some from the surplus, the rest from a fresh batch): copied here.
+    lent: Vec<AuthTriple>,
     /// Triples announced by [`Preprocessor::plan_triples`] and not asked for yet.
     planned: u64,
     failed: bool,
@@ -230,6 +231,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             bucket_buf: bucket::Scratch::default(),
             batch: Vec::new(),
             surplus_from: 0,
+            lent: Vec::new(),
             planned: 0,
             failed: false,
             fault: Fault::None,
@@ -350,10 +352,50 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.bucket_buf,
             out,
         );
-        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next batch.
-        zeroize::Zeroize::zeroize(&mut leaky);
+        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next
+        // batch. Element by element: `Vec::zeroize` would also wipe the whole capacity
+        // byte by byte (≈ 100 MB of single-byte volatile writes per batch at B = 3).
+        zeroize::Zeroize::zeroize(leaky.as_mut_slice());
+        leaky.clear();
         self.leaky = leaky;
         out
+    }
+}
+
+/// Where the triples of one [`Preprocessor::with_and_triples`] call are.
+enum Lent {
+    /// The last ones of the surplus, `batch[range]` (handed out from its end as always).
+    Surplus(std::ops::Range<usize>),
+    /// The first ones of a batch made for this call, `batch[range]`.
+    Fresh(std::ops::Range<usize>),
+    /// Not one run of `batch`: copied into `lent`.
+    Copied,
+}
+
+impl<C: Channel> Kos15Preprocessor<C> {
+    /// Finds or makes the `n` triples [`Preprocessor::and_triples`] would return, in the
+    /// same order, without copying them where they are one run of the batch.
+    fn lend(&mut self, n: usize) -> Result<Lent, MaliciousError> {
+        let surplus = self.batch.len().saturating_sub(self.surplus_from);
+        if n <= surplus {
+            self.planned = self.planned.saturating_sub(n as u64);
+            let end = self.batch.len();
+            return Ok(Lent::Surplus(end - n..end));
+        }
+        if surplus == 0 && n <= MAX_BATCH {
+            // As `and_triples_into` with nothing in the surplus: one batch of at least n.
+            let planned = self.planned;
+            self.planned = planned.saturating_sub(n as u64);
+            let mut batch = std::mem::take(&mut self.batch);
+            let made = self.batch_into(batch_len(n, planned), &mut batch);
+            self.batch = batch;
+            made?;
+            return Ok(Lent::Fresh(0..n));
+        }
+        let mut lent = std::mem::take(&mut self.lent);
+        let made = self.and_triples_into(n, &mut lent);
+        self.lent = lent;
+        made.map(|()| Lent::Copied)
     }
 }
 
@@ -369,18 +411,9 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     }
 
     fn random_shares(&mut self, n: usize) -> Result<Vec<AuthShare>, MaliciousError> {
-        self.guarded(|me| {
-            let mut out = reserve(n)?;
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(3 * MAX_BATCH);
-                let mut shares = Shares::default();
-                me.shares_into(k, &mut shares)?;
-                out.extend(shares.to_auth());
-                left -= k;
-            }
-            Ok(out)
-        })
+        let mut out = Vec::new();
+        self.random_shares_into(n, &mut out)?;
+        Ok(out)
     }
 
     fn plan_triples(&mut self, n: u64) {
@@ -388,8 +421,38 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
     }
 
     fn and_triples(&mut self, n: usize) -> Result<Vec<AuthTriple>, MaliciousError> {
+        let mut out = Vec::new();
+        self.and_triples_into(n, &mut out)?;
+        Ok(out)
+    }
+
+    fn random_shares_into(&mut self, n: usize, out: &mut Vec<AuthShare>) -> Result<(), MaliciousError> {
         self.guarded(|me| {
-            let mut out = reserve(n)?;
+            out.clear();
+            reserve_more(out, n)?;
+            // Made in the kept struct-of-arrays buffer, at most 3 · MAX_BATCH at a time.
+            let mut shares = std::mem::take(&mut me.shares_buf);
+            let mut left = n;
+            let mut made = Ok(());
+            while left > 0 {
+                let k = left.min(3 * MAX_BATCH);
+                made = me.shares_into(k, &mut shares);
+                if made.is_err() {
+                    break;
+                }
+                out.extend((0..k).map(|j| shares.get(j)));
+                left -= k;
+            }
+            shares.wipe();
+            me.shares_buf = shares;
+            made
+        })
+    }
+
+    fn and_triples_into(&mut self, n: usize, out: &mut Vec<AuthTriple>) -> Result<(), MaliciousError> {
+        self.guarded(|me| {
+            out.clear();
+            reserve_more(out, n)?;
             let planned = me.planned;
             me.planned = planned.saturating_sub(n as u64);
             // The surplus first (from its end), then the first triples of fresh batches,
@@ -407,15 +470,49 @@ impl<C: Channel> Preprocessor for Kos15Preprocessor<C> {
                     break;
                 }
                 let take = need.min(batch.len());
-                out.extend_from_slice(&batch[..take]);
-                me.surplus_from = take;
-                if take == batch.len() {
-                    batch.clear();
+                if take == batch.len() && out.is_empty() {
+                    // The whole batch is wanted (as at the default `--batch-ands`): the
+                    // vectors are swapped instead of copied, and the caller's old (empty)
+                    // vector takes the next batch.
+                    std::mem::swap(out, &mut batch);
                     me.surplus_from = 0;
+                } else {
+                    out.extend_from_slice(&batch[..take]);
+                    me.surplus_from = take;
+                    if take == batch.len() {
+                        batch.clear();
+                        me.surplus_from = 0;
+                    }
                 }
             }
             me.batch = batch;
-            made.map(|()| out)
+            if made.is_err() {
+                out.clear();
+            }
+            made
         })
+    }
+
+    fn with_and_triples<R>(
+        &mut self,
+        n: usize,
+        use_them: impl FnOnce(&[AuthTriple]) -> Result<R, MaliciousError>,
+    ) -> Result<R, MaliciousError> {
+        let lent = self.guarded(|me| me.lend(n))?;
+        let result = match &lent {
+            Lent::Surplus(r) | Lent::Fresh(r) => use_them(&self.batch[r.clone()]),
+            Lent::Copied => use_them(&self.lent),
+        };
+        // Consumed: the surplus shrinks from its end, a fresh batch's rest is the surplus.
+        match lent {
+            Lent::Surplus(r) => self.batch.truncate(r.start),
+            Lent::Fresh(r) if r.end == self.batch.len() => {
+                self.batch.clear();
+                self.surplus_from = 0;
+            }
+            Lent::Fresh(r) => self.surplus_from = r.end,
+            Lent::Copied => self.lent.clear(),
+        }
+        result
     }
 }

@@ -109,6 +109,76 @@ fn any_batch_size_and_the_surplus_carry_over() {
     check_triples(&a, &b, &da, &db);
 }
 
+/// The `_into` calls with one reused vector each, and the triples lent in place by
+/// `with_and_triples`, give exactly what fresh vectors get (same seeds): a whole batch
+/// handed over by swapping vectors or lent whole, a batch's first triples, the surplus's
+/// last ones, the surplus then a fresh batch (copied); stale contents of a reused vector
+/// never leak into a result.
+#[test]
+fn reused_vectors_and_lent_triples_are_the_same_as_fresh_ones() {
+    const SIZES: [usize; 6] = [MIN_TRIPLES, 5, 7, MIN_TRIPLES, 0, MIN_TRIPLES + 7];
+    #[derive(Clone, Copy)]
+    enum Way {
+        Fresh,
+        Reused,
+        Lent,
+    }
+    let run = |way: Way| {
+        both(Some(13), (Fault::None, Fault::None), move |p| {
+            let (mut s, mut t) = (Vec::new(), Vec::new());
+            let mut shares = vec![AuthShare::default(); 9];
+            let mut triples = vec![AuthTriple::default(); 9];
+            for n in SIZES {
+                match way {
+                    Way::Fresh => {
+                        s.push(p.random_shares(n)?);
+                        t.push(p.and_triples(n)?);
+                    }
+                    Way::Reused => {
+                        p.random_shares_into(n, &mut shares)?;
+                        p.and_triples_into(n, &mut triples)?;
+                        assert_eq!((shares.len(), triples.len()), (n, n));
+                        s.push(shares.clone());
+                        t.push(triples.clone());
+                    }
+                    Way::Lent => {
+                        s.push(p.random_shares(n)?);
+                        t.push(p.with_and_triples(n, |lent| Ok(lent.to_vec()))?);
+                    }
+                }
+            }
+            Ok((s, t))
+        })
+    };
+    let (g, e) = run(Way::Fresh);
+    let ((da, fresh_a), (db, fresh_b)) = (g.unwrap(), e.unwrap());
+    for way in [Way::Reused, Way::Lent] {
+        let (g, e) = run(way);
+        assert_eq!(g.unwrap().1, fresh_a, "garbler");
+        assert_eq!(e.unwrap().1, fresh_b, "evaluator");
+    }
+    check_triples(&fresh_a.1.concat(), &fresh_b.1.concat(), &da, &db);
+    for (x, y) in fresh_a.0.concat().iter().zip(&fresh_b.0.concat()) {
+        assert_authenticated(x, y, &da, &db);
+    }
+    assert_eq!(fresh_a.1.iter().map(Vec::len).collect::<Vec<_>>(), SIZES);
+}
+
+/// An error of the code that uses lent triples is passed through unchanged.
+#[test]
+fn an_error_of_the_user_of_lent_triples_is_passed_through() {
+    let (g, e) = both(Some(5), (Fault::None, Fault::None), |p| {
+        let r: Result<(), _> = p.with_and_triples(10, |lent| {
+            assert_eq!(lent.len(), 10);
+            Err(MaliciousError::Protocol("the user's own error".into()))
+        });
+        Ok(r)
+    });
+    for r in [g.unwrap().1, e.unwrap().1] {
+        assert!(matches!(r, Err(MaliciousError::Protocol(m)) if m == "the user's own error"));
+    }
+}
+
 /// Announced triples are made in as few batches as the announcement allows: four calls
 /// of 5,000 after `plan_triples(20_000)` make one batch of 20,000 (B = 4: 80,000 leaky
 /// triples), then an unannounced call of 5,000 makes its own; all triples are valid.
