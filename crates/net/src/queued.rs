@@ -15,7 +15,10 @@
 //!
 //! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: the read half
 //! and the writer share the rustls connection, neither holding it across a system call;
-//! all of the above holds, and the counters count plaintext.
+//! all of the above holds, and the counters count plaintext. A TLS link's chunks are laid
+//! out as the records they become, so the writer seals them where they lie (no copy of the
+//! plaintext besides `send`'s, which a TCP link makes too); written chunk buffers are
+//! reused.
 //!
 //! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
 //! was handed on (by the monotonic clock), so a round trip between two such links takes at

@@ -2,9 +2,10 @@
 //! keys rustls hands out once its handshake is done (`dangerous_extract_secrets`, the API
 //! made for kernel TLS). rustls seals each record into a fresh allocation and hands
 //! received plaintext over in another (its unbuffered API too, in 0.23); here a record is
-//! sealed straight into the link's write buffer ([`Wire`]) and opened straight into the
-//! caller's buffer when it fits there (else in place in the read buffer), with the AEAD of
-//! [`crate::record_aead`], and nothing is allocated per record.
+//! sealed where its plaintext was laid out ([`Sealer::seal_laid_out`], a queued link's
+//! chunks, [`crate::record_buf`]) or straight into a write buffer ([`Wire`]), and opened
+//! straight into the caller's buffer when it fits there (else in place in the read
+//! buffer), with the AEAD of [`crate::record_aead`], and nothing is allocated per record.
 //!
 //! Key updates (§4.6.3) are not supported: the extracted keys come without the traffic
 //! secrets the next keys derive from. Both ends are mixgc, which never sends one; a key

@@ -6,9 +6,12 @@
 //!   AVX-512 code where the CPU has it. A record is sealed *out of place* (the plaintext
 //!   read once, the ciphertext written once, no copy before) and opened straight into the
 //!   caller's buffer, so the record layer adds no pass over the data beyond the cipher.
-//! - **ring** (the default; the provider rustls' handshake uses): in place only, so sealing copies the
-//!   plaintext into the record first and opening into a caller's buffer copies the
-//!   ciphertext there first.
+//! - **ring** (the default; the provider rustls' handshake uses): in place only, so sealing
+//!   from a slice copies the plaintext into the record first and opening into a caller's
+//!   buffer copies the ciphertext there first.
+//!
+//! Either backend seals a record laid out in place ([`RecordKey::seal_in_place`]; what a
+//! queued link's writer does, [`crate::record_buf`]) with no copy.
 
 /// An AEAD's tag (all three TLS 1.3 suites here).
 pub(crate) const TAG: usize = 16;
