@@ -263,6 +263,7 @@ fn records(reports: &[MixedPartyReport]) -> Result<Vec<MixedRecord>, CliError> {
                 return Err(format!("the parties measured different things at step {t}").into());
             }
             check(&what, &items)?;
+            check_times(&what, &items)?;
             let per = |x: u64| x as f64 / batch as f64;
             let max = |f: &dyn Fn(&MixedItemReport) -> f64| items.iter().map(|i| f(i)).fold(0.0, f64::max);
             let mean =
@@ -291,6 +292,18 @@ fn records(reports: &[MixedPartyReport]) -> Result<Vec<MixedRecord>, CliError> {
             })
         })
         .collect()
+}
+
+/// Every party's wall and CPU seconds must be finite and non-negative (a report is a file
+/// the bench reads back, not a value it computed).
+fn check_times(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
+    for (i, it) in items.iter().enumerate() {
+        let times = [it.offline_s, it.online_s, it.offline_cpu_s, it.online_cpu_s];
+        if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+            return Err(format!("party {i}'s {what} times are not non-negative seconds: {times:?}").into());
+        }
+    }
+    Ok(())
 }
 
 /// Vector `v` of every party's shares, each of exactly `batch` entries.
@@ -445,6 +458,15 @@ mod tests {
         let e = check("b2a", &items).unwrap_err().to_string();
         assert!(records(&bad).is_err());
         assert!(e.contains("item 0 came out as 2, but plaintext gives 1"), "{e}");
+        let mut bad = reports.clone();
+        bad[1].items[0].offline_cpu_s = f64::NAN;
+        let e = records(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("party 1's b2a times are not non-negative seconds"),
+            "{e}"
+        );
+        bad[1].items[0].offline_cpu_s = -1.0;
+        assert!(records(&bad).is_err());
     }
 
     #[test]
