@@ -2,6 +2,7 @@
 
 mod chain;
 mod compile;
+mod cpu_time;
 mod cycles;
 mod demo;
 mod demo_party;

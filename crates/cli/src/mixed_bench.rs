@@ -1,7 +1,8 @@
 //! `mixgc mixed-bench-party` (spawned by `mixgc bench --mixed`): one party of the
 //! mixed-mode bench. After keygen and the base OTs it measures, on random inputs, each
-//! thing's offline and online phase (time, bytes sent and received) and writes its figures
-//! and its shares of inputs and outputs to `--report` (`MixedPartyReport`).
+//! thing's offline and online phase (wall time, this process's CPU time, bytes sent and
+//! received) and writes its figures and its shares of inputs and outputs to `--report`
+//! (`MixedPartyReport`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -15,6 +16,7 @@ use mixgc_mixed::{keygen, parameters, MixedError, MixedRng, RngCore, ThresholdKe
 use mixgc_nparty::{Mesh, RunFacts};
 use mixgc_studies::bench::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
 
+use crate::cpu_time::process_cpu_seconds;
 use crate::mixed::{facts_digest, or_abort, os_rng, MeshArgs};
 use crate::CliError;
 
@@ -48,6 +50,8 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
     if !(1..=DEFAULT_BATCH).contains(&args.batch) {
         return Err(format!("--batch {}: from 1 to {DEFAULT_BATCH}", args.batch).into());
     }
+    // Fails here, before any peer waits on this party, if the clock is missing.
+    process_cpu_seconds()?;
     let started = Instant::now();
     let facts = RunFacts {
         protocol: "mixed bench".into(),
@@ -80,8 +84,8 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
         say(
             id,
             &format!(
-                "{what}: offline {:.2} s, online {:.3} s for {k}",
-                item.offline_s, item.online_s
+                "{what}: offline {:.2} s ({:.2} s CPU), online {:.3} s ({:.3} s CPU) for {k}",
+                item.offline_s, item.offline_cpu_s, item.online_s, item.online_cpu_s
             ),
         );
         items.push(item);
@@ -114,18 +118,37 @@ struct Bench<'a> {
     session: [u8; 32],
 }
 
-/// A phase's result, seconds and bytes [sent, received] over all peers.
+/// What one phase cost this party.
+#[derive(Clone, Copy, Default)]
+struct Phase {
+    /// Wall-clock seconds.
+    secs: f64,
+    /// CPU seconds of this process (user + system, all threads).
+    cpu_s: f64,
+    /// Bytes [sent, received] over all peers.
+    bytes: [u64; 2],
+}
+
+/// This process's CPU seconds, a failure of the clock as an error of this party's own.
+fn cpu_now() -> Result<f64, MixedError> {
+    process_cpu_seconds().map_err(MixedError::Usage)
+}
+
+/// Runs one phase and measures what it cost ([`Phase`]).
 fn timed<T>(
     mesh: &mut Mesh,
     f: impl FnOnce(&mut Mesh) -> Result<T, MixedError>,
-) -> Result<(T, f64, [u64; 2]), MixedError> {
+) -> Result<(T, Phase), MixedError> {
     let total = |m: &Mesh| m.bytes().iter().fold([0, 0], |[s, r], &(a, b)| [s + a, r + b]);
     let before = total(mesh);
+    let cpu_before = cpu_now()?;
     let start = Instant::now();
     let out = f(mesh)?;
     let secs = start.elapsed().as_secs_f64();
+    let cpu_s = cpu_now()? - cpu_before;
     let after = total(mesh);
-    Ok((out, secs, [after[0] - before[0], after[1] - before[1]]))
+    let bytes = [after[0] - before[0], after[1] - before[1]];
+    Ok((out, Phase { secs, cpu_s, bytes }))
 }
 
 impl Bench<'_> {
@@ -137,25 +160,25 @@ impl Bench<'_> {
                     .into_iter()
                     .map(|b| b as u8)
                     .collect();
-                let (tables, s0, b0) = timed(mesh, |m| b2a_preprocess(self.keys, m, k, self.rng))?;
-                let (arith, s1, b1) = timed(mesh, |m| b2a_bits(m, tables, &bits))?;
+                let (tables, off) = timed(mesh, |m| b2a_preprocess(self.keys, m, k, self.rng))?;
+                let (arith, on) = timed(mesh, |m| b2a_bits(m, tables, &bits))?;
                 let input = bits.iter().map(|&b| u64::from(b)).collect();
-                ((s0, b0), (s1, b1), vec![input, arith])
+                (off, on, vec![input, arith])
             }
             "a2b" => {
                 let input = random_below(self.rng, p, k);
-                let (prep, s0, b0) = timed(mesh, |m| a2b_preprocess(self.keys, self.engine, m, k, self.rng))?;
-                let (boolean, s1, b1) = timed(mesh, |m| a2b_online(self.engine, m, prep, &input))?;
-                ((s0, b0), (s1, b1), vec![input, boolean])
+                let (prep, off) = timed(mesh, |m| a2b_preprocess(self.keys, self.engine, m, k, self.rng))?;
+                let (boolean, on) = timed(mesh, |m| a2b_online(self.engine, m, prep, &input))?;
+                (off, on, vec![input, boolean])
             }
             "triple_bool" => {
-                let (t, s0, b0) = timed(mesh, |m| self.engine.triples(m, k))?;
+                let (t, off) = timed(mesh, |m| self.engine.triples(m, k))?;
                 let bits = |v: &[bool]| v.iter().map(|&b| u64::from(b)).collect();
-                ((s0, b0), (0.0, [0, 0]), vec![bits(&t.a), bits(&t.b), bits(&t.c)])
+                (off, Phase::default(), vec![bits(&t.a), bits(&t.b), bits(&t.c)])
             }
             "triple_arith" => {
-                let (t, s0, b0) = timed(mesh, |m| self.keys.arithmetic_triples(m, k, self.rng))?;
-                ((s0, b0), (0.0, [0, 0]), vec![t.a, t.b, t.c])
+                let (t, off) = timed(mesh, |m| self.keys.arithmetic_triples(m, k, self.rng))?;
+                (off, Phase::default(), vec![t.a, t.b, t.c])
             }
             "garble_and" => {
                 // k independent AND gates, garbled at the secure key ring (L = 2048) and
@@ -168,7 +191,7 @@ impl Bench<'_> {
                     random_below(rng, 2, k).into_iter().map(|b| b as u8).collect()
                 };
                 let (x, y) = (bits(self.rng), bits(self.rng));
-                let (gc, s0, b0) = timed(mesh, |m| {
+                let (gc, off) = timed(mesh, |m| {
                     garble(
                         self.keys,
                         self.engine,
@@ -180,19 +203,21 @@ impl Bench<'_> {
                         self.rng,
                     )
                 })?;
-                let (out, s1, b1) = timed(mesh, |m| gc.evaluate(m, &[x.as_slice(), &y].concat()))?;
+                let (out, on) = timed(mesh, |m| gc.evaluate(m, &[x.as_slice(), &y].concat()))?;
                 let wide = |v: &[u8]| v.iter().map(|&b| u64::from(b)).collect();
-                ((s0, b0), (s1, b1), vec![wide(&x), wide(&y), wide(&out)])
+                (off, on, vec![wide(&x), wide(&y), wide(&out)])
             }
             other => return Err(MixedError::Usage(format!("nothing called '{other}' is measured"))),
         };
         Ok(MixedItemReport {
             what: what.to_string(),
             batch: k,
-            offline_s: offline.0,
-            online_s: online.0,
-            offline_bytes: offline.1,
-            online_bytes: online.1,
+            offline_s: offline.secs,
+            online_s: online.secs,
+            offline_cpu_s: offline.cpu_s,
+            online_cpu_s: online.cpu_s,
+            offline_bytes: offline.bytes,
+            online_bytes: online.bytes,
             shares,
         })
     }

@@ -114,7 +114,8 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
         .finish(Instant::now() + Duration::from_secs(120));
         out.assert_ok(&format!("bench --mixed --parties {n}"));
         assert!(
-            out.stderr.contains("outputs checked against plaintext"),
+            out.stderr.contains("outputs checked against plaintext")
+                && out.stderr.contains("offline CPU ms max/mean"),
             "{}",
             out.stderr
         );
@@ -140,6 +141,14 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
                 num("online_ms") >= 0.0 && num("online_ms") < num("offline_ms") + 1000.0,
                 "{r}"
             );
+            // Each party's own CPU time: positive offline (every thing computes), the
+            // maximum over parties at least the mean; online only where there is a phase.
+            let (cpu, cpu_mean) = (num("offline_cpu_ms"), num("offline_cpu_ms_mean"));
+            assert!(cpu > 0.0 && cpu_mean > 0.0 && cpu_mean <= cpu, "{r}");
+            let (cpu, cpu_mean) = (num("online_cpu_ms"), num("online_cpu_ms_mean"));
+            assert!(cpu_mean >= 0.0 && cpu_mean <= cpu, "{r}");
+            let online = !what.starts_with("triple");
+            assert_eq!(cpu > 0.0, online, "{what}: online CPU {cpu}");
             for k in ["bytes_sent_per_party", "bytes_received_per_party"] {
                 let (max, mean) = (num(k), num(&format!("{k}_mean")));
                 assert!(max > 0.0 && mean > 0.0 && mean <= max, "{k}: {r}");

@@ -9,7 +9,12 @@
 //! ```
 //!
 //! `GARBLING_PARTIES=3,4` picks the party counts (default 3, 4, 8, 16), `GARBLING_CIRCUIT=and`
-//! or `=random` one of the two circuits (default both).
+//! or `=random` one of the two circuits (default both), `GARBLING_KEY_DEGREE=2048` the key
+//! ring's degree L (default 16, insecure; 2048 is the secure one, about 128× the slot work).
+//! At L = 2048 the formula's 1 % check fails on the random circuit: `garble` packs whole
+//! gates into batches (371 instead of ⌈(4A + X)·L / N⌉ = 313 there), which
+//! `predicted_bytes` does not model (`docs/mixed-mode.md`, "A ≥ 1,000-gate garbling at the
+//! secure L = 2048").
 
 // This file runs its parties on its own meshes (`run_on`), not `run_parties`'.
 #[allow(dead_code)]
@@ -31,10 +36,23 @@ use mixgc_net::{memory_pair_holding, Channel};
 use mixgc_nparty::bmr::{self, BmrOptions};
 use mixgc_nparty::{Job, Mesh};
 
-/// The key ring's degree: insecure (the secure one is 2048), so that 1,000 gates among 16
-/// parties fit in minutes on two cores. Every term of the formula but the B2A of the index
-/// bits and the λ_u·λ_v ANDs scales with it.
-const L: usize = 16;
+/// The key ring's degree L by default: insecure (the secure one is 2048), so that 1,000
+/// gates among 16 parties fit in minutes on two cores. Every term of the formula but the
+/// B2A of the index bits and the λ_u·λ_v ANDs scales with it.
+const DEFAULT_L: usize = 16;
+
+/// `GARBLING_KEY_DEGREE` (a power of two from 16 to 2048) or [`DEFAULT_L`].
+fn key_degree() -> usize {
+    match std::env::var("GARBLING_KEY_DEGREE") {
+        Ok(l) => l
+            .trim()
+            .parse()
+            .ok()
+            .filter(|l: &usize| KeyHomParams::with_degree(*l).is_ok())
+            .expect("GARBLING_KEY_DEGREE: a power of two from 16 to 2048"),
+        Err(_) => DEFAULT_L,
+    }
+}
 
 /// How long a party waits on a silent peer: n threads of lattice arithmetic on two loaded
 /// cores leave a party silent for longer than the in-memory links' default 30 s.
@@ -161,9 +179,9 @@ struct GarblingRun {
 }
 
 /// Garbles and evaluates `circuit` among `n` parties (`KeySelection::Products`, key ring
-/// of degree [`L`]) on `values`, checks the outputs against the plaintext, and measures.
-fn distributed_garbling(n: usize, circuit: &Circuit, values: &[Vec<bool>]) -> Vec<GarblingRun> {
-    let params = KeyHomParams::with_degree(L).unwrap();
+/// of degree `l`) on `values`, checks the outputs against the plaintext, and measures.
+fn distributed_garbling(n: usize, l: usize, circuit: &Circuit, values: &[Vec<bool>]) -> Vec<GarblingRun> {
+    let params = KeyHomParams::with_degree(l).unwrap();
     let (ands, xors) = and_xor(circuit);
     let bits: Vec<u8> = values.concat().into_iter().map(u8::from).collect();
     let mut rng = ChaCha20Rng::seed_from_u64(18);
@@ -297,6 +315,7 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
         ),
     ];
     let mut rng = ChaCha20Rng::seed_from_u64(23);
+    let l = key_degree();
     let only = std::env::var("GARBLING_CIRCUIT").unwrap_or_default();
     for (name, circuit) in circuits
         .iter()
@@ -304,7 +323,7 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
     {
         let (ands, xors) = and_xor(circuit);
         let gates = (ands + xors) as f64;
-        let slots = (4 * ands + xors) * L;
+        let slots = (4 * ands + xors) * l;
         println!(
             "{name}: {} gates, {ands} AND, {xors} XOR; {slots} key slots ({} batches of N = {DEGREE}), {} index bits (B2A)",
             circuit.num_gates(),
@@ -314,7 +333,7 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
         let mut garbling_sent = Vec::new();
         for n in party_counts() {
             let values = random_values(circuit, &mut rng);
-            let runs = distributed_garbling(n, circuit, &values);
+            let runs = distributed_garbling(n, l, circuit, &values);
             let phase = |f: fn(&GarblingRun) -> Phase| runs.iter().map(f).collect::<Vec<_>>();
             let garbling = summarize(&phase(|r| r.garble), gates);
             let online = summarize(&phase(|r| r.evaluate), gates);
@@ -322,10 +341,10 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
             let and_part = summarize(&phase(|r| r.ands), gates);
             let relin = summarize(&phase(|r| r.relin), 1.0);
             // What scales with L: the key slots' A2E, products and E2A, and the rows.
-            let rows = 4.0 * KeyHomParams::with_degree(L).unwrap().ciphertext_bytes() as f64;
+            let rows = 4.0 * KeyHomParams::with_degree(l).unwrap().ciphertext_bytes() as f64;
             let per_slot =
                 (garbling.sent_max - index_b2a.sent_max - and_part.sent_max - rows) * gates / slots as f64;
-            println!("  n = {n:2} distributed garbling, L = {L}, per AND/XOR gate: offline {garbling}");
+            println!("  n = {n:2} distributed garbling, L = {l}, per AND/XOR gate: offline {garbling}");
             println!("         online {online}");
             println!("         setup, relinearization key (per session, not per gate): {relin}");
             println!("         of the offline: B2A of the index bits {index_b2a}; λ_u·λ_v {and_part}; rows {rows:.0} B sent; the rest {per_slot:.1} B per key slot");
@@ -341,7 +360,7 @@ fn distributed_garbling_beside_bmr_for_3_to_16_parties() {
                 bmr_all.sent_max * gates / ands as f64
             );
             garbling_sent.push((n, garbling.sent_max, garbling.recv_max));
-            let predicted = predicted_bytes(n, ands, xors, L) / gates;
+            let predicted = predicted_bytes(n, ands, xors, l) / gates;
             println!("         the formula: {predicted:.1} B sent per gate (most)");
             assert!(
                 (garbling.sent_max / predicted - 1.0).abs() < 0.01,

@@ -117,8 +117,12 @@ pub struct BenchArgs {
     /// With --parties: instead, the mixed-mode conversions (B2A, A2B), triples (Boolean,
     /// arithmetic from threshold HE) and distributed garbling of AND gates among N child processes of `mixgc mixed-bench-party`,
     /// outputs checked against plaintext; one record per thing, every figure per item
-    /// (offline and online ms of the slowest party, bytes each party sent and received, the
-    /// maximum and the mean). A human-readable summary goes to stderr.
+    /// (offline_ms and online_ms: wall clock of the slowest party; offline_cpu_ms and
+    /// online_cpu_ms: CPU time, user + system, of one party's process, the maximum over
+    /// parties, with offline_cpu_ms_mean and online_cpu_ms_mean the mean — what one machine
+    /// per party would see, while the wall clock of N processes on this machine's cores also
+    /// counts their contention; bytes each party sent and received, the maximum and the
+    /// mean). A human-readable summary goes to stderr.
     #[arg(long, requires = "parties")]
     mixed: bool,
     /// With --mixed: items per batch, 1 to 16384 (one ciphertext of slots, the default):

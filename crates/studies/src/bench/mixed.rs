@@ -4,11 +4,14 @@
 //!
 //! Each party runs threshold keygen and the pairwise base OTs (setup, not counted), then
 //! for each measured thing its offline phase and its online phase on random inputs, timing
-//! each and counting the bytes it sent and received. It writes its figures and its shares of
-//! the inputs and outputs to a report ([`MixedPartyReport`]); this side checks every output
-//! against plaintext (XOR and sums mod p of the parties' shares) and prints one record per
-//! thing, every figure per item: times of the slowest party, bytes the maximum and the mean
-//! over parties.
+//! each (wall clock and its own process's CPU time) and counting the bytes it sent and
+//! received. It writes its figures and its shares of the inputs and outputs to a report
+//! ([`MixedPartyReport`]); this side checks every output against plaintext (XOR and sums
+//! mod p of the parties' shares) and prints one record per thing, every figure per item:
+//! wall times of the slowest party; CPU times and bytes the maximum and the mean over
+//! parties. The CPU time is what the protocol costs one party whatever else shares the
+//! cores (issue #18's "offline time grows at most linearly in n" on one machine per party);
+//! the wall time of n processes on fewer cores also counts their contention.
 
 use std::fs::File;
 use std::io::Read;
@@ -41,6 +44,9 @@ pub struct MixedItemReport {
     pub batch: usize,
     pub offline_s: f64,
     pub online_s: f64,
+    /// CPU seconds of the party's process (user + system, all threads) in each phase.
+    pub offline_cpu_s: f64,
+    pub online_cpu_s: f64,
     /// Bytes sent and received, all peers together: offline, then online.
     pub offline_bytes: [u64; 2],
     pub online_bytes: [u64; 2],
@@ -218,6 +224,12 @@ pub struct MixedRecord {
     unit: &'static str,
     offline_ms: f64,
     online_ms: f64,
+    /// CPU ms per item of one party's process in each phase: the maximum over parties,
+    /// then the mean.
+    offline_cpu_ms: f64,
+    online_cpu_ms: f64,
+    offline_cpu_ms_mean: f64,
+    online_cpu_ms_mean: f64,
     /// Offline + online, per item: the maximum over parties, then the mean.
     bytes_sent_per_party: f64,
     bytes_received_per_party: f64,
@@ -251,18 +263,24 @@ fn records(reports: &[MixedPartyReport]) -> Result<Vec<MixedRecord>, CliError> {
                 return Err(format!("the parties measured different things at step {t}").into());
             }
             check(&what, &items)?;
+            check_times(&what, &items)?;
             let per = |x: u64| x as f64 / batch as f64;
             let max = |f: &dyn Fn(&MixedItemReport) -> f64| items.iter().map(|i| f(i)).fold(0.0, f64::max);
             let mean =
                 |f: &dyn Fn(&MixedItemReport) -> f64| items.iter().map(|i| f(i)).sum::<f64>() / n as f64;
+            let ms = |s: f64| s * 1e3 / batch as f64;
             let sent = |i: &MixedItemReport| per(i.offline_bytes[0] + i.online_bytes[0]);
             let received = |i: &MixedItemReport| per(i.offline_bytes[1] + i.online_bytes[1]);
             Ok(MixedRecord {
                 unit: unit(&what),
                 parties: n,
                 batch,
-                offline_ms: max(&|i| i.offline_s) * 1e3 / batch as f64,
-                online_ms: max(&|i| i.online_s) * 1e3 / batch as f64,
+                offline_ms: ms(max(&|i| i.offline_s)),
+                online_ms: ms(max(&|i| i.online_s)),
+                offline_cpu_ms: ms(max(&|i| i.offline_cpu_s)),
+                online_cpu_ms: ms(max(&|i| i.online_cpu_s)),
+                offline_cpu_ms_mean: ms(mean(&|i| i.offline_cpu_s)),
+                online_cpu_ms_mean: ms(mean(&|i| i.online_cpu_s)),
                 bytes_sent_per_party: max(&sent),
                 bytes_received_per_party: max(&received),
                 bytes_sent_per_party_mean: mean(&sent),
@@ -274,6 +292,18 @@ fn records(reports: &[MixedPartyReport]) -> Result<Vec<MixedRecord>, CliError> {
             })
         })
         .collect()
+}
+
+/// Every party's wall and CPU seconds must be finite and non-negative (a report is a file
+/// the bench reads back, not a value it computed).
+fn check_times(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
+    for (i, it) in items.iter().enumerate() {
+        let times = [it.offline_s, it.online_s, it.offline_cpu_s, it.online_cpu_s];
+        if times.iter().any(|t| !t.is_finite() || *t < 0.0) {
+            return Err(format!("party {i}'s {what} times are not non-negative seconds: {times:?}").into());
+        }
+    }
+    Ok(())
 }
 
 /// Vector `v` of every party's shares, each of exactly `batch` entries.
@@ -350,16 +380,24 @@ fn summary(n: usize, k: usize, reports: &[MixedPartyReport], records: Option<&[M
     s.trim_end().to_string()
 }
 
-/// One line per record.
+/// One line per record: wall ms (slowest party), offline CPU ms per party (max / mean),
+/// bytes per party (max).
 fn table(records: &[MixedRecord]) -> String {
     let mut s = format!(
-        "{:<13} {:>7} {:>12} {:>12} {:>14} {:>14}\n",
-        "what", "batch", "offline ms", "online ms", "sent B (max)", "recv B (max)"
+        "{:<13} {:>7} {:>12} {:>12} {:>23} {:>14} {:>14}\n",
+        "what", "batch", "offline ms", "online ms", "offline CPU ms max/mean", "sent B (max)", "recv B (max)"
     );
     for r in records {
+        let cpu = format!("{:.4} / {:.4}", r.offline_cpu_ms, r.offline_cpu_ms_mean);
         s += &format!(
-            "{:<13} {:>7} {:>12.4} {:>12.4} {:>14.1} {:>14.1}\n",
-            r.what, r.batch, r.offline_ms, r.online_ms, r.bytes_sent_per_party, r.bytes_received_per_party
+            "{:<13} {:>7} {:>12.4} {:>12.4} {:>23} {:>14.1} {:>14.1}\n",
+            r.what,
+            r.batch,
+            r.offline_ms,
+            r.online_ms,
+            cpu,
+            r.bytes_sent_per_party,
+            r.bytes_received_per_party
         );
     }
     s
@@ -375,6 +413,8 @@ mod tests {
             batch: shares[0].len(),
             offline_s: 0.002,
             online_s: 0.001,
+            offline_cpu_s: sent as f64 * 1e-5,
+            online_cpu_s: 0.0004,
             offline_bytes: [sent, 10],
             online_bytes: [2, 2],
             shares,
@@ -403,12 +443,30 @@ mod tests {
         assert_eq!(r.bytes_received_per_party, 6.0);
         assert_eq!(r.bytes_sent_per_party_mean, 101.0);
         assert_eq!(r.offline_ms, 1.0);
+        // CPU: 1 ms and 3 ms offline over a batch of 2, 0.4 ms online at both.
+        assert!((r.offline_cpu_ms - 1.5).abs() < 1e-12, "{r:?}");
+        assert!((r.offline_cpu_ms_mean - 1.0).abs() < 1e-12, "{r:?}");
+        assert!((r.online_cpu_ms - 0.2).abs() < 1e-12 && (r.online_cpu_ms_mean - 0.2).abs() < 1e-12);
+        let t = table(&records(&reports).unwrap());
+        assert!(
+            t.contains("offline CPU ms max/mean") && t.contains("1.5000 / 1.0000"),
+            "{t}"
+        );
         let mut bad = reports.clone();
         bad[1].items[0].shares[1][0] = 3;
         let items: Vec<&MixedItemReport> = bad.iter().map(|r| &r.items[0]).collect();
         let e = check("b2a", &items).unwrap_err().to_string();
         assert!(records(&bad).is_err());
         assert!(e.contains("item 0 came out as 2, but plaintext gives 1"), "{e}");
+        let mut bad = reports.clone();
+        bad[1].items[0].offline_cpu_s = f64::NAN;
+        let e = records(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("party 1's b2a times are not non-negative seconds"),
+            "{e}"
+        );
+        bad[1].items[0].offline_cpu_s = -1.0;
+        assert!(records(&bad).is_err());
     }
 
     #[test]
