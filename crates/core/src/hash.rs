@@ -46,27 +46,9 @@ pub trait TweakableHash: Send + Sync {
         h0: &mut [Block],
         h1: &mut [Block],
     ) {
-        assert!(
-            tweaks.len() == xs.len() && h0.len() == xs.len() && h1.len() == xs.len(),
-            "one tweak and two outputs per block"
-        );
-        const PAIRS: usize = 32;
-        let mut pairs = [Block::ZERO; 2 * PAIRS];
-        for (((xs, tweaks), h0), h1) in xs
-            .chunks(PAIRS)
-            .zip(tweaks.chunks(PAIRS))
-            .zip(h0.chunks_mut(PAIRS))
-            .zip(h1.chunks_mut(PAIRS))
-        {
-            let pairs = &mut pairs[..2 * xs.len()];
-            for (p, &x) in pairs.chunks_exact_mut(2).zip(xs) {
-                p.copy_from_slice(&[x, x ^ offset]);
-            }
-            self.hash_pairs(pairs, tweaks);
-            for ((p, y0), y1) in pairs.chunks_exact(2).zip(h0).zip(h1) {
-                (*y0, *y1) = (p[0], p[1]);
-            }
-        }
+        offset_pairs_by_pairs(xs, offset, tweaks, h0, h1, |pairs, tweaks| {
+            self.hash_pairs(pairs, tweaks)
+        });
     }
 
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
@@ -74,6 +56,40 @@ pub trait TweakableHash: Send + Sync {
         let mut v = [x];
         self.hash_many(&mut v, &mut [tweak]);
         v[0]
+    }
+}
+
+/// `h0[k] = f(x_k)`, `h1[k] = f(x_k ⊕ offset)` through a hash of interleaved pairs:
+/// `hash_pairs(pairs, tweaks)` hashes pairs (x, x ⊕ offset) in place, one tweak per pair,
+/// in batches of 32 pairs built on the stack. Panics unless the four slices have one length.
+pub(crate) fn offset_pairs_by_pairs(
+    xs: &[Block],
+    offset: Block,
+    tweaks: &[Block],
+    h0: &mut [Block],
+    h1: &mut [Block],
+    mut hash_pairs: impl FnMut(&mut [Block], &[Block]),
+) {
+    assert!(
+        tweaks.len() == xs.len() && h0.len() == xs.len() && h1.len() == xs.len(),
+        "one tweak and two outputs per block"
+    );
+    const PAIRS: usize = 32;
+    let mut pairs = [Block::ZERO; 2 * PAIRS];
+    for (((xs, tweaks), h0), h1) in xs
+        .chunks(PAIRS)
+        .zip(tweaks.chunks(PAIRS))
+        .zip(h0.chunks_mut(PAIRS))
+        .zip(h1.chunks_mut(PAIRS))
+    {
+        let pairs = &mut pairs[..2 * xs.len()];
+        for (p, &x) in pairs.chunks_exact_mut(2).zip(xs) {
+            p.copy_from_slice(&[x, x ^ offset]);
+        }
+        hash_pairs(pairs, tweaks);
+        for ((p, y0), y1) in pairs.chunks_exact(2).zip(h0).zip(h1) {
+            (*y0, *y1) = (p[0], p[1]);
+        }
     }
 }
 
@@ -348,6 +364,32 @@ mod tests {
         let mut one = ::aes::Block::from([7u8; 16]);
         aes.encrypt_block(&mut one);
         assert_eq!(pi(Block::from_bytes([7u8; 16])).to_bytes(), <[u8; 16]>::from(one));
+    }
+
+    #[test]
+    fn offset_pairs_by_pairs_equals_the_hash_of_each_offset() {
+        let h = Tccr::default();
+        let offset = Block::from_u128(0x5bd1_e995 << 64 | 1);
+        for n in [0usize, 1, 31, 32, 33, 70] {
+            let xs: Vec<Block> = (0..n as u128)
+                .map(|i| Block::from_u128(i * 0x9e37_79b9))
+                .collect();
+            let ts: Vec<Block> = (0..n as u128).map(|i| Block::from_u128(i + 77)).collect();
+            let (mut h0, mut h1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
+            offset_pairs_by_pairs(&xs, offset, &ts, &mut h0, &mut h1, |p, t| h.hash_pairs(p, t));
+            for k in 0..n {
+                let one = |x: Block| {
+                    let mut v = [x];
+                    h.hash_many(&mut v, &mut [ts[k]]);
+                    v[0]
+                };
+                assert_eq!(
+                    (h0[k], h1[k]),
+                    (one(xs[k]), one(xs[k] ^ offset)),
+                    "n = {n}, k = {k}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -290,7 +290,7 @@ pub(crate) fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, Mi
         mesh,
         0,
         total,
-        move |m, from| recv_mod_p(m, from, k),
+        move |m, from| recv_mod_p(m, from, k, "opened value"),
         |v: &Vec<u64>| encode_mod_p(v),
     )
 }
@@ -302,6 +302,17 @@ pub(crate) fn open_mod_p_to(
     root: usize,
     mine: Vec<u64>,
 ) -> Result<Option<Vec<u64>>, MixedError> {
+    sum_mod_p_to(mesh, root, mine, "opened value")
+}
+
+/// Additive shares mod p summed along the chain into party `root` (`Some(Σ mine mod p)`
+/// there, `None` elsewhere); a received value not below p is a malformed `what`.
+pub(crate) fn sum_mod_p_to(
+    mesh: &mut Mesh,
+    root: usize,
+    mine: Vec<u64>,
+    what: &'static str,
+) -> Result<Option<Vec<u64>>, MixedError> {
     let k = mine.len();
     let add = |mut a: Vec<u64>, b: &Vec<u64>| {
         a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
@@ -311,14 +322,15 @@ pub(crate) fn open_mod_p_to(
         mesh,
         root,
         mine,
-        move |m, from| recv_mod_p(m, from, k),
+        move |m, from| recv_mod_p(m, from, k, what),
         add,
         |v: &Vec<u64>| encode_mod_p(v),
     )
 }
 
-/// `k` values mod p from party `from`, four bytes each, checked below p.
-fn recv_mod_p(mesh: &mut Mesh, from: usize, k: usize) -> Result<Vec<u64>, MixedError> {
+/// `k` values mod p from party `from`, four bytes each, checked below p (else a malformed
+/// `what`).
+fn recv_mod_p(mesh: &mut Mesh, from: usize, k: usize, what: &'static str) -> Result<Vec<u64>, MixedError> {
     let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
     let v: Vec<u64> = bytes
         .chunks_exact(4)
@@ -328,7 +340,7 @@ fn recv_mod_p(mesh: &mut Mesh, from: usize, k: usize) -> Result<Vec<u64>, MixedE
         Some(i) => Err(malformed(
             mesh,
             from,
-            "opened value",
+            what,
             format!("value {i} is {}, not below p = {P}", v[i]),
         )),
         None => Ok(v),

@@ -34,11 +34,9 @@
 
 use fhe::bfv::Ciphertext;
 use fhe_rand::{CryptoRng, Rng, RngCore};
-use mixgc_net::Tag;
 use mixgc_nparty::{Mesh, Triples};
 
-use crate::chain::sum_to_root;
-use crate::keygen::malformed;
+use crate::a2b::sum_mod_p_to;
 use crate::ops::add_plain;
 use crate::sign_tree::MAX_PRODUCT_DEPTH;
 use crate::{MixedError, ThresholdKeys, DEGREE, PLAINTEXT_MODULUS as P};
@@ -125,7 +123,7 @@ impl ThresholdKeys {
         };
         let mut share = self.switched_shares_from_root(mesh, y, rng)?;
         share.truncate(k);
-        let opened = open_mod_p_to_first(mesh, share)?;
+        let opened = sum_mod_p_to(mesh, 0, share, "E2A share")?;
         let c = match opened {
             Some(y) => y
                 .iter()
@@ -161,33 +159,6 @@ impl ThresholdKeys {
         mesh.set_phase("Boolean triples: the refresh's collective encryption");
         self.collective_encryption_to_root(mesh, &shares, "refresh share", rng)
     }
-}
-
-/// Additive shares mod p summed along the chain into party 0: it returns `Some(Σ mod p)`.
-fn open_mod_p_to_first(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Option<Vec<u64>>, MixedError> {
-    let k = mine.len();
-    let recv = move |mesh: &mut Mesh, from: usize| {
-        let bytes = mesh.recv_exact(from, Tag::Openings, 4 * k)?;
-        let v: Vec<u64> = bytes
-            .chunks_exact(4)
-            .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-            .collect();
-        match v.iter().position(|&x| x >= P) {
-            Some(i) => Err(malformed(
-                mesh,
-                from,
-                "E2A share",
-                format!("value {i} is {}, not below p = {P}", v[i]),
-            )),
-            None => Ok(v),
-        }
-    };
-    let encode = |v: &Vec<u64>| Ok(v.iter().flat_map(|&x| (x as u32).to_le_bytes()).collect());
-    let add = |mut a: Vec<u64>, b: &Vec<u64>| {
-        a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
-        a
-    };
-    sum_to_root(mesh, 0, mine, recv, add, encode)
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ use fhe::bfv::Ciphertext;
 use fhe_rand::{CryptoRng, RngCore};
 use mixgc_nparty::Mesh;
 use mixgc_program::mixed::{
-    check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
-    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
+    add_mod_p, bit_rows, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    check_width, mul_public_mod_p, private_share, public_share, sub_mod_p, sum_chunks_mod_p, MixedBackend,
+    MixedProgramError, Private, PrivateTerm, Recipient, Shaped, A2B_BITS,
 };
 use mixgc_program::PeerError;
 
@@ -104,16 +105,6 @@ pub fn mixed_error(e: &MixedProgramError) -> Option<&MixedError> {
     }
 }
 
-fn zip_mod_p(
-    op: &'static str,
-    a: &[u64],
-    b: &[u64],
-    f: impl Fn(u64, u64) -> u64,
-) -> Result<Vec<u64>, MixedProgramError> {
-    check_lengths(op, a.len(), b.len())?;
-    Ok(a.iter().zip(b).map(|(&x, &y)| f(x, y) % P).collect())
-}
-
 impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     type Arith = Vec<u64>;
     type Bool = Vec<u8>;
@@ -144,16 +135,11 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     }
 
     fn share(&mut self, value: &Private) -> Result<Vec<u64>, MixedProgramError> {
-        match value.owner() == self.me() {
-            true => Ok(value.known()?.to_vec()),
-            false => Ok(vec![0; value.len()]),
-        }
+        private_share(value, self.me())
     }
 
     fn public_arith(&mut self, values: &[u64]) -> Result<Vec<u64>, MixedProgramError> {
-        check_mod_p("public value", values)?;
-        let first = self.me() == 0;
-        Ok(values.iter().map(|&v| if first { v } else { 0 }).collect())
+        public_share(values, self.me())
     }
 
     fn concat_arith(&mut self, parts: &[Vec<u64>]) -> Vec<u64> {
@@ -161,23 +147,19 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     }
 
     fn add(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
-        zip_mod_p("add", a, b, |x, y| x + y)
+        add_mod_p(a, b)
     }
 
     fn sub(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
-        zip_mod_p("sub", a, b, |x, y| x + P - y)
+        sub_mod_p(a, b)
     }
 
     fn mul_public(&mut self, a: &Vec<u64>, k: &[u64]) -> Result<Vec<u64>, MixedProgramError> {
-        check_mod_p("public factor", k)?;
-        zip_mod_p("mul_public", a, k, |x, y| x * y)
+        mul_public_mod_p(a, k)
     }
 
     fn sum_chunks(&mut self, a: &Vec<u64>, chunk: usize) -> Result<Vec<u64>, MixedProgramError> {
-        check_chunks("sum_chunks", a.len(), chunk)?;
-        Ok(a.chunks(chunk)
-            .map(|c| c.iter().fold(0, |s, v| (s + v) % P))
-            .collect())
+        sum_chunks_mod_p(a, chunk)
     }
 
     /// Beaver multiplication with triples from threshold HE (seed §3.3): open x − a and
@@ -249,13 +231,7 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     /// The owner's bits as its XOR shares, every other party's zero (checked at the owner).
     fn share_bits(&mut self, value: &Private, width: usize) -> Result<Vec<Vec<u8>>, MixedProgramError> {
         check_width(value, width)?;
-        let values = match value.owner() == self.me() {
-            true => value.known()?.to_vec(),
-            false => vec![0; value.len()],
-        };
-        Ok((0..width)
-            .map(|j| values.iter().map(|v| ((v >> j) & 1) as u8).collect())
-            .collect())
+        Ok(bit_rows(&private_share(value, self.me())?, width))
     }
 
     fn xor(&mut self, a: &Vec<u8>, b: &Vec<u8>) -> Result<Vec<u8>, MixedProgramError> {
@@ -293,9 +269,7 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     fn to_bool(&mut self, a: &Vec<u64>) -> Result<Vec<Vec<u8>>, MixedProgramError> {
         check_mod_p("A2B share", a)?;
         let values = a2b(self.keys, self.engine, self.mesh, a, self.rng).map_err(backend)?;
-        Ok((0..A2B_BITS)
-            .map(|j| values.iter().map(|v| ((v >> j) & 1) as u8).collect())
-            .collect())
+        Ok(bit_rows(&values, A2B_BITS))
     }
 
     fn enc_to_arith(&mut self, ct: &Packed) -> Result<Vec<u64>, MixedProgramError> {

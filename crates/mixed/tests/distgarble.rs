@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::garbling_formula::predicted_bytes;
-use common::run_parties;
+use common::{run_parties, xor_shares};
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_circuit::{bristol, Circuit};
@@ -16,18 +16,6 @@ use mixgc_mixed::distgarble::{and_layer, garble, KeySelection};
 use mixgc_mixed::keyhom::{KeyHomParams, KEY_DEGREE};
 use mixgc_mixed::{keygen, parameters};
 use mixgc_nparty::Mesh;
-
-/// XOR shares of `bits` for `n` parties.
-fn xor_shares(rng: &mut ChaCha20Rng, bits: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let mut shares: Vec<Vec<u8>> = (1..n)
-        .map(|_| bits.iter().map(|_| rng.random_range(0..2)).collect())
-        .collect();
-    let first: Vec<u8> = (0..bits.len())
-        .map(|j| shares.iter().fold(bits[j], |a, s| a ^ s[j]))
-        .collect();
-    shares.insert(0, first);
-    shares
-}
 
 /// Garbles `circuit` among `n` parties (key ring of degree `degree`), evaluates it on each
 /// of `inputs` (bits in circuit order) and checks every output against the plaintext.

@@ -23,7 +23,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::garbling_formula::predicted_bytes;
-use common::run_on;
+use common::{run_on, xor_shares};
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_circuit::{Audience, Circuit, GateKind, PartyId};
@@ -152,18 +152,6 @@ fn random_values(circuit: &Circuit, rng: &mut ChaCha20Rng) -> Vec<Vec<bool>> {
         .iter()
         .map(|&w| (0..w).map(|_| rng.random_range(0..2u8) == 1).collect())
         .collect()
-}
-
-/// XOR shares of `bits` for `n` parties.
-fn xor_shares(rng: &mut ChaCha20Rng, bits: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let mut shares: Vec<Vec<u8>> = (1..n)
-        .map(|_| bits.iter().map(|_| rng.random_range(0..2)).collect())
-        .collect();
-    let first: Vec<u8> = (0..bits.len())
-        .map(|j| shares.iter().fold(bits[j], |a, s| a ^ s[j]))
-        .collect();
-    shares.insert(0, first);
-    shares
 }
 
 /// Per party: the garbling, its online evaluation, and, measured apart, the two parts of

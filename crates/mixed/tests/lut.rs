@@ -14,7 +14,7 @@ use mixgc_mixed::{keygen, parameters, DEGREE, PLAINTEXT_MODULUS as P};
 use mixgc_net::Tag;
 use mixgc_nparty::{join_mesh_on, Mesh, MeshOptions, RunFacts};
 
-use common::{run_on, run_parties};
+use common::{run_on, run_parties, xor_shares};
 
 /// `k` values mod p starting with the edges 0, 1, p − 1, then random.
 fn values(rng: &mut ChaCha20Rng, k: usize) -> Vec<u64> {
@@ -34,20 +34,6 @@ fn xor_all(shares: &[Vec<u8>]) -> Vec<u8> {
     (0..shares[0].len())
         .map(|i| shares.iter().fold(0, |a, s| a ^ s[i]))
         .collect()
-}
-
-/// Random XOR shares of `bits` for n parties.
-fn xor_shares(rng: &mut ChaCha20Rng, bits: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let mut shares: Vec<Vec<u8>> = (1..n)
-        .map(|_| bits.iter().map(|_| rng.random_range(0..2u8)).collect())
-        .collect();
-    let last = bits
-        .iter()
-        .enumerate()
-        .map(|(i, b)| shares.iter().fold(*b, |a, s| a ^ s[i]))
-        .collect();
-    shares.insert(0, last);
-    shares
 }
 
 /// Checks Figure 6's output against T: r = ⊕ r_i, Σ T'[b] = T[r ⊕ b].
@@ -150,34 +136,45 @@ fn b2a_inputs(rng: &mut ChaCha20Rng, width: u32, k: usize) -> Vec<u64> {
 #[test]
 fn b2a_converts_bits_and_values_for_2_3_5_parties() {
     for n in [2, 3, 5] {
-        for (width, k) in [(1u32, 200usize), (32, 300)] {
-            let mut data = ChaCha20Rng::seed_from_u64(70 + n as u64 + u64::from(width));
-            let x = b2a_inputs(&mut data, width, k);
-            let mut shares: Vec<Vec<u64>> = (1..n)
-                .map(|_| {
-                    x.iter()
-                        .map(|_| data.random_range(0..=(x.iter().max().copied().unwrap()) | 1))
-                        .collect()
-                })
-                .collect();
-            let mask = if width == 32 {
-                u64::from(u32::MAX)
-            } else {
-                (1 << width) - 1
-            };
-            for s in &mut shares {
-                s.iter_mut().for_each(|v| *v &= mask);
-            }
-            let first: Vec<u64> = (0..k)
-                .map(|i| shares.iter().fold(x[i], |a, s| a ^ s[i]))
-                .collect();
-            shares.insert(0, first);
-            let got = run_parties(n, 80 + n as u64, |mesh, rng| {
-                let keys = keygen(mesh, &parameters(), &[8; 32], rng).unwrap();
-                b2a(&keys, mesh, &shares[mesh.me()], width, rng).unwrap()
-            });
+        // Both widths under one set of keys (one key generation per n).
+        let cases: Vec<(u32, Vec<u64>, Vec<Vec<u64>>)> = [(1u32, 200usize), (32, 300)]
+            .into_iter()
+            .map(|(width, k)| {
+                let mut data = ChaCha20Rng::seed_from_u64(70 + n as u64 + u64::from(width));
+                let x = b2a_inputs(&mut data, width, k);
+                let mut shares: Vec<Vec<u64>> = (1..n)
+                    .map(|_| {
+                        x.iter()
+                            .map(|_| data.random_range(0..=(x.iter().max().copied().unwrap()) | 1))
+                            .collect()
+                    })
+                    .collect();
+                let mask = if width == 32 {
+                    u64::from(u32::MAX)
+                } else {
+                    (1 << width) - 1
+                };
+                for s in &mut shares {
+                    s.iter_mut().for_each(|v| *v &= mask);
+                }
+                let first: Vec<u64> = (0..k)
+                    .map(|i| shares.iter().fold(x[i], |a, s| a ^ s[i]))
+                    .collect();
+                shares.insert(0, first);
+                (width, x, shares)
+            })
+            .collect();
+        let got = run_parties(n, 80 + n as u64, |mesh, rng| {
+            let keys = keygen(mesh, &parameters(), &[8; 32], rng).unwrap();
+            cases
+                .iter()
+                .map(|(width, _, shares)| b2a(&keys, mesh, &shares[mesh.me()], *width, rng).unwrap())
+                .collect::<Vec<_>>()
+        });
+        for (c, (width, x, _)) in cases.iter().enumerate() {
+            let at: Vec<Vec<u64>> = got.iter().map(|g| g[c].clone()).collect();
             let want: Vec<u64> = x.iter().map(|v| v % P).collect();
-            assert_eq!(sum_mod_p(&got), want, "n = {n}, width {width}");
+            assert_eq!(sum_mod_p(&at), want, "n = {n}, width {width}");
         }
     }
 }

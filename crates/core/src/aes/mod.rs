@@ -225,25 +225,9 @@ impl AesKernel {
         match self.checked() {
             #[cfg(target_arch = "x86_64")]
             AesKernel::Vaes512 => unsafe { vaes512::sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1) },
-            _ => {
-                const PAIRS: usize = 32;
-                let mut pairs = [Block::ZERO; 2 * PAIRS];
-                for (((xs, tweaks), h0), h1) in xs
-                    .chunks(PAIRS)
-                    .zip(tweaks.chunks(PAIRS))
-                    .zip(h0.chunks_mut(PAIRS))
-                    .zip(h1.chunks_mut(PAIRS))
-                {
-                    let pairs = &mut pairs[..2 * xs.len()];
-                    for (p, &x) in pairs.chunks_exact_mut(2).zip(xs) {
-                        p.copy_from_slice(&[x, x ^ delta]);
-                    }
-                    self.sigma_mmo_pairs_under(seed, pairs, tweaks);
-                    for ((p, y0), y1) in pairs.chunks_exact(2).zip(h0).zip(h1) {
-                        (*y0, *y1) = (p[0], p[1]);
-                    }
-                }
-            }
+            _ => crate::hash::offset_pairs_by_pairs(xs, delta, tweaks, h0, h1, |pairs, tweaks| {
+                self.sigma_mmo_pairs_under(seed, pairs, tweaks)
+            }),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! What the tests of this crate share: running every party of a mesh in its own thread.
 
-use fhe_rand::SeedableRng;
+use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_nparty::{memory_mesh, Mesh};
 
@@ -33,6 +33,20 @@ pub fn run_parties<T: Send>(
     f: impl Fn(&mut Mesh, &mut ChaCha20Rng) -> T + Sync,
 ) -> Vec<T> {
     run_on(memory_mesh(n), seed, f)
+}
+
+/// Random XOR shares of `bits` for `n` parties: parties 1.. draw theirs from `rng`, party
+/// 0's makes the XOR of all `bits`.
+#[allow(dead_code)]
+pub fn xor_shares(rng: &mut ChaCha20Rng, bits: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let mut shares: Vec<Vec<u8>> = (1..n)
+        .map(|_| bits.iter().map(|_| rng.random_range(0..2u8)).collect())
+        .collect();
+    let first: Vec<u8> = (0..bits.len())
+        .map(|j| shares.iter().fold(bits[j], |a, s| a ^ s[j]))
+        .collect();
+    shares.insert(0, first);
+    shares
 }
 
 /// The per-party byte formula of distributed garbling (`docs/mixed-mode.md`, "The refit

@@ -21,9 +21,13 @@ pub mod biomatch;
 mod cost;
 pub mod kmeans;
 mod kmeans_circuits;
+mod local;
 mod plain;
 
 pub use cost::{MixedCost, MixedCounter, Shape};
+pub use local::{
+    add_mod_p, mul_mod_p, mul_public_mod_p, private_share, public_share, sub_mod_p, sum_chunks_mod_p,
+};
 pub use plain::MixedPlain;
 
 use crate::PeerError;
@@ -353,10 +357,11 @@ pub fn check_width(value: &Private, width: usize) -> Result<(), MixedProgramErro
     Ok(())
 }
 
-/// Bit j of every value, for j below `width`: the bit-position layout of B vectors.
-pub fn bit_rows(values: &[u64], width: usize) -> Vec<Vec<bool>> {
+/// Bit j of every value, for j below `width`: the bit-position layout of B vectors (as
+/// `bool`s in the clear, as one-byte XOR shares at an n-party backend).
+pub fn bit_rows<T: From<bool>>(values: &[u64], width: usize) -> Vec<Vec<T>> {
     (0..width)
-        .map(|j| values.iter().map(|v| (v >> j) & 1 == 1).collect())
+        .map(|j| values.iter().map(|v| T::from((v >> j) & 1 == 1)).collect())
         .collect()
 }
 

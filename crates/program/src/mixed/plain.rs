@@ -2,9 +2,9 @@
 //! the reference answer the n-party backend is checked against.
 
 use super::{
-    bit_rows, check_chunks, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
-    check_width, MixedBackend, MixedProgramError, Private, PrivateTerm, Recipient, A2B_BITS,
-    PLAINTEXT_MODULUS as P,
+    add_mod_p, bit_rows, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
+    check_width, mul_mod_p, mul_public_mod_p, sub_mod_p, sum_chunks_mod_p, MixedBackend, MixedProgramError,
+    Private, PrivateTerm, Recipient, A2B_BITS, PLAINTEXT_MODULUS as P,
 };
 
 /// Runs a mixed program on clear values: every party's private inputs must be given.
@@ -23,16 +23,6 @@ impl MixedPlain {
         }
         Ok(MixedPlain { parties })
     }
-}
-
-fn zip_mod_p(
-    op: &'static str,
-    a: &[u64],
-    b: &[u64],
-    f: impl Fn(u64, u64) -> u64,
-) -> Result<Vec<u64>, MixedProgramError> {
-    check_lengths(op, a.len(), b.len())?;
-    Ok(a.iter().zip(b).map(|(&x, &y)| f(x, y) % P).collect())
 }
 
 impl MixedBackend for MixedPlain {
@@ -70,27 +60,23 @@ impl MixedBackend for MixedPlain {
     }
 
     fn add(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
-        zip_mod_p("add", a, b, |x, y| x + y)
+        add_mod_p(a, b)
     }
 
     fn sub(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
-        zip_mod_p("sub", a, b, |x, y| x + P - y)
+        sub_mod_p(a, b)
     }
 
     fn mul_public(&mut self, a: &Vec<u64>, k: &[u64]) -> Result<Vec<u64>, MixedProgramError> {
-        check_mod_p("public factor", k)?;
-        zip_mod_p("mul_public", a, k, |x, y| x * y)
+        mul_public_mod_p(a, k)
     }
 
     fn sum_chunks(&mut self, a: &Vec<u64>, chunk: usize) -> Result<Vec<u64>, MixedProgramError> {
-        check_chunks("sum_chunks", a.len(), chunk)?;
-        Ok(a.chunks(chunk)
-            .map(|c| c.iter().fold(0, |s, v| (s + v) % P))
-            .collect())
+        sum_chunks_mod_p(a, chunk)
     }
 
     fn mul(&mut self, a: &Vec<u64>, b: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
-        zip_mod_p("mul", a, b, |x, y| x * y)
+        mul_mod_p(a, b)
     }
 
     fn encrypt(&mut self, value: &Private) -> Result<Vec<u64>, MixedProgramError> {
@@ -155,9 +141,7 @@ impl MixedBackend for MixedPlain {
     }
 
     fn to_bool(&mut self, a: &Vec<u64>) -> Result<Vec<Vec<bool>>, MixedProgramError> {
-        Ok((0..A2B_BITS)
-            .map(|j| a.iter().map(|v| (v >> j) & 1 == 1).collect())
-            .collect())
+        Ok(bit_rows(a, A2B_BITS))
     }
 
     fn enc_to_arith(&mut self, ct: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
