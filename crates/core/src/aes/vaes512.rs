@@ -298,6 +298,8 @@ fn rekeyed_pairs<const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block
 /// past `len` are masked off (neither read nor written).
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 #[inline]
+// The kernel's operands are registers and raw pointers; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 unsafe fn offset_pairs_group<const N: usize, const COUNTER: bool>(
     seed: __m512i,
     sigma_delta: __m512i,
