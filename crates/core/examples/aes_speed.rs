@@ -82,8 +82,16 @@ fn hash_and_counter(h: &dyn TweakableHash) -> (f64, f64) {
 fn main() {
     println!(
         "{:<9} {:>10} {:>10} {:>10} | {:>11} {:>11} | {:>11} {:>11} | {:>11} {:>11}",
-        "kernel", "fixed", "per-block", "per-pair", "tccr AND-G", "tccr AND-E", "rekeyed A-G", "rekeyed A-E",
-        "counter A-G", "counter A-E"
+        "kernel",
+        "fixed",
+        "per-block",
+        "per-pair",
+        "tccr AND-G",
+        "tccr AND-E",
+        "rekeyed A-G",
+        "rekeyed A-E",
+        "counter A-G",
+        "counter A-E"
     );
     println!(
         "{:<9} {:>32} | {:>23} | {:>23} | {:>23}",
