@@ -337,7 +337,7 @@ mod tests {
     use mixgc_core::{AnyHash, HashKind};
     use rand::{Rng, SeedableRng};
 
-    /// Groups of ANDs decode to the AND of their inputs on every input pair, with both
+    /// Groups of ANDs decode to the AND of their (random) input bits, with both
     /// hashes, at AND indices where the tweaks are a counter (hashed with counter tweaks),
     /// where they stop being one inside the group and past 2^63 (tweaks written out).
     #[test]
