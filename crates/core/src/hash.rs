@@ -51,6 +51,55 @@ pub trait TweakableHash: Send + Sync {
         });
     }
 
+    /// `xs[k] = H(xs[k], first + k)`: tweaks counting up from `first` (wrapping in `u128`),
+    /// as the half-gates hashes of consecutive AND gates are tweaked (`j = 2g, j' = 2g + 1`,
+    /// ZRE15 Fig. 2). The same values as [`TweakableHash::hash_many`] on those tweaks; a
+    /// hash may make the tweaks in registers instead of storing and loading them.
+    fn hash_counter(&self, xs: &mut [Block], first: u128) {
+        const CHUNK: usize = 64;
+        let mut tweaks = [Block::ZERO; CHUNK];
+        for (c, xs) in xs.chunks_mut(CHUNK).enumerate() {
+            let base = first.wrapping_add((c * CHUNK) as u128);
+            let tweaks = &mut tweaks[..xs.len()];
+            for (k, t) in tweaks.iter_mut().enumerate() {
+                *t = Block::from_u128(base.wrapping_add(k as u128));
+            }
+            self.hash_many(xs, tweaks);
+        }
+    }
+
+    /// [`TweakableHash::hash_offset_pairs`] with tweaks `first + k` (wrapping in `u128`), as
+    /// [`TweakableHash::hash_counter`]: `h0[k] = H(xs[k], first + k)`,
+    /// `h1[k] = H(xs[k] ⊕ offset, first + k)`.
+    fn hash_offset_pairs_counter(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        first: u128,
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        assert!(
+            h0.len() == xs.len() && h1.len() == xs.len(),
+            "two outputs per block"
+        );
+        const CHUNK: usize = 32;
+        let mut tweaks = [Block::ZERO; CHUNK];
+        for (c, ((xs, h0), h1)) in xs
+            .chunks(CHUNK)
+            .zip(h0.chunks_mut(CHUNK))
+            .zip(h1.chunks_mut(CHUNK))
+            .enumerate()
+        {
+            let base = first.wrapping_add((c * CHUNK) as u128);
+            let tweaks = &mut tweaks[..xs.len()];
+            for (k, t) in tweaks.iter_mut().enumerate() {
+                *t = Block::from_u128(base.wrapping_add(k as u128));
+            }
+            self.hash_offset_pairs(xs, offset, tweaks, h0, h1);
+        }
+    }
+
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
     fn hash(&self, x: Block, tweak: Block) -> Block {
         let mut v = [x];
@@ -241,6 +290,24 @@ impl TweakableHash for Rekeyed {
         self.kernel
             .sigma_mmo_offset_pairs(self.seed, offset, xs, tweaks, h0, h1);
     }
+
+    #[inline]
+    fn hash_counter(&self, xs: &mut [Block], first: u128) {
+        self.kernel.sigma_mmo_counter(self.seed, xs, first);
+    }
+
+    #[inline]
+    fn hash_offset_pairs_counter(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        first: u128,
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        self.kernel
+            .sigma_mmo_offset_pairs_counter(self.seed, offset, xs, first, h0, h1);
+    }
 }
 
 /// Which gate hash a session uses; both parties must agree (checked in the handshake).
@@ -339,6 +406,29 @@ impl TweakableHash for AnyHash {
         match self {
             AnyHash::Tccr(h) => h.hash_offset_pairs(xs, offset, tweaks, h0, h1),
             AnyHash::Rekeyed(h) => h.hash_offset_pairs(xs, offset, tweaks, h0, h1),
+        }
+    }
+
+    #[inline]
+    fn hash_counter(&self, xs: &mut [Block], first: u128) {
+        match self {
+            AnyHash::Tccr(h) => h.hash_counter(xs, first),
+            AnyHash::Rekeyed(h) => h.hash_counter(xs, first),
+        }
+    }
+
+    #[inline]
+    fn hash_offset_pairs_counter(
+        &self,
+        xs: &[Block],
+        offset: Block,
+        first: u128,
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        match self {
+            AnyHash::Tccr(h) => h.hash_offset_pairs_counter(xs, offset, first, h0, h1),
+            AnyHash::Rekeyed(h) => h.hash_offset_pairs_counter(xs, offset, first, h0, h1),
         }
     }
 }
@@ -477,6 +567,57 @@ mod kernel_tests {
         let (mut h0, mut h1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
         h.hash_offset_pairs(&xs, delta, &tweaks[..n], &mut h0, &mut h1);
         assert_eq!((h0, h1), (want0, want1), "{n} offset pairs");
+    }
+
+    /// The counter forms are the tweak-list forms on the tweaks `first + k`: on every
+    /// kernel, batch sizes around the kernels' passes, and first tweaks where the low 64
+    /// bits carry within the batch (the kernels' fallback) and where `u128` wraps.
+    #[test]
+    fn counter_tweaks_are_the_tweak_list_on_every_kernel() {
+        let seed = Block::from_u128(0x5eed_c0de);
+        let delta = Block::from_u128(0xd17a_0000_0000_0000_0000_0000_0000_0001);
+        let firsts = [
+            0u128,
+            (1 << 64) | 12_345,
+            (1 << 64) | (u64::MAX as u128 - 40),
+            (7 << 64) | (u64::MAX as u128 - 2),
+            u128::MAX - 5,
+        ];
+        for n in [0, 1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 130] {
+            let (xs, _) = inputs(n);
+            for first in firsts {
+                let tweaks: Vec<Block> = (0..n as u128)
+                    .map(|k| Block::from_u128(first.wrapping_add(k)))
+                    .collect();
+                for kernel in AesKernel::available() {
+                    let hashes: [&dyn TweakableHash; 4] = [
+                        &Tccr::on_kernel(kernel),
+                        &Rekeyed::on_kernel(seed, kernel),
+                        &AnyHash::Tccr(Tccr::on_kernel(kernel)),
+                        &AnyHash::Rekeyed(Rekeyed::on_kernel(seed, kernel)),
+                    ];
+                    for h in hashes {
+                        let mut want = xs.clone();
+                        h.hash_many(&mut want, &mut tweaks.clone());
+                        let mut got = xs.clone();
+                        h.hash_counter(&mut got, first);
+                        assert_eq!(
+                            got, want,
+                            "hash_counter on {kernel}, {n} blocks, first {first:#x}"
+                        );
+                        let (mut w0, mut w1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
+                        h.hash_offset_pairs(&xs, delta, &tweaks, &mut w0, &mut w1);
+                        let (mut g0, mut g1) = (vec![Block::ZERO; n], vec![Block::ZERO; n]);
+                        h.hash_offset_pairs_counter(&xs, delta, first, &mut g0, &mut g1);
+                        assert_eq!(
+                            (g0, g1),
+                            (w0, w1),
+                            "offset pairs on {kernel}, {n} blocks, first {first:#x}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::mem::MaybeUninit;
 
 use mixgc_core::{Block, TweakableHash};
 
-use crate::tweak::{half_gate_tweaks, private_tweak};
+use crate::tweak::{half_gate_counter, half_gate_tweaks, private_tweak};
 use crate::MAX_AND_GROUP;
 
 /// Hashing scratch space for one AND group (four hashes per gate when garbling, two when
@@ -56,15 +56,23 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "at most MAX_AND_GROUP gates, one output and two rows each"
     );
-    let (x, t) = (&mut scratch.labels[..2 * n], &mut scratch.tweaks[..2 * n]);
+    let x = &mut scratch.labels[..2 * n];
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
-        let (j, j1) = half_gate_tweaks(first_and + k as u64);
         x[2 * k..2 * k + 2].copy_from_slice(&[a0, b0]);
-        t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
     }
     // h0 = H(A⁰, j), H(B⁰, j') per gate; h1 the same on A¹ = A⁰ ⊕ Δ, B¹ = B⁰ ⊕ Δ.
     let (h0, h1) = scratch.hashes[..4 * n].split_at_mut(2 * n);
-    hash.hash_offset_pairs(x, delta, t, h0, h1);
+    match half_gate_counter(first_and, n) {
+        Some(j) => hash.hash_offset_pairs_counter(x, delta, j, h0, h1),
+        None => {
+            let t = &mut scratch.tweaks[..2 * n];
+            for k in 0..n {
+                let (j, j1) = half_gate_tweaks(first_and + k as u64);
+                t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
+            }
+            hash.hash_offset_pairs(x, delta, t, h0, h1);
+        }
+    }
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
         let (pa, pb) = (a0.lsb(), b0.lsb());
         let (ha0, ha1, hb0, hb1) = (h0[2 * k], h1[2 * k], h0[2 * k + 1], h1[2 * k + 1]);
@@ -95,13 +103,21 @@ pub(crate) fn evaluate_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "one output, two rows per gate"
     );
-    let (h, t) = (&mut scratch.hashes[..2 * n], &mut scratch.tweaks[..2 * n]);
+    let h = &mut scratch.hashes[..2 * n];
     for (k, &(a, b)) in inputs.iter().enumerate() {
-        let (j, j1) = half_gate_tweaks(first_and + k as u64);
         h[2 * k..2 * k + 2].copy_from_slice(&[a, b]);
-        t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
     }
-    hash.hash_many(h, t);
+    match half_gate_counter(first_and, n) {
+        Some(j) => hash.hash_counter(h, j),
+        None => {
+            let t = &mut scratch.tweaks[..2 * n];
+            for k in 0..n {
+                let (j, j1) = half_gate_tweaks(first_and + k as u64);
+                t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
+            }
+            hash.hash_many(h, t);
+        }
+    }
     for (k, &(a, b)) in inputs.iter().enumerate() {
         let (tg, te) = (rows[2 * k], rows[2 * k + 1]);
         outputs[k] = h[2 * k] ^ tg.and_bit(a.lsb()) ^ h[2 * k + 1] ^ (te ^ a).and_bit(b.lsb());
@@ -320,6 +336,47 @@ mod tests {
     use super::*;
     use mixgc_core::{AnyHash, HashKind};
     use rand::{Rng, SeedableRng};
+
+    /// Groups of ANDs decode to the AND of their (random) input bits, with both
+    /// hashes, at AND indices where the tweaks are a counter (hashed with counter tweaks),
+    /// where they stop being one inside the group and past 2^63 (tweaks written out).
+    #[test]
+    fn groups_decode_to_and_on_both_sides_of_the_counter_limit() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+        let seed = Block::random(&mut rng);
+        for kind in [HashKind::Tccr, HashKind::Rekeyed] {
+            for first in [0u64, 77, (1 << 63) - 16, (1 << 63) - 5, 1 << 63, u64::MAX - 40] {
+                let delta = Block::random(&mut rng).with_lsb_set();
+                let mut g = HalfGateGarbler::new(AnyHash::new(kind, seed), delta);
+                g.next_and = first;
+                let mut e = HalfGateEvaluator::starting_at(AnyHash::new(kind, seed), first);
+                let n = MAX_AND_GROUP;
+                let zero: Vec<(Block, Block)> = (0..n)
+                    .map(|_| (Block::random(&mut rng), Block::random(&mut rng)))
+                    .collect();
+                let (mut c0, mut tables) = (vec![Block::ZERO; n], Vec::new());
+                g.garble(&zero, &mut c0, &mut tables);
+                assert_eq!(tables.len(), 2 * n);
+                let bits: Vec<(bool, bool)> = (0..n).map(|_| (rng.gen(), rng.gen())).collect();
+                let active: Vec<(Block, Block)> = zero
+                    .iter()
+                    .zip(&bits)
+                    .map(|(&(a, b), &(x, y))| (a ^ delta.and_bit(x), b ^ delta.and_bit(y)))
+                    .collect();
+                let mut c = vec![Block::ZERO; n];
+                e.evaluate(&active, &tables, &mut c);
+                for k in 0..n {
+                    let (x, y) = bits[k];
+                    assert_eq!(
+                        c[k],
+                        c0[k] ^ delta.and_bit(x & y),
+                        "{kind} first={first} gate {k}"
+                    );
+                }
+                assert_eq!(e.ands_evaluated(), first.wrapping_add(n as u64));
+            }
+        }
+    }
 
     /// Every table of a private projection, on both values of the input and many outputs
     /// (more than one hash group), decodes to the table's entry; the row count is one per

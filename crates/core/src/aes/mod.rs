@@ -67,21 +67,28 @@ impl AesKernel {
         }
     }
 
-    /// Whether this CPU runs the kernel.
+    /// Whether this CPU runs the kernel (detected once per process: every batch call
+    /// checks it).
     pub fn is_available(self) -> bool {
+        static AVAILABLE: OnceLock<[bool; 4]> = OnceLock::new();
+        AVAILABLE.get_or_init(|| AesKernel::ALL.map(AesKernel::detect))[self as usize]
+    }
+
+    /// [`AesKernel::is_available`], asking the CPU.
+    fn detect(self) -> bool {
         match self {
             AesKernel::Portable => true,
             #[cfg(target_arch = "x86_64")]
             AesKernel::AesNi => is_x86_feature_detected!("aes") && is_x86_feature_detected!("ssse3"),
             #[cfg(target_arch = "x86_64")]
             AesKernel::Vaes256 => {
-                AesKernel::AesNi.is_available()
+                AesKernel::AesNi.detect()
                     && is_x86_feature_detected!("avx2")
                     && is_x86_feature_detected!("vaes")
             }
             #[cfg(target_arch = "x86_64")]
             AesKernel::Vaes512 => {
-                AesKernel::AesNi.is_available()
+                AesKernel::AesNi.detect()
                     && is_x86_feature_detected!("avx512f")
                     && is_x86_feature_detected!("avx512bw")
                     && is_x86_feature_detected!("vaes")
@@ -230,6 +237,72 @@ impl AesKernel {
             }),
         }
     }
+
+    /// [`AesKernel::sigma_mmo_each_under`] with tweaks `first + i` (wrapping in `u128`).
+    /// VAES-512 makes the tweaks in registers when the low 64 bits do not wrap within the
+    /// batch (always, for half-gates tweaks); otherwise the tweaks are written out.
+    pub(crate) fn sigma_mmo_counter(self, seed: Block, xs: &mut [Block], first: u128) {
+        #[cfg(target_arch = "x86_64")]
+        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
+            // SAFETY: `checked` verified the CPU features.
+            return unsafe { vaes512::sigma_mmo_counter(seed, xs, first) };
+        }
+        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+        for (c, xs) in xs.chunks_mut(COUNTER_CHUNK).enumerate() {
+            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first, c);
+            self.sigma_mmo_each_under(seed, xs, tweaks);
+        }
+    }
+
+    /// [`AesKernel::sigma_mmo_offset_pairs`] with tweaks `first + i` (wrapping in `u128`),
+    /// made in registers as in [`AesKernel::sigma_mmo_counter`].
+    pub(crate) fn sigma_mmo_offset_pairs_counter(
+        self,
+        seed: Block,
+        delta: Block,
+        xs: &[Block],
+        first: u128,
+        h0: &mut [Block],
+        h1: &mut [Block],
+    ) {
+        assert!(
+            h0.len() == xs.len() && h1.len() == xs.len(),
+            "two outputs per block"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
+            // SAFETY: `checked` verified the CPU features.
+            return unsafe { vaes512::sigma_mmo_offset_pairs_counter(seed, delta, xs, first, h0, h1) };
+        }
+        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+        for (c, ((xs, h0), h1)) in xs
+            .chunks(COUNTER_CHUNK)
+            .zip(h0.chunks_mut(COUNTER_CHUNK))
+            .zip(h1.chunks_mut(COUNTER_CHUNK))
+            .enumerate()
+        {
+            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first, c);
+            self.sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1);
+        }
+    }
+}
+
+/// Blocks per chunk when counter tweaks are written out.
+const COUNTER_CHUNK: usize = 64;
+
+/// Fills `tweaks` with the counter tweaks of chunk `chunk`: `first + chunk · COUNTER_CHUNK + i`.
+fn counter_tweaks(tweaks: &mut [Block], first: u128, chunk: usize) -> &[Block] {
+    let base = first.wrapping_add((chunk * COUNTER_CHUNK) as u128);
+    for (i, t) in tweaks.iter_mut().enumerate() {
+        *t = Block::from_u128(base.wrapping_add(i as u128));
+    }
+    tweaks
+}
+
+/// Whether `first + i` for every `i < n` only adds to the low 64 bits of `first` (no carry
+/// into the high half), so a kernel may count in 64-bit lanes.
+fn low_half_counts(first: u128, n: usize) -> bool {
+    (first as u64).checked_add(n as u64).is_some()
 }
 
 /// The CPU features the AES kernels care about, and whether this CPU has each.

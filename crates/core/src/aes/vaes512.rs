@@ -106,17 +106,29 @@ pub(super) fn encrypt_many(keys: &RoundKeys, xs: &mut [Block]) {
     }
 }
 
+/// The tweaks of register `i` of a counter batch: `counter` (the batch's first tweak in
+/// every lane) plus 4i, 4i + 1, 4i + 2, 4i + 3 in the lanes' low 64 bits (the caller
+/// ensures that the low halves of the used lanes do not wrap).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn counter_tweaks(counter: __m512i, i: usize) -> __m512i {
+    let i = 4 * i as i64;
+    _mm512_add_epi64(counter, _mm512_set_epi64(0, i + 3, 0, i + 2, 0, i + 1, 0, i))
+}
+
 /// The `len` blocks at `xs`, 4(N − 1) < `len` ≤ 4N, under keys seed ⊕ tweak from `tweaks`
-/// (one tweak per block, or with `PAIR` per two blocks, then `len` = 4N), schedules
+/// (one tweak per block, or with `PAIR` per two blocks, then `len` = 4N; or with `COUNTER`
+/// the tweaks [`counter_tweaks`], `tweaks` unused), schedules
 /// computed round by round beside them; with `MMO`, x ↦ AES(σ(x)) ⊕ σ(x). Without `PAIR`
 /// the last register's lanes past `len` are masked off (neither read nor written), so a
 /// batch of any size is one pass with all its blocks in flight.
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 #[inline]
-unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
+unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool, const COUNTER: bool>(
     seed: __m512i,
     xs: *mut Block,
     tweaks: *const Block,
+    counter: __m512i,
     len: usize,
 ) {
     debug_assert!(!PAIR || len == 4 * N);
@@ -126,7 +138,9 @@ unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool>(
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N]);
     for i in 0..N {
-        let t = if PAIR {
+        let t = if COUNTER {
+            counter_tweaks(counter, i)
+        } else if PAIR {
             let two = _mm512_castsi256_si512(_mm256_loadu_si256(tweaks.add(2 * i).cast()));
             _mm512_shuffle_i64x2::<0x50>(two, two) // t₀ t₀ t₁ t₁
         } else if full(i) {
@@ -228,22 +242,23 @@ pub(super) fn rekeyed<const PAIR: bool, const MMO: bool>(seed: Block, xs: &mut [
     }
     assert_eq!(xs.len(), tweaks.len());
     let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let zero = _mm512_setzero_si512();
     let (n, p, t) = (xs.len(), xs.as_mut_ptr(), tweaks.as_ptr());
     let mut i = 0;
     // SAFETY: every call touches blocks i..i + len <= n and their tweaks (one per block);
     // masked lanes are not touched.
     unsafe {
         while i + 16 <= n {
-            rekeyed_group::<4, false, MMO>(seed4, p.add(i), t.add(i), 16);
+            rekeyed_group::<4, false, MMO, false>(seed4, p.add(i), t.add(i), zero, 16);
             i += 16;
         }
         let (rest, p, t) = (n - i, p.add(i), t.add(i));
         match rest.div_ceil(4) {
             0 => {}
-            1 => rekeyed_group::<1, false, MMO>(seed4, p, t, rest),
-            2 => rekeyed_group::<2, false, MMO>(seed4, p, t, rest),
-            3 => rekeyed_group::<3, false, MMO>(seed4, p, t, rest),
-            _ => rekeyed_group::<4, false, MMO>(seed4, p, t, rest),
+            1 => rekeyed_group::<1, false, MMO, false>(seed4, p, t, zero, rest),
+            2 => rekeyed_group::<2, false, MMO, false>(seed4, p, t, zero, rest),
+            3 => rekeyed_group::<3, false, MMO, false>(seed4, p, t, zero, rest),
+            _ => rekeyed_group::<4, false, MMO, false>(seed4, p, t, zero, rest),
         }
     }
 }
@@ -267,7 +282,7 @@ fn rekeyed_pairs<const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block
             i += 8;
         }
         while i + 4 <= n {
-            rekeyed_group::<1, true, MMO>(seed4, p.add(i), t.add(i / 2), 4);
+            rekeyed_group::<1, true, MMO, false>(seed4, p.add(i), t.add(i / 2), _mm512_setzero_si512(), 4);
             i += 4;
         }
     }
@@ -275,18 +290,22 @@ fn rekeyed_pairs<const MMO: bool>(seed: Block, xs: &mut [Block], tweaks: &[Block
 }
 
 /// The hashes x ↦ AES_{seed⊕t}(σ(x)) ⊕ σ(x) of the `len` blocks at `xs` and of the same
-/// blocks XORed with the offset, 4(N − 1) < `len` ≤ 4N, one tweak per block of `xs`:
+/// blocks XORed with the offset, 4(N − 1) < `len` ≤ 4N, one tweak per block of `xs` (or
+/// with `COUNTER` the tweaks [`counter_tweaks`], `tweaks` unused):
 /// writes H(x) to `h0` and H(x ⊕ Δ) to `h1`. The offset blocks are made in registers
 /// (σ(x ⊕ Δ) = σ(x) ⊕ σ(Δ), σ being linear), and each key register serves both hashes
 /// as it is (no lane shuffle), so a key step costs 6 instructions per 8 blocks. Lanes
 /// past `len` are masked off (neither read nor written).
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 #[inline]
-unsafe fn offset_pairs_group<const N: usize>(
+// The kernel's operands are registers and raw pointers; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+unsafe fn offset_pairs_group<const N: usize, const COUNTER: bool>(
     seed: __m512i,
     sigma_delta: __m512i,
     xs: *const Block,
     tweaks: *const Block,
+    counter: __m512i,
     h0: *mut Block,
     h1: *mut Block,
     len: usize,
@@ -297,16 +316,17 @@ unsafe fn offset_pairs_group<const N: usize>(
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v0, mut v1) = ([zero; N], [zero; N], [zero; N], [zero; N]);
     for i in 0..N {
-        let (x, t) = if full(i) {
-            (
-                _mm512_loadu_si512(xs.add(4 * i).cast()),
-                _mm512_loadu_si512(tweaks.add(4 * i).cast()),
-            )
+        let x = if full(i) {
+            _mm512_loadu_si512(xs.add(4 * i).cast())
         } else {
-            (
-                _mm512_maskz_loadu_epi64(mask, xs.add(4 * i).cast()),
-                _mm512_maskz_loadu_epi64(mask, tweaks.add(4 * i).cast()),
-            )
+            _mm512_maskz_loadu_epi64(mask, xs.add(4 * i).cast())
+        };
+        let t = if COUNTER {
+            counter_tweaks(counter, i)
+        } else if full(i) {
+            _mm512_loadu_si512(tweaks.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, tweaks.add(4 * i).cast())
         };
         keys[i] = _mm512_xor_si512(seed, t);
         fed[i] = sigma(x);
@@ -355,25 +375,103 @@ pub(super) fn sigma_mmo_offset_pairs(
         tweaks.len() == n && h0.len() == n && h1.len() == n,
         "one tweak and two outputs per block"
     );
+    // SAFETY: all four slices have length n.
+    unsafe { offset_pairs::<false>(seed, delta, xs, tweaks.as_ptr(), 0, h0, h1) }
+}
+
+/// [`super::AesKernel::sigma_mmo_offset_pairs_counter`]: as [`sigma_mmo_offset_pairs`] with
+/// the tweaks `first + i` made in registers.
+///
+/// # Safety
+/// The CPU runs this kernel; `first`'s low 64 bits plus `xs.len()` do not wrap.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) unsafe fn sigma_mmo_offset_pairs_counter(
+    seed: Block,
+    delta: Block,
+    xs: &[Block],
+    first: u128,
+    h0: &mut [Block],
+    h1: &mut [Block],
+) {
+    assert!(
+        h0.len() == xs.len() && h1.len() == xs.len(),
+        "two outputs per block"
+    );
+    // SAFETY: the three slices have one length; `tweaks` is not read with COUNTER.
+    unsafe { offset_pairs::<true>(seed, delta, xs, std::ptr::null(), first, h0, h1) }
+}
+
+/// The loop of [`sigma_mmo_offset_pairs`]: 16 blocks (32 hashes) per pass, the rest (fewer
+/// than 16 blocks) in one masked pass; tweaks from `tweaks` or, with `COUNTER`, `first + i`.
+///
+/// # Safety
+/// `h0`, `h1` and (without `COUNTER`) the `tweaks` array are as long as `xs`; with
+/// `COUNTER`, the low 64 bits of `first + i` do not wrap for i < `xs.len()`.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+unsafe fn offset_pairs<const COUNTER: bool>(
+    seed: Block,
+    delta: Block,
+    xs: &[Block],
+    tweaks: *const Block,
+    first: u128,
+    h0: &mut [Block],
+    h1: &mut [Block],
+) {
+    let n = xs.len();
     let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
     let sd = _mm512_broadcast_i32x4(super::sigma(delta).into_m128());
-    let (x, t, o0, o1) = (xs.as_ptr(), tweaks.as_ptr(), h0.as_mut_ptr(), h1.as_mut_ptr());
+    let counter =
+        |i: usize| _mm512_broadcast_i32x4(Block::from_u128(first.wrapping_add(i as u128)).into_m128());
+    let (x, o0, o1) = (xs.as_ptr(), h0.as_mut_ptr(), h1.as_mut_ptr());
+    let t = |i: usize| if COUNTER { tweaks } else { tweaks.wrapping_add(i) };
     let mut i = 0;
-    // SAFETY: every call reads blocks i..i + len ≤ n of `xs` and `tweaks` and writes the
-    // same range of `h0` and `h1` (all four of length n); masked lanes are not touched.
+    // SAFETY: every call reads blocks i..i + len ≤ n of `xs` and (without COUNTER) of the
+    // tweaks and writes the same range of `h0` and `h1` (all of length n, the caller's
+    // precondition); masked lanes are not touched.
     unsafe {
         while i + 16 <= n {
-            offset_pairs_group::<4>(seed4, sd, x.add(i), t.add(i), o0.add(i), o1.add(i), 16);
+            let (ti, ci) = (t(i), counter(i));
+            offset_pairs_group::<4, COUNTER>(seed4, sd, x.add(i), ti, ci, o0.add(i), o1.add(i), 16);
             i += 16;
         }
         let rest = n - i;
-        let (x, t, o0, o1) = (x.add(i), t.add(i), o0.add(i), o1.add(i));
+        let (x, ti, ci, o0, o1) = (x.add(i), t(i), counter(i), o0.add(i), o1.add(i));
         match rest.div_ceil(4) {
             0 => {}
-            1 => offset_pairs_group::<1>(seed4, sd, x, t, o0, o1, rest),
-            2 => offset_pairs_group::<2>(seed4, sd, x, t, o0, o1, rest),
-            3 => offset_pairs_group::<3>(seed4, sd, x, t, o0, o1, rest),
-            _ => offset_pairs_group::<4>(seed4, sd, x, t, o0, o1, rest),
+            1 => offset_pairs_group::<1, COUNTER>(seed4, sd, x, ti, ci, o0, o1, rest),
+            2 => offset_pairs_group::<2, COUNTER>(seed4, sd, x, ti, ci, o0, o1, rest),
+            3 => offset_pairs_group::<3, COUNTER>(seed4, sd, x, ti, ci, o0, o1, rest),
+            _ => offset_pairs_group::<4, COUNTER>(seed4, sd, x, ti, ci, o0, o1, rest),
+        }
+    }
+}
+
+/// [`super::AesKernel::sigma_mmo_counter`]: the re-keyed hash of every block in place under
+/// tweak `first + i`, made in registers; 16 blocks per pass, the rest in one masked pass.
+///
+/// # Safety
+/// The CPU runs this kernel; `first`'s low 64 bits plus `xs.len()` do not wrap.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) unsafe fn sigma_mmo_counter(seed: Block, xs: &mut [Block], first: u128) {
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let counter =
+        |i: usize| _mm512_broadcast_i32x4(Block::from_u128(first.wrapping_add(i as u128)).into_m128());
+    let (n, p, t) = (xs.len(), xs.as_mut_ptr(), std::ptr::null());
+    let mut i = 0;
+    // SAFETY: every call touches blocks i..i + len <= n; no tweak is read with COUNTER;
+    // masked lanes are not touched.
+    unsafe {
+        while i + 16 <= n {
+            rekeyed_group::<4, false, true, true>(seed4, p.add(i), t, counter(i), 16);
+            i += 16;
+        }
+        let (rest, p, c) = (n - i, p.add(i), counter(i));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => rekeyed_group::<1, false, true, true>(seed4, p, t, c, rest),
+            2 => rekeyed_group::<2, false, true, true>(seed4, p, t, c, rest),
+            3 => rekeyed_group::<3, false, true, true>(seed4, p, t, c, rest),
+            _ => rekeyed_group::<4, false, true, true>(seed4, p, t, c, rest),
         }
     }
 }
