@@ -75,8 +75,7 @@ pub struct PartyArgs {
     #[arg(long, value_name = "N")]
     batch_ands: Option<usize>,
     /// This party's certificate (PEM, `mixgc keygen`): every link becomes TLS 1.3 with
-    /// mutual authentication (AES-128-GCM, TLS13_AES_128_GCM_SHA256, preferred by both
-    /// ends). Needs --key and a pin per peer or --peer-ca.
+    /// mutual authentication. Needs --key and a pin per peer or --peer-ca.
     #[arg(long, value_name = "FILE")]
     cert: Option<PathBuf>,
     /// The private key of --cert (PEM).

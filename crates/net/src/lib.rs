@@ -12,7 +12,6 @@ mod peer;
 mod queued;
 mod record;
 mod record_aead;
-mod record_buf;
 mod record_fuzz;
 mod tcp;
 mod tls;

@@ -15,10 +15,7 @@
 //!
 //! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: the read half
 //! and the writer share the rustls connection, neither holding it across a system call;
-//! all of the above holds, and the counters count plaintext. A TLS link's chunks are laid
-//! out as the records they become, so the writer seals them where they lie (no copy of the
-//! plaintext besides `send`'s, which a TCP link makes too); written chunk buffers are
-//! reused.
+//! all of the above holds, and the counters count plaintext.
 //!
 //! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
 //! was handed on (by the monotonic clock), so a round trip between two such links takes at
@@ -31,7 +28,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::record_buf::{RecordBuf, SLACK};
 use crate::tcp::{spent, ABORT_LINGER};
 use crate::tls_link::{TlsReader, TlsWriter};
 use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter, TlsChannel};
@@ -52,7 +48,7 @@ pub struct QueuedChannel {
     /// The TLS exporter of the session, for a TLS link.
     binding: Option<[u8; 32]>,
     /// Bytes sent and not yet handed to the writer.
-    pending: Pending,
+    pending: Vec<u8>,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
     sent: u64,
@@ -88,96 +84,13 @@ struct Queue {
     closed: bool,
     /// The writer thread has ended.
     done: bool,
-    /// A written chunk's buffer, emptied, for the next chunk: reusing it spares the
-    /// allocator and the page faults of fresh memory on every chunk.
-    spare: Option<Pending>,
 }
 
 /// Bytes to write no earlier than `due`, during `phase`.
 struct Chunk {
-    data: Pending,
+    data: Vec<u8>,
     due: Instant,
     phase: &'static str,
-}
-
-/// Sent bytes on their way to the writer: as they are for TCP, laid out as the records
-/// they will be sealed into for TLS, so they are copied once (here) and sealed where they
-/// lie. Room for a whole [`CHUNK`] is reserved at the first byte, so the buffer never
-/// grows by copying; a chunk handed on early gives back what it does not use.
-enum Pending {
-    Plain(Vec<u8>),
-    Records(RecordBuf),
-}
-
-impl Pending {
-    /// An empty buffer of the same kind.
-    fn empty_like(&self) -> Pending {
-        match self {
-            Pending::Plain(_) => Pending::Plain(Vec::new()),
-            Pending::Records(_) => Pending::Records(RecordBuf::default()),
-        }
-    }
-
-    /// Bytes sent (plaintext).
-    fn len(&self) -> usize {
-        match self {
-            Pending::Plain(v) => v.len(),
-            Pending::Records(r) => r.len(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn push(&mut self, data: &[u8]) {
-        match self {
-            Pending::Plain(v) => {
-                if v.capacity() == 0 {
-                    v.reserve_exact(CHUNK);
-                }
-                v.extend_from_slice(data);
-            }
-            Pending::Records(r) => {
-                r.reserve_once(CHUNK);
-                r.push(data);
-            }
-        }
-    }
-
-    /// Empties a written buffer that holds a whole [`CHUNK`] for reuse; `None` for a
-    /// smaller one (a chunk handed on early), which is dropped.
-    fn recycled(self) -> Option<Pending> {
-        match self {
-            Pending::Plain(mut v) if v.capacity() >= CHUNK => {
-                v.clear();
-                Some(Pending::Plain(v))
-            }
-            Pending::Records(mut r) if r.has_room_for(CHUNK) => {
-                r.clear();
-                Some(Pending::Records(r))
-            }
-            _ => None,
-        }
-    }
-
-    /// Takes the bytes, leaving an empty buffer, with no memory reserved beyond them.
-    fn take(&mut self) -> Pending {
-        let mut taken = std::mem::replace(self, self.empty_like());
-        match &mut taken {
-            Pending::Plain(v) => {
-                if v.capacity() > v.len() + SLACK {
-                    v.shrink_to_fit();
-                }
-            }
-            Pending::Records(r) => r.shrink_to_fit(),
-        }
-        taken
-    }
-
-    fn clear(&mut self) {
-        *self = self.empty_like();
-    }
 }
 
 /// The half the owning thread reads with.
@@ -239,11 +152,10 @@ impl ReadHalf {
 }
 
 impl WriteHalf {
-    fn write_through(&mut self, data: &mut Pending) -> Result<(), NetError> {
-        match (self, data) {
-            (WriteHalf::Tcp(w), Pending::Plain(data)) => w.write_through(data),
-            (WriteHalf::Tls(w), Pending::Records(records)) => w.write_records(records),
-            _ => unreachable!("a link buffers what its writer takes"),
+    fn write_through(&mut self, data: &[u8]) -> Result<(), NetError> {
+        match self {
+            WriteHalf::Tcp(w) => w.write_through(data),
+            WriteHalf::Tls(w) => w.write_through(data),
         }
     }
 
@@ -271,7 +183,6 @@ impl QueuedChannel {
         QueuedChannel::start(
             ReadHalf::Tcp(reader),
             WriteHalf::Tcp(writer),
-            Pending::Plain(Vec::new()),
             (timeout, sent, None),
             one_way_delay,
         )
@@ -287,7 +198,6 @@ impl QueuedChannel {
         QueuedChannel::start(
             ReadHalf::Tls(Box::new(reader)),
             WriteHalf::Tls(writer),
-            Pending::Records(RecordBuf::default()),
             (timeout, sent, Some(binding)),
             one_way_delay,
         )
@@ -298,7 +208,6 @@ impl QueuedChannel {
     fn start(
         reader: ReadHalf,
         writer: WriteHalf,
-        pending: Pending,
         facts: (Duration, u64, Option<[u8; 32]>),
         one_way_delay: Duration,
     ) -> Result<QueuedChannel, NetError> {
@@ -316,7 +225,7 @@ impl QueuedChannel {
         Ok(QueuedChannel {
             reader,
             binding,
-            pending,
+            pending: Vec::new(),
             shared,
             writer: Some(handle),
             sent,
@@ -392,13 +301,10 @@ impl QueuedChannel {
         }
         queue.bytes += len;
         queue.chunks.push_back(Chunk {
-            data: self.pending.take(),
+            data: std::mem::take(&mut self.pending),
             due: Instant::now() + self.delay,
             phase: self.phase,
         });
-        if let Some(spare) = queue.spare.take() {
-            self.pending = spare;
-        }
         drop(queue);
         self.shared.changed.notify_all();
         Ok(())
@@ -456,18 +362,12 @@ fn write_all_chunks(mut writer: WriteHalf, shared: &Shared) {
             std::thread::sleep(chunk.due - now);
         }
         writer.set_phase(chunk.phase);
-        let mut chunk = chunk;
-        let result = writer.write_through(&mut chunk.data);
+        let result = writer.write_through(&chunk.data);
         let mut queue = shared.lock();
         queue.bytes -= chunk.data.len();
         let failed = result.is_err();
         match result {
-            Ok(()) => {
-                queue.written += chunk.data.len() as u64;
-                if queue.spare.is_none() {
-                    queue.spare = chunk.data.recycled();
-                }
-            }
+            Ok(()) => queue.written += chunk.data.len() as u64,
             Err(e) => {
                 queue.failed.get_or_insert(e);
                 queue.bytes -= queue.chunks.drain(..).map(|c| c.data.len()).sum::<usize>();
@@ -544,7 +444,7 @@ impl Channel for QueuedChannel {
         self.sent += data.len() as u64;
         while !data.is_empty() {
             let take = data.len().min(CHUNK - self.pending.len());
-            self.pending.push(&data[..take]);
+            self.pending.extend_from_slice(&data[..take]);
             data = &data[take..];
             if self.pending.len() >= CHUNK {
                 self.hand_off()?;

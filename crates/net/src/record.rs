@@ -2,10 +2,9 @@
 //! keys rustls hands out once its handshake is done (`dangerous_extract_secrets`, the API
 //! made for kernel TLS). rustls seals each record into a fresh allocation and hands
 //! received plaintext over in another (its unbuffered API too, in 0.23); here a record is
-//! sealed where its plaintext was laid out ([`Sealer::seal_laid_out`], a queued link's
-//! chunks, [`crate::record_buf`]) or straight into a write buffer ([`Wire`]), and opened
-//! straight into the caller's buffer when it fits there (else in place in the read
-//! buffer), with the AEAD of [`crate::record_aead`], and nothing is allocated per record.
+//! sealed straight into the link's write buffer ([`Wire`]) and opened straight into the
+//! caller's buffer when it fits there (else in place in the read buffer), with the AEAD of
+//! [`crate::record_aead`], and nothing is allocated per record.
 //!
 //! Key updates (§4.6.3) are not supported: the extracted keys come without the traffic
 //! secrets the next keys derive from. Both ends are mixgc, which never sends one; a key
@@ -17,7 +16,6 @@ use std::ops::Range;
 use rustls::ConnectionTrafficSecrets;
 
 use crate::record_aead::{NonceBytes, RecordKey, Suite, TAG};
-use crate::record_buf::STRIDE;
 use crate::NetError;
 
 /// The largest plaintext of a record (RFC 8446 §5.1).
@@ -92,6 +90,14 @@ pub(crate) struct Wire {
 }
 
 impl Wire {
+    /// Room for `capacity` bytes before it grows.
+    pub(crate) fn with_capacity(capacity: usize) -> Wire {
+        Wire {
+            buf: vec![0; capacity],
+            len: 0,
+        }
+    }
+
     /// The records sealed since the last [`Wire::clear`].
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.buf[..self.len]
@@ -160,17 +166,6 @@ impl Sealer {
     /// each, after any alert the receiving side raised (then fails: the session is over).
     /// Sealed straight into `out` (with ring after a copy there; see [`crate::record_aead`]).
     pub(crate) fn seal(&mut self, data: &[u8], out: &mut impl Records) -> Result<(), NetError> {
-        self.check_room(data.len().div_ceil(MAX_PLAIN) as u64, out)?;
-        for piece in data.chunks(MAX_PLAIN) {
-            self.seal_record(APPLICATION_DATA, piece, out);
-        }
-        Ok(())
-    }
-
-    /// Whether `records` more application-data records may be sealed: not after an alert
-    /// the receiving side raised (it goes to `out` now) or a close, nor past the key's
-    /// limit.
-    fn check_room(&mut self, records: u64, out: &mut impl Records) -> Result<(), NetError> {
         if let Some(alert) = self.alert.take() {
             self.seal_alert(alert, out);
             return Err(NetError::Disconnected);
@@ -178,6 +173,7 @@ impl Sealer {
         if self.closed {
             return Err(NetError::Disconnected);
         }
+        let records = data.len().div_ceil(MAX_PLAIN) as u64;
         // One record is kept for the close_notify or an alert.
         if self.key.seq + records + 1 > self.limit {
             return Err(NetError::Tls(format!(
@@ -186,31 +182,8 @@ impl Sealer {
                 self.limit
             )));
         }
-        Ok(())
-    }
-
-    /// Seals application-data records laid out in place ([`RecordBuf::finish`]:
-    /// [`STRIDE`] bytes each but the last) where they lie: fills in each header and
-    /// encrypts each plaintext with its content type, tag last, so the plaintext is
-    /// not copied. Fails as [`Sealer::seal`] does; an alert the receiving side raised goes
-    /// to `out` instead (and the records are not sealed).
-    ///
-    /// [`RecordBuf::finish`]: crate::record_buf::RecordBuf::finish
-    pub(crate) fn seal_laid_out(
-        &mut self,
-        records: &mut [u8],
-        out: &mut impl Records,
-    ) -> Result<(), NetError> {
-        self.check_room(records.len().div_ceil(STRIDE) as u64, out)?;
-        for record in records.chunks_mut(STRIDE) {
-            let length = record.len() - HEADER;
-            debug_assert!((1 + TAG..=MAX_PLAIN + 1 + TAG).contains(&length));
-            let header = [APPLICATION_DATA, 3, 3, (length >> 8) as u8, length as u8];
-            record[..HEADER].copy_from_slice(&header);
-            let nonce = self.key.next_nonce();
-            self.key
-                .key
-                .seal_in_place(nonce, header, &mut record[HEADER..], APPLICATION_DATA);
+        for piece in data.chunks(MAX_PLAIN) {
+            self.seal_record(APPLICATION_DATA, piece, out);
         }
         Ok(())
     }
@@ -645,56 +618,11 @@ mod tests {
         }
     }
 
-    /// Records laid out and sealed in place are byte for byte the records [`Sealer::seal`]
-    /// makes of the same plaintext, for every suite and sizes around the record size, and
-    /// open to it; an alert raised before goes out instead of them.
-    #[test]
-    fn records_sealed_in_place_match_records_sealed_from_a_slice() {
-        use crate::record_buf::RecordBuf;
-        for suite in 1..3 {
-            let (mut from_slice, _) = pair(suite, 11);
-            let (mut in_place, mut opener) = pair(suite, 11);
-            for len in [
-                1usize,
-                17,
-                MAX_PLAIN - 1,
-                MAX_PLAIN,
-                MAX_PLAIN + 1,
-                5 * MAX_PLAIN + 333,
-            ] {
-                let data: Vec<u8> = (0..len).map(|i| (i * 13 + len) as u8).collect();
-                let mut want = Vec::new();
-                from_slice.seal(&data, &mut want).unwrap();
-                let mut records = RecordBuf::default();
-                for piece in data.chunks(1000) {
-                    records.push(piece);
-                }
-                let mut alert = Vec::new();
-                in_place.seal_laid_out(records.finish(), &mut alert).unwrap();
-                assert!(alert.is_empty());
-                let wire = records.finish();
-                assert_eq!(&wire[..], &want[..], "suite {suite}, {len} bytes");
-                assert_eq!(open_all(&mut opener, wire).unwrap(), data);
-            }
-        }
-        let (mut sealer, mut opener) = pair(1, 0);
-        sealer.raise(BAD_RECORD_MAC);
-        let mut records = RecordBuf::default();
-        records.push(b"tables");
-        let mut alert = Vec::new();
-        assert!(matches!(
-            sealer.seal_laid_out(records.finish(), &mut alert),
-            Err(NetError::Disconnected)
-        ));
-        let e = open_all(&mut opener, &mut alert).unwrap_err();
-        assert!(e.to_string().contains("could not authenticate"), "{e}");
-    }
-
     /// The reused write buffer holds exactly the records of the last writes.
     #[test]
     fn the_wire_buffer_is_reused_across_writes() {
         let (mut sealer, mut opener) = pair(2, 0);
-        let mut wire = Wire::default();
+        let mut wire = Wire::with_capacity(64);
         for (i, len) in [100usize, 3 * MAX_PLAIN + 1, 7, 0].into_iter().enumerate() {
             let data = vec![i as u8 + 1; len];
             wire.clear();

@@ -6,12 +6,9 @@
 //!   AVX-512 code where the CPU has it. A record is sealed *out of place* (the plaintext
 //!   read once, the ciphertext written once, no copy before) and opened straight into the
 //!   caller's buffer, so the record layer adds no pass over the data beyond the cipher.
-//! - **ring** (the default; the provider rustls' handshake uses): in place only, so sealing
-//!   from a slice copies the plaintext into the record first and opening into a caller's
-//!   buffer copies the ciphertext there first.
-//!
-//! Either backend seals a record laid out in place ([`RecordKey::seal_in_place`]; what a
-//! queued link's writer does, [`crate::record_buf`]) with no copy.
+//! - **ring** (the default; the provider rustls' handshake uses): in place only, so sealing copies the
+//!   plaintext into the record first and opening into a caller's buffer copies the
+//!   ciphertext there first.
 
 /// An AEAD's tag (all three TLS 1.3 suites here).
 pub(crate) const TAG: usize = 16;
@@ -80,21 +77,6 @@ impl RecordKey {
         }
     }
 
-    /// Seals a record body laid out in place (`TLSInnerPlaintext`, §5.2): `body` is the
-    /// plaintext, then one byte for the content type `content`, then [`TAG`] bytes for
-    /// the tag; the plaintext is encrypted where it lies, so nothing is copied (both
-    /// backends).
-    pub(crate) fn seal_in_place(&self, nonce: NonceBytes, aad: [u8; 5], body: &mut [u8], content: u8) {
-        assert!(body.len() > TAG, "a record's body holds its content type and tag");
-        let (inner, tag) = body.split_at_mut(body.len() - TAG);
-        inner[inner.len() - 1] = content;
-        let sealed = self
-            .0
-            .seal_in_place_separate_tag(Nonce::assume_unique_for_key(nonce), Aad::from(aad), inner)
-            .expect("a record of at most 16 KiB is within the AEAD's limits");
-        tag.copy_from_slice(sealed.as_ref());
-    }
-
     /// Opens `body` (ciphertext, then the tag; at least [`TAG`] bytes) into `out`, which
     /// must be exactly `body.len() - TAG` bytes. On failure `out` is zeroed.
     pub(crate) fn open_into(
@@ -155,7 +137,7 @@ impl RecordKey {
 mod tests {
     use super::*;
 
-    /// Seal → open round trips for every suite, both ways of sealing and of opening, and a flipped bit
+    /// Seal → open round trips for every suite, both ways of opening, and a flipped bit
     /// anywhere fails and leaves no plaintext behind.
     #[test]
     fn seal_then_open_for_every_suite() {
@@ -172,11 +154,6 @@ mod tests {
                 let nonce = [len as u8; 12];
                 let mut body = vec![0u8; len + 1 + TAG];
                 key.seal(nonce, aad, &plain, 23, &mut body);
-                // Sealing in place gives the same record.
-                let mut laid_out = vec![0xeeu8; len + 1 + TAG];
-                laid_out[..len].copy_from_slice(&plain);
-                key.seal_in_place(nonce, aad, &mut laid_out, 23);
-                assert_eq!(laid_out, body, "{suite:?}: in place and out of place agree");
                 let mut out = vec![0u8; len + 1];
                 key.open_into(nonce, aad, &body, &mut out).unwrap();
                 assert_eq!(&out[..len], &plain[..]);

@@ -8,7 +8,6 @@ use rustls::crypto::cipher::{AeadKey, Iv};
 use rustls::ConnectionTrafficSecrets;
 
 use crate::record::{Opener, Sealer, MAX_PLAIN, MAX_WIRE_RECORD};
-use crate::record_buf::RecordBuf;
 use crate::tls_inbound::{Inbound, BUFFER};
 use crate::NetError;
 
@@ -79,23 +78,12 @@ impl Peer {
         };
         while !script.0.is_empty() && peer.wire.len() < MAX_WIRE {
             match script.byte() % 4 {
-                // Application data records, sealed from a slice or (an odd length
-                // word) laid out and sealed in place, as a queued link's writer does.
+                // Application data records.
                 0 => {
-                    let word = script.u16();
-                    let data = pattern(word % (3 * MAX_PLAIN));
-                    if word % 2 == 1 {
-                        let mut records = RecordBuf::default();
-                        records.push(&data);
-                        sealer
-                            .seal_laid_out(records.finish(), &mut peer.wire)
-                            .expect("within the key's limit");
-                        peer.wire.extend_from_slice(records.finish());
-                    } else {
-                        sealer
-                            .seal(&data, &mut peer.wire)
-                            .expect("within the key's limit");
-                    }
+                    let data = pattern(script.u16() % (3 * MAX_PLAIN));
+                    sealer
+                        .seal(&data, &mut peer.wire)
+                        .expect("within the key's limit");
                     if !peer.ended {
                         peer.model.extend_from_slice(&data);
                     }

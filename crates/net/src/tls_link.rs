@@ -4,9 +4,8 @@
 //! After the handshake the channel runs the record layer itself ([`crate::record`]), and
 //! its two directions are independent: the read half owns the receiving key and the read
 //! buffer, and opens each record into the caller's buffer (in place in its own when the
-//! caller wants less); the write half seals the records the sending thread laid out
-//! ([`RecordBuf`]) where they lie, a piece (at most [`SEAL_PIECE`] bytes) at a time, and
-//! writes each piece out. They share only the
+//! caller wants less); the write half seals each piece (at most [`SEAL_PIECE`] bytes) into
+//! its own buffer and writes it out. They share only the
 //! sending state, behind a mutex that neither holds across a system call: the read half
 //! takes it only to leave an alert for the peer (a record that failed authentication),
 //! which goes out before the next write. Each half has its own socket handle with the
@@ -17,8 +16,7 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::record::{Sealer, Wire, CLOSE_NOTIFY, MAX_PLAIN};
-use crate::record_buf::{RecordBuf, STRIDE};
+use crate::record::{Sealer, Wire, CLOSE_NOTIFY};
 use crate::tcp::halves as tcp_halves;
 use crate::tls::{check_confirmation, unconfirmed_error, SEAL_PIECE};
 use crate::tls_inbound::Inbound;
@@ -40,7 +38,7 @@ pub(crate) struct TlsReader {
 pub(crate) struct TlsWriter {
     sealer: Arc<Mutex<Sealer>>,
     raw: TcpWriter,
-    /// An alert or the close_notify, sealed before it is written.
+    /// Records of one piece, reused.
     out: Wire,
 }
 
@@ -67,7 +65,7 @@ pub(crate) fn halves(
         TlsWriter {
             sealer,
             raw: raw_writer,
-            out: Wire::default(),
+            out: Wire::with_capacity(SEAL_PIECE + SEAL_PIECE / 64),
         },
     ))
 }
@@ -121,23 +119,19 @@ impl TlsReader {
 }
 
 impl TlsWriter {
-    /// Seals `records` where they lie, a piece ([`SEAL_PIECE`] of plaintext) at a time,
-    /// and writes each piece out with one system call (after an alert the read half left,
-    /// which ends the session); the plaintext is never copied. Empty: writes only such an
-    /// alert.
-    pub(crate) fn write_records(&mut self, records: &mut RecordBuf) -> Result<(), NetError> {
-        if records.is_empty() {
+    /// Seals `data` a piece at a time and writes each piece's records out (after an alert
+    /// the read half left, which ends the session).
+    pub(crate) fn write_through(&mut self, data: &[u8]) -> Result<(), NetError> {
+        if data.is_empty() {
             return self.write_alert();
         }
-        for piece in records.finish().chunks_mut(SEAL_PIECE / MAX_PLAIN * STRIDE) {
+        for piece in data.chunks(SEAL_PIECE) {
             self.out.clear();
-            let sealed = lock(&self.sealer).seal_laid_out(piece, &mut self.out);
+            let sealed = lock(&self.sealer).seal(piece, &mut self.out);
             if !self.out.is_empty() {
-                // The alert the read half raised, instead of the records.
                 self.raw.write_through(self.out.bytes())?;
             }
             sealed?;
-            self.raw.write_through(piece)?;
         }
         Ok(())
     }

@@ -57,9 +57,8 @@ pub struct Connection {
 #[derive(Args, Clone, Debug, Default)]
 pub struct Security {
     /// This party's certificate (PEM, e.g. from `mixgc keygen`): the connection is TLS 1.3,
-    /// each party authenticated by its certificate, records sealed with AES-128-GCM
-    /// (TLS13_AES_128_GCM_SHA256, both sides' first choice). Needs --key and
-    /// --peer-fingerprint or --peer-ca.
+    /// each party authenticated by its certificate. Needs --key and --peer-fingerprint or
+    /// --peer-ca.
     #[arg(long, value_name = "FILE", requires = "key", requires = "peer_check")]
     pub cert: Option<PathBuf>,
     /// The private key of --cert (PEM).
