@@ -21,6 +21,8 @@ def row(label, o, n):
     print(f"{label:32s} old {mo:10.3f} [{min(o):9.3f},{max(o):9.3f}]  new {mn:10.3f} [{min(n):9.3f},{max(n):9.3f}]  {100*(mn/mo-1):+6.1f}%")
 print(f"machine: {res['old']['main'][0]['machine']}, {rounds} interleaved rounds, medians [min,max]")
 for k in keys:
+    if k not in res["old"]["main"][0] or k not in res["new"]["main"][0]:
+        continue  # a figure one of the two binaries does not report
     row(k, [d[k] for d in res["old"]["main"]], [d[k] for d in res["new"]["main"]])
 for op in res["old"]["ops"][0]:
     for k in ("total_ms", "online_ms"):
