@@ -270,7 +270,7 @@ fn bytes_per_and_gate_per_party() {
             assert!(s >= 4.0 * 7.0 * KEY_DEGREE as f64 && s < 1e7, "{s}");
             if selection == KeySelection::Products && n == 3 {
                 // The refit formula, per batch: exact but for framing (0.03 % measured).
-                let want = predicted_bytes(n, 2, 0, KEY_DEGREE) / 2.0;
+                let want = predicted_bytes(n, &[4, 4], KEY_DEGREE) / 2.0;
                 assert!((s / want - 1.0).abs() < 0.01, "{s} B per gate, formula {want}");
             }
         }

@@ -80,12 +80,31 @@ pub mod garbling_formula {
         16.6 * (parties as f64 - 1.0)
     }
 
-    /// The most bytes any of `parties` ≥ 3 parties sends garbling `ands` AND and `xors` XOR
-    /// gates with keys of degree `l`.
-    pub fn predicted_bytes(parties: usize, ands: usize, xors: usize, l: usize) -> f64 {
+    /// The key-selection batches `garble` makes: it fills each batch of N slots with the
+    /// lookups of whole gates (`gate_lookups`: 4 for an AND, 1 for an XOR, in circuit
+    /// order), L slots a lookup, never splitting a gate — so at L = 2048, where an AND is
+    /// half a batch, more than ⌈(4A + X)·L / N⌉.
+    pub fn key_batches(gate_lookups: &[usize], l: usize) -> usize {
+        let per_batch = DEGREE / l;
+        let (mut batches, mut used) = (0, 0);
+        for &k in gate_lookups {
+            if batches == 0 || used + k > per_batch {
+                batches += 1;
+                used = 0;
+            }
+            used += k;
+        }
+        batches
+    }
+
+    /// The most bytes any of `parties` ≥ 3 parties sends garbling the gates of
+    /// `gate_lookups` (4 lookups an AND, 1 an XOR, in circuit order) with keys of degree `l`.
+    pub fn predicted_bytes(parties: usize, gate_lookups: &[usize], l: usize) -> f64 {
         let n = DEGREE as f64;
+        let ands = gate_lookups.iter().filter(|&&k| k == 4).count();
+        let xors = gate_lookups.len() - ands;
         let lookups = 4 * ands + xors;
-        (lookups * l).div_ceil(DEGREE) as f64 * SLOT_BYTES * n
+        key_batches(gate_lookups, l) as f64 * SLOT_BYTES * n
             + 4.0 * ROW_COEFFICIENT_BYTES * (l * (ands + xors)) as f64
             + lookups.div_ceil(DEGREE) as f64 * b2a_slot_bytes(parties) * n
             + and_bytes(parties) * ands as f64
