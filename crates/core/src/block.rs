@@ -17,7 +17,10 @@ pub struct Block(imp::Inner);
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use std::arch::x86_64::{__m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_set1_epi64x, _mm_xor_si128};
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cvtsi128_si32, _mm_set1_epi64x, _mm_shuffle_epi32, _mm_slli_epi32,
+        _mm_srai_epi32, _mm_xor_si128,
+    };
 
     pub type Inner = __m128i;
 
@@ -42,6 +45,12 @@ mod imp {
     #[inline(always)]
     pub fn lsb(x: Inner) -> bool {
         unsafe { _mm_cvtsi128_si32(x) & 1 == 1 }
+    }
+    /// Bit 0 of the low 32-bit lane broadcast to every lane, then moved to the top and
+    /// shifted arithmetically back: all ones or all zeros, without leaving the vector unit.
+    #[inline(always)]
+    pub fn lsb_mask(x: Inner) -> Inner {
+        unsafe { _mm_srai_epi32::<31>(_mm_slli_epi32::<31>(_mm_shuffle_epi32::<0>(x))) }
     }
 }
 
@@ -70,6 +79,10 @@ mod imp {
     #[inline(always)]
     pub fn lsb(x: Inner) -> bool {
         x.0[0] & 1 == 1
+    }
+    #[inline(always)]
+    pub fn lsb_mask(x: Inner) -> Inner {
+        mask(lsb(x))
     }
 }
 
@@ -117,6 +130,13 @@ impl Block {
         let mut b = self.to_bytes();
         b[0] |= 1;
         Block::from_bytes(b)
+    }
+
+    /// All ones if [`Block::lsb`], else zero: `x & c.lsb_mask()` is `x.and_bit(c.lsb())`
+    /// computed in the vector unit (no round trip through a general register); branch-free.
+    #[inline(always)]
+    pub fn lsb_mask(self) -> Block {
+        Block(imp::lsb_mask(self.0))
     }
 
     /// `self` if `bit`, else zero; branch-free (the bit is secret on the garbler's side).
@@ -221,6 +241,30 @@ impl fmt::Debug for Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lsb_mask_is_and_bit_of_lsb() {
+        use rand::{rngs::StdRng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(16);
+        let edges = [
+            0u128,
+            1,
+            2,
+            u128::MAX,
+            u128::MAX - 1,
+            1 << 127,
+            (1 << 127) | 1,
+            1 << 31,
+            1 << 32,
+        ];
+        let randoms: Vec<Block> = (0..1000).map(|_| Block::random(&mut rng)).collect();
+        for c in edges.into_iter().map(Block::from_u128).chain(randoms) {
+            let expect = if c.lsb() { u128::MAX } else { 0 };
+            assert_eq!(c.lsb_mask().to_u128(), expect, "{c:?}");
+            let x = Block::random(&mut rng);
+            assert_eq!(x & c.lsb_mask(), x.and_bit(c.lsb()));
+        }
+    }
 
     #[test]
     fn xor_and_lsb() {

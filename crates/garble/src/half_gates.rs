@@ -74,12 +74,12 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         }
     }
     for (k, &(a0, b0)) in inputs.iter().enumerate() {
-        let (pa, pb) = (a0.lsb(), b0.lsb());
+        let (pa, pb) = (a0.lsb_mask(), b0.lsb_mask());
         let (ha0, ha1, hb0, hb1) = (h0[2 * k], h1[2 * k], h0[2 * k + 1], h1[2 * k + 1]);
-        let tg = ha0 ^ ha1 ^ delta.and_bit(pb);
-        let wg = ha0 ^ tg.and_bit(pa);
+        let tg = ha0 ^ ha1 ^ (delta & pb);
+        let wg = ha0 ^ (tg & pa);
         let te = hb0 ^ hb1 ^ a0;
-        let we = hb0 ^ (te ^ a0).and_bit(pb);
+        let we = hb0 ^ ((te ^ a0) & pb);
         rows[2 * k].write(tg);
         rows[2 * k + 1].write(te);
         outputs[k] = wg ^ we;
@@ -120,7 +120,7 @@ pub(crate) fn evaluate_rows<H: TweakableHash>(
     }
     for (k, &(a, b)) in inputs.iter().enumerate() {
         let (tg, te) = (rows[2 * k], rows[2 * k + 1]);
-        outputs[k] = h[2 * k] ^ tg.and_bit(a.lsb()) ^ h[2 * k + 1] ^ (te ^ a).and_bit(b.lsb());
+        outputs[k] = h[2 * k] ^ (tg & a.lsb_mask()) ^ h[2 * k + 1] ^ ((te ^ a) & b.lsb_mask());
     }
 }
 
