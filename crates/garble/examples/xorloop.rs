@@ -92,11 +92,18 @@ fn xor_loop(body: &Chunk) {
         .flat_map(|r| r.windows(2))
         .filter(|w| w[1].a == w[0].out || w[1].b == w[0].out)
         .count();
-    println!("{xors} XOR gates in {} runs; {chained} read the previous gate's output", runs.len());
+    println!(
+        "{xors} XOR gates in {} runs; {chained} read the previous gate's output",
+        runs.len()
+    );
     let sorted = level_sorted(&runs);
     let scaled: Vec<Vec<[usize; 3]>> = runs
         .iter()
-        .map(|r| r.iter().map(|g| [g.a, g.b, g.out].map(|s| s as usize * 16)).collect())
+        .map(|r| {
+            r.iter()
+                .map(|g| [g.a, g.b, g.out].map(|s| s as usize * 16))
+                .collect()
+        })
         .collect();
     let mut slots: Vec<Block> = (0..body.num_slots() as u128).map(Block::from_u128).collect();
     let (mut other, mut check) = (slots.clone(), slots.clone());
