@@ -319,3 +319,42 @@ pub(crate) fn equality<C: Channel + ?Sized>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `wipe` zeroes every triple made (MACs, keys and the separate share bits) and keeps
+    /// both allocations for the next batch.
+    #[test]
+    fn wiping_the_leaky_triples_zeroes_every_one_and_keeps_the_allocations() {
+        let mut t = LeakyTriples::default();
+        assert!(t.reserve(1000));
+        for i in 0..1000u128 {
+            let v = Block::from_u128(i + 1);
+            t.auth.push(Leaky {
+                macs: [v; 3],
+                keys: [v; 3],
+            });
+            t.bits.push(7);
+        }
+        assert_eq!(t.share(999, 2).mac, Block::from_u128(1000));
+        assert!(t.share(999, 2).bit);
+        let (auth_cap, bits_cap) = (t.auth.capacity(), t.bits.capacity());
+        t.wipe();
+        assert_eq!((t.auth.len(), t.bits.len()), (0, 0));
+        assert_eq!((t.auth.capacity(), t.bits.capacity()), (auth_cap, bits_cap));
+        assert!(!t.reserve(1000), "the kept allocation suffices");
+        // SAFETY: the first 1,000 elements were initialised above, and every bit pattern
+        // is a valid `Leaky` and `u8`; only read back here to see the wipe.
+        unsafe {
+            t.auth.set_len(1000);
+            t.bits.set_len(1000);
+        }
+        assert!(t
+            .auth
+            .iter()
+            .all(|l| l.macs.iter().chain(&l.keys).all(|b| b.to_u128() == 0)));
+        assert!(t.bits.iter().all(|&b| b == 0));
+    }
+}
