@@ -16,7 +16,7 @@ use mixgc_core::Block;
 use mixgc_net::Channel;
 use rand::Rng as _;
 
-use super::laand::Leaky;
+use super::laand::LeakyTriples;
 use super::{coin, exchange_bytes, pack_bits, unpack_bits, Fault};
 use crate::{AuthShare, AuthTriple, MaliciousError, Role};
 
@@ -70,9 +70,8 @@ pub(crate) fn shuffle<T>(coins: &[u8; 32], items: &mut [T]) {
 }
 
 /// A hint to load every cache line of `item` soon (no effect on results). A leaky
-/// triple is 112 bytes at 16-byte alignment, so it spans two or three 64-byte lines:
-/// all of them are prefetched (prefetching only `p` and `p + 64` left the third line of
-/// about one triple in three to a demand miss).
+/// triple's MACs and keys are 96 bytes at 16-byte alignment, so they span two 64-byte
+/// lines (three for a 112-byte one): all of them are prefetched.
 #[inline(always)]
 fn prefetch<T>(item: &T) {
     #[cfg(target_arch = "x86_64")]
@@ -128,7 +127,7 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     delta: Block,
-    leaky: &[Leaky],
+    leaky: &LeakyTriples,
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
@@ -167,25 +166,24 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     xs.reserve(opened);
     for (i, b) in perm.chunks_exact(bucket).enumerate() {
         for &ahead in perm.iter().skip((i + 1) * bucket + AHEAD).take(bucket) {
-            prefetch(&leaky[ahead as usize]);
+            prefetch(&leaky.auth[ahead as usize]);
+            prefetch(&leaky.bits[ahead as usize]);
         }
-        let first = &leaky[b[0] as usize];
-        let (mut a, mut c) = (first.share(0), first.share(2));
+        let f = b[0] as usize;
+        let (first_y, first_bits) = (leaky.share(f, 1), leaky.bits[f]);
+        let (mut a, mut c) = (leaky.share(f, 0), leaky.share(f, 2));
         for &t in &b[1..] {
-            let t = &leaky[t as usize];
-            mine.push((first.bits ^ t.bits) >> 1 & 1 == 1);
-            macs.push(first.macs[1] ^ t.macs[1]);
-            keys.push(first.keys[1] ^ t.keys[1]);
-            let xt = t.share(0);
+            let t = t as usize;
+            let auth = &leaky.auth[t];
+            mine.push((first_bits ^ leaky.bits[t]) >> 1 & 1 == 1);
+            macs.push(first_y.mac ^ auth.macs[1]);
+            keys.push(first_y.key ^ auth.keys[1]);
+            let xt = leaky.share(t, 0);
             a = a.xor(xt);
-            c = c.xor(t.share(2));
+            c = c.xor(leaky.share(t, 2));
             xs.push(xt);
         }
-        out.push(AuthTriple {
-            a,
-            b: first.share(1),
-            c,
-        });
+        out.push(AuthTriple { a, b: first_y, c });
     }
     if fault == Fault::FlipOpenedBit {
         mine[0] ^= true;

@@ -171,7 +171,7 @@ pub struct Kos15Preprocessor<C: Channel> {
     leaky_made: u64,
     /// The leaky triples of the current batch; kept between batches so that its pages
     /// are touched once per session, not once per batch.
-    leaky: Vec<laand::Leaky>,
+    leaky: laand::LeakyTriples,
     /// Working buffers of the leaky ANDs, reused across chunks and batches.
     shares_buf: Shares,
     laand_buf: laand::Scratch,
@@ -225,7 +225,7 @@ impl<C: Channel> Kos15Preprocessor<C> {
             rng,
             hash: Tccr::default(),
             leaky_made: 0,
-            leaky: Vec::new(),
+            leaky: laand::LeakyTriples::default(),
             shares_buf: Shares::default(),
             laand_buf: laand::Scratch::default(),
             bucket_buf: bucket::Scratch::default(),
@@ -294,11 +294,10 @@ impl<C: Channel> Kos15Preprocessor<C> {
         let bucket = bucket::bucket_size(l);
         let total = l * bucket;
         let mut leaky = std::mem::take(&mut self.leaky);
-        leaky.clear();
-        if leaky.capacity() < total {
-            leaky.reserve(total);
+        leaky.wipe();
+        if leaky.reserve(total) {
             // Before its pages are first touched (the allocation is kept for later batches).
-            advise_huge_pages(&leaky);
+            advise_huge_pages(&leaky.auth);
         }
         let mut eq = laand::eq_hasher();
         let mut shares = std::mem::take(&mut self.shares_buf);
@@ -352,11 +351,9 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.bucket_buf,
             out,
         );
-        // The leaky triples hold MACs and keys: wiped, the allocation kept for the next
-        // batch. Element by element: `Vec::zeroize` would also wipe the whole capacity
-        // byte by byte (≈ 100 MB of single-byte volatile writes per batch at B = 3).
-        zeroize::Zeroize::zeroize(leaky.as_mut_slice());
-        leaky.clear();
+        // The leaky triples hold MACs, keys and share bits: wiped, the allocations kept
+        // for the next batch.
+        leaky.wipe();
         self.leaky = leaky;
         out
     }
