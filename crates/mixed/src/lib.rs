@@ -48,6 +48,7 @@ pub mod keyhom;
 pub mod lut;
 pub mod ops;
 pub mod params;
+mod paterson_stockmeyer;
 pub mod program;
 mod relin;
 pub mod sign_sum;

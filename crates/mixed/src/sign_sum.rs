@@ -11,17 +11,23 @@
 //!    partial sum, in which each h_i is an RLWE sample under s_i that hides r_i.
 //! 2. **The sign polynomial at party 0**: g of degree ≤ n with g(S) = (−1)^S on 0..n
 //!    ([`sign_polynomial`], Newton's form of (1 − 2)^S = Σ_k (−2)^k·C(S, k)), evaluated
-//!    locally with the collective relinearization key: the powers S^j at depth ⌈log2 j⌉,
-//!    then their combination with the coefficients (centered, |c| < 2^31: about 31 bits of
-//!    noise, counted as one product level, [`SCALAR_LEVELS`]). The depth is the tree's,
-//!    ⌈log2 n⌉, and party 0 does n − 1 products (the tree spreads them, one a party).
+//!    locally with the collective relinearization key by Paterson–Stockmeyer
+//!    ([`crate::paterson_stockmeyer`]): ≈ 2√n relinearized products (1 / 2 / 4 / 7 / 11 at
+//!    n = 2 / 4 / 8 / 16 / 32, against the n − 1 of all powers S^2..S^n), the centered
+//!    coefficients (|c| < 2^31: about 31 bits of noise, counted as one product level,
+//!    [`SCALAR_LEVELS`]) on the baby steps. The depth is at most the tree's ⌈log2 n⌉ plus the
+//!    scalar level, as with all powers (one level less at some n, e.g. 3, 5, 9..14, which
+//!    [`sum_fits`] does not count on).
 
-use fhe::bfv::{Ciphertext, RelinearizationKey};
+use std::sync::Arc;
+
+use fhe::bfv::{BfvParameters, Ciphertext, RelinearizationKey};
 use fhe_rand::{CryptoRng, RngCore};
 use mixgc_nparty::Mesh;
 
 use crate::conversions::scaled_plaintext;
 use crate::ops::{add_plain, mul_scalar};
+use crate::paterson_stockmeyer::{self, PolyRing};
 use crate::sign_tree::{tree_depth, MAX_PRODUCT_DEPTH};
 use crate::wire::zero_secret_key;
 use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
@@ -32,7 +38,9 @@ pub const SCALAR_LEVELS: usize = 1;
 
 /// Whether the sum and its sign polynomial, then `extra` more product levels, fit the
 /// noise budget for `parties` parties ([`MAX_PRODUCT_DEPTH`]): B2A (extra 0) for n ≤ 32,
-/// Boolean triples (extra 1 on either side of their refresh) for n ≤ 16.
+/// Boolean triples (extra 1 on either side of their refresh) for n ≤ 16. It counts
+/// ⌈log2 n⌉ + [`SCALAR_LEVELS`] for the polynomial, an upper bound on its depth
+/// ([`crate::paterson_stockmeyer`]) that is reached at n = 2, 4, 7, 8, 15, 16, 29..32.
 pub fn sum_fits(parties: usize, extra: usize) -> bool {
     tree_depth(parties) + SCALAR_LEVELS + extra <= MAX_PRODUCT_DEPTH
 }
@@ -126,44 +134,52 @@ impl ThresholdKeys {
         Ok(Some(Ciphertext::new(vec![total, a], &par)?))
     }
 
-    /// An encryption of (−1)^S from one of S ∈ [0, `max`] in every slot: the powers of S by
-    /// relinearized products (S^j at depth ⌈log2 j⌉), combined with [`sign_polynomial`]'s
-    /// centered coefficients.
+    /// An encryption of (−1)^S from one of S ∈ [0, `max`] in every slot: [`sign_polynomial`]
+    /// by Paterson–Stockmeyer ([`crate::paterson_stockmeyer`]) with the relinearization key.
     fn sign_of(
         &self,
         rlk: &RelinearizationKey,
         sum: &Ciphertext,
         max: usize,
     ) -> Result<Ciphertext, MixedError> {
-        let par = self.parameters();
-        let coefficients = sign_polynomial(max);
-        // powers[j − 1] = S^j.
-        let mut powers: Vec<Ciphertext> = Vec::with_capacity(max);
-        powers.push(sum.clone());
-        for j in 2..=max {
-            // The largest power of two below j: S^j = S^high · S^(j − high).
-            let high = 1usize << (usize::BITS - 1 - (j - 1).leading_zeros());
-            let mut c = &powers[high - 1] * &powers[j - high - 1];
-            rlk.relinearizes(&mut c)?;
-            powers.push(c);
+        let ring = Encrypted {
+            par: self.parameters(),
+            rlk,
+        };
+        paterson_stockmeyer::evaluate(&ring, sum.clone(), &sign_polynomial(max))
+    }
+}
+
+/// Ciphertexts under the collective key, products relinearized.
+struct Encrypted<'a> {
+    par: &'a Arc<BfvParameters>,
+    rlk: &'a RelinearizationKey,
+}
+
+impl PolyRing for Encrypted<'_> {
+    type Value = Ciphertext;
+
+    fn product(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext, MixedError> {
+        let mut c = a * b;
+        self.rlk.relinearizes(&mut c)?;
+        Ok(c)
+    }
+
+    /// Centered: −((p − c)·a) where p − c is smaller, so the scalar is below 2^31.
+    fn scale(&self, a: &Ciphertext, c: u64) -> Result<Ciphertext, MixedError> {
+        if c <= P / 2 {
+            mul_scalar(self.par, a, c)
+        } else {
+            Ok(-&mul_scalar(self.par, a, P - c)?)
         }
-        let mut acc: Option<Ciphertext> = None;
-        for (power, &c) in powers.iter().zip(&coefficients[1..]) {
-            // Centered: −(p − c) where that is smaller, so |scalar| < 2^31.
-            let (term, negative) = if c <= P / 2 {
-                (mul_scalar(par, power, c)?, false)
-            } else {
-                (mul_scalar(par, power, P - c)?, true)
-            };
-            acc = Some(match (acc, negative) {
-                (None, false) => term,
-                (None, true) => -&term,
-                (Some(a), false) => &a + &term,
-                (Some(a), true) => &a - &term,
-            });
-        }
-        let acc = acc.ok_or_else(|| MixedError::Usage("internal: a sign polynomial of degree 0".into()))?;
-        add_plain(par, &acc, &vec![coefficients[0]; par.degree()])
+    }
+
+    fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Ciphertext {
+        a + b
+    }
+
+    fn add_constant(&self, a: &Ciphertext, c: u64) -> Result<Ciphertext, MixedError> {
+        add_plain(self.par, a, &vec![c; self.par.degree()])
     }
 }
 

@@ -317,6 +317,16 @@ fn key_batches_are_whole_gates_packed_in_order() {
     assert_eq!(key_batches(&gate_lookups(&and_layer(1000).unwrap()), 16), 4);
     assert_eq!(key_batches(&[], 16), 0);
     assert_eq!(key_batches(&[1; 8], DEGREE / 4), 2);
+    // The seed's AES-128 (6,400 AND, 28,176 XOR) in its Bristol order, for the estimates of
+    // docs/mixed-mode.md: 7,516 batches at L = 2048 (full batches: 6,722) and 15,642 at the
+    // seed's L = 4096 (13,444).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../circuits");
+    let aes = mixgc_circuit::bristol::read_file(&dir.join("aes_128.txt")).unwrap();
+    assert_eq!(and_xor(&aes), (6400, 28176));
+    let aes = gate_lookups(&aes);
+    assert_eq!(aes.iter().sum::<usize>() * 2048 / DEGREE, 6722);
+    assert_eq!(key_batches(&aes, 2048), 7516);
+    assert_eq!(key_batches(&aes, 4096), 15642);
 }
 
 #[test]
