@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::NpartyBackend;
-use mixgc_mixed::{keygen, parameters, MixedError, MixedRng};
+use mixgc_mixed::{keygen, parameters, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
     biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
@@ -103,10 +103,10 @@ pub fn os_rng() -> MixedRng {
 }
 
 /// Runs `f` on the mesh; on an error, tells every other party why this one stops.
-pub fn or_abort<T>(
+pub fn or_abort<T, E: Into<CliError> + std::fmt::Display>(
     mesh: &mut Mesh,
     me: usize,
-    f: impl FnOnce(&mut Mesh) -> Result<T, MixedError>,
+    f: impl FnOnce(&mut Mesh) -> Result<T, E>,
 ) -> Result<T, CliError> {
     f(mesh).map_err(|e| {
         mesh.abort_all(&format!("party {me} stopped: {e}"));
@@ -253,27 +253,17 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let output = match input {
         Input::Biomatch(input) => {
             let inputs = BiomatchInputs::party(n, id, input)?;
-            let result = biomatch(
-                &mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng),
-                &inputs,
-            );
-            let output = result.map_err(|e| {
-                mesh.abort_all(&format!("party {id} stopped: {e}"));
-                CliError::from(e)
-            })?;
-            output.map(|o| biomatch_json(&o))
+            or_abort(&mut mesh, id, |m| {
+                biomatch(&mut NpartyBackend::new(&keys, &mut engine, m, &mut rng), &inputs)
+            })?
+            .map(|o| biomatch_json(&o))
         }
         Input::Kmeans(input) => {
             let inputs = KmeansInputs::party(n, KmeansSize::DEFAULT, id, input)?;
-            let result = kmeans(
-                &mut NpartyBackend::new(&keys, &mut engine, &mut mesh, &mut rng),
-                &inputs,
-            );
-            let output = result.map_err(|e| {
-                mesh.abort_all(&format!("party {id} stopped: {e}"));
-                CliError::from(e)
-            })?;
-            output.map(|o| crate::mixed_kmeans::output_json(&o))
+            or_abort(&mut mesh, id, |m| {
+                kmeans(&mut NpartyBackend::new(&keys, &mut engine, m, &mut rng), &inputs)
+            })?
+            .map(|o| crate::mixed_kmeans::output_json(&o))
         }
     };
     if let Some(json) = output {

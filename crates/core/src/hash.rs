@@ -56,15 +56,9 @@ pub trait TweakableHash: Send + Sync {
     /// ZRE15 Fig. 2). The same values as [`TweakableHash::hash_many`] on those tweaks; a
     /// hash may make the tweaks in registers instead of storing and loading them.
     fn hash_counter(&self, xs: &mut [Block], first: u128) {
-        const CHUNK: usize = 64;
-        let mut tweaks = [Block::ZERO; CHUNK];
-        for (c, xs) in xs.chunks_mut(CHUNK).enumerate() {
-            let base = first.wrapping_add((c * CHUNK) as u128);
-            let tweaks = &mut tweaks[..xs.len()];
-            for (k, t) in tweaks.iter_mut().enumerate() {
-                *t = Block::from_u128(base.wrapping_add(k as u128));
-            }
-            self.hash_many(xs, tweaks);
+        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+        for (xs, first) in counter_chunks_mut(xs, first) {
+            self.hash_many(xs, counter_tweaks(&mut tweaks[..xs.len()], first));
         }
     }
 
@@ -79,25 +73,11 @@ pub trait TweakableHash: Send + Sync {
         h0: &mut [Block],
         h1: &mut [Block],
     ) {
-        assert!(
-            h0.len() == xs.len() && h1.len() == xs.len(),
-            "two outputs per block"
-        );
-        const CHUNK: usize = 32;
-        let mut tweaks = [Block::ZERO; CHUNK];
-        for (c, ((xs, h0), h1)) in xs
-            .chunks(CHUNK)
-            .zip(h0.chunks_mut(CHUNK))
-            .zip(h1.chunks_mut(CHUNK))
-            .enumerate()
-        {
-            let base = first.wrapping_add((c * CHUNK) as u128);
-            let tweaks = &mut tweaks[..xs.len()];
-            for (k, t) in tweaks.iter_mut().enumerate() {
-                *t = Block::from_u128(base.wrapping_add(k as u128));
-            }
-            self.hash_offset_pairs(xs, offset, tweaks, h0, h1);
-        }
+        offset_pairs_counter_chunks(xs, first, h0, h1, |xs, first, h0, h1| {
+            let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first);
+            self.hash_offset_pairs(xs, offset, tweaks, h0, h1)
+        });
     }
 
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
@@ -105,6 +85,54 @@ pub trait TweakableHash: Send + Sync {
         let mut v = [x];
         self.hash_many(&mut v, &mut [tweak]);
         v[0]
+    }
+}
+
+/// Blocks per chunk when counter tweaks are written out.
+pub(crate) const COUNTER_CHUNK: usize = 64;
+
+/// `xs` in chunks of at most [`COUNTER_CHUNK`] blocks, each with its first tweak
+/// `first + offset of the chunk` (wrapping in `u128`).
+pub(crate) fn counter_chunks_mut(
+    xs: &mut [Block],
+    first: u128,
+) -> impl Iterator<Item = (&mut [Block], u128)> {
+    xs.chunks_mut(COUNTER_CHUNK)
+        .enumerate()
+        .map(move |(c, xs)| (xs, first.wrapping_add((c * COUNTER_CHUNK) as u128)))
+}
+
+/// Fills `tweaks` with the counter tweaks `first + i` (wrapping in `u128`).
+pub(crate) fn counter_tweaks(tweaks: &mut [Block], first: u128) -> &mut [Block] {
+    for (i, t) in tweaks.iter_mut().enumerate() {
+        *t = Block::from_u128(first.wrapping_add(i as u128));
+    }
+    tweaks
+}
+
+/// `hash(xs, first, h0, h1)` on chunks of at most [`COUNTER_CHUNK`] blocks of `xs` and the
+/// same chunks of `h0` and `h1`, `first` advanced to each chunk's first tweak. The one
+/// length check of [`TweakableHash::hash_offset_pairs_counter`]: every implementation
+/// goes through it, and the kernels under it trust it. Panics unless `h0` and `h1` are as
+/// long as `xs`.
+pub(crate) fn offset_pairs_counter_chunks(
+    xs: &[Block],
+    first: u128,
+    h0: &mut [Block],
+    h1: &mut [Block],
+    mut hash: impl FnMut(&[Block], u128, &mut [Block], &mut [Block]),
+) {
+    assert!(
+        h0.len() == xs.len() && h1.len() == xs.len(),
+        "two outputs per block"
+    );
+    for (c, ((xs, h0), h1)) in xs
+        .chunks(COUNTER_CHUNK)
+        .zip(h0.chunks_mut(COUNTER_CHUNK))
+        .zip(h1.chunks_mut(COUNTER_CHUNK))
+        .enumerate()
+    {
+        hash(xs, first.wrapping_add((c * COUNTER_CHUNK) as u128), h0, h1);
     }
 }
 

@@ -10,12 +10,12 @@ use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters};
-use mixgc_program::mixed::kmeans::{kmeans, plaintext, KmeansInput, KmeansInputs, KmeansSize, VALUE_LIMIT};
+use mixgc_program::mixed::kmeans::{
+    edge_inputs, kmeans, plaintext, KmeansInput, KmeansInputs, KmeansSize, VALUE_LIMIT,
+};
 use mixgc_program::mixed::{MixedBackend, MixedPlain, Recipient};
 
 use common::run_parties;
-
-const MAX: u64 = VALUE_LIMIT - 1;
 
 /// Random centroids and points of `size`.
 fn random_inputs(size: &KmeansSize, seed: u64) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
@@ -62,19 +62,8 @@ fn check(n: usize, size: KmeansSize, centroids: &[Vec<u64>], points: &[Vec<u64>]
 
 #[test]
 fn two_parties_on_edge_values_an_empty_cluster_and_ties() {
-    let size = KmeansSize {
-        points: 12,
-        clusters: 3,
-        dimension: 2,
-    };
-    // Centroid 2 repeats centroid 0, so ties send every point of theirs to 0 and cluster
-    // 2 stays empty (its centroid kept); (MAX, 0) is as near to 0 as to 1.
-    let centroids = vec![vec![0, 0], vec![MAX, MAX], vec![0, 0]];
-    let (_, mut points) = random_inputs(&size, 1);
-    points[0] = vec![0, 0];
-    points[1] = vec![MAX, MAX];
-    points[2] = vec![MAX, 0];
-    points[3] = vec![0, MAX];
+    let mut data = ChaCha20Rng::seed_from_u64(1);
+    let (size, centroids, points) = edge_inputs::empty_cluster_and_ties(|| data.random_range(0..VALUE_LIMIT));
     let expected = plaintext(&centroids, &points);
     assert_eq!(expected.sizes[2], 0);
     assert_eq!(expected.centroids[2], [0, 0]);
@@ -90,20 +79,7 @@ fn three_parties_on_the_default_size_with_random_inputs() {
 
 #[test]
 fn three_parties_with_every_point_in_one_cluster_of_largest_values() {
-    let size = KmeansSize {
-        points: 16,
-        clusters: 4,
-        dimension: 3,
-    };
-    // Every point is MAX everywhere: one cluster holds all 16 (the largest sum, 16·MAX),
-    // the others stay where they were.
-    let centroids = vec![
-        vec![0, 0, 0],
-        vec![1, 2, 3],
-        vec![MAX, MAX, MAX - 1],
-        vec![MAX; 3],
-    ];
-    let points = vec![vec![MAX; 3]; 16];
+    let (size, centroids, points) = edge_inputs::every_point_largest();
     assert_eq!(plaintext(&centroids, &points).sizes, [0, 0, 0, 16]);
     check(3, size, &centroids, &points, 502);
 }

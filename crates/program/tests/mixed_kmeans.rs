@@ -4,7 +4,7 @@
 //! added (`concat_arith`, `share_bits`) on both backends.
 
 use mixgc_program::mixed::kmeans::{
-    kmeans, KmeansInput, KmeansInputs, KmeansOutput, KmeansSize, VALUE_LIMIT,
+    edge_inputs, kmeans, KmeansInput, KmeansInputs, KmeansOutput, KmeansSize, VALUE_LIMIT,
 };
 use mixgc_program::mixed::{MixedBackend, MixedCost, MixedCounter, MixedPlain, MixedProgramError};
 use rand::{Rng, SeedableRng};
@@ -93,32 +93,15 @@ fn kmeans_on_the_plaintext_backend_equals_brute_force_on_random_inputs() {
 #[test]
 fn kmeans_on_the_plaintext_backend_at_edge_inputs() {
     // Repeated centroids (ties to the lower, an empty cluster keeping its centroid), 0 and
-    // the largest value.
-    let size = KmeansSize {
-        points: 12,
-        clusters: 3,
-        dimension: 2,
-    };
-    let centroids = vec![vec![0, 0], vec![MAX, MAX], vec![0, 0]];
-    let mut points = vec![vec![MAX, 0]; 12];
-    points[1] = vec![MAX, MAX];
-    points[3] = vec![0, MAX];
+    // the largest value; every other point (MAX, 0), a tie between centroids 0 and 1.
+    let mut coordinate = [MAX, 0].into_iter().cycle();
+    let (size, centroids, points) = edge_inputs::empty_cluster_and_ties(|| coordinate.next().unwrap());
     let out = check(2, size, &centroids, &points);
     assert_eq!(out.sizes[2], 0);
     assert_eq!(out.centroids[2], [0, 0]);
     // Every point the largest: one cluster of all (the largest sum), the others kept.
-    let size = KmeansSize {
-        points: 16,
-        clusters: 4,
-        dimension: 3,
-    };
-    let centroids = vec![
-        vec![0, 0, 0],
-        vec![1, 2, 3],
-        vec![MAX, MAX, MAX - 1],
-        vec![MAX; 3],
-    ];
-    let out = check(3, size, &centroids, &vec![vec![MAX; 3]; 16]);
+    let (size, centroids, points) = edge_inputs::every_point_largest();
+    let out = check(3, size, &centroids, &points);
     assert_eq!(out.sizes, [0, 0, 0, 16]);
     // The largest size: MAX_POINTS-sized sums fit, k = 1 gives the mean of all.
     let size = KmeansSize {

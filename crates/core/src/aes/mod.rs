@@ -7,6 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
+use crate::hash::{counter_chunks_mut, counter_tweaks, offset_pairs_counter_chunks, COUNTER_CHUNK};
 use crate::Block;
 
 #[cfg(target_arch = "x86_64")]
@@ -242,15 +243,16 @@ impl AesKernel {
     /// VAES-512 makes the tweaks in registers when the low 64 bits do not wrap within the
     /// batch (always, for half-gates tweaks); otherwise the tweaks are written out.
     pub(crate) fn sigma_mmo_counter(self, seed: Block, xs: &mut [Block], first: u128) {
-        #[cfg(target_arch = "x86_64")]
-        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
-            // SAFETY: `checked` verified the CPU features.
-            return unsafe { vaes512::sigma_mmo_counter(seed, xs, first) };
-        }
+        let kernel = self.checked();
         let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
-        for (c, xs) in xs.chunks_mut(COUNTER_CHUNK).enumerate() {
-            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first, c);
-            self.sigma_mmo_each_under(seed, xs, tweaks);
+        for (xs, first) in counter_chunks_mut(xs, first) {
+            #[cfg(target_arch = "x86_64")]
+            if kernel == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
+                // SAFETY: `checked` verified the CPU features.
+                unsafe { vaes512::sigma_mmo_counter(seed, xs, first) };
+                continue;
+            }
+            kernel.sigma_mmo_each_under(seed, xs, counter_tweaks(&mut tweaks[..xs.len()], first));
         }
     }
 
@@ -265,38 +267,19 @@ impl AesKernel {
         h0: &mut [Block],
         h1: &mut [Block],
     ) {
-        assert!(
-            h0.len() == xs.len() && h1.len() == xs.len(),
-            "two outputs per block"
-        );
-        #[cfg(target_arch = "x86_64")]
-        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
-            // SAFETY: `checked` verified the CPU features.
-            return unsafe { vaes512::sigma_mmo_offset_pairs_counter(seed, delta, xs, first, h0, h1) };
-        }
-        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
-        for (c, ((xs, h0), h1)) in xs
-            .chunks(COUNTER_CHUNK)
-            .zip(h0.chunks_mut(COUNTER_CHUNK))
-            .zip(h1.chunks_mut(COUNTER_CHUNK))
-            .enumerate()
-        {
-            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first, c);
-            self.sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1);
-        }
+        let kernel = self.checked();
+        offset_pairs_counter_chunks(xs, first, h0, h1, |xs, first, h0, h1| {
+            #[cfg(target_arch = "x86_64")]
+            if kernel == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
+                // SAFETY: `checked` verified the CPU features, `offset_pairs_counter_chunks`
+                // the lengths.
+                return unsafe { vaes512::sigma_mmo_offset_pairs_counter(seed, delta, xs, first, h0, h1) };
+            }
+            let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first);
+            kernel.sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1);
+        });
     }
-}
-
-/// Blocks per chunk when counter tweaks are written out.
-const COUNTER_CHUNK: usize = 64;
-
-/// Fills `tweaks` with the counter tweaks of chunk `chunk`: `first + chunk · COUNTER_CHUNK + i`.
-fn counter_tweaks(tweaks: &mut [Block], first: u128, chunk: usize) -> &[Block] {
-    let base = first.wrapping_add((chunk * COUNTER_CHUNK) as u128);
-    for (i, t) in tweaks.iter_mut().enumerate() {
-        *t = Block::from_u128(base.wrapping_add(i as u128));
-    }
-    tweaks
 }
 
 /// Whether `first + i` for every `i < n` only adds to the low 64 bits of `first` (no carry

@@ -383,7 +383,8 @@ pub(super) fn sigma_mmo_offset_pairs(
 /// the tweaks `first + i` made in registers.
 ///
 /// # Safety
-/// The CPU runs this kernel; `first`'s low 64 bits plus `xs.len()` do not wrap.
+/// The CPU runs this kernel; `first`'s low 64 bits plus `xs.len()` do not wrap; `h0` and
+/// `h1` are as long as `xs` (checked once, by `hash::offset_pairs_counter_chunks`).
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 pub(super) unsafe fn sigma_mmo_offset_pairs_counter(
     seed: Block,
@@ -393,11 +394,8 @@ pub(super) unsafe fn sigma_mmo_offset_pairs_counter(
     h0: &mut [Block],
     h1: &mut [Block],
 ) {
-    assert!(
-        h0.len() == xs.len() && h1.len() == xs.len(),
-        "two outputs per block"
-    );
-    // SAFETY: the three slices have one length; `tweaks` is not read with COUNTER.
+    // SAFETY: the three slices have one length (the caller's precondition); `tweaks` is
+    // not read with COUNTER.
     unsafe { offset_pairs::<true>(seed, delta, xs, std::ptr::null(), first, h0, h1) }
 }
 

@@ -508,6 +508,52 @@ fn point_terms<B: MixedBackend>(
     Ok(terms)
 }
 
+/// Edge inputs that the Kmeans tests of every backend share (`crates/program/tests/mixed_kmeans.rs`
+/// on the plaintext and cost backends, `crates/mixed/tests/kmeans.rs` on the n-party one);
+/// each test checks the answer against its own clear model. Not part of the interface.
+#[doc(hidden)]
+pub mod edge_inputs {
+    use super::{KmeansSize, VALUE_LIMIT};
+
+    const MAX: u64 = VALUE_LIMIT - 1;
+
+    /// Centroids and points of one Kmeans input.
+    pub type Inputs = (KmeansSize, Vec<Vec<u64>>, Vec<Vec<u64>>);
+
+    /// 12 points, 3 clusters, 2 dimensions. Centroid 2 repeats centroid 0, so ties send
+    /// every point of theirs to 0 and cluster 2 stays empty (its centroid kept); the points
+    /// include 0, the largest value and (MAX, 0), as near to centroid 0 as to 1; the other
+    /// 8 points take their coordinates from `fill`.
+    pub fn empty_cluster_and_ties(mut fill: impl FnMut() -> u64) -> Inputs {
+        let size = KmeansSize {
+            points: 12,
+            clusters: 3,
+            dimension: 2,
+        };
+        let centroids = vec![vec![0, 0], vec![MAX, MAX], vec![0, 0]];
+        let mut points = vec![vec![0, 0], vec![MAX, MAX], vec![MAX, 0], vec![0, MAX]];
+        points.extend((4..size.points).map(|_| vec![fill(), fill()]));
+        (size, centroids, points)
+    }
+
+    /// 16 points of the largest value everywhere, 4 clusters, 3 dimensions: one cluster
+    /// holds all 16 (the largest sum, 16·MAX), the others stay where they were.
+    pub fn every_point_largest() -> Inputs {
+        let size = KmeansSize {
+            points: 16,
+            clusters: 4,
+            dimension: 3,
+        };
+        let centroids = vec![
+            vec![0, 0, 0],
+            vec![1, 2, 3],
+            vec![MAX, MAX, MAX - 1],
+            vec![MAX; 3],
+        ];
+        (size, centroids, vec![vec![MAX; 3]; 16])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
