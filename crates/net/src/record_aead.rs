@@ -2,13 +2,13 @@
 //! record's plaintext and inner content type into its ciphertext and tag, and opens it.
 //!
 //! Two backends, one interface:
-//! - **aws-lc-rs** (cargo feature `aws-lc`, off by default): AES-GCM with AWS-LC's VAES /
+//! - **aws-lc-rs** (cargo feature `aws-lc`, the default): AES-GCM with AWS-LC's VAES /
 //!   AVX-512 code where the CPU has it. A record is sealed *out of place* (the plaintext
 //!   read once, the ciphertext written once, no copy before) and opened straight into the
 //!   caller's buffer, so the record layer adds no pass over the data beyond the cipher.
-//! - **ring** (the default; the provider rustls' handshake uses): in place only, so sealing copies the
-//!   plaintext into the record first and opening into a caller's buffer copies the
-//!   ciphertext there first.
+//! - **ring** (without the `aws-lc` feature; the provider rustls' handshake uses): in
+//!   place only, so sealing copies the plaintext into the record first and opening into a
+//!   caller's buffer copies the ciphertext there first.
 
 /// An AEAD's tag (all three TLS 1.3 suites here).
 pub(crate) const TAG: usize = 16;
