@@ -545,7 +545,11 @@ fn a_header_only_or_mismatched_three_halves_preprocessing_stops_both_sides() {
             r
         });
         let mut g = GarblerSession::setup(gch, &cfg(Scheme::ThreeHalves)).unwrap();
-        (g.preprocess(&mut c.stream(), &t).map(drop), e.join().unwrap())
+        let g_result = g.preprocess(&mut c.stream(), &t).map(drop);
+        // Closed as a garbler process would on exit: the evaluator's abort drains the link
+        // until the peer closes (or its 30 s read timeout ends the wait).
+        drop(g);
+        (g_result, e.join().unwrap())
     });
     let e = e.unwrap_err().to_string();
     assert!(
