@@ -102,7 +102,9 @@ mod x86 {
     /// are its little-endian `u128`), so no copy into `u128`s.
     ///
     /// # Safety
-    /// The CPU must support `avx512f`, `vpclmulqdq` and `pclmulqdq`.
+    /// The CPU must support `avx512f`, `vpclmulqdq` and `pclmulqdq`, and `a` and `b` must
+    /// have the same length (the loads of `b` are bounded by `a`'s; [`super::inner_product`]
+    /// asserts it).
     #[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse2")]
     pub(super) unsafe fn sum_of_products_x4(a: &[Block], b: &[Block]) -> Wide {
         debug_assert_eq!(a.len(), b.len());
