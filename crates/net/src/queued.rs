@@ -13,9 +13,12 @@
 //! queue more waits for the writer; when nothing drains for a whole timeout the peer has
 //! stopped reading, and the send fails with [`NetError::PeerNotReading`].
 //!
-//! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: the read half
-//! and the writer share the rustls connection, neither holding it across a system call;
-//! all of the above holds, and the counters count plaintext.
+//! Over TLS ([`QueuedChannel::over_tls`]) the halves are those of `tls_link`: `send` seals
+//! the caller's bytes straight into the chunk as whole records (the AEAD's pass replaces
+//! the copy, and runs on the sending thread, an I/O thread in a session), the writer
+//! thread writes sealed chunks, and the three share only the sending key's state, none
+//! holding it across a system call; all of the above holds, and the counters count
+//! plaintext.
 //!
 //! Latency emulation: with a one-way delay d, the writer holds each chunk until d after it
 //! was handed on (by the monotonic clock), so a round trip between two such links takes at
@@ -28,14 +31,17 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::record::Wire;
 use crate::tcp::{spent, ABORT_LINGER};
-use crate::tls_link::{TlsReader, TlsWriter};
+use crate::tls_link::{TlsReader, TlsSealing, TlsWriter};
 use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter, TlsChannel};
 
 /// Bytes buffered by `send` before they go to the writer without waiting for `flush`.
 pub const CHUNK: usize = 1 << 20;
 /// Most bytes handed to the writer and not yet written before a sender waits.
 pub const MAX_QUEUED: usize = 64 << 20;
+/// Written chunks kept for reuse, so a long run fills warm buffers instead of fresh ones.
+const SPARE_CHUNKS: usize = 4;
 
 /// A TCP or TLS link with a writer thread; see the module docs.
 ///
@@ -47,8 +53,13 @@ pub struct QueuedChannel {
     reader: ReadHalf,
     /// The TLS exporter of the session, for a TLS link.
     binding: Option<[u8; 32]>,
-    /// Bytes sent and not yet handed to the writer.
-    pending: Vec<u8>,
+    /// Bytes sent and not yet handed to the writer (sealed records over TLS).
+    pending: Wire,
+    /// Plaintext bytes sent into `pending` (over TLS the last partial record's are counted
+    /// although it waits in `sealing`).
+    pending_plain: usize,
+    /// Over TLS: the sending record layer, which seals into `pending`.
+    sealing: Option<TlsSealing>,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
     sent: u64,
@@ -74,8 +85,10 @@ struct Queue {
     chunks: VecDeque<Chunk>,
     /// Bytes in `chunks` plus the chunk being written.
     bytes: usize,
-    /// Bytes the writer has written.
+    /// Plaintext bytes the writer has written.
     written: u64,
+    /// Written chunks' buffers, for reuse.
+    spares: Vec<Wire>,
     /// Why the link is spent.
     failed: Option<NetError>,
     /// Whether `failed` was returned once already (later calls get a copy of its kind).
@@ -88,7 +101,9 @@ struct Queue {
 
 /// Bytes to write no earlier than `due`, during `phase`.
 struct Chunk {
-    data: Vec<u8>,
+    data: Wire,
+    /// The plaintext bytes it carries.
+    plain: usize,
     due: Instant,
     phase: &'static str,
 }
@@ -184,6 +199,7 @@ impl QueuedChannel {
             ReadHalf::Tcp(reader),
             WriteHalf::Tcp(writer),
             (timeout, sent, None),
+            None,
             one_way_delay,
         )
     }
@@ -193,22 +209,24 @@ impl QueuedChannel {
     /// `tls_link`). The counters count plaintext, as [`TlsChannel`]'s do, and
     /// [`Channel::channel_binding`] is the session's.
     pub fn over_tls(channel: TlsChannel, one_way_delay: Duration) -> Result<QueuedChannel, NetError> {
-        let (reader, writer, sent, binding) = channel.into_halves()?;
+        let ((reader, sealing, writer), sent, binding) = channel.into_halves()?;
         let timeout = reader.timeout();
         QueuedChannel::start(
             ReadHalf::Tls(Box::new(reader)),
             WriteHalf::Tls(writer),
             (timeout, sent, Some(binding)),
+            Some(sealing),
             one_way_delay,
         )
     }
 
     /// Starts the writer thread; `facts` are the link's timeout, the bytes sent before and
-    /// the channel binding.
+    /// the channel binding; `sealing` the sending record layer over TLS.
     fn start(
         reader: ReadHalf,
         writer: WriteHalf,
         facts: (Duration, u64, Option<[u8; 32]>),
+        sealing: Option<TlsSealing>,
         one_way_delay: Duration,
     ) -> Result<QueuedChannel, NetError> {
         let (timeout, sent, binding) = facts;
@@ -225,7 +243,9 @@ impl QueuedChannel {
         Ok(QueuedChannel {
             reader,
             binding,
-            pending: Vec::new(),
+            pending: Wire::default(),
+            pending_plain: 0,
+            sealing,
             shared,
             writer: Some(handle),
             sent,
@@ -241,7 +261,7 @@ impl QueuedChannel {
         self.delay
     }
 
-    /// Bytes the writer thread has written to the socket so far.
+    /// Bytes the writer thread has written to the socket so far (plaintext over TLS).
     pub fn bytes_written(&self) -> u64 {
         self.shared.lock().written
     }
@@ -267,6 +287,7 @@ impl QueuedChannel {
         loop {
             if let Some(e) = take_failure(&mut queue) {
                 self.pending.clear();
+                self.pending_plain = 0;
                 return Err(e);
             }
             if queue.bytes == 0 || queue.bytes + len <= MAX_QUEUED {
@@ -290,6 +311,7 @@ impl QueuedChannel {
                 queue.reported = true;
                 self.shared.failed.store(true, Ordering::Release);
                 self.pending.clear();
+                self.pending_plain = 0;
                 return Err(e);
             }
             queue = self
@@ -300,14 +322,43 @@ impl QueuedChannel {
                 .0;
         }
         queue.bytes += len;
+        let spare = queue.spares.pop().unwrap_or_default();
         queue.chunks.push_back(Chunk {
-            data: std::mem::take(&mut self.pending),
+            data: std::mem::replace(&mut self.pending, spare),
+            plain: std::mem::take(&mut self.pending_plain),
             due: Instant::now() + self.delay,
             phase: self.phase,
         });
         drop(queue);
         self.shared.changed.notify_all();
         Ok(())
+    }
+
+    /// Puts `data` into the pending chunk: sealed over TLS, else copied.
+    fn put(&mut self, data: &[u8]) -> Result<(), NetError> {
+        self.pending_plain += data.len();
+        if self.sealing.is_some() {
+            self.sealed(|s, out| s.seal(data, out))
+        } else {
+            self.pending.extend_from_slice(data);
+            Ok(())
+        }
+    }
+
+    /// Runs `seal` on the record layer (over TLS); on failure (the key's limit, or an
+    /// alert the read half left, sealed to go out) hands on what it sealed and reports it.
+    fn sealed(
+        &mut self,
+        seal: impl FnOnce(&mut TlsSealing, &mut Wire) -> Result<(), NetError>,
+    ) -> Result<(), NetError> {
+        let Some(sealing) = self.sealing.as_mut() else {
+            return Ok(());
+        };
+        let result = seal(sealing, &mut self.pending);
+        if result.is_err() {
+            let _ = self.hand_off();
+        }
+        result
     }
 }
 
@@ -362,12 +413,19 @@ fn write_all_chunks(mut writer: WriteHalf, shared: &Shared) {
             std::thread::sleep(chunk.due - now);
         }
         writer.set_phase(chunk.phase);
-        let result = writer.write_through(&chunk.data);
+        let result = writer.write_through(chunk.data.bytes());
         let mut queue = shared.lock();
         queue.bytes -= chunk.data.len();
         let failed = result.is_err();
         match result {
-            Ok(()) => queue.written += chunk.data.len() as u64,
+            Ok(()) => {
+                queue.written += chunk.plain as u64;
+                if queue.spares.len() < SPARE_CHUNKS {
+                    let mut spare = chunk.data;
+                    spare.clear();
+                    queue.spares.push(spare);
+                }
+            }
             Err(e) => {
                 queue.failed.get_or_insert(e);
                 queue.bytes -= queue.chunks.drain(..).map(|c| c.data.len()).sum::<usize>();
@@ -388,7 +446,7 @@ impl Drop for QueuedChannel {
     /// writer gets [`ABORT_LINGER`]; a writer still blocked on the peer's full socket then
     /// is freed by shutting the socket down, so the drop never waits another timeout.
     fn drop(&mut self) {
-        let _ = self.hand_off();
+        let _ = Channel::flush(self);
         self.shared.lock().closed = true;
         self.shared.changed.notify_all();
         if self.peer_failed {
@@ -437,16 +495,17 @@ impl QueuedChannel {
 }
 
 impl Channel for QueuedChannel {
-    /// Buffers `data`, handing each full [`CHUNK`] to the writer (so a large send is
-    /// written while the rest is still being copied, and never buffered whole).
+    /// Buffers `data` (sealed over TLS), handing each [`CHUNK`] of plaintext to the writer
+    /// (so a large send is written while the rest is still being put, and never buffered
+    /// whole).
     fn send(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         self.check()?;
         self.sent += data.len() as u64;
         while !data.is_empty() {
-            let take = data.len().min(CHUNK - self.pending.len());
-            self.pending.extend_from_slice(&data[..take]);
+            let take = data.len().min(CHUNK.saturating_sub(self.pending_plain).max(1));
+            self.put(&data[..take])?;
             data = &data[take..];
-            if self.pending.len() >= CHUNK {
+            if self.pending_plain >= CHUNK {
                 self.hand_off()?;
             }
         }
@@ -470,7 +529,9 @@ impl Channel for QueuedChannel {
         received
     }
 
+    /// Hands on everything sent, over TLS with its last record sealed.
     fn flush(&mut self) -> Result<(), NetError> {
+        self.sealed(|s, out| s.seal_partial(out))?;
         self.hand_off()
     }
 

@@ -91,6 +91,7 @@ pub(crate) struct Wire {
 
 impl Wire {
     /// Room for `capacity` bytes before it grows.
+    #[cfg(test)]
     pub(crate) fn with_capacity(capacity: usize) -> Wire {
         Wire {
             buf: vec![0; capacity],
@@ -109,6 +110,16 @@ impl Wire {
 
     pub(crate) fn clear(&mut self) {
         self.len = 0;
+    }
+
+    /// Bytes held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends `data` (a plain copy, for a link without a record layer).
+    pub(crate) fn extend_from_slice(&mut self, data: &[u8]) {
+        self.append(data.len()).copy_from_slice(data);
     }
 }
 
@@ -208,6 +219,11 @@ impl Sealer {
         if !self.closed && self.alert.is_none() {
             self.alert = Some(description);
         }
+    }
+
+    /// Whether the receiving side raised an alert not sent yet.
+    pub(crate) fn alert_raised(&self) -> bool {
+        self.alert.is_some()
     }
 
     /// Appends the alert raised by [`Sealer::raise`], if any.

@@ -28,14 +28,14 @@ use sha2::{Digest, Sha256};
 
 use crate::tcp::{accept_socket, connect_socket, Timing};
 use crate::tls_handshake as handshake;
-use crate::tls_link::{self, TlsReader, TlsWriter};
+use crate::tls_link::{self, Halves};
 use crate::{Channel, NetError, TcpChannel, CONNECT_RETRY};
 
 /// Plaintext gathered before it is sealed into records: small messages share a record;
 /// a send at least this large is sealed straight away.
 const PLAIN_BUFFER: usize = 64 << 10;
 /// Plaintext sealed per write system call: a few full records.
-pub(crate) const SEAL_PIECE: usize = 256 << 10;
+const SEAL_PIECE: usize = 256 << 10;
 /// The largest plaintext of a TLS 1.3 record (RFC 8446 §5.1): a write is cut into records
 /// of this size.
 const MAX_RECORD: usize = MAX_PLAIN;
@@ -401,15 +401,15 @@ impl TlsChannel {
         self.suite.clone()
     }
 
-    /// Flushes, then parts the channel into a read and a write half sharing the sending
-    /// state, for a link with a writer thread (see [`crate::QueuedChannel::over_tls`]);
-    /// also the plaintext bytes sent so far (the read half counts on from those received)
-    /// and the channel binding.
-    pub(crate) fn into_halves(mut self) -> Result<(TlsReader, TlsWriter, u64, [u8; 32]), NetError> {
+    /// Flushes, then parts the channel into a read half, the sending record layer and a
+    /// write half, sharing the sending state, for a link with a writer thread (see
+    /// [`crate::QueuedChannel::over_tls`]); also the plaintext bytes sent so far (the read
+    /// half counts on from those received) and the channel binding.
+    pub(crate) fn into_halves(mut self) -> Result<(Halves, u64, [u8; 32]), NetError> {
         self.flush()?;
         let session = self.session.take().expect("present until now");
         let socket = self.writer.try_clone().map_err(NetError::Io)?;
-        let (reader, writer) = tls_link::halves(
+        let halves = tls_link::halves(
             session.sealer,
             session.inbound,
             socket,
@@ -417,7 +417,7 @@ impl TlsChannel {
             self.received,
             self.unconfirmed,
         )?;
-        Ok((reader, writer, self.sent, self.binding))
+        Ok((halves, self.sent, self.binding))
     }
 
     /// Writes out the sealed records.

@@ -4,11 +4,13 @@
 //! After the handshake the channel runs the record layer itself ([`crate::record`]), and
 //! its two directions are independent: the read half owns the receiving key and the read
 //! buffer, and opens each record into the caller's buffer (in place in its own when the
-//! caller wants less); the write half seals each piece (at most [`SEAL_PIECE`] bytes) into
-//! its own buffer and writes it out. They share only the
-//! sending state, behind a mutex that neither holds across a system call: the read half
+//! caller wants less); the sending thread seals the caller's bytes straight into the
+//! link's outgoing chunk ([`TlsSealing`]: whole 16 KiB records, no copy of the plaintext
+//! first), and the write half only writes sealed chunks out. They share only the
+//! sending state, behind a mutex that none holds across a system call: the read half
 //! takes it only to leave an alert for the peer (a record that failed authentication),
-//! which goes out before the next write. Each half has its own socket handle with the
+//! which is sealed before the next data, and the write half only to end the stream with a
+//! close_notify after the last chunk. Each half has its own socket handle with the
 //! link's timeout, so a stalled peer is named exactly as over TCP ("the peer stopped
 //! sending / reading … during PHASE").
 
@@ -16,9 +18,9 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::record::{Sealer, Wire, CLOSE_NOTIFY};
+use crate::record::{Sealer, Wire, CLOSE_NOTIFY, MAX_PLAIN};
 use crate::tcp::halves as tcp_halves;
-use crate::tls::{check_confirmation, unconfirmed_error, SEAL_PIECE};
+use crate::tls::{check_confirmation, unconfirmed_error};
 use crate::tls_inbound::Inbound;
 use crate::{NetError, TcpReader, TcpWriter};
 
@@ -34,13 +36,24 @@ pub(crate) struct TlsReader {
     unconfirmed: bool,
 }
 
-/// The write half: plaintext in, ciphertext written with the link's timeout.
+/// The sending side's record layer: seals plaintext into the outgoing chunk as whole
+/// records, keeping less than one record's worth until more comes or a flush.
+pub(crate) struct TlsSealing {
+    sealer: Arc<Mutex<Sealer>>,
+    /// Plaintext of the next record, shorter than [`MAX_PLAIN`].
+    partial: Vec<u8>,
+}
+
+/// The write half: sealed chunks in, written with the link's timeout.
 pub(crate) struct TlsWriter {
     sealer: Arc<Mutex<Sealer>>,
     raw: TcpWriter,
-    /// Records of one piece, reused.
+    /// The close_notify (and an alert the read half left), reused.
     out: Wire,
 }
+
+/// The read half, the sending record layer and the write half of a session.
+pub(crate) type Halves = (TlsReader, TlsSealing, TlsWriter);
 
 /// Parts the record layer of a session (`sealer` and `inbound`, with the ciphertext read
 /// ahead) over `socket`, with `received` the plaintext bytes read before.
@@ -51,7 +64,7 @@ pub(crate) fn halves(
     timeout: Duration,
     received: u64,
     unconfirmed: bool,
-) -> Result<(TlsReader, TlsWriter), NetError> {
+) -> Result<Halves, NetError> {
     let (raw_reader, raw_writer) = tcp_halves(socket, timeout)?;
     let sealer = Arc::new(Mutex::new(sealer));
     Ok((
@@ -62,10 +75,14 @@ pub(crate) fn halves(
             received,
             unconfirmed,
         },
+        TlsSealing {
+            sealer: sealer.clone(),
+            partial: Vec::with_capacity(MAX_PLAIN),
+        },
         TlsWriter {
             sealer,
             raw: raw_writer,
-            out: Wire::with_capacity(SEAL_PIECE + SEAL_PIECE / 64),
+            out: Wire::default(),
         },
     ))
 }
@@ -118,32 +135,50 @@ impl TlsReader {
     }
 }
 
-impl TlsWriter {
-    /// Seals `data` a piece at a time and writes each piece's records out (after an alert
-    /// the read half left, which ends the session).
-    pub(crate) fn write_through(&mut self, data: &[u8]) -> Result<(), NetError> {
-        if data.is_empty() {
-            return self.write_alert();
+impl TlsSealing {
+    /// Appends `data` to `out` as records: first topping up the partial record, then whole
+    /// records sealed straight from `data`; a rest shorter than a record is kept. After an
+    /// alert the read half left, that alert is sealed instead and the session is over.
+    pub(crate) fn seal(&mut self, mut data: &[u8], out: &mut Wire) -> Result<(), NetError> {
+        let mut sealer = lock(&self.sealer);
+        if sealer.alert_raised() {
+            // It goes out before anything else, and ends the session.
+            return sealer.seal(&[], out);
         }
-        for piece in data.chunks(SEAL_PIECE) {
-            self.out.clear();
-            let sealed = lock(&self.sealer).seal(piece, &mut self.out);
-            if !self.out.is_empty() {
-                self.raw.write_through(self.out.bytes())?;
+        if !self.partial.is_empty() {
+            let top_up = (MAX_PLAIN - self.partial.len()).min(data.len());
+            self.partial.extend_from_slice(&data[..top_up]);
+            data = &data[top_up..];
+            if self.partial.len() < MAX_PLAIN {
+                return Ok(());
             }
-            sealed?;
+            sealer.seal(&self.partial, out)?;
+            self.partial.clear();
         }
+        let whole = data.len() - data.len() % MAX_PLAIN;
+        if whole > 0 {
+            sealer.seal(&data[..whole], out)?;
+        }
+        self.partial.extend_from_slice(&data[whole..]);
         Ok(())
     }
 
-    /// Writes the alert the read half left, if any.
-    fn write_alert(&mut self) -> Result<(), NetError> {
-        self.out.clear();
-        lock(&self.sealer).take_alert(&mut self.out);
-        if self.out.is_empty() {
+    /// Seals the partial record (a flush), and an alert the read half left.
+    pub(crate) fn seal_partial(&mut self, out: &mut Wire) -> Result<(), NetError> {
+        let mut sealer = lock(&self.sealer);
+        if self.partial.is_empty() && !sealer.alert_raised() {
             return Ok(());
         }
-        self.raw.write_through(self.out.bytes())
+        let sealed = sealer.seal(&self.partial, out);
+        self.partial.clear();
+        sealed
+    }
+}
+
+impl TlsWriter {
+    /// Writes sealed records out.
+    pub(crate) fn write_through(&mut self, records: &[u8]) -> Result<(), NetError> {
+        self.raw.write_through(records)
     }
 
     /// Sends a close_notify after everything written, or the alert the read half left
@@ -163,5 +198,94 @@ impl TlsWriter {
 
     pub(crate) fn set_phase(&mut self, phase: &'static str) {
         self.raw.set_phase(phase);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Opener, BAD_RECORD_MAC};
+    use proptest::prelude::*;
+    use rustls::crypto::cipher::{AeadKey, Iv};
+    use rustls::ConnectionTrafficSecrets;
+
+    fn secrets() -> ConnectionTrafficSecrets {
+        ConnectionTrafficSecrets::Aes256Gcm {
+            key: AeadKey::from([9u8; 32]),
+            iv: Iv::from([2u8; 12]),
+        }
+    }
+
+    fn sealing() -> TlsSealing {
+        TlsSealing {
+            sealer: Arc::new(Mutex::new(Sealer::new((0, secrets()), 1 << 24).unwrap())),
+            partial: Vec::new(),
+        }
+    }
+
+    /// Opens every record of `wire`: the plaintext of each.
+    fn open_records(wire: &[u8]) -> Result<Vec<Vec<u8>>, NetError> {
+        let mut opener = Opener::new((0, secrets())).unwrap();
+        let mut records = Vec::new();
+        let mut at = 0;
+        while at < wire.len() {
+            let len = Opener::record_len(&wire[at..])
+                .map_err(|e| e.error)?
+                .expect("whole");
+            let mut record = wire[at..at + len].to_vec();
+            let range = opener.open(&mut record).map_err(|e| e.error)?;
+            records.push(record[range].to_vec());
+            at += len;
+        }
+        Ok(records)
+    }
+
+    proptest! {
+        /// Whatever the sends' sizes, the records carry the bytes in order, every record
+        /// but the one a flush sealed is full, and nothing is left unsealed after it.
+        #[test]
+        fn sends_of_any_size_go_out_as_whole_records(
+            sizes in proptest::collection::vec(0usize..3 * MAX_PLAIN, 1..8),
+        ) {
+            let mut sealing = sealing();
+            let mut wire = Wire::default();
+            let mut sent = Vec::new();
+            for (i, size) in sizes.iter().enumerate() {
+                let data: Vec<u8> = (0..*size).map(|j| (i * 7 + j) as u8).collect();
+                sealing.seal(&data, &mut wire).unwrap();
+                sent.extend_from_slice(&data);
+                prop_assert!(sealing.partial.len() < MAX_PLAIN);
+            }
+            sealing.seal_partial(&mut wire).unwrap();
+            prop_assert!(sealing.partial.is_empty());
+            let records = open_records(wire.bytes()).unwrap();
+            prop_assert_eq!(records.len(), sent.len().div_ceil(MAX_PLAIN));
+            if let Some((_, full)) = records.split_last() {
+                prop_assert!(full.iter().all(|r| r.len() == MAX_PLAIN));
+            }
+            prop_assert_eq!(records.concat(), sent);
+        }
+    }
+
+    /// An alert the read half left goes out before any more data and ends the sending.
+    #[test]
+    fn an_alert_goes_out_first_and_ends_the_session() {
+        let mut sealing = sealing();
+        let mut wire = Wire::default();
+        sealing.seal(b"before", &mut wire).unwrap();
+        lock(&sealing.sealer).raise(BAD_RECORD_MAC);
+        assert!(matches!(
+            sealing.seal(&[1u8; MAX_PLAIN], &mut wire),
+            Err(NetError::Disconnected)
+        ));
+        assert!(matches!(
+            sealing.seal_partial(&mut wire),
+            Err(NetError::Disconnected)
+        ));
+        let e = open_records(wire.bytes()).unwrap_err();
+        assert!(
+            e.to_string().contains("could not authenticate a TLS record"),
+            "{e}"
+        );
     }
 }
