@@ -28,7 +28,7 @@ const MAX_CIPHERTEXT: usize = MAX_PLAIN + 256;
 pub(crate) const MAX_WIRE_RECORD: usize = HEADER + MAX_CIPHERTEXT;
 /// Bytes a record adds to its plaintext: header, inner content type, AEAD tag.
 #[cfg(test)]
-const OVERHEAD: usize = HEADER + 1 + TAG;
+pub(crate) const OVERHEAD: usize = HEADER + 1 + TAG;
 
 /// Content types (§5.1).
 const ALERT: u8 = 21;
@@ -368,14 +368,15 @@ fn alert_error(body: &[u8]) -> OpenError {
     OpenError { error, alert: None }
 }
 
+/// Keys and a reader of sealed records, for the record layer's tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
     use rustls::crypto::cipher::{AeadKey, Iv};
 
     /// AES-256-GCM (1) or ChaCha20-Poly1305 (2): rustls makes 16-byte AES-128 keys only in
     /// a handshake (the channel tests negotiate AES-128-GCM).
-    fn secrets(suite: u8) -> ConnectionTrafficSecrets {
+    pub(crate) fn secrets(suite: u8) -> ConnectionTrafficSecrets {
         let key = AeadKey::from([suite.wrapping_mul(31); 32]);
         let iv = Iv::from([suite ^ 0x5a; 12]);
         match suite {
@@ -384,15 +385,8 @@ mod tests {
         }
     }
 
-    /// A sealer and the opener of its records, from sequence number `seq`.
-    fn pair(suite: u8, seq: u64) -> (Sealer, Opener) {
-        let sealer = Sealer::new((seq, secrets(suite)), 1 << 24).unwrap();
-        let opener = Opener::new((seq, secrets(suite))).unwrap();
-        (sealer, opener)
-    }
-
     /// Opens every record of `wire` in order; the plaintext.
-    fn open_all(opener: &mut Opener, wire: &mut [u8]) -> Result<Vec<u8>, NetError> {
+    pub(crate) fn open_all(opener: &mut Opener, wire: &mut [u8]) -> Result<Vec<u8>, NetError> {
         let mut plain = Vec::new();
         let mut at = 0;
         while at < wire.len() {
@@ -404,6 +398,19 @@ mod tests {
             at += len;
         }
         Ok(plain)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{open_all, secrets};
+    use super::*;
+
+    /// A sealer and the opener of its records, from sequence number `seq`.
+    fn pair(suite: u8, seq: u64) -> (Sealer, Opener) {
+        let sealer = Sealer::new((seq, secrets(suite)), 1 << 24).unwrap();
+        let opener = Opener::new((seq, secrets(suite))).unwrap();
+        (sealer, opener)
     }
 
     #[test]
