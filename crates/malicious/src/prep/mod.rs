@@ -344,16 +344,17 @@ impl<C: Channel> Kos15Preprocessor<C> {
             &mut self.ch,
             self.role,
             self.delta.0,
-            &leaky,
+            &mut leaky,
             bucket,
             &coins,
             self.fault,
             &mut self.bucket_buf,
             out,
         );
-        // The leaky triples hold MACs, keys and share bits: wiped, the allocations kept
-        // for the next batch.
-        leaky.wipe();
+        // The leaky triples hold MACs, keys and share bits: `combine` wiped the MACs and
+        // keys as it read them, the bits are wiped here; the allocations are kept for the
+        // next batch.
+        leaky.clear_taken();
         self.leaky = leaky;
         out
     }
