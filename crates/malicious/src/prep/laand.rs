@@ -103,7 +103,8 @@ impl Leaky {
 
 /// The leaky triples of a batch, one party's view: `auth[i]` the MACs and keys of triple
 /// i, `bits[i]` its share bits (bit k = the bit of index k). Kept between batches (the
-/// allocations are reused); [`LeakyTriples::wipe`] clears them.
+/// allocations are reused); the bucketing wipes them as it reads them
+/// ([`LeakyTriples::take`], [`LeakyTriples::clear_taken`]), [`LeakyTriples::wipe`] in one pass.
 #[derive(Debug, Default)]
 pub(crate) struct LeakyTriples {
     pub(crate) auth: Vec<Leaky>,
