@@ -279,12 +279,17 @@ fn leaky_left(p: &mut Party, n: usize) -> Vec<laand::Leaky> {
 }
 
 /// The bucketing wipes each leaky triple's MACs and keys as it reads it (no separate
-/// pass): after a batch, and after a batch whose opened-bit check failed, nothing of the
-/// ℓ·B leaky triples is left in the kept allocation, on either side.
+/// pass): after a batch, after a batch whose opened-bit check failed, and after one whose
+/// LaAND check failed (before the bucketing: wiped on that exit, the allocation kept),
+/// nothing of the ℓ·B leaky triples is left in the kept allocation, on either side.
 #[test]
 fn every_leaky_triple_is_wiped_after_its_batch_even_when_a_check_fails() {
     let total = MIN_TRIPLES * bucket::bucket_size(MIN_TRIPLES);
-    for faults in [(Fault::None, Fault::None), (Fault::FlipOpenedBit, Fault::None)] {
+    for faults in [
+        (Fault::None, Fault::None),
+        (Fault::FlipOpenedBit, Fault::None),
+        (Fault::WrongDeltaInLaand, Fault::None),
+    ] {
         let (g, e) = both(Some(5), faults, move |p| {
             let made = p.and_triples(MIN_TRIPLES).map(|t| t.len());
             Ok((made, leaky_left(p, total)))
@@ -293,9 +298,16 @@ fn every_leaky_triple_is_wiped_after_its_batch_even_when_a_check_fails() {
             let (_, (made, left)) = outcome.unwrap();
             match (faults.0, side) {
                 (Fault::None, _) => assert_eq!(made.unwrap(), MIN_TRIPLES),
-                (_, "evaluator") => assert!(
-                    matches!(made, Err(MaliciousError::CheckFailed { check }) if check == checks::OPEN_CHECK)
-                ),
+                (fault, "evaluator") => {
+                    let expected = match fault {
+                        Fault::FlipOpenedBit => checks::OPEN_CHECK,
+                        _ => checks::LAAND_CHECK,
+                    };
+                    assert!(
+                        matches!(made, Err(MaliciousError::CheckFailed { check }) if check == expected),
+                        "{made:?}"
+                    );
+                }
                 _ => {}
             }
             assert_eq!(left.len(), total);
