@@ -47,6 +47,7 @@ pub struct AuthShare {
 
 impl AuthShare {
     /// ⟨x⟩ ⊕ ⟨y⟩: shares, MACs and keys add (the MAC scheme is linear).
+    #[inline(always)]
     pub fn xor(self, other: AuthShare) -> AuthShare {
         AuthShare {
             bit: self.bit ^ other.bit,

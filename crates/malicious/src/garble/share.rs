@@ -27,6 +27,7 @@ pub(crate) fn add_constant(x: AuthShare, c: bool, role: Role, delta: Block) -> A
 }
 
 /// ⟨c·x⟩ for a public bit `c`.
+#[inline(always)]
 pub(crate) fn scale(x: AuthShare, c: bool) -> AuthShare {
     AuthShare {
         bit: x.bit & c,

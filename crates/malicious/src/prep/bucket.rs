@@ -46,12 +46,18 @@ fn mac_digest(macs: &[Block]) -> [u8; 32] {
     *h.finalize().as_bytes()
 }
 
-/// Shuffles `items` with a uniformly random permutation drawn from public coins
-/// (Fisher–Yates, in place: one random-access pass, no index array). The swap partners
-/// of the next [`AHEAD`] steps are drawn first and prefetched, so that the cache misses
-/// of the random accesses overlap; the permutation is the same as without.
+/// Shuffles `items` (at most 2^32 of them) with a uniformly random permutation drawn
+/// from public coins (Fisher–Yates, in place: one random-access pass, no index array).
+/// Each swap partner is a uniform `u32` (`gen_range` on `u32` draws 32-bit words: half
+/// the ChaCha12 stream of a `usize` range). The swap partners of the next [`AHEAD`]
+/// steps are drawn first and prefetched, so that the cache misses of the random accesses
+/// overlap; the permutation is the same as without.
 pub(crate) fn shuffle<T>(coins: &[u8; 32], items: &mut [T]) {
     const AHEAD: usize = 32;
+    assert!(
+        u32::try_from(items.len()).is_ok(),
+        "the bucketing shuffles fewer than 2^32 leaky triples"
+    );
     let mut rng = coin::public_rng(coins);
     let mut partners = [0usize; AHEAD];
     let mut i = items.len();
@@ -59,7 +65,7 @@ pub(crate) fn shuffle<T>(coins: &[u8; 32], items: &mut [T]) {
         // Steps i-1, i-2, …, down to 1, at most AHEAD of them.
         let steps = AHEAD.min(i - 1);
         for (k, p) in partners.iter_mut().take(steps).enumerate() {
-            *p = rng.gen_range(0..=i - 1 - k);
+            *p = rng.gen_range(0..=(i - 1 - k) as u32) as usize;
             prefetch(&items[*p]);
         }
         for (k, &p) in partners.iter().take(steps).enumerate() {
@@ -114,7 +120,9 @@ pub(crate) struct Scratch {
 }
 
 /// Combines the leaky triples into ℓ = `leaky.len() / B` authenticated triples, written
-/// to `out` (replacing its contents; its allocation is reused).
+/// to `out` (replacing its contents; its allocation is reused). Every leaky triple's MACs
+/// and keys are wiped as they are read, before anything can fail: the caller ends with
+/// [`LeakyTriples::clear_taken`].
 ///
 /// The permutation is drawn over indices (a few MB, cheap to shuffle); the leaky triples
 /// are then read once, in bucket order, with the reads prefetched ahead, and everything the
@@ -127,7 +135,7 @@ pub(crate) fn combine<C: Channel + ?Sized>(
     ch: &mut C,
     role: Role,
     delta: Block,
-    leaky: &LeakyTriples,
+    leaky: &mut LeakyTriples,
     bucket: usize,
     coins: &[u8; 32],
     fault: Fault,
@@ -169,18 +177,18 @@ pub(crate) fn combine<C: Channel + ?Sized>(
             prefetch(&leaky.auth[ahead as usize]);
             prefetch(&leaky.bits[ahead as usize]);
         }
-        let f = b[0] as usize;
-        let (first_y, first_bits) = (leaky.share(f, 1), leaky.bits[f]);
-        let (mut a, mut c) = (leaky.share(f, 0), leaky.share(f, 2));
+        // Each triple is read once, and wiped as it is read (`take`).
+        let (first, first_bits) = leaky.take(b[0] as usize);
+        let first_y = first.share(first_bits, 1);
+        let (mut a, mut c) = (first.share(first_bits, 0), first.share(first_bits, 2));
         for &t in &b[1..] {
-            let t = t as usize;
-            let auth = &leaky.auth[t];
-            mine.push((first_bits ^ leaky.bits[t]) >> 1 & 1 == 1);
+            let (auth, bits) = leaky.take(t as usize);
+            mine.push((first_bits ^ bits) >> 1 & 1 == 1);
             macs.push(first_y.mac ^ auth.macs[1]);
             keys.push(first_y.key ^ auth.keys[1]);
-            let xt = leaky.share(t, 0);
+            let xt = auth.share(bits, 0);
             a = a.xor(xt);
-            c = c.xor(leaky.share(t, 2));
+            c = c.xor(auth.share(bits, 2));
             xs.push(xt);
         }
         out.push(AuthTriple { a, b: first_y, c });
@@ -238,7 +246,7 @@ mod tests {
             shuffle(&[9; 32], &mut fast);
             let mut rng = coin::public_rng(&[9; 32]);
             for i in (1..len).rev() {
-                plain.swap(i, rng.gen_range(0..=i));
+                plain.swap(i, rng.gen_range(0..=i as u32) as usize);
             }
             assert_eq!(fast, plain, "len {len}");
         }

@@ -81,6 +81,7 @@ pub(crate) struct LaandParams<'a> {
 /// the bucketing's random reads touches exactly two 64-byte cache lines (with the bits
 /// inside, padding made it 112 bytes and two or three lines, 2.5 on average).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub(crate) struct Leaky {
     pub(crate) macs: [Block; 3],
     pub(crate) keys: [Block; 3],
@@ -88,9 +89,22 @@ pub(crate) struct Leaky {
 
 impl zeroize::DefaultIsZeroes for Leaky {}
 
+impl Leaky {
+    /// Share `k` (0 = x, 1 = y, 2 = z) of this triple, whose share bits are `bits`.
+    #[inline(always)]
+    pub(crate) fn share(&self, bits: u8, k: usize) -> crate::AuthShare {
+        crate::AuthShare {
+            bit: bits >> k & 1 == 1,
+            mac: self.macs[k],
+            key: self.keys[k],
+        }
+    }
+}
+
 /// The leaky triples of a batch, one party's view: `auth[i]` the MACs and keys of triple
 /// i, `bits[i]` its share bits (bit k = the bit of index k). Kept between batches (the
-/// allocations are reused); [`LeakyTriples::wipe`] clears them.
+/// allocations are reused); the bucketing wipes them as it reads them
+/// ([`LeakyTriples::take`], [`LeakyTriples::clear_taken`]), [`LeakyTriples::wipe`] in one pass.
 #[derive(Debug, Default)]
 pub(crate) struct LeakyTriples {
     pub(crate) auth: Vec<Leaky>,
@@ -102,14 +116,27 @@ impl LeakyTriples {
         self.auth.len()
     }
 
-    /// Share `k` (0 = x, 1 = y, 2 = z) of triple `i`.
+    /// Triple `i` (its MACs and keys, and its share bits), its MACs and keys wiped in
+    /// place as they are read (a volatile write while the record's cache lines are
+    /// loaded: no later pass over the batch for the wipe). The bucketing reads every
+    /// triple once through this; [`LeakyTriples::clear_taken`] then empties the vectors.
     #[inline(always)]
-    pub(crate) fn share(&self, i: usize, k: usize) -> crate::AuthShare {
-        crate::AuthShare {
-            bit: self.bits[i] >> k & 1 == 1,
-            mac: self.auth[i].macs[k],
-            key: self.auth[i].keys[k],
-        }
+    pub(crate) fn take(&mut self, i: usize) -> (Leaky, u8) {
+        let slot = &mut self.auth[i];
+        let auth = *slot;
+        // SAFETY: `slot` is a valid, aligned, exclusive reference.
+        unsafe { std::ptr::write_volatile(slot, Leaky::default()) };
+        (auth, self.bits[i])
+    }
+
+    /// Empties both vectors (keeping their allocations) once every triple was read with
+    /// [`LeakyTriples::take`], which wiped the MACs and keys: only the share bits are
+    /// wiped here.
+    pub(crate) fn clear_taken(&mut self) {
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+        zeroize::Zeroize::zeroize(self.bits.as_mut_slice());
+        self.auth.clear();
+        self.bits.clear();
     }
 
     /// Room for `n` triples in all; true when the allocation of `auth` had to grow.
@@ -168,10 +195,10 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     let c = |j: usize| delta.and_bit(bits[y.start + j]) ^ keys[y.start + j] ^ macs[y.start + j];
 
     // G_P, and H(K_P[x_Q]) kept in `s` for S_P.
+    // Every element of `g`, `s` and `g_peer` is written before it is read: `resize`
+    // without `clear` zero-fills only what the kept allocations did not hold yet.
     let Scratch { g, s, g_peer } = scratch;
-    g.clear();
     g.resize(n, Block::ZERO);
-    s.clear();
     s.resize(n, Block::ZERO);
     let mut pads = [Block::ZERO; 2 * RUN];
     let mut tweaks = [Block::ZERO; 2 * RUN];
@@ -199,7 +226,6 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     }
 
     // Exchange G: the garbler sends first (one direction at a time, no deadlock).
-    g_peer.clear();
     g_peer.resize(n, Block::ZERO);
     if p.role == Role::Garbler {
         ch.send_blocks(g)?;
@@ -237,6 +263,11 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
     // d = lsb(S_A) ⊕ lsb(S_B), opened by exchanging the lsbs.
     let mine: Vec<bool> = s.iter().map(|v| v.lsb()).collect();
     let theirs = exchange_bits(ch, p.role, &mine)?;
+    // The triples go into `out.auth`'s spare capacity with streaming stores (below),
+    // its length set once all n are written.
+    out.auth.reserve(n);
+    let made = out.auth.len();
+    let slots = &mut out.auth.spare_capacity_mut()[..n];
     let mut l_run = [Block::ZERO; RUN];
     for start in (0..n).step_by(RUN) {
         let len = RUN.min(n - start);
@@ -250,17 +281,56 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
                 Role::Garbler => (bits[r.start + j] ^ d, keys[r.start + j]),
                 Role::Evaluator => (bits[r.start + j], keys[r.start + j] ^ p.delta.and_bit(d)),
             };
-            out.auth.push(Leaky {
-                macs: [macs[x.start + j], macs[y.start + j], macs[r.start + j]],
-                keys: [keys[x.start + j], keys[y.start + j], zk],
-            });
+            store_streaming(
+                &mut slots[j],
+                Leaky {
+                    macs: [macs[x.start + j], macs[y.start + j], macs[r.start + j]],
+                    keys: [keys[x.start + j], keys[y.start + j], zk],
+                },
+            );
             out.bits
                 .push(bits[x.start + j] as u8 | (bits[y.start + j] as u8) << 1 | (zr as u8) << 2);
         }
         eq.update(Block::slice_as_bytes(&l_run[..len]));
     }
+    streaming_done();
+    // SAFETY: `store_streaming` initialised slots[0..n], the n elements after `made`.
+    unsafe { out.auth.set_len(made + n) };
     zeroize::Zeroize::zeroize(s.as_mut_slice());
     Ok(())
+}
+
+/// Writes `v` into `slot` with non-temporal stores where the CPU has them (x86_64: SSE2
+/// `movntdq`), bypassing the cache: a batch's leaky triples (≈ 86 MB at B = 3) are read
+/// again only by the bucketing, after the whole batch is made, so caching them only
+/// evicts the working set, and a normal store first reads each line from memory.
+/// [`streaming_done`] must follow before the triples are read.
+#[inline(always)]
+fn store_streaming(slot: &mut std::mem::MaybeUninit<Leaky>, v: Leaky) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_stream_si128};
+        let dst = slot.as_mut_ptr().cast::<__m128i>();
+        let blocks = [v.macs[0], v.macs[1], v.macs[2], v.keys[0], v.keys[1], v.keys[2]];
+        for (k, b) in blocks.into_iter().enumerate() {
+            // SAFETY: `Leaky` is `repr(C)`: six 16-byte-aligned `Block`s, macs then keys,
+            // so `dst.add(k)` is the k-th, aligned and inside `slot`; `Block` is
+            // `repr(transparent)` over `__m128i` on x86_64; SSE2 is baseline there.
+            unsafe { _mm_stream_si128(dst.add(k), std::mem::transmute::<Block, __m128i>(b)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    slot.write(v);
+}
+
+/// Orders the streaming stores of [`store_streaming`] before what follows (`sfence`).
+#[inline(always)]
+fn streaming_done() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is baseline on x86_64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// F_EQ by commit-and-open (WRK17 §3, as used by F_LaAND's check) on the digests of
@@ -338,8 +408,8 @@ mod tests {
             });
             t.bits.push(7);
         }
-        assert_eq!(t.share(999, 2).mac, Block::from_u128(1000));
-        assert!(t.share(999, 2).bit);
+        assert_eq!(t.auth[999].share(t.bits[999], 2).mac, Block::from_u128(1000));
+        assert!(t.auth[999].share(t.bits[999], 2).bit);
         let (auth_cap, bits_cap) = (t.auth.capacity(), t.bits.capacity());
         t.wipe();
         assert_eq!((t.auth.len(), t.bits.len()), (0, 0));

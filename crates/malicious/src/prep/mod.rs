@@ -299,11 +299,53 @@ impl<C: Channel> Kos15Preprocessor<C> {
             // Before its pages are first touched (the allocation is kept for later batches).
             advise_huge_pages(&leaky.auth);
         }
-        let mut eq = laand::eq_hasher();
         let mut shares = std::mem::take(&mut self.shares_buf);
+        let coins = self.leaky_batch(total, &mut shares, &mut leaky);
+        // Both hold MACs and keys: wiped on every exit, the allocations kept.
+        shares.wipe();
+        self.shares_buf = shares;
+        let coins = match coins {
+            Ok(coins) => coins,
+            Err(e) => {
+                leaky.wipe();
+                self.leaky = leaky;
+                return Err(e);
+            }
+        };
+        let out = bucket::combine(
+            &mut self.ch,
+            self.role,
+            self.delta.0,
+            &mut leaky,
+            bucket,
+            &coins,
+            self.fault,
+            &mut self.bucket_buf,
+            out,
+        );
+        // The leaky triples hold MACs, keys and share bits: `combine` wiped the MACs and
+        // keys as it read them, the bits are wiped here; the allocations are kept for the
+        // next batch.
+        leaky.clear_taken();
+        self.leaky = leaky;
+        out
+    }
+}
+
+impl<C: Channel> Kos15Preprocessor<C> {
+    /// The `total` leaky triples of a batch into `leaky` (KRRW18 Fig. 5, in chunks of
+    /// [`LAAND_CHUNK`], `shares` their working buffer), their F_EQ check, and then the
+    /// bucketing's coins (WRK17 Fig. 9 step 2: tossed after the leaky triples are fixed).
+    fn leaky_batch(
+        &mut self,
+        total: usize,
+        shares: &mut Shares,
+        leaky: &mut laand::LeakyTriples,
+    ) -> Result<[u8; 32], MaliciousError> {
+        let mut eq = laand::eq_hasher();
         for start in (0..total).step_by(LAAND_CHUNK) {
             let len = LAAND_CHUNK.min(total - start);
-            self.shares_into(3 * len, &mut shares)?;
+            self.shares_into(3 * len, shares)?;
             let params = laand::LaandParams {
                 role: self.role,
                 delta: self.delta.0,
@@ -311,18 +353,9 @@ impl<C: Channel> Kos15Preprocessor<C> {
                 first: self.leaky_made,
                 fault: self.fault,
             };
-            laand::leaky_and(
-                &mut self.ch,
-                &params,
-                &shares,
-                &mut leaky,
-                &mut eq,
-                &mut self.laand_buf,
-            )?;
+            laand::leaky_and(&mut self.ch, &params, shares, leaky, &mut eq, &mut self.laand_buf)?;
             self.leaky_made += len as u64;
         }
-        shares.wipe();
-        self.shares_buf = shares;
         // A cheating party (tests only) goes on to open, so that the honest one judges.
         let judge = self.fault == Fault::None;
         laand::equality(
@@ -332,30 +365,12 @@ impl<C: Channel> Kos15Preprocessor<C> {
             judge,
             &mut self.rng,
         )?;
-        // WRK17 Fig. 9 step 2: the permutation's coins are tossed after the leaky triples
-        // are fixed.
-        let coins = coin::toss(
+        coin::toss(
             &mut self.ch,
             self.role == Role::Garbler,
             &mut self.rng,
             checks::BUCKET_COINS,
-        )?;
-        let out = bucket::combine(
-            &mut self.ch,
-            self.role,
-            self.delta.0,
-            &leaky,
-            bucket,
-            &coins,
-            self.fault,
-            &mut self.bucket_buf,
-            out,
-        );
-        // The leaky triples hold MACs, keys and share bits: wiped, the allocations kept
-        // for the next batch.
-        leaky.wipe();
-        self.leaky = leaky;
-        out
+        )
     }
 }
 

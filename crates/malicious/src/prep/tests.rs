@@ -259,6 +259,67 @@ fn an_opened_bit_with_a_wrong_mac_is_caught() {
     }
 }
 
+/// The last batch's `n` leaky triples, read back from the allocation the preprocessor
+/// keeps after the batch (which must be empty).
+fn leaky_left(p: &mut Party, n: usize) -> Vec<laand::Leaky> {
+    assert_eq!((p.leaky.auth.len(), p.leaky.bits.len()), (0, 0));
+    assert!(p.leaky.auth.capacity() >= n && p.leaky.bits.capacity() >= n);
+    // SAFETY: the batch initialised the first n elements of both vectors, and every bit
+    // pattern is a valid `Leaky` and `u8`; the lengths are reset right after the copy.
+    let (auth, bits) = unsafe {
+        p.leaky.auth.set_len(n);
+        p.leaky.bits.set_len(n);
+        let copy = (p.leaky.auth.clone(), p.leaky.bits.clone());
+        p.leaky.auth.set_len(0);
+        p.leaky.bits.set_len(0);
+        copy
+    };
+    assert!(bits.iter().all(|&b| b == 0), "share bits left after the batch");
+    auth
+}
+
+/// The bucketing wipes each leaky triple's MACs and keys as it reads it (no separate
+/// pass): after a batch, after a batch whose opened-bit check failed, and after one whose
+/// LaAND check failed (before the bucketing: wiped on that exit, the allocation kept),
+/// nothing of the ℓ·B leaky triples is left in the kept allocation, on either side.
+#[test]
+fn every_leaky_triple_is_wiped_after_its_batch_even_when_a_check_fails() {
+    let total = MIN_TRIPLES * bucket::bucket_size(MIN_TRIPLES);
+    for faults in [
+        (Fault::None, Fault::None),
+        (Fault::FlipOpenedBit, Fault::None),
+        (Fault::WrongDeltaInLaand, Fault::None),
+    ] {
+        let (g, e) = both(Some(5), faults, move |p| {
+            let made = p.and_triples(MIN_TRIPLES).map(|t| t.len());
+            Ok((made, leaky_left(p, total)))
+        });
+        for (side, outcome) in [("garbler", g), ("evaluator", e)] {
+            let (_, (made, left)) = outcome.unwrap();
+            match (faults.0, side) {
+                (Fault::None, _) => assert_eq!(made.unwrap(), MIN_TRIPLES),
+                (fault, "evaluator") => {
+                    let expected = match fault {
+                        Fault::FlipOpenedBit => checks::OPEN_CHECK,
+                        _ => checks::LAAND_CHECK,
+                    };
+                    assert!(
+                        matches!(made, Err(MaliciousError::CheckFailed { check }) if check == expected),
+                        "{made:?}"
+                    );
+                }
+                _ => {}
+            }
+            assert_eq!(left.len(), total);
+            let zero = |l: &laand::Leaky| l.macs.iter().chain(&l.keys).all(|b| b.to_u128() == 0);
+            assert!(
+                left.iter().all(zero),
+                "{side}: a leaky triple survived its batch ({faults:?})"
+            );
+        }
+    }
+}
+
 /// The parties disagree on the count: the OT header catches it (a protocol error naming
 /// both counts), nothing is allocated from the peer's count, and nobody hangs.
 #[test]
