@@ -197,6 +197,42 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
     assert_eq!(outs[2].stdout, "");
 }
 
+#[test]
+fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintext_model() {
+    let dir = Dir::new("biomatch-yao");
+    let (seed, expected) = generate_inputs(&dir, 3);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let yao = |_| vec!["--min-form".to_string(), "yao".to_string()];
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "60", &yao)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_ok(&format!("party {i}, --min-form yao"));
+    }
+    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    assert_eq!(got, expected, "seed {seed}");
+    assert_eq!(outs[1].stdout, "");
+    assert_eq!(outs[2].stdout, "");
+    // The cost of the Y form: the tournament's ANDs garbled, 256 × 32 bits B→Y, the
+    // winner's 40 bits Y→B, no Beaver AND.
+    let files = (0..3)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cost = run1(&["mixed", "--backend", "cost", "--min-form", "yao", "--input-file", &files]);
+    cost.assert_ok("--backend cost --min-form yao");
+    let cost: Value = serde_json::from_str(cost.stdout.trim()).unwrap();
+    for (key, value) in [("yao_and", 18_360), ("b2y", 8192), ("y2b", 40), ("and", 0), ("stocked_ands", 0)] {
+        assert_eq!(cost[key], value, "{key}: {cost}");
+    }
+    let plain = run1(&["mixed", "--backend", "plaintext", "--min-form", "yao", "--input-file", &files]);
+    plain.assert_ok("--backend plaintext --min-form yao");
+    assert_eq!(serde_json::from_str::<Value>(plain.stdout.trim()).unwrap(), expected);
+    run1(&["mixed", "--backend", "cost", "--example", "kmeans", "--min-form", "yao", "--generate", "3"])
+        .assert_error("kmeans in Y form", &["--example biomatch only"]);
+}
+
 /// Biomatch among three processes over TLS (keys from `mixgc keygen`, a pin per peer):
 /// the answer equals the plaintext model's; with party 1 pinning a stranger's certificate
 /// for party 2, every party stops and party 1 names the refused certificate.

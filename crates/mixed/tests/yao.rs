@@ -165,3 +165,28 @@ fn a_program_diverging_in_y_ops_is_caught_by_the_digest_sync() {
     assert_eq!(got[1], Err(2), "party 1 names party 2");
     assert!(matches!(got[2], Err(0 | 1)), "party 2 names another: {:?}", got[2]);
 }
+
+#[test]
+fn a_party_that_dies_with_a_y_batch_pending_is_named_by_every_other() {
+    let got = run_parties(3, 65, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[65; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[66; 32], rng).unwrap();
+        let me = mesh.me();
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_batch(64);
+        let bits = backend.public_bits(&[true; 100]);
+        let y = backend.to_yao(&bits).unwrap();
+        let z = backend.yao_and(&y, &y).unwrap();
+        if me == 2 {
+            // Party 2 stops with the batch pending (its mesh closes as its thread ends).
+            return None;
+        }
+        let e = backend.yao_to_bool(&z).unwrap_err();
+        let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
+        Some((inner.party(), e.to_string()))
+    });
+    for (me, r) in got.iter().take(2).enumerate() {
+        let (party, message) = r.clone().unwrap();
+        assert_eq!(party, Some(2), "party {me}: {message}");
+        assert!(message.contains("party 2"), "party {me}: {message}");
+    }
+}
