@@ -66,6 +66,17 @@ impl YaoState {
         self.labels.batches()
     }
 
+    /// Seconds so far in the garbling (offline) and the evaluation (online) of batches.
+    pub fn times(&self) -> (f64, f64) {
+        let (offline, online) = self.labels.times();
+        (offline.as_secs_f64(), online.as_secs_f64())
+    }
+
+    /// Garbles and evaluates the pending batch now.
+    pub fn flush(&mut self, mesh: &mut Mesh) -> Result<(), MixedError> {
+        Ok(self.labels.flush(mesh, &mut self.rng)?)
+    }
+
     /// Wire slots taken so far (what this party's Y state grows with).
     pub fn slots(&self) -> u32 {
         self.labels.slots()

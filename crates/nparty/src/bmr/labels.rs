@@ -115,6 +115,12 @@ impl Labels {
         self.engine.batches
     }
 
+    /// Time so far in the setup and the joint garbling of batches (offline), and in the
+    /// input steps, evaluations and openings (online).
+    pub fn times(&self) -> (std::time::Duration, std::time::Duration) {
+        (self.engine.offline, self.engine.online)
+    }
+
     /// Slots taken and not released.
     pub fn live_wires(&self) -> u64 {
         u64::from(self.slots) - self.free.len() as u64
