@@ -13,8 +13,8 @@ use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
-    biomatch_in, plaintext, vectors_of, MinForm, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
-    VECTORS,
+    biomatch_in, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, MinForm, Vector,
+    VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::kmeans::{kmeans, KmeansInput, KmeansInputs, KmeansSize};
 use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
@@ -267,7 +267,11 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
         Input::Biomatch(input) => {
             let inputs = BiomatchInputs::party(n, id, input)?;
             or_abort(&mut mesh, id, |m| {
-                biomatch_in(&mut NpartyBackend::new(&keys, &mut engine, m, &mut rng), &inputs, form)
+                biomatch_in(
+                    &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng),
+                    &inputs,
+                    form,
+                )
             })?
             .map(|o| biomatch_json(&o))
         }

@@ -169,7 +169,11 @@ impl Bench<'_> {
     /// next; online the local B→Y), y2b (local, after the batch making its wires is
     /// evaluated), and_yao (one garbled batch of k ANDs on wires made by B→Y: offline its
     /// joint garbling, online its local evaluation, whose CPU is its wall time).
-    fn measure_yao(&mut self, mesh: &mut Mesh, what: &str) -> Result<(Phase, Phase, Vec<Vec<u64>>), MixedError> {
+    fn measure_yao(
+        &mut self,
+        mesh: &mut Mesh,
+        what: &str,
+    ) -> Result<(Phase, Phase, Vec<Vec<u64>>), MixedError> {
         if self.yao.is_none() {
             *self.yao = Some(YaoState::setup(mesh, self.rng, DEFAULT_BATCH)?);
         }

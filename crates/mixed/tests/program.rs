@@ -10,7 +10,7 @@ use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::{mixed_error, NpartyBackend};
 use mixgc_mixed::{keygen, parameters, PLAINTEXT_MODULUS as P};
 use mixgc_program::mixed::biomatch::{
-    biomatch_in, plaintext, MinForm, vectors_of, BiomatchInput, BiomatchInputs, Vector, VALUE_LIMIT, VECTORS,
+    biomatch_in, plaintext, vectors_of, BiomatchInput, BiomatchInputs, MinForm, Vector, VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::{MixedBackend, MixedPlain, MixedProgramError, Recipient};
 

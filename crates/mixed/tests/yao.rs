@@ -112,7 +112,11 @@ fn y_form_matches_plaintext(n: usize, seed: u64) {
     for (me, (outputs, ands, batches)) in got.into_iter().enumerate() {
         for (case, (got, want)) in outputs.iter().zip(&want).enumerate() {
             assert_eq!(got[0], want[0], "n = {n}, party {me}, case {case}");
-            assert_eq!(got[1], (me == 1).then(|| want[1].clone().unwrap()), "n = {n}, party {me}, case {case}");
+            assert_eq!(
+                got[1],
+                (me == 1).then(|| want[1].clone().unwrap()),
+                "n = {n}, party {me}, case {case}"
+            );
             assert_eq!(got[2], want[2], "n = {n}, party {me}, case {case}");
         }
         // Per case of L lanes: L (and), L (or), L + 2 (masked), 2·CHAIN·L (chain), 4L + 2
@@ -120,7 +124,10 @@ fn y_form_matches_plaintext(n: usize, seed: u64) {
         let expected: usize = cases.iter().map(|c| (7 + 2 * CHAIN) * c.0 + 4).sum();
         let expected = expected as u64;
         assert_eq!(ands, expected, "n = {n}: ANDs garbled");
-        assert!(batches >= ands / 7, "n = {n}: {batches} batches of at most 7 ANDs");
+        assert!(
+            batches >= ands / 7,
+            "n = {n}: {batches} batches of at most 7 ANDs"
+        );
     }
 }
 
@@ -163,7 +170,11 @@ fn a_program_diverging_in_y_ops_is_caught_by_the_digest_sync() {
     });
     assert_eq!(got[0], Err(2), "party 0 names party 2");
     assert_eq!(got[1], Err(2), "party 1 names party 2");
-    assert!(matches!(got[2], Err(0 | 1)), "party 2 names another: {:?}", got[2]);
+    assert!(
+        matches!(got[2], Err(0 | 1)),
+        "party 2 names another: {:?}",
+        got[2]
+    );
 }
 
 #[test]

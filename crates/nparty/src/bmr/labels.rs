@@ -164,7 +164,12 @@ impl Labels {
     }
 
     /// A gate: its output in a fresh slot.
-    fn gate(&mut self, mesh: &mut Mesh, rng: &mut Rng, make: impl FnOnce(u32) -> Op) -> Result<u32, NpartyError> {
+    fn gate(
+        &mut self,
+        mesh: &mut Mesh,
+        rng: &mut Rng,
+        make: impl FnOnce(u32) -> Op,
+    ) -> Result<u32, NpartyError> {
         let out = self.alloc()?;
         self.push(mesh, rng, make(out))?;
         Ok(out)
@@ -252,7 +257,12 @@ impl Labels {
     /// shares. No message: this party's λ share of each wire is its share, so Λ = 0, and
     /// every party's 0-key is public ([`Labels::public_key0`]); the wires' Δ-products come
     /// with the next batch, as for any fresh wire. Starts a new batch if gates are pending.
-    pub fn from_shares(&mut self, mesh: &mut Mesh, rng: &mut Rng, shares: &[bool]) -> Result<Vec<u32>, NpartyError> {
+    pub fn from_shares(
+        &mut self,
+        mesh: &mut Mesh,
+        rng: &mut Rng,
+        shares: &[bool],
+    ) -> Result<Vec<u32>, NpartyError> {
         self.start_batch(mesh, rng)?;
         self.transcript.update(b"from shares");
         self.transcript.update(&(shares.len() as u64).to_le_bytes());
@@ -298,7 +308,12 @@ impl Labels {
     /// Y→B: this party's XOR shares of `wires`, once the pending batch is evaluated:
     /// Λ_w ⊕ λ^0_w at party 0, λ^i_w at party i (seed §6.2, Figure 12 step 9). No message
     /// beyond the batch's own.
-    pub fn to_shares(&mut self, mesh: &mut Mesh, rng: &mut Rng, wires: &[u32]) -> Result<Vec<bool>, NpartyError> {
+    pub fn to_shares(
+        &mut self,
+        mesh: &mut Mesh,
+        rng: &mut Rng,
+        wires: &[u32],
+    ) -> Result<Vec<bool>, NpartyError> {
         self.transcript.update(b"to shares");
         self.transcript.update(&(wires.len() as u64).to_le_bytes());
         self.flush(mesh, rng)?;

@@ -122,7 +122,10 @@ impl ProgramBackend<'_> {
     }
 
     /// A gate by `make` (slot 0 on failure, reported at the next input/output).
-    fn gate(&mut self, make: impl FnOnce(&mut Labels, &mut Mesh, &mut Rng) -> Result<u32, NpartyError>) -> u32 {
+    fn gate(
+        &mut self,
+        make: impl FnOnce(&mut Labels, &mut Mesh, &mut Rng) -> Result<u32, NpartyError>,
+    ) -> u32 {
         if self.error.is_some() {
             return ONE;
         }
