@@ -13,8 +13,8 @@ use mixgc_mixed::program::NpartyBackend;
 use mixgc_mixed::{keygen, parameters, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
-    biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, Vector, VALUE_LIMIT,
-    VECTORS,
+    biomatch_in, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, MinForm, Vector,
+    VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::kmeans::{kmeans, KmeansInput, KmeansInputs, KmeansSize};
 use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
@@ -122,6 +122,11 @@ pub struct MixedArgs {
     /// The application (seed Table 6): biomatch or kmeans.
     #[arg(long, value_name = "NAME", value_parser = ["biomatch", "kmeans"], default_value = "biomatch")]
     example: String,
+    /// Biomatch only: the form of the minimum, bool (XOR shares, Beaver ANDs) or yao (BMR
+    /// garbled labels: B→Y of the distances' bits, garbled ANDs, Y→B of the winner). The
+    /// same answer; every party must name the same.
+    #[arg(long, value_name = "FORM", value_parser = ["bool", "yao"], default_value = "bool")]
+    min_form: String,
     /// This party's input (JSON; the format is below). With --backend plaintext or cost:
     /// every party's file, in id order (F0.json,F1.json,...).
     #[arg(
@@ -157,7 +162,8 @@ learns the result. Every value is an integer from 0 to 16383.\n\n\
 biomatch: party 0 holds a query of 4 values, a database of 256 vectors of 4 values is split over \
 the others; party 0 learns the minimum squared Euclidean distance and the lowest index at that \
 distance. The distances are computed under threshold HE and converted to additive shares (A form), \
-then to XOR shares (B form, A2B) for the minimum.\n  \
+then to XOR shares (B form, A2B) for the minimum; with --min-form yao the minimum runs on BMR \
+garbled labels (Y form: B→Y, garbled ANDs, Y→B of the winner), with the same answer.\n  \
 party 0:  {\"query\": [q0, q1, q2, q3]}\n  \
 party i:  {\"vectors\": [[x0, x1, x2, x3], ...]}  its vectors j = i-1, i-1+(n-1), i-1+2(n-1), ... \
 in that order (256/(n-1) of them, rounded up for the first parties)\n  \
@@ -176,7 +182,7 @@ Backends (both examples): --backend nparty (default) runs this party of the prot
 plaintext --input-file in/party-0.json,in/party-1.json,... (every party's file, n = their count) \
 or --backend plaintext --generate N --seed S (the generator's inputs, no files) prints the clear \
 output; --backend cost prints the operation counts {\"and\", \"a2b_and\", \"mult\", \"arith_mul\", \
-\"b2a\", \"a2b\", \"e2a\", \"a2e\", \"stocked_ands\", \"rounds\", \"parties\"}. The same program \
+\"b2a\", \"a2b\", \"e2a\", \"a2e\", \"yao_and\", \"b2y\", \"y2b\", \"stocked_ands\", \"rounds\", \"parties\"}. The same program \
 (mixgc_program::mixed::biomatch or ::kmeans) runs on all three, and for either example \
 --backend plaintext --generate N --seed S prints what --generate N --out DIR --seed S prints. --generate N --out DIR \
 [--seed S] [--example NAME] writes random files DIR/party-I.json and prints the plaintext output. \
@@ -207,6 +213,7 @@ enum Input {
 
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
+    min_form(&args)?;
     if args.backend != "nparty" {
         return single_machine(&args);
     }
@@ -238,9 +245,15 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     };
     let started = Instant::now();
     let example = &args.example;
+    let form = min_form(&args)?;
+    // The minimum's form is part of the program: parties that differ refuse each other.
+    let label = match form {
+        MinForm::Bool => format!("mixgc mixed {example} v1"),
+        MinForm::Yao => format!("mixgc mixed {example} v1 yao"),
+    };
     let facts = RunFacts {
         protocol: format!("mixed {example}"),
-        digest: facts_digest(format!("mixgc mixed {example} v1").as_bytes()),
+        digest: facts_digest(label.as_bytes()),
         input_owners: (0..n).collect(),
         output_audience: vec![vec![0]],
         extra: vec![],
@@ -254,7 +267,11 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
         Input::Biomatch(input) => {
             let inputs = BiomatchInputs::party(n, id, input)?;
             or_abort(&mut mesh, id, |m| {
-                biomatch(&mut NpartyBackend::new(&keys, &mut engine, m, &mut rng), &inputs)
+                biomatch_in(
+                    &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng),
+                    &inputs,
+                    form,
+                )
             })?
             .map(|o| biomatch_json(&o))
         }
@@ -278,6 +295,15 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
         bytes(received)
     ));
     Ok(())
+}
+
+/// `--min-form`, refused with Kmeans (its minimum runs in B form only).
+fn min_form(args: &MixedArgs) -> Result<MinForm, CliError> {
+    match (args.min_form.as_str(), args.example.as_str()) {
+        ("bool", _) => Ok(MinForm::Bool),
+        ("yao", "biomatch") => Ok(MinForm::Yao),
+        _ => Err("--min-form yao runs with --example biomatch only (Kmeans keeps B form)".into()),
+    }
 }
 
 /// Party 0's output line of Biomatch.
@@ -343,7 +369,7 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
     };
     let json = match (args.backend.as_str(), inputs) {
         ("plaintext", AllInputs::Biomatch(inputs)) => {
-            let o = biomatch(&mut MixedPlain::new(inputs.parties())?, &inputs)?
+            let o = biomatch_in(&mut MixedPlain::new(inputs.parties())?, &inputs, min_form(args)?)?
                 .ok_or("the plaintext backend gave no output")?;
             biomatch_json(&o)
         }
@@ -354,7 +380,7 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
         }
         (_, AllInputs::Biomatch(inputs)) => {
             let mut counter = MixedCounter::new(inputs.parties())?;
-            biomatch(&mut counter, &inputs)?;
+            biomatch_in(&mut counter, &inputs, min_form(args)?)?;
             cost_json(&counter.cost(), inputs.parties())
         }
         (_, AllInputs::Kmeans(inputs)) => {
@@ -378,6 +404,9 @@ fn cost_json(c: &MixedCost, parties: usize) -> serde_json::Value {
         "a2b": c.a2b,
         "e2a": c.e2a,
         "a2e": c.a2e,
+        "yao_and": c.yao_and,
+        "b2y": c.b2y,
+        "y2b": c.y2b,
         "stocked_ands": c.stocked_ands,
         "rounds": c.rounds,
     })

@@ -12,6 +12,7 @@ use mixgc_mixed::a2b::{a2b_online, a2b_preprocess, BooleanEngine};
 use mixgc_mixed::b2a::{b2a_bits, b2a_preprocess};
 use mixgc_mixed::distgarble::{and_layer, garble, KeySelection};
 use mixgc_mixed::keyhom::KeyHomParams;
+use mixgc_mixed::yao::YaoState;
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng, RngCore, ThresholdKeys, PLAINTEXT_MODULUS};
 use mixgc_nparty::{Mesh, RunFacts};
 use mixgc_studies::bench::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
@@ -71,6 +72,7 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
         &format!("setup (threshold keygen, relinearization key, base OTs) {setup_s:.2} s"),
     );
     let mut items = Vec::with_capacity(MEASURED.len());
+    let mut yao = None;
     for what in MEASURED {
         let k = batch_of(what, args.batch);
         let mut bench = Bench {
@@ -79,6 +81,7 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
             rng: &mut rng,
             k,
             session,
+            yao: &mut yao,
         };
         let item = or_abort(&mut mesh, id, |m| bench.measure(m, what))?;
         say(
@@ -116,6 +119,8 @@ struct Bench<'a> {
     k: usize,
     /// The run's session id (the same at every party).
     session: [u8; 32],
+    /// The Y form's BMR state, set up (untimed) before its first measured thing.
+    yao: &'a mut Option<YaoState>,
 }
 
 /// What one phase cost this party.
@@ -152,9 +157,70 @@ fn timed<T>(
 }
 
 impl Bench<'_> {
+    /// `k` random bits: this party's XOR shares of random bits.
+    fn random_bits(&mut self) -> Vec<u8> {
+        random_below(self.rng, 2, self.k)
+            .into_iter()
+            .map(|b| b as u8)
+            .collect()
+    }
+
+    /// The Y form's things: b2y (offline the new wires' Δ-products, in the batch garbled
+    /// next; online the local B→Y), y2b (local, after the batch making its wires is
+    /// evaluated), and_yao (one garbled batch of k ANDs on wires made by B→Y: offline its
+    /// joint garbling, online its local evaluation, whose CPU is its wall time).
+    fn measure_yao(
+        &mut self,
+        mesh: &mut Mesh,
+        what: &str,
+    ) -> Result<(Phase, Phase, Vec<Vec<u64>>), MixedError> {
+        if self.yao.is_none() {
+            *self.yao = Some(YaoState::setup(mesh, self.rng, DEFAULT_BATCH)?);
+        }
+        let (x, y) = (self.random_bits(), self.random_bits());
+        let y_state = self.yao.as_mut().expect("set up above");
+        let wide = |v: &[u8]| v.iter().map(|&b| u64::from(b)).collect::<Vec<u64>>();
+        if what == "b2y" {
+            let (wires, on) = timed(mesh, |m| y_state.from_shares(m, &x))?;
+            let ((), off) = timed(mesh, |m| y_state.flush(m))?;
+            let back = y_state.to_shares(mesh, &wires)?;
+            y_state.release(&wires);
+            return Ok((off, on, vec![wide(&x), wide(&back)]));
+        }
+        let wx = y_state.from_shares(mesh, &x)?;
+        let wy = y_state.from_shares(mesh, &y)?;
+        y_state.flush(mesh)?;
+        let (before_off, before_on) = y_state.times();
+        let (wz, all) = timed(mesh, |m| {
+            let z = y_state.lanes(m, x.len(), |l, m, r, i| l.and(m, r, wx[i], wy[i]))?;
+            y_state.flush(m)?;
+            Ok(z)
+        })?;
+        let (after_off, after_on) = y_state.times();
+        let (z, to_shares) = timed(mesh, |m| y_state.to_shares(m, &wz))?;
+        y_state.release(&[wx, wy, wz].concat());
+        let shares = vec![wide(&x), wide(&y), wide(&z)];
+        if what == "y2b" {
+            return Ok((Phase::default(), to_shares, shares));
+        }
+        let eval = after_on - before_on;
+        let online = Phase {
+            secs: eval,
+            cpu_s: eval,
+            bytes: [0, 0],
+        };
+        let offline = Phase {
+            secs: (after_off - before_off).max(all.secs - eval),
+            cpu_s: (all.cpu_s - eval).max(0.0),
+            bytes: all.bytes,
+        };
+        Ok((offline, online, shares))
+    }
+
     fn measure(&mut self, mesh: &mut Mesh, what: &str) -> Result<MixedItemReport, MixedError> {
         let (k, p) = (self.k, PLAINTEXT_MODULUS);
         let (offline, online, shares) = match what {
+            "b2y" | "y2b" | "and_yao" => self.measure_yao(mesh, what)?,
             "b2a" => {
                 let bits: Vec<u8> = random_below(self.rng, 2, k)
                     .into_iter()

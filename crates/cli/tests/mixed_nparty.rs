@@ -121,7 +121,8 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
         );
         let records: Vec<Value> = serde_json::from_str(&out.stdout).expect("one JSON array");
         let whats: Vec<&str> = records.iter().map(|r| r["what"].as_str().unwrap()).collect();
-        assert_eq!(whats, ["b2a", "a2b", "triple_bool", "triple_arith", "garble_and"]);
+        let expected = "b2a a2b triple_bool triple_arith garble_and b2y y2b and_yao";
+        assert_eq!(whats, expected.split(' ').collect::<Vec<_>>());
         for r in &records {
             let what = r["what"].as_str().unwrap();
             let num = |k: &str| {
@@ -132,11 +133,15 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
             let batch = match what {
                 "a2b" => 2.0,
                 "garble_and" => 1.0,
+                "and_yao" => 1024.0,
                 _ => 64.0,
             };
             assert_eq!(num("batch"), batch);
             assert_eq!(r["checked"], true);
-            assert!(num("offline_ms") > 0.0 && num("offline_ms") < 60_000.0, "{r}");
+            // Y→B has no offline phase of its own; everything else has one.
+            let offline = what != "y2b";
+            assert_eq!(num("offline_ms") > 0.0, offline, "{r}");
+            assert!(num("offline_ms") < 60_000.0, "{r}");
             assert!(
                 num("online_ms") >= 0.0 && num("online_ms") < num("offline_ms") + 1000.0,
                 "{r}"
@@ -144,14 +149,15 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
             // Each party's own CPU time: positive offline (every thing computes), the
             // maximum over parties at least the mean; online only where there is a phase.
             let (cpu, cpu_mean) = (num("offline_cpu_ms"), num("offline_cpu_ms_mean"));
-            assert!(cpu > 0.0 && cpu_mean > 0.0 && cpu_mean <= cpu, "{r}");
+            assert!(cpu_mean <= cpu && (cpu > 0.0 || !offline), "{r}");
             let (cpu, cpu_mean) = (num("online_cpu_ms"), num("online_cpu_ms_mean"));
             assert!(cpu_mean >= 0.0 && cpu_mean <= cpu, "{r}");
             let online = !what.starts_with("triple");
             assert_eq!(cpu > 0.0, online, "{what}: online CPU {cpu}");
             for k in ["bytes_sent_per_party", "bytes_received_per_party"] {
                 let (max, mean) = (num(k), num(&format!("{k}_mean")));
-                assert!(max > 0.0 && mean > 0.0 && mean <= max, "{k}: {r}");
+                // Y→B sends nothing; everything else does.
+                assert!(mean <= max && (max > 0.0) == offline, "{k}: {r}");
                 // Nothing costs more than a few dozen ciphertexts (≈ 1 MB each on the
                 // N = 16384 ring) per item: one garbled AND gate pays whole batches here.
                 assert!(max < 3e7, "{k}: {r}");
@@ -170,6 +176,10 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
             a2b["online_bytes_sent_per_party"].as_f64().unwrap()
                 < a2b["offline_bytes_sent_per_party"].as_f64().unwrap()
         );
+        // The Y form: B→Y, Y→B and the evaluation of garbled ANDs send nothing online.
+        for r in &records[5..] {
+            assert_eq!(r["online_bytes_sent_per_party"].as_f64().unwrap(), 0.0, "{r}");
+        }
     }
 }
 
@@ -195,6 +205,77 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
     assert_eq!(got, expected, "seed {seed}");
     assert_eq!(outs[1].stdout, "");
     assert_eq!(outs[2].stdout, "");
+}
+
+#[test]
+fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintext_model() {
+    let dir = Dir::new("biomatch-yao");
+    let (seed, expected) = generate_inputs(&dir, 3);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let yao = |_| vec!["--min-form".to_string(), "yao".to_string()];
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "60", &yao)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_ok(&format!("party {i}, --min-form yao"));
+    }
+    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    assert_eq!(got, expected, "seed {seed}");
+    assert_eq!(outs[1].stdout, "");
+    assert_eq!(outs[2].stdout, "");
+    // The cost of the Y form: the tournament's ANDs garbled, 256 × 32 bits B→Y, the
+    // winner's 40 bits Y→B, no Beaver AND.
+    let files = (0..3)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cost = run1(&[
+        "mixed",
+        "--backend",
+        "cost",
+        "--min-form",
+        "yao",
+        "--input-file",
+        &files,
+    ]);
+    cost.assert_ok("--backend cost --min-form yao");
+    let cost: Value = serde_json::from_str(cost.stdout.trim()).unwrap();
+    for (key, value) in [
+        ("yao_and", 18_360),
+        ("b2y", 8192),
+        ("y2b", 40),
+        ("and", 0),
+        ("stocked_ands", 0),
+    ] {
+        assert_eq!(cost[key], value, "{key}: {cost}");
+    }
+    let plain = run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--min-form",
+        "yao",
+        "--input-file",
+        &files,
+    ]);
+    plain.assert_ok("--backend plaintext --min-form yao");
+    assert_eq!(
+        serde_json::from_str::<Value>(plain.stdout.trim()).unwrap(),
+        expected
+    );
+    run1(&[
+        "mixed",
+        "--backend",
+        "cost",
+        "--example",
+        "kmeans",
+        "--min-form",
+        "yao",
+        "--generate",
+        "3",
+    ])
+    .assert_error("kmeans in Y form", &["--example biomatch only"]);
 }
 
 /// Biomatch among three processes over TLS (keys from `mixgc keygen`, a pin per peer):

@@ -58,6 +58,7 @@ pub mod tree_tables;
 pub mod triples;
 pub mod wire;
 pub mod xor_tables;
+pub mod yao;
 
 pub use error::MixedError;
 pub use keygen::{keygen, ThresholdKeys};

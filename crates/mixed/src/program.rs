@@ -4,10 +4,13 @@
 //! [`crate::lut`] (B2A), every vector in one batch.
 //!
 //! A values are this party's additive shares mod p, B values its XOR shares (one byte a
-//! bit), E values the collective ciphertext, the same at every party, with its length.
+//! bit), E values the collective ciphertext, the same at every party, with its length, Y
+//! values this party's BMR wire slots ([`crate::yao`], set up on the first B→Y or Y
+//! constant).
 
 use fhe::bfv::Ciphertext;
 use fhe_rand::{CryptoRng, RngCore};
+use mixgc_nparty::bmr::BmrOptions;
 use mixgc_nparty::Mesh;
 use mixgc_program::mixed::{
     add_mod_p, bit_rows, check_lanes, check_lengths, check_mod_p, check_party, check_slots, check_terms,
@@ -21,6 +24,7 @@ use crate::b2a::b2a;
 use crate::conversions::sum_ciphertexts;
 use crate::lut::{open_bits, open_bits_to};
 use crate::ops::{add, add_plain, mul_plain};
+use crate::yao::YaoState;
 use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
 
 /// An E-form value: the collective ciphertext and how many of its slots the program uses.
@@ -49,6 +53,10 @@ pub struct NpartyBackend<'a, R> {
     engine: &'a mut BooleanEngine,
     mesh: &'a mut Mesh,
     rng: &'a mut R,
+    /// The Y form's BMR state, made when first needed.
+    yao: Option<YaoState>,
+    /// ANDs at most per garbled batch of the Y form.
+    yao_batch: usize,
 }
 
 impl<R> std::fmt::Debug for NpartyBackend<'_, R> {
@@ -74,7 +82,33 @@ impl<'a, R: RngCore + CryptoRng> NpartyBackend<'a, R> {
             engine,
             mesh,
             rng,
+            yao: None,
+            yao_batch: BmrOptions::default().batch_ands,
         }
+    }
+
+    /// At most `batch_ands` (≥ 1) ANDs per garbled batch of the Y form (default
+    /// [`BmrOptions::batch_ands`]); every party sets the same.
+    pub fn with_yao_batch(mut self, batch_ands: usize) -> Self {
+        self.yao_batch = batch_ands;
+        self
+    }
+
+    /// The Y form's state, once a program used it.
+    pub fn yao_state(&self) -> Option<&YaoState> {
+        self.yao.as_ref()
+    }
+
+    /// `f` on the Y form's state (made now at its first use) and the mesh.
+    fn with_yao<T>(
+        &mut self,
+        f: impl FnOnce(&mut YaoState, &mut Mesh) -> Result<T, MixedError>,
+    ) -> Result<T, MixedProgramError> {
+        if self.yao.is_none() {
+            self.yao = Some(YaoState::setup(self.mesh, self.rng, self.yao_batch).map_err(backend)?);
+        }
+        let state = self.yao.as_mut().expect("made above");
+        f(state, self.mesh).map_err(backend)
     }
 
     /// The mesh the program runs on (e.g. for its byte counts).
@@ -109,6 +143,7 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     type Arith = Vec<u64>;
     type Bool = Vec<u8>;
     type Enc = Packed;
+    type Yao = Vec<u32>;
 
     fn parties(&self) -> usize {
         self.mesh.parties()
@@ -285,6 +320,41 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
         check_slots("to_enc", a.len())?;
         let ct = self.keys.from_shares(self.mesh, a, self.rng).map_err(backend)?;
         Ok(Packed { ct, len: a.len() })
+    }
+
+    fn to_yao(&mut self, bits: &Vec<u8>) -> Result<Vec<u32>, MixedProgramError> {
+        self.with_yao(|y, mesh| y.from_shares(mesh, bits))
+    }
+
+    fn yao_to_bool(&mut self, a: &Vec<u32>) -> Result<Vec<u8>, MixedProgramError> {
+        self.with_yao(|y, mesh| y.to_shares(mesh, a))
+    }
+
+    fn public_yao(&mut self, bits: &[bool]) -> Result<Vec<u32>, MixedProgramError> {
+        self.with_yao(|y, mesh| y.lanes(mesh, bits.len(), |l, m, r, i| l.constant(m, r, bits[i])))
+    }
+
+    fn yao_xor(&mut self, a: &Vec<u32>, b: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
+        check_lengths("yao_xor", a.len(), b.len())?;
+        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.xor(m, r, a[i], b[i])))
+    }
+
+    fn yao_and(&mut self, a: &Vec<u32>, b: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
+        check_lengths("yao_and", a.len(), b.len())?;
+        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.and(m, r, a[i], b[i])))
+    }
+
+    fn yao_not(&mut self, a: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
+        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.not(m, r, a[i])))
+    }
+
+    fn yao_gather(&mut self, a: &Vec<u32>, lanes: &[usize]) -> Result<Vec<u32>, MixedProgramError> {
+        check_lanes("yao_gather", lanes, a.len())?;
+        Ok(lanes.iter().map(|&l| a[l]).collect())
+    }
+
+    fn yao_concat(&mut self, parts: &[Vec<u32>]) -> Vec<u32> {
+        parts.concat()
     }
 
     fn output_arith(&mut self, a: &Vec<u64>, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {

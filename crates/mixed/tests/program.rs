@@ -10,7 +10,7 @@ use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::{mixed_error, NpartyBackend};
 use mixgc_mixed::{keygen, parameters, PLAINTEXT_MODULUS as P};
 use mixgc_program::mixed::biomatch::{
-    biomatch, plaintext, vectors_of, BiomatchInput, BiomatchInputs, Vector, VALUE_LIMIT, VECTORS,
+    biomatch_in, plaintext, vectors_of, BiomatchInput, BiomatchInputs, MinForm, Vector, VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::{MixedBackend, MixedPlain, MixedProgramError, Recipient};
 
@@ -19,10 +19,15 @@ use common::run_parties;
 /// Runs Biomatch among `n` parties in threads and on the plaintext backend; checks both
 /// against the clear model and returns it.
 fn biomatch_matches(n: usize, seed: u64, query: Vector, database: &[Vector]) {
+    biomatch_in_form_matches(n, seed, query, database, MinForm::Bool);
+}
+
+/// [`biomatch_matches`] with the minimum in `form`.
+fn biomatch_in_form_matches(n: usize, seed: u64, query: Vector, database: &[Vector], form: MinForm) {
     let expected = plaintext(&query, database).unwrap();
     let all = BiomatchInputs::clear(n, query, database).unwrap();
-    let plain = biomatch(&mut MixedPlain::new(n).unwrap(), &all).unwrap();
-    assert_eq!(plain, Some(expected), "plaintext backend, n = {n}");
+    let plain = biomatch_in(&mut MixedPlain::new(n).unwrap(), &all, form).unwrap();
+    assert_eq!(plain, Some(expected), "plaintext backend, n = {n}, {form:?}");
     let got = run_parties(n, seed, |mesh, rng| {
         let keys = keygen(mesh, &parameters(), &[seed as u8; 32], rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[seed as u8 + 1; 32], rng).unwrap();
@@ -33,9 +38,9 @@ fn biomatch_matches(n: usize, seed: u64, query: Vector, database: &[Vector]) {
         };
         let mine = BiomatchInputs::party(n, me, input).unwrap();
         let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
-        biomatch(&mut backend, &mine).unwrap()
+        biomatch_in(&mut backend, &mine, form).unwrap()
     });
-    assert_eq!(got[0], plain, "n-party backend, n = {n}");
+    assert_eq!(got[0], plain, "n-party backend, n = {n}, {form:?}");
     assert!(
         got[1..].iter().all(Option::is_none),
         "only party 0 learns the result"
@@ -67,6 +72,23 @@ fn biomatch_among_three_parties_equals_the_plaintext_backend() {
     database[0] = [VALUE_LIMIT - 1; 4];
     assert_eq!(plaintext(&query, &database).unwrap().index, 13);
     biomatch_matches(3, 41, query, &database);
+}
+
+#[test]
+fn biomatch_among_three_with_its_minimum_in_y_form_equals_the_plaintext_backend() {
+    let (query, mut database) = random_vectors(78);
+    // A tie at the minimum: the lower index wins in Y form too.
+    database[101] = [query[0], query[1] ^ 1, query[2], query[3]];
+    database[7] = database[101];
+    biomatch_in_form_matches(3, 46, query, &database, MinForm::Yao);
+}
+
+#[test]
+fn biomatch_between_two_with_its_minimum_in_y_form_equals_the_plaintext_backend() {
+    let query = [VALUE_LIMIT - 1; 4];
+    let mut database = vec![[0; 4]; VECTORS];
+    database[VECTORS - 1] = query;
+    biomatch_in_form_matches(2, 47, query, &database, MinForm::Yao);
 }
 
 /// What the primitives program opens: to all, to party 2, bits to party 1.

@@ -22,6 +22,7 @@ mod eval;
 mod frames;
 mod garble;
 mod io;
+mod labels;
 mod program;
 #[cfg(test)]
 mod program_tests;
@@ -39,6 +40,7 @@ use crate::batches::{for_each_batch, slot_count, Op};
 use crate::{Job, Mesh, NpartyError, Outcome, Roles};
 use engine::Engine;
 use io::InputShares;
+pub use labels::Labels;
 pub use program::{run_program, ProgramBackend, ProgramRun};
 
 /// Settings of a BMR run (`batch_ands` the same at every party).

@@ -108,6 +108,9 @@ fn biomatch_costs_what_the_docs_state_whatever_n() {
         a2b: 256,
         e2a: 1,
         a2e: 0,
+        yao_and: 0,
+        b2y: 0,
+        y2b: 0,
         stocked_ands: 18_360,
         // Encryption, product sum, E2A, A2B (67), 8 tournament rounds of 32 + 1, output.
         rounds: 1 + 1 + 1 + 67 + 8 * 33 + 1,

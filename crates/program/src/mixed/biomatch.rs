@@ -3,7 +3,8 @@
 //! 1..n−1 (vector j at party 1 + j mod (n − 1)); party 0 learns the minimum squared
 //! Euclidean distance from the query to a database vector and the lowest index at it.
 //!
-//! Forms (seed §3): the distances in E form, converted to A form, the minimum in B form.
+//! Forms (seed §3): the distances in E form, converted to A form, the minimum in B form
+//! or, with [`MinForm::Yao`], in Y form (garbled labels, after B→Y of the distances' bits).
 //!
 //! 1. E: party 0 encrypts the query repeated [`VECTORS`] times (slot 4j + d holds q_d).
 //! 2. Party i adds Enc(q)·(−2x_j) + x_j² in slots 4j + d for its vectors x_j
@@ -11,13 +12,26 @@
 //!    gives the A form of x_jd² − 2·q_d·x_jd = (q_d − x_jd)² − q_d²; the four slots of each
 //!    vector are summed and party 0's Σ_d q_d² added: dist_j = Σ_d (q_d − x_jd)².
 //! 3. A2B of the 256 distances, one batch: B form.
-//! 4. A tournament on B values: 8 rounds of pairwise comparison and selection of
-//!    (distance, index), the lower index winning ties, its ANDs prepared first.
-//! 5. The winner's 32 + 8 bits are opened to party 0 only.
+//! 4. A tournament on B (or Y) values: 8 rounds of pairwise comparison and selection of
+//!    (distance, index), the lower index winning ties, its ANDs prepared first (B) or
+//!    garbled in batches (Y), written once over [`BitForm`].
+//! 5. The winner's 32 + 8 bits (back to B form from Y) are opened to party 0 only.
 
 use super::{
-    MixedBackend, MixedProgramError, PrivateTerm, Recipient, Shaped, A2B_BITS, PLAINTEXT_MODULUS as P,
+    BitForm, BoolForm, MixedBackend, MixedProgramError, PrivateTerm, Recipient, Shaped, YaoForm, A2B_BITS,
+    PLAINTEXT_MODULUS as P,
 };
+
+/// The form Biomatch computes its minimum in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MinForm {
+    /// XOR shares, ANDs by Beaver triples (one round per AND layer).
+    #[default]
+    Bool,
+    /// BMR garbled labels (B→Y of the distances' bits, ANDs garbled in batches, Y→B of the
+    /// winner).
+    Yao,
+}
 
 /// Values per vector.
 pub const DIMENSION: usize = 4;
@@ -207,11 +221,21 @@ pub const fn tournament_ands(count: usize) -> usize {
     (count - 1) * (2 * A2B_BITS + INDEX_BITS)
 }
 
-/// Runs Biomatch on `b` (module docs): `Some(output)` where this party learns it (party 0;
-/// every party of the plaintext backend), `None` elsewhere. Every party runs it at once.
+/// Runs Biomatch on `b` (module docs) with its minimum in B form: `Some(output)` where this
+/// party learns it (party 0; every party of the plaintext backend), `None` elsewhere. Every
+/// party runs it at once.
 pub fn biomatch<B: MixedBackend>(
     b: &mut B,
     inputs: &BiomatchInputs,
+) -> Result<Option<BiomatchOutput>, MixedProgramError> {
+    biomatch_in(b, inputs, MinForm::Bool)
+}
+
+/// [`biomatch`] with its minimum in the form `form`; the same answer in either.
+pub fn biomatch_in<B: MixedBackend>(
+    b: &mut B,
+    inputs: &BiomatchInputs,
+    form: MinForm,
 ) -> Result<Option<BiomatchOutput>, MixedProgramError> {
     let n = b.parties();
     if inputs.parties != n {
@@ -252,8 +276,18 @@ pub fn biomatch<B: MixedBackend>(
     b.phase("Biomatch: A2B of the distances");
     let bits = b.to_bool(&distances)?;
     b.phase("Biomatch: the minimum");
-    let (value, index) = minimum(b, bits)?;
-    let winner = b.concat(&[value, index].concat());
+    let winner = match form {
+        MinForm::Bool => {
+            let (value, index) = minimum::<B, BoolForm>(b, bits)?;
+            b.concat(&[value, index].concat())
+        }
+        MinForm::Yao => {
+            let labels = bits.iter().map(|x| b.to_yao(x)).collect::<Result<_, _>>()?;
+            let (value, index) = minimum::<B, YaoForm>(b, labels)?;
+            let winner = b.yao_concat(&[value, index].concat());
+            b.yao_to_bool(&winner)?
+        }
+    };
     let opened = b.output_bool(&winner, Recipient::Party(0))?;
     Ok(opened.map(|bits| {
         let number = |b: &[bool]| b.iter().rev().fold(0u64, |acc, &x| acc << 1 | u64::from(x));
@@ -264,13 +298,16 @@ pub fn biomatch<B: MixedBackend>(
     }))
 }
 
-/// Two vectors of bit-position B values: (left, right) or (value, index).
-type Halves<B> = (Vec<<B as MixedBackend>::Bool>, Vec<<B as MixedBackend>::Bool>);
+/// Two vectors of bit-position vectors of form F: (left, right) or (value, index).
+type Halves<V> = (Vec<V>, Vec<V>);
 
-/// Step 4: the minimum of `values` (bit-position vectors, least significant first, of a
-/// power-of-two count of lanes) and its lowest index, each as bit-position vectors of one
-/// lane.
-fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<Halves<B>, MixedProgramError> {
+/// Step 4: the minimum of `values` (bit-position vectors of form F, least significant
+/// first, of a power-of-two count of lanes) and its lowest index, each as bit-position
+/// vectors of one lane.
+fn minimum<B: MixedBackend, F: BitForm<B>>(
+    b: &mut B,
+    values: Vec<F::V>,
+) -> Result<Halves<F::V>, MixedProgramError> {
     let count = values[0].lanes();
     if !count.is_power_of_two() || count > 1 << INDEX_BITS {
         return Err(MixedProgramError::Input(format!(
@@ -279,13 +316,13 @@ fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<Halves<B>
         )));
     }
     let mut value = values;
-    let mut index: Vec<B::Bool> = (0..INDEX_BITS)
+    let mut index: Vec<F::V> = (0..INDEX_BITS)
         .map(|bit| {
             let bits: Vec<bool> = (0..count).map(|i| (i >> bit) & 1 == 1).collect();
-            b.public_bits(&bits)
+            F::public(b, &bits)
         })
-        .collect();
-    b.stock_ands(tournament_ands(count))?;
+        .collect::<Result<_, _>>()?;
+    F::stock_ands(b, tournament_ands(count))?;
     let w = A2B_BITS;
     while value[0].lanes() > 1 {
         let half = value[0].lanes() / 2;
@@ -293,37 +330,37 @@ fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<Halves<B>
             (0..half).map(|i| 2 * i).collect(),
             (0..half).map(|i| 2 * i + 1).collect(),
         );
-        let mut split = |lanes: &[B::Bool]| -> Result<Halves<B>, MixedProgramError> {
+        let mut split = |lanes: &[F::V]| -> Result<Halves<F::V>, MixedProgramError> {
             let left = lanes
                 .iter()
-                .map(|l| b.gather(l, &even))
+                .map(|l| F::gather(b, l, &even))
                 .collect::<Result<_, _>>()?;
             let right = lanes
                 .iter()
-                .map(|l| b.gather(l, &odd))
+                .map(|l| F::gather(b, l, &odd))
                 .collect::<Result<_, _>>()?;
             Ok((left, right))
         };
         let (vl, vr) = split(&value)?;
         let (il, ir) = split(&index)?;
-        let right_smaller = less_than(b, &vr, &vl)?;
+        let right_smaller = less_than::<B, F>(b, &vr, &vl)?;
         // Selected = left ⊕ [right < left]·(left ⊕ right), every bit in one AND layer.
         let diffs = vl
             .iter()
             .zip(&vr)
             .chain(il.iter().zip(&ir))
-            .map(|(l, r)| b.xor(l, r))
+            .map(|(l, r)| F::xor(b, l, r))
             .collect::<Result<Vec<_>, _>>()?;
-        let diff = b.concat(&diffs);
-        let choose = b.concat(&vec![right_smaller; w + INDEX_BITS]);
-        let picked = b.and(&choose, &diff)?;
-        let mut select = |left: &[B::Bool], offset: usize| -> Result<Vec<B::Bool>, MixedProgramError> {
+        let diff = F::concat(b, &diffs);
+        let choose = F::concat(b, &vec![right_smaller; w + INDEX_BITS]);
+        let picked = F::and(b, &choose, &diff)?;
+        let mut select = |left: &[F::V], offset: usize| -> Result<Vec<F::V>, MixedProgramError> {
             left.iter()
                 .enumerate()
                 .map(|(bit, l)| {
                     let lanes: Vec<usize> = ((offset + bit) * half..(offset + bit + 1) * half).collect();
-                    let part = b.gather(&picked, &lanes)?;
-                    b.xor(l, &part)
+                    let part = F::gather(b, &picked, &lanes)?;
+                    F::xor(b, l, &part)
                 })
                 .collect()
         };
@@ -335,17 +372,21 @@ fn minimum<B: MixedBackend>(b: &mut B, values: Vec<B::Bool>) -> Result<Halves<B>
 
 /// [a < b] lane-wise on bit-position vectors (least significant first): a < b exactly when
 /// a + ¬b + 1 has no carry out of the top bit. One AND layer per bit position.
-fn less_than<B: MixedBackend>(b: &mut B, a: &[B::Bool], c: &[B::Bool]) -> Result<B::Bool, MixedProgramError> {
+fn less_than<B: MixedBackend, F: BitForm<B>>(
+    b: &mut B,
+    a: &[F::V],
+    c: &[F::V],
+) -> Result<F::V, MixedProgramError> {
     let lanes = a[0].lanes();
-    let mut carry = b.public_bits(&vec![true; lanes]);
+    let mut carry = F::public(b, &vec![true; lanes])?;
     for (aj, cj) in a.iter().zip(c) {
-        let nc = b.not(cj);
-        let x = b.xor(aj, &carry)?;
-        let y = b.xor(&nc, &carry)?;
-        let g = b.and(&x, &y)?;
-        carry = b.xor(&carry, &g)?;
+        let nc = F::not(b, cj)?;
+        let x = F::xor(b, aj, &carry)?;
+        let y = F::xor(b, &nc, &carry)?;
+        let g = F::and(b, &x, &y)?;
+        carry = F::xor(b, &carry, &g)?;
     }
-    Ok(b.not(&carry))
+    F::not(b, &carry)
 }
 
 #[cfg(test)]

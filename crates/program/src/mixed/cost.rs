@@ -1,6 +1,6 @@
 //! The cost mixed backend: counts a program's operations in the columns of the seed's
-//! Table 6 (AND, MULT, B2A, A2B) plus E2A, A2E, products of A values and online rounds,
-//! without computing anything.
+//! Table 6 (AND, MULT, B2A, A2B) plus E2A, A2E, products of A values, the Y form's garbled
+//! ANDs and conversions (B→Y, Y→B) and online rounds, without computing anything.
 
 use super::plain::check_recipient;
 use super::{
@@ -47,10 +47,18 @@ pub struct MixedCost {
     pub e2a: usize,
     /// Ciphertexts made by A2E.
     pub a2e: usize,
+    /// Garbled ANDs of the Y form (lanes of [`MixedBackend::yao_and`]).
+    pub yao_and: usize,
+    /// Bits converted B→Y ([`MixedBackend::to_yao`]).
+    pub b2y: usize,
+    /// Bits converted Y→B ([`MixedBackend::yao_to_bool`]).
+    pub y2b: usize,
     /// ANDs prepared ahead by [`MixedBackend::stock_ands`].
     pub stocked_ands: usize,
     /// Online communication rounds: one per AND layer, opening, conversion step,
-    /// encryption, product sum and output; [`A2B_ROUNDS`] per A2B.
+    /// encryption, product sum and output; [`A2B_ROUNDS`] per A2B. The Y form adds none:
+    /// its batches are garbled in a constant number of offline rounds each and evaluated
+    /// locally, B→Y and Y→B are local.
     pub rounds: usize,
 }
 
@@ -85,6 +93,7 @@ impl MixedBackend for MixedCounter {
     type Arith = Shape;
     type Bool = Shape;
     type Enc = Shape;
+    type Yao = Shape;
 
     fn parties(&self) -> usize {
         self.parties
@@ -207,6 +216,43 @@ impl MixedBackend for MixedCounter {
         self.cost.a2e += 1;
         self.cost.rounds += 1;
         Ok(*a)
+    }
+
+    fn to_yao(&mut self, bits: &Shape) -> Result<Shape, MixedProgramError> {
+        self.cost.b2y += bits.0;
+        Ok(*bits)
+    }
+
+    fn yao_to_bool(&mut self, a: &Shape) -> Result<Shape, MixedProgramError> {
+        self.cost.y2b += a.0;
+        Ok(*a)
+    }
+
+    fn public_yao(&mut self, bits: &[bool]) -> Result<Shape, MixedProgramError> {
+        Ok(Shape(bits.len()))
+    }
+
+    fn yao_xor(&mut self, a: &Shape, b: &Shape) -> Result<Shape, MixedProgramError> {
+        check_lengths("yao_xor", a.0, b.0)?;
+        Ok(*a)
+    }
+
+    fn yao_and(&mut self, a: &Shape, b: &Shape) -> Result<Shape, MixedProgramError> {
+        check_lengths("yao_and", a.0, b.0)?;
+        self.cost.yao_and += a.0;
+        Ok(*a)
+    }
+
+    fn yao_not(&mut self, a: &Shape) -> Result<Shape, MixedProgramError> {
+        Ok(*a)
+    }
+
+    fn yao_gather(&mut self, a: &Shape, lanes: &[usize]) -> Result<Shape, MixedProgramError> {
+        self.gather(a, lanes)
+    }
+
+    fn yao_concat(&mut self, parts: &[Shape]) -> Shape {
+        self.concat(parts)
     }
 
     fn output_arith(&mut self, _a: &Shape, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {

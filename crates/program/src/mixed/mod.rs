@@ -3,27 +3,32 @@
 //! [`MixedBackend`], that every backend implements, and applications written once on top of
 //! it ([`biomatch`], [`kmeans`]).
 //!
-//! Values live in one of three forms, each a vector of lanes (the apps' operations are
+//! Values live in one of four forms, each a vector of lanes (the apps' operations are
 //! vectors, so a backend converts a whole vector in one batch):
 //!
 //! - A: additive shares modulo [`PLAINTEXT_MODULUS`] (the seed's p = 2^32 − 2^30 + 1);
 //! - B: XOR-shared bits;
-//! - E: a threshold ciphertext packing up to [`SLOTS`] values mod p.
+//! - E: a threshold ciphertext packing up to [`SLOTS`] values mod p;
+//! - Y: BMR garbled labels of bits (free XOR, ANDs garbled jointly in batches).
 //!
 //! Every conversion is explicit: [`MixedBackend::to_bool`] (A2B, Figure 10),
 //! [`MixedBackend::to_arith`] (B2A, Figure 9), [`MixedBackend::enc_to_arith`] (E2A,
-//! Figure 15) and [`MixedBackend::to_enc`] (A2E). A party's own clear values enter as a
+//! Figure 15), [`MixedBackend::to_enc`] (A2E), [`MixedBackend::to_yao`] (B→Y) and
+//! [`MixedBackend::yao_to_bool`] (Y→B). Gadgets on bits are written once for the B and Y
+//! forms over [`BitForm`]. A party's own clear values enter as a
 //! [`Private`]. Backends: [`MixedPlain`] (the clear answer, the reference),
 //! [`MixedCounter`] (operation counts in the seed's Table 6 columns) and the n-party
 //! protocol in `mixgc_mixed::program`.
 
 pub mod biomatch;
+mod bit_forms;
 mod cost;
 pub mod kmeans;
 mod kmeans_circuits;
 mod local;
 mod plain;
 
+pub use bit_forms::{BitForm, BoolForm, YaoForm};
 pub use cost::{MixedCost, MixedCounter, Shape};
 pub use local::{
     add_mod_p, mul_mod_p, mul_public_mod_p, private_share, public_share, sub_mod_p, sum_chunks_mod_p,
@@ -214,6 +219,8 @@ pub trait MixedBackend {
     type Bool: Shaped;
     /// E form: a packed ciphertext of up to [`SLOTS`] values mod p.
     type Enc: Shaped;
+    /// Y form: a vector of bits as BMR garbled labels.
+    type Yao: Shaped;
 
     /// The parties of the run (n ≥ 2).
     fn parties(&self) -> usize;
@@ -290,6 +297,25 @@ pub trait MixedBackend {
     fn enc_to_arith(&mut self, ct: &Self::Enc) -> Result<Self::Arith, MixedProgramError>;
     /// A2E: an A vector (at most [`SLOTS`] lanes) as a ciphertext.
     fn to_enc(&mut self, a: &Self::Arith) -> Result<Self::Enc, MixedProgramError>;
+
+    /// B→Y: the bits as garbled labels. In BMR, each party's λ share of a new wire is its
+    /// XOR share, so the masked value is 0: no online message (docs/mixed-mode.md).
+    fn to_yao(&mut self, bits: &Self::Bool) -> Result<Self::Yao, MixedProgramError>;
+    /// Y→B (seed §6.2, Figure 12 step 9): XOR shares of the bits, local once the pending
+    /// garbled batch is evaluated.
+    fn yao_to_bool(&mut self, a: &Self::Yao) -> Result<Self::Bool, MixedProgramError>;
+    /// Y form of public bits (free: a constant wire has public labels).
+    fn public_yao(&mut self, bits: &[bool]) -> Result<Self::Yao, MixedProgramError>;
+    /// Lane-wise XOR of Y vectors (free).
+    fn yao_xor(&mut self, a: &Self::Yao, b: &Self::Yao) -> Result<Self::Yao, MixedProgramError>;
+    /// Lane-wise AND of Y vectors: garbled ANDs, joined to the pending batch.
+    fn yao_and(&mut self, a: &Self::Yao, b: &Self::Yao) -> Result<Self::Yao, MixedProgramError>;
+    /// Lane-wise NOT of a Y vector (free).
+    fn yao_not(&mut self, a: &Self::Yao) -> Result<Self::Yao, MixedProgramError>;
+    /// The lanes of a Y vector at `lanes`, in that order (repeats allowed; local).
+    fn yao_gather(&mut self, a: &Self::Yao, lanes: &[usize]) -> Result<Self::Yao, MixedProgramError>;
+    /// The lanes of Y vectors `parts`, one after the other (local).
+    fn yao_concat(&mut self, parts: &[Self::Yao]) -> Self::Yao;
 
     /// Opens an A vector to `to`: its values where this party learns them.
     fn output_arith(&mut self, a: &Self::Arith, to: Recipient)

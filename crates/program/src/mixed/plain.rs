@@ -29,6 +29,7 @@ impl MixedBackend for MixedPlain {
     type Arith = Vec<u64>;
     type Bool = Vec<bool>;
     type Enc = Vec<u64>;
+    type Yao = Vec<bool>;
 
     fn parties(&self) -> usize {
         self.parties
@@ -151,6 +152,38 @@ impl MixedBackend for MixedPlain {
     fn to_enc(&mut self, a: &Vec<u64>) -> Result<Vec<u64>, MixedProgramError> {
         check_slots("to_enc", a.len())?;
         Ok(a.clone())
+    }
+
+    fn to_yao(&mut self, bits: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
+        Ok(bits.clone())
+    }
+
+    fn yao_to_bool(&mut self, a: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
+        Ok(a.clone())
+    }
+
+    fn public_yao(&mut self, bits: &[bool]) -> Result<Vec<bool>, MixedProgramError> {
+        Ok(bits.to_vec())
+    }
+
+    fn yao_xor(&mut self, a: &Vec<bool>, b: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
+        self.xor(a, b)
+    }
+
+    fn yao_and(&mut self, a: &Vec<bool>, b: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
+        self.and(a, b)
+    }
+
+    fn yao_not(&mut self, a: &Vec<bool>) -> Result<Vec<bool>, MixedProgramError> {
+        Ok(self.not(a))
+    }
+
+    fn yao_gather(&mut self, a: &Vec<bool>, lanes: &[usize]) -> Result<Vec<bool>, MixedProgramError> {
+        self.gather(a, lanes)
+    }
+
+    fn yao_concat(&mut self, parts: &[Vec<bool>]) -> Vec<bool> {
+        parts.concat()
     }
 
     fn output_arith(&mut self, a: &Vec<u64>, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {

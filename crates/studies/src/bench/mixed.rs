@@ -33,12 +33,21 @@ const P: u64 = 3_221_225_473;
 pub const DEFAULT_BATCH: usize = 16384;
 
 /// The things measured, in order.
-pub const MEASURED: [&str; 5] = ["b2a", "a2b", "triple_bool", "triple_arith", "garble_and"];
+pub const MEASURED: [&str; 8] = [
+    "b2a",
+    "a2b",
+    "triple_bool",
+    "triple_arith",
+    "garble_and",
+    "b2y",
+    "y2b",
+    "and_yao",
+];
 
 /// One party's figures for one measured thing.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct MixedItemReport {
-    /// `b2a`, `a2b`, `triple_bool`, `triple_arith` or `garble_and`.
+    /// `b2a`, `a2b`, `triple_bool`, `triple_arith`, `garble_and`, `b2y`, `y2b` or `and_yao`.
     pub what: String,
     /// Items in the batch (bits for B2A, values for A2B, triples).
     pub batch: usize,
@@ -51,7 +60,8 @@ pub struct MixedItemReport {
     pub offline_bytes: [u64; 2],
     pub online_bytes: [u64; 2],
     /// This party's shares, for the check: b2a [input bits, output]; a2b [input, output];
-    /// triples [a, b, c]; garble_and [x, y, x ∧ y] (input and output shares of the AND gates).
+    /// triples [a, b, c]; garble_and, y2b and and_yao [x, y, x ∧ y] (input and output
+    /// shares of the AND gates, in B form); b2y [input bits, the same bits after B→Y→B].
     pub shares: Vec<Vec<u64>>,
 }
 
@@ -69,11 +79,13 @@ pub struct MixedPartyReport {
 /// The batch of each thing for `--batch K`: K bits, triples; K/32 values for A2B (whose
 /// B2A of r then fills K slots); K/8192 AND gates for distributed garbling (an AND gate's
 /// four lookups of a 2048-coefficient key fill 8192 of a batch's N = 16384 slots, so its
-/// bytes barely depend on how many gates the circuit has); at least 1.
+/// bytes barely depend on how many gates the circuit has); at least 1; and at least 1024
+/// garbled ANDs of the Y form in one BMR batch.
 pub fn batch_of(what: &str, k: usize) -> usize {
     match what {
         "a2b" => (k / 32).max(1),
         "garble_and" => (k / 8192).max(1),
+        "and_yao" => k.max(1024),
         _ => k,
     }
 }
@@ -247,6 +259,9 @@ fn unit(what: &str) -> &'static str {
         "b2a" => "bit",
         "a2b" => "32-bit value mod p",
         "garble_and" => "AND gate garbled (L = 2048) and evaluated",
+        "b2y" => "bit B→Y (offline: its Δ-products; online: local)",
+        "y2b" => "bit Y→B (local)",
+        "and_yao" => "BMR AND gate garbled (offline) and evaluated (online)",
         _ => "triple",
     }
 }
@@ -335,6 +350,12 @@ fn check(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
     };
     for j in 0..batch {
         match what {
+            "b2y" => {
+                let (bit, back) = (xor_all(&x, j), xor_all(&y, j));
+                if back != bit {
+                    return wrong(j, back, bit);
+                }
+            }
             "b2a" => {
                 let (bit, arith) = (xor_all(&x, j), sum_all(&y, j));
                 if arith != bit {
@@ -347,7 +368,7 @@ fn check(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
                     return wrong(j, boolean, value);
                 }
             }
-            "triple_bool" | "garble_and" => {
+            "triple_bool" | "garble_and" | "y2b" | "and_yao" => {
                 let c = column(items, 2, what)?;
                 let want = xor_all(&x, j) & xor_all(&y, j);
                 if xor_all(&c, j) != want {
@@ -476,5 +497,7 @@ mod tests {
         assert_eq!(batch_of("garble_and", DEFAULT_BATCH), 2);
         assert_eq!(batch_of("garble_and", 64), 1);
         assert_eq!(batch_of("b2a", 64), 64);
+        assert_eq!(batch_of("and_yao", 64), 1024);
+        assert_eq!(batch_of("and_yao", DEFAULT_BATCH), DEFAULT_BATCH);
     }
 }

@@ -1,0 +1,203 @@
+//! The Y form (BMR garbled labels) of the n-party mixed backend against the plaintext
+//! backend, n = 2, 3, 5 in threads: every Y op, B→Y (of shares of private inputs whose
+//! non-owners hold zeros, and of random GMW shares), Y→B, Y→B→Y round trips, a chain of
+//! ANDs across batches, on random and edge inputs; and a program diverging in Y ops.
+
+mod common;
+
+use fhe_rand::{Rng, SeedableRng};
+use fhe_rand_chacha::ChaCha20Rng;
+use mixgc_mixed::a2b::BooleanEngine;
+use mixgc_mixed::program::NpartyBackend;
+use mixgc_mixed::{keygen, parameters};
+use mixgc_nparty::NpartyError;
+use mixgc_program::mixed::{MixedBackend, MixedPlain, MixedProgramError, Recipient};
+
+use common::run_parties;
+
+/// Sequential ANDs of the chain (with batches of 7 ANDs, it crosses many batches).
+const CHAIN: usize = 12;
+
+/// Every Y op on bits `a` (party 0's) and `c` (party n − 1's), opened to everyone.
+fn program<B: MixedBackend>(
+    b: &mut B,
+    a: (usize, Option<Vec<u64>>),
+    c: (usize, Option<Vec<u64>>),
+    lanes: usize,
+) -> Result<Vec<Option<Vec<bool>>>, MixedProgramError> {
+    let pa = b.private(a.0, lanes, a.1)?;
+    let pc = b.private(c.0, lanes, c.1)?;
+    let xa = b.share_bits(&pa, 1)?.remove(0);
+    let xc = b.share_bits(&pc, 1)?.remove(0);
+    // GMW shares that every party holds at random.
+    let s = b.xor(&xa, &xc)?;
+    let t = b.and(&xa, &xc)?;
+    // B→Y: of an owner's bits (the others hold zeros) and of random shares.
+    let (ya, yc, ys, yt) = (b.to_yao(&xa)?, b.to_yao(&xc)?, b.to_yao(&s)?, b.to_yao(&t)?);
+    let x = b.yao_xor(&ya, &ys)?;
+    let nx = b.yao_not(&x)?;
+    let and = b.yao_and(&nx, &yt)?;
+    let or = {
+        let (na, nc) = (b.yao_not(&ya)?, b.yao_not(&yc)?);
+        let nor = b.yao_and(&na, &nc)?;
+        b.yao_not(&nor)?
+    };
+    let reversed: Vec<usize> = (0..lanes).rev().chain([0, 0]).collect();
+    let gathered = b.yao_gather(&or, &reversed)?;
+    let edges = b.public_yao(&(0..lanes + 2).map(|i| i % 3 == 0).collect::<Vec<_>>())?;
+    let masked = b.yao_and(&gathered, &edges)?;
+    // The chain z ← z ∧ ¬(z ∧ c) ⊕ a, each AND depending on the one before.
+    let mut z = ys.clone();
+    for _ in 0..CHAIN {
+        let zc = b.yao_and(&z, &yc)?;
+        let nzc = b.yao_not(&zc)?;
+        let kept = b.yao_and(&z, &nzc)?;
+        z = b.yao_xor(&kept, &ya)?;
+    }
+    // Y→B, then a B op, then B→Y→B again (round trips).
+    let all = b.yao_concat(&[and, masked, z, ya.clone()]);
+    let back = b.yao_to_bool(&all)?;
+    let flipped = b.not(&back);
+    let again = b.to_yao(&flipped)?;
+    let squared = b.yao_and(&again, &again)?;
+    let twice = b.yao_to_bool(&squared)?;
+    let single = b.yao_gather(&yt, &[lanes - 1])?;
+    let single = b.yao_to_bool(&single)?;
+    Ok(vec![
+        b.output_bool(&back, Recipient::All)?,
+        b.output_bool(&twice, Recipient::Party(1))?,
+        b.output_bool(&single, Recipient::All)?,
+    ])
+}
+
+/// The inputs of one case: (lanes, a, c).
+fn cases(seed: u64) -> Vec<(usize, Vec<u64>, Vec<u64>)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut random = |lanes: usize| (0..lanes).map(|_| rng.random_range(0..2u64)).collect::<Vec<_>>();
+    vec![
+        (16, random(16), random(16)),
+        (9, vec![0; 9], vec![0; 9]),
+        (9, vec![1; 9], vec![1; 9]),
+        (1, vec![1], vec![0]),
+        (1, vec![0], vec![1]),
+        (40, random(40), random(40)),
+    ]
+}
+
+fn y_form_matches_plaintext(n: usize, seed: u64) {
+    let cases = cases(seed);
+    let (ao, co) = (0, n - 1);
+    let want: Vec<_> = cases
+        .iter()
+        .map(|(lanes, a, c)| {
+            let mut plain = MixedPlain::new(n).unwrap();
+            program(&mut plain, (ao, Some(a.clone())), (co, Some(c.clone())), *lanes).unwrap()
+        })
+        .collect();
+    let got = run_parties(n, seed, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[seed as u8; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[seed as u8 + 1; 32], rng).unwrap();
+        let me = mesh.me();
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_batch(7);
+        let got: Vec<_> = cases
+            .iter()
+            .map(|(lanes, a, c)| {
+                let mine = |owner: usize, v: &Vec<u64>| (owner, (me == owner).then(|| v.clone()));
+                program(&mut backend, mine(ao, a), mine(co, c), *lanes).unwrap()
+            })
+            .collect();
+        let state = backend.yao_state().unwrap();
+        (got, state.ands(), state.batches())
+    });
+    for (me, (outputs, ands, batches)) in got.into_iter().enumerate() {
+        for (case, (got, want)) in outputs.iter().zip(&want).enumerate() {
+            assert_eq!(got[0], want[0], "n = {n}, party {me}, case {case}");
+            assert_eq!(
+                got[1],
+                (me == 1).then(|| want[1].clone().unwrap()),
+                "n = {n}, party {me}, case {case}"
+            );
+            assert_eq!(got[2], want[2], "n = {n}, party {me}, case {case}");
+        }
+        // Per case of L lanes: L (and), L (or), L + 2 (masked), 2·CHAIN·L (chain), 4L + 2
+        // (squared).
+        let expected: usize = cases.iter().map(|c| (7 + 2 * CHAIN) * c.0 + 4).sum();
+        let expected = expected as u64;
+        assert_eq!(ands, expected, "n = {n}: ANDs garbled");
+        assert!(
+            batches >= ands / 7,
+            "n = {n}: {batches} batches of at most 7 ANDs"
+        );
+    }
+}
+
+#[test]
+fn the_y_form_between_two_parties_equals_the_plaintext_backend() {
+    y_form_matches_plaintext(2, 60);
+}
+
+#[test]
+fn the_y_form_among_three_parties_equals_the_plaintext_backend() {
+    y_form_matches_plaintext(3, 61);
+}
+
+#[test]
+fn the_y_form_among_five_parties_equals_the_plaintext_backend() {
+    y_form_matches_plaintext(5, 62);
+}
+
+#[test]
+fn a_program_diverging_in_y_ops_is_caught_by_the_digest_sync() {
+    let got = run_parties(3, 63, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[63; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[64; 32], rng).unwrap();
+        let me = mesh.me();
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
+        let bits = backend.public_bits(&[true, false, true]);
+        let y = backend.to_yao(&bits).unwrap();
+        // Party 2 computes one more AND than the others before leaving the Y form.
+        let mut z = backend.yao_and(&y, &y).unwrap();
+        if me == 2 {
+            z = backend.yao_and(&z, &y).unwrap();
+        }
+        backend.yao_to_bool(&z).map(|_| ()).map_err(|e| {
+            let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
+            match inner {
+                mixgc_mixed::MixedError::Mesh(NpartyError::Mismatch { party, .. }) => *party,
+                other => panic!("party {me}: {other}"),
+            }
+        })
+    });
+    assert_eq!(got[0], Err(2), "party 0 names party 2");
+    assert_eq!(got[1], Err(2), "party 1 names party 2");
+    assert!(
+        matches!(got[2], Err(0 | 1)),
+        "party 2 names another: {:?}",
+        got[2]
+    );
+}
+
+#[test]
+fn a_party_that_dies_with_a_y_batch_pending_is_named_by_every_other() {
+    let got = run_parties(3, 65, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[65; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[66; 32], rng).unwrap();
+        let me = mesh.me();
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_batch(64);
+        let bits = backend.public_bits(&[true; 100]);
+        let y = backend.to_yao(&bits).unwrap();
+        let z = backend.yao_and(&y, &y).unwrap();
+        if me == 2 {
+            // Party 2 stops with the batch pending (its mesh closes as its thread ends).
+            return None;
+        }
+        let e = backend.yao_to_bool(&z).unwrap_err();
+        let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
+        Some((inner.party(), e.to_string()))
+    });
+    for (me, r) in got.iter().take(2).enumerate() {
+        let (party, message) = r.clone().unwrap();
+        assert_eq!(party, Some(2), "party {me}: {message}");
+        assert!(message.contains("party 2"), "party {me}: {message}");
+    }
+}
