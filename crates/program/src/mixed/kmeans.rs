@@ -122,7 +122,7 @@ impl KmeansSize {
 
     /// What one run costs, in [`MixedCost`]'s columns (what [`super::MixedCounter`]
     /// counts): MULT 2·points·k·d, B2A points·k, A2B points·k + k·d + k, ANDs
-    /// [`KmeansSize::ands`] (all stocked) plus 97 per A2B, E2A 2, A2E 1.
+    /// [`KmeansSize::ands`] (all stocked) plus [`ANDS_PER_A2B`] (95) per A2B, E2A 2, A2E 1.
     pub fn cost(&self) -> MixedCost {
         let (n, k, d) = (self.points, self.clusters, self.dimension);
         let a2b = n * k + k * d + k;
