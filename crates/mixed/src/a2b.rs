@@ -14,7 +14,12 @@
 //!    more).
 //! 4. A Boolean mod-p adder on u (public) and r (XOR-shared) (step 5): s = u + r in 33 bits,
 //!    t = s + (2^33 − p) mod 2^33, whose carry out c says s ≥ p; the output is s ⊕ c·(t ⊕ s).
-//!    Each full adder costs one AND: carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)).
+//!    Each full adder costs one AND: carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)); the first position of
+//!    each sum needs none (its carry in is 0 and one addend public). The two ripples run in
+//!    lockstep: bit j of s is final once s's carry into j is, so t's carry out of j is
+//!    computed in the same AND layer as s's carry out of j, and both go in one opening.
+//!    33 AND layers (31 with two carries, one with t's last, one for the selection) instead
+//!    of 66 one after the other; 31 + 32 + 32 = 95 ANDs.
 //!
 //! The ANDs use GMW with Boolean Beaver triples (a deviation from the seed, which evaluates
 //! the adder with its own lookup tables): from threshold HE
@@ -31,7 +36,7 @@ use rand::SeedableRng;
 
 use crate::b2a::b2a;
 use crate::bool_triples::he_triples_fit;
-use crate::chain::{pass_from_root, sum_to_root};
+use crate::chain::{sum_to_all, sum_to_root};
 use crate::keygen::malformed;
 use crate::lut::open_bits;
 use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
@@ -43,8 +48,13 @@ const WIDTH: usize = 32;
 /// The bits of a value mod p, as A2B outputs them.
 pub const WIDTH_BITS: u32 = WIDTH as u32;
 
-/// ANDs the mod-p adder of one A2B costs: 32 (u + r) + 33 (− p) + 32 (the selection).
-pub const ANDS_PER_A2B: usize = 3 * WIDTH + 1;
+/// ANDs the mod-p adder of one A2B costs: 31 (u + r's carries into bits 2..=32), 32
+/// (t = s + 2^33 − p's carries into bits 2..=33) and 32 (the selection).
+pub const ANDS_PER_A2B: usize = 3 * WIDTH - 1;
+
+/// AND layers of the mod-p adder, after the opening of x − r: the lockstep ripples end with
+/// t's carry out (layer 32), then the selection.
+pub const ADDER_LAYERS: usize = WIDTH + 1;
 
 /// ANDs of the r < p check per candidate: 29 for ¬r[0] ∧ … ∧ ¬r[29], 2 more with r[31], r[30].
 const CHECK_ANDS: usize = 31;
@@ -208,22 +218,6 @@ impl BooleanEngine {
         }
         Ok(terms.pop().unwrap_or_default())
     }
-
-    /// Ripple-carry a + b over `a.len()` bit positions (least significant first, each a lane
-    /// vector): the sum bits and the carry out, one AND layer per position.
-    fn add(&mut self, mesh: &mut Mesh, a: &[Bits], b: &[Bits]) -> Result<(Vec<Bits>, Bits), MixedError> {
-        let k = a[0].len();
-        let mut carry: Bits = vec![0; k];
-        let mut sum = Vec::with_capacity(a.len());
-        for (aj, bj) in a.iter().zip(b) {
-            sum.push(xor3(aj, bj, &carry));
-            let x = xor(aj, &carry);
-            let y = xor(bj, &carry);
-            let g = self.and(mesh, &x, &y)?;
-            carry = xor(&carry, &g);
-        }
-        Ok((sum, carry))
-    }
 }
 
 pub(crate) fn xor(a: &[u8], b: &[u8]) -> Bits {
@@ -285,14 +279,19 @@ fn random_below_p<R: RngCore + CryptoRng>(
 /// Opens additive shares mod p along the chain: every party returns Σ `mine` mod p.
 pub(crate) fn open_mod_p(mesh: &mut Mesh, mine: Vec<u64>) -> Result<Vec<u64>, MixedError> {
     let k = mine.len();
-    let total = open_mod_p_to(mesh, 0, mine)?;
-    pass_from_root(
+    sum_to_all(
         mesh,
-        0,
-        total,
+        mine,
         move |m, from| recv_mod_p(m, from, k, "opened value"),
+        add_mod_p,
         |v: &Vec<u64>| encode_mod_p(v),
     )
+}
+
+/// a + b mod p lane-wise.
+fn add_mod_p(mut a: Vec<u64>, b: &Vec<u64>) -> Vec<u64> {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
+    a
 }
 
 /// Opens additive shares mod p along the chain to party `root` only: it returns
@@ -314,16 +313,12 @@ pub(crate) fn sum_mod_p_to(
     what: &'static str,
 ) -> Result<Option<Vec<u64>>, MixedError> {
     let k = mine.len();
-    let add = |mut a: Vec<u64>, b: &Vec<u64>| {
-        a.iter_mut().zip(b).for_each(|(x, y)| *x = (*x + y) % P);
-        a
-    };
     sum_to_root(
         mesh,
         root,
         mine,
         move |m, from| recv_mod_p(m, from, k, what),
-        add,
+        add_mod_p,
         |v: &Vec<u64>| encode_mod_p(v),
     )
 }
@@ -430,7 +425,6 @@ pub fn a2b_online(
     if k == 0 {
         return Ok(Vec::new());
     }
-    let me = mesh.me();
     let A2bPreprocessed { r, r_arith } = prep;
     mesh.set_phase("A2B: opening x − r");
     let mine: Vec<u64> = shares
@@ -441,25 +435,67 @@ pub fn a2b_online(
     let u = open_mod_p(mesh, mine)?;
 
     mesh.set_phase("A2B: the mod-p adder");
-    // s = u + r over 33 bits (u public, held by party 0).
-    let u_bits: Vec<Bits> = (0..WIDTH)
-        .map(|j| public_bits(me, |i| ((u[i] >> j) & 1) as u8, k))
-        .collect();
-    let (mut s, carry) = engine.add(mesh, &u_bits, &r)?;
-    s.push(carry);
-    // t = s + (2^33 − p) mod 2^33; its carry out says s ≥ p.
+    let s = mod_p_sum(engine, mesh, &u, &r)?;
+    Ok((0..k)
+        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(s[j][i]) << j)))
+        .collect())
+}
+
+/// XOR shares of the bits of (u + r) mod p, for public u < p and XOR-shared r < p (32
+/// bit-position lane vectors), in [`ADDER_LAYERS`] AND layers and [`ANDS_PER_A2B`] ANDs per
+/// lane (the module's step 4).
+fn mod_p_sum(
+    engine: &mut BooleanEngine,
+    mesh: &mut Mesh,
+    u: &[u64],
+    r: &[Bits],
+) -> Result<Vec<Bits>, MixedError> {
+    let (me, k) = (mesh.me(), u.len());
+    let u_bit = |j: usize| public_bits(me, |i| ((u[i] >> j) & 1) as u8, k);
+    // t = s + minus_p mod 2^33; its carry out says s ≥ p.
     let minus_p = (1u64 << (WIDTH + 1)) - P;
-    let k_bits: Vec<Bits> = (0..=WIDTH)
-        .map(|j| public_bits(me, |_| ((minus_p >> j) & 1) as u8, k))
-        .collect();
-    let (t, at_least_p) = engine.add(mesh, &s, &k_bits)?;
-    // out = s ⊕ c·(t ⊕ s) on the low 32 bits, all positions in one AND layer.
-    let diff: Bits = (0..WIDTH).flat_map(|j| xor(&t[j], &s[j])).collect();
+    let m_bit = |j: usize| public_bits(me, |_| ((minus_p >> j) & 1) as u8, k);
+    // Position 0 of each sum has carry in 0 and one public addend: its carry out is local
+    // (a public bit times a share).
+    let mut s: Vec<Bits> = vec![xor(&u_bit(0), &r[0])];
+    let mut carry_s: Bits = (0..k).map(|i| r[0][i] & ((u[i] & 1) as u8)).collect();
+    // t's carries into positions 0, 1, …: 0, then local as above.
+    let mut carries_t: Vec<Bits> = vec![vec![0; k], s[0].iter().map(|b| b & (minus_p & 1) as u8).collect()];
+    for j in 1..=WIDTH {
+        // s[j] is final: its carry in is known.
+        s.push(if j < WIDTH {
+            xor3(&u_bit(j), &r[j], &carry_s)
+        } else {
+            carry_s.clone()
+        });
+        // One layer: t's carry out of j and (below the top) s's, each as
+        // carry' = c ⊕ ((a ⊕ c) ∧ (b ⊕ c)).
+        let carry_t = &carries_t[j];
+        let mut left = xor(&s[j], carry_t);
+        let mut right = xor(&m_bit(j), carry_t);
+        if j < WIDTH {
+            left.extend(xor(&u_bit(j), &carry_s));
+            right.extend(xor(&r[j], &carry_s));
+        }
+        let g = engine.and(mesh, &left, &right)?;
+        if j < WIDTH {
+            carry_s = xor(&carry_s, &g[k..]);
+        }
+        carries_t.push(xor(carry_t, &g[..k]));
+    }
+    // out = s ⊕ c·(t ⊕ s) on the low 32 bits, all positions in one AND layer: c is t's carry
+    // out (s ≥ p), and t_j ⊕ s_j = minus_p's bit j ⊕ t's carry into j.
+    let at_least_p = &carries_t[WIDTH + 1];
+    let diff: Bits = (0..WIDTH).flat_map(|j| xor(&m_bit(j), &carries_t[j])).collect();
     let c: Bits = (0..WIDTH).flat_map(|_| at_least_p.iter().copied()).collect();
     let picked = engine.and(mesh, &c, &diff)?;
-    Ok((0..k)
-        .map(|i| (0..WIDTH).fold(0u64, |acc, j| acc | (u64::from(s[j][i] ^ picked[j * k + i]) << j)))
-        .collect())
+    s.truncate(WIDTH);
+    for (j, sj) in s.iter_mut().enumerate() {
+        sj.iter_mut()
+            .zip(&picked[j * k..(j + 1) * k])
+            .for_each(|(a, b)| *a ^= b);
+    }
+    Ok(s)
 }
 
 /// A2B shares must each be below p.
@@ -491,6 +527,95 @@ pub fn a2b<R: RngCore + CryptoRng>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fhe_rand::SeedableRng;
+    use fhe_rand_chacha::ChaCha20Rng;
+
+    /// Each party's output of `mod_p_sum` on public `u` and r XOR-shared among `n` parties,
+    /// with the bytes it sent and the triples left in its stock after stocking exactly
+    /// [`ANDS_PER_A2B`] per lane.
+    fn mod_p_sum_run(n: usize, u: &[u64], r: &[u64]) -> Vec<(Vec<Bits>, u64, usize)> {
+        let k = u.len();
+        let mut dealer = ChaCha20Rng::seed_from_u64(n as u64);
+        // shares[party][j][i]: party's share of bit j of r_i; party 0 completes the XOR.
+        let mut shares: Vec<Vec<Bits>> = (1..n)
+            .map(|_| {
+                (0..WIDTH)
+                    .map(|_| (0..k).map(|_| dealer.random_range(0..2u8)).collect())
+                    .collect()
+            })
+            .collect();
+        let first = (0..WIDTH)
+            .map(|j| {
+                (0..k)
+                    .map(|i| shares.iter().fold(((r[i] >> j) & 1) as u8, |a, s| a ^ s[j][i]))
+                    .collect()
+            })
+            .collect();
+        shares.insert(0, first);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = mixgc_nparty::memory_mesh(n)
+                .into_iter()
+                .zip(&shares)
+                .map(|(mut mesh, mine)| {
+                    scope.spawn(move || {
+                        let mut rng = ChaCha20Rng::seed_from_u64(10 + mesh.me() as u64);
+                        let mut engine = BooleanEngine::setup(&mut mesh, &[7; 32], &mut rng).unwrap();
+                        engine.stock(&mut mesh, ANDS_PER_A2B * k).unwrap();
+                        let sent = |m: &Mesh| m.bytes().iter().map(|b| b.0).sum::<u64>();
+                        let before = sent(&mesh);
+                        let out = mod_p_sum(&mut engine, &mut mesh, u, mine).unwrap();
+                        (out, sent(&mesh) - before, engine.stocked())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    }
+
+    #[test]
+    fn the_mod_p_adder_matches_plaintext_in_its_layers_and_ands() {
+        let q = P - 1;
+        // Sums just below, at and above p, at 2p − 2, 0, and carries across every position.
+        let mut pairs: Vec<(u64, u64)> = vec![
+            (0, 0),
+            (q, 0),
+            (0, q),
+            (q, 1),
+            (1, q),
+            (q, q),
+            (P / 2, P - P / 2 - 1),
+            (P / 2, P - P / 2),
+            ((1 << 31) - 1, 1),
+            ((1 << 32) - P + 5, (1 << 31) + (1 << 30) - 6),
+            (1 << 30, (1 << 31) + 1),
+            (1 << 30, 1 << 31),
+        ];
+        let mut data = ChaCha20Rng::seed_from_u64(99);
+        pairs.extend((0..52).map(|_| (data.random_range(0..P), data.random_range(0..P))));
+        let (u, r): (Vec<u64>, Vec<u64>) = pairs.into_iter().unzip();
+        let k = u.len();
+        for n in [2, 3, 5] {
+            let got = mod_p_sum_run(n, &u, &r);
+            for i in 0..k {
+                let x = (0..WIDTH).fold(0u64, |acc, j| {
+                    acc | (u64::from(got.iter().fold(0, |a, g| a ^ g.0[j][i])) << j)
+                });
+                assert_eq!(x, (u[i] + r[i]) % P, "n = {n}: {} + {}", u[i], r[i]);
+            }
+            assert!(
+                got.iter().all(|g| g.2 == 0),
+                "n = {n}: not exactly ANDS_PER_A2B per lane"
+            );
+        }
+        // At n = 2 each AND layer is one frame (5 bytes of header, d and e packed) each way:
+        // 31 layers with both carries, t's last carry, then the selection.
+        let layer = |ands: usize| 5 + (2 * ands).div_ceil(8) as u64;
+        let expected = (WIDTH as u64 - 1) * layer(2 * k) + layer(k) + layer(WIDTH * k);
+        assert_eq!(ADDER_LAYERS, WIDTH + 1);
+        for g in mod_p_sum_run(2, &u, &r) {
+            assert_eq!(g.1, expected, "bytes sent by the adder at n = 2");
+        }
+    }
 
     /// log2 of P(Binomial(lanes, p/2^32) < count), summed exactly in log space.
     fn log2_shortfall(lanes: usize, count: usize) -> f64 {

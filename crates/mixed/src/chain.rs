@@ -78,3 +78,30 @@ pub(crate) fn pass_from_root<T>(
     }
     Ok(value)
 }
+
+/// Every party's `mine` summed, returned to every party: along the chain into party 0 and
+/// back ([`sum_to_root`], [`pass_from_root`]: 2(n − 1) hops one after the other). At n = 2
+/// the two parties swap their terms instead, both at once: the same bytes per party (one
+/// term each way), one hop of latency instead of two, and no more seen (a party that holds
+/// its own term and the sum knows the other's term, and conversely). Both add in party
+/// order, so they hold the same sum even if `add` is not commutative.
+pub(crate) fn sum_to_all<T>(
+    mesh: &mut Mesh,
+    mine: T,
+    recv: impl Fn(&mut Mesh, usize) -> Result<T, MixedError>,
+    add: impl Fn(T, &T) -> T,
+    encode: impl Fn(&T) -> Result<Vec<u8>, MixedError>,
+) -> Result<T, MixedError> {
+    if mesh.parties() == 2 {
+        let other = 1 - mesh.me();
+        mesh.send(other, Tag::Openings, &encode(&mine)?)?;
+        let theirs = recv(mesh, other)?;
+        return Ok(if mesh.me() == 0 {
+            add(mine, &theirs)
+        } else {
+            add(theirs, &mine)
+        });
+    }
+    let total = sum_to_root(mesh, 0, mine, &recv, add, &encode)?;
+    pass_from_root(mesh, 0, total, recv, encode)
+}

@@ -85,7 +85,7 @@ use fhe_traits::Serialize;
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
 
-use crate::chain::{pass_from_root, sum_to_root};
+use crate::chain::{pass_from_root, sum_to_all, sum_to_root};
 use crate::conversions::scaled_plaintext;
 use crate::keygen::{malformed, recv_poly};
 use crate::ops::{mul_plain, recv_ciphertext, send_ciphertext};
@@ -696,8 +696,7 @@ pub(crate) fn open_bits(mesh: &mut Mesh, mine: Vec<u8>) -> Result<Vec<u8>, Mixed
         a.iter_mut().zip(b).for_each(|(x, y)| *x ^= y);
         a
     };
-    let total = sum_to_root(mesh, 0, mine, recv, xor, encode)?;
-    pass_from_root(mesh, 0, total, recv, encode)
+    sum_to_all(mesh, mine, recv, xor, encode)
 }
 
 /// Opens XOR-shared bits to party `root` only: the shares are XORed along the chain into

@@ -9,12 +9,13 @@ use super::{
 };
 
 /// ANDs inside one A2B's mod-p adder (seed Figure 10 step 5, as `mixgc_mixed::a2b` runs it):
-/// 32 for u + r, 33 for the subtraction of p, 32 for the selection.
-pub const ANDS_PER_A2B: usize = 3 * A2B_BITS + 1;
+/// 31 for u + r, 32 for the subtraction of p, 32 for the selection (the first position of
+/// each sum has a local carry).
+pub const ANDS_PER_A2B: usize = 3 * A2B_BITS - 1;
 
-/// Online rounds of one batched A2B: the opening of x − r, then the adder's AND layers
-/// (32 + 33 + 1).
-pub const A2B_ROUNDS: usize = 1 + A2B_BITS + (A2B_BITS + 1) + 1;
+/// Online rounds of one batched A2B: the opening of x − r, then the adder's AND layers (its
+/// two ripples in lockstep, 32, then the selection).
+pub const A2B_ROUNDS: usize = 1 + A2B_BITS + 1;
 
 /// A vector of the cost backend: only its length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
