@@ -84,6 +84,9 @@ struct Queue {
     closed: bool,
     /// The writer thread has ended.
     done: bool,
+    /// A written chunk's buffer, emptied, for the next chunk (so a chunk is not copied
+    /// again as a fresh buffer grows to [`CHUNK`]).
+    spare: Option<Vec<u8>>,
 }
 
 /// Bytes to write no earlier than `due`, during `phase`.
@@ -300,8 +303,9 @@ impl QueuedChannel {
                 .0;
         }
         queue.bytes += len;
+        let next = queue.spare.take().unwrap_or_default();
         queue.chunks.push_back(Chunk {
-            data: std::mem::take(&mut self.pending),
+            data: std::mem::replace(&mut self.pending, next),
             due: Instant::now() + self.delay,
             phase: self.phase,
         });
@@ -353,7 +357,7 @@ fn write_all_chunks(mut writer: WriteHalf, shared: &Shared) {
                 queue = shared.changed.wait(queue).unwrap_or_else(|p| p.into_inner());
             }
         };
-        let Some(chunk) = chunk else {
+        let Some(mut chunk) = chunk else {
             writer.finish();
             return;
         };
@@ -367,7 +371,13 @@ fn write_all_chunks(mut writer: WriteHalf, shared: &Shared) {
         queue.bytes -= chunk.data.len();
         let failed = result.is_err();
         match result {
-            Ok(()) => queue.written += chunk.data.len() as u64,
+            Ok(()) => {
+                queue.written += chunk.data.len() as u64;
+                if chunk.data.capacity() >= CHUNK {
+                    chunk.data.clear();
+                    queue.spare = Some(chunk.data);
+                }
+            }
             Err(e) => {
                 queue.failed.get_or_insert(e);
                 queue.bytes -= queue.chunks.drain(..).map(|c| c.data.len()).sum::<usize>();
