@@ -13,10 +13,11 @@
 //! In a compiled batch ([`Outlet::bundle_until_read`]), while the writer holds the
 //! channel, frames wait in a bundle until the producer [releases](Outbox::release) it
 //! (before its next stretch of computing), a second table frame comes, or the channel is
-//! taken back; the bundle travels as one job, so the writer
-//! is woken once per bundle, not once per frame (an instance's last table frame, its
-//! output decoding and the next instance's labels: one wake-up instead of three). The
-//! bytes on the wire are the same.
+//! taken back; the bundle travels as one job, so the writer is woken once per bundle, not
+//! once per frame (an instance's last table frame, its output decoding and the next
+//! instance's labels: one wake-up instead of three). The bytes on the wire are the same.
+//! The queue holds [`QUEUE_FRAMES`] − 1 bundles, so with the one table frame a bundle may
+//! hold back, at most [`QUEUE_FRAMES`] table frames wait, as before.
 //!
 //! A write that fails on the writer thread is reported at the next bundle queued (so a
 //! producer stops at once, not at its next round trip) and whenever the channel is taken
