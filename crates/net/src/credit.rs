@@ -336,11 +336,13 @@ impl<C: Channel> CreditChannel<C> {
 }
 
 impl<C: Channel> Channel for CreditChannel<C> {
-    /// Small sends gather into one record; a send that overflows it goes out in records of
-    /// at most [`MAX_RECORD`] bytes straight from the caller's slice (a short rest is kept).
+    /// Small sends gather into one record; a send of at least [`DIRECT_RECORD`] bytes, or
+    /// one that overflows the record, goes out in records of at most [`MAX_RECORD`] bytes
+    /// straight from the caller's slice (a short rest is kept), after what is pending.
+    /// (Gathering a garbled-table frame too copied every table byte once more.)
     fn send(&mut self, mut data: &[u8]) -> Result<(), NetError> {
         self.out.sent += data.len() as u64;
-        if self.out.pending.len() + data.len() <= MAX_RECORD {
+        if data.len() < DIRECT_RECORD && self.out.pending.len() + data.len() <= MAX_RECORD {
             self.out.pending.extend_from_slice(data);
             return Ok(());
         }

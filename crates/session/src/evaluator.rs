@@ -257,7 +257,10 @@ impl Consumer<'_> {
     ) -> Result<(), SessionError> {
         let mut feed = TableFeed::new(table_bytes);
         self.evaluate_from(labels, consts, &mut feed, inbox)?;
-        feed.finish()
+        feed.finish()?;
+        // The last frame's buffer serves the next instance's first frame.
+        inbox.recycle(std::mem::take(&mut feed.blocks));
+        Ok(())
     }
 
     /// Evaluates the stream once, taking its tables from `feed` (rows left over from an
@@ -332,7 +335,10 @@ impl TableFeed {
                 .extend_from_slice(&Block::slice_as_bytes(&tables)[..bytes]);
             inbox.recycle(tables);
         } else if self.at == self.blocks.len() {
-            inbox.recycle(std::mem::replace(&mut self.blocks, tables));
+            let spent = std::mem::replace(&mut self.blocks, tables);
+            if spent.capacity() > 0 {
+                inbox.recycle(spent);
+            }
         } else {
             self.blocks.drain(..self.at);
             self.blocks.extend_from_slice(&tables);

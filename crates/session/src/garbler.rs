@@ -187,6 +187,7 @@ impl<C: Channel + 'static> GarblerSession<C> {
         };
         let total = header.num_ands() * batch.len() as u64;
         let decodings = phase(&self.progress, "garbling", Some(total), Unit::Ands, || {
+            self.ch.bundle_until_read(); // the producer releases before each instance
             let decodings = stream_all(&mut self.ch)?;
             self.ch.flush()?;
             Ok::<_, SessionError>(decodings)
@@ -257,6 +258,7 @@ impl Producer<'_> {
         let consts = [Block::random(self.rng), Block::random(self.rng)];
         active.extend([consts[0], consts[1] ^ delta]);
         out.push_frame(Tag::GarblerLabels, Block::slice_as_bytes(&active).to_vec())?;
+        out.release()?;
         self.garble(&zero_labels, consts, out)
     }
 

@@ -10,7 +10,16 @@
 //! writer has sent everything queued, so the bytes on the wire are the same either way and
 //! short, interactive runs (a few frames between round trips) never pay for a hand-over.
 //!
-//! A write that fails on the writer thread is reported at the next frame queued (so a
+//! In a compiled batch ([`Outlet::bundle_until_read`]), while the writer holds the
+//! channel, frames wait in a bundle until the producer [releases](Outbox::release) it
+//! (before its next stretch of computing), a second table frame comes, or the channel is
+//! taken back; the bundle travels as one job, so the writer is woken once per bundle, not
+//! once per frame (an instance's last table frame, its output decoding and the next
+//! instance's labels: one wake-up instead of three). The bytes on the wire are the same.
+//! The queue holds [`QUEUE_FRAMES`] − 1 bundles, so with the one table frame a bundle may
+//! hold back, at most [`QUEUE_FRAMES`] table frames wait, as before.
+//!
+//! A write that fails on the writer thread is reported at the next bundle queued (so a
 //! producer stops at once, not at its next round trip) and whenever the channel is taken
 //! back.
 
@@ -40,14 +49,25 @@ pub(crate) trait Outbox {
     fn send_tables(&mut self, blocks: Vec<Block>) -> Result<(), SessionError>;
     /// An empty buffer to fill next (a spent one when there is one).
     fn spare(&mut self) -> Vec<Block>;
+    /// The frames pushed so far may go out now: the producer is about to compute for a
+    /// while (frames held back until then travel together).
+    fn release(&mut self) -> Result<(), SessionError> {
+        Ok(())
+    }
+}
+
+/// A frame for the writer thread.
+enum Out {
+    Frame(Tag, Vec<u8>),
+    Tables(Vec<Block>),
 }
 
 /// A job for the writer thread.
 enum Job<C> {
     /// Hold the channel and send what follows.
     Take(C),
-    Frame(Tag, Vec<u8>),
-    Tables(Vec<Block>),
+    /// Frames to send in order.
+    Bundle(Vec<Out>),
     /// Send the channel back, with the first error since it was taken.
     Return,
 }
@@ -72,6 +92,10 @@ pub struct Outlet<C> {
     counts: (u64, u64),
     /// Full-size table frames sent directly since the last read or flush.
     direct_frames: usize,
+    /// Frames waiting for the writer thread, in order (see the module docs).
+    held: Vec<Out>,
+    /// Whether frames wait for a release (else each goes to the writer at once).
+    bundling: bool,
 }
 
 impl<C: Channel + 'static> Outlet<C> {
@@ -84,13 +108,27 @@ impl<C: Channel + 'static> Outlet<C> {
             spare: Vec::new(),
             counts: (0, 0),
             direct_frames: 0,
+            held: Vec::new(),
+            bundling: false,
         }
+    }
+
+    /// Frames sent from now until the next read, raw write or flush wait
+    /// for [`Outbox::release`]: for a producer that releases them before each stretch of
+    /// computing (a compiled batch's instances), not for one that would leave a frame
+    /// waiting while its peer needs it (a program, between its round trips).
+    pub(crate) fn bundle_until_read(&mut self) {
+        self.bundling = true;
     }
 
     /// The channel, taken back from the writer thread if it is there.
     fn ch(&mut self) -> Result<&mut C, NetError> {
         if self.here.is_none() {
             let writer = self.writer.as_mut().expect("a channel away is on the writer");
+            if !self.held.is_empty() {
+                // A writer gone shows as the channel not coming back, below.
+                let _ = writer.jobs.send(Job::Bundle(std::mem::take(&mut self.held)));
+            }
             let back = writer
                 .jobs
                 .send(Job::Return)
@@ -122,19 +160,36 @@ impl<C: Channel + 'static> Outlet<C> {
         })
     }
 
-    /// Queues `job` on the writer thread; a failure there is reported now.
-    fn queue(&mut self, job: Job<C>) -> Result<(), SessionError> {
+    fn release_unless_bundling(&mut self) -> Result<(), SessionError> {
+        if self.bundling {
+            return Ok(());
+        }
+        self.queue_held()
+    }
+
+    /// Queues the held frames on the writer thread as one bundle; a failure there is
+    /// reported now.
+    fn queue_held(&mut self) -> Result<(), SessionError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
         let writer = self.writer.as_mut().expect("queued while away");
         if writer.failed.load(Ordering::Relaxed) {
+            self.held.clear();
             self.ch()?; // takes the channel back and reports the writer's error
             return Err(SessionError::IoThreadStopped);
         }
-        writer.jobs.send(job).map_err(|_| SessionError::IoThreadStopped)
+        let bundle = Job::Bundle(std::mem::take(&mut self.held));
+        writer
+            .jobs
+            .send(bundle)
+            .map_err(|_| SessionError::IoThreadStopped)
     }
 }
 
 fn start_writer<C: Channel + 'static>() -> Writer<C> {
-    let (jobs, rx) = sync_channel(QUEUE_FRAMES);
+    // One table frame may also wait in the held bundle: QUEUE_FRAMES in all.
+    let (jobs, rx) = sync_channel(QUEUE_FRAMES - 1);
     let (returned_tx, returned) = channel();
     let (spares_tx, spares) = channel();
     let failed = Arc::new(AtomicBool::new(false));
@@ -163,30 +218,33 @@ fn write<C: Channel>(
     let mut ch: Option<C> = None;
     let mut error: Option<NetError> = None;
     for job in jobs {
-        let sent = match (job, ch.as_mut()) {
-            (Job::Take(c), _) => {
-                ch = Some(c);
-                Ok(())
-            }
+        match (job, ch.as_mut()) {
+            (Job::Take(c), _) => ch = Some(c),
             (Job::Return, Some(_)) => {
                 let result = error.take().map_or(Ok(()), Err);
                 if returned.send((ch.take().expect("held"), result)).is_err() {
                     return;
                 }
-                Ok(())
             }
-            (Job::Frame(tag, payload), Some(c)) if error.is_none() => send_frame(c, tag, &payload),
-            (Job::Tables(mut blocks), Some(c)) if error.is_none() => {
-                let sent = send_frame(c, Tag::Tables, Block::slice_as_bytes(&blocks));
-                blocks.clear();
-                let _ = spares.send(blocks);
-                sent
+            (Job::Bundle(frames), Some(c)) => {
+                for frame in frames {
+                    let sent = match frame {
+                        _ if error.is_some() => Ok(()), // after a failure: dropped
+                        Out::Frame(tag, payload) => send_frame(c, tag, &payload),
+                        Out::Tables(mut blocks) => {
+                            let sent = send_frame(c, Tag::Tables, Block::slice_as_bytes(&blocks));
+                            blocks.clear();
+                            let _ = spares.send(blocks);
+                            sent
+                        }
+                    };
+                    if let Err(e) = sent {
+                        error = Some(e);
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                }
             }
-            _ => Ok(()), // after a failure: dropped
-        };
-        if let Err(e) = sent {
-            error = Some(e);
-            failed.store(true, Ordering::Relaxed);
+            _ => {}
         }
     }
 }
@@ -195,6 +253,9 @@ impl<C> Drop for Outlet<C> {
     /// Stops the writer thread (dropping the channel if it holds it).
     fn drop(&mut self) {
         if let Some(mut writer) = self.writer.take() {
+            if !self.held.is_empty() {
+                let _ = writer.jobs.send(Job::Bundle(std::mem::take(&mut self.held)));
+            }
             drop(writer.jobs);
             if let Some(t) = writer.thread.take() {
                 let _ = t.join();
@@ -208,7 +269,8 @@ impl<C: Channel + 'static> Outbox for Outlet<C> {
         if self.here.is_some() {
             Ok(send_frame(self.ch()?, tag, &payload)?)
         } else {
-            self.queue(Job::Frame(tag, payload))
+            self.held.push(Out::Frame(tag, payload));
+            self.release_unless_bundling()
         }
     }
 
@@ -227,7 +289,13 @@ impl<C: Channel + 'static> Outbox for Outlet<C> {
             self.spare = blocks;
             Ok(())
         } else {
-            self.queue(Job::Tables(blocks))
+            // At most one table frame waits: a second sends the first (a long run's full
+            // frames go out as they are made).
+            if self.held.iter().any(|o| matches!(o, Out::Tables(_))) {
+                self.queue_held()?;
+            }
+            self.held.push(Out::Tables(blocks));
+            self.release_unless_bundling()
         }
     }
 
@@ -235,21 +303,29 @@ impl<C: Channel + 'static> Outbox for Outlet<C> {
         let returned = self.writer.as_ref().and_then(|w| w.spares.try_recv().ok());
         returned.unwrap_or_else(|| std::mem::take(&mut self.spare))
     }
+
+    fn release(&mut self) -> Result<(), SessionError> {
+        if self.here.is_some() {
+            return Ok(());
+        }
+        self.queue_held()
+    }
 }
 
 /// Reads, raw writes and flushes take the channel back first.
 impl<C: Channel + 'static> Channel for Outlet<C> {
     fn send(&mut self, data: &[u8]) -> Result<(), NetError> {
+        self.bundling = false;
         self.ch()?.send(data)
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<(), NetError> {
-        self.direct_frames = 0;
+        (self.direct_frames, self.bundling) = (0, false);
         self.ch()?.recv(buf)
     }
 
     fn flush(&mut self) -> Result<(), NetError> {
-        self.direct_frames = 0;
+        (self.direct_frames, self.bundling) = (0, false);
         self.ch()?.flush()
     }
 
