@@ -408,7 +408,10 @@ mod tests {
         assert_eq!(ball, [5u8; 8]);
         let want = 2 * theoretical(8, 1_000_000_000, latency) * 10;
         assert!(took >= want, "{took:?} < {want:?}");
-        assert!(took < 3 * want, "{took:?} vs {want:?}");
+        // The lower bound is the property (latency is never skipped); the upper bound only
+        // catches a stall (a flush or a wake-up that waits on a timeout), since a loaded
+        // machine stretches the 20 scheduler wake-ups by milliseconds.
+        assert!(took < 10 * want, "{took:?} vs {want:?}");
     }
 
     #[test]
