@@ -115,8 +115,10 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 8, requires = "parties", value_name = "C")]
     candidates: usize,
     /// With --parties: instead, the mixed-mode conversions (B2A, A2B), triples (Boolean,
-    /// arithmetic from threshold HE) and distributed garbling of AND gates among N child processes of `mixgc mixed-bench-party`,
-    /// outputs checked against plaintext; one record per thing, every figure per item
+    /// arithmetic from threshold HE), distributed garbling of AND gates and the Y form (B→Y,
+    /// Y→B, BMR-garbled ANDs) among N child processes of `mixgc mixed-bench-party`, outputs
+    /// checked against plaintext; one JSON record per thing, named by "what": b2a, a2b,
+    /// triple_bool, triple_arith, garble_and, b2y, y2b, and_yao; every figure per item
     /// (offline_ms and online_ms: wall clock of the slowest party; offline_cpu_ms and
     /// online_cpu_ms: CPU time, user + system, of one party's process, the maximum over
     /// parties, with offline_cpu_ms_mean and online_cpu_ms_mean the mean — what one machine
@@ -127,7 +129,8 @@ pub struct BenchArgs {
     mixed: bool,
     /// With --mixed: items per batch, 1 to 16384 (one ciphertext of slots, the default):
     /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots);
-    /// distributed garbling garbles K/8192 AND gates (at least one).
+    /// distributed garbling garbles K/8192 AND gates (at least one); B→Y and Y→B convert K
+    /// bits; the Y form garbles max(K, 1024) ANDs in one BMR batch.
     #[arg(long, requires = "mixed", value_name = "K")]
     batch: Option<usize>,
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.
