@@ -115,15 +115,21 @@ fn run<I>(
     );
 }
 
+type Pair = (CrtBundle<AllWire>, CrtBundle<AllWire>);
+
+/// Zero-labels and active labels of X and Y mod `modulus` (the evaluator's without OT: in
+/// memory, as mixgc's `gadget_speed` makes its inputs).
+fn encode_xy(gb: &mut Gb, modulus: u128) -> (Pair, Pair) {
+    let (x0, x) = gb.crt_encode_wire(X, modulus).unwrap();
+    let (y0, y) = gb.crt_encode_wire(Y, modulus).unwrap();
+    ((x0, y0), (x, y))
+}
+
 fn product(label: &str, modulus: u128) {
     run(
         &format!("ABLE {label} product 16 bits"),
         modulus,
-        |gb| {
-            let (x0, x) = gb.crt_encode_wire(X, modulus).unwrap();
-            let (y0, y) = gb.crt_encode_wire(Y, modulus).unwrap();
-            ((x0, y0), (x, y))
-        },
+        |gb| encode_xy(gb, modulus),
         |gb, (x, y)| gb.crt_mul(x, y).unwrap(),
         |ev, (x, y)| ev.crt_mul(x, y).unwrap(),
         X * Y,
@@ -135,8 +141,7 @@ fn mux(label: &str, modulus: u128) {
         &format!("ABLE {label} mux 16 bits"),
         modulus,
         |gb| {
-            let (x0, x) = gb.crt_encode_wire(X, modulus).unwrap();
-            let (y0, y) = gb.crt_encode_wire(Y, modulus).unwrap();
+            let ((x0, y0), (x, y)) = encode_xy(gb, modulus);
             let (s0, s) = gb.encode_wire(1, 2); // s = 1 selects y
             ((s0, x0, y0), (s, x, y))
         },
@@ -148,7 +153,10 @@ fn mux(label: &str, modulus: u128) {
 
 fn main() {
     println!("median of {CALLS} calls, µs");
-    println!("{:<34} {:>10} {:>10} {:>8}", "gadget", "garble", "evaluate", "bytes");
+    println!(
+        "{:<34} {:>10} {:>10} {:>8}",
+        "gadget", "garble", "evaluate", "bytes"
+    );
     let (opt, first) = (modulus_with_width_opt(16), modulus_with_width(16));
     eprintln!("OPT primes {:?}, first primes {:?}", factor(opt), factor(first));
     product("OPT", opt);
