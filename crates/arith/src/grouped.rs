@@ -160,25 +160,41 @@ impl GroupedLabel {
     /// The label mod the odd prime `m` with these digits (ℓ of them, reduced).
     pub(crate) fn from_digits(m: Modulus, digits: &[u64]) -> GroupedLabel {
         let mut label = GroupedLabel::zero(m);
-        label.set_digits(digits);
-        // The two full groups' Horner chains side by side.
-        m.join_groups(digits, &mut label.groups[..m.group_count()]);
+        label.fill_from_digits(digits);
         label
+    }
+
+    /// [`GroupedLabel::from_digits`] into this fresh label ([`GroupedLabel::zero`]): in
+    /// place, as a label returned by value is copied (0.25 KB).
+    pub(crate) fn fill_from_digits(&mut self, digits: &[u64]) {
+        let m = self.modulus;
+        self.set_digits(digits);
+        // The two full groups' Horner chains side by side.
+        m.join_groups(digits, &mut self.groups[..m.group_count()]);
     }
 
     /// The label mod the odd prime `m` whose digit groups have the values `groups`.
-    pub(crate) fn from_groups(m: Modulus, groups: &[u64]) -> GroupedLabel {
-        let mut digits = [0; MAX_ODD_LABEL_LEN];
-        let digits = &mut digits[..m.label_len()];
-        m.split_groups(groups, digits);
+    #[cfg(test)]
+    fn from_groups(m: Modulus, groups: &[u64]) -> GroupedLabel {
         let mut label = GroupedLabel::zero(m);
-        label.set_digits(digits);
-        let count = m.group_count();
-        label.groups[..count].copy_from_slice(&groups[..count]);
+        label.fill_from_groups(groups);
         label
     }
 
-    fn zero(m: Modulus) -> GroupedLabel {
+    /// [`GroupedLabel::from_groups`] into this fresh label ([`GroupedLabel::zero`]), in
+    /// place.
+    pub(crate) fn fill_from_groups(&mut self, groups: &[u64]) {
+        let m = self.modulus;
+        let mut digits = [0; MAX_ODD_LABEL_LEN];
+        let digits = &mut digits[..m.label_len()];
+        m.split_groups(groups, digits);
+        self.set_digits(digits);
+        let count = m.group_count();
+        self.groups[..count].copy_from_slice(&groups[..count]);
+    }
+
+    /// The label 0 mod the odd prime `m`: every digit and group zero.
+    pub(crate) fn zero(m: Modulus) -> GroupedLabel {
         assert!(
             m.odd_prime_value().is_some(),
             "grouped labels are mod odd primes, not {m}"

@@ -77,14 +77,16 @@ impl ArithGarbler {
         // C^0 = G^0 + E^0 is summed in `c0`, from −φ(x0)·Δ.
         let x0 = m.neg(a0.colour());
         let mut c0 = grouped.multiple(m.neg(m.mul(minus_bc, x0))).into_owned();
-        let mut a = GroupedLabel::from_digits(m, a0.digits());
+        let mut a = GroupedLabel::zero(m);
+        a.fill_from_digits(a0.digits());
         let minus_a = grouped.negate(&a);
         grouped.add_multiple(&mut a, x0);
         let by = grouped.multiple(minus_bc);
         garble_linear_half(row_hash, garbler_half, &mut a, grouped, &by, &mut c0, rows);
         // Evaluator half: rows T_E[β] = (E^0 − β·a) ⊞ H(B^β), targets stepping by −a from
         // E^0 = H(B^(−b_c)).
-        let mut b = GroupedLabel::from_digits(m, b0.digits());
+        let mut b = GroupedLabel::zero(m);
+        b.fill_from_digits(b0.digits());
         b.add_step(&by, &grouped.shape);
         garble_linear_half(row_hash, evaluator_half, &mut b, grouped, &minus_a, &mut c0, rows);
         Ok(c0.to_label())
@@ -134,7 +136,8 @@ fn garble_linear_half(
     };
     hash_batch(input, 0, &mut blocks);
     blocks_to_groups(&blocks[..per_input], m, pad);
-    let mut target = GroupedLabel::from_groups(m, pad);
+    let mut target = GroupedLabel::zero(m);
+    target.fill_from_groups(pad);
     output.add_step(&target, &delta.shape);
     // Room for the rows, and for the whole-word writes of the last one.
     rows.reserve(table_bytes::rows(m, p as u64 - 1).bytes + 8);
