@@ -96,6 +96,10 @@ impl GroupedLabel {
     /// Writes `digits` (ℓ of them) into the groups' slots, which must be zero (a fresh
     /// label): on AVX-512 eight digits narrowed per instruction, else one by one.
     fn set_digits(&mut self, digits: &[u64]) {
+        debug_assert!(
+            self.slots.iter().all(|slot| slot.0 == [0; SLOT_BYTES]),
+            "a fresh label"
+        );
         self.set_digits_with(VectorKernel::detect(), digits);
     }
 
