@@ -337,7 +337,10 @@ impl OtSender {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.set_phase("the oblivious-transfer extension");
-        out.clear();
+        // Not cleared otherwise: `extend` overwrites every element it keeps.
+        if count == 0 || self.poisoned {
+            out.clear();
+        }
         self.guarded(|me| {
             if count == 0 {
                 return Ok(());
@@ -385,9 +388,10 @@ impl OtSender {
         }
 
         let s_bits = self.s.to_u128();
-        x0.clear();
         // Δ-correlated OTs are transposed straight into `x0`: room for the last chunk's
         // padding rows (every earlier chunk has a multiple of 128), cut off at the end.
+        // Every row is written below (transpose or hash), so the elements `x0` already
+        // holds are not zeroed first (a memset of the whole output per extension).
         let delta_rows = if kind == KIND_DELTA {
             count.next_multiple_of(KAPPA)
         } else {
@@ -600,7 +604,10 @@ impl OtReceiver {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.set_phase("the oblivious-transfer extension");
-        out.clear();
+        // Not cleared otherwise: `extend` overwrites every element it keeps.
+        if choices.is_empty() || self.poisoned {
+            out.clear();
+        }
         self.guarded(|me| {
             if choices.is_empty() {
                 return Ok(());
@@ -628,8 +635,8 @@ impl OtReceiver {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.send(&header(self.index, choices.len(), kind))?;
-        out.clear();
-        // As the sender: Δ-correlated OTs are transposed straight into `out`.
+        // As the sender: Δ-correlated OTs are transposed straight into `out`, every row
+        // written (transpose or copy), so its kept elements are not zeroed first.
         let count = choices.len();
         let delta_rows = if kind == KIND_DELTA {
             count.next_multiple_of(KAPPA)
