@@ -88,7 +88,6 @@ pub(crate) fn exchange_bytes<C: Channel + ?Sized>(
     Ok(theirs)
 }
 
-
 /// Room for `n` more outputs in `v`, or an error naming `n` when that much memory cannot
 /// be had (instead of aborting the process).
 fn reserve_more<T>(v: &mut Vec<T>, n: usize) -> Result<(), MaliciousError> {
