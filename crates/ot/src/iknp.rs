@@ -337,7 +337,10 @@ impl OtSender {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.set_phase("the oblivious-transfer extension");
-        out.clear();
+        // Not cleared otherwise: `extend` overwrites every element it keeps.
+        if count == 0 || self.poisoned {
+            out.clear();
+        }
         self.guarded(|me| {
             if count == 0 {
                 return Ok(());
@@ -385,9 +388,10 @@ impl OtSender {
         }
 
         let s_bits = self.s.to_u128();
-        x0.clear();
         // Δ-correlated OTs are transposed straight into `x0`: room for the last chunk's
         // padding rows (every earlier chunk has a multiple of 128), cut off at the end.
+        // Every row is written below (transpose or hash), so the elements `x0` already
+        // holds are not zeroed first (a memset of the whole output per extension).
         let delta_rows = if kind == KIND_DELTA {
             count.next_multiple_of(KAPPA)
         } else {
@@ -408,8 +412,7 @@ impl OtSender {
         while done < count {
             let n = CHUNK_ROWS.min(count - done);
             let (padded, col_bytes) = chunk_shape(n);
-            u.resize(KAPPA * col_bytes, 0);
-            q.resize(KAPPA * col_bytes, 0);
+            let (u, q) = (prefix(u, KAPPA * col_bytes), prefix(q, KAPPA * col_bytes));
             ch.recv(u)?;
             for (i, (qc, uc)) in q
                 .chunks_exact_mut(col_bytes)
@@ -444,7 +447,7 @@ impl OtSender {
             self.hash.hash_many(b, tweaks);
             done += n;
         }
-        q.zeroize();
+        wipe_bytes(q);
         zeroize_blocks(rows);
         rows.clear();
         zeroize_blocks(&mut x0[count..]);
@@ -600,7 +603,10 @@ impl OtReceiver {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.set_phase("the oblivious-transfer extension");
-        out.clear();
+        // Not cleared otherwise: `extend` overwrites every element it keeps.
+        if choices.is_empty() || self.poisoned {
+            out.clear();
+        }
         self.guarded(|me| {
             if choices.is_empty() {
                 return Ok(());
@@ -628,8 +634,8 @@ impl OtReceiver {
         out: &mut Vec<Block>,
     ) -> Result<(), OtError> {
         ch.send(&header(self.index, choices.len(), kind))?;
-        out.clear();
-        // As the sender: Δ-correlated OTs are transposed straight into `out`.
+        // As the sender: Δ-correlated OTs are transposed straight into `out`, every row
+        // written (transpose or copy), so its kept elements are not zeroed first.
         let count = choices.len();
         let delta_rows = if kind == KIND_DELTA {
             count.next_multiple_of(KAPPA)
@@ -655,8 +661,7 @@ impl OtReceiver {
             for (j, &c) in chunk.iter().enumerate() {
                 r[j / 8] |= (c as u8) << (j % 8);
             }
-            t.resize(KAPPA * col_bytes, 0);
-            u.resize(KAPPA * col_bytes, 0);
+            let (t, u) = (prefix(t, KAPPA * col_bytes), prefix(u, KAPPA * col_bytes));
             for ((tc, uc), (g0, g1)) in t
                 .chunks_exact_mut(col_bytes)
                 .zip(u.chunks_exact_mut(col_bytes))
@@ -685,7 +690,7 @@ impl OtReceiver {
             self.hash.hash_many(o, tweaks);
         }
         ch.flush()?;
-        t.zeroize();
+        wipe_bytes(t);
         r.zeroize();
         zeroize_blocks(rows);
         rows.clear();
@@ -700,6 +705,27 @@ impl OtReceiver {
 fn zeroize_blocks(blocks: &mut [Block]) {
     // Block by block (volatile 16-byte writes), not byte by byte: 16 times fewer writes.
     blocks.zeroize();
+}
+
+/// The first `len` bytes of `v`, grown (zero-filled) only when it is shorter: the
+/// matrices keep their length between chunks and extensions, so a smaller last chunk
+/// followed by a full one does not zero-fill the whole matrix again.
+fn prefix(v: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if v.len() < len {
+        v.resize(len, 0);
+    }
+    &mut v[..len]
+}
+
+/// Wipes a matrix in place, keeping its length and allocation ([`prefix`]): 16 bytes
+/// per volatile write (`Vec<u8>::zeroize` wrote byte by byte, the whole capacity, and
+/// emptied the vector, so that the next extension zero-filled it again).
+fn wipe_bytes(bytes: &mut [u8]) {
+    // SAFETY: every bit pattern is a valid `u128`.
+    let (head, words, tail) = unsafe { bytes.align_to_mut::<u128>() };
+    head.zeroize();
+    words.zeroize();
+    tail.zeroize();
 }
 
 #[cfg(test)]

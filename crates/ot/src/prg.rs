@@ -49,7 +49,9 @@ impl Prg {
         }
     }
 
-    /// The next `out.len()` bytes of the stream.
+    /// The next `out.len()` bytes of the stream. Where `out` is 16-byte aligned after
+    /// the bytes left over from the last call (the IKNP columns are), the whole blocks are
+    /// encrypted in place (no keystream copy); the rest goes through a buffer.
     pub(crate) fn fill(&mut self, mut out: &mut [u8]) {
         // Bytes left over from the last partial block come first.
         if self.left_len > 0 {
@@ -59,17 +61,36 @@ impl Prg {
             self.left_len -= take;
             out = &mut out[take..];
         }
+        // SAFETY: `Block` is `repr(transparent)` over a 16-byte type for which every bit
+        // pattern is valid, so any aligned 16 bytes of `out` are a `Block`.
+        let (head, blocks, _) = unsafe { out.align_to_mut::<Block>() };
+        if head.is_empty() && !blocks.is_empty() {
+            let n = blocks.len();
+            self.fill_blocks(blocks);
+            out = &mut out[16 * n..];
+        }
+        self.fill_buffered(out);
+    }
+
+    /// The next `blocks.len()` blocks of the stream, encrypted where they lie.
+    fn fill_blocks(&mut self, blocks: &mut [Block]) {
+        for b in blocks.iter_mut() {
+            *b = Block::from_u128(self.counter);
+            self.counter += 1;
+        }
+        self.kernel.encrypt_many(&self.keys, blocks);
+    }
+
+    /// The next `out.len()` bytes through a keystream buffer (any alignment), keeping
+    /// the rest of a partial last block for the next call.
+    fn fill_buffered(&mut self, mut out: &mut [u8]) {
         let mut run = [Block::ZERO; RUN];
         let mut used = 0;
         while !out.is_empty() {
             let blocks = out.len().div_ceil(16).min(RUN);
             used = used.max(blocks);
             let run = &mut run[..blocks];
-            for b in run.iter_mut() {
-                *b = Block::from_u128(self.counter);
-                self.counter += 1;
-            }
-            self.kernel.encrypt_many(&self.keys, run);
+            self.fill_blocks(run);
             let bytes = Block::slice_as_bytes(run);
             let take = bytes.len().min(out.len());
             out[..take].copy_from_slice(&bytes[..take]);
@@ -136,5 +157,26 @@ mod tests {
         Prg::new(Block::from_u128(8), 0).fill(&mut other_key);
         assert_ne!(out, other_column);
         assert_ne!(out, other_key);
+    }
+    /// Aligned and unaligned destinations, at every start offset and length around a
+    /// block, give the same stream as the plain AES-CTR model.
+    #[test]
+    fn in_place_and_buffered_fills_give_the_same_stream() {
+        let key = Block::from_u128(0xfeed);
+        let mut model = vec![Block::ZERO; 80];
+        let mut prg = Prg::new(key, 5);
+        prg.fill_buffered(Block::slice_as_bytes_mut(&mut model));
+        let model = Block::slice_as_bytes(&model).to_vec();
+        for offset in 0..17 {
+            for first in [0usize, 1, 15, 16, 17, 33] {
+                // Backed by blocks, so `offset` 0 is 16-byte aligned.
+                let mut backing = vec![Block::ZERO; 80];
+                let buf = &mut Block::slice_as_bytes_mut(&mut backing)[offset..offset + 1200];
+                let mut prg = Prg::new(key, 5);
+                prg.fill(&mut buf[..first]);
+                prg.fill(&mut buf[first..]);
+                assert_eq!(&buf[..], &model[..1200], "offset {offset}, first {first}");
+            }
+        }
     }
 }

@@ -38,6 +38,9 @@ pub(crate) struct Batches<'s> {
     run_at: usize,
     gate_at: usize,
     done: bool,
+    /// The last batch's run and gate counts: the next batch's vectors start at that
+    /// capacity (batches are alike), not grown by doubling (each growth a copy).
+    last_len: (usize, usize),
 }
 
 impl<'s> Batches<'s> {
@@ -51,12 +54,17 @@ impl<'s> Batches<'s> {
             run_at: 0,
             gate_at: 0,
             done: false,
+            last_len: (0, 0),
         })
     }
 
     /// The next batch, or `None` at the end of the stream.
     pub fn next_batch(&mut self) -> Result<Option<Batch>, MaliciousError> {
-        let mut batch = Batch::default();
+        let mut batch = Batch {
+            runs: Vec::with_capacity(self.last_len.0),
+            gates: Vec::with_capacity(self.last_len.1),
+            ands: 0,
+        };
         while batch.ands < self.batch_ands {
             if self.run_at == self.runs.len() && !self.refill()? {
                 break;
@@ -76,6 +84,7 @@ impl<'s> Batches<'s> {
             }
             batch.runs.push(run);
         }
+        self.last_len = (batch.runs.len(), batch.gates.len());
         Ok((!batch.runs.is_empty()).then_some(batch))
     }
 

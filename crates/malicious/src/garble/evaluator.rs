@@ -278,8 +278,8 @@ impl Evaluator {
                         inputs.push(AndInput {
                             labels: [self.labels[a], self.labels[b]],
                             masked: [self.masked[a], self.masked[b]],
-                            masks: masks[i + k],
-                            mask_ab: sigma[i + k],
+                            masks: &masks[i + k],
+                            mask_ab: &sigma[i + k],
                         });
                     }
                     let range = i..i + gates.len();
@@ -294,8 +294,8 @@ impl Evaluator {
                     for ((g, input), &(z, label)) in gates.iter().zip(&inputs).zip(&results) {
                         let [za, zb] = input.masked;
                         let block = check_block(
-                            &input.masks,
-                            input.mask_ab,
+                            input.masks,
+                            *input.mask_ab,
                             [za, zb, z],
                             Role::Evaluator,
                             self.delta,

@@ -334,8 +334,8 @@ impl Garbler {
                     for (k, g) in run.iter().enumerate() {
                         gates.push(AndGate {
                             labels: [l[g.a as usize], l[g.b as usize]],
-                            masks: masks[first + k],
-                            mask_ab: sigma[first + k],
+                            masks: &masks[first + k],
+                            mask_ab: &sigma[first + k],
                         });
                     }
                     let outs = garble(

@@ -195,8 +195,9 @@ impl CotSender {
         rng: &mut Rng,
         q: &mut Vec<Block>,
     ) -> Result<(), MaliciousError> {
-        q.clear();
+        // Not cleared first: the extension overwrites every element it keeps.
         if n == 0 {
+            q.clear();
             return Ok(());
         }
         self.ot
@@ -291,8 +292,9 @@ impl CotReceiver {
         rng: &mut Rng,
         t: &mut Vec<Block>,
     ) -> Result<(), MaliciousError> {
-        t.clear();
+        // Not cleared first: the extension overwrites every element it keeps.
         if choices.is_empty() {
+            t.clear();
             return Ok(());
         }
         self.pad(choices, rng);

@@ -29,7 +29,7 @@ use mixgc_net::{Channel, ChannelExt};
 use rand::RngCore;
 
 use super::abit::Shares;
-use super::{exchange_bits, Fault};
+use super::{pack_bits, unpack_bits, Fault};
 use crate::{MaliciousError, Role};
 
 pub const LAAND_CHECK: &str = "LaAND check";
@@ -225,17 +225,18 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
         }
     }
 
-    // Exchange G: the garbler sends first (one direction at a time, no deadlock).
+    // Exchange G and open d in three flights: the garbler sends G_A; the evaluator, once
+    // it has G_A, computes S_B and sends G_B with its share lsb(S_B) of d in one message;
+    // the garbler answers with lsb(S_A). Each direction carries the same bytes in the
+    // same order as a G round followed by a d round; only the evaluator's d share leaves
+    // before it has seen the garbler's. KRRW18 Fig. 5 opens d in one round, where a
+    // rushing adversary sees the honest share first anyway: that order is allowed.
     g_peer.resize(n, Block::ZERO);
     if p.role == Role::Garbler {
         ch.send_blocks(g)?;
         ch.flush()?;
-        ch.recv(Block::slice_as_bytes_mut(g_peer))?;
-    } else {
-        ch.recv(Block::slice_as_bytes_mut(g_peer))?;
-        ch.send_blocks(g)?;
-        ch.flush()?;
     }
+    ch.recv(Block::slice_as_bytes_mut(g_peer))?;
 
     // S_P, with E_P = H(M[x_P]) ⊕ x_P·G_Q under the peer's tweaks.
     let peer = other(p.role);
@@ -260,9 +261,17 @@ pub(crate) fn leaky_and<C: Channel + ?Sized>(
         }
     }
 
-    // d = lsb(S_A) ⊕ lsb(S_B), opened by exchanging the lsbs.
+    // d = lsb(S_A) ⊕ lsb(S_B), opened by exchanging the lsbs (flights above).
     let mine: Vec<bool> = s.iter().map(|v| v.lsb()).collect();
-    let theirs = exchange_bits(ch, p.role, &mine)?;
+    let mine_packed = pack_bits(&mine);
+    let mut theirs_packed = vec![0u8; mine_packed.len()];
+    if p.role == Role::Evaluator {
+        ch.send_blocks(g)?;
+    }
+    ch.send(&mine_packed)?;
+    ch.flush()?;
+    ch.recv(&mut theirs_packed)?;
+    let theirs = unpack_bits(&theirs_packed, n);
     // The triples go into `out.auth`'s spare capacity with streaming stores (below),
     // its length set once all n are written.
     out.auth.reserve(n);

@@ -88,16 +88,6 @@ pub(crate) fn exchange_bytes<C: Channel + ?Sized>(
     Ok(theirs)
 }
 
-/// Exchanges equally many bits, packed eight to a byte.
-pub(crate) fn exchange_bits<C: Channel + ?Sized>(
-    ch: &mut C,
-    role: Role,
-    mine: &[bool],
-) -> Result<Vec<bool>, MaliciousError> {
-    let theirs = exchange_bytes(ch, role, &pack_bits(mine))?;
-    Ok(unpack_bits(&theirs, mine.len()))
-}
-
 /// Room for `n` more outputs in `v`, or an error naming `n` when that much memory cannot
 /// be had (instead of aborting the process).
 fn reserve_more<T>(v: &mut Vec<T>, n: usize) -> Result<(), MaliciousError> {
