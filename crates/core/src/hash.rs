@@ -2,9 +2,10 @@
 //! Guo–Katz–Wang–Weng–Yu, ePrint 2019/1168). These hash every garbled row and every OT pad.
 
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::str::FromStr;
 
-use crate::{AesKernel, Block, RoundKeys};
+use crate::{fill_prefix, AesKernel, Block, RoundKeys};
 
 /// Public key of the fixed-key permutation π: the first 128 bits of the fraction of π
 /// (nothing up the sleeve). π being public is what the TCCR construction assumes.
@@ -56,9 +57,9 @@ pub trait TweakableHash: Send + Sync {
     /// ZRE15 Fig. 2). The same values as [`TweakableHash::hash_many`] on those tweaks; a
     /// hash may make the tweaks in registers instead of storing and loading them.
     fn hash_counter(&self, xs: &mut [Block], first: u128) {
-        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+        let mut room = tweak_room();
         for (xs, first) in counter_chunks_mut(xs, first) {
-            self.hash_many(xs, counter_tweaks(&mut tweaks[..xs.len()], first));
+            self.hash_many(xs, counter_tweaks(&mut room, xs.len(), first));
         }
     }
 
@@ -74,8 +75,8 @@ pub trait TweakableHash: Send + Sync {
         h1: &mut [Block],
     ) {
         offset_pairs_counter_chunks(xs, first, h0, h1, |xs, first, h0, h1| {
-            let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
-            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first);
+            let mut room = tweak_room();
+            let tweaks = counter_tweaks(&mut room, xs.len(), first);
             self.hash_offset_pairs(xs, offset, tweaks, h0, h1)
         });
     }
@@ -102,12 +103,17 @@ pub(crate) fn counter_chunks_mut(
         .map(move |(c, xs)| (xs, first.wrapping_add((c * COUNTER_CHUNK) as u128)))
 }
 
-/// Fills `tweaks` with the counter tweaks `first + i` (wrapping in `u128`).
-pub(crate) fn counter_tweaks(tweaks: &mut [Block], first: u128) -> &mut [Block] {
-    for (i, t) in tweaks.iter_mut().enumerate() {
-        *t = Block::from_u128(first.wrapping_add(i as u128));
-    }
-    tweaks
+/// Room for one chunk's counter tweaks, not zeroed ([`counter_tweaks`] writes what it uses).
+pub(crate) type TweakRoom = [MaybeUninit<Block>; COUNTER_CHUNK];
+
+/// Room for [`counter_tweaks`].
+pub(crate) fn tweak_room() -> TweakRoom {
+    [MaybeUninit::uninit(); COUNTER_CHUNK]
+}
+
+/// The `n` counter tweaks `first + i` (wrapping in `u128`), written into `room`.
+pub(crate) fn counter_tweaks(room: &mut TweakRoom, n: usize, first: u128) -> &mut [Block] {
+    fill_prefix(room, n, |i| Block::from_u128(first.wrapping_add(i as u128)))
 }
 
 /// `hash(xs, first, h0, h1)` on chunks of at most [`COUNTER_CHUNK`] blocks of `xs` and the

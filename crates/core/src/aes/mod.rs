@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use crate::hash::{counter_chunks_mut, counter_tweaks, offset_pairs_counter_chunks, COUNTER_CHUNK};
+use crate::hash::{counter_chunks_mut, counter_tweaks, offset_pairs_counter_chunks, tweak_room};
 use crate::Block;
 
 #[cfg(target_arch = "x86_64")]
@@ -244,7 +244,7 @@ impl AesKernel {
     /// batch (always, for half-gates tweaks); otherwise the tweaks are written out.
     pub(crate) fn sigma_mmo_counter(self, seed: Block, xs: &mut [Block], first: u128) {
         let kernel = self.checked();
-        let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
+        let mut room = tweak_room();
         for (xs, first) in counter_chunks_mut(xs, first) {
             #[cfg(target_arch = "x86_64")]
             if kernel == AesKernel::Vaes512 && low_half_counts(first, xs.len()) {
@@ -252,7 +252,7 @@ impl AesKernel {
                 unsafe { vaes512::sigma_mmo_counter(seed, xs, first) };
                 continue;
             }
-            kernel.sigma_mmo_each_under(seed, xs, counter_tweaks(&mut tweaks[..xs.len()], first));
+            kernel.sigma_mmo_each_under(seed, xs, counter_tweaks(&mut room, xs.len(), first));
         }
     }
 
@@ -275,8 +275,8 @@ impl AesKernel {
                 // the lengths.
                 return unsafe { vaes512::sigma_mmo_offset_pairs_counter(seed, delta, xs, first, h0, h1) };
             }
-            let mut tweaks = [Block::ZERO; COUNTER_CHUNK];
-            let tweaks = counter_tweaks(&mut tweaks[..xs.len()], first);
+            let mut room = tweak_room();
+            let tweaks = counter_tweaks(&mut room, xs.len(), first);
             kernel.sigma_mmo_offset_pairs(seed, delta, xs, tweaks, h0, h1);
         });
     }
