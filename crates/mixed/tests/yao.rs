@@ -1,7 +1,9 @@
-//! The Y form (BMR garbled labels) of the n-party mixed backend against the plaintext
-//! backend, n = 2, 3, 5 in threads: every Y op, B→Y (of shares of private inputs whose
-//! non-owners hold zeros, and of random GMW shares), Y→B, Y→B→Y round trips, a chain of
-//! ANDs across batches, on random and edge inputs; and a program diverging in Y ops.
+//! The Y form of the n-party mixed backend against the plaintext backend, on both engines
+//! (BMR garbled labels, n = 2, 3, 5; the seed's distributed garbling, n = 2, 3, fewer lanes
+//! as an AND costs megabytes) in threads: every Y op, B→Y (of shares of private inputs
+//! whose non-owners hold zeros, and of random GMW shares), Y→B, Y→B→Y round trips, a chain
+//! of ANDs across batches, on random and edge inputs; a program diverging in Y ops; a party
+//! dying with a batch pending.
 
 mod common;
 
@@ -9,6 +11,7 @@ use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::NpartyBackend;
+use mixgc_mixed::yao::YaoEngine;
 use mixgc_mixed::{keygen, parameters};
 use mixgc_nparty::NpartyError;
 use mixgc_program::mixed::{MixedBackend, MixedPlain, MixedProgramError, Recipient};
@@ -18,12 +21,17 @@ use common::run_parties;
 /// Sequential ANDs of the chain (with batches of 7 ANDs, it crosses many batches).
 const CHAIN: usize = 12;
 
-/// Every Y op on bits `a` (party 0's) and `c` (party n − 1's), opened to everyone.
+/// The chain with the Lut engine (2 ANDs a lane a step; batches of 7 still cross).
+const LUT_CHAIN: usize = 2;
+
+/// Every Y op on bits `a` (party 0's) and `c` (party n − 1's), opened to everyone; the
+/// AND chain `chain` steps long.
 fn program<B: MixedBackend>(
     b: &mut B,
     a: (usize, Option<Vec<u64>>),
     c: (usize, Option<Vec<u64>>),
     lanes: usize,
+    chain: usize,
 ) -> Result<Vec<Option<Vec<bool>>>, MixedProgramError> {
     let pa = b.private(a.0, lanes, a.1)?;
     let pc = b.private(c.0, lanes, c.1)?;
@@ -48,7 +56,7 @@ fn program<B: MixedBackend>(
     let masked = b.yao_and(&gathered, &edges)?;
     // The chain z ← z ∧ ¬(z ∧ c) ⊕ a, each AND depending on the one before.
     let mut z = ys.clone();
-    for _ in 0..CHAIN {
+    for _ in 0..chain {
         let zc = b.yao_and(&z, &yc)?;
         let nzc = b.yao_not(&zc)?;
         let kept = b.yao_and(&z, &nzc)?;
@@ -84,29 +92,52 @@ fn cases(seed: u64) -> Vec<(usize, Vec<u64>, Vec<u64>)> {
     ]
 }
 
+/// The Lut engine's cases: random, all-0, all-1 and mixed edges, few lanes.
+fn lut_cases(seed: u64) -> Vec<(usize, Vec<u64>, Vec<u64>)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let random = (0..3).map(|_| rng.random_range(0..2u64)).collect::<Vec<_>>();
+    vec![
+        (3, random, vec![1, 0, 1]),
+        (2, vec![0; 2], vec![0; 2]),
+        (2, vec![1; 2], vec![1; 2]),
+    ]
+}
+
 fn y_form_matches_plaintext(n: usize, seed: u64) {
-    let cases = cases(seed);
+    y_form_on_engine_matches_plaintext(n, seed, YaoEngine::Bmr, &cases(seed), CHAIN);
+}
+
+fn y_form_on_engine_matches_plaintext(
+    n: usize,
+    seed: u64,
+    y_engine: YaoEngine,
+    cases: &[(usize, Vec<u64>, Vec<u64>)],
+    chain: usize,
+) {
     let (ao, co) = (0, n - 1);
     let want: Vec<_> = cases
         .iter()
         .map(|(lanes, a, c)| {
             let mut plain = MixedPlain::new(n).unwrap();
-            program(&mut plain, (ao, Some(a.clone())), (co, Some(c.clone())), *lanes).unwrap()
+            program(&mut plain, (ao, Some(a.clone())), (co, Some(c.clone())), *lanes, chain).unwrap()
         })
         .collect();
     let got = run_parties(n, seed, |mesh, rng| {
         let keys = keygen(mesh, &parameters(), &[seed as u8; 32], rng).unwrap();
         let mut engine = BooleanEngine::setup(mesh, &[seed as u8 + 1; 32], rng).unwrap();
         let me = mesh.me();
-        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_batch(7);
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng)
+            .with_yao_batch(7)
+            .with_yao_engine(y_engine);
         let got: Vec<_> = cases
             .iter()
             .map(|(lanes, a, c)| {
                 let mine = |owner: usize, v: &Vec<u64>| (owner, (me == owner).then(|| v.clone()));
-                program(&mut backend, mine(ao, a), mine(co, c), *lanes).unwrap()
+                program(&mut backend, mine(ao, a), mine(co, c), *lanes, chain).unwrap()
             })
             .collect();
         let state = backend.yao_state().unwrap();
+        assert_eq!(state.engine(), y_engine);
         (got, state.ands(), state.batches())
     });
     for (me, (outputs, ands, batches)) in got.into_iter().enumerate() {
@@ -119,9 +150,9 @@ fn y_form_matches_plaintext(n: usize, seed: u64) {
             );
             assert_eq!(got[2], want[2], "n = {n}, party {me}, case {case}");
         }
-        // Per case of L lanes: L (and), L (or), L + 2 (masked), 2·CHAIN·L (chain), 4L + 2
+        // Per case of L lanes: L (and), L (or), L + 2 (masked), 2·chain·L (chain), 4L + 2
         // (squared).
-        let expected: usize = cases.iter().map(|c| (7 + 2 * CHAIN) * c.0 + 4).sum();
+        let expected: usize = cases.iter().map(|c| (7 + 2 * chain) * c.0 + 4).sum();
         let expected = expected as u64;
         assert_eq!(ands, expected, "n = {n}: ANDs garbled");
         assert!(
@@ -144,6 +175,16 @@ fn the_y_form_among_three_parties_equals_the_plaintext_backend() {
 #[test]
 fn the_y_form_among_five_parties_equals_the_plaintext_backend() {
     y_form_matches_plaintext(5, 62);
+}
+
+#[test]
+fn the_lut_y_form_between_two_parties_equals_the_plaintext_backend() {
+    y_form_on_engine_matches_plaintext(2, 70, YaoEngine::Lut, &lut_cases(70), LUT_CHAIN);
+}
+
+#[test]
+fn the_lut_y_form_among_three_parties_equals_the_plaintext_backend() {
+    y_form_on_engine_matches_plaintext(3, 71, YaoEngine::Lut, &lut_cases(71), LUT_CHAIN);
 }
 
 #[test]
