@@ -19,7 +19,8 @@
 use std::time::{Duration, Instant};
 
 use mixgc_circuit::{Circuit, GateKind};
-use mixgc_nparty::Mesh;
+use mixgc_net::Tag;
+use mixgc_nparty::{Mesh, NpartyError};
 
 use crate::a2b::BooleanEngine;
 use crate::distgarble::{garble, KeySelection};
@@ -252,6 +253,46 @@ impl LutYao {
         }
     }
 
+    /// The batch's session id: a hash of the run's session, the batch number and the
+    /// circuit, checked around the ring (each party sends it to the next and compares the
+    /// previous one's: 32 B a party a batch, whatever n), so that a program diverging in Y
+    /// ops is a [`NpartyError::Mismatch`] naming a diverging neighbour before any garbling.
+    fn agree_on_batch(&self, mesh: &mut Mesh, circuit: &Circuit) -> Result<[u8; 32], MixedError> {
+        let mut hasher = blake3::Hasher::new_derive_key("mixgc mixed Y form, distributed garbling batch");
+        hasher.update(&self.session);
+        hasher.update(&self.batches.to_le_bytes());
+        for (what, v) in [
+            ("inputs", &circuit.input_widths),
+            ("gates a", &circuit.a),
+            ("gates b", &circuit.b),
+            ("outputs", &circuit.output_wires),
+        ] {
+            hasher.update(what.as_bytes());
+            hasher.update(&(v.len() as u64).to_le_bytes());
+            v.iter().for_each(|x| {
+                hasher.update(&x.to_le_bytes());
+            });
+        }
+        hasher.update(&circuit.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
+        let digest = *hasher.finalize().as_bytes();
+        let (me, n) = (mesh.me(), mesh.parties());
+        let (next, previous) = ((me + 1) % n, (me + n - 1) % n);
+        mesh.set_phase("the Y batch's digest");
+        mesh.send(next, Tag::ProgramHeader, &digest)?;
+        mesh.flush()?;
+        if mesh.recv_exact(previous, Tag::ProgramHeader, digest.len())? != digest {
+            return Err(MixedError::Mesh(NpartyError::Mismatch {
+                party: previous,
+                what: format!(
+                    "its program diverged from this party's in the Y form before garbled batch #{}: \
+                     different gates, conversions or outputs",
+                    self.batches + 1
+                ),
+            }));
+        }
+        Ok(digest)
+    }
+
     /// Garbles and evaluates the pending circuit, its outputs the live handles' wires, which
     /// become this party's XOR shares. Nothing is sent if no live handle is pending.
     pub fn flush(&mut self, env: &mut LutEnv) -> Result<(), MixedError> {
@@ -270,13 +311,10 @@ impl LutYao {
         }
         let outputs: Vec<u32> = live.iter().map(|&(_, w)| w).collect();
         let circuit = pending.circuit(&outputs);
-        let mut hasher = blake3::Hasher::new_derive_key("mixgc mixed Y form, distributed garbling batch");
-        hasher.update(&self.session);
-        hasher.update(&self.batches.to_le_bytes());
-        let session = *hasher.finalize().as_bytes();
         let mesh = &mut *env.mesh;
         let total = |m: &Mesh| m.bytes().iter().fold([0, 0], |[s, r], &(a, b)| [s + a, r + b]);
         let (start, before) = (Instant::now(), total(mesh));
+        let session = self.agree_on_batch(mesh, &circuit)?;
         let gc = garble(
             env.keys,
             env.engine,
