@@ -172,27 +172,29 @@ impl Snapshot {
     }
 
     /// `all` (garbling and evaluation of batches, from this snapshot to `after`) split
-    /// into offline (garbling) and online (evaluation): the evaluation's CPU counted as
-    /// its wall time (BMR's is local; Lut's waits on the chain, so this over-counts its
-    /// CPU); bytes as the Lut engine counts them, BMR's all offline.
+    /// into offline (garbling) and online (evaluation). BMR: the evaluation is local, its
+    /// CPU counted as its wall time, and every byte is offline. Lut: the engine counts the
+    /// bytes of each phase; its evaluation waits on the chain, so the CPU is split in
+    /// proportion to the wall times (an estimate: the process clock is not read inside).
     fn split(&self, after: &Snapshot, all: Phase) -> (Phase, Phase) {
         let eval = after.times.1 - self.times.1;
         let garble = after.times.0 - self.times.0;
-        let (offline_bytes, online_bytes) = match (self.bytes, after.bytes) {
+        let (offline_bytes, online_bytes, online_cpu) = match (self.bytes, after.bytes) {
             (Some(b), Some(a)) => {
                 let d = |p: usize| [a[p][0] - b[p][0], a[p][1] - b[p][1]];
-                (d(0), d(1))
+                let share = eval / (garble + eval).max(f64::MIN_POSITIVE);
+                (d(0), d(1), all.cpu_s * share)
             }
-            _ => (all.bytes, [0, 0]),
+            _ => (all.bytes, [0, 0], eval),
         };
         let online = Phase {
             secs: eval,
-            cpu_s: eval,
+            cpu_s: online_cpu,
             bytes: online_bytes,
         };
         let offline = Phase {
             secs: garble.max(all.secs - eval),
-            cpu_s: (all.cpu_s - eval).max(0.0),
+            cpu_s: (all.cpu_s - online_cpu).max(0.0),
             bytes: offline_bytes,
         };
         (offline, online)
@@ -295,7 +297,9 @@ impl Bench<'_> {
     fn measure(&mut self, mesh: &mut Mesh, what: &str) -> Result<MixedItemReport, MixedError> {
         let (k, p) = (self.k, PLAINTEXT_MODULUS);
         let (offline, online, shares) = match what {
-            "b2y" | "y2b" | "and_yao" | "b2y_lut" | "y2b_lut" | "and_yao_lut" => self.measure_yao(mesh, what)?,
+            "b2y" | "y2b" | "and_yao" | "b2y_lut" | "y2b_lut" | "and_yao_lut" => {
+                self.measure_yao(mesh, what)?
+            }
             "b2a" => {
                 let bits: Vec<u8> = random_below(self.rng, 2, k)
                     .into_iter()

@@ -301,7 +301,9 @@ fn a_y_engine_mismatch_is_refused() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let extra = |i: usize| {
         let engine = if i == 1 { "lut" } else { "bmr" };
-        ["--min-form", "yao", "--y-engine", engine].map(String::from).to_vec()
+        ["--min-form", "yao", "--y-engine", engine]
+            .map(String::from)
+            .to_vec()
     };
     let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "30", &extra)
         .into_iter()
@@ -326,7 +328,10 @@ fn a_y_engine_mismatch_is_refused() {
         "--generate",
         "3",
     ])
-    .assert_error("--y-engine lut in B form", &["--y-engine lut needs --min-form yao"]);
+    .assert_error(
+        "--y-engine lut in B form",
+        &["--y-engine lut needs --min-form yao"],
+    );
 }
 
 /// Biomatch among three processes over TLS (keys from `mixgc keygen`, a pin per peer):

@@ -79,7 +79,10 @@ impl YaoEnv<'_> {
 /// This party's Y-form state.
 pub enum YaoState {
     /// The BMR wires and the RNG drawing their λ shares and keys.
-    Bmr { labels: Labels, rng: CoreRng },
+    Bmr {
+        labels: Labels,
+        rng: CoreRng,
+    },
     Lut(Box<LutYao>),
 }
 
@@ -205,7 +208,13 @@ impl YaoState {
 
     /// One new wire per lane: gate `kind` on `a[i]` and `b[i]` (those it reads; a
     /// constant's value is `a[i]`).
-    fn lanes(&mut self, env: &mut YaoEnv, kind: GateKind, a: &[u32], b: &[u32]) -> Result<Vec<u32>, MixedError> {
+    fn lanes(
+        &mut self,
+        env: &mut YaoEnv,
+        kind: GateKind,
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<u32>, MixedError> {
         (0..a.len())
             .map(|i| {
                 let bi = b.get(i).copied().unwrap_or(0);

@@ -237,7 +237,9 @@ impl LutYao {
             .iter()
             .map(|&h| match self.slots.get(h as usize) {
                 Some(&Slot::Share(s)) => Ok(s),
-                _ => Err(MixedError::Usage(format!("Y wire {h} was released or does not exist"))),
+                _ => Err(MixedError::Usage(format!(
+                    "Y wire {h} was released or does not exist"
+                ))),
             })
             .collect()
     }

@@ -119,7 +119,14 @@ fn y_form_on_engine_matches_plaintext(
         .iter()
         .map(|(lanes, a, c)| {
             let mut plain = MixedPlain::new(n).unwrap();
-            program(&mut plain, (ao, Some(a.clone())), (co, Some(c.clone())), *lanes, chain).unwrap()
+            program(
+                &mut plain,
+                (ao, Some(a.clone())),
+                (co, Some(c.clone())),
+                *lanes,
+                chain,
+            )
+            .unwrap()
         })
         .collect();
     let got = run_parties(n, seed, |mesh, rng| {
