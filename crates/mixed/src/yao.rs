@@ -80,8 +80,8 @@ impl YaoEnv<'_> {
 pub enum YaoState {
     /// The BMR wires and the RNG drawing their λ shares and keys.
     Bmr {
-        labels: Labels,
-        rng: CoreRng,
+        labels: Box<Labels>,
+        rng: Box<CoreRng>,
     },
     Lut(Box<LutYao>),
 }
@@ -138,7 +138,10 @@ impl YaoState {
                 };
                 mesh.set_phase("the Y form's setup (base OTs)");
                 let labels = Labels::setup(mesh, &session, &mut core, &options)?;
-                Ok(YaoState::Bmr { labels, rng: core })
+                Ok(YaoState::Bmr {
+                    labels: Box::new(labels),
+                    rng: Box::new(core),
+                })
             }
             YaoEngine::Lut => {
                 let mut lut_seed = [0u8; 32];
