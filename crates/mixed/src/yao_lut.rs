@@ -344,3 +344,45 @@ impl LutYao {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pending_circuit_puts_inputs_first_and_keeps_gate_order() {
+        let mut p = Pending::default();
+        let x = p.input(1);
+        let one = p.push(Node::Gate(GateKind::Const, 1, 0));
+        let y = p.input(0);
+        let nx = p.push(Node::Gate(GateKind::Not, x, 0));
+        let and = p.push(Node::Gate(GateKind::And, nx, y));
+        let xor = p.push(Node::Gate(GateKind::Xor, and, one));
+        let c = p.circuit(&[xor, y]);
+        c.validate().unwrap();
+        assert_eq!((c.num_wires, c.input_widths.clone()), (6, vec![2]));
+        assert_eq!(
+            c.kind,
+            [GateKind::Const, GateKind::Not, GateKind::And, GateKind::Xor]
+        );
+        assert_eq!((c.a.clone(), c.b.clone()), (vec![1, 0, 3, 4], vec![0, 0, 1, 2]));
+        assert_eq!(c.out, [2, 3, 4, 5]);
+        assert_eq!(c.output_wires, [5, 1]);
+        assert_eq!((p.ands, p.gates, p.inputs.clone()), (1, 4, vec![1, 0]));
+        // (¬x ∧ y) ⊕ 1 and y, in plaintext on (x, y) = (1, 0): (0 ∧ 0) ⊕ 1 = 1, and 0.
+        assert_eq!(c.eval_plain(&[vec![true, false]]).unwrap(), [vec![true, false]]);
+    }
+
+    #[test]
+    fn released_and_unknown_handles_are_refused() {
+        let mut y = LutYao::new([0; 32], 4, crate::rng_from_seed([1; 32])).unwrap();
+        let h = y.from_shares(&[1, 0]);
+        assert_eq!(y.slots(), 2);
+        y.release(&[h[0], h[0]]);
+        assert_eq!(y.slots(), 1);
+        assert!(y.wire(h[0]).unwrap_err().to_string().contains("was released"));
+        assert!(y.wire(9).unwrap_err().to_string().contains("does not exist"));
+        // A released slot is reused.
+        assert_eq!(y.from_shares(&[1]), [h[0]]);
+    }
+}

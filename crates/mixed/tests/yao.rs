@@ -194,47 +194,17 @@ fn the_lut_y_form_among_three_parties_equals_the_plaintext_backend() {
     y_form_on_engine_matches_plaintext(3, 71, YaoEngine::Lut, &lut_cases(71), LUT_CHAIN);
 }
 
-#[test]
-fn a_program_diverging_in_y_ops_is_caught_by_the_digest_sync() {
-    let got = run_parties(3, 63, |mesh, rng| {
-        let keys = keygen(mesh, &parameters(), &[63; 32], rng).unwrap();
-        let mut engine = BooleanEngine::setup(mesh, &[64; 32], rng).unwrap();
+/// Party 2 computes one more AND than the others before leaving the Y form on
+/// `y_engine`: per party, the party its `Mismatch` names (`Some`), or `None` for another
+/// error.
+fn diverging_program(y_engine: YaoEngine, seed: u64, bits: &[bool]) -> Vec<Result<(), Option<usize>>> {
+    run_parties(3, seed, |mesh, rng| {
+        let keys = keygen(mesh, &parameters(), &[seed as u8; 32], rng).unwrap();
+        let mut engine = BooleanEngine::setup(mesh, &[seed as u8 + 1; 32], rng).unwrap();
         let me = mesh.me();
-        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
-        let bits = backend.public_bits(&[true, false, true]);
+        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_engine(y_engine);
+        let bits = backend.public_bits(bits);
         let y = backend.to_yao(&bits).unwrap();
-        // Party 2 computes one more AND than the others before leaving the Y form.
-        let mut z = backend.yao_and(&y, &y).unwrap();
-        if me == 2 {
-            z = backend.yao_and(&z, &y).unwrap();
-        }
-        backend.yao_to_bool(&z).map(|_| ()).map_err(|e| {
-            let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
-            match inner {
-                mixgc_mixed::MixedError::Mesh(NpartyError::Mismatch { party, .. }) => *party,
-                other => panic!("party {me}: {other}"),
-            }
-        })
-    });
-    assert_eq!(got[0], Err(2), "party 0 names party 2");
-    assert_eq!(got[1], Err(2), "party 1 names party 2");
-    assert!(
-        matches!(got[2], Err(0 | 1)),
-        "party 2 names another: {:?}",
-        got[2]
-    );
-}
-
-#[test]
-fn a_program_diverging_in_lut_y_ops_is_caught_around_the_ring() {
-    let got = run_parties(3, 68, |mesh, rng| {
-        let keys = keygen(mesh, &parameters(), &[68; 32], rng).unwrap();
-        let mut engine = BooleanEngine::setup(mesh, &[69; 32], rng).unwrap();
-        let me = mesh.me();
-        let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng).with_yao_engine(YaoEngine::Lut);
-        let bits = backend.public_bits(&[true, false]);
-        let y = backend.to_yao(&bits).unwrap();
-        // Party 2 computes one more AND than the others before leaving the Y form.
         let mut z = backend.yao_and(&y, &y).unwrap();
         if me == 2 {
             z = backend.yao_and(&z, &y).unwrap();
@@ -243,10 +213,27 @@ fn a_program_diverging_in_lut_y_ops_is_caught_around_the_ring() {
             let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
             match inner {
                 mixgc_mixed::MixedError::Mesh(NpartyError::Mismatch { party, .. }) => Some(*party),
-                _ => inner.party().map(|_| usize::MAX),
+                _ => None,
             }
         })
-    });
+    })
+}
+
+#[test]
+fn a_program_diverging_in_y_ops_is_caught_by_the_digest_sync() {
+    let got = diverging_program(YaoEngine::Bmr, 63, &[true, false, true]);
+    assert_eq!(got[0], Err(Some(2)), "party 0 names party 2");
+    assert_eq!(got[1], Err(Some(2)), "party 1 names party 2");
+    assert!(
+        matches!(got[2], Err(Some(0 | 1))),
+        "party 2 names another: {:?}",
+        got[2]
+    );
+}
+
+#[test]
+fn a_program_diverging_in_lut_y_ops_is_caught_around_the_ring() {
+    let got = diverging_program(YaoEngine::Lut, 68, &[true, false]);
     // Each party compares the digest of its ring predecessor: party 0 sees party 2's, party
     // 2 party 1's; party 1 (whose predecessor agrees) stops when the others leave.
     assert_eq!(got[0], Err(Some(2)), "party 0 names party 2");
