@@ -373,6 +373,12 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
         parts.concat()
     }
 
+    fn yao_release(&mut self, a: &Vec<u32>) {
+        if let Some(y) = self.yao.as_mut() {
+            y.release(a);
+        }
+    }
+
     fn output_arith(&mut self, a: &Vec<u64>, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {
         check_mod_p("opened share", a)?;
         match to {
