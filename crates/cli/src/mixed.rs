@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use mixgc_mixed::a2b::BooleanEngine;
 use mixgc_mixed::program::NpartyBackend;
+use mixgc_mixed::yao::YaoEngine;
 use mixgc_mixed::{keygen, parameters, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
@@ -127,6 +128,13 @@ pub struct MixedArgs {
     /// same answer; every party must name the same.
     #[arg(long, value_name = "FORM", value_parser = ["bool", "yao"], default_value = "bool")]
     min_form: String,
+    /// With --min-form yao: the Y form's protocol, bmr (BMR garbled labels; B→Y costs
+    /// pairwise Δ-products, quadratic in n in total) or lut (the seed's distributed
+    /// garbling from lookup tables, §6.2: B→Y and Y→B linear in n in total, but megabytes
+    /// and ~0.1 s per garbled gate, so Biomatch's 18,360 ANDs take hours). Every party
+    /// must name the same (a mismatch is refused when the parties meet).
+    #[arg(long, value_name = "ENGINE", value_parser = ["bmr", "lut"], default_value = "bmr")]
+    y_engine: String,
     /// This party's input (JSON; the format is below). With --backend plaintext or cost:
     /// every party's file, in id order (F0.json,F1.json,...).
     #[arg(
@@ -213,7 +221,7 @@ enum Input {
 
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
-    min_form(&args)?;
+    y_engine(&args, min_form(&args)?)?;
     if args.backend != "nparty" {
         return single_machine(&args);
     }
@@ -246,10 +254,13 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let example = &args.example;
     let form = min_form(&args)?;
-    // The minimum's form is part of the program: parties that differ refuse each other.
-    let label = match form {
-        MinForm::Bool => format!("mixgc mixed {example} v1"),
-        MinForm::Yao => format!("mixgc mixed {example} v1 yao"),
+    let y_engine = y_engine(&args, form)?;
+    // The minimum's form and the Y engine are part of the program: parties that differ
+    // refuse each other.
+    let label = match (form, y_engine) {
+        (MinForm::Bool, _) => format!("mixgc mixed {example} v1"),
+        (MinForm::Yao, YaoEngine::Bmr) => format!("mixgc mixed {example} v1 yao"),
+        (MinForm::Yao, YaoEngine::Lut) => format!("mixgc mixed {example} v1 yao lut"),
     };
     let facts = RunFacts {
         protocol: format!("mixed {example}"),
@@ -268,7 +279,7 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
             let inputs = BiomatchInputs::party(n, id, input)?;
             or_abort(&mut mesh, id, |m| {
                 biomatch_in(
-                    &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng),
+                    &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng).with_yao_engine(y_engine),
                     &inputs,
                     form,
                 )
@@ -304,6 +315,15 @@ fn min_form(args: &MixedArgs) -> Result<MinForm, CliError> {
         ("yao", "biomatch") => Ok(MinForm::Yao),
         _ => Err("--min-form yao runs with --example biomatch only (Kmeans keeps B form)".into()),
     }
+}
+
+/// `--y-engine`, refused unless the minimum runs in Y form.
+fn y_engine(args: &MixedArgs, form: MinForm) -> Result<YaoEngine, CliError> {
+    let engine: YaoEngine = args.y_engine.parse()?;
+    if engine == YaoEngine::Lut && form != MinForm::Yao {
+        return Err("--y-engine lut needs --min-form yao (only the Y form has an engine)".into());
+    }
+    Ok(engine)
 }
 
 /// Party 0's output line of Biomatch.

@@ -12,7 +12,7 @@ use mixgc_mixed::a2b::{a2b_online, a2b_preprocess, BooleanEngine};
 use mixgc_mixed::b2a::{b2a_bits, b2a_preprocess};
 use mixgc_mixed::distgarble::{and_layer, garble, KeySelection};
 use mixgc_mixed::keyhom::KeyHomParams;
-use mixgc_mixed::yao::YaoState;
+use mixgc_mixed::yao::{YaoEngine, YaoEnv, YaoState};
 use mixgc_mixed::{keygen, parameters, MixedError, MixedRng, RngCore, ThresholdKeys, PLAINTEXT_MODULUS};
 use mixgc_nparty::{Mesh, RunFacts};
 use mixgc_studies::bench::{batch_of, MixedItemReport, MixedPartyReport, DEFAULT_BATCH, MEASURED};
@@ -72,7 +72,7 @@ pub fn party(args: MixedBenchPartyArgs) -> Result<(), CliError> {
         &format!("setup (threshold keygen, relinearization key, base OTs) {setup_s:.2} s"),
     );
     let mut items = Vec::with_capacity(MEASURED.len());
-    let mut yao = None;
+    let mut yao = [None, None];
     for what in MEASURED {
         let k = batch_of(what, args.batch);
         let mut bench = Bench {
@@ -119,8 +119,9 @@ struct Bench<'a> {
     k: usize,
     /// The run's session id (the same at every party).
     session: [u8; 32],
-    /// The Y form's BMR state, set up (untimed) before its first measured thing.
-    yao: &'a mut Option<YaoState>,
+    /// The Y form's state on BMR and on distributed garbling, each set up (untimed) before
+    /// its first measured thing.
+    yao: &'a mut [Option<YaoState>; 2],
 }
 
 /// What one phase cost this party.
@@ -156,6 +157,60 @@ fn timed<T>(
     Ok((out, Phase { secs, cpu_s, bytes }))
 }
 
+/// A Y state's counters: garbling and evaluation seconds and, with Lut, their bytes.
+struct Snapshot {
+    times: (f64, f64),
+    bytes: Option<[[u64; 2]; 2]>,
+}
+
+impl Snapshot {
+    fn of(y: &YaoState) -> Snapshot {
+        Snapshot {
+            times: y.times(),
+            bytes: y.lut_bytes(),
+        }
+    }
+
+    /// `all` (garbling and evaluation of batches, from this snapshot to `after`) split
+    /// into offline (garbling) and online (evaluation). BMR: the evaluation is local, its
+    /// CPU counted as its wall time, and every byte is offline. Lut: the engine counts the
+    /// bytes of each phase; its evaluation waits on the chain, so the CPU is split in
+    /// proportion to the wall times (an estimate: the process clock is not read inside).
+    fn split(&self, after: &Snapshot, all: Phase) -> (Phase, Phase) {
+        let eval = after.times.1 - self.times.1;
+        let garble = after.times.0 - self.times.0;
+        let (offline_bytes, online_bytes, online_cpu) = match (self.bytes, after.bytes) {
+            (Some(b), Some(a)) => {
+                let d = |p: usize| [a[p][0] - b[p][0], a[p][1] - b[p][1]];
+                let share = eval / (garble + eval).max(f64::MIN_POSITIVE);
+                (d(0), d(1), all.cpu_s * share)
+            }
+            _ => (all.bytes, [0, 0], eval),
+        };
+        let online = Phase {
+            secs: eval,
+            cpu_s: online_cpu,
+            bytes: online_bytes,
+        };
+        let offline = Phase {
+            secs: garble.max(all.secs - eval),
+            cpu_s: (all.cpu_s - online_cpu).max(0.0),
+            bytes: offline_bytes,
+        };
+        (offline, online)
+    }
+}
+
+impl Phase {
+    fn plus(self, other: Phase) -> Phase {
+        Phase {
+            secs: self.secs + other.secs,
+            cpu_s: self.cpu_s + other.cpu_s,
+            bytes: [self.bytes[0] + other.bytes[0], self.bytes[1] + other.bytes[1]],
+        }
+    }
+}
+
 impl Bench<'_> {
     /// `k` random bits: this party's XOR shares of random bits.
     fn random_bits(&mut self) -> Vec<u8> {
@@ -165,62 +220,86 @@ impl Bench<'_> {
             .collect()
     }
 
-    /// The Y form's things: b2y (offline the new wires' Δ-products, in the batch garbled
-    /// next; online the local B→Y), y2b (local, after the batch making its wires is
+    /// The Y form's things on BMR: b2y (offline the new wires' Δ-products, in the batch
+    /// garbled next; online the local B→Y), y2b (local, after the batch making its wires is
     /// evaluated), and_yao (one garbled batch of k ANDs on wires made by B→Y: offline its
-    /// joint garbling, online its local evaluation, whose CPU is its wall time).
+    /// joint garbling, online its local evaluation, whose CPU is its wall time). On
+    /// distributed garbling (`_lut`): b2y_lut (B→Y records inputs; the batch's flush garbles
+    /// nothing but their keys, offline, and opens e and chains the keys, online), y2b_lut
+    /// (local), and_yao_lut (k ANDs on fresh B→Y inputs: offline the garbling, online the
+    /// evaluation with its inputs' B→Y); the bytes of each phase as the engine counts them.
     fn measure_yao(
         &mut self,
         mesh: &mut Mesh,
         what: &str,
     ) -> Result<(Phase, Phase, Vec<Vec<u64>>), MixedError> {
-        if self.yao.is_none() {
-            *self.yao = Some(YaoState::setup(mesh, self.rng, DEFAULT_BATCH)?);
-        }
+        let y_engine = match what.ends_with("_lut") {
+            true => YaoEngine::Lut,
+            false => YaoEngine::Bmr,
+        };
         let (x, y) = (self.random_bits(), self.random_bits());
-        let y_state = self.yao.as_mut().expect("set up above");
+        let slot = &mut self.yao[usize::from(y_engine == YaoEngine::Lut)];
+        if slot.is_none() {
+            *slot = Some(YaoState::setup(mesh, self.rng, DEFAULT_BATCH, y_engine)?);
+        }
+        let y_state = slot.as_mut().expect("set up above");
+        let (keys, engine) = (self.keys, &mut *self.engine);
+        macro_rules! env {
+            ($m:expr) => {
+                &mut YaoEnv {
+                    mesh: $m,
+                    keys,
+                    engine: &mut *engine,
+                }
+            };
+        }
         let wide = |v: &[u8]| v.iter().map(|&b| u64::from(b)).collect::<Vec<u64>>();
-        if what == "b2y" {
-            let (wires, on) = timed(mesh, |m| y_state.from_shares(m, &x))?;
-            let ((), off) = timed(mesh, |m| y_state.flush(m))?;
-            let back = y_state.to_shares(mesh, &wires)?;
+        if what.starts_with("b2y") {
+            let before = Snapshot::of(y_state);
+            let (wires, local) = timed(mesh, |m| y_state.from_shares(env!(m), &x))?;
+            let ((), flush) = timed(mesh, |m| y_state.flush(env!(m)))?;
+            let after = Snapshot::of(y_state);
+            let back = y_state.to_shares(env!(mesh), &wires)?;
             y_state.release(&wires);
+            let (off, on) = match y_engine {
+                YaoEngine::Bmr => (flush, local),
+                YaoEngine::Lut => {
+                    let (off, eval) = before.split(&after, flush);
+                    (off, eval.plus(local))
+                }
+            };
             return Ok((off, on, vec![wide(&x), wide(&back)]));
         }
-        let wx = y_state.from_shares(mesh, &x)?;
-        let wy = y_state.from_shares(mesh, &y)?;
-        y_state.flush(mesh)?;
-        let (before_off, before_on) = y_state.times();
+        let wx = y_state.from_shares(env!(mesh), &x)?;
+        let wy = y_state.from_shares(env!(mesh), &y)?;
+        if y_engine == YaoEngine::Bmr {
+            // The inputs' Δ-products in a batch of their own (with Lut, their B→Y is part
+            // of the AND batch's evaluation: a garbled circuit needs its input keys).
+            y_state.flush(env!(mesh))?;
+        }
+        let before = Snapshot::of(y_state);
         let (wz, all) = timed(mesh, |m| {
-            let z = y_state.lanes(m, x.len(), |l, m, r, i| l.and(m, r, wx[i], wy[i]))?;
-            y_state.flush(m)?;
+            let z = y_state.and(env!(m), &wx, &wy)?;
+            y_state.flush(env!(m))?;
             Ok(z)
         })?;
-        let (after_off, after_on) = y_state.times();
-        let (z, to_shares) = timed(mesh, |m| y_state.to_shares(m, &wz))?;
+        let after = Snapshot::of(y_state);
+        let (z, to_shares) = timed(mesh, |m| y_state.to_shares(env!(m), &wz))?;
         y_state.release(&[wx, wy, wz].concat());
         let shares = vec![wide(&x), wide(&y), wide(&z)];
-        if what == "y2b" {
+        if what.starts_with("y2b") {
             return Ok((Phase::default(), to_shares, shares));
         }
-        let eval = after_on - before_on;
-        let online = Phase {
-            secs: eval,
-            cpu_s: eval,
-            bytes: [0, 0],
-        };
-        let offline = Phase {
-            secs: (after_off - before_off).max(all.secs - eval),
-            cpu_s: (all.cpu_s - eval).max(0.0),
-            bytes: all.bytes,
-        };
+        let (offline, online) = before.split(&after, all);
         Ok((offline, online, shares))
     }
 
     fn measure(&mut self, mesh: &mut Mesh, what: &str) -> Result<MixedItemReport, MixedError> {
         let (k, p) = (self.k, PLAINTEXT_MODULUS);
         let (offline, online, shares) = match what {
-            "b2y" | "y2b" | "and_yao" => self.measure_yao(mesh, what)?,
+            "b2y" | "y2b" | "and_yao" | "b2y_lut" | "y2b_lut" | "and_yao_lut" => {
+                self.measure_yao(mesh, what)?
+            }
             "b2a" => {
                 let bits: Vec<u8> = random_below(self.rng, 2, k)
                     .into_iter()

@@ -121,7 +121,8 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
         );
         let records: Vec<Value> = serde_json::from_str(&out.stdout).expect("one JSON array");
         let whats: Vec<&str> = records.iter().map(|r| r["what"].as_str().unwrap()).collect();
-        let expected = "b2a a2b triple_bool triple_arith garble_and b2y y2b and_yao";
+        let expected =
+            "b2a a2b triple_bool triple_arith garble_and b2y y2b and_yao b2y_lut y2b_lut and_yao_lut";
         assert_eq!(whats, expected.split(' ').collect::<Vec<_>>());
         for r in &records {
             let what = r["what"].as_str().unwrap();
@@ -134,12 +135,13 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
                 "a2b" => 2.0,
                 "garble_and" => 1.0,
                 "and_yao" => 1024.0,
+                "and_yao_lut" => 16.0,
                 _ => 64.0,
             };
             assert_eq!(num("batch"), batch);
             assert_eq!(r["checked"], true);
             // Y→B has no offline phase of its own; everything else has one.
-            let offline = what != "y2b";
+            let offline = !what.starts_with("y2b");
             assert_eq!(num("offline_ms") > 0.0, offline, "{r}");
             assert!(num("offline_ms") < 60_000.0, "{r}");
             assert!(
@@ -176,10 +178,22 @@ fn bench_mixed_prints_checked_records_at_2_and_3_parties() {
             a2b["online_bytes_sent_per_party"].as_f64().unwrap()
                 < a2b["offline_bytes_sent_per_party"].as_f64().unwrap()
         );
-        // The Y form: B→Y, Y→B and the evaluation of garbled ANDs send nothing online.
-        for r in &records[5..] {
+        // The Y form on BMR: B→Y, Y→B and the evaluation of garbled ANDs send nothing
+        // online. On distributed garbling Y→B sends nothing; B→Y opens e (a packed bit
+        // along the chain) and chains one key of 2048 coefficients mod p (4 B each) into
+        // party 0, and the batch's 32-byte digest goes round the ring: 8192 B plus at most
+        // 2 B (e's packed bits, the digest, frame headers, over 64 bits) a bit per party,
+        // whatever n (linear in total).
+        for r in &records[5..8] {
             assert_eq!(r["online_bytes_sent_per_party"].as_f64().unwrap(), 0.0, "{r}");
         }
+        let b2y_lut = &records[8];
+        for k in ["bytes_sent_per_party", "bytes_received_per_party"] {
+            let bytes = b2y_lut[k].as_f64().unwrap();
+            assert!((8192.0..=8194.0).contains(&bytes), "{k}: {b2y_lut}");
+        }
+        assert_eq!(records[9]["bytes_sent_per_party"].as_f64().unwrap(), 0.0);
+        assert!(records[10]["online_bytes_sent_per_party"].as_f64().unwrap() > 0.0);
     }
 }
 
@@ -276,6 +290,48 @@ fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintex
         "3",
     ])
     .assert_error("kmeans in Y form", &["--example biomatch only"]);
+}
+
+/// `--y-engine lut` at one party and bmr at the others: refused when the parties meet, before
+/// any keygen; `--y-engine lut` without the Y form refused up front.
+#[test]
+fn a_y_engine_mismatch_is_refused() {
+    let dir = Dir::new("y-engine");
+    generate_inputs(&dir, 3);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let extra = |i: usize| {
+        let engine = if i == 1 { "lut" } else { "bmr" };
+        ["--min-form", "yao", "--y-engine", engine]
+            .map(String::from)
+            .to_vec()
+    };
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "30", &extra)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_error(&format!("party {i}"), &["disagrees: circuit digest"]);
+    }
+    for i in [0, 2] {
+        assert!(
+            outs[i].stderr.contains("party 1"),
+            "party {i} names party 1: {}",
+            outs[i].stderr
+        );
+    }
+    run1(&[
+        "mixed",
+        "--backend",
+        "cost",
+        "--y-engine",
+        "lut",
+        "--generate",
+        "3",
+    ])
+    .assert_error(
+        "--y-engine lut in B form",
+        &["--y-engine lut needs --min-form yao"],
+    );
 }
 
 /// Biomatch among three processes over TLS (keys from `mixgc keygen`, a pin per peer):

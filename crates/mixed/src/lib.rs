@@ -59,6 +59,7 @@ pub mod triples;
 pub mod wire;
 pub mod xor_tables;
 pub mod yao;
+pub mod yao_lut;
 
 pub use error::MixedError;
 pub use keygen::{keygen, ThresholdKeys};

@@ -5,8 +5,8 @@
 //!
 //! A values are this party's additive shares mod p, B values its XOR shares (one byte a
 //! bit), E values the collective ciphertext, the same at every party, with its length, Y
-//! values this party's BMR wire slots ([`crate::yao`], set up on the first B→Y or Y
-//! constant).
+//! values this party's Y wire handles ([`crate::yao`], BMR or distributed garbling, set up on
+//! the first B→Y or Y constant).
 
 use fhe::bfv::Ciphertext;
 use fhe_rand::{CryptoRng, RngCore};
@@ -24,7 +24,7 @@ use crate::b2a::b2a;
 use crate::conversions::sum_ciphertexts;
 use crate::lut::{open_bits, open_bits_to};
 use crate::ops::{add, add_plain, mul_plain};
-use crate::yao::YaoState;
+use crate::yao::{YaoEngine, YaoEnv, YaoState};
 use crate::{MixedError, ThresholdKeys, PLAINTEXT_MODULUS as P};
 
 /// An E-form value: the collective ciphertext and how many of its slots the program uses.
@@ -57,6 +57,8 @@ pub struct NpartyBackend<'a, R> {
     yao: Option<YaoState>,
     /// ANDs at most per garbled batch of the Y form.
     yao_batch: usize,
+    /// The protocol of the Y form.
+    yao_engine: YaoEngine,
 }
 
 impl<R> std::fmt::Debug for NpartyBackend<'_, R> {
@@ -84,11 +86,19 @@ impl<'a, R: RngCore + CryptoRng> NpartyBackend<'a, R> {
             rng,
             yao: None,
             yao_batch: BmrOptions::default().batch_ands,
+            yao_engine: YaoEngine::default(),
         }
     }
 
+    /// The Y form on `engine` (default BMR); every party sets the same.
+    pub fn with_yao_engine(mut self, engine: YaoEngine) -> Self {
+        self.yao_engine = engine;
+        self
+    }
+
     /// At most `batch_ands` (≥ 1) ANDs per garbled batch of the Y form (default
-    /// [`BmrOptions::batch_ands`]); every party sets the same.
+    /// [`BmrOptions::batch_ands`]; the Lut engine caps it at
+    /// [`crate::yao_lut::MAX_BATCH_ANDS`]); every party sets the same.
     pub fn with_yao_batch(mut self, batch_ands: usize) -> Self {
         self.yao_batch = batch_ands;
         self
@@ -102,13 +112,19 @@ impl<'a, R: RngCore + CryptoRng> NpartyBackend<'a, R> {
     /// `f` on the Y form's state (made now at its first use) and the mesh.
     fn with_yao<T>(
         &mut self,
-        f: impl FnOnce(&mut YaoState, &mut Mesh) -> Result<T, MixedError>,
+        f: impl FnOnce(&mut YaoState, &mut YaoEnv) -> Result<T, MixedError>,
     ) -> Result<T, MixedProgramError> {
         if self.yao.is_none() {
-            self.yao = Some(YaoState::setup(self.mesh, self.rng, self.yao_batch).map_err(backend)?);
+            let state = YaoState::setup(self.mesh, self.rng, self.yao_batch, self.yao_engine);
+            self.yao = Some(state.map_err(backend)?);
         }
         let state = self.yao.as_mut().expect("made above");
-        f(state, self.mesh).map_err(backend)
+        let mut env = YaoEnv {
+            mesh: self.mesh,
+            keys: self.keys,
+            engine: self.engine,
+        };
+        f(state, &mut env).map_err(backend)
     }
 
     /// The mesh the program runs on (e.g. for its byte counts).
@@ -323,29 +339,29 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
     }
 
     fn to_yao(&mut self, bits: &Vec<u8>) -> Result<Vec<u32>, MixedProgramError> {
-        self.with_yao(|y, mesh| y.from_shares(mesh, bits))
+        self.with_yao(|y, env| y.from_shares(env, bits))
     }
 
     fn yao_to_bool(&mut self, a: &Vec<u32>) -> Result<Vec<u8>, MixedProgramError> {
-        self.with_yao(|y, mesh| y.to_shares(mesh, a))
+        self.with_yao(|y, env| y.to_shares(env, a))
     }
 
     fn public_yao(&mut self, bits: &[bool]) -> Result<Vec<u32>, MixedProgramError> {
-        self.with_yao(|y, mesh| y.lanes(mesh, bits.len(), |l, m, r, i| l.constant(m, r, bits[i])))
+        self.with_yao(|y, env| y.constants(env, bits))
     }
 
     fn yao_xor(&mut self, a: &Vec<u32>, b: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
         check_lengths("yao_xor", a.len(), b.len())?;
-        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.xor(m, r, a[i], b[i])))
+        self.with_yao(|y, env| y.xor(env, a, b))
     }
 
     fn yao_and(&mut self, a: &Vec<u32>, b: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
         check_lengths("yao_and", a.len(), b.len())?;
-        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.and(m, r, a[i], b[i])))
+        self.with_yao(|y, env| y.and(env, a, b))
     }
 
     fn yao_not(&mut self, a: &Vec<u32>) -> Result<Vec<u32>, MixedProgramError> {
-        self.with_yao(|y, mesh| y.lanes(mesh, a.len(), |l, m, r, i| l.not(m, r, a[i])))
+        self.with_yao(|y, env| y.not(env, a))
     }
 
     fn yao_gather(&mut self, a: &Vec<u32>, lanes: &[usize]) -> Result<Vec<u32>, MixedProgramError> {
@@ -355,6 +371,12 @@ impl<R: RngCore + CryptoRng> MixedBackend for NpartyBackend<'_, R> {
 
     fn yao_concat(&mut self, parts: &[Vec<u32>]) -> Vec<u32> {
         parts.concat()
+    }
+
+    fn yao_release(&mut self, a: &Vec<u32>) {
+        if let Some(y) = self.yao.as_mut() {
+            y.release(a);
+        }
     }
 
     fn output_arith(&mut self, a: &Vec<u64>, to: Recipient) -> Result<Option<Vec<u64>>, MixedProgramError> {

@@ -38,13 +38,25 @@ fn biomatch_in_form_matches(n: usize, seed: u64, query: Vector, database: &[Vect
         };
         let mine = BiomatchInputs::party(n, me, input).unwrap();
         let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
-        biomatch_in(&mut backend, &mine, form).unwrap()
+        let out = biomatch_in(&mut backend, &mine, form).unwrap();
+        (out, backend.yao_state().map(|y| y.slots()))
     });
-    assert_eq!(got[0], plain, "n-party backend, n = {n}, {form:?}");
+    assert_eq!(got[0].0, plain, "n-party backend, n = {n}, {form:?}");
     assert!(
-        got[1..].iter().all(Option::is_none),
+        got[1..].iter().all(|g| g.0.is_none()),
         "only party 0 learns the result"
     );
+    if form == MinForm::Yao {
+        // The tournament frees each round's dead wires: the slots ever taken stay near the
+        // first round's (8,192 distance bits, 2,048 index bits, the comparison's and the
+        // selection's ≈ 5 · 128 + 3 · 40 · 128 wires), not the ≈ 80k the whole tournament
+        // makes.
+        for (me, g) in got.iter().enumerate() {
+            let slots = g.1.expect("the Y form was used");
+            println!("party {me}: {slots} Y slots");
+            assert!(slots < 30_000, "party {me}: {slots} Y slots");
+        }
+    }
 }
 
 fn random_vectors(seed: u64) -> (Vector, Vec<Vector>) {

@@ -116,9 +116,12 @@ pub struct BenchArgs {
     candidates: usize,
     /// With --parties: instead, the mixed-mode conversions (B2A, A2B), triples (Boolean,
     /// arithmetic from threshold HE), distributed garbling of AND gates and the Y form (B→Y,
-    /// Y→B, BMR-garbled ANDs) among N child processes of `mixgc mixed-bench-party`, outputs
-    /// checked against plaintext; one JSON record per thing, named by "what": b2a, a2b,
-    /// triple_bool, triple_arith, garble_and, b2y, y2b, and_yao; every figure per item
+    /// Y→B, garbled ANDs) on BMR and on distributed garbling among N child processes of
+    /// `mixgc mixed-bench-party`, outputs checked against plaintext; one JSON record per
+    /// thing, named by "what": b2a, a2b, triple_bool, triple_arith, garble_and, b2y, y2b,
+    /// and_yao, b2y_lut, y2b_lut, and_yao_lut (the last three the `--y-engine lut` Y form:
+    /// B→Y's opening and key chain online, Y→B local, AND gates distributed-garbled
+    /// offline and evaluated online with their inputs' B→Y); every figure per item
     /// (offline_ms and online_ms: wall clock of the slowest party; offline_cpu_ms and
     /// online_cpu_ms: CPU time, user + system, of one party's process, the maximum over
     /// parties, with offline_cpu_ms_mean and online_cpu_ms_mean the mean — what one machine
@@ -130,7 +133,8 @@ pub struct BenchArgs {
     /// With --mixed: items per batch, 1 to 16384 (one ciphertext of slots, the default):
     /// bits for B2A, triples; A2B converts K/32 values (their B2A fills K slots);
     /// distributed garbling garbles K/8192 AND gates (at least one); B→Y and Y→B convert K
-    /// bits; the Y form garbles max(K, 1024) ANDs in one BMR batch.
+    /// bits; the Y form garbles max(K, 1024) ANDs in one BMR batch; its Lut records convert
+    /// min(K, 64) bits and garble min(K, 16) ANDs (megabytes a gate).
     #[arg(long, requires = "mixed", value_name = "K")]
     batch: Option<usize>,
     /// With --parties: an emulated round-trip time on every link, 0 to 10000 ms.

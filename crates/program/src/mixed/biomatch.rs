@@ -352,7 +352,7 @@ fn minimum<B: MixedBackend, F: BitForm<B>>(
             .map(|(l, r)| F::xor(b, l, r))
             .collect::<Result<Vec<_>, _>>()?;
         let diff = F::concat(b, &diffs);
-        let choose = F::concat(b, &vec![right_smaller; w + INDEX_BITS]);
+        let choose = F::concat(b, &vec![right_smaller.clone(); w + INDEX_BITS]);
         let picked = F::and(b, &choose, &diff)?;
         let mut select = |left: &[F::V], offset: usize| -> Result<Vec<F::V>, MixedProgramError> {
             left.iter()
@@ -364,8 +364,16 @@ fn minimum<B: MixedBackend, F: BitForm<B>>(
                 })
                 .collect()
         };
-        value = select(&vl, 0)?;
-        index = select(&il, w)?;
+        let (new_value, new_index) = (select(&vl, 0)?, select(&il, w)?);
+        // The round's dead wires (the old vectors, whose halves were gathered from them,
+        // and the selection's): freed where the form keeps wire state (Y).
+        for dead in value.iter().chain(&index).chain(&diffs) {
+            F::release(b, dead);
+        }
+        for dead in [&right_smaller, &picked] {
+            F::release(b, dead);
+        }
+        (value, index) = (new_value, new_index);
     }
     Ok((value, index))
 }
@@ -384,9 +392,15 @@ fn less_than<B: MixedBackend, F: BitForm<B>>(
         let x = F::xor(b, aj, &carry)?;
         let y = F::xor(b, &nc, &carry)?;
         let g = F::and(b, &x, &y)?;
-        carry = F::xor(b, &carry, &g)?;
+        let next = F::xor(b, &carry, &g)?;
+        for dead in [nc, x, y, g, carry] {
+            F::release(b, &dead);
+        }
+        carry = next;
     }
-    F::not(b, &carry)
+    let less = F::not(b, &carry)?;
+    F::release(b, &carry);
+    Ok(less)
 }
 
 #[cfg(test)]

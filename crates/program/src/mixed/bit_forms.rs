@@ -19,6 +19,9 @@ pub trait BitForm<B: MixedBackend> {
     /// Prepares `count` ANDs ahead where the form has an offline phase of its own for them
     /// (B: Beaver triples; Y: none, its batches are garbled jointly when needed).
     fn stock_ands(b: &mut B, count: usize) -> Result<(), MixedProgramError>;
+    /// Frees what `x` holds where the form keeps per-wire state (Y); `x` and every vector
+    /// sharing its lanes must not be used afterwards.
+    fn release(_b: &mut B, _x: &Self::V) {}
 }
 
 /// The B form: XOR-shared bits, ANDs by Beaver triples.
@@ -90,5 +93,9 @@ impl<B: MixedBackend> BitForm<B> for YaoForm {
 
     fn stock_ands(_b: &mut B, _count: usize) -> Result<(), MixedProgramError> {
         Ok(())
+    }
+
+    fn release(b: &mut B, x: &B::Yao) {
+        b.yao_release(x)
     }
 }

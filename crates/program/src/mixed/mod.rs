@@ -316,6 +316,9 @@ pub trait MixedBackend {
     fn yao_gather(&mut self, a: &Self::Yao, lanes: &[usize]) -> Result<Self::Yao, MixedProgramError>;
     /// The lanes of Y vectors `parts`, one after the other (local).
     fn yao_concat(&mut self, parts: &[Self::Yao]) -> Self::Yao;
+    /// Frees the wires of `a` (local): neither `a` nor any vector sharing its lanes (by
+    /// gather or concat) may be used afterwards. Backends without wire state do nothing.
+    fn yao_release(&mut self, _a: &Self::Yao) {}
 
     /// Opens an A vector to `to`: its values where this party learns them.
     fn output_arith(&mut self, a: &Self::Arith, to: Recipient)

@@ -33,7 +33,7 @@ const P: u64 = 3_221_225_473;
 pub const DEFAULT_BATCH: usize = 16384;
 
 /// The things measured, in order.
-pub const MEASURED: [&str; 8] = [
+pub const MEASURED: [&str; 11] = [
     "b2a",
     "a2b",
     "triple_bool",
@@ -42,12 +42,16 @@ pub const MEASURED: [&str; 8] = [
     "b2y",
     "y2b",
     "and_yao",
+    "b2y_lut",
+    "y2b_lut",
+    "and_yao_lut",
 ];
 
 /// One party's figures for one measured thing.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct MixedItemReport {
-    /// `b2a`, `a2b`, `triple_bool`, `triple_arith`, `garble_and`, `b2y`, `y2b` or `and_yao`.
+    /// `b2a`, `a2b`, `triple_bool`, `triple_arith`, `garble_and`, `b2y`, `y2b`, `and_yao`,
+    /// or the Y form on distributed garbling: `b2y_lut`, `y2b_lut`, `and_yao_lut`.
     pub what: String,
     /// Items in the batch (bits for B2A, values for A2B, triples).
     pub batch: usize,
@@ -60,8 +64,9 @@ pub struct MixedItemReport {
     pub offline_bytes: [u64; 2],
     pub online_bytes: [u64; 2],
     /// This party's shares, for the check: b2a [input bits, output]; a2b [input, output];
-    /// triples [a, b, c]; garble_and, y2b and and_yao [x, y, x ∧ y] (input and output
-    /// shares of the AND gates, in B form); b2y [input bits, the same bits after B→Y→B].
+    /// triples [a, b, c]; garble_and, y2b(_lut) and and_yao(_lut) [x, y, x ∧ y] (input and
+    /// output shares of the AND gates, in B form); b2y(_lut) [input bits, the same bits
+    /// after B→Y→B].
     pub shares: Vec<Vec<u64>>,
 }
 
@@ -80,12 +85,15 @@ pub struct MixedPartyReport {
 /// B2A of r then fills K slots); K/8192 AND gates for distributed garbling (an AND gate's
 /// four lookups of a 2048-coefficient key fill 8192 of a batch's N = 16384 slots, so its
 /// bytes barely depend on how many gates the circuit has); at least 1; and at least 1024
-/// garbled ANDs of the Y form in one BMR batch.
+/// garbled ANDs of the Y form in one BMR batch; on distributed garbling (megabytes a gate)
+/// at most 64 bits for B→Y and Y→B and 16 ANDs.
 pub fn batch_of(what: &str, k: usize) -> usize {
     match what {
         "a2b" => (k / 32).max(1),
         "garble_and" => (k / 8192).max(1),
         "and_yao" => k.max(1024),
+        "b2y_lut" | "y2b_lut" => k.min(64),
+        "and_yao_lut" => k.min(16),
         _ => k,
     }
 }
@@ -262,6 +270,9 @@ fn unit(what: &str) -> &'static str {
         "b2y" => "bit B→Y (offline: its Δ-products; online: local)",
         "y2b" => "bit Y→B (local)",
         "and_yao" => "BMR AND gate garbled (offline) and evaluated (online)",
+        "b2y_lut" => "bit B→Y on distributed garbling (online: e opened, key chained to party 0)",
+        "y2b_lut" => "bit Y→B on distributed garbling (local)",
+        "and_yao_lut" => "AND gate distributed-garbled (offline), evaluated with its inputs' B→Y (online)",
         _ => "triple",
     }
 }
@@ -350,7 +361,7 @@ fn check(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
     };
     for j in 0..batch {
         match what {
-            "b2y" => {
+            "b2y" | "b2y_lut" => {
                 let (bit, back) = (xor_all(&x, j), xor_all(&y, j));
                 if back != bit {
                     return wrong(j, back, bit);
@@ -368,7 +379,7 @@ fn check(what: &str, items: &[&MixedItemReport]) -> Result<(), CliError> {
                     return wrong(j, boolean, value);
                 }
             }
-            "triple_bool" | "garble_and" | "y2b" | "and_yao" => {
+            "triple_bool" | "garble_and" | "y2b" | "and_yao" | "y2b_lut" | "and_yao_lut" => {
                 let c = column(items, 2, what)?;
                 let want = xor_all(&x, j) & xor_all(&y, j);
                 if xor_all(&c, j) != want {
@@ -499,5 +510,8 @@ mod tests {
         assert_eq!(batch_of("b2a", 64), 64);
         assert_eq!(batch_of("and_yao", 64), 1024);
         assert_eq!(batch_of("and_yao", DEFAULT_BATCH), DEFAULT_BATCH);
+        assert_eq!(batch_of("b2y_lut", DEFAULT_BATCH), 64);
+        assert_eq!(batch_of("y2b_lut", 8), 8);
+        assert_eq!(batch_of("and_yao_lut", DEFAULT_BATCH), 16);
     }
 }
