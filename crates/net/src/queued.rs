@@ -9,12 +9,6 @@
 //! spends the link: the next `send`, `flush` or `recv` returns that error (a `recv` after a
 //! close first reads what the peer sent before it closed).
 //!
-//! A small hand-off (at most [`DIRECT_WRITE`] bytes: a flow-control acknowledgement, a
-//! short message) on a plain TCP link without delay, while the writer thread has nothing
-//! queued or in hand, is written on the sending thread with a non-blocking `send` instead
-//! of waking the writer: order is kept (nothing is ahead of it), and the send never waits
-//! (a socket that would block, or a partial write, queues the rest as usual).
-//!
 //! Memory is bounded: at most [`MAX_QUEUED`] bytes wait for the writer. A sender that would
 //! queue more waits for the writer; when nothing drains for a whole timeout the peer has
 //! stopped reading, and the send fails with [`NetError::PeerNotReading`].
@@ -32,14 +26,13 @@
 //! limited (the socket's own rate applies).
 
 use std::collections::VecDeque;
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::record::Wire;
-use crate::tcp::{send_nonblocking, spent, ABORT_LINGER};
+use crate::tcp::{spent, ABORT_LINGER};
 use crate::tls_link::{TlsReader, TlsSealing, TlsWriter};
 use crate::{Channel, NetError, TcpChannel, TcpReader, TcpWriter, TlsChannel};
 
@@ -49,9 +42,6 @@ pub const CHUNK: usize = 1 << 20;
 pub const MAX_QUEUED: usize = 64 << 20;
 /// Written chunks kept for reuse, so a long run fills warm buffers instead of fresh ones.
 const SPARE_CHUNKS: usize = 4;
-/// Largest hand-off written on the sending thread when the writer is idle (see the module
-/// docs): an evaluator's 13-byte acknowledgements woke its writer thread 800 times a run.
-pub const DIRECT_WRITE: usize = 4 << 10;
 
 /// A TCP or TLS link with a writer thread; see the module docs.
 ///
@@ -70,9 +60,6 @@ pub struct QueuedChannel {
     pending_plain: usize,
     /// Over TLS: the sending record layer, which seals into `pending`.
     sealing: Option<TlsSealing>,
-    /// Over plain TCP without delay: the socket, for small hand-offs written on this
-    /// thread while the writer is idle.
-    direct: Option<TcpStream>,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
     sent: u64,
@@ -206,22 +193,15 @@ impl QueuedChannel {
     /// Moves `channel` onto a writer thread; every chunk goes out `one_way_delay` after it
     /// is handed on (zero: at once).
     pub fn new(channel: TcpChannel, one_way_delay: Duration) -> Result<QueuedChannel, NetError> {
-        let direct = if one_way_delay.is_zero() && channel.is_idle() {
-            Some(channel.socket()?)
-        } else {
-            None
-        };
         let (reader, writer) = channel.split();
         let (timeout, sent) = (reader.timeout(), writer.bytes_sent());
-        let mut link = QueuedChannel::start(
+        QueuedChannel::start(
             ReadHalf::Tcp(reader),
             WriteHalf::Tcp(writer),
             (timeout, sent, None),
             None,
             one_way_delay,
-        )?;
-        link.direct = direct;
-        Ok(link)
+        )
     }
 
     /// [`QueuedChannel::new`] for a TLS link: the read half (this thread) and the writer
@@ -266,7 +246,6 @@ impl QueuedChannel {
             pending: Wire::default(),
             pending_plain: 0,
             sealing,
-            direct: None,
             shared,
             writer: Some(handle),
             sent,
@@ -302,12 +281,8 @@ impl QueuedChannel {
         if self.pending.is_empty() {
             return self.check();
         }
-        let shared = self.shared.clone();
-        let mut queue = shared.lock();
-        if self.write_directly(&mut queue) {
-            return Ok(());
-        }
         let len = self.pending.len();
+        let mut queue = self.shared.lock();
         let mut last_progress = (Instant::now(), queue.written);
         loop {
             if let Some(e) = take_failure(&mut queue) {
@@ -357,31 +332,6 @@ impl QueuedChannel {
         drop(queue);
         self.shared.changed.notify_all();
         Ok(())
-    }
-
-    /// Writes a small `pending` on this thread when the writer has nothing queued or in
-    /// hand (`queue` locked, so it cannot start a chunk meanwhile); returns whether all of
-    /// it went out. What a non-blocking `send` did not take stays pending, to be queued.
-    fn write_directly(&mut self, queue: &mut Queue) -> bool {
-        let Some(socket) = self.direct.as_ref() else {
-            return false;
-        };
-        let len = self.pending.len();
-        if len > DIRECT_WRITE || queue.bytes != 0 || queue.failed.is_some() || self.peer_failed {
-            return false;
-        }
-        let n = send_nonblocking(socket, self.pending.bytes());
-        queue.written += n as u64;
-        if n == len {
-            self.pending.clear();
-            self.pending_plain = 0;
-            return true;
-        }
-        let rest = self.pending.bytes()[n..].to_vec();
-        self.pending.clear();
-        self.pending.extend_from_slice(&rest);
-        self.pending_plain = rest.len();
-        false
     }
 
     /// Puts `data` into the pending chunk: sealed over TLS, else copied.
@@ -777,48 +727,6 @@ mod tests {
         assert!(got_b[..len] == pattern(len, 1)[..] && &got_b[len..] == b"end");
         assert_eq!((sent_a, recv_a, sent_b, recv_b), ([len as u64 + 3; 4]).into());
         assert_eq!(a.bytes_written(), len as u64 + 3);
-    }
-
-    /// Small flushes (written on the sending thread while the writer is idle) and large
-    /// sends (queued for the writer) arrive in the order sent, and `bytes_written` counts
-    /// both.
-    #[test]
-    fn small_direct_writes_and_queued_chunks_keep_their_order() {
-        let (mut a, mut b) = pair(Duration::from_secs(5), Duration::ZERO);
-        assert!(a.direct.is_some());
-        let pieces: Vec<Vec<u8>> = (0..300u32)
-            .map(|i| {
-                let len = match i % 10 {
-                    9 => CHUNK + 17,
-                    8 => DIRECT_WRITE + 1,
-                    _ => 1 + (i as usize * 37) % DIRECT_WRITE,
-                };
-                pattern(len, i as u8)
-            })
-            .collect();
-        let want: Vec<u8> = pieces.concat();
-        let total = want.len();
-        let (got_tx, got_rx) = std::sync::mpsc::channel();
-        // Each end's drop waits for the other to close: `b` drops on its thread, `a` here.
-        let reader = std::thread::spawn(move || {
-            let mut got = vec![0u8; total];
-            b.recv(&mut got).unwrap();
-            got_tx.send(got).unwrap();
-        });
-        for piece in &pieces {
-            a.send(piece).unwrap();
-            a.flush().unwrap();
-        }
-        assert!(got_rx.recv().unwrap() == want);
-        // The writer counts a chunk after its write returns, which may be after the read.
-        let until = Instant::now() + Duration::from_secs(5);
-        while a.bytes_written() < total as u64 && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        assert_eq!(a.bytes_written(), total as u64);
-        assert_eq!(a.bytes_sent(), total as u64);
-        drop(a);
-        reader.join().unwrap();
     }
 
     /// A peer that goes away: the writer's failure (or the end of the stream) surfaces on

@@ -633,28 +633,6 @@ pub(crate) fn accept_socket(listener: &TcpListener, timeout: Duration) -> Result
     }
 }
 
-/// Writes what of `data` the socket takes at once without waiting (`MSG_DONTWAIT`); returns
-/// how many bytes, 0 where it would block or failed (a queued write then meets the error).
-#[cfg(unix)]
-pub(crate) fn send_nonblocking(socket: &TcpStream, data: &[u8]) -> usize {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `data` outlives the call; the kernel reads at most `data.len()` bytes.
-    let n = unsafe {
-        libc::send(
-            socket.as_raw_fd(),
-            data.as_ptr().cast(),
-            data.len(),
-            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
-        )
-    };
-    n.max(0) as usize
-}
-
-#[cfg(not(unix))]
-pub(crate) fn send_nonblocking(_socket: &TcpStream, _data: &[u8]) -> usize {
-    0
-}
-
 /// `TCP_NODELAY`, and the read and write timeout that turns a silent peer into an error
 /// instead of a hang.
 fn configure(stream: TcpStream, timeout: Duration) -> Result<TcpStream, NetError> {
