@@ -292,6 +292,151 @@ fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintex
     .assert_error("kmeans in Y form", &["--example biomatch only"]);
 }
 
+/// Biomatch of `--vectors 2` with its minimum on the seed's distributed garbling
+/// (`--min-form yao --y-engine lut`, §6.2) among 2 and 3 processes: party 0's output equals
+/// `--backend plaintext` on the same files (and the generator's answer).
+#[test]
+fn biomatch_of_two_vectors_on_distributed_garbling_across_processes_equals_plaintext() {
+    let lut = |_: usize| {
+        ["--vectors", "2", "--min-form", "yao", "--y-engine", "lut"]
+            .map(String::from)
+            .to_vec()
+    };
+    for n in [2, 3] {
+        let dir = Dir::new(&format!("biomatch-lut-{n}"));
+        let (seed, expected) = generate_inputs_with(&dir, n, &["--vectors", "2"]);
+        let files = (0..n)
+            .map(|i| dir.file(&format!("party-{i}.json")))
+            .collect::<Vec<_>>()
+            .join(",");
+        let plain = run1(&[
+            "mixed",
+            "--backend",
+            "plaintext",
+            "--vectors",
+            "2",
+            "--min-form",
+            "yao",
+            "--input-file",
+            &files,
+        ]);
+        plain.assert_ok("--backend plaintext --vectors 2");
+        let plain: Value = serde_json::from_str(plain.stdout.trim()).unwrap();
+        assert_eq!(plain, expected, "seed {seed}");
+        let started = Instant::now();
+        let outs: Vec<Output> = spawn_biomatch_with(n, &dir, "120", &lut)
+            .into_iter()
+            .map(|p| p.finish(started + Duration::from_secs(300)))
+            .collect();
+        for (i, out) in outs.iter().enumerate() {
+            out.assert_ok(&format!("party {i} of {n}, --vectors 2 --y-engine lut"));
+            assert!(
+                out.stderr.contains(&format!("party {i} of {n} (mixed biomatch)")),
+                "{}",
+                out.stderr
+            );
+        }
+        let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+        assert_eq!(got, plain, "n = {n}, seed {seed}");
+        assert!(outs[1..].iter().all(|o| o.stdout.is_empty()));
+        println!(
+            "n = {n}: {:.1} s; {}",
+            started.elapsed().as_secs_f64(),
+            outs[0].stderr.trim()
+        );
+    }
+}
+
+/// `--vectors`: out of 1 to 256 or with Kmeans refused up front; a file of another size's
+/// share refused naming it; parties naming different sizes refuse each other when they meet.
+#[test]
+fn bad_database_sizes_are_refused() {
+    for bad in ["0", "257", "two"] {
+        run1(&["mixed", "--backend", "cost", "--generate", "3", "--vectors", bad])
+            .assert_error(&format!("--vectors {bad}"), &["--vectors", bad]);
+    }
+    run1(&[
+        "mixed",
+        "--backend",
+        "cost",
+        "--example",
+        "kmeans",
+        "--generate",
+        "3",
+        "--vectors",
+        "2",
+    ])
+    .assert_error("kmeans --vectors", &["--example biomatch only"]);
+    let dir = Dir::new("sizes");
+    run1(&[
+        "mixed",
+        "--generate",
+        "4",
+        "--vectors",
+        "2",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ])
+    .assert_error("4 parties, 2 vectors", &["at most 2 parties besides party 0"]);
+    run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--generate",
+        "4",
+        "--vectors",
+        "2",
+    ])
+    .assert_error(
+        "4 parties, 2 vectors",
+        &["2 vectors runs among 2 to 3 parties, not 4"],
+    );
+    generate_inputs_with(&dir, 3, &["--vectors", "2"]);
+    let addrs = addrs(3);
+    let party_1 = dir.file("party-1.json");
+    // Party 1 holds vector 0 of 2; of 4 it would hold 0 and 2.
+    run1(&[
+        "mixed",
+        "--id",
+        "1",
+        "--parties",
+        &addrs,
+        "--vectors",
+        "4",
+        "--input-file",
+        &party_1,
+    ])
+    .assert_error(
+        "--vectors 4",
+        &["party-1.json", "holds 2 of the 4 database vectors, not 1"],
+    );
+    let files = (0..3)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",");
+    run1(&["mixed", "--backend", "plaintext", "--input-file", &files]).assert_error(
+        "the default 256",
+        &["party-1.json", "holds 128 of the 256 database vectors"],
+    );
+    // Party 2 holds vector 1 of 2 or of 3 alike: its file passes, the handshake does not.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let sizes = |i: usize| {
+        vec![
+            "--vectors".to_string(),
+            if i == 2 { "3" } else { "2" }.to_string(),
+        ]
+    };
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "30", &sizes)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_error(&format!("party {i}"), &["disagrees", "vectors = "]);
+    }
+    let help = run1(&["mixed", "--help"]);
+    assert!(help.stdout.contains("--vectors <N>"), "{}", help.stdout);
+}
+
 /// `--y-engine lut` at one party and bmr at the others: refused when the parties meet, before
 /// any keygen; `--y-engine lut` without the Y form refused up front.
 #[test]
@@ -394,18 +539,25 @@ fn generate_inputs(dir: &Dir, n: usize) -> (String, Value) {
 /// `mixgc mixed --example EXAMPLE --generate n` into `dir`: the seed used and the plaintext
 /// answer.
 fn generate_example_inputs(example: &str, dir: &Dir, n: usize) -> (String, Value) {
+    generate_inputs_with(dir, n, &["--example", example])
+}
+
+/// `mixgc mixed --generate n` into `dir` with `extra` arguments: the seed used and the
+/// plaintext answer.
+fn generate_inputs_with(dir: &Dir, n: usize, extra: &[&str]) -> (String, Value) {
     let seed = test_rng_seed();
-    let generated = run1(&[
+    let n = n.to_string();
+    let mut args = vec![
         "mixed",
-        "--example",
-        example,
         "--generate",
-        &n.to_string(),
+        &n,
         "--out",
         dir.0.to_str().unwrap(),
         "--seed",
         &seed,
-    ]);
+    ];
+    args.extend(extra);
+    let generated = run1(&args);
     generated.assert_ok("mixed --generate");
     (seed, serde_json::from_str(generated.stdout.trim()).unwrap())
 }
@@ -477,7 +629,7 @@ fn bad_input_files_are_named() {
             "count.json",
             2,
             r#"{"vectors": [[1, 2, 3, 4]]}"#,
-            &["count.json", "holds 128 database vectors"],
+            &["count.json", "holds 128 of the 256 database vectors"],
         ),
         (
             "garbage.json",
