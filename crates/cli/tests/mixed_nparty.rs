@@ -203,22 +203,34 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
     let (seed, expected) = generate_inputs(&dir, 3);
     assert!(expected["distance"].as_u64().is_some() && expected["index"].as_u64().unwrap() < 256);
     let deadline = Instant::now() + Duration::from_secs(120);
-    let outs: Vec<Output> = spawn_biomatch(3, &dir, "60")
+    let (got, _) = run_biomatch(3, &dir, "60", &|_| Vec::new(), deadline);
+    assert_eq!(got, expected, "seed {seed}");
+}
+
+/// Runs every party of [`spawn_biomatch_with`] until `deadline`; asserts each succeeded
+/// and printed its summary, and only party 0 its output: that output and party 0's summary.
+fn run_biomatch(
+    n: usize,
+    dir: &Dir,
+    timeout: &str,
+    extra: &dyn Fn(usize) -> Vec<String>,
+    deadline: Instant,
+) -> (Value, String) {
+    let outs: Vec<Output> = spawn_biomatch_with(n, dir, timeout, extra)
         .into_iter()
         .map(|p| p.finish(deadline))
         .collect();
     for (i, out) in outs.iter().enumerate() {
-        out.assert_ok(&format!("party {i}"));
+        out.assert_ok(&format!("party {i} of {n}"));
         assert!(
-            out.stderr.contains(&format!("party {i} of 3 (mixed biomatch)")),
+            out.stderr.contains(&format!("party {i} of {n} (mixed biomatch)")),
             "{}",
             out.stderr
         );
     }
-    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
-    assert_eq!(got, expected, "seed {seed}");
-    assert_eq!(outs[1].stdout, "");
-    assert_eq!(outs[2].stdout, "");
+    assert!(outs[1..].iter().all(|o| o.stdout.is_empty()), "{outs:#?}");
+    let got = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    (got, outs[0].stderr.trim().to_string())
 }
 
 #[test]
@@ -240,10 +252,7 @@ fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintex
     assert_eq!(outs[2].stdout, "");
     // The cost of the Y form: the tournament's ANDs garbled, 256 × 32 bits B→Y, the
     // winner's 40 bits Y→B, no Beaver AND.
-    let files = (0..3)
-        .map(|i| dir.file(&format!("party-{i}.json")))
-        .collect::<Vec<_>>()
-        .join(",");
+    let files = party_files(&dir, 3);
     let cost = run1(&[
         "mixed",
         "--backend",
@@ -305,10 +314,7 @@ fn biomatch_of_two_vectors_on_distributed_garbling_across_processes_equals_plain
     for n in [2, 3] {
         let dir = Dir::new(&format!("biomatch-lut-{n}"));
         let (seed, expected) = generate_inputs_with(&dir, n, &["--vectors", "2"]);
-        let files = (0..n)
-            .map(|i| dir.file(&format!("party-{i}.json")))
-            .collect::<Vec<_>>()
-            .join(",");
+        let files = party_files(&dir, n);
         let plain = run1(&[
             "mixed",
             "--backend",
@@ -324,26 +330,9 @@ fn biomatch_of_two_vectors_on_distributed_garbling_across_processes_equals_plain
         let plain: Value = serde_json::from_str(plain.stdout.trim()).unwrap();
         assert_eq!(plain, expected, "seed {seed}");
         let started = Instant::now();
-        let outs: Vec<Output> = spawn_biomatch_with(n, &dir, "120", &lut)
-            .into_iter()
-            .map(|p| p.finish(started + Duration::from_secs(300)))
-            .collect();
-        for (i, out) in outs.iter().enumerate() {
-            out.assert_ok(&format!("party {i} of {n}, --vectors 2 --y-engine lut"));
-            assert!(
-                out.stderr.contains(&format!("party {i} of {n} (mixed biomatch)")),
-                "{}",
-                out.stderr
-            );
-        }
-        let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+        let (got, summary) = run_biomatch(n, &dir, "120", &lut, started + Duration::from_secs(300));
         assert_eq!(got, plain, "n = {n}, seed {seed}");
-        assert!(outs[1..].iter().all(|o| o.stdout.is_empty()));
-        println!(
-            "n = {n}: {:.1} s; {}",
-            started.elapsed().as_secs_f64(),
-            outs[0].stderr.trim()
-        );
+        println!("n = {n}: {:.1} s; {}", started.elapsed().as_secs_f64(), summary);
     }
 }
 
@@ -355,7 +344,7 @@ fn bad_database_sizes_are_refused() {
         run1(&["mixed", "--backend", "cost", "--generate", "3", "--vectors", bad])
             .assert_error(&format!("--vectors {bad}"), &["--vectors", bad]);
     }
-    run1(&[
+    let kmeans = [
         "mixed",
         "--backend",
         "cost",
@@ -363,21 +352,13 @@ fn bad_database_sizes_are_refused() {
         "kmeans",
         "--generate",
         "3",
-        "--vectors",
-        "2",
-    ])
-    .assert_error("kmeans --vectors", &["--example biomatch only"]);
+    ];
+    run1(&[&kmeans[..], &["--vectors", "2"]].concat())
+        .assert_error("kmeans --vectors", &["--example biomatch only"]);
     let dir = Dir::new("sizes");
-    run1(&[
-        "mixed",
-        "--generate",
-        "4",
-        "--vectors",
-        "2",
-        "--out",
-        dir.0.to_str().unwrap(),
-    ])
-    .assert_error("4 parties, 2 vectors", &["at most 2 parties besides party 0"]);
+    let out = dir.0.to_str().unwrap();
+    run1(&["mixed", "--generate", "4", "--vectors", "2", "--out", out])
+        .assert_error("4 parties, 2 vectors", &["at most 2 parties besides party 0"]);
     run1(&[
         "mixed",
         "--backend",
@@ -410,10 +391,7 @@ fn bad_database_sizes_are_refused() {
         "--vectors 4",
         &["party-1.json", "holds 2 of the 4 database vectors"],
     );
-    let files = (0..3)
-        .map(|i| dir.file(&format!("party-{i}.json")))
-        .collect::<Vec<_>>()
-        .join(",");
+    let files = party_files(&dir, 3);
     run1(&["mixed", "--backend", "plaintext", "--input-file", &files]).assert_error(
         "the default 256",
         &["party-1.json", "holds 128 of the 256 database vectors"],
@@ -529,6 +507,14 @@ fn biomatch_over_tls_with_per_peer_pins() {
         .collect();
     assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
     outs[1].assert_error("party 1, wrong pin", &["refused the peer's certificate"]);
+}
+
+/// Every party's input file in `dir`, in id order, comma-separated (`--input-file`).
+fn party_files(dir: &Dir, n: usize) -> String {
+    (0..n)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `mixgc mixed --generate n` into `dir`: the seed used and the plaintext answer.
@@ -828,10 +814,7 @@ fn bad_kmeans_input_files_are_named() {
 fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
     let dir = Dir::new("backends");
     let (seed, expected) = generate_inputs(&dir, 3);
-    let files = (0..3)
-        .map(|i| dir.file(&format!("party-{i}.json")))
-        .collect::<Vec<_>>()
-        .join(",");
+    let files = party_files(&dir, 3);
     let from_files = run1(&["mixed", "--backend", "plaintext", "--input-file", &files]);
     from_files.assert_ok("--backend plaintext --input-file");
     let got: Value = serde_json::from_str(from_files.stdout.trim()).unwrap();
@@ -905,10 +888,7 @@ fn kmeans_on_the_plaintext_and_cost_backends_from_the_command_line() {
     let dir = Dir::new("kmeans-backends");
     for n in [2, 3, 5] {
         let (seed, expected) = generate_example_inputs("kmeans", &dir, n);
-        let files = (0..n)
-            .map(|i| dir.file(&format!("party-{i}.json")))
-            .collect::<Vec<_>>()
-            .join(",");
+        let files = party_files(&dir, n);
         let kmeans = |extra: &[&str]| {
             let mut args = vec!["mixed", "--example", "kmeans"];
             args.extend_from_slice(extra);
