@@ -15,7 +15,7 @@ use mixgc_mixed::{keygen, parameters, MixedRng};
 use mixgc_nparty::{join_mesh, Mesh, MeshOptions, RunFacts, TlsFlags, MAX_PARTIES};
 use mixgc_program::mixed::biomatch::{
     biomatch_in, plaintext, vectors_of, BiomatchInput, BiomatchInputs, BiomatchOutput, MinForm, Vector,
-    VALUE_LIMIT, VECTORS,
+    MAX_VECTORS, VALUE_LIMIT, VECTORS,
 };
 use mixgc_program::mixed::kmeans::{kmeans, KmeansInput, KmeansInputs, KmeansSize};
 use mixgc_program::mixed::{MixedCost, MixedCounter, MixedPlain};
@@ -131,10 +131,17 @@ pub struct MixedArgs {
     /// With --min-form yao: the Y form's protocol, bmr (BMR garbled labels; B→Y costs
     /// pairwise Δ-products, quadratic in n in total) or lut (the seed's distributed
     /// garbling from lookup tables, §6.2: B→Y and Y→B linear in n in total, but megabytes
-    /// and ~0.1 s per garbled gate, so Biomatch's 18,360 ANDs take hours). Every party
-    /// must name the same (a mismatch is refused when the parties meet).
+    /// and ~0.1 s per garbled gate, so Biomatch's 18,360 ANDs at 256 vectors take hours;
+    /// --vectors 2, 72 ANDs, runs end to end). Every party must name the same (a mismatch
+    /// is refused when the parties meet).
     #[arg(long, value_name = "ENGINE", value_parser = ["bmr", "lut"], default_value = "bmr")]
     y_engine: String,
+    /// Biomatch only: N, the vectors of the database, 1 to 256 (default 256, the seed's
+    /// Table 6 size). A smaller database runs the same program on fewer lanes (N − 1
+    /// comparisons); the input files and --generate follow it, and every party must name
+    /// the same (a mismatch is refused when the parties meet).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_VECTORS as i64))]
+    vectors: Option<u16>,
     /// This party's input (JSON; the format is below). With --backend plaintext or cost:
     /// every party's file, in id order (F0.json,F1.json,...).
     #[arg(
@@ -167,14 +174,14 @@ pub struct MixedArgs {
 const AFTER_HELP: &str = "Both examples (seed Table 6): party 0 holds the query or the centroids, the \
 data is split round-robin over parties 1..n-1 (item j at party 1 + j mod (n-1)), and only party 0 \
 learns the result. Every value is an integer from 0 to 16383.\n\n\
-biomatch: party 0 holds a query of 4 values, a database of 256 vectors of 4 values is split over \
-the others; party 0 learns the minimum squared Euclidean distance and the lowest index at that \
+biomatch: party 0 holds a query of 4 values, a database of N vectors of 4 values (--vectors N, 1 to \
+256, default 256) is split over the others (so n ≤ N + 1); party 0 learns the minimum squared Euclidean distance and the lowest index at that \
 distance. The distances are computed under threshold HE and converted to additive shares (A form), \
 then to XOR shares (B form, A2B) for the minimum; with --min-form yao the minimum runs on BMR \
 garbled labels (Y form: B→Y, garbled ANDs, Y→B of the winner), with the same answer.\n  \
 party 0:  {\"query\": [q0, q1, q2, q3]}\n  \
 party i:  {\"vectors\": [[x0, x1, x2, x3], ...]}  its vectors j = i-1, i-1+(n-1), i-1+2(n-1), ... \
-in that order (256/(n-1) of them, rounded up for the first parties)\n  \
+in that order (N/(n-1) of them, rounded up for the first parties)\n  \
 output:   {\"distance\": D, \"index\": J}\n\n\
 kmeans: one iteration of k-means: party 0 holds 4 centroids of 2 values, 256 points of 2 values \
 are split over the others; party 0 learns the new centroids (per cluster, the floor of the mean \
@@ -215,13 +222,14 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 20;
 
 /// One party's input, by example.
 enum Input {
-    Biomatch(BiomatchInput),
+    Biomatch(BiomatchInputs),
     Kmeans(KmeansInput),
 }
 
 pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
     y_engine(&args, min_form(&args)?)?;
+    let vectors = vectors(&args)?;
     if args.backend != "nparty" {
         return single_machine(&args);
     }
@@ -232,7 +240,7 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
             .ok_or("--generate needs --out DIR (or --backend plaintext|cost to run on the inputs)")?;
         return match is_kmeans {
             true => crate::mixed_kmeans::generate(n, dir, args.seed),
-            false => generate(n, dir, args.seed),
+            false => generate(n, dir, args.seed, vectors),
         };
     }
     let (id, n) = args.mesh.party()?;
@@ -249,7 +257,12 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     };
     let input = match is_kmeans {
         true => Input::Kmeans(crate::mixed_kmeans::read_input(path, id, n)?),
-        false => Input::Biomatch(read_input(path, id, n)?),
+        false => Input::Biomatch(BiomatchInputs::party(
+            n,
+            vectors,
+            id,
+            read_input(path, id, n, vectors)?,
+        )?),
     };
     let started = Instant::now();
     let example = &args.example;
@@ -262,12 +275,17 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
         (MinForm::Yao, YaoEngine::Bmr) => format!("mixgc mixed {example} v1 yao"),
         (MinForm::Yao, YaoEngine::Lut) => format!("mixgc mixed {example} v1 yao lut"),
     };
+    // So is Biomatch's database size: "vectors = 2 here vs 3 there".
+    let extra = match is_kmeans {
+        true => vec![],
+        false => vec![("vectors".to_string(), vectors.to_string())],
+    };
     let facts = RunFacts {
         protocol: format!("mixed {example}"),
         digest: facts_digest(label.as_bytes()),
         input_owners: (0..n).collect(),
         output_audience: vec![vec![0]],
-        extra: vec![],
+        extra,
     };
     let (mut mesh, session) = args.mesh.join(&facts)?;
     let mut rng = os_rng();
@@ -275,17 +293,14 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let mut engine = or_abort(&mut mesh, id, |m| BooleanEngine::setup(m, &session, &mut rng))?;
     let setup = started.elapsed();
     let output = match input {
-        Input::Biomatch(input) => {
-            let inputs = BiomatchInputs::party(n, id, input)?;
-            or_abort(&mut mesh, id, |m| {
-                biomatch_in(
-                    &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng).with_yao_engine(y_engine),
-                    &inputs,
-                    form,
-                )
-            })?
-            .map(|o| biomatch_json(&o))
-        }
+        Input::Biomatch(inputs) => or_abort(&mut mesh, id, |m| {
+            biomatch_in(
+                &mut NpartyBackend::new(&keys, &mut engine, m, &mut rng).with_yao_engine(y_engine),
+                &inputs,
+                form,
+            )
+        })?
+        .map(|o| biomatch_json(&o)),
         Input::Kmeans(input) => {
             let inputs = KmeansInputs::party(n, KmeansSize::DEFAULT, id, input)?;
             or_abort(&mut mesh, id, |m| {
@@ -317,6 +332,15 @@ fn min_form(args: &MixedArgs) -> Result<MinForm, CliError> {
     }
 }
 
+/// `--vectors` (default [`VECTORS`]), refused with Kmeans (its size is fixed here).
+fn vectors(args: &MixedArgs) -> Result<usize, CliError> {
+    match (args.vectors, args.example.as_str()) {
+        (None, _) => Ok(VECTORS),
+        (Some(n), "biomatch") => Ok(usize::from(n)),
+        _ => Err("--vectors runs with --example biomatch only (Kmeans keeps its 256 points)".into()),
+    }
+}
+
 /// `--y-engine`, refused unless the minimum runs in Y form.
 fn y_engine(args: &MixedArgs, form: MinForm) -> Result<YaoEngine, CliError> {
     let engine: YaoEngine = args.y_engine.parse()?;
@@ -341,6 +365,7 @@ enum AllInputs {
 /// the generator's inputs; prints the clear output or the cost.
 fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
     let is_kmeans = args.example == "kmeans";
+    let vectors = vectors(args)?;
     let inputs = match (args.generate, args.input_file.as_slice()) {
         (Some(n), []) => {
             if !(2..=MAX_PARTIES).contains(&n) {
@@ -355,7 +380,7 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
             match is_kmeans {
                 true => AllInputs::Kmeans(crate::mixed_kmeans::generated_inputs(n, args.seed)?),
                 false => {
-                    let (query, database) = random_inputs(args.seed);
+                    let (query, database) = random_inputs(args.seed, vectors);
                     AllInputs::Biomatch(BiomatchInputs::clear(n, query, &database)?)
                 }
             }
@@ -378,9 +403,9 @@ fn single_machine(args: &MixedArgs) -> Result<(), CliError> {
             match is_kmeans {
                 true => AllInputs::Kmeans(crate::mixed_kmeans::file_inputs(files)?),
                 false => {
-                    let mut inputs = BiomatchInputs::none(n)?;
+                    let mut inputs = BiomatchInputs::none(n, vectors)?;
                     for (id, path) in files.iter().enumerate() {
-                        inputs.set(id, read_input(path, id, n)?)?;
+                        inputs.set(id, read_input(path, id, n, vectors)?)?;
                     }
                     AllInputs::Biomatch(inputs)
                 }
@@ -448,8 +473,9 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Res
     serde_json::from_str(&text).map_err(|e| bad(format!("not a {what} input ({e})")))
 }
 
-/// Reads and checks party `id`'s input file; every problem names the file.
-fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliError> {
+/// Reads and checks party `id`'s input file (of `n` parties, a database of `vectors`);
+/// every problem names the file.
+fn read_input(path: &Path, id: usize, n: usize, vectors: usize) -> Result<BiomatchInput, CliError> {
     let bad = |why: String| -> CliError { format!("--input-file {}: {why}", path.display()).into() };
     let file: BiomatchFile = read_json(path, "Biomatch")?;
     let input = match (id, file.query, file.vectors) {
@@ -462,7 +488,7 @@ fn read_input(path: &Path, id: usize, n: usize) -> Result<BiomatchInput, CliErro
             )))
         }
     };
-    mixgc_program::mixed::biomatch::check_input(&input, id, n).map_err(|e| bad(e.to_string()))?;
+    mixgc_program::mixed::biomatch::check_input(&input, id, n, vectors).map_err(|e| bad(e.to_string()))?;
     Ok(input)
 }
 
@@ -493,19 +519,26 @@ pub fn write_party_files<T: Serialize>(
     Ok(())
 }
 
-/// The generator's random query and database (from `--seed`, else fresh).
-fn random_inputs(seed: Option<u64>) -> (Vector, Vec<Vector>) {
+/// The generator's random query and database of `vectors` (from `--seed`, else fresh).
+fn random_inputs(seed: Option<u64>, vectors: usize) -> (Vector, Vec<Vector>) {
     use rand::Rng;
     let mut rng = generator_rng(seed);
     let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..VALUE_LIMIT)) };
     let query = draw();
-    let database: Vec<Vector> = (0..VECTORS).map(|_| draw()).collect();
+    let database: Vec<Vector> = (0..vectors).map(|_| draw()).collect();
     (query, database)
 }
 
-/// `--generate N --out DIR`: random input files for N parties and the plaintext result.
-fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
-    let (query, database) = random_inputs(seed);
+/// `--generate N --out DIR`: random input files for N parties (a database of `vectors`)
+/// and the plaintext result.
+fn generate(n: usize, dir: &Path, seed: Option<u64>, vectors: usize) -> Result<(), CliError> {
+    if n > vectors + 1 {
+        return Err(format!(
+            "--generate {n}: a database of {vectors} vectors is split over at most {vectors} parties besides party 0"
+        )
+        .into());
+    }
+    let (query, database) = random_inputs(seed, vectors);
     write_party_files(n, dir, |i| match i {
         0 => BiomatchFile {
             query: Some(query),
@@ -513,7 +546,7 @@ fn generate(n: usize, dir: &Path, seed: Option<u64>) -> Result<(), CliError> {
         },
         _ => BiomatchFile {
             query: None,
-            vectors: Some(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
+            vectors: Some(vectors_of(i, n, vectors).iter().map(|&j| database[j]).collect()),
         },
     })?;
     let o = plaintext(&query, &database).ok_or("no database vectors")?;

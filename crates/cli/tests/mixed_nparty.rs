@@ -203,22 +203,34 @@ fn biomatch_among_three_processes_equals_the_plaintext_model() {
     let (seed, expected) = generate_inputs(&dir, 3);
     assert!(expected["distance"].as_u64().is_some() && expected["index"].as_u64().unwrap() < 256);
     let deadline = Instant::now() + Duration::from_secs(120);
-    let outs: Vec<Output> = spawn_biomatch(3, &dir, "60")
+    let (got, _) = run_biomatch(3, &dir, "60", &|_| Vec::new(), deadline);
+    assert_eq!(got, expected, "seed {seed}");
+}
+
+/// Runs every party of [`spawn_biomatch_with`] until `deadline`; asserts each succeeded
+/// and printed its summary, and only party 0 its output: that output and party 0's summary.
+fn run_biomatch(
+    n: usize,
+    dir: &Dir,
+    timeout: &str,
+    extra: &dyn Fn(usize) -> Vec<String>,
+    deadline: Instant,
+) -> (Value, String) {
+    let outs: Vec<Output> = spawn_biomatch_with(n, dir, timeout, extra)
         .into_iter()
         .map(|p| p.finish(deadline))
         .collect();
     for (i, out) in outs.iter().enumerate() {
-        out.assert_ok(&format!("party {i}"));
+        out.assert_ok(&format!("party {i} of {n}"));
         assert!(
-            out.stderr.contains(&format!("party {i} of 3 (mixed biomatch)")),
+            out.stderr.contains(&format!("party {i} of {n} (mixed biomatch)")),
             "{}",
             out.stderr
         );
     }
-    let got: Value = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
-    assert_eq!(got, expected, "seed {seed}");
-    assert_eq!(outs[1].stdout, "");
-    assert_eq!(outs[2].stdout, "");
+    assert!(outs[1..].iter().all(|o| o.stdout.is_empty()), "{outs:#?}");
+    let got = serde_json::from_str(outs[0].stdout.trim()).expect("party 0 prints JSON");
+    (got, outs[0].stderr.trim().to_string())
 }
 
 #[test]
@@ -240,10 +252,7 @@ fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintex
     assert_eq!(outs[2].stdout, "");
     // The cost of the Y form: the tournament's ANDs garbled, 256 × 32 bits B→Y, the
     // winner's 40 bits Y→B, no Beaver AND.
-    let files = (0..3)
-        .map(|i| dir.file(&format!("party-{i}.json")))
-        .collect::<Vec<_>>()
-        .join(",");
+    let files = party_files(&dir, 3);
     let cost = run1(&[
         "mixed",
         "--backend",
@@ -290,6 +299,120 @@ fn biomatch_with_the_minimum_in_y_form_among_three_processes_equals_the_plaintex
         "3",
     ])
     .assert_error("kmeans in Y form", &["--example biomatch only"]);
+}
+
+/// Biomatch of `--vectors 2` with its minimum on the seed's distributed garbling
+/// (`--min-form yao --y-engine lut`, §6.2) among 2 and 3 processes: party 0's output equals
+/// `--backend plaintext` on the same files (and the generator's answer).
+#[test]
+fn biomatch_of_two_vectors_on_distributed_garbling_across_processes_equals_plaintext() {
+    let lut = |_: usize| {
+        ["--vectors", "2", "--min-form", "yao", "--y-engine", "lut"]
+            .map(String::from)
+            .to_vec()
+    };
+    for n in [2, 3] {
+        let dir = Dir::new(&format!("biomatch-lut-{n}"));
+        let (seed, expected) = generate_inputs_with(&dir, n, &["--vectors", "2"]);
+        let files = party_files(&dir, n);
+        let plain = run1(&[
+            "mixed",
+            "--backend",
+            "plaintext",
+            "--vectors",
+            "2",
+            "--min-form",
+            "yao",
+            "--input-file",
+            &files,
+        ]);
+        plain.assert_ok("--backend plaintext --vectors 2");
+        let plain: Value = serde_json::from_str(plain.stdout.trim()).unwrap();
+        assert_eq!(plain, expected, "seed {seed}");
+        let started = Instant::now();
+        let (got, summary) = run_biomatch(n, &dir, "120", &lut, started + Duration::from_secs(300));
+        assert_eq!(got, plain, "n = {n}, seed {seed}");
+        println!("n = {n}: {:.1} s; {}", started.elapsed().as_secs_f64(), summary);
+    }
+}
+
+/// `--vectors`: out of 1 to 256 or with Kmeans refused up front; a file of another size's
+/// share refused naming it; parties naming different sizes refuse each other when they meet.
+#[test]
+fn bad_database_sizes_are_refused() {
+    for bad in ["0", "257", "two"] {
+        run1(&["mixed", "--backend", "cost", "--generate", "3", "--vectors", bad])
+            .assert_error(&format!("--vectors {bad}"), &["--vectors", bad]);
+    }
+    let kmeans = [
+        "mixed",
+        "--backend",
+        "cost",
+        "--example",
+        "kmeans",
+        "--generate",
+        "3",
+    ];
+    run1(&[&kmeans[..], &["--vectors", "2"]].concat())
+        .assert_error("kmeans --vectors", &["--example biomatch only"]);
+    let dir = Dir::new("sizes");
+    let out = dir.0.to_str().unwrap();
+    run1(&["mixed", "--generate", "4", "--vectors", "2", "--out", out])
+        .assert_error("4 parties, 2 vectors", &["at most 2 parties besides party 0"]);
+    run1(&[
+        "mixed",
+        "--backend",
+        "plaintext",
+        "--generate",
+        "4",
+        "--vectors",
+        "2",
+    ])
+    .assert_error(
+        "4 parties, 2 vectors",
+        &["2 vectors runs among 2 to 3 parties, not 4"],
+    );
+    generate_inputs_with(&dir, 3, &["--vectors", "2"]);
+    let addrs = addrs(3);
+    let party_1 = dir.file("party-1.json");
+    // Party 1 holds vector 0 of 2; of 4 it would hold 0 and 2.
+    run1(&[
+        "mixed",
+        "--id",
+        "1",
+        "--parties",
+        &addrs,
+        "--vectors",
+        "4",
+        "--input-file",
+        &party_1,
+    ])
+    .assert_error(
+        "--vectors 4",
+        &["party-1.json", "holds 2 of the 4 database vectors"],
+    );
+    let files = party_files(&dir, 3);
+    run1(&["mixed", "--backend", "plaintext", "--input-file", &files]).assert_error(
+        "the default 256",
+        &["party-1.json", "holds 128 of the 256 database vectors"],
+    );
+    // Party 2 holds vector 1 of 2 or of 3 alike: its file passes, the handshake does not.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let sizes = |i: usize| {
+        vec![
+            "--vectors".to_string(),
+            if i == 2 { "3" } else { "2" }.to_string(),
+        ]
+    };
+    let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "30", &sizes)
+        .into_iter()
+        .map(|p| p.finish(deadline))
+        .collect();
+    for (i, out) in outs.iter().enumerate() {
+        out.assert_error(&format!("party {i}"), &["disagrees", "vectors = "]);
+    }
+    let help = run1(&["mixed", "--help"]);
+    assert!(help.stdout.contains("--vectors <N>"), "{}", help.stdout);
 }
 
 /// `--y-engine lut` at one party and bmr at the others: refused when the parties meet, before
@@ -386,6 +509,14 @@ fn biomatch_over_tls_with_per_peer_pins() {
     outs[1].assert_error("party 1, wrong pin", &["refused the peer's certificate"]);
 }
 
+/// Every party's input file in `dir`, in id order, comma-separated (`--input-file`).
+fn party_files(dir: &Dir, n: usize) -> String {
+    (0..n)
+        .map(|i| dir.file(&format!("party-{i}.json")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// `mixgc mixed --generate n` into `dir`: the seed used and the plaintext answer.
 fn generate_inputs(dir: &Dir, n: usize) -> (String, Value) {
     generate_example_inputs("biomatch", dir, n)
@@ -394,18 +525,25 @@ fn generate_inputs(dir: &Dir, n: usize) -> (String, Value) {
 /// `mixgc mixed --example EXAMPLE --generate n` into `dir`: the seed used and the plaintext
 /// answer.
 fn generate_example_inputs(example: &str, dir: &Dir, n: usize) -> (String, Value) {
+    generate_inputs_with(dir, n, &["--example", example])
+}
+
+/// `mixgc mixed --generate n` into `dir` with `extra` arguments: the seed used and the
+/// plaintext answer.
+fn generate_inputs_with(dir: &Dir, n: usize, extra: &[&str]) -> (String, Value) {
     let seed = test_rng_seed();
-    let generated = run1(&[
+    let n = n.to_string();
+    let mut args = vec![
         "mixed",
-        "--example",
-        example,
         "--generate",
-        &n.to_string(),
+        &n,
         "--out",
         dir.0.to_str().unwrap(),
         "--seed",
         &seed,
-    ]);
+    ];
+    args.extend(extra);
+    let generated = run1(&args);
     generated.assert_ok("mixed --generate");
     (seed, serde_json::from_str(generated.stdout.trim()).unwrap())
 }
@@ -477,7 +615,7 @@ fn bad_input_files_are_named() {
             "count.json",
             2,
             r#"{"vectors": [[1, 2, 3, 4]]}"#,
-            &["count.json", "holds 128 database vectors"],
+            &["count.json", "holds 128 of the 256 database vectors"],
         ),
         (
             "garbage.json",
@@ -676,10 +814,7 @@ fn bad_kmeans_input_files_are_named() {
 fn biomatch_on_the_plaintext_and_cost_backends_from_the_command_line() {
     let dir = Dir::new("backends");
     let (seed, expected) = generate_inputs(&dir, 3);
-    let files = (0..3)
-        .map(|i| dir.file(&format!("party-{i}.json")))
-        .collect::<Vec<_>>()
-        .join(",");
+    let files = party_files(&dir, 3);
     let from_files = run1(&["mixed", "--backend", "plaintext", "--input-file", &files]);
     from_files.assert_ok("--backend plaintext --input-file");
     let got: Value = serde_json::from_str(from_files.stdout.trim()).unwrap();
@@ -753,10 +888,7 @@ fn kmeans_on_the_plaintext_and_cost_backends_from_the_command_line() {
     let dir = Dir::new("kmeans-backends");
     for n in [2, 3, 5] {
         let (seed, expected) = generate_example_inputs("kmeans", &dir, n);
-        let files = (0..n)
-            .map(|i| dir.file(&format!("party-{i}.json")))
-            .collect::<Vec<_>>()
-            .join(",");
+        let files = party_files(&dir, n);
         let kmeans = |extra: &[&str]| {
             let mut args = vec!["mixed", "--example", "kmeans"];
             args.extend_from_slice(extra);

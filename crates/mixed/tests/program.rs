@@ -34,9 +34,14 @@ fn biomatch_in_form_matches(n: usize, seed: u64, query: Vector, database: &[Vect
         let me = mesh.me();
         let input = match me {
             0 => BiomatchInput::Query(query),
-            i => BiomatchInput::Database(vectors_of(i, n).iter().map(|&j| database[j]).collect()),
+            i => BiomatchInput::Database(
+                vectors_of(i, n, database.len())
+                    .iter()
+                    .map(|&j| database[j])
+                    .collect(),
+            ),
         };
-        let mine = BiomatchInputs::party(n, me, input).unwrap();
+        let mine = BiomatchInputs::party(n, database.len(), me, input).unwrap();
         let mut backend = NpartyBackend::new(&keys, &mut engine, mesh, rng);
         let out = biomatch_in(&mut backend, &mine, form).unwrap();
         (out, backend.yao_state().map(|y| y.slots()))
@@ -46,7 +51,7 @@ fn biomatch_in_form_matches(n: usize, seed: u64, query: Vector, database: &[Vect
         got[1..].iter().all(|g| g.0.is_none()),
         "only party 0 learns the result"
     );
-    if form == MinForm::Yao {
+    if form == MinForm::Yao && database.len() == VECTORS {
         // The tournament frees each round's dead wires: the slots ever taken stay near the
         // first round's (8,192 distance bits, 2,048 index bits, the comparison's and the
         // selection's ≈ 5 · 128 + 3 · 40 · 128 wires), not the ≈ 80k the whole tournament
@@ -101,6 +106,21 @@ fn biomatch_between_two_with_its_minimum_in_y_form_equals_the_plaintext_backend(
     let mut database = vec![[0; 4]; VECTORS];
     database[VECTORS - 1] = query;
     biomatch_in_form_matches(2, 47, query, &database, MinForm::Yao);
+}
+
+#[test]
+fn biomatch_of_five_vectors_among_three_equals_the_plaintext_backend_in_both_forms() {
+    // Odd sizes give byes (5 → 3 → 2 → 1): the minimum at the last index, with a tie at
+    // index 2, wins from a bye in the first two rounds.
+    let (query, all) = random_vectors(79);
+    let mut database = all[..5].to_vec();
+    database[4] = [query[0] ^ 1, query[1], query[2], query[3]];
+    database[2] = database[4];
+    assert_eq!(plaintext(&query, &database).unwrap().index, 2);
+    biomatch_in_form_matches(3, 48, query, &database, MinForm::Bool);
+    database[2] = all[2];
+    assert_eq!(plaintext(&query, &database).unwrap().index, 4);
+    biomatch_in_form_matches(3, 49, query, &database, MinForm::Yao);
 }
 
 /// What the primitives program opens: to all, to party 2, bits to party 1.

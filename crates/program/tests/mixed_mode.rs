@@ -120,7 +120,7 @@ fn biomatch_costs_what_the_docs_state_whatever_n() {
         let mut counter = MixedCounter::new(n).unwrap();
         // The counter needs no values.
         assert_eq!(
-            biomatch(&mut counter, &BiomatchInputs::none(n).unwrap()).unwrap(),
+            biomatch(&mut counter, &BiomatchInputs::none(n, VECTORS).unwrap()).unwrap(),
             None
         );
         assert_eq!(counter.cost(), expected, "n = {n}");
@@ -134,14 +134,56 @@ fn biomatch_costs_what_the_docs_state_whatever_n() {
 }
 
 #[test]
+fn biomatch_of_any_database_size_equals_brute_force_and_costs_n_minus_1_comparisons() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(19);
+    // Every size to 9 (odd sizes give byes in several rounds), a few larger, the largest.
+    for vectors in (1..=9).chain([31, 33, 100, 255, VECTORS]) {
+        for n in [2, 3, vectors + 1] {
+            if n > vectors + 1 {
+                continue;
+            }
+            // Narrow values on odd sizes make ties at the minimum likely.
+            let limit = if vectors % 2 == 1 { 3 } else { VALUE_LIMIT };
+            let mut draw = || -> Vector { std::array::from_fn(|_| rng.gen_range(0..limit)) };
+            let query = draw();
+            let database: Vec<Vector> = (0..vectors).map(|_| draw()).collect();
+            let expected = brute_force(&query, &database);
+            assert_eq!(run_plain(n, query, &database), expected, "N = {vectors}, n = {n}");
+            // The minimum at the last index only: it wins from a bye in every round.
+            let mut far = vec![[VALUE_LIMIT - 1; 4]; vectors];
+            far[vectors - 1] = query;
+            let got = run_plain(n, query, &far);
+            assert_eq!(
+                (got.distance, got.index),
+                (0, vectors - 1),
+                "N = {vectors}, n = {n}"
+            );
+        }
+        let mut counter = MixedCounter::new(2).unwrap();
+        biomatch(&mut counter, &BiomatchInputs::none(2, vectors).unwrap()).unwrap();
+        let cost = counter.cost();
+        let rounds = vectors.next_power_of_two().trailing_zeros() as usize;
+        assert_eq!(
+            (cost.and, cost.stocked_ands, cost.a2b, cost.mult),
+            ((vectors - 1) * 72, tournament_ands(vectors), vectors, 4 * vectors),
+            "N = {vectors}"
+        );
+        assert_eq!(cost.rounds, 1 + 1 + 1 + 34 + rounds * 33 + 1, "N = {vectors}");
+    }
+}
+
+#[test]
 fn biomatch_inputs_are_checked_before_the_run() {
-    let e = BiomatchInputs::none(258).unwrap_err();
+    let e = BiomatchInputs::none(258, VECTORS).unwrap_err();
     assert!(e.to_string().contains("2 to 257 parties"), "{e}");
-    let mut inputs = BiomatchInputs::none(3).unwrap();
+    let mut inputs = BiomatchInputs::none(3, VECTORS).unwrap();
     let e = inputs
         .set(1, BiomatchInput::Database(vec![[0; 4]; 127]))
         .unwrap_err();
-    assert!(e.to_string().contains("holds 128 database vectors"), "{e}");
+    assert!(
+        e.to_string().contains("holds 128 of the 256 database vectors"),
+        "{e}"
+    );
     // A backend of another size, and a plaintext run missing a party's vectors.
     let e = biomatch(&mut MixedPlain::new(4).unwrap(), &inputs).unwrap_err();
     assert!(
@@ -149,7 +191,7 @@ fn biomatch_inputs_are_checked_before_the_run() {
         "{e}"
     );
     inputs.set(0, BiomatchInput::Query([1; 4])).unwrap();
-    let mine = vectors_of(1, 3).len();
+    let mine = vectors_of(1, 3, VECTORS).len();
     inputs
         .set(1, BiomatchInput::Database(vec![[0; 4]; mine]))
         .unwrap();
