@@ -268,18 +268,17 @@ pub fn mixed(args: MixedArgs) -> Result<(), CliError> {
     let example = &args.example;
     let form = min_form(&args)?;
     let y_engine = y_engine(&args, form)?;
-    // The minimum's form and the Y engine are part of the program: parties that differ
-    // refuse each other.
-    let label = match (form, y_engine) {
-        (MinForm::Bool, _) => format!("mixgc mixed {example} v1"),
-        (MinForm::Yao, YaoEngine::Bmr) => format!("mixgc mixed {example} v1 yao"),
-        (MinForm::Yao, YaoEngine::Lut) => format!("mixgc mixed {example} v1 yao lut"),
-    };
-    // So is Biomatch's database size: "vectors = 2 here vs 3 there".
-    let extra = match is_kmeans {
-        true => vec![],
-        false => vec![("vectors".to_string(), vectors.to_string())],
-    };
+    // The minimum's form, the Y engine and Biomatch's database size are facts of the run:
+    // parties that differ refuse each other naming the fact ("y-engine = lut here vs bmr
+    // there").
+    let mut extra = vec![
+        ("min-form".to_string(), args.min_form.clone()),
+        ("y-engine".to_string(), args.y_engine.clone()),
+    ];
+    if !is_kmeans {
+        extra.push(("vectors".to_string(), vectors.to_string()));
+    }
+    let label = format!("mixgc mixed {example} v1");
     let facts = RunFacts {
         protocol: format!("mixed {example}"),
         digest: facts_digest(label.as_bytes()),

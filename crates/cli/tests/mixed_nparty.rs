@@ -433,7 +433,7 @@ fn a_y_engine_mismatch_is_refused() {
         .map(|p| p.finish(deadline))
         .collect();
     for (i, out) in outs.iter().enumerate() {
-        out.assert_error(&format!("party {i}"), &["disagrees: circuit digest"]);
+        out.assert_error(&format!("party {i}"), &["disagrees: y-engine = "]);
     }
     for i in [0, 2] {
         assert!(
