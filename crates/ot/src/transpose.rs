@@ -222,9 +222,9 @@ mod gfni {
 
     /// See [`super::columns_to_rows`]; the caller checked the shapes and the CPU.
     ///
-    /// The columns lie `n / 8` bytes apart (4 KiB for 2^15 rows), so the 128 columns'
-    /// loads at one offset all fall in one L1 set and each on its own page: the run-wise
-    /// loads below missed L1 and its TLB on every one of the four 16-byte runs of a line.
+    /// The columns lie `n / 8` bytes apart (2 KiB in IKNP's 2^14-row chunk), so the 128
+    /// columns' loads at one offset fall in one or two L1 sets, on 64 or 128 pages: the
+    /// run-wise loads below fetched each line again for each of its four 16-byte runs.
     /// So each column's next 64 bytes are first copied into an 8 KiB stage (one line load
     /// per column), the runs are transposed from there, and the stage is wiped at the end.
     #[target_feature(enable = "gfni,avx512f,avx512bw,avx512vbmi")]
