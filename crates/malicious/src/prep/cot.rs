@@ -217,10 +217,12 @@ impl CotSender {
     ) -> Result<(), MaliciousError> {
         ch.set_phase("the KOS15 consistency check");
         let coins = coin::toss(ch, false, rng, KOS_COINS)?;
+        // Σ χ_j·q_j needs only the coins: summed while the receiver sums its side, before
+        // its (x, t) is awaited (no message changes).
+        let (_, q_sum) = check_sums(&coins, q, None);
         let mut reply = [Block::ZERO; 2];
         ch.recv(Block::slice_as_bytes_mut(&mut reply))?;
         let [x, t] = reply;
-        let (_, q_sum) = check_sums(&coins, q, None);
         if t != q_sum ^ gf128::mul(x, self.delta) {
             return Err(MaliciousError::CheckFailed { check: KOS_CHECK });
         }
