@@ -282,6 +282,34 @@ impl AesKernel {
     }
 }
 
+impl AesKernel {
+    /// The half-gates evaluator's outputs under the re-keyed hash (ZRE15 Fig. 2; see
+    /// [`crate::TweakableHash::half_gates_eval_counter`]) computed in one fused kernel, or
+    /// `false` where this kernel has none (VAES-512 only, and only while the tweaks' low
+    /// 64 bits do not wrap): the caller then hashes and combines on its own.
+    pub(crate) fn half_gates_eval_counter(
+        self,
+        seed: Block,
+        labels: &[Block],
+        rows: &[Block],
+        first: u128,
+        out: &mut [Block],
+    ) -> bool {
+        assert!(
+            labels.len() == 2 * out.len() && rows.len() == labels.len(),
+            "two labels, two rows and one output per gate"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len()) {
+            // SAFETY: `checked` verified the CPU features; lengths and counter checked above.
+            unsafe { vaes512::half_gates_eval_counter(seed, labels, rows, first, out) };
+            return true;
+        }
+        let _ = (seed, first);
+        false
+    }
+}
+
 /// Whether `first + i` for every `i < n` only adds to the low 64 bits of `first` (no carry
 /// into the high half), so a kernel may count in 64-bit lanes.
 fn low_half_counts(first: u128, n: usize) -> bool {

@@ -473,3 +473,129 @@ pub(super) unsafe fn sigma_mmo_counter(seed: Block, xs: &mut [Block], first: u12
         }
     }
 }
+
+/// Per 128-bit lane: all ones if bit 0 of the lane's block is set, else zero (the
+/// point-and-permute bit as a mask, as [`Block::lsb_mask`]).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lsb_masks(x: __m512i) -> __m512i {
+    _mm512_srai_epi32::<31>(_mm512_slli_epi32::<31>(_mm512_shuffle_epi32::<_MM_PERM_AAAA>(x)))
+}
+
+/// The half-gates evaluator (Zahur–Rosulek–Evans, ePrint 2014/756, Fig. 2) on the `len / 2`
+/// gates whose active labels (A, B) are the pairs of blocks at `labels` and whose rows
+/// (T_G, T_E) are the pairs at `rows`, 4(N − 1) < `len` ≤ 4N, `len` even: writes
+/// C = H(A, j) ⊕ s_a·T_G ⊕ H(B, j') ⊕ s_b·(T_E ⊕ A) to `out`, where j, j' are the tweaks
+/// [`counter_tweaks`] of the two blocks and s = lsb. The hashes, as in [`rekeyed_group`]
+/// with MMO, stay in registers: each register holds two gates' A, B, and its rows are
+/// combined with it there (no hash is stored and reloaded), then two registers' gates are
+/// folded into one output register. Lanes past `len` (and outputs past `len / 2`) are
+/// masked off.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+unsafe fn half_gates_eval_group<const N: usize>(
+    seed: __m512i,
+    labels: *const Block,
+    rows: *const Block,
+    counter: __m512i,
+    out: *mut Block,
+    len: usize,
+) {
+    debug_assert!(len % 2 == 0 && len > 4 * (N - 1) && len <= 4 * N);
+    let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let full = |i: usize| i + 1 < N || last == 4;
+    // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
+    // lie within the caller's arrays.
+    let load = |p: *const Block, i: usize| unsafe {
+        if full(i) {
+            _mm512_loadu_si512(p.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, p.add(4 * i).cast())
+        }
+    };
+    let zero = _mm512_setzero_si512();
+    let (mut x, mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        x[i] = load(labels, i);
+        keys[i] = _mm512_xor_si512(seed, counter_tweaks(counter, i));
+        fed[i] = sigma(x[i]);
+        v[i] = _mm512_xor_si512(fed[i], keys[i]);
+    }
+    for &rcon in &RCON[..9] {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            v[i] = _mm512_aesenc_epi128(v[i], keys[i]);
+        }
+    }
+    let rcon = _mm512_set1_epi32(RCON[9] as i32);
+    // Per register [A, B, A', B']: the rows [T_G, T_E ⊕ A, T_G', T_E' ⊕ A'] masked by the
+    // lsb of [A, B, A', B'] and XORed onto the hashes.
+    let mut z = [zero; N];
+    for i in 0..N {
+        keys[i] = next_key(keys[i], rcon);
+        let h = _mm512_xor_si512(_mm512_aesenclast_epi128(v[i], keys[i]), fed[i]);
+        let a_up = _mm512_maskz_shuffle_i64x2::<0x80>(0xcc, x[i], x[i]); // [0, A, 0, A']
+        let r = _mm512_xor_si512(load(rows, i), a_up);
+        z[i] = _mm512_ternarylogic_epi64::<0x78>(h, r, lsb_masks(x[i])); // h ⊕ (r ∧ m)
+    }
+    // Gate k of a register pair: lanes 2k and 2k + 1 of [z₀ | z₁] XORed.
+    let even = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
+    let odd = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
+    let gates = len / 2;
+    for p in 0..N.div_ceil(2) {
+        let (z0, z1) = (z[2 * p], if 2 * p + 1 < N { z[2 * p + 1] } else { zero });
+        let c = _mm512_xor_si512(
+            _mm512_permutex2var_epi64(z0, even, z1),
+            _mm512_permutex2var_epi64(z0, odd, z1),
+        );
+        let here = (gates - 4 * p).min(4);
+        // SAFETY: outputs 4p..4p + here < gates, within the caller's `out`.
+        unsafe {
+            if here == 4 {
+                _mm512_storeu_si512(out.add(4 * p).cast(), c);
+            } else {
+                _mm512_mask_storeu_epi64(out.add(4 * p).cast(), ((1u32 << (2 * here)) - 1) as __mmask8, c);
+            }
+        }
+    }
+}
+
+/// [`super::AesKernel::half_gates_eval_counter`]: 8 gates (16 hashes) per pass, the rest
+/// in one masked pass.
+///
+/// # Safety
+/// The CPU runs this kernel; `labels.len() == rows.len() == 2 * out.len()`; `first`'s low
+/// 64 bits plus `labels.len()` do not wrap.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) unsafe fn half_gates_eval_counter(
+    seed: Block,
+    labels: &[Block],
+    rows: &[Block],
+    first: u128,
+    out: &mut [Block],
+) {
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let counter =
+        |i: usize| _mm512_broadcast_i32x4(Block::from_u128(first.wrapping_add(i as u128)).into_m128());
+    let (n, l, r, o) = (labels.len(), labels.as_ptr(), rows.as_ptr(), out.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads blocks i..i + len ≤ n of `labels` and `rows` and writes
+    // outputs i/2..(i + len)/2 (the caller's lengths); masked lanes are not touched.
+    unsafe {
+        while i + 16 <= n {
+            half_gates_eval_group::<4>(seed4, l.add(i), r.add(i), counter(i), o.add(i / 2), 16);
+            i += 16;
+        }
+        let rest = n - i;
+        let (l, r, c, o) = (l.add(i), r.add(i), counter(i), o.add(i / 2));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => half_gates_eval_group::<1>(seed4, l, r, c, o, rest),
+            2 => half_gates_eval_group::<2>(seed4, l, r, c, o, rest),
+            3 => half_gates_eval_group::<3>(seed4, l, r, c, o, rest),
+            _ => half_gates_eval_group::<4>(seed4, l, r, c, o, rest),
+        }
+    }
+}
