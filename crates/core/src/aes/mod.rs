@@ -308,6 +308,33 @@ impl AesKernel {
         let _ = (seed, first);
         false
     }
+
+    /// The half-gates garbler's rows and output zero-labels under the re-keyed hash (ZRE15
+    /// Fig. 2; see [`crate::TweakableHash::try_half_gates_garble_counter`]) in one fused
+    /// kernel, or `false` (nothing written) where this kernel has none, as
+    /// [`AesKernel::half_gates_eval_counter`].
+    pub(crate) fn half_gates_garble_counter(
+        self,
+        seed: Block,
+        delta: Block,
+        labels: &[Block],
+        first: u128,
+        rows: &mut [std::mem::MaybeUninit<Block>],
+        out: &mut [Block],
+    ) -> bool {
+        assert!(
+            labels.len() == 2 * out.len() && rows.len() == labels.len(),
+            "two labels, two rows and one output per gate"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len()) {
+            // SAFETY: `checked` verified the CPU features; lengths and counter checked above.
+            unsafe { vaes512::half_gates_garble_counter(seed, delta, labels, first, rows, out) };
+            return true;
+        }
+        let _ = (seed, delta, first);
+        false
+    }
 }
 
 /// Whether `first + i` for every `i < n` only adds to the low 64 bits of `first` (no carry
