@@ -13,7 +13,7 @@ mod scratch;
 
 pub use self::aes::{cpu_features, AesKernel, AesKernelError, RoundKeys, AES_KERNEL_ENV};
 pub use block::Block;
-pub use hash::{half_gates_combine, AnyHash, FixedKeyAes, HashKind, Rekeyed, Tccr, TweakableHash};
+pub use hash::{AnyHash, FixedKeyAes, HashKind, Rekeyed, Tccr, TweakableHash};
 pub use progress::{Progress, Reporter, Unit};
 pub use rng::{new_rng, Rng};
 pub use scratch::fill_prefix;

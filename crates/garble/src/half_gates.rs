@@ -14,7 +14,7 @@
 
 use std::mem::MaybeUninit;
 
-use mixgc_core::{half_gates_combine, Block, TweakableHash};
+use mixgc_core::{Block, TweakableHash};
 
 use crate::tweak::{half_gate_counter, half_gate_tweaks, private_tweak};
 use crate::MAX_AND_GROUP;
@@ -105,19 +105,28 @@ pub(crate) fn evaluate_rows<H: TweakableHash>(
         "one output, two rows per gate"
     );
     let labels = Block::flatten_pairs(inputs);
-    match half_gate_counter(first_and, n) {
-        Some(j) => hash.half_gates_eval_counter(labels, rows, j, outputs),
+    let counter = half_gate_counter(first_and, n);
+    if let Some(j) = counter {
+        if hash.try_half_gates_eval_counter(labels, rows, j, outputs) {
+            return;
+        }
+    }
+    let h = &mut scratch.hashes[..2 * n];
+    h.copy_from_slice(labels);
+    match counter {
+        Some(j) => hash.hash_counter(h, j),
         None => {
-            let h = &mut scratch.hashes[..2 * n];
-            h.copy_from_slice(labels);
             let t = &mut scratch.tweaks[..2 * n];
             for k in 0..n {
                 let (j, j1) = half_gate_tweaks(first_and + k as u64);
                 t[2 * k..2 * k + 2].copy_from_slice(&[j, j1]);
             }
             hash.hash_many(h, t);
-            half_gates_combine(h, labels, rows, outputs);
         }
+    }
+    for (k, &(a, b)) in inputs.iter().enumerate() {
+        let (tg, te) = (rows[2 * k], rows[2 * k + 1]);
+        outputs[k] = h[2 * k] ^ (tg & a.lsb_mask()) ^ h[2 * k + 1] ^ ((te ^ a) & b.lsb_mask());
     }
 }
 

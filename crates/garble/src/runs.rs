@@ -136,7 +136,13 @@ fn operand_words(pair: &[Gate]) -> [(u32, u32); 3] {
     let p = pair.as_ptr().cast::<u64>();
     // SAFETY: the two gates are 24 initialised bytes at `p` (asserted above); the reads
     // are unaligned-tolerant.
-    let words = unsafe { [p.read_unaligned(), p.add(1).read_unaligned(), p.add(2).read_unaligned()] };
+    let words = unsafe {
+        [
+            p.read_unaligned(),
+            p.add(1).read_unaligned(),
+            p.add(2).read_unaligned(),
+        ]
+    };
     words.map(|w| (w as u32, (w >> 32) as u32))
 }
 

@@ -284,7 +284,7 @@ impl AesKernel {
 
 impl AesKernel {
     /// The half-gates evaluator's outputs under the re-keyed hash (ZRE15 Fig. 2; see
-    /// [`crate::TweakableHash::half_gates_eval_counter`]) computed in one fused kernel, or
+    /// [`crate::TweakableHash::try_half_gates_eval_counter`]) computed in one fused kernel, or
     /// `false` where this kernel has none (VAES-512 only, and only while the tweaks' low
     /// 64 bits do not wrap): the caller then hashes and combines on its own.
     pub(crate) fn half_gates_eval_counter(
