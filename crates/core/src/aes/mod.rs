@@ -295,13 +295,9 @@ impl AesKernel {
         first: u128,
         out: &mut [Block],
     ) -> bool {
-        assert!(
-            labels.len() == 2 * out.len() && rows.len() == labels.len(),
-            "two labels, two rows and one output per gate"
-        );
         #[cfg(target_arch = "x86_64")]
-        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len()) {
-            // SAFETY: `checked` verified the CPU features; lengths and counter checked above.
+        if self.runs_fused_half_gates(labels, rows.len(), out.len(), first) {
+            // SAFETY: CPU features, lengths and counter checked by `runs_fused_half_gates`.
             unsafe { vaes512::half_gates_eval_counter(seed, labels, rows, first, out) };
             return true;
         }
@@ -322,18 +318,28 @@ impl AesKernel {
         rows: &mut [std::mem::MaybeUninit<Block>],
         out: &mut [Block],
     ) -> bool {
-        assert!(
-            labels.len() == 2 * out.len() && rows.len() == labels.len(),
-            "two labels, two rows and one output per gate"
-        );
         #[cfg(target_arch = "x86_64")]
-        if self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len()) {
-            // SAFETY: `checked` verified the CPU features; lengths and counter checked above.
+        if self.runs_fused_half_gates(labels, rows.len(), out.len(), first) {
+            // SAFETY: CPU features, lengths and counter checked by `runs_fused_half_gates`.
             unsafe { vaes512::half_gates_garble_counter(seed, delta, labels, first, rows, out) };
             return true;
         }
         let _ = (seed, delta, first);
         false
+    }
+}
+
+impl AesKernel {
+    /// Whether the fused half-gates kernels run here: on VAES-512 (the CPU checked) with
+    /// the tweaks' low 64 bits not wrapping. Panics unless there are two labels and two
+    /// rows per output.
+    #[cfg(target_arch = "x86_64")]
+    fn runs_fused_half_gates(self, labels: &[Block], rows: usize, outputs: usize, first: u128) -> bool {
+        assert!(
+            labels.len() == 2 * outputs && rows == labels.len(),
+            "two labels, two rows and one output per gate"
+        );
+        self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len())
     }
 }
 

@@ -116,6 +116,49 @@ fn counter_tweaks(counter: __m512i, i: usize) -> __m512i {
     _mm512_add_epi64(counter, _mm512_set_epi64(0, i + 3, 0, i + 2, 0, i + 1, 0, i))
 }
 
+/// Rounds 1–10 of AES-128 on the states `v` (the input already XORed with the first round
+/// key), register i under the four keys `keys[i]`, expanded round by round beside it.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn rekeyed_rounds<const N: usize>(mut keys: [__m512i; N], mut v: [__m512i; N]) -> [__m512i; N] {
+    for (r, &rcon) in RCON.iter().enumerate() {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            v[i] = if r < 9 {
+                _mm512_aesenc_epi128(v[i], keys[i])
+            } else {
+                _mm512_aesenclast_epi128(v[i], keys[i])
+            };
+        }
+    }
+    v
+}
+
+/// [`rekeyed_rounds`] on two sets of states under the same keys (each key step serves both).
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn rekeyed_rounds_twice<const N: usize>(
+    mut keys: [__m512i; N],
+    mut v0: [__m512i; N],
+    mut v1: [__m512i; N],
+) -> ([__m512i; N], [__m512i; N]) {
+    for (r, &rcon) in RCON.iter().enumerate() {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            if r < 9 {
+                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
+            } else {
+                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
+            }
+        }
+    }
+    (v0, v1)
+}
+
 /// The `len` blocks at `xs`, 4(N − 1) < `len` ≤ 4N, under keys seed ⊕ tweak from `tweaks`
 /// (one tweak per block, or with `PAIR` per two blocks, then `len` = 4N; or with `COUNTER`
 /// the tweaks [`counter_tweaks`], `tweaks` unused), schedules
@@ -157,17 +200,9 @@ unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool, const
         fed[i] = if MMO { sigma(x) } else { x };
         v[i] = _mm512_xor_si512(fed[i], keys[i]);
     }
-    for &rcon in &RCON[..9] {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            v[i] = _mm512_aesenc_epi128(v[i], keys[i]);
-        }
-    }
-    let rcon = _mm512_set1_epi32(RCON[9] as i32);
+    let v = rekeyed_rounds(keys, v);
     for i in 0..N {
-        keys[i] = next_key(keys[i], rcon);
-        let mut x = _mm512_aesenclast_epi128(v[i], keys[i]);
+        let mut x = v[i];
         if MMO {
             x = _mm512_xor_si512(x, fed[i]);
         }
@@ -333,19 +368,7 @@ unsafe fn offset_pairs_group<const N: usize, const COUNTER: bool>(
         v0[i] = _mm512_xor_si512(fed[i], keys[i]);
         v1[i] = _mm512_ternarylogic_epi64::<0x96>(fed[i], sigma_delta, keys[i]);
     }
-    for (r, &rcon) in RCON.iter().enumerate() {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            if r < 9 {
-                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
-            } else {
-                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
-            }
-        }
-    }
+    let (v0, v1) = rekeyed_rounds_twice(keys, v0, v1);
     for i in 0..N {
         let y0 = _mm512_xor_si512(v0[i], fed[i]);
         let y1 = _mm512_ternarylogic_epi64::<0x96>(v1[i], fed[i], sigma_delta);
@@ -474,6 +497,24 @@ pub(super) unsafe fn sigma_mmo_counter(seed: Block, xs: &mut [Block], first: u12
     }
 }
 
+/// Register `i` of the blocks at `p`: blocks 4i..4i + 4, or unless `full` only the 64-bit
+/// lanes in `mask` (the others zero, not read).
+///
+/// # Safety
+/// Those blocks (lanes) are readable.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load_register(p: *const Block, i: usize, full: bool, mask: __mmask8) -> __m512i {
+    // SAFETY: the caller's precondition; masked lanes are not read.
+    unsafe {
+        if full {
+            _mm512_loadu_si512(p.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, p.add(4 * i).cast())
+        }
+    }
+}
+
 /// Per 128-bit lane: all ones if bit 0 of the lane's block is set, else zero (the
 /// point-and-permute bit as a mask, as [`Block::lsb_mask`]).
 #[target_feature(enable = "avx512f")]
@@ -507,13 +548,7 @@ unsafe fn half_gates_eval_group<const N: usize>(
     let full = |i: usize| i + 1 < N || last == 4;
     // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
     // lie within the caller's arrays.
-    let load = |p: *const Block, i: usize| unsafe {
-        if full(i) {
-            _mm512_loadu_si512(p.add(4 * i).cast())
-        } else {
-            _mm512_maskz_loadu_epi64(mask, p.add(4 * i).cast())
-        }
-    };
+    let load = |p: *const Block, i: usize| unsafe { load_register(p, i, full(i), mask) };
     let zero = _mm512_setzero_si512();
     let (mut x, mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N], [zero; N]);
     for i in 0..N {
@@ -522,20 +557,12 @@ unsafe fn half_gates_eval_group<const N: usize>(
         fed[i] = sigma(x[i]);
         v[i] = _mm512_xor_si512(fed[i], keys[i]);
     }
-    for &rcon in &RCON[..9] {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            v[i] = _mm512_aesenc_epi128(v[i], keys[i]);
-        }
-    }
-    let rcon = _mm512_set1_epi32(RCON[9] as i32);
+    let v = rekeyed_rounds(keys, v);
     // Per register [A, B, A', B']: the rows [T_G, T_E ⊕ A, T_G', T_E' ⊕ A'] masked by the
     // lsb of [A, B, A', B'] and XORed onto the hashes.
     let mut z = [zero; N];
     for i in 0..N {
-        keys[i] = next_key(keys[i], rcon);
-        let h = _mm512_xor_si512(_mm512_aesenclast_epi128(v[i], keys[i]), fed[i]);
+        let h = _mm512_xor_si512(v[i], fed[i]);
         z[i] = half_gate_lanes(h, load(rows, i), x[i]);
     }
     // SAFETY: the caller's `out` has room for the `len / 2` outputs.
@@ -610,13 +637,7 @@ unsafe fn half_gates_garble_group<const N: usize>(
     let full = |i: usize| i + 1 < N || last == 4;
     // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
     // lie within the caller's `labels`.
-    let load = |i: usize| unsafe {
-        if full(i) {
-            _mm512_loadu_si512(labels.add(4 * i).cast())
-        } else {
-            _mm512_maskz_loadu_epi64(mask, labels.add(4 * i).cast())
-        }
-    };
+    let load = |i: usize| unsafe { load_register(labels, i, full(i), mask) };
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v0, mut v1) = ([zero; N], [zero; N], [zero; N], [zero; N]);
     for i in 0..N {
@@ -625,19 +646,7 @@ unsafe fn half_gates_garble_group<const N: usize>(
         v0[i] = _mm512_xor_si512(fed[i], keys[i]);
         v1[i] = _mm512_ternarylogic_epi64::<0x96>(fed[i], sigma_delta, keys[i]);
     }
-    for (r, &rcon) in RCON.iter().enumerate() {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            if r < 9 {
-                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
-            } else {
-                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
-            }
-        }
-    }
+    let (v0, v1) = rekeyed_rounds_twice(keys, v0, v1);
     let mut z = [zero; N];
     for i in 0..N {
         let x = load(i); // [A⁰, B⁰, A⁰', B⁰']
