@@ -752,7 +752,7 @@ mod kernel_tests {
     /// call and says whether a fused kernel ran; one must have on VAES-512.
     fn each_gate_case(mut case: impl FnMut(&dyn TweakableHash, &[Block], &[Block], u128) -> bool) {
         use rand::{rngs::StdRng, SeedableRng};
-        let mut rng = StdRng::seed_from_u64(2014_756);
+        let mut rng = StdRng::seed_from_u64(2014756);
         let seed = Block::from_u128(0x5eed_e7a1);
         let firsts = [0u128, 1 << 65, (1 << 65) | (u64::MAX as u128 - 9), u128::MAX - 6];
         let mut fused = 0;

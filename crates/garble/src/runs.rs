@@ -122,7 +122,7 @@ pub(crate) unsafe fn free_run(slots: BlockPtr, const_labels: &[Block; 2], kind: 
 }
 
 /// The operands (a₀, b₀, out₀, a₁, b₁, out₁) of two consecutive gates, read as three
-/// 64-bit words, each split into its low and high 32 bits.
+/// 64-bit words, each split into its two 32-bit halves in memory order.
 #[inline(always)]
 fn operand_words(pair: &[Gate]) -> [(u32, u32); 3] {
     // `Gate` is three `u32`s in order with no padding, so two gates are 24 bytes of operands.
@@ -143,7 +143,15 @@ fn operand_words(pair: &[Gate]) -> [(u32, u32); 3] {
             p.add(2).read_unaligned(),
         ]
     };
-    words.map(|w| (w as u32, (w >> 32) as u32))
+    // The first `u32` in memory is the low half on little-endian targets, the high on others.
+    words.map(|w| {
+        let (low, high) = (w as u32, (w >> 32) as u32);
+        if cfg!(target_endian = "little") {
+            (low, high)
+        } else {
+            (high, low)
+        }
+    })
 }
 
 /// Executes one AND group: gathers the input labels (all read before any output is

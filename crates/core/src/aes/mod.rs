@@ -327,9 +327,7 @@ impl AesKernel {
         let _ = (seed, delta, first);
         false
     }
-}
 
-impl AesKernel {
     /// Whether the fused half-gates kernels run here: on VAES-512 (the CPU checked) with
     /// the tweaks' low 64 bits not wrapping. Panics unless there are two labels and two
     /// rows per output.

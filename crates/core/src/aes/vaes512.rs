@@ -542,7 +542,7 @@ unsafe fn half_gates_eval_group<const N: usize>(
     out: *mut Block,
     len: usize,
 ) {
-    debug_assert!(len % 2 == 0 && len > 4 * (N - 1) && len <= 4 * N);
+    debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
     let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
     let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
     let full = |i: usize| i + 1 < N || last == 4;
@@ -631,7 +631,7 @@ unsafe fn half_gates_garble_group<const N: usize>(
     out: *mut Block,
     len: usize,
 ) {
-    debug_assert!(len % 2 == 0 && len > 4 * (N - 1) && len <= 4 * N);
+    debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
     let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
     let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
     let full = |i: usize| i + 1 < N || last == 4;
