@@ -132,6 +132,21 @@ impl Block {
         Block::from_bytes(b)
     }
 
+    /// Pairs of blocks as one slice of blocks: (x₀, y₀), (x₁, y₁), … as x₀, y₀, x₁, y₁, ….
+    #[inline(always)]
+    pub fn flatten_pairs(pairs: &[(Block, Block)]) -> &[Block] {
+        // A tuple's layout is not fixed by the language: these assertions make the cast
+        // below fail to compile rather than misread if it ever differs.
+        const _: () = assert!(
+            std::mem::size_of::<(Block, Block)>() == 2 * Block::BYTES
+                && std::mem::offset_of!((Block, Block), 0) == 0
+                && std::mem::offset_of!((Block, Block), 1) == Block::BYTES
+        );
+        // SAFETY: each pair is two blocks, first then second, with no padding (asserted
+        // above), so `pairs` is `2 * len` blocks with the pair's alignment, that of `Block`.
+        unsafe { std::slice::from_raw_parts(pairs.as_ptr().cast::<Block>(), 2 * pairs.len()) }
+    }
+
     /// All ones if [`Block::lsb`], else zero: `x & c.lsb_mask()` is `x.and_bit(c.lsb())`
     /// computed in the vector unit (no round trip through a general register); branch-free.
     #[inline(always)]

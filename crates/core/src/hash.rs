@@ -81,6 +81,43 @@ pub trait TweakableHash: Send + Sync {
         });
     }
 
+    /// The half-gates evaluator (Zahur–Rosulek–Evans, ePrint 2014/756, Fig. 2) on gates k
+    /// with active labels (A, B) = `labels[2k..2k + 2]` and rows (T_G, T_E) =
+    /// `rows[2k..2k + 2]`, tweaks j = `first` + 2k, j' = j + 1 (wrapping in `u128`), where
+    /// a hash has a fused kernel for it: writes `out[k]` = H(A, j) ⊕ s_a·T_G ⊕ H(B, j') ⊕
+    /// s_b·(T_E ⊕ A), s = lsb, and returns `true`; otherwise returns `false` and writes
+    /// nothing (the caller hashes with [`TweakableHash::hash_counter`] and combines).
+    fn try_half_gates_eval_counter(
+        &self,
+        labels: &[Block],
+        rows: &[Block],
+        first: u128,
+        out: &mut [Block],
+    ) -> bool {
+        let _ = (labels, rows, first, out);
+        false
+    }
+
+    /// The half-gates garbler (ZRE15 Fig. 2) on gates k with zero-labels (A⁰, B⁰) =
+    /// `labels[2k..2k + 2]`, offset Δ, tweaks j = `first` + 2k, j' = j + 1, where a hash has
+    /// a fused kernel for it: writes the rows (T_G, T_E) to `rows[2k..2k + 2]` and C⁰ to
+    /// `out[k]` and returns `true`; otherwise returns `false` and writes nothing (the caller
+    /// hashes with [`TweakableHash::hash_offset_pairs_counter`] and combines). With
+    /// p = lsb of the zero-label and A¹ = A⁰ ⊕ Δ:
+    /// T_G = H(A⁰, j) ⊕ H(A¹, j) ⊕ p_b·Δ, T_E = H(B⁰, j') ⊕ H(B¹, j') ⊕ A⁰,
+    /// C⁰ = H(A⁰, j) ⊕ p_a·T_G ⊕ H(B⁰, j') ⊕ p_b·(T_E ⊕ A⁰).
+    fn try_half_gates_garble_counter(
+        &self,
+        labels: &[Block],
+        delta: Block,
+        first: u128,
+        rows: &mut [MaybeUninit<Block>],
+        out: &mut [Block],
+    ) -> bool {
+        let _ = (labels, delta, first, rows, out);
+        false
+    }
+
     /// One hash; prefer [`TweakableHash::hash_many`] on hot paths.
     fn hash(&self, x: Block, tweak: Block) -> Block {
         let mut v = [x];
@@ -342,6 +379,31 @@ impl TweakableHash for Rekeyed {
         self.kernel
             .sigma_mmo_offset_pairs_counter(self.seed, offset, xs, first, h0, h1);
     }
+
+    #[inline]
+    fn try_half_gates_eval_counter(
+        &self,
+        labels: &[Block],
+        rows: &[Block],
+        first: u128,
+        out: &mut [Block],
+    ) -> bool {
+        self.kernel
+            .half_gates_eval_counter(self.seed, labels, rows, first, out)
+    }
+
+    #[inline]
+    fn try_half_gates_garble_counter(
+        &self,
+        labels: &[Block],
+        delta: Block,
+        first: u128,
+        rows: &mut [MaybeUninit<Block>],
+        out: &mut [Block],
+    ) -> bool {
+        self.kernel
+            .half_gates_garble_counter(self.seed, delta, labels, first, rows, out)
+    }
 }
 
 /// Which gate hash a session uses; both parties must agree (checked in the handshake).
@@ -463,6 +525,35 @@ impl TweakableHash for AnyHash {
         match self {
             AnyHash::Tccr(h) => h.hash_offset_pairs_counter(xs, offset, first, h0, h1),
             AnyHash::Rekeyed(h) => h.hash_offset_pairs_counter(xs, offset, first, h0, h1),
+        }
+    }
+
+    #[inline]
+    fn try_half_gates_eval_counter(
+        &self,
+        labels: &[Block],
+        rows: &[Block],
+        first: u128,
+        out: &mut [Block],
+    ) -> bool {
+        match self {
+            AnyHash::Tccr(h) => h.try_half_gates_eval_counter(labels, rows, first, out),
+            AnyHash::Rekeyed(h) => h.try_half_gates_eval_counter(labels, rows, first, out),
+        }
+    }
+
+    #[inline]
+    fn try_half_gates_garble_counter(
+        &self,
+        labels: &[Block],
+        delta: Block,
+        first: u128,
+        rows: &mut [MaybeUninit<Block>],
+        out: &mut [Block],
+    ) -> bool {
+        match self {
+            AnyHash::Tccr(h) => h.try_half_gates_garble_counter(labels, delta, first, rows, out),
+            AnyHash::Rekeyed(h) => h.try_half_gates_garble_counter(labels, delta, first, rows, out),
         }
     }
 }
@@ -652,6 +743,103 @@ mod kernel_tests {
                 }
             }
         }
+    }
+
+    /// Runs `case(h, labels, more, first)` on every kernel and hash, for gate counts around
+    /// the fused kernels' passes (8 gates each), first tweaks where the low 64 bits carry
+    /// (the kernels' fallback) and where `u128` wraps, with random `labels` (two per gate,
+    /// both point-and-permute bits) and as many random blocks `more`. `case` checks one
+    /// call and says whether a fused kernel ran; one must have on VAES-512.
+    fn each_gate_case(mut case: impl FnMut(&dyn TweakableHash, &[Block], &[Block], u128) -> bool) {
+        use rand::{rngs::StdRng, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(2014756);
+        let seed = Block::from_u128(0x5eed_e7a1);
+        let firsts = [0u128, 1 << 65, (1 << 65) | (u64::MAX as u128 - 9), u128::MAX - 6];
+        let mut fused = 0;
+        for gates in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 70] {
+            let labels: Vec<Block> = (0..2 * gates).map(|_| Block::random(&mut rng)).collect();
+            let more: Vec<Block> = (0..2 * gates).map(|_| Block::random(&mut rng)).collect();
+            for first in firsts {
+                for kernel in AesKernel::available() {
+                    let hashes: [&dyn TweakableHash; 4] = [
+                        &Tccr::on_kernel(kernel),
+                        &Rekeyed::on_kernel(seed, kernel),
+                        &AnyHash::Tccr(Tccr::on_kernel(kernel)),
+                        &AnyHash::Rekeyed(Rekeyed::on_kernel(seed, kernel)),
+                    ];
+                    for h in hashes {
+                        fused += usize::from(case(h, &labels, &more, first));
+                    }
+                }
+            }
+        }
+        if AesKernel::available().contains(&AesKernel::Vaes512) {
+            assert!(fused > 0, "VAES-512 runs the fused kernel");
+        }
+    }
+
+    const MARKER: Block = Block::from_u128(0xdead);
+
+    /// The half-gates evaluator's fused form is ZRE15 Fig. 2's formula, gate by gate with
+    /// single hashes and `and_bit(lsb)`, where a hash has one (the re-keyed hash on
+    /// VAES-512); where it returns `false` it wrote nothing.
+    #[test]
+    fn half_gates_eval_counter_is_the_formula_where_fused() {
+        each_gate_case(|h, labels, rows, first| {
+            let gates = labels.len() / 2;
+            let want: Vec<Block> = (0..gates)
+                .map(|k| {
+                    let (a, b) = (labels[2 * k], labels[2 * k + 1]);
+                    let (tg, te) = (rows[2 * k], rows[2 * k + 1]);
+                    let j = first.wrapping_add(2 * k as u128);
+                    h.hash(a, Block::from_u128(j))
+                        ^ tg.and_bit(a.lsb())
+                        ^ h.hash(b, Block::from_u128(j.wrapping_add(1)))
+                        ^ (te ^ a).and_bit(b.lsb())
+                })
+                .collect();
+            let mut got = vec![MARKER; gates];
+            let fused = h.try_half_gates_eval_counter(labels, rows, first, &mut got);
+            let want = if fused { want } else { vec![MARKER; gates] };
+            assert_eq!(got, want, "{gates} gates, first {first:#x}, fused: {fused}");
+            fused
+        });
+    }
+
+    /// The half-gates garbler's fused form is ZRE15 Fig. 2's formula gate by gate (single
+    /// hashes, `and_bit(lsb)`), where a hash has one; where it returns `false` it wrote
+    /// nothing.
+    #[test]
+    fn half_gates_garble_counter_is_the_formula_where_fused() {
+        each_gate_case(|h, labels, more, first| {
+            let gates = labels.len() / 2;
+            let delta = Block::from_u128(more.first().map_or(1, |d| d.to_u128() | 1));
+            let (mut want_rows, mut want) = (Vec::new(), Vec::new());
+            for k in 0..gates {
+                let (a0, b0) = (labels[2 * k], labels[2 * k + 1]);
+                let j = first.wrapping_add(2 * k as u128);
+                let (tj, tj1) = (Block::from_u128(j), Block::from_u128(j.wrapping_add(1)));
+                let (ha0, hb0) = (h.hash(a0, tj), h.hash(b0, tj1));
+                let tg = ha0 ^ h.hash(a0 ^ delta, tj) ^ delta.and_bit(b0.lsb());
+                let te = hb0 ^ h.hash(b0 ^ delta, tj1) ^ a0;
+                want_rows.extend([tg, te]);
+                want.push(ha0 ^ tg.and_bit(a0.lsb()) ^ hb0 ^ (te ^ a0).and_bit(b0.lsb()));
+            }
+            let mut rows = vec![MaybeUninit::new(MARKER); 2 * gates];
+            let mut got = vec![MARKER; gates];
+            let fused = h.try_half_gates_garble_counter(labels, delta, first, &mut rows, &mut got);
+            // SAFETY: every row was initialised above (and overwritten or not).
+            let rows: Vec<Block> = rows.iter().map(|r| unsafe { r.assume_init() }).collect();
+            if !fused {
+                (want_rows, want) = (vec![MARKER; 2 * gates], vec![MARKER; gates]);
+            }
+            assert_eq!(
+                (rows, got),
+                (want_rows, want),
+                "{gates} gates, first {first:#x}, fused: {fused}"
+            );
+            fused
+        });
     }
 
     #[test]

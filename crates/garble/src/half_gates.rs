@@ -24,7 +24,6 @@ use crate::MAX_AND_GROUP;
 /// part of a parallel block has its own.
 pub(crate) struct Scratch {
     hashes: [Block; 4 * MAX_AND_GROUP],
-    labels: [Block; 2 * MAX_AND_GROUP],
     tweaks: [Block; 2 * MAX_AND_GROUP],
 }
 
@@ -32,7 +31,6 @@ impl Scratch {
     pub(crate) fn new() -> Self {
         Scratch {
             hashes: [Block::ZERO; 4 * MAX_AND_GROUP],
-            labels: [Block::ZERO; 2 * MAX_AND_GROUP],
             tweaks: [Block::ZERO; 2 * MAX_AND_GROUP],
         }
     }
@@ -56,13 +54,16 @@ pub(crate) fn garble_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "at most MAX_AND_GROUP gates, one output and two rows each"
     );
-    let x = &mut scratch.labels[..2 * n];
-    for (k, &(a0, b0)) in inputs.iter().enumerate() {
-        x[2 * k..2 * k + 2].copy_from_slice(&[a0, b0]);
+    let x = Block::flatten_pairs(inputs);
+    let counter = half_gate_counter(first_and, n);
+    if let Some(j) = counter {
+        if hash.try_half_gates_garble_counter(x, delta, j, rows, outputs) {
+            return;
+        }
     }
     // h0 = H(A⁰, j), H(B⁰, j') per gate; h1 the same on A¹ = A⁰ ⊕ Δ, B¹ = B⁰ ⊕ Δ.
     let (h0, h1) = scratch.hashes[..4 * n].split_at_mut(2 * n);
-    match half_gate_counter(first_and, n) {
+    match counter {
         Some(j) => hash.hash_offset_pairs_counter(x, delta, j, h0, h1),
         None => {
             let t = &mut scratch.tweaks[..2 * n];
@@ -103,11 +104,16 @@ pub(crate) fn evaluate_rows<H: TweakableHash>(
         n <= MAX_AND_GROUP && outputs.len() == n && rows.len() == 2 * n,
         "one output, two rows per gate"
     );
-    let h = &mut scratch.hashes[..2 * n];
-    for (k, &(a, b)) in inputs.iter().enumerate() {
-        h[2 * k..2 * k + 2].copy_from_slice(&[a, b]);
+    let labels = Block::flatten_pairs(inputs);
+    let counter = half_gate_counter(first_and, n);
+    if let Some(j) = counter {
+        if hash.try_half_gates_eval_counter(labels, rows, j, outputs) {
+            return;
+        }
     }
-    match half_gate_counter(first_and, n) {
+    let h = &mut scratch.hashes[..2 * n];
+    h.copy_from_slice(labels);
+    match counter {
         Some(j) => hash.hash_counter(h, j),
         None => {
             let t = &mut scratch.tweaks[..2 * n];
@@ -138,7 +144,6 @@ impl<H> Drop for HalfGateGarbler<H> {
         use zeroize::Zeroize;
         self.delta.zeroize();
         self.scratch.hashes.zeroize();
-        self.scratch.labels.zeroize();
     }
 }
 

@@ -282,6 +282,65 @@ impl AesKernel {
     }
 }
 
+impl AesKernel {
+    /// The half-gates evaluator's outputs under the re-keyed hash (ZRE15 Fig. 2; see
+    /// [`crate::TweakableHash::try_half_gates_eval_counter`]) computed in one fused kernel, or
+    /// `false` where this kernel has none (VAES-512 only, and only while the tweaks' low
+    /// 64 bits do not wrap): the caller then hashes and combines on its own.
+    pub(crate) fn half_gates_eval_counter(
+        self,
+        seed: Block,
+        labels: &[Block],
+        rows: &[Block],
+        first: u128,
+        out: &mut [Block],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.runs_fused_half_gates(labels, rows.len(), out.len(), first) {
+            // SAFETY: CPU features, lengths and counter checked by `runs_fused_half_gates`.
+            unsafe { vaes512::half_gates_eval_counter(seed, labels, rows, first, out) };
+            return true;
+        }
+        let _ = (seed, first);
+        false
+    }
+
+    /// The half-gates garbler's rows and output zero-labels under the re-keyed hash (ZRE15
+    /// Fig. 2; see [`crate::TweakableHash::try_half_gates_garble_counter`]) in one fused
+    /// kernel, or `false` (nothing written) where this kernel has none, as
+    /// [`AesKernel::half_gates_eval_counter`].
+    pub(crate) fn half_gates_garble_counter(
+        self,
+        seed: Block,
+        delta: Block,
+        labels: &[Block],
+        first: u128,
+        rows: &mut [std::mem::MaybeUninit<Block>],
+        out: &mut [Block],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.runs_fused_half_gates(labels, rows.len(), out.len(), first) {
+            // SAFETY: CPU features, lengths and counter checked by `runs_fused_half_gates`.
+            unsafe { vaes512::half_gates_garble_counter(seed, delta, labels, first, rows, out) };
+            return true;
+        }
+        let _ = (seed, delta, first);
+        false
+    }
+
+    /// Whether the fused half-gates kernels run here: on VAES-512 (the CPU checked) with
+    /// the tweaks' low 64 bits not wrapping. Panics unless there are two labels and two
+    /// rows per output.
+    #[cfg(target_arch = "x86_64")]
+    fn runs_fused_half_gates(self, labels: &[Block], rows: usize, outputs: usize, first: u128) -> bool {
+        assert!(
+            labels.len() == 2 * outputs && rows == labels.len(),
+            "two labels, two rows and one output per gate"
+        );
+        self.checked() == AesKernel::Vaes512 && low_half_counts(first, labels.len())
+    }
+}
+
 /// Whether `first + i` for every `i < n` only adds to the low 64 bits of `first` (no carry
 /// into the high half), so a kernel may count in 64-bit lanes.
 fn low_half_counts(first: u128, n: usize) -> bool {

@@ -116,6 +116,49 @@ fn counter_tweaks(counter: __m512i, i: usize) -> __m512i {
     _mm512_add_epi64(counter, _mm512_set_epi64(0, i + 3, 0, i + 2, 0, i + 1, 0, i))
 }
 
+/// Rounds 1–10 of AES-128 on the states `v` (the input already XORed with the first round
+/// key), register i under the four keys `keys[i]`, expanded round by round beside it.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn rekeyed_rounds<const N: usize>(mut keys: [__m512i; N], mut v: [__m512i; N]) -> [__m512i; N] {
+    for (r, &rcon) in RCON.iter().enumerate() {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            v[i] = if r < 9 {
+                _mm512_aesenc_epi128(v[i], keys[i])
+            } else {
+                _mm512_aesenclast_epi128(v[i], keys[i])
+            };
+        }
+    }
+    v
+}
+
+/// [`rekeyed_rounds`] on two sets of states under the same keys (each key step serves both).
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+fn rekeyed_rounds_twice<const N: usize>(
+    mut keys: [__m512i; N],
+    mut v0: [__m512i; N],
+    mut v1: [__m512i; N],
+) -> ([__m512i; N], [__m512i; N]) {
+    for (r, &rcon) in RCON.iter().enumerate() {
+        let rcon = _mm512_set1_epi32(rcon as i32);
+        for i in 0..N {
+            keys[i] = next_key(keys[i], rcon);
+            if r < 9 {
+                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
+            } else {
+                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
+                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
+            }
+        }
+    }
+    (v0, v1)
+}
+
 /// The `len` blocks at `xs`, 4(N − 1) < `len` ≤ 4N, under keys seed ⊕ tweak from `tweaks`
 /// (one tweak per block, or with `PAIR` per two blocks, then `len` = 4N; or with `COUNTER`
 /// the tweaks [`counter_tweaks`], `tweaks` unused), schedules
@@ -157,17 +200,9 @@ unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool, const
         fed[i] = if MMO { sigma(x) } else { x };
         v[i] = _mm512_xor_si512(fed[i], keys[i]);
     }
-    for &rcon in &RCON[..9] {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            v[i] = _mm512_aesenc_epi128(v[i], keys[i]);
-        }
-    }
-    let rcon = _mm512_set1_epi32(RCON[9] as i32);
+    let v = rekeyed_rounds(keys, v);
     for i in 0..N {
-        keys[i] = next_key(keys[i], rcon);
-        let mut x = _mm512_aesenclast_epi128(v[i], keys[i]);
+        let mut x = v[i];
         if MMO {
             x = _mm512_xor_si512(x, fed[i]);
         }
@@ -333,19 +368,7 @@ unsafe fn offset_pairs_group<const N: usize, const COUNTER: bool>(
         v0[i] = _mm512_xor_si512(fed[i], keys[i]);
         v1[i] = _mm512_ternarylogic_epi64::<0x96>(fed[i], sigma_delta, keys[i]);
     }
-    for (r, &rcon) in RCON.iter().enumerate() {
-        let rcon = _mm512_set1_epi32(rcon as i32);
-        for i in 0..N {
-            keys[i] = next_key(keys[i], rcon);
-            if r < 9 {
-                v0[i] = _mm512_aesenc_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenc_epi128(v1[i], keys[i]);
-            } else {
-                v0[i] = _mm512_aesenclast_epi128(v0[i], keys[i]);
-                v1[i] = _mm512_aesenclast_epi128(v1[i], keys[i]);
-            }
-        }
-    }
+    let (v0, v1) = rekeyed_rounds_twice(keys, v0, v1);
     for i in 0..N {
         let y0 = _mm512_xor_si512(v0[i], fed[i]);
         let y1 = _mm512_ternarylogic_epi64::<0x96>(v1[i], fed[i], sigma_delta);
@@ -470,6 +493,267 @@ pub(super) unsafe fn sigma_mmo_counter(seed: Block, xs: &mut [Block], first: u12
             2 => rekeyed_group::<2, false, true, true>(seed4, p, t, c, rest),
             3 => rekeyed_group::<3, false, true, true>(seed4, p, t, c, rest),
             _ => rekeyed_group::<4, false, true, true>(seed4, p, t, c, rest),
+        }
+    }
+}
+
+/// Register `i` of the blocks at `p`: blocks 4i..4i + 4, or unless `full` only the 64-bit
+/// lanes in `mask` (the others zero, not read).
+///
+/// # Safety
+/// Those blocks (lanes) are readable.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load_register(p: *const Block, i: usize, full: bool, mask: __mmask8) -> __m512i {
+    // SAFETY: the caller's precondition; masked lanes are not read.
+    unsafe {
+        if full {
+            _mm512_loadu_si512(p.add(4 * i).cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, p.add(4 * i).cast())
+        }
+    }
+}
+
+/// Per 128-bit lane: all ones if bit 0 of the lane's block is set, else zero (the
+/// point-and-permute bit as a mask, as [`Block::lsb_mask`]).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lsb_masks(x: __m512i) -> __m512i {
+    _mm512_srai_epi32::<31>(_mm512_slli_epi32::<31>(_mm512_shuffle_epi32::<_MM_PERM_AAAA>(x)))
+}
+
+/// The half-gates evaluator (Zahur–Rosulek–Evans, ePrint 2014/756, Fig. 2) on the `len / 2`
+/// gates whose active labels (A, B) are the pairs of blocks at `labels` and whose rows
+/// (T_G, T_E) are the pairs at `rows`, 4(N − 1) < `len` ≤ 4N, `len` even: writes
+/// C = H(A, j) ⊕ s_a·T_G ⊕ H(B, j') ⊕ s_b·(T_E ⊕ A) to `out`, where j, j' are the tweaks
+/// [`counter_tweaks`] of the two blocks and s = lsb. The hashes, as in [`rekeyed_group`]
+/// with MMO, stay in registers: each register holds two gates' A, B, and its rows are
+/// combined with it there (no hash is stored and reloaded), then two registers' gates are
+/// folded into one output register. Lanes past `len` (and outputs past `len / 2`) are
+/// masked off.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+unsafe fn half_gates_eval_group<const N: usize>(
+    seed: __m512i,
+    labels: *const Block,
+    rows: *const Block,
+    counter: __m512i,
+    out: *mut Block,
+    len: usize,
+) {
+    debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
+    let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let full = |i: usize| i + 1 < N || last == 4;
+    // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
+    // lie within the caller's arrays.
+    let load = |p: *const Block, i: usize| unsafe { load_register(p, i, full(i), mask) };
+    let zero = _mm512_setzero_si512();
+    let (mut x, mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        x[i] = load(labels, i);
+        keys[i] = _mm512_xor_si512(seed, counter_tweaks(counter, i));
+        fed[i] = sigma(x[i]);
+        v[i] = _mm512_xor_si512(fed[i], keys[i]);
+    }
+    let v = rekeyed_rounds(keys, v);
+    // Per register [A, B, A', B']: the rows [T_G, T_E ⊕ A, T_G', T_E' ⊕ A'] masked by the
+    // lsb of [A, B, A', B'] and XORed onto the hashes.
+    let mut z = [zero; N];
+    for i in 0..N {
+        let h = _mm512_xor_si512(v[i], fed[i]);
+        z[i] = half_gate_lanes(h, load(rows, i), x[i]);
+    }
+    // SAFETY: the caller's `out` has room for the `len / 2` outputs.
+    unsafe { store_gate_outputs(&z, out, len / 2) };
+}
+
+/// For a register of two gates' labels `x` = [A, B, A', B'] with their hashes `h` (same
+/// lanes) and rows `r` = [T_G, T_E, T_G', T_E']: h ⊕ ([T_G, T_E ⊕ A, …] ∧ [s_a, s_b, …]),
+/// s = lsb. The two lanes of a gate XORed are its output label, for the evaluator (active
+/// labels) and for the garbler (zero-labels: W_G⁰ and W_E⁰ of ZRE15 Fig. 2).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn half_gate_lanes(h: __m512i, r: __m512i, x: __m512i) -> __m512i {
+    let a_up = _mm512_maskz_shuffle_i64x2::<0x80>(0xcc, x, x); // [0, A, 0, A']
+    _mm512_ternarylogic_epi64::<0x78>(h, _mm512_xor_si512(r, a_up), lsb_masks(x))
+    // h ⊕ (r′ ∧ m)
+}
+
+/// Stores the outputs of the `gates` gates whose [`half_gate_lanes`] are `z` (two per
+/// register): gate k is lanes 2k and 2k + 1 XORed, four gates per store; stores past
+/// `gates` are masked off.
+///
+/// # Safety
+/// `out` has room for `gates` ≤ 2N blocks.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store_gate_outputs<const N: usize>(z: &[__m512i; N], out: *mut Block, gates: usize) {
+    let even = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
+    let odd = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
+    for p in 0..gates.div_ceil(4) {
+        let (z0, z1) = (z[2 * p], if 2 * p + 1 < N { z[2 * p + 1] } else { z[2 * p] });
+        let c = _mm512_xor_si512(
+            _mm512_permutex2var_epi64(z0, even, z1),
+            _mm512_permutex2var_epi64(z0, odd, z1),
+        );
+        let here = (gates - 4 * p).min(4);
+        // SAFETY: outputs 4p..4p + here ≤ gates, within `out` (the caller's precondition).
+        unsafe {
+            if here == 4 {
+                _mm512_storeu_si512(out.add(4 * p).cast(), c);
+            } else {
+                _mm512_mask_storeu_epi64(out.add(4 * p).cast(), ((1u32 << (2 * here)) - 1) as __mmask8, c);
+            }
+        }
+    }
+}
+
+/// The half-gates garbler (ZRE15 Fig. 2) on the `len / 2` gates whose zero-labels
+/// (A⁰, B⁰) are the pairs of blocks at `labels`, 4(N − 1) < `len` ≤ 4N, `len` even, with
+/// tweaks j, j' the [`counter_tweaks`] of the two blocks: writes the rows
+/// (T_G, T_E) = (H(A⁰, j) ⊕ H(A¹, j) ⊕ p_b·Δ, H(B⁰, j') ⊕ H(B¹, j') ⊕ A⁰) to `rows` (two per
+/// gate) and C⁰ = W_G⁰ ⊕ W_E⁰ to `out`, p = lsb of the zero-label. The hashes of x and
+/// x ⊕ Δ are made as in [`offset_pairs_group`] and stay in registers. Lanes past `len`
+/// are masked off.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+#[inline]
+// The kernel's operands are registers and raw pointers; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+unsafe fn half_gates_garble_group<const N: usize>(
+    seed: __m512i,
+    delta: __m512i,
+    sigma_delta: __m512i,
+    labels: *const Block,
+    counter: __m512i,
+    rows: *mut Block,
+    out: *mut Block,
+    len: usize,
+) {
+    debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
+    let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let full = |i: usize| i + 1 < N || last == 4;
+    // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
+    // lie within the caller's `labels`.
+    let load = |i: usize| unsafe { load_register(labels, i, full(i), mask) };
+    let zero = _mm512_setzero_si512();
+    let (mut keys, mut fed, mut v0, mut v1) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+    for i in 0..N {
+        keys[i] = _mm512_xor_si512(seed, counter_tweaks(counter, i));
+        fed[i] = sigma(load(i));
+        v0[i] = _mm512_xor_si512(fed[i], keys[i]);
+        v1[i] = _mm512_ternarylogic_epi64::<0x96>(fed[i], sigma_delta, keys[i]);
+    }
+    let (v0, v1) = rekeyed_rounds_twice(keys, v0, v1);
+    let mut z = [zero; N];
+    for i in 0..N {
+        let x = load(i); // [A⁰, B⁰, A⁰', B⁰']
+        let h0 = _mm512_xor_si512(v0[i], fed[i]);
+        let h1 = _mm512_ternarylogic_epi64::<0x96>(v1[i], fed[i], sigma_delta);
+        let swapped = _mm512_shuffle_i64x2::<0xb1>(x, x); // [B⁰, A⁰, B⁰', A⁰']
+        let fix = _mm512_mask_blend_epi64(0xcc, _mm512_and_si512(delta, lsb_masks(swapped)), swapped);
+        let r = _mm512_ternarylogic_epi64::<0x96>(h0, h1, fix); // [T_G, T_E, T_G', T_E']
+                                                                // SAFETY: rows 4i..4i + 4 (masked past `len`) lie within the caller's `rows`.
+        unsafe {
+            if full(i) {
+                _mm512_storeu_si512(rows.add(4 * i).cast(), r);
+            } else {
+                _mm512_mask_storeu_epi64(rows.add(4 * i).cast(), mask, r);
+            }
+        }
+        z[i] = half_gate_lanes(h0, r, x);
+    }
+    // SAFETY: the caller's `out` has room for the `len / 2` outputs.
+    unsafe { store_gate_outputs(&z, out, len / 2) };
+}
+
+/// [`super::AesKernel::half_gates_garble_counter`]: 8 gates (32 hashes) per pass, the
+/// rest in one masked pass.
+///
+/// # Safety
+/// The CPU runs this kernel; `labels.len() == rows.len() == 2 * out.len()`; `first`'s low
+/// 64 bits plus `labels.len()` do not wrap.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) unsafe fn half_gates_garble_counter(
+    seed: Block,
+    delta: Block,
+    labels: &[Block],
+    first: u128,
+    rows: &mut [std::mem::MaybeUninit<Block>],
+    out: &mut [Block],
+) {
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let delta4 = _mm512_broadcast_i32x4(delta.into_m128());
+    let sd = _mm512_broadcast_i32x4(super::sigma(delta).into_m128());
+    let counter =
+        |i: usize| _mm512_broadcast_i32x4(Block::from_u128(first.wrapping_add(i as u128)).into_m128());
+    let (n, l) = (labels.len(), labels.as_ptr());
+    let (r, o) = (rows.as_mut_ptr().cast::<Block>(), out.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads blocks i..i + len ≤ n of `labels`, writes the same rows and
+    // outputs i/2..(i + len)/2 (the caller's lengths); masked lanes are not touched.
+    unsafe {
+        while i + 16 <= n {
+            half_gates_garble_group::<4>(
+                seed4,
+                delta4,
+                sd,
+                l.add(i),
+                counter(i),
+                r.add(i),
+                o.add(i / 2),
+                16,
+            );
+            i += 16;
+        }
+        let rest = n - i;
+        let (l, c, r, o) = (l.add(i), counter(i), r.add(i), o.add(i / 2));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => half_gates_garble_group::<1>(seed4, delta4, sd, l, c, r, o, rest),
+            2 => half_gates_garble_group::<2>(seed4, delta4, sd, l, c, r, o, rest),
+            3 => half_gates_garble_group::<3>(seed4, delta4, sd, l, c, r, o, rest),
+            _ => half_gates_garble_group::<4>(seed4, delta4, sd, l, c, r, o, rest),
+        }
+    }
+}
+
+/// [`super::AesKernel::half_gates_eval_counter`]: 8 gates (16 hashes) per pass, the rest
+/// in one masked pass.
+///
+/// # Safety
+/// The CPU runs this kernel; `labels.len() == rows.len() == 2 * out.len()`; `first`'s low
+/// 64 bits plus `labels.len()` do not wrap.
+#[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
+pub(super) unsafe fn half_gates_eval_counter(
+    seed: Block,
+    labels: &[Block],
+    rows: &[Block],
+    first: u128,
+    out: &mut [Block],
+) {
+    let seed4 = _mm512_broadcast_i32x4(seed.into_m128());
+    let counter =
+        |i: usize| _mm512_broadcast_i32x4(Block::from_u128(first.wrapping_add(i as u128)).into_m128());
+    let (n, l, r, o) = (labels.len(), labels.as_ptr(), rows.as_ptr(), out.as_mut_ptr());
+    let mut i = 0;
+    // SAFETY: every call reads blocks i..i + len ≤ n of `labels` and `rows` and writes
+    // outputs i/2..(i + len)/2 (the caller's lengths); masked lanes are not touched.
+    unsafe {
+        while i + 16 <= n {
+            half_gates_eval_group::<4>(seed4, l.add(i), r.add(i), counter(i), o.add(i / 2), 16);
+            i += 16;
+        }
+        let rest = n - i;
+        let (l, r, c, o) = (l.add(i), r.add(i), counter(i), o.add(i / 2));
+        match rest.div_ceil(4) {
+            0 => {}
+            1 => half_gates_eval_group::<1>(seed4, l, r, c, o, rest),
+            2 => half_gates_eval_group::<2>(seed4, l, r, c, o, rest),
+            3 => half_gates_eval_group::<3>(seed4, l, r, c, o, rest),
+            _ => half_gates_eval_group::<4>(seed4, l, r, c, o, rest),
         }
     }
 }
