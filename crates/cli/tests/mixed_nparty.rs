@@ -464,30 +464,9 @@ fn a_y_engine_mismatch_is_refused() {
 fn biomatch_over_tls_with_per_peer_pins() {
     let dir = Dir::new("biomatch-tls");
     let (seed, expected) = generate_inputs(&dir, 3);
-    // Three parties' keys and a stranger's: (cert, key, fingerprint).
-    let keys: Vec<(String, String, String)> = (0..4)
-        .map(|i| {
-            let d = dir.0.join(format!("key{i}"));
-            let out = run1(&["keygen", "--out", d.to_str().unwrap()]);
-            out.assert_ok("keygen");
-            let path = |f: &str| d.join(f).to_str().unwrap().to_string();
-            (path("cert.pem"), path("key.pem"), out.stdout.trim().to_string())
-        })
-        .collect();
-    // Party i's TLS flags, pinning for peer j the certificate of party pin_of(i, j).
-    let tls = |i: usize, pin_of: &dyn Fn(usize, usize) -> usize| -> Vec<String> {
-        let mut v = vec![
-            "--cert".to_string(),
-            keys[i].0.clone(),
-            "--key".to_string(),
-            keys[i].1.clone(),
-        ];
-        for j in (0..3).filter(|&j| j != i) {
-            v.push("--peer-fingerprint".to_string());
-            v.push(format!("{j}={}", keys[pin_of(i, j)].2));
-        }
-        v
-    };
+    // Three parties' keys and a stranger's.
+    let keys = tls_keys(&dir, 4);
+    let tls = |i: usize, pin_of: &dyn Fn(usize, usize) -> usize| tls_flags(&keys, 3, i, pin_of);
     let deadline = Instant::now() + Duration::from_secs(120);
     let outs: Vec<Output> = spawn_biomatch_with(3, &dir, "60", &|i| tls(i, &|_, j| j))
         .into_iter()
@@ -507,6 +486,60 @@ fn biomatch_over_tls_with_per_peer_pins() {
         .collect();
     assert!(outs.iter().all(|o| !o.success()), "{outs:#?}");
     outs[1].assert_error("party 1, wrong pin", &["refused the peer's certificate"]);
+}
+
+/// Biomatch of two vectors with the minimum on distributed garbling (`--y-engine lut`)
+/// among three processes over TLS (a pin per peer): the answer equals the plaintext model's.
+#[test]
+fn biomatch_on_distributed_garbling_over_tls_equals_plaintext() {
+    let dir = Dir::new("biomatch-lut-tls");
+    let (seed, expected) = generate_inputs_with(&dir, 3, &["--vectors", "2"]);
+    let keys = tls_keys(&dir, 3);
+    let flags = |i: usize| {
+        let mut v: Vec<String> = ["--vectors", "2", "--min-form", "yao", "--y-engine", "lut"]
+            .map(String::from)
+            .to_vec();
+        v.extend(tls_flags(&keys, 3, i, &|_, j| j));
+        v
+    };
+    let started = Instant::now();
+    let (got, summary) = run_biomatch(3, &dir, "120", &flags, started + Duration::from_secs(300));
+    assert_eq!(got, expected, "seed {seed}");
+    println!("TLS, lut: {:.1} s; {summary}", started.elapsed().as_secs_f64());
+}
+
+/// `count` keys from `mixgc keygen` in `dir`: (certificate, key, fingerprint) each.
+fn tls_keys(dir: &Dir, count: usize) -> Vec<(String, String, String)> {
+    (0..count)
+        .map(|i| {
+            let d = dir.0.join(format!("key{i}"));
+            let out = run1(&["keygen", "--out", d.to_str().unwrap()]);
+            out.assert_ok("keygen");
+            let path = |f: &str| d.join(f).to_str().unwrap().to_string();
+            (path("cert.pem"), path("key.pem"), out.stdout.trim().to_string())
+        })
+        .collect()
+}
+
+/// Party i's TLS flags among n parties with `keys`, pinning for peer j the certificate of
+/// party `pin_of(i, j)`.
+fn tls_flags(
+    keys: &[(String, String, String)],
+    n: usize,
+    i: usize,
+    pin_of: &dyn Fn(usize, usize) -> usize,
+) -> Vec<String> {
+    let mut v = vec![
+        "--cert".to_string(),
+        keys[i].0.clone(),
+        "--key".to_string(),
+        keys[i].1.clone(),
+    ];
+    for j in (0..n).filter(|&j| j != i) {
+        v.push("--peer-fingerprint".to_string());
+        v.push(format!("{j}={}", keys[pin_of(i, j)].2));
+    }
+    v
 }
 
 /// Every party's input file in `dir`, in id order, comma-separated (`--input-file`).

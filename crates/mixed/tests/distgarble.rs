@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::garbling_formula::predicted_bytes;
-use common::{run_parties, xor_shares};
+use common::{names, run_parties, xor_shares};
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
 use mixgc_circuit::{bristol, Circuit};
@@ -162,10 +162,7 @@ fn a_party_dying_while_garbling_is_named_by_every_other() {
             let e = e.as_ref().unwrap();
             let msg = e.to_string();
             println!("dead {dead}, party {party}: {msg}");
-            assert!(
-                e.party() == Some(dead) || msg.contains(&format!("party {dead}: the peer closed")),
-                "dead {dead}, party {party}: {msg}"
-            );
+            assert!(names(e, dead), "dead {dead}, party {party}: {msg}");
         }
     }
 }

@@ -10,7 +10,7 @@ use mixgc_mixed::{keygen, parameters, MixedError, ThresholdKeys, DEGREE, PLAINTE
 use mixgc_net::Tag;
 use mixgc_nparty::Mesh;
 
-use common::run_parties;
+use common::{names, run_parties};
 
 const SESSION: [u8; 32] = [7; 32];
 
@@ -221,7 +221,7 @@ fn a_party_that_dies_during_keygen_is_named_by_every_other() {
     });
     for (party, e) in got.iter().enumerate().take(2) {
         let e = e.as_ref().unwrap();
-        assert!(e.to_string().contains("party 2"), "party {party}: {e}");
+        assert!(names(e, 2), "party {party}: {e}");
     }
 }
 

@@ -16,7 +16,7 @@ use mixgc_mixed::{keygen, parameters};
 use mixgc_nparty::NpartyError;
 use mixgc_program::mixed::{MixedBackend, MixedPlain, MixedProgramError, Recipient};
 
-use common::run_parties;
+use common::{names, run_parties};
 
 /// Sequential ANDs of the chain (with batches of 7 ANDs, it crosses many batches).
 const CHAIN: usize = 12;
@@ -259,30 +259,20 @@ fn a_dying_party_is_named(y_engine: YaoEngine, lanes: usize, seed: u64) {
         }
         let e = backend.yao_to_bool(&z).unwrap_err();
         let inner = mixgc_mixed::program::mixed_error(&e).expect("a protocol error");
-        let named = (inner.party(), e.to_string());
+        let named = (names(inner, 2), inner.party() == Some(2), e.to_string());
         // As `mixgc mixed` does on an error: tell every other party why before closing, so
         // one that is still waiting hears of party 2 rather than of this party's close.
         drop(backend);
-        mesh.abort_all(&named.1);
+        mesh.abort_all(&named.2);
         Some(named)
     });
+    // Every survivor names party 2: directly, or by the reason a party that stopped before
+    // it relayed (read by the mesh or inside an OT exchange alike); at least one directly.
     let mut direct = 0;
     for (me, r) in got.iter().take(2).enumerate() {
-        let (party, message) = r.clone().unwrap();
-        direct += usize::from(party == Some(2));
-        // With Lut a party may first hear of it from another that stopped: the ring and the
-        // chains relay the abort, which names party 2. Known gap (docs/mixed-mode.md): when
-        // party 1 is inside an OT exchange with party 0 as party 0 stops, it reports party
-        // 0's closed connection, not the relayed reason.
-        let relayed = y_engine == YaoEngine::Lut && message.contains("the peer stopped: party 2:");
-        let closed_in_ot = y_engine == YaoEngine::Lut
-            && me == 1
-            && party == Some(0)
-            && message.contains("the peer closed the connection");
-        assert!(
-            party == Some(2) || relayed || closed_in_ot,
-            "{y_engine:?}, party {me}: {message}"
-        );
+        let (named, about_2, message) = r.clone().unwrap();
+        assert!(named, "{y_engine:?}, party {me}: {message}");
+        direct += usize::from(about_2);
     }
     assert!(
         direct >= 1,

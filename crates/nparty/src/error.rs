@@ -58,4 +58,27 @@ impl NpartyError {
             | NpartyError::Stream(_) => None,
         }
     }
+
+    /// The reason another party sent when it stopped (its `Abort` frame), if that is what
+    /// this error is: it names whoever made that party stop, whichever step read it (a
+    /// frame of the mesh or an OT exchange).
+    pub fn relayed(&self) -> Option<&str> {
+        match self.link_failure() {
+            Some(NetError::PeerStopped(reason)) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The failure of the link to another party behind this error, if it is one (also
+    /// inside an OT exchange).
+    pub(crate) fn link_failure(&self) -> Option<&NetError> {
+        match self {
+            NpartyError::Peer { source, .. }
+            | NpartyError::Ot {
+                source: OtError::Net(source),
+                ..
+            } => Some(source),
+            _ => None,
+        }
+    }
 }

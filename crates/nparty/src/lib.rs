@@ -25,6 +25,7 @@ mod job;
 mod mesh;
 mod mesh_tls;
 pub mod program;
+mod relay;
 mod roles;
 mod tcp;
 

@@ -13,6 +13,7 @@ use mixgc_net::{
     Tag, MAX_ABORT_BYTES,
 };
 
+use crate::relay::AbortWatch;
 use crate::NpartyError;
 
 /// This party's channels to every other party.
@@ -122,14 +123,20 @@ impl Mesh {
         match recv_frame(self.link(from), tag, max_len) {
             Ok(frame) => Ok(frame),
             Err(source) if source.is_silence() && self.parties() > 2 => {
-                let silent = NpartyError::Peer { party: from, source };
-                self.abort_all(&silent.to_string());
-                match self.reason_within_grace(from) {
-                    Some(source) => Err(NpartyError::Peer { party: from, source }),
-                    None => Err(silent),
-                }
+                Err(self.silent(from, NpartyError::Peer { party: from, source }))
             }
             Err(source) => Err(self.stop(NpartyError::Peer { party: from, source })),
+        }
+    }
+
+    /// The error to stop with when `from` was silent for a whole timeout (`silent`), with
+    /// three or more parties: every other party is told at once, then `from`'s own reason,
+    /// if it comes within [`grace`], replaces `silent` (see [`Mesh::recv`]).
+    fn silent(&mut self, from: usize, silent: NpartyError) -> NpartyError {
+        self.abort_all(&silent.to_string());
+        match self.reason_within_grace(from) {
+            Some(source) => NpartyError::Peer { party: from, source },
+            None => silent,
         }
     }
 
@@ -170,31 +177,25 @@ impl Mesh {
 
     /// Runs `f(j, channel to j)` for every other party j at once, one thread per peer (for
     /// two-party subprotocols such as OT, which read and write in turns). Returns the
-    /// results indexed by party (`None` at this party's own index), or the first error in
-    /// party order.
+    /// results indexed by party (`None` at this party's own index), or the error of the
+    /// first peer in party order whose error is its own (not a reason it relayed, not its
+    /// silence; see [`Mesh::pairwise_failed`]).
+    ///
+    /// A peer's reason for stopping, sent while `f` reads its raw bytes, is the error `f`
+    /// fails with on that peer ([`AbortWatch`]), not its close or garbage.
     pub fn pairwise<T, F>(&mut self, f: F) -> Result<Vec<Option<T>>, NpartyError>
     where
         T: Send,
         F: Fn(usize, &mut dyn Channel) -> Result<T, NpartyError> + Sync,
     {
-        self.flush()?;
-        let f = &f;
-        let results: Result<Vec<Option<T>>, NpartyError> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .links
-                .iter_mut()
-                .enumerate()
-                .map(|(j, l)| l.as_deref_mut().map(|ch| s.spawn(move || f(j, ch))))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                        .transpose()
-                })
-                .collect()
-        });
-        results.map_err(|e| self.stop(e))
+        let me = self.me;
+        let mut no_state: Vec<Option<()>> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(j, _)| (j != me).then_some(()))
+            .collect();
+        self.pairwise_with(&mut no_state, |j, ch, ()| f(j, ch))
     }
 
     /// [`Mesh::pairwise`] with per-peer state: `f(j, channel to j, &mut state[j])`.
@@ -214,26 +215,59 @@ impl Mesh {
         assert_eq!(state.len(), self.links.len(), "one state per party");
         self.flush()?;
         let f = &f;
-        std::thread::scope(|s| {
+        let results: Vec<Option<Result<T, NpartyError>>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .links
                 .iter_mut()
                 .zip(state.iter_mut())
                 .enumerate()
                 .map(|(j, (l, st))| match (l.as_deref_mut(), st.as_mut()) {
-                    (Some(ch), Some(st)) => Some(s.spawn(move || f(j, ch, st))),
+                    (Some(ch), Some(st)) => Some(s.spawn(move || watched(j, ch, |ch| f(j, ch, st)))),
                     (None, None) => None,
                     _ => panic!("per-peer state must match the mesh's links"),
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                        .transpose()
-                })
+                .map(|h| h.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))))
                 .collect()
-        })
+        });
+        let mut out = Vec::with_capacity(results.len());
+        let mut errors = Vec::new();
+        for (j, r) in results.into_iter().enumerate() {
+            match r {
+                None => out.push(None),
+                Some(Ok(t)) => out.push(Some(t)),
+                Some(Err(e)) => errors.push((j, e)),
+            }
+        }
+        if errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(self.pairwise_failed(errors))
+        }
+    }
+
+    /// The error a pairwise step stops with, of its peers' `errors` (in party order): one
+    /// a peer caused before one it relayed from another party (whose own error, if this
+    /// party saw it, is more direct), either before a peer's silence, which may be its own
+    /// wait on another party: then, as in [`Mesh::recv`], its reason is awaited a
+    /// [`grace`] longer.
+    fn pairwise_failed(&mut self, errors: Vec<(usize, NpartyError)>) -> NpartyError {
+        let rank = |e: &NpartyError| match e.link_failure() {
+            Some(NetError::PeerStopped(_)) => 1,
+            Some(silence) if silence.is_silence() => 2,
+            _ => 0,
+        };
+        let (party, e) = errors
+            .into_iter()
+            .min_by_key(|(j, e)| (rank(e), *j))
+            .expect("a failed step has an error");
+        if rank(&e) == 2 && self.parties() > 2 {
+            self.silent(party, e)
+        } else {
+            self.stop(e)
+        }
     }
 
     /// Bytes sent to and received from each party (`(0, 0)` at this party's own index).
@@ -277,6 +311,20 @@ impl Mesh {
             let _ = send_abort(l.as_mut(), reason);
         }
     }
+}
+
+/// `step` on the link to `party`, watched for the abort frame `party` sends when it stops:
+/// if `step` fails on `party` after one came, the reason it carries is the error.
+fn watched<T>(
+    party: usize,
+    link: &mut dyn Channel,
+    step: impl FnOnce(&mut dyn Channel) -> Result<T, NpartyError>,
+) -> Result<T, NpartyError> {
+    let mut watch = AbortWatch::new(link);
+    step(&mut watch).map_err(|e| match watch.reason() {
+        Some(source) if e.party() == Some(party) => NpartyError::Peer { party, source },
+        _ => e,
+    })
 }
 
 /// How much longer than its timeout a party waits on a silent peer, with three or more

@@ -2,6 +2,7 @@
 
 use fhe_rand::{Rng, SeedableRng};
 use fhe_rand_chacha::ChaCha20Rng;
+use mixgc_mixed::MixedError;
 use mixgc_nparty::{memory_mesh, Mesh};
 
 /// Runs `f(mesh, rng)` at every party of `meshes`, each in its own thread, party i with
@@ -109,4 +110,31 @@ pub mod garbling_formula {
             + lookups.div_ceil(DEGREE) as f64 * b2a_slot_bytes(parties) * n
             + and_bytes(parties) * ands as f64
     }
+}
+
+/// Whether `e` names party `culprit`: it is about that party, or it is the reason another
+/// party relayed when it stopped because of it (read by the mesh or inside an OT exchange
+/// alike), "party {culprit}: …", possibly itself relayed ("party k: the peer stopped:
+/// party {culprit}: …", as a chain passes it on).
+#[allow(dead_code)]
+pub fn names(e: &MixedError, culprit: usize) -> bool {
+    let relayed = match e {
+        MixedError::Mesh(e) => e.relayed(),
+        _ => None,
+    };
+    e.party() == Some(culprit)
+        || relayed.is_some_and(|reason| first_cause(reason).starts_with(&format!("party {culprit}: ")))
+}
+
+/// A relayed reason without the parties that only passed it on.
+fn first_cause(mut reason: &str) -> &str {
+    while let Some(inner) = reason
+        .strip_prefix("party ")
+        .and_then(|r| r.split_once(": the peer stopped: "))
+        .filter(|(party, _)| party.parse::<usize>().is_ok())
+        .map(|(_, inner)| inner)
+    {
+        reason = inner;
+    }
+    reason
 }
