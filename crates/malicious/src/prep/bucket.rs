@@ -76,8 +76,9 @@ pub(crate) fn shuffle<T>(coins: &[u8; 32], items: &mut [T]) {
 }
 
 /// A hint to load every cache line of `item` soon (no effect on results). A leaky
-/// triple's MACs and keys are 96 bytes at 16-byte alignment, so they span two 64-byte
-/// lines (three for a 112-byte one): all of them are prefetched.
+/// triple's MACs and keys are 96 bytes at 32-byte alignment, so they span exactly two
+/// 64-byte lines (at 16-byte alignment every other one spanned three): all of them are
+/// prefetched.
 #[inline(always)]
 fn prefetch<T>(item: &T) {
     #[cfg(target_arch = "x86_64")]
