@@ -42,13 +42,21 @@ unsafe fn encrypt<const N: usize>(rk: &[__m512i; 11], p: *mut Block) {
     }
 }
 
+/// For `len` blocks in N registers of four, 4(N − 1) < `len` ≤ 4N: the lane mask of the
+/// last register (two 64-bit lanes a block) and whether register i is full.
+#[inline(always)]
+fn last_register<const N: usize>(len: usize) -> (__mmask8, impl Fn(usize) -> bool) {
+    let last = len - 4 * (N - 1);
+    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    (mask, move |i: usize| i + 1 < N || last == 4)
+}
+
 /// Encrypts the `len` blocks at `p`, 4(N − 1) < `len` ≤ 4N, all in flight: the last
 /// register's lanes past `len` are masked off (neither read nor written).
 #[target_feature(enable = "aes,avx512f,avx512bw,vaes")]
 #[inline]
 unsafe fn encrypt_tail<const N: usize>(rk: &[__m512i; 11], p: *mut Block, len: usize) {
-    let last = len - 4 * (N - 1); // 1 ..= 4 blocks, two 64-bit lanes each
-    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
+    let (mask, _) = last_register::<N>(len);
     let mut v = [_mm512_setzero_si512(); N];
     for (i, x) in v.iter_mut().enumerate() {
         let block = if i + 1 < N {
@@ -175,9 +183,7 @@ unsafe fn rekeyed_group<const N: usize, const PAIR: bool, const MMO: bool, const
     len: usize,
 ) {
     debug_assert!(!PAIR || len == 4 * N);
-    let last = len - 4 * (N - 1); // 1 ..= 4 blocks, two 64-bit lanes each
-    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
-    let full = |i: usize| i + 1 < N || last == 4;
+    let (mask, full) = last_register::<N>(len);
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v) = ([zero; N], [zero; N], [zero; N]);
     for i in 0..N {
@@ -345,9 +351,7 @@ unsafe fn offset_pairs_group<const N: usize, const COUNTER: bool>(
     h1: *mut Block,
     len: usize,
 ) {
-    let last = len - 4 * (N - 1); // 1 ..= 4 blocks, two 64-bit lanes each
-    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
-    let full = |i: usize| i + 1 < N || last == 4;
+    let (mask, full) = last_register::<N>(len);
     let zero = _mm512_setzero_si512();
     let (mut keys, mut fed, mut v0, mut v1) = ([zero; N], [zero; N], [zero; N], [zero; N]);
     for i in 0..N {
@@ -543,9 +547,7 @@ unsafe fn half_gates_eval_group<const N: usize>(
     len: usize,
 ) {
     debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
-    let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
-    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
-    let full = |i: usize| i + 1 < N || last == 4;
+    let (mask, full) = last_register::<N>(len);
     // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
     // lie within the caller's arrays.
     let load = |p: *const Block, i: usize| unsafe { load_register(p, i, full(i), mask) };
@@ -632,9 +634,7 @@ unsafe fn half_gates_garble_group<const N: usize>(
     len: usize,
 ) {
     debug_assert!(len.is_multiple_of(2) && len > 4 * (N - 1) && len <= 4 * N);
-    let last = len - 4 * (N - 1); // 2 or 4 blocks, two 64-bit lanes each
-    let mask = ((1u32 << (2 * last)) - 1) as __mmask8;
-    let full = |i: usize| i + 1 < N || last == 4;
+    let (mask, full) = last_register::<N>(len);
     // SAFETY (of the closure's calls): register i's blocks 4i..4i + 4 (masked past `len`)
     // lie within the caller's `labels`.
     let load = |i: usize| unsafe { load_register(labels, i, full(i), mask) };
